@@ -1,0 +1,389 @@
+//! The hook context: everything oracles see about an event (SPEC §3).
+//!
+//! Known fields are typed; anything else a caller sends is kept in `extra`
+//! and is still reachable by dotted path, so a `when` condition or a Rules
+//! oracle can test fields ahp does not know about.
+
+use crate::signal::{ModOp, Modification};
+use crate::Event;
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use std::borrow::Cow;
+
+/// The tool call of a tool event.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ToolCall {
+    /// The tool's name (normalized by adapters: shell, write, edit, read,
+    /// fetch, mcp; the agent's own name stays in `raw_name`).
+    #[serde(default)]
+    pub name: String,
+    /// The agent's own name for the tool (e.g. `Bash`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub raw_name: Option<String>,
+    /// The tool's input, as the agent sent it.
+    #[serde(default)]
+    pub input: Value,
+    /// The agent's id for this call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub use_id: Option<String>,
+    /// For post events: what the tool returned.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response: Option<Value>,
+}
+
+/// Changed files of the work in progress.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Files {
+    /// Paths relative to the project root.
+    #[serde(default)]
+    pub changed: Vec<String>,
+    /// Number of changed files (defaults to `changed.len()`).
+    #[serde(default)]
+    pub changed_count: usize,
+    /// Anything else (lines added/removed, batches, …).
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// Agent turn and stop fields.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Turn {
+    /// The user's prompt, for pre-agent-turn.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<String>,
+    /// Why the agent stops.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop_reason: Option<String>,
+    /// Steps taken in the turn.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step_count: Option<u64>,
+    /// The agent's last message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub final_message: Option<String>,
+    /// True when the agent already continues because of a stop hook.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop_hook_active: Option<bool>,
+    /// Anything else.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// What ahp knows about an event. Build one from JSON (`serde_json`) or
+/// with struct update syntax.
+///
+/// ```
+/// use ahp_engine::HookContext;
+/// let ctx: HookContext = serde_json::from_str(
+///     r#"{"tool": {"name": "Bash", "input": {"command": "rm -rf /"}}, "team": "core"}"#,
+/// ).unwrap();
+/// assert_eq!(ctx.lookup("tool.input.command").unwrap().as_str(), Some("rm -rf /"));
+/// assert_eq!(ctx.lookup("team").unwrap().as_str(), Some("core"));
+/// assert!(ctx.lookup("tool.input.missing").is_none());
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HookContext {
+    /// The event (set by the engine at dispatch).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub event: Option<Event>,
+    /// When the event happened (RFC 3339); now, when not given.
+    #[serde(default = "Utc::now")]
+    pub timestamp: DateTime<Utc>,
+    /// The agent session.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
+    /// The working directory of the agent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub work_dir: Option<String>,
+    /// development, staging, production, sandbox, … (from settings when not
+    /// given).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub environment: Option<String>,
+    /// Ties the records of one dispatch together (generated when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub correlation_id: Option<String>,
+    /// The issue being worked on: id, type, status, stage, title, path,
+    /// frontmatter, checklist, ….
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub issue: Option<Value>,
+    /// Changed files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub files: Option<Files>,
+    /// The tool call, for tool events.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool: Option<ToolCall>,
+    /// Turn and stop fields.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn: Option<Turn>,
+    /// Subagent fields.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subagent: Option<Value>,
+    /// The original payload, as received.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub raw: Option<Value>,
+    /// Every other top-level field (e.g. `checklist`).
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+impl Default for HookContext {
+    fn default() -> Self {
+        HookContext {
+            event: None,
+            timestamp: Utc::now(),
+            session_id: None,
+            work_dir: None,
+            environment: None,
+            correlation_id: None,
+            issue: None,
+            files: None,
+            tool: None,
+            turn: None,
+            subagent: None,
+            raw: None,
+            extra: Map::new(),
+        }
+    }
+}
+
+/// A modification that cannot be applied to the context.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("cannot apply modification to `{target}`: {reason}")]
+pub struct ContextError {
+    /// The modification's target path.
+    pub target: String,
+    /// What went wrong.
+    pub reason: String,
+}
+
+fn navigate<'a>(mut v: &'a Value, segs: &[&str]) -> Option<&'a Value> {
+    for seg in segs {
+        v = match v {
+            Value::Object(m) => m.get(*seg)?,
+            Value::Array(a) => a.get(seg.parse::<usize>().ok()?)?,
+            _ => return None,
+        };
+    }
+    Some(v)
+}
+
+fn navigate_cow<'a>(v: Cow<'a, Value>, segs: &[&str]) -> Option<Cow<'a, Value>> {
+    match v {
+        Cow::Borrowed(b) => navigate(b, segs).map(Cow::Borrowed),
+        Cow::Owned(o) => navigate(&o, segs).cloned().map(Cow::Owned),
+    }
+}
+
+fn owned<T: Serialize>(t: &T) -> Option<Cow<'static, Value>> {
+    serde_json::to_value(t).ok().map(Cow::Owned)
+}
+
+impl HookContext {
+    /// A context for `event` with the current time and nothing else.
+    pub fn for_event(event: Event) -> Self {
+        HookContext {
+            event: Some(event),
+            ..HookContext::default()
+        }
+    }
+
+    /// The value at a dotted path (`tool.input.command`, `files.changed.0`),
+    /// or `None` when any segment is missing. Never fails.
+    pub fn lookup(&self, path: &str) -> Option<Cow<'_, Value>> {
+        let segs: Vec<&str> = path.split('.').collect();
+        let (first, rest) = segs.split_first()?;
+        let root: Cow<'_, Value> = match *first {
+            "event" => Cow::Owned(Value::String(self.event?.as_str().to_string())),
+            "timestamp" => Cow::Owned(Value::String(self.timestamp.to_rfc3339())),
+            "session_id" => Cow::Owned(Value::String(self.session_id.clone()?)),
+            "work_dir" => Cow::Owned(Value::String(self.work_dir.clone()?)),
+            "environment" => Cow::Owned(Value::String(self.environment.clone()?)),
+            "correlation_id" => Cow::Owned(Value::String(self.correlation_id.clone()?)),
+            "issue" => Cow::Borrowed(self.issue.as_ref()?),
+            "subagent" => Cow::Borrowed(self.subagent.as_ref()?),
+            "raw" => Cow::Borrowed(self.raw.as_ref()?),
+            "tool" => {
+                // The hot path of pre-tool-use conditions: borrow, no copy.
+                let tool = self.tool.as_ref()?;
+                return match rest.split_first() {
+                    Some((&"input", r)) => navigate(&tool.input, r).map(Cow::Borrowed),
+                    Some((&"response", r)) => {
+                        navigate(tool.response.as_ref()?, r).map(Cow::Borrowed)
+                    }
+                    Some((&"name", [])) => Some(Cow::Owned(Value::String(tool.name.clone()))),
+                    _ => navigate_cow(owned(tool)?, rest),
+                };
+            }
+            "files" => owned(self.files.as_ref()?)?,
+            "turn" => owned(self.turn.as_ref()?)?,
+            other => Cow::Borrowed(self.extra.get(other)?),
+        };
+        navigate_cow(root, rest)
+    }
+
+    /// The whole context as one JSON value (what `ahp run` receives and what
+    /// script hooks are given).
+    pub fn to_value(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+
+    /// Applies one modification. Targets under `tool.input` are changed in
+    /// place; anything else goes through the JSON form, so every path a
+    /// condition can read can also be written.
+    pub fn apply(&mut self, m: &Modification) -> Result<(), ContextError> {
+        let err = |reason: String| ContextError {
+            target: m.target.clone(),
+            reason,
+        };
+        if m.target.is_empty() {
+            return Err(err("empty target".into()));
+        }
+        let segs: Vec<&str> = m.target.split('.').collect();
+        if let (Some(tool), ["tool", "input", rest @ ..]) = (self.tool.as_mut(), segs.as_slice()) {
+            return apply_at(&mut tool.input, rest, m).map_err(err);
+        }
+        let mut whole = serde_json::to_value(&*self).map_err(|e| err(e.to_string()))?;
+        apply_at(&mut whole, &segs, m).map_err(err)?;
+        *self = serde_json::from_value(whole).map_err(|e| err(e.to_string()))?;
+        Ok(())
+    }
+}
+
+/// Deep merge: objects merge key by key, everything else replaces.
+pub fn deep_merge(base: &mut Value, overlay: Value) {
+    match (base, overlay) {
+        (Value::Object(b), Value::Object(o)) => {
+            for (k, v) in o {
+                match b.get_mut(&k) {
+                    Some(slot) => deep_merge(slot, v),
+                    None => {
+                        b.insert(k, v);
+                    }
+                }
+            }
+        }
+        (slot, v) => *slot = v,
+    }
+}
+
+fn apply_at(root: &mut Value, segs: &[&str], m: &Modification) -> Result<(), String> {
+    let value = || {
+        m.value
+            .clone()
+            .ok_or_else(|| format!("`{}` needs a value", format!("{:?}", m.op).to_lowercase()))
+    };
+    let Some((last, parents)) = segs.split_last() else {
+        return match m.op {
+            ModOp::Set => {
+                *root = value()?;
+                Ok(())
+            }
+            ModOp::Merge => {
+                deep_merge(root, value()?);
+                Ok(())
+            }
+            ModOp::Remove => {
+                *root = Value::Null;
+                Ok(())
+            }
+        };
+    };
+    let mut cur = root;
+    for seg in parents {
+        if cur.is_null() {
+            *cur = Value::Object(Map::new());
+        }
+        cur = match cur {
+            Value::Object(map) => map
+                .entry(seg.to_string())
+                .or_insert_with(|| Value::Object(Map::new())),
+            Value::Array(a) => {
+                let i: usize = seg
+                    .parse()
+                    .map_err(|_| format!("`{seg}` is not an index into a list"))?;
+                let len = a.len();
+                a.get_mut(i)
+                    .ok_or_else(|| format!("index {i} out of range (length {len})"))?
+            }
+            _ => return Err(format!("`{seg}` is inside a value that is not an object")),
+        };
+    }
+    if cur.is_null() && m.op != ModOp::Remove {
+        *cur = Value::Object(Map::new());
+    }
+    match (cur, m.op) {
+        (Value::Object(map), ModOp::Remove) => {
+            map.remove(*last);
+        }
+        (Value::Object(map), ModOp::Set) => {
+            map.insert(last.to_string(), value()?);
+        }
+        (Value::Object(map), ModOp::Merge) => {
+            let slot = map.entry(last.to_string()).or_insert(Value::Null);
+            deep_merge(slot, value()?);
+        }
+        (Value::Array(a), op) => {
+            let i: usize = last
+                .parse()
+                .map_err(|_| format!("`{last}` is not an index into a list"))?;
+            let len = a.len();
+            match op {
+                ModOp::Remove if i < len => {
+                    a.remove(i);
+                }
+                ModOp::Set if i < len => a[i] = value()?,
+                ModOp::Merge if i < len => deep_merge(&mut a[i], value()?),
+                _ => return Err(format!("index {i} out of range (length {len})")),
+            }
+        }
+        (Value::Null, ModOp::Remove) => {}
+        _ => return Err(format!("`{last}` is inside a value that is not an object")),
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn ctx() -> HookContext {
+        serde_json::from_value(json!({
+            "event": "PreToolUse",
+            "session_id": "s1",
+            "tool": {"name": "Bash", "input": {"command": "ls", "args": ["-l"]}},
+            "files": {"changed": ["a.rs", "b.rs"], "changed_count": 2},
+            "checklist": {"incomplete_count": 3},
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn lookup_reaches_typed_and_extra_fields() {
+        let c = ctx();
+        assert_eq!(c.lookup("event").unwrap().as_str(), Some("pre-tool-use"));
+        assert_eq!(c.lookup("tool.name").unwrap().as_str(), Some("Bash"));
+        assert_eq!(c.lookup("tool.input.args.0").unwrap().as_str(), Some("-l"));
+        assert_eq!(c.lookup("files.changed_count").unwrap().as_u64(), Some(2));
+        assert_eq!(c.lookup("files.changed.1").unwrap().as_str(), Some("b.rs"));
+        assert_eq!(c.lookup("checklist.incomplete_count").unwrap().as_u64(), Some(3));
+        assert!(c.lookup("issue.id").is_none());
+        assert!(c.lookup("tool.input.args.9").is_none());
+        assert!(c.lookup("").is_none());
+    }
+
+    #[test]
+    fn modifications_apply_in_place_and_through_json() {
+        let mut c = ctx();
+        c.apply(&Modification::set("tool.input.command", json!("ls -a"))).unwrap();
+        c.apply(&Modification::merge("tool.input", json!({"timeout": 5}))).unwrap();
+        c.apply(&Modification::set("files.batches", json!([["a.rs"], ["b.rs"]]))).unwrap();
+        c.apply(&Modification::set("environment", json!("staging"))).unwrap();
+        c.apply(&Modification::remove("tool.input.args")).unwrap();
+        assert_eq!(c.tool.as_ref().unwrap().input, json!({"command": "ls -a", "timeout": 5}));
+        assert_eq!(c.lookup("files.batches.1.0").unwrap().as_str(), Some("b.rs"));
+        assert_eq!(c.environment.as_deref(), Some("staging"));
+        let bad = c.apply(&Modification::set("event", json!("nope"))).unwrap_err();
+        assert!(bad.to_string().contains("event"), "{bad}");
+    }
+}

@@ -1,0 +1,619 @@
+//! Dispatch: select → order → evaluate → clamp → verdict, and recording.
+//!
+//! A wave's entries run concurrently (each as a task, so a panicking oracle
+//! is an oracle error, not a crashed engine); results are taken in config
+//! order so verdicts are deterministic. Control modifications are applied
+//! to the context before the next wave.
+
+use crate::policy::{Entry, OnBlock, OnError, Plan, Policy};
+use crate::signal::{Modification, Payload};
+use crate::{Event, HookContext, Intensity, Outcome, Registry, Signal};
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use tokio::task::{JoinHandle, JoinSet};
+
+/// Warning or error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Level {
+    /// Something to look at; the decision stands.
+    Warning,
+    /// Something failed.
+    Error,
+}
+
+/// A warning or error raised while dispatching (an oracle failed, a
+/// modification could not be applied, the log could not be written, …).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Diagnostic {
+    /// warning or error.
+    pub level: Level,
+    /// When.
+    pub timestamp: DateTime<Utc>,
+    /// The entry concerned, or `ahp`.
+    pub source: String,
+    /// The event.
+    pub event: Event,
+    /// The dispatch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub correlation_id: Option<String>,
+    /// What happened.
+    pub message: String,
+}
+
+/// What became of one selected entry.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EntryStatus {
+    /// Ran and said nothing.
+    Accepted,
+    /// Ran and raised signals.
+    Signalled,
+    /// Failed (error, panic or timeout); see diagnostics.
+    Failed,
+    /// Not run: an earlier wave blocked and `on_block` is `stop`.
+    SkippedAfterBlock,
+    /// Started detached (`async: true`); its result is only logged.
+    Detached,
+    /// Not started: `async: true` entries start only when nothing blocked.
+    DetachedNotStarted,
+}
+
+/// The record of one entry in one dispatch.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EntryRun {
+    /// The entry's id.
+    pub id: String,
+    /// Its oracle.
+    pub oracle: String,
+    /// Its wave (0-based).
+    pub wave: usize,
+    /// What happened.
+    pub status: EntryStatus,
+    /// Time spent, in microseconds.
+    pub duration_us: u64,
+}
+
+/// A control modification that was applied, with its source.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AppliedChange {
+    /// The entry that asked for it.
+    pub source: String,
+    /// The signal that carried it.
+    pub signal_id: uuid::Uuid,
+    /// The change.
+    #[serde(flatten)]
+    pub modification: Modification,
+}
+
+/// The answer of one dispatch.
+#[derive(Debug, Clone, Serialize)]
+pub struct Verdict {
+    /// The strongest intensity, or accept.
+    pub outcome: Outcome,
+    /// The event.
+    pub event: Event,
+    /// Ties this dispatch's records together.
+    pub correlation_id: String,
+    /// Every signal, in run order (config order within a wave).
+    pub signals: Vec<Signal>,
+    /// Control modifications applied to the context, in order.
+    pub context_changes: Vec<AppliedChange>,
+    /// Warnings and errors.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub diagnostics: Vec<Diagnostic>,
+    /// What each selected entry did.
+    pub entries: Vec<EntryRun>,
+    /// The context after all modifications.
+    #[serde(skip)]
+    pub context: HookContext,
+}
+
+impl Verdict {
+    /// The block signals.
+    pub fn blocks(&self) -> impl Iterator<Item = &Signal> {
+        self.signals
+            .iter()
+            .filter(|s| s.intensity() == Intensity::Block)
+    }
+}
+
+/// A failure to write a record.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct SinkError(pub String);
+
+/// Where signals and diagnostics are recorded (the signal log implements
+/// it). Called before the verdict is returned.
+pub trait SignalSink: Send + Sync {
+    /// Records one signal.
+    fn record_signal(&self, signal: &Signal) -> Result<(), SinkError>;
+    /// Records one warning or error.
+    fn record_diagnostic(&self, diagnostic: &Diagnostic) -> Result<(), SinkError>;
+}
+
+/// Something that can compile itself into a [`Policy`] with a registry: the
+/// loaded hooks.yaml layers implement it.
+pub trait PolicySource {
+    /// Error type of compiling.
+    type Error: std::error::Error + Send + Sync + 'static;
+    /// Builds the policy, resolving oracle names in `registry`.
+    fn compile(&self, registry: &Registry) -> Result<Policy, Self::Error>;
+}
+
+impl PolicySource for Policy {
+    type Error = std::convert::Infallible;
+    fn compile(&self, _: &Registry) -> Result<Policy, Self::Error> {
+        Ok(self.clone())
+    }
+}
+
+/// Error of [`EngineBuilder::build`].
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    /// The builder got no config.
+    #[error("no policy: call .config(..) or .policy(..) before .build()")]
+    NoPolicy,
+    /// The config did not compile.
+    #[error(transparent)]
+    Config(Box<dyn std::error::Error + Send + Sync>),
+}
+
+/// Builds an [`Engine`].
+///
+/// ```
+/// use ahp_engine::{Engine, Event, HookContext, Outcome, Policy, Registry};
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// let engine = Engine::builder()
+///     .registry(Registry::new())
+///     .config(Policy::default())
+///     .build()
+///     .unwrap();
+/// let verdict = engine.dispatch(Event::PreToolUse, HookContext::default()).await;
+/// assert_eq!(verdict.outcome, Outcome::Accept);
+/// # });
+/// ```
+#[derive(Default)]
+pub struct EngineBuilder {
+    registry: Registry,
+    policy: Option<Result<Policy, EngineError>>,
+    sink: Option<Arc<dyn SignalSink>>,
+}
+
+impl EngineBuilder {
+    /// The registry used to resolve oracle names in the config. Set it
+    /// before `.config(..)`.
+    pub fn registry(mut self, registry: Registry) -> Self {
+        self.registry = registry;
+        self
+    }
+
+    /// Compiles `source` (e.g. loaded hooks.yaml layers) with the registry.
+    pub fn config<S: PolicySource>(mut self, source: S) -> Self {
+        self.policy = Some(
+            source
+                .compile(&self.registry)
+                .map_err(|e| EngineError::Config(Box::new(e))),
+        );
+        self
+    }
+
+    /// Uses an already compiled policy.
+    pub fn policy(mut self, policy: Policy) -> Self {
+        self.policy = Some(Ok(policy));
+        self
+    }
+
+    /// Records every signal and diagnostic here.
+    pub fn sink(mut self, sink: Arc<dyn SignalSink>) -> Self {
+        self.sink = Some(sink);
+        self
+    }
+
+    /// The engine, or the config's error.
+    pub fn build(self) -> Result<Engine, EngineError> {
+        let policy = self.policy.ok_or(EngineError::NoPolicy)??;
+        Ok(Engine {
+            policy: Arc::new(policy),
+            sink: self.sink,
+            background: Mutex::new(Vec::new()),
+        })
+    }
+}
+
+/// Runs policies. Cheap to share (`Arc<Engine>`); one engine serves many
+/// dispatches.
+pub struct Engine {
+    policy: Arc<Policy>,
+    sink: Option<Arc<dyn SignalSink>>,
+    background: Mutex<Vec<JoinHandle<()>>>,
+}
+
+/// The intensity a signal is delivered at for `event`: unchanged when
+/// allowed, else the strongest allowed intensity below it. Control is
+/// skipped as a target (a control needs modifications the original does
+/// not have); aid is always allowed, so clamping never raises.
+///
+/// ```
+/// use ahp_engine::{dispatch::clamp, Event, Intensity};
+/// assert_eq!(clamp(Event::PostToolUse, Intensity::Block), Intensity::Aid);
+/// assert_eq!(clamp(Event::PreToolUse, Intensity::Block), Intensity::Block);
+/// assert_eq!(clamp(Event::PreIssueClose, Intensity::Prompt), Intensity::Aid);
+/// assert_eq!(clamp(Event::PreIssueStart, Intensity::Prompt), Intensity::Aid);
+/// ```
+pub fn clamp(event: Event, intensity: Intensity) -> Intensity {
+    if event.allows(intensity) {
+        return intensity;
+    }
+    event
+        .allowed()
+        .iter()
+        .copied()
+        .filter(|i| *i < intensity && *i != Intensity::Control)
+        .max()
+        .unwrap_or(Intensity::Aid)
+}
+
+enum Outcome1 {
+    Signals(Vec<Signal>),
+    Failed(String),
+}
+
+async fn run_entry(entry: &Entry, ctx: &HookContext, default_timeout: Duration) -> Outcome1 {
+    let limit = entry.timeout.unwrap_or(default_timeout);
+    match tokio::time::timeout(limit, entry.oracle.evaluate(ctx)).await {
+        Ok(Ok(signals)) => Outcome1::Signals(signals),
+        Ok(Err(e)) => Outcome1::Failed(e.message),
+        Err(_) => Outcome1::Failed(format!("timed out after {} ms", limit.as_millis())),
+    }
+}
+
+impl Engine {
+    /// Starts a builder.
+    pub fn builder() -> EngineBuilder {
+        EngineBuilder::default()
+    }
+
+    /// The compiled policy.
+    pub fn policy(&self) -> &Policy {
+        &self.policy
+    }
+
+    fn record_signal(&self, s: &Signal, diags: &mut Vec<Diagnostic>) {
+        if let Some(sink) = &self.sink {
+            if let Err(e) = sink.record_signal(s) {
+                diags.push(Diagnostic {
+                    level: Level::Error,
+                    timestamp: Utc::now(),
+                    source: "ahp".into(),
+                    event: s.context.hook.unwrap_or(Event::PreToolUse),
+                    correlation_id: s.header.correlation_id.clone(),
+                    message: format!("could not record signal {}: {e}", s.header.id),
+                });
+            }
+        }
+    }
+
+    /// Turns raw oracle output into delivered signals: stamped with the
+    /// entry and event, overridden, clamped.
+    fn finish_signal(entry: &Entry, event: Event, ctx: &HookContext, mut s: Signal) -> Signal {
+        s.header.intensity = s.payload.intensity();
+        s.header.source = entry.id.clone();
+        s.header.correlation_id = ctx.correlation_id.clone();
+        s.context.hook = Some(event);
+        if s.context.issue_id.is_none() {
+            s.context.issue_id = ctx
+                .lookup("issue.id")
+                .and_then(|v| v.as_str().map(str::to_string));
+        }
+        if let Some(want) = entry.intensity {
+            s = s.convert_to(want);
+        }
+        let delivered = clamp(event, s.intensity());
+        if delivered != s.intensity() {
+            let from = s.intensity();
+            s = s.convert_to(delivered);
+            s.header.clamped_from = Some(from);
+        }
+        s
+    }
+
+    /// Evaluates `event` against `ctx` and returns the verdict. Never fails:
+    /// oracle failures follow each entry's `on_error` and are reported in
+    /// `diagnostics`.
+    pub async fn dispatch(&self, event: Event, mut ctx: HookContext) -> Verdict {
+        ctx.event = Some(event);
+        let correlation_id = ctx
+            .correlation_id
+            .get_or_insert_with(|| uuid::Uuid::new_v4().to_string())
+            .clone();
+        if ctx.environment.is_none() {
+            ctx.environment = self.policy.settings.environment.clone();
+        }
+        let mut verdict = Verdict {
+            outcome: Outcome::Accept,
+            event,
+            correlation_id: correlation_id.clone(),
+            signals: Vec::new(),
+            context_changes: Vec::new(),
+            diagnostics: Vec::new(),
+            entries: Vec::new(),
+            context: HookContext::default(),
+        };
+        let Some(plan) = self.policy.plan(event) else {
+            verdict.context = ctx;
+            return verdict;
+        };
+        let selected: Vec<bool> = plan.entries.iter().map(|e| e.when.holds(&ctx)).collect();
+        let mut blocked = false;
+        for (wave_no, wave) in plan.waves.iter().enumerate() {
+            let members: Vec<usize> = wave
+                .iter()
+                .copied()
+                .filter(|i| selected[*i] && !plan.entries[*i].is_async)
+                .collect();
+            if members.is_empty() {
+                continue;
+            }
+            if blocked && self.policy.settings.on_block == OnBlock::Stop {
+                for i in members {
+                    tracing::debug!(
+                        "[HOOK DEBUG] [SYNC] Skipping hook '{}' for event '{}': an earlier entry blocked",
+                        plan.entries[i].id,
+                        event
+                    );
+                    verdict.entries.push(EntryRun {
+                        id: plan.entries[i].id.clone(),
+                        oracle: plan.entries[i].oracle_name.clone(),
+                        wave: wave_no,
+                        status: EntryStatus::SkippedAfterBlock,
+                        duration_us: 0,
+                    });
+                }
+                continue;
+            }
+            let results = self.run_wave(plan, &members, &ctx, event).await;
+            for (i, (result, elapsed)) in members.iter().copied().zip(results) {
+                let entry = &plan.entries[i];
+                let status = match result {
+                    Outcome1::Signals(signals) if signals.is_empty() => EntryStatus::Accepted,
+                    Outcome1::Signals(signals) => {
+                        for s in signals {
+                            let s = Self::finish_signal(entry, event, &ctx, s);
+                            self.record_signal(&s, &mut verdict.diagnostics);
+                            verdict.signals.push(s);
+                        }
+                        EntryStatus::Signalled
+                    }
+                    Outcome1::Failed(msg) => {
+                        self.fail(entry, event, &ctx, &msg, &mut verdict);
+                        EntryStatus::Failed
+                    }
+                };
+                tracing::debug!(
+                    "[HOOK DEBUG] [SYNC] Finished hook '{}' for event '{}': {:?} in {} us",
+                    entry.id,
+                    event,
+                    status,
+                    elapsed.as_micros()
+                );
+                verdict.entries.push(EntryRun {
+                    id: entry.id.clone(),
+                    oracle: entry.oracle_name.clone(),
+                    wave: wave_no,
+                    status,
+                    duration_us: u64::try_from(elapsed.as_micros()).unwrap_or(u64::MAX),
+                });
+            }
+            self.apply_controls(&mut ctx, &mut verdict);
+            blocked = verdict
+                .signals
+                .iter()
+                .any(|s| s.intensity() == Intensity::Block);
+        }
+        self.start_detached(plan, &selected, blocked, event, &ctx, &mut verdict);
+        verdict.outcome =
+            Outcome::from_strongest(verdict.signals.iter().map(Signal::intensity).max());
+        for d in &verdict.diagnostics {
+            if let Some(sink) = &self.sink {
+                // A diagnostic that cannot be written is still returned in
+                // the verdict; the caller prints it.
+                let _ = sink.record_diagnostic(d);
+            }
+        }
+        verdict.context = ctx;
+        verdict
+    }
+
+    async fn run_wave(
+        &self,
+        plan: &Plan,
+        members: &[usize],
+        ctx: &HookContext,
+        event: Event,
+    ) -> Vec<(Outcome1, Duration)> {
+        let default_timeout = self.policy.settings.default_timeout;
+        let shared = Arc::new(ctx.clone());
+        let mut set = JoinSet::new();
+        for (slot, &i) in members.iter().enumerate() {
+            let entry = plan.entries[i].clone();
+            let ctx = Arc::clone(&shared);
+            tracing::debug!(
+                "[HOOK DEBUG] [SYNC] Starting hook '{}' for event '{}'",
+                entry.id,
+                event
+            );
+            set.spawn(async move {
+                let start = Instant::now();
+                let r = run_entry(&entry, &ctx, default_timeout).await;
+                (slot, r, start.elapsed())
+            });
+        }
+        let mut out: Vec<Option<(Outcome1, Duration)>> = (0..members.len()).map(|_| None).collect();
+        while let Some(joined) = set.join_next().await {
+            if let Ok((slot, r, d)) = joined {
+                out[slot] = Some((r, d));
+            }
+        }
+        // A slot still empty is a task that panicked.
+        out.into_iter()
+            .map(|o| {
+                o.unwrap_or_else(|| {
+                    (
+                        Outcome1::Failed("the oracle panicked".into()),
+                        Duration::ZERO,
+                    )
+                })
+            })
+            .collect()
+    }
+
+    fn fail(&self, entry: &Entry, event: Event, ctx: &HookContext, msg: &str, verdict: &mut Verdict) {
+        let closed = entry.on_error == OnError::Block;
+        let message = format!(
+            "oracle `{}` ({}) failed: {msg}; {}",
+            entry.id,
+            entry.oracle_name,
+            if closed {
+                "on_error is block, so this blocks"
+            } else {
+                "failing open (set on_error: block to fail closed)"
+            }
+        );
+        tracing::debug!("[HOOK DEBUG] [SYNC] {message}");
+        verdict.diagnostics.push(Diagnostic {
+            level: if closed { Level::Error } else { Level::Warning },
+            timestamp: Utc::now(),
+            source: entry.id.clone(),
+            event,
+            correlation_id: ctx.correlation_id.clone(),
+            message: message.clone(),
+        });
+        if closed {
+            let s = Signal::block(message)
+                .with_type("oracle-error")
+                .with_resolution_path([format!(
+                    "fix or disable entry `{}` (defined at {})",
+                    entry.id, entry.origin
+                )]);
+            let s = Self::finish_signal(entry, event, ctx, s);
+            self.record_signal(&s, &mut verdict.diagnostics);
+            verdict.signals.push(s);
+        }
+    }
+
+    fn apply_controls(&self, ctx: &mut HookContext, verdict: &mut Verdict) {
+        let already: std::collections::HashSet<uuid::Uuid> =
+            verdict.context_changes.iter().map(|c| c.signal_id).collect();
+        let mut changes = Vec::new();
+        for s in &verdict.signals {
+            if let (Payload::Control(c), false) = (&s.payload, already.contains(&s.header.id)) {
+                for m in &c.modifications {
+                    changes.push(AppliedChange {
+                        source: s.header.source.clone(),
+                        signal_id: s.header.id,
+                        modification: m.clone(),
+                    });
+                }
+            }
+        }
+        for change in changes {
+            match ctx.apply(&change.modification) {
+                Ok(()) => verdict.context_changes.push(change),
+                Err(e) => verdict.diagnostics.push(Diagnostic {
+                    level: Level::Warning,
+                    timestamp: Utc::now(),
+                    source: change.source.clone(),
+                    event: verdict.event,
+                    correlation_id: ctx.correlation_id.clone(),
+                    message: e.to_string(),
+                }),
+            }
+        }
+    }
+
+    fn start_detached(
+        &self,
+        plan: &Plan,
+        selected: &[bool],
+        blocked: bool,
+        event: Event,
+        ctx: &HookContext,
+        verdict: &mut Verdict,
+    ) {
+        let shared = Arc::new(ctx.clone());
+        for (wave_no, i) in plan
+            .waves
+            .iter()
+            .enumerate()
+            .flat_map(|(w, idxs)| idxs.iter().map(move |i| (w, *i)))
+        {
+            let entry = &plan.entries[i];
+            if !(selected[i] && entry.is_async) {
+                continue;
+            }
+            let status = if blocked {
+                EntryStatus::DetachedNotStarted
+            } else {
+                let entry = entry.clone();
+                let ctx = Arc::clone(&shared);
+                let sink = self.sink.clone();
+                let default_timeout = self.policy.settings.default_timeout;
+                tracing::debug!(
+                    "[HOOK DEBUG] [ASYNC] Starting hook '{}' for event '{}'",
+                    entry.id,
+                    event
+                );
+                let handle = tokio::spawn(async move {
+                    let r = run_entry(&entry, &ctx, default_timeout).await;
+                    let Some(sink) = sink else { return };
+                    match r {
+                        Outcome1::Signals(signals) => {
+                            for s in signals {
+                                let mut s = Self::finish_signal(&entry, event, &ctx, s);
+                                s.header.detached = true;
+                                let _ = sink.record_signal(&s);
+                            }
+                        }
+                        Outcome1::Failed(msg) => {
+                            let _ = sink.record_diagnostic(&Diagnostic {
+                                level: Level::Warning,
+                                timestamp: Utc::now(),
+                                source: entry.id.clone(),
+                                event,
+                                correlation_id: ctx.correlation_id.clone(),
+                                message: format!("async oracle `{}` failed: {msg}", entry.id),
+                            });
+                        }
+                    }
+                });
+                if let Ok(mut bg) = self.background.lock() {
+                    bg.push(handle);
+                }
+                EntryStatus::Detached
+            };
+            verdict.entries.push(EntryRun {
+                id: entry.id.clone(),
+                oracle: entry.oracle_name.clone(),
+                wave: wave_no,
+                status,
+                duration_us: 0,
+            });
+        }
+    }
+
+    /// Waits for detached (`async: true`) entries started so far, so their
+    /// results reach the log before a short-lived process exits. Call after
+    /// the verdict has been delivered.
+    pub async fn finish_detached(&self) {
+        let handles: Vec<JoinHandle<()>> = match self.background.lock() {
+            Ok(mut bg) => bg.drain(..).collect(),
+            Err(_) => Vec::new(),
+        };
+        for h in handles {
+            let _ = h.await;
+        }
+    }
+}

@@ -1,0 +1,63 @@
+//! The core of ahp: events, the hook context, signals, the [`Oracle`] trait,
+//! the oracle [`Registry`], compiled [`Policy`]s and [`Engine::dispatch`].
+//!
+//! What lives here is everything a policy decision needs and nothing about
+//! where policies come from (hooks.yaml: `ahp-config`), which oracles exist
+//! (`ahp-oracles`), or where records go (`ahp-signals-log`, through the
+//! [`SignalSink`] trait). This crate depends on no other ahp crate.
+//!
+//! ```
+//! use ahp_engine::*;
+//! use std::sync::Arc;
+//!
+//! struct DenyRmRf;
+//! #[async_trait]
+//! impl Oracle for DenyRmRf {
+//!     async fn evaluate(&self, ctx: &HookContext) -> Result<Vec<Signal>, OracleError> {
+//!         let cmd = ctx.lookup("tool.input.command");
+//!         let bad = cmd.as_deref().and_then(|v| v.as_str()).is_some_and(|c| c.contains("rm -rf"));
+//!         Ok(if bad { vec![Signal::block("rm -rf is not allowed")] } else { vec![] })
+//!     }
+//! }
+//!
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+//! let policy = Policy::new(
+//!     Settings::default(),
+//!     [(Event::PreToolUse, vec![Entry::new("DenyRmRf", Arc::new(DenyRmRf))])],
+//! ).unwrap();
+//! let engine = Engine::builder().policy(policy).build().unwrap();
+//! let ctx: HookContext = serde_json::from_str(r#"{"tool":{"name":"Bash","input":{"command":"rm -rf /"}}}"#).unwrap();
+//! let verdict = engine.dispatch(Event::PreToolUse, ctx).await;
+//! assert_eq!(verdict.outcome, Outcome::Block);
+//! assert_eq!(verdict.signals[0].header.source, "DenyRmRf");
+//! # });
+//! ```
+
+#![warn(missing_docs)]
+
+pub mod condition;
+pub mod context;
+pub mod dispatch;
+pub mod event;
+pub mod intensity;
+pub mod oracle;
+pub mod policy;
+pub mod registry;
+pub mod signal;
+pub mod suggest;
+
+pub use async_trait::async_trait;
+pub use context::{deep_merge, Files, HookContext, ToolCall, Turn};
+pub use dispatch::{
+    clamp, AppliedChange, Diagnostic, Engine, EngineBuilder, EngineError, EntryRun, EntryStatus,
+    Level, PolicySource, SignalSink, SinkError, Verdict,
+};
+pub use event::{Event, UnknownEvent};
+pub use intensity::{Intensity, Outcome};
+pub use oracle::{Oracle, OracleConfig, OracleConfigError, OracleError};
+pub use policy::{Entry, OnBlock, OnError, Plan, Policy, PolicyError, Settings};
+pub use registry::{BuildError, Registry};
+pub use signal::{
+    Action, ActionMismatch, AidPayload, BlockPayload, ControlPayload, ModOp, Modification, Payload,
+    PromptPayload, Severity, Signal, SignalContext, SignalHeader, SignalResponse,
+};

@@ -1,0 +1,192 @@
+//! The Oracle trait, oracle errors, and the helpers constructors use to read
+//! their `config:` map with clear errors.
+
+use crate::suggest::did_you_mean;
+use crate::{HookContext, Intensity, Signal};
+use async_trait::async_trait;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+use std::path::{Path, PathBuf};
+
+/// An oracle: looks at a context and says zero or more signals.
+///
+/// Returning no signal means "accept". Errors are handled by the entry's
+/// `on_error` (fail open by default), so an oracle should return `Err` for
+/// "I could not decide", never a made-up verdict.
+///
+/// ```
+/// use ahp_engine::{async_trait, HookContext, Oracle, OracleError, Signal};
+///
+/// struct NoFridayDeploys;
+///
+/// #[async_trait]
+/// impl Oracle for NoFridayDeploys {
+///     async fn evaluate(&self, ctx: &HookContext) -> Result<Vec<Signal>, OracleError> {
+///         let cmd = ctx.lookup("tool.input.command");
+///         let deploying = cmd.as_deref().and_then(|v| v.as_str()).is_some_and(|c| c.contains("deploy"));
+///         Ok(if deploying { vec![Signal::prompt("deploying: is it Friday?")] } else { vec![] })
+///     }
+/// }
+/// ```
+#[async_trait]
+pub trait Oracle: Send + Sync {
+    /// Evaluates the oracle against the event's context.
+    async fn evaluate(&self, ctx: &HookContext) -> Result<Vec<Signal>, OracleError>;
+
+    /// The intensity this oracle raises when nothing overrides it, for
+    /// `ahp explain` and load-time checks. `None` when it depends on config.
+    fn default_intensity(&self) -> Option<Intensity> {
+        None
+    }
+}
+
+/// An oracle could not reach a decision.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct OracleError {
+    /// What went wrong, for the log and stderr.
+    pub message: String,
+}
+
+impl OracleError {
+    /// An error with this message.
+    pub fn new(message: impl Into<String>) -> Self {
+        OracleError {
+            message: message.into(),
+        }
+    }
+}
+
+/// A bad `config:` value for an oracle. `key` is the dotted path inside
+/// `config` (e.g. `rules.0.condition`), so the loader can point at the line.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}{message}", key.as_ref().map(|k| format!("config.{k}: ")).unwrap_or_default())]
+pub struct OracleConfigError {
+    /// Dotted path inside `config`, when one key is at fault.
+    pub key: Option<String>,
+    /// What is wrong and how to fix it.
+    pub message: String,
+}
+
+impl OracleConfigError {
+    /// An error about one key.
+    pub fn at(key: impl Into<String>, message: impl Into<String>) -> Self {
+        OracleConfigError {
+            key: Some(key.into()),
+            message: message.into(),
+        }
+    }
+
+    /// An error about the config as a whole.
+    pub fn whole(message: impl Into<String>) -> Self {
+        OracleConfigError {
+            key: None,
+            message: message.into(),
+        }
+    }
+}
+
+/// What an oracle constructor receives: its `config:` map and where the
+/// project is.
+///
+/// ```
+/// use ahp_engine::OracleConfig;
+/// use serde_json::json;
+/// let value = json!({"max_files": 20});
+/// let cfg = OracleConfig::new(&value, None);
+/// cfg.check_keys(&["max_files", "action"]).unwrap();
+/// assert_eq!(cfg.get::<u32>("max_files").unwrap(), Some(20));
+/// let bad = json!({"max_file": 20});
+/// let err = OracleConfig::new(&bad, None).check_keys(&["max_files"]).unwrap_err();
+/// assert!(err.to_string().contains("did you mean `max_files`"));
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct OracleConfig<'a> {
+    value: &'a Value,
+    project_dir: Option<&'a Path>,
+}
+
+static EMPTY: Value = Value::Null;
+
+impl<'a> OracleConfig<'a> {
+    /// Wraps a config value (`null` or a map).
+    pub fn new(value: &'a Value, project_dir: Option<&'a Path>) -> Self {
+        OracleConfig { value, project_dir }
+    }
+
+    /// An empty config.
+    pub fn empty() -> OracleConfig<'static> {
+        OracleConfig {
+            value: &EMPTY,
+            project_dir: None,
+        }
+    }
+
+    /// The raw value.
+    pub fn value(&self) -> &'a Value {
+        self.value
+    }
+
+    /// The project root, when known.
+    pub fn project_dir(&self) -> Option<PathBuf> {
+        self.project_dir.map(Path::to_path_buf)
+    }
+
+    /// The map of keys (empty for `null`); an error for anything else.
+    pub fn map(&self) -> Result<Option<&'a Map<String, Value>>, OracleConfigError> {
+        match self.value {
+            Value::Null => Ok(None),
+            Value::Object(m) => Ok(Some(m)),
+            other => Err(OracleConfigError::whole(format!(
+                "`config` must be a map of settings, found {}",
+                kind_of(other)
+            ))),
+        }
+    }
+
+    /// Fails on the first key not in `known`, suggesting the closest one.
+    pub fn check_keys(&self, known: &[&str]) -> Result<(), OracleConfigError> {
+        let Some(map) = self.map()? else {
+            return Ok(());
+        };
+        for key in map.keys() {
+            if !known.contains(&key.as_str()) {
+                let hint = match did_you_mean(key, known.iter().copied()) {
+                    Some(s) => format!("did you mean `{s}`?"),
+                    None if known.is_empty() => "this oracle takes no settings".to_string(),
+                    None => format!("known keys: {}", known.join(", ")),
+                };
+                return Err(OracleConfigError::at(
+                    key.clone(),
+                    format!("unknown key `{key}`; {hint}"),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads and deserializes one key; `Ok(None)` when absent or null.
+    pub fn get<T: DeserializeOwned>(&self, key: &str) -> Result<Option<T>, OracleConfigError> {
+        let Some(map) = self.map()? else {
+            return Ok(None);
+        };
+        match map.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(v) => serde_json::from_value(v.clone()).map(Some).map_err(|e| {
+                OracleConfigError::at(key, format!("{e} (found {})", kind_of(v)))
+            }),
+        }
+    }
+}
+
+/// A short name for a JSON value's type, for error messages.
+pub fn kind_of(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "a map",
+    }
+}

@@ -1,0 +1,186 @@
+//! The oracle registry: names (PascalCase and kebab-case) to constructors.
+
+use crate::suggest::did_you_mean;
+use crate::{Oracle, OracleConfig, OracleConfigError};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// Builds an oracle from its entry's config.
+pub type Constructor =
+    Arc<dyn Fn(OracleConfig<'_>) -> Result<Arc<dyn Oracle>, OracleConfigError> + Send + Sync>;
+
+/// One registered oracle.
+#[derive(Clone)]
+pub struct OracleInfo {
+    /// The PascalCase name (`PermissionChecker`).
+    pub name: String,
+    /// The kebab-case name (`permission-checker`).
+    pub kebab: String,
+    /// One line on what it does.
+    pub description: String,
+    ctor: Constructor,
+}
+
+impl std::fmt::Debug for OracleInfo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OracleInfo")
+            .field("name", &self.name)
+            .field("description", &self.description)
+            .finish()
+    }
+}
+
+/// Why an oracle could not be built.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BuildError {
+    /// No oracle has that name.
+    #[error("unknown oracle `{name}`{}; known oracles: {}", suggestion.as_ref().map(|s| format!(" (did you mean `{s}`?)")).unwrap_or_default(), known.join(", "))]
+    Unknown {
+        /// The name given.
+        name: String,
+        /// The closest known name.
+        suggestion: Option<String>,
+        /// Every registered name.
+        known: Vec<String>,
+    },
+    /// The constructor rejected the config.
+    #[error("{0}")]
+    Config(#[from] OracleConfigError),
+}
+
+/// `PermissionChecker` → `permission-checker`.
+pub fn to_kebab(name: &str) -> String {
+    let mut out = String::with_capacity(name.len() + 4);
+    let mut prev_lower = false;
+    for c in name.chars() {
+        if c.is_ascii_uppercase() {
+            if prev_lower {
+                out.push('-');
+            }
+            out.push(c.to_ascii_lowercase());
+            prev_lower = false;
+        } else if c == '_' {
+            out.push('-');
+            prev_lower = false;
+        } else {
+            out.push(c);
+            prev_lower = c.is_ascii_lowercase() || c.is_ascii_digit();
+        }
+    }
+    out
+}
+
+/// Maps oracle names to constructors.
+///
+/// ```
+/// use ahp_engine::{async_trait, HookContext, Oracle, OracleConfig, OracleError, Registry, Signal};
+/// use std::sync::Arc;
+///
+/// struct Quiet;
+/// #[async_trait]
+/// impl Oracle for Quiet {
+///     async fn evaluate(&self, _: &HookContext) -> Result<Vec<Signal>, OracleError> { Ok(vec![]) }
+/// }
+///
+/// let mut reg = Registry::new();
+/// reg.register("QuietOracle", "says nothing", |cfg: OracleConfig<'_>| {
+///     cfg.check_keys(&[])?;
+///     Ok(Arc::new(Quiet) as Arc<dyn Oracle>)
+/// });
+/// assert_eq!(reg.resolve("quiet-oracle"), Some("QuietOracle"));
+/// assert!(reg.build("QuietOracle", OracleConfig::empty()).is_ok());
+/// let err = reg.build("QuietOracel", OracleConfig::empty()).err().unwrap();
+/// assert!(err.to_string().contains("did you mean `QuietOracle`"));
+/// ```
+#[derive(Clone, Default, Debug)]
+pub struct Registry {
+    oracles: BTreeMap<String, OracleInfo>,
+}
+
+impl Registry {
+    /// An empty registry.
+    pub fn new() -> Self {
+        Registry::default()
+    }
+
+    /// Registers (or replaces) an oracle under its PascalCase name; the
+    /// kebab-case form is accepted too.
+    pub fn register<F>(&mut self, name: &str, description: &str, ctor: F) -> &mut Self
+    where
+        F: Fn(OracleConfig<'_>) -> Result<Arc<dyn Oracle>, OracleConfigError>
+            + Send
+            + Sync
+            + 'static,
+    {
+        self.oracles.insert(
+            name.to_string(),
+            OracleInfo {
+                name: name.to_string(),
+                kebab: to_kebab(name),
+                description: description.to_string(),
+                ctor: Arc::new(ctor),
+            },
+        );
+        self
+    }
+
+    /// The PascalCase name for `name` in either form.
+    pub fn resolve(&self, name: &str) -> Option<&str> {
+        self.info(name).map(|i| i.name.as_str())
+    }
+
+    /// The registration for `name` in either form.
+    pub fn info(&self, name: &str) -> Option<&OracleInfo> {
+        self.oracles.get(name).or_else(|| {
+            let kebab = to_kebab(name);
+            self.oracles.values().find(|i| i.kebab == kebab)
+        })
+    }
+
+    /// Every registration, by name.
+    pub fn iter(&self) -> impl Iterator<Item = &OracleInfo> {
+        self.oracles.values()
+    }
+
+    /// Every PascalCase name.
+    pub fn names(&self) -> Vec<String> {
+        self.oracles.keys().cloned().collect()
+    }
+
+    /// Builds the oracle `name` from `config`.
+    pub fn build(
+        &self,
+        name: &str,
+        config: OracleConfig<'_>,
+    ) -> Result<Arc<dyn Oracle>, BuildError> {
+        let Some(info) = self.info(name) else {
+            let candidates: Vec<&str> = self
+                .oracles
+                .values()
+                .flat_map(|i| [i.name.as_str(), i.kebab.as_str()])
+                .collect();
+            let suggestion = did_you_mean(name, candidates).map(|s| {
+                self.resolve(s).unwrap_or(s).to_string()
+            });
+            return Err(BuildError::Unknown {
+                name: name.to_string(),
+                suggestion,
+                known: self.names(),
+            });
+        };
+        Ok((info.ctor)(config)?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::to_kebab;
+
+    #[test]
+    fn kebab_forms() {
+        assert_eq!(to_kebab("ChecklistValidator"), "checklist-validator");
+        assert_eq!(to_kebab("Rules"), "rules");
+        assert_eq!(to_kebab("checklist-validator"), "checklist-validator");
+        assert_eq!(to_kebab("checklist_validator"), "checklist-validator");
+    }
+}
