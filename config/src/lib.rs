@@ -1,1 +1,42 @@
-//! placeholder
+//! Configuration of ahp: the layered hooks.yaml files, merged per
+//! (event, id) with provenance, `when` conditions, and the JSON Schema.
+//!
+//! Layers, later ones winning: `~/.ahp/hooks.yaml` (user) →
+//! `<project>/.ahp/hooks.yaml` (project) → `<project>/.ahp/hooks.local.yaml`
+//! (local); a built-in default policy when none exists. Every value keeps
+//! the file, line and column it came from, so errors and `ahp config` point
+//! at the right place.
+//!
+//! What does not live here: the oracles (`ahp-oracles`), dispatch
+//! (`ahp-engine`), HOOK.md discovery (a later addition).
+//!
+//! ```
+//! use ahp_config::{LoadedConfig, Layer, SourceFile};
+//! use std::sync::Arc;
+//! let file = Arc::new(SourceFile {
+//!     layer: Layer::Project,
+//!     path: ".ahp/hooks.yaml".into(),
+//!     text: "hooks:\n  PreToolUse:\n    - oracle: Rules\n      priority: 2\n".into(),
+//! });
+//! let cfg = LoadedConfig::from_files(".".into(), vec![file]).unwrap();
+//! assert_eq!(cfg.entries[0].event.as_str(), "pre-tool-use");
+//! assert_eq!(cfg.entries[0].id, "Rules");
+//! ```
+
+#![warn(missing_docs)]
+
+pub mod load;
+pub mod schema;
+pub mod source;
+pub mod view;
+pub mod yaml;
+
+pub use load::{
+    compile_when, find_project_root, ConfigWarning, LoadOptions, LoadedConfig, MergedEntry, Only,
+    DEFAULT_POLICY, DEFAULT_POLICY_NAME,
+};
+pub use schema::hooks_schema;
+pub use source::{ConfigError, ConfigErrors, Layer, Origin, SourceFile};
+
+/// The commented starter `.ahp/hooks.yaml` written by `ahp init`.
+pub const STARTER_POLICY: &str = include_str!("starter-hooks.yaml");

@@ -1,0 +1,730 @@
+//! Finding, parsing and merging the layers, and compiling the merged
+//! entries into an engine [`Policy`].
+
+use crate::source::{ConfigError, ConfigErrors, Layer, Origin, SourceFile};
+use crate::yaml::{self, Key, Node, NodeValue};
+use ahp_engine::condition::{Condition, Matcher};
+use ahp_engine::registry::to_kebab;
+use ahp_engine::suggest::did_you_mean;
+use ahp_engine::{
+    BuildError, Entry, Event, Intensity, OnBlock, OnError, OracleConfig, Policy, PolicyError,
+    PolicySource, Registry, Settings,
+};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Keys of the top level of a hooks file.
+pub const TOP_KEYS: &[&str] = &["version", "settings", "hooks"];
+/// Keys of `settings:`.
+pub const SETTINGS_KEYS: &[&str] = &["environment", "on_block", "fail_closed", "timeout"];
+/// Keys of one entry.
+pub const ENTRY_KEYS: &[&str] = &[
+    "oracle", "id", "config", "when", "priority", "after", "enabled", "async", "intensity",
+    "on_error", "timeout",
+];
+
+/// The policy compiled into ahp, used when no hooks.yaml exists anywhere.
+pub const DEFAULT_POLICY: &str = include_str!("default-hooks.yaml");
+/// Shown as the path of the built-in policy.
+pub const DEFAULT_POLICY_NAME: &str = "<built-in default policy>";
+
+/// Where to look for the layers.
+#[derive(Debug, Clone)]
+pub struct LoadOptions {
+    /// The user's home (`~/.ahp/hooks.yaml`); no user layer when `None`.
+    pub home: Option<PathBuf>,
+    /// The project root.
+    pub project_root: PathBuf,
+}
+
+/// The nearest ancestor of `start` (itself included) that has `.ahp/` or
+/// `.git/`.
+///
+/// ```
+/// let dir = tempfile::tempdir().unwrap();
+/// std::fs::create_dir_all(dir.path().join(".git")).unwrap();
+/// std::fs::create_dir_all(dir.path().join("src/deep")).unwrap();
+/// let root = ahp_config::find_project_root(&dir.path().join("src/deep"));
+/// assert_eq!(root.as_deref(), Some(dir.path()));
+/// ```
+pub fn find_project_root(start: &Path) -> Option<PathBuf> {
+    start
+        .ancestors()
+        .find(|d| d.join(".ahp").is_dir() || d.join(".git").exists())
+        .map(Path::to_path_buf)
+}
+
+impl LoadOptions {
+    /// HOME from the environment; the project is `project` when given, else
+    /// the nearest ancestor of the current directory with `.ahp/` or `.git/`,
+    /// else the current directory.
+    pub fn from_env(project: Option<PathBuf>) -> std::io::Result<LoadOptions> {
+        let home = std::env::var_os("HOME")
+            .filter(|h| !h.is_empty())
+            .map(PathBuf::from);
+        let project_root = match project {
+            Some(p) => p,
+            None => {
+                let cwd = std::env::current_dir()?;
+                find_project_root(&cwd).unwrap_or(cwd)
+            }
+        };
+        Ok(LoadOptions { home, project_root })
+    }
+
+    /// The files of each layer, in order (whether or not they exist).
+    pub fn layer_paths(&self) -> Vec<(Layer, PathBuf)> {
+        let mut v = Vec::new();
+        if let Some(home) = &self.home {
+            v.push((Layer::User, home.join(".ahp").join("hooks.yaml")));
+        }
+        let dir = self.project_root.join(".ahp");
+        v.push((Layer::Project, dir.join("hooks.yaml")));
+        v.push((Layer::Local, dir.join("hooks.local.yaml")));
+        v
+    }
+}
+
+/// One entry after merging all layers.
+#[derive(Debug, Clone)]
+pub struct MergedEntry {
+    /// Its event.
+    pub event: Event,
+    /// Its id (the oracle name when not given).
+    pub id: String,
+    /// The merged map, each value with the origin of the layer that set it.
+    pub node: Node,
+    /// Where the entry was first defined.
+    pub defined_at: Origin,
+}
+
+impl MergedEntry {
+    fn path(&self, field: &str) -> String {
+        if field.is_empty() {
+            format!("hooks.{}[{}]", self.event, self.id)
+        } else {
+            format!("hooks.{}[{}].{field}", self.event, self.id)
+        }
+    }
+
+    /// Whether the merged entry is enabled (`enabled:` not false).
+    pub fn enabled(&self) -> bool {
+        !matches!(self.node.get("enabled").map(|n| &n.value), Some(NodeValue::Bool(false)))
+    }
+
+    /// The oracle name as written, if any.
+    pub fn oracle(&self) -> Option<&str> {
+        self.node.get("oracle").and_then(Node::as_str)
+    }
+}
+
+/// A load-time warning (the config is usable, but something is off).
+#[derive(Debug, Clone)]
+pub struct ConfigWarning {
+    /// Where.
+    pub origin: Origin,
+    /// What.
+    pub message: String,
+}
+
+impl std::fmt::Display for ConfigWarning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.origin.location(), self.message)
+    }
+}
+
+/// The merged layers: settings and entries with provenance.
+#[derive(Debug, Clone)]
+pub struct LoadedConfig {
+    /// The project root used.
+    pub project_root: PathBuf,
+    /// The files loaded, in layer order.
+    pub files: Vec<Arc<SourceFile>>,
+    /// The merged `settings:` map, if any layer has one.
+    pub settings: Option<Node>,
+    /// All entries, in config order (first definition wins the position).
+    pub entries: Vec<MergedEntry>,
+    /// Load-time warnings.
+    pub warnings: Vec<ConfigWarning>,
+}
+
+fn read_layer(layer: Layer, path: &Path) -> Result<Option<Arc<SourceFile>>, ConfigError> {
+    match std::fs::read(path) {
+        Ok(bytes) => {
+            let text = String::from_utf8(bytes).map_err(|e| {
+                ConfigError::in_file(
+                    path,
+                    format!("not UTF-8 text (invalid byte at offset {})", e.utf8_error().valid_up_to()),
+                )
+            })?;
+            Ok(Some(Arc::new(SourceFile {
+                layer,
+                path: path.to_path_buf(),
+                text,
+            })))
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(ConfigError::in_file(path, format!("cannot read: {e}"))),
+    }
+}
+
+fn unknown_key(key: &Key, path: &str, known: &[&str]) -> ConfigError {
+    let err = ConfigError::at(&key.origin, Some(path.to_string()), format!("unknown key `{}`", key.name));
+    match did_you_mean(&key.name, known.iter().copied()) {
+        Some(s) => err.help(format!("did you mean `{s}`?")),
+        None => err.help(format!("valid keys here: {}", known.join(", "))),
+    }
+}
+
+fn check_keys(map: &[(Key, Node)], prefix: &str, known: &[&str], errors: &mut Vec<ConfigError>) {
+    for (k, _) in map {
+        if !known.contains(&k.name.as_str()) {
+            let path = if prefix.is_empty() { k.name.clone() } else { format!("{prefix}.{}", k.name) };
+            errors.push(unknown_key(k, &path, known));
+        }
+    }
+}
+
+fn type_error(node: &Node, path: String, expected: &str) -> ConfigError {
+    ConfigError::at(
+        &node.origin,
+        Some(path),
+        format!("expected {expected}, found {}", node.kind()),
+    )
+}
+
+impl LoadedConfig {
+    /// Loads and merges the layers `opts` points at; the built-in default
+    /// policy when none exists.
+    pub fn load(opts: &LoadOptions) -> Result<LoadedConfig, ConfigErrors> {
+        let mut files = Vec::new();
+        let mut seen: Vec<PathBuf> = Vec::new();
+        for (layer, path) in opts.layer_paths() {
+            // The user layer doubles as the project layer when the project
+            // root is HOME; load the file once.
+            let canon = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
+            if seen.contains(&canon) {
+                continue;
+            }
+            seen.push(canon);
+            if let Some(f) = read_layer(layer, &path)? {
+                files.push(f);
+            }
+        }
+        if files.is_empty() {
+            files.push(Arc::new(SourceFile {
+                layer: Layer::Default,
+                path: PathBuf::from(DEFAULT_POLICY_NAME),
+                text: DEFAULT_POLICY.to_string(),
+            }));
+        }
+        Self::from_files(opts.project_root.clone(), files)
+    }
+
+    /// Merges already-read files (in layer order).
+    pub fn from_files(
+        project_root: PathBuf,
+        files: Vec<Arc<SourceFile>>,
+    ) -> Result<LoadedConfig, ConfigErrors> {
+        let mut errors = Vec::new();
+        let mut cfg = LoadedConfig {
+            project_root,
+            files: files.clone(),
+            settings: None,
+            entries: Vec::new(),
+            warnings: Vec::new(),
+        };
+        for file in files {
+            match yaml::parse(file) {
+                Ok(root) => cfg.merge_layer(root, &mut errors),
+                Err(e) => errors.push(e),
+            }
+        }
+        if errors.is_empty() {
+            Ok(cfg)
+        } else {
+            Err(ConfigErrors(errors))
+        }
+    }
+
+    fn merge_layer(&mut self, root: Node, errors: &mut Vec<ConfigError>) {
+        let top = match root.value {
+            NodeValue::Null => return,
+            NodeValue::Map(m) => m,
+            _ => {
+                errors.push(
+                    type_error(&root, "(top level)".into(), "a map with `settings:` and `hooks:`")
+                        .help("a hooks file looks like:\nhooks:\n  pre-tool-use:\n    - oracle: PermissionChecker"),
+                );
+                return;
+            }
+        };
+        check_keys(&top, "", TOP_KEYS, errors);
+        for (key, node) in top {
+            match key.name.as_str() {
+                "version" => {
+                    if !matches!(node.value, NodeValue::Int(1)) {
+                        errors.push(ConfigError::at(&node.origin, Some("version".into()), "unsupported version").help("use `version: 1` or leave it out"));
+                    }
+                }
+                "settings" => match &node.value {
+                    NodeValue::Null => {}
+                    NodeValue::Map(m) => {
+                        check_keys(m, "settings", SETTINGS_KEYS, errors);
+                        match &mut self.settings {
+                            Some(s) => yaml::merge(s, node),
+                            None => self.settings = Some(node),
+                        }
+                    }
+                    _ => errors.push(type_error(&node, "settings".into(), "a map")),
+                },
+                "hooks" => self.merge_hooks(node, errors),
+                _ => {}
+            }
+        }
+    }
+
+    fn merge_hooks(&mut self, hooks: Node, errors: &mut Vec<ConfigError>) {
+        let map = match hooks.value {
+            NodeValue::Null => return,
+            NodeValue::Map(m) => m,
+            _ => {
+                errors.push(type_error(&hooks, "hooks".into(), "a map of event name → list of entries"));
+                return;
+            }
+        };
+        let layer_start = self.entries.len();
+        for (key, list) in map {
+            let event = match Event::parse(&key.name) {
+                Ok(e) => e,
+                Err(e) => {
+                    let mut err = ConfigError::at(&key.origin, Some(format!("hooks.{}", key.name)), format!("unknown event `{}`", key.name.escape_debug()));
+                    err = match e.suggestion {
+                        Some(s) => err.help(format!("did you mean `{s}`? (run `ahp explain --list` for every event and alias)")),
+                        None => err.help(format!("valid events: {}", Event::ALL.iter().map(|e| e.as_str()).collect::<Vec<_>>().join(", "))),
+                    };
+                    errors.push(err);
+                    continue;
+                }
+            };
+            let items = match list.value {
+                NodeValue::Null => continue,
+                NodeValue::Seq(items) => items,
+                _ => {
+                    errors.push(type_error(&list, format!("hooks.{}", key.name), "a list of entries (each starting with `- oracle: …`)"));
+                    continue;
+                }
+            };
+            for (i, item) in items.into_iter().enumerate() {
+                let path = format!("hooks.{}[{i}]", key.name);
+                let Some(m) = item.as_map() else {
+                    errors.push(type_error(&item, path, "a map like `{oracle: Rules, config: {...}}`"));
+                    continue;
+                };
+                check_keys(m, &path, ENTRY_KEYS, errors);
+                let id_node = item.get("id").or_else(|| item.get("oracle"));
+                let Some(id) = id_node.and_then(Node::as_str).map(str::to_string) else {
+                    match id_node {
+                        Some(n) => errors.push(type_error(n, format!("{path}.{}", if item.get("id").is_some() { "id" } else { "oracle" }), "a string")),
+                        None => errors.push(
+                            ConfigError::at(&item.origin, Some(path), "entry has no `oracle`")
+                                .help("add `oracle: <Name>` (or `id:` to override an entry of an earlier layer)"),
+                        ),
+                    }
+                    continue;
+                };
+                let merge_key = to_kebab(&id);
+                let existing = self
+                    .entries
+                    .iter()
+                    .position(|e| e.event == event && to_kebab(&e.id) == merge_key);
+                match existing {
+                    Some(pos) if pos >= layer_start => {
+                        let first = &self.entries[pos].defined_at;
+                        errors.push(
+                            ConfigError::at(&item.origin, Some(path), format!("a second entry with id `{id}` for {event} in the same file (first at line {})", first.line))
+                                .help("give one of them a distinct `id:`"),
+                        );
+                    }
+                    Some(pos) => yaml::merge(&mut self.entries[pos].node, item),
+                    None if item.get("oracle").is_none() => errors.push(
+                        ConfigError::at(&item.origin, Some(path), format!("entry `{id}` overrides nothing: no earlier layer defines `{id}` for {event}"))
+                            .help("add `oracle: <Name>` to define a new entry, or fix the id"),
+                    ),
+                    None => self.entries.push(MergedEntry {
+                        event,
+                        id,
+                        defined_at: item.origin.clone(),
+                        node: item,
+                    }),
+                }
+            }
+        }
+    }
+
+    /// The compiled dispatch settings.
+    pub fn settings(&self) -> Result<(Settings, bool), ConfigErrors> {
+        let mut errors = Vec::new();
+        let mut s = Settings::default();
+        let mut fail_closed = false;
+        if let Some(node) = &self.settings {
+            if let Some(n) = node.get("environment") {
+                match n.as_str() {
+                    Some(v) => s.environment = Some(v.to_string()),
+                    None => errors.push(type_error(n, "settings.environment".into(), "a string such as development or production")),
+                }
+            }
+            if let Some(n) = node.get("on_block") {
+                match n.as_str() {
+                    Some("stop") => s.on_block = OnBlock::Stop,
+                    Some("collect") => s.on_block = OnBlock::Collect,
+                    _ => errors.push(ConfigError::at(&n.origin, Some("settings.on_block".into()), "expected `stop` or `collect`")),
+                }
+            }
+            if let Some(n) = node.get("fail_closed") {
+                match n.value {
+                    NodeValue::Bool(b) => fail_closed = b,
+                    _ => errors.push(type_error(n, "settings.fail_closed".into(), "true or false")),
+                }
+            }
+            if let Some(n) = node.get("timeout") {
+                match millis(n, "settings.timeout") {
+                    Ok(d) => s.default_timeout = d,
+                    Err(e) => errors.push(e),
+                }
+            }
+        }
+        if errors.is_empty() {
+            Ok((s, fail_closed))
+        } else {
+            Err(ConfigErrors(errors))
+        }
+    }
+
+    /// The merged entries of `event`, in config order.
+    pub fn entries_for(&self, event: Event) -> impl Iterator<Item = &MergedEntry> {
+        self.entries.iter().filter(move |e| e.event == event)
+    }
+
+    /// Compiles the entries of `events` (all when `None`) with `registry`.
+    /// Every problem is reported, not just the first.
+    pub fn compile_events(
+        &self,
+        registry: &Registry,
+        events: Option<&[Event]>,
+    ) -> Result<(Policy, Vec<ConfigWarning>), ConfigErrors> {
+        let (settings, fail_closed) = self.settings()?;
+        let mut errors = Vec::new();
+        let mut warnings = self.warnings.clone();
+        let mut per_event: BTreeMap<Event, Vec<Entry>> = BTreeMap::new();
+        for me in &self.entries {
+            if events.is_some_and(|evs| !evs.contains(&me.event)) {
+                continue;
+            }
+            match self.compile_entry(me, registry, fail_closed, &mut warnings) {
+                Ok(Some(entry)) => per_event.entry(me.event).or_default().push(entry),
+                Ok(None) => {}
+                Err(mut es) => errors.append(&mut es),
+            }
+        }
+        if !errors.is_empty() {
+            return Err(ConfigErrors(errors));
+        }
+        Policy::new(settings, per_event)
+            .map(|p| (p, warnings))
+            .map_err(|e| ConfigErrors(vec![self.policy_error(e)]))
+    }
+
+    fn find(&self, event: Event, id: &str) -> Option<&MergedEntry> {
+        self.entries.iter().find(|e| e.event == event && e.id == id)
+    }
+
+    fn policy_error(&self, e: PolicyError) -> ConfigError {
+        let (event, id) = match &e {
+            PolicyError::Cycle { event, members } => (*event, members.first().cloned().unwrap_or_default()),
+            PolicyError::UnknownAfter { event, id, .. } => (*event, id.clone()),
+            PolicyError::DuplicateId { event, id } => (*event, id.clone()),
+        };
+        match self.find(event, &id) {
+            Some(me) => {
+                let node = me.node.get("after").unwrap_or(&me.node);
+                ConfigError::at(&node.origin, Some(me.path("after")), e.to_string())
+            }
+            None => ConfigError {
+                file: None,
+                line: 0,
+                column: 0,
+                key: None,
+                message: e.to_string(),
+                help: None,
+                snippet: None,
+            },
+        }
+    }
+
+    fn compile_entry(
+        &self,
+        me: &MergedEntry,
+        registry: &Registry,
+        fail_closed: bool,
+        warnings: &mut Vec<ConfigWarning>,
+    ) -> Result<Option<Entry>, Vec<ConfigError>> {
+        let mut errors = Vec::new();
+        let node = &me.node;
+        let oracle_node = node.get("oracle");
+        let oracle_name = match oracle_node.map(|n| (n, n.as_str())) {
+            Some((n, Some(name))) => match registry.resolve(name) {
+                Some(canonical) => Some((n, canonical.to_string())),
+                None => {
+                    // Let the registry word the error (suggestion + list).
+                    let msg = match registry.build(name, OracleConfig::empty()) {
+                        Err(BuildError::Unknown { suggestion, known, .. }) => {
+                            let e = ConfigError::at(&n.origin, Some(me.path("oracle")), format!("unknown oracle `{name}`"));
+                            match suggestion {
+                                Some(s) => e.help(format!("did you mean `{s}`? known oracles: {}", known.join(", "))),
+                                None => e.help(format!("known oracles: {}", known.join(", "))),
+                            }
+                        }
+                        _ => ConfigError::at(&n.origin, Some(me.path("oracle")), format!("unknown oracle `{name}`")),
+                    };
+                    errors.push(msg);
+                    None
+                }
+            },
+            Some((n, None)) => {
+                errors.push(type_error(n, me.path("oracle"), "an oracle name (a string)"));
+                None
+            }
+            None => {
+                errors.push(ConfigError::at(&me.defined_at, Some(me.path("")), "entry has no `oracle`"));
+                None
+            }
+        };
+        let enabled = match node.get("enabled") {
+            None => true,
+            Some(Node { value: NodeValue::Bool(b), .. }) => *b,
+            Some(n) => {
+                errors.push(type_error(n, me.path("enabled"), "true or false"));
+                true
+            }
+        };
+        if !enabled {
+            return if errors.is_empty() { Ok(None) } else { Err(errors) };
+        }
+        let when = match node.get("when") {
+            None => Condition::default(),
+            Some(n) => match compile_when(n, &me.path("when")) {
+                Ok(c) => c,
+                Err(mut es) => {
+                    errors.append(&mut es);
+                    Condition::default()
+                }
+            },
+        };
+        let priority = match node.get("priority") {
+            None => 0,
+            Some(n) => match n.value {
+                NodeValue::Int(i) => i64::try_from(i).unwrap_or_else(|_| {
+                    errors.push(ConfigError::at(&n.origin, Some(me.path("priority")), "priority out of range"));
+                    0
+                }),
+                _ => {
+                    errors.push(type_error(n, me.path("priority"), "an integer (lower runs first)"));
+                    0
+                }
+            },
+        };
+        let after = match node.get("after") {
+            None => Vec::new(),
+            Some(n) => match &n.value {
+                NodeValue::Str(s) => vec![s.clone()],
+                NodeValue::Seq(items) if items.iter().all(|i| i.as_str().is_some()) => {
+                    items.iter().filter_map(|i| i.as_str().map(str::to_string)).collect()
+                }
+                _ => {
+                    errors.push(type_error(n, me.path("after"), "an entry id or a list of entry ids"));
+                    Vec::new()
+                }
+            },
+        };
+        let is_async = match node.get("async") {
+            None => false,
+            Some(Node { value: NodeValue::Bool(b), .. }) => *b,
+            Some(n) => {
+                errors.push(type_error(n, me.path("async"), "true or false"));
+                false
+            }
+        };
+        let intensity = match node.get("intensity") {
+            None => None,
+            Some(n) => match n.as_str().map(str::parse::<Intensity>) {
+                Some(Ok(i)) => {
+                    if !me.event.allows(i) {
+                        warnings.push(ConfigWarning {
+                            origin: n.origin.clone(),
+                            message: format!(
+                                "{} does not allow intensity `{i}`; signals will be clamped to `{}` (allowed: {})",
+                                me.event,
+                                ahp_engine::clamp(me.event, i),
+                                me.event.allowed().iter().map(|i| i.as_str()).collect::<Vec<_>>().join(", ")
+                            ),
+                        });
+                    }
+                    Some(i)
+                }
+                _ => {
+                    errors.push(ConfigError::at(&n.origin, Some(me.path("intensity")), "expected one of block, control, prompt, aid"));
+                    None
+                }
+            },
+        };
+        let on_error = match node.get("on_error") {
+            None if fail_closed => OnError::Block,
+            None => OnError::Allow,
+            Some(n) => match n.as_str() {
+                Some("allow") => OnError::Allow,
+                Some("block") => OnError::Block,
+                _ => {
+                    errors.push(ConfigError::at(&n.origin, Some(me.path("on_error")), "expected `allow` (fail open) or `block` (fail closed)"));
+                    OnError::Allow
+                }
+            },
+        };
+        let timeout = match node.get("timeout") {
+            None => None,
+            Some(n) => match millis(n, &me.path("timeout")) {
+                Ok(d) => Some(d),
+                Err(e) => {
+                    errors.push(e);
+                    None
+                }
+            },
+        };
+        let config_node = node.get("config");
+        let config_json = config_node.map(Node::to_json).unwrap_or(serde_json::Value::Null);
+        let oracle = match &oracle_name {
+            Some((_, name)) => {
+                match registry.build(name, OracleConfig::new(&config_json, Some(&self.project_root))) {
+                    Ok(o) => Some(o),
+                    Err(BuildError::Config(e)) => {
+                        let (origin, key) = match (&e.key, config_node) {
+                            (Some(k), Some(c)) => {
+                                let origin = c
+                                    .find_key(k)
+                                    .map(|k| k.origin.clone())
+                                    .or_else(|| c.find(k).map(|n| n.origin.clone()))
+                                    .unwrap_or_else(|| c.origin.clone());
+                                (origin, me.path(&format!("config.{k}")))
+                            }
+                            (None, Some(c)) => (c.origin.clone(), me.path("config")),
+                            (_, None) => (me.defined_at.clone(), me.path("config")),
+                        };
+                        errors.push(ConfigError::at(&origin, Some(key), e.message.clone()));
+                        None
+                    }
+                    Err(other) => {
+                        errors.push(ConfigError::at(&me.defined_at, Some(me.path("oracle")), other.to_string()));
+                        None
+                    }
+                }
+            }
+            None => None,
+        };
+        if !errors.is_empty() {
+            return Err(errors);
+        }
+        let (Some((_, oracle_name)), Some(oracle)) = (oracle_name, oracle) else {
+            return Err(vec![ConfigError::at(&me.defined_at, Some(me.path("")), "entry could not be built")]);
+        };
+        Ok(Some(Entry {
+            id: me.id.clone(),
+            oracle_name,
+            oracle,
+            when,
+            priority,
+            after,
+            is_async,
+            intensity,
+            on_error,
+            timeout,
+            origin: format!("{} {}", me.defined_at.layer(), me.defined_at.location()),
+        }))
+    }
+}
+
+fn millis(n: &Node, path: &str) -> Result<Duration, ConfigError> {
+    match n.value {
+        NodeValue::Int(i) if (1..=3_600_000).contains(&i) => {
+            Ok(Duration::from_millis(u64::try_from(i).unwrap_or(1)))
+        }
+        NodeValue::Int(_) => Err(ConfigError::at(&n.origin, Some(path.into()), "timeout must be between 1 and 3600000 milliseconds")),
+        _ => Err(type_error(n, path.into(), "a number of milliseconds")),
+    }
+}
+
+/// Compiles a `when:` map. Keys are dotted context paths; values matchers.
+pub fn compile_when(node: &Node, path: &str) -> Result<Condition, Vec<ConfigError>> {
+    let map = match &node.value {
+        NodeValue::Null => return Ok(Condition::default()),
+        NodeValue::Map(m) => m,
+        _ => {
+            return Err(vec![type_error(node, path.into(), "a map of context path → matcher, e.g. `{issue.type: feature}`")
+                .help("example: when: { files.changed_count: \"> 10\" }")])
+        }
+    };
+    let mut errors = Vec::new();
+    let mut clauses = Vec::new();
+    for (k, v) in map {
+        let valid_path = !k.name.is_empty()
+            && k.name.split('.').all(|seg| {
+                !seg.is_empty() && seg.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '-')
+            });
+        if !valid_path {
+            errors.push(
+                ConfigError::at(&k.origin, Some(format!("{path}.{}", k.name)), format!("`{}` is not a context path", k.name.escape_debug()))
+                    .help("use a dotted path such as `tool.name` or `files.changed_count`"),
+            );
+            continue;
+        }
+        match Matcher::parse(&v.to_json()) {
+            Ok(m) => clauses.push((k.name.clone(), m)),
+            Err(e) => errors.push(
+                ConfigError::at(&v.origin, Some(format!("{path}.{}", k.name)), format!("bad `when` matcher: {}", e.0))
+                    .help("a matcher is a value, a list (any of), \"> 10\" / \"<= 3\" / \"!= x\", or \"~regex\""),
+            ),
+        }
+    }
+    if errors.is_empty() {
+        Ok(Condition::new(clauses))
+    } else {
+        Err(errors)
+    }
+}
+
+impl PolicySource for LoadedConfig {
+    type Error = ConfigErrors;
+    fn compile(&self, registry: &Registry) -> Result<Policy, ConfigErrors> {
+        self.compile_events(registry, None).map(|(p, _)| p)
+    }
+}
+
+/// A view of a loaded config that compiles only some events: what a hook
+/// call needs, without building every other event's oracles.
+#[derive(Debug, Clone, Copy)]
+pub struct Only<'a> {
+    /// The config.
+    pub config: &'a LoadedConfig,
+    /// The events to compile.
+    pub events: &'a [Event],
+}
+
+impl PolicySource for Only<'_> {
+    type Error = ConfigErrors;
+    fn compile(&self, registry: &Registry) -> Result<Policy, ConfigErrors> {
+        self.config
+            .compile_events(registry, Some(self.events))
+            .map(|(p, _)| p)
+    }
+}

@@ -1,0 +1,155 @@
+//! The hooks.yaml file model as documented types, and its JSON Schema
+//! (draft-07, the version YAML language servers understand).
+//!
+//! Validation itself walks the position-aware YAML tree (so every error has
+//! a line and column); a test keeps the key lists here and there in step.
+
+use ahp_engine::{Intensity, OnBlock, OnError};
+use schemars::JsonSchema;
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// A hooks.yaml file (any layer).
+#[derive(JsonSchema)]
+#[schemars(deny_unknown_fields, title = "ahp hooks.yaml")]
+#[allow(dead_code)]
+pub struct HooksFile {
+    /// Format version; 1 when given.
+    pub version: Option<u32>,
+    /// Global settings; later layers override key by key.
+    pub settings: Option<SettingsSpec>,
+    /// Entries per event (canonical name or any alias, e.g. `pre-tool-use`,
+    /// `PreToolUse`, `before_tool`).
+    pub hooks: Option<BTreeMap<String, Vec<EntrySpec>>>,
+}
+
+/// `settings:`.
+#[derive(JsonSchema)]
+#[schemars(deny_unknown_fields)]
+#[allow(dead_code)]
+pub struct SettingsSpec {
+    /// development, staging, production, sandbox, … when the context does
+    /// not say.
+    pub environment: Option<String>,
+    /// `stop` (default): a block skips later waves; `collect`: run them all
+    /// for full feedback.
+    pub on_block: Option<OnBlock>,
+    /// Default `on_error` of every entry: true = fail closed (block).
+    pub fail_closed: Option<bool>,
+    /// Default time limit of an entry, in milliseconds (30000).
+    #[schemars(range(min = 1, max = 3_600_000))]
+    pub timeout: Option<u64>,
+}
+
+/// One entry: an oracle to run at the event. Keyed by (event, id) across
+/// layers; a later layer's entry with the same key deep-merges into it.
+#[derive(JsonSchema)]
+#[schemars(deny_unknown_fields)]
+#[allow(dead_code)]
+pub struct EntrySpec {
+    /// The oracle (PascalCase or kebab-case). Required unless this entry
+    /// overrides one of an earlier layer by `id`.
+    pub oracle: Option<String>,
+    /// Unique per event; defaults to the oracle name.
+    pub id: Option<String>,
+    /// The oracle's settings.
+    pub config: Option<BTreeMap<String, Value>>,
+    /// Dotted context path → matcher: a value (equality), a list (any of),
+    /// "> 10" style comparisons, "~regex". All must hold.
+    pub when: Option<BTreeMap<String, WhenMatcher>>,
+    /// Lower runs first; equal priorities run concurrently as one wave.
+    pub priority: Option<i64>,
+    /// Ids of entries (same event) this one runs after.
+    pub after: Option<StringOrList>,
+    /// false switches the entry off (e.g. from hooks.local.yaml).
+    pub enabled: Option<bool>,
+    /// Fire-and-forget: cannot block; result only logged.
+    #[schemars(rename = "async")]
+    pub is_async: Option<bool>,
+    /// Override of the oracle's intensity.
+    pub intensity: Option<Intensity>,
+    /// allow (fail open, default) or block (fail closed) when the oracle fails.
+    pub on_error: Option<OnError>,
+    /// Time limit in milliseconds.
+    #[schemars(range(min = 1, max = 3_600_000))]
+    pub timeout: Option<u64>,
+}
+
+/// A `when` matcher.
+#[derive(JsonSchema)]
+#[schemars(untagged)]
+#[allow(dead_code)]
+pub enum WhenMatcher {
+    /// Equality, or a string starting with `>`, `>=`, `<`, `<=`, `!=`, `==`,
+    /// `~` (regex) or `!~`.
+    Scalar(Scalar),
+    /// Any of these.
+    AnyOf(Vec<Scalar>),
+}
+
+/// A scalar value.
+#[derive(JsonSchema)]
+#[schemars(untagged)]
+#[allow(dead_code)]
+pub enum Scalar {
+    /// Text, comparison or regex.
+    Str(String),
+    /// A number.
+    Num(f64),
+    /// A boolean.
+    Bool(bool),
+}
+
+/// One id or a list of ids.
+#[derive(JsonSchema)]
+#[schemars(untagged)]
+#[allow(dead_code)]
+pub enum StringOrList {
+    /// One id.
+    One(String),
+    /// Several ids.
+    Many(Vec<String>),
+}
+
+/// The JSON Schema of hooks.yaml, draft-07.
+///
+/// ```
+/// let schema = ahp_config::schema::hooks_schema();
+/// assert_eq!(schema["$schema"], "http://json-schema.org/draft-07/schema#");
+/// assert!(schema["properties"]["hooks"].is_object());
+/// ```
+pub fn hooks_schema() -> Value {
+    let generator = schemars::generate::SchemaSettings::draft07().into_generator();
+    let schema = generator.into_root_schema_for::<HooksFile>();
+    serde_json::to_value(schema).unwrap_or(Value::Null)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn props(schema: &Value, def: &str) -> Vec<String> {
+        let node = if def.is_empty() {
+            &schema["properties"]
+        } else {
+            &schema["definitions"][def]["properties"]
+        };
+        let mut keys: Vec<String> = node.as_object().unwrap().keys().cloned().collect();
+        keys.sort();
+        keys
+    }
+
+    #[test]
+    fn schema_keys_match_validation_keys() {
+        let s = hooks_schema();
+        let mut want: Vec<String> = crate::load::ENTRY_KEYS.iter().map(|s| s.to_string()).collect();
+        want.sort();
+        assert_eq!(props(&s, "EntrySpec"), want);
+        let mut want: Vec<String> = crate::load::SETTINGS_KEYS.iter().map(|s| s.to_string()).collect();
+        want.sort();
+        assert_eq!(props(&s, "SettingsSpec"), want);
+        let mut want: Vec<String> = crate::load::TOP_KEYS.iter().map(|s| s.to_string()).collect();
+        want.sort();
+        assert_eq!(props(&s, ""), want);
+    }
+}

@@ -1,0 +1,200 @@
+//! Source files and positions: where every value of the merged config came
+//! from, and the error type that points there.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// A configuration layer, in the order they apply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Layer {
+    /// The policy compiled into ahp, used when no hooks.yaml exists.
+    Default,
+    /// `~/.ahp/hooks.yaml`.
+    User,
+    /// `<project>/.ahp/hooks.yaml` (committed).
+    Project,
+    /// `<project>/.ahp/hooks.local.yaml` (gitignored).
+    Local,
+}
+
+impl Layer {
+    /// The lowercase name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Layer::Default => "default",
+            Layer::User => "user",
+            Layer::Project => "project",
+            Layer::Local => "local",
+        }
+    }
+}
+
+impl fmt::Display for Layer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One loaded file.
+#[derive(Debug)]
+pub struct SourceFile {
+    /// Its layer.
+    pub layer: Layer,
+    /// Its path (`<built-in default policy>` for the default layer).
+    pub path: PathBuf,
+    /// Its text.
+    pub text: String,
+}
+
+impl SourceFile {
+    /// The text of 1-based line `line`, if any.
+    pub fn line_text(&self, line: usize) -> Option<&str> {
+        self.text.lines().nth(line.checked_sub(1)?)
+    }
+}
+
+/// A position in a source file (1-based line and column).
+#[derive(Debug, Clone)]
+pub struct Origin {
+    /// The file.
+    pub file: Arc<SourceFile>,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column.
+    pub column: usize,
+}
+
+impl Origin {
+    /// The layer the value came from.
+    pub fn layer(&self) -> Layer {
+        self.file.layer
+    }
+
+    /// `path:line:column`.
+    pub fn location(&self) -> String {
+        format!("{}:{}:{}", self.file.path.display(), self.line, self.column)
+    }
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({})", self.location(), self.file.layer)
+    }
+}
+
+/// A configuration error: what is wrong, where, and how to fix it.
+#[derive(Debug, Clone, thiserror::Error)]
+pub struct ConfigError {
+    /// The file (none when the error is not about a file, e.g. no HOME).
+    pub file: Option<PathBuf>,
+    /// 1-based line (0 when unknown).
+    pub line: usize,
+    /// 1-based column (0 when unknown).
+    pub column: usize,
+    /// The offending key, as a path (`hooks.pre-tool-use[0].oracle`).
+    pub key: Option<String>,
+    /// What is wrong.
+    pub message: String,
+    /// How to fix it.
+    pub help: Option<String>,
+    /// The source line, for the snippet.
+    pub snippet: Option<String>,
+}
+
+impl ConfigError {
+    /// An error at `origin`.
+    pub fn at(origin: &Origin, key: Option<String>, message: impl Into<String>) -> Self {
+        ConfigError {
+            file: Some(origin.file.path.clone()),
+            line: origin.line,
+            column: origin.column,
+            key,
+            message: message.into(),
+            help: None,
+            snippet: origin.file.line_text(origin.line).map(str::to_string),
+        }
+    }
+
+    /// An error about a file as a whole.
+    pub fn in_file(path: &Path, message: impl Into<String>) -> Self {
+        ConfigError {
+            file: Some(path.to_path_buf()),
+            line: 0,
+            column: 0,
+            key: None,
+            message: message.into(),
+            help: None,
+            snippet: None,
+        }
+    }
+
+    /// Adds a hint on how to fix it.
+    pub fn help(mut self, help: impl Into<String>) -> Self {
+        self.help = Some(help.into());
+        self
+    }
+
+    /// `file:line:column`, as far as known.
+    pub fn location(&self) -> String {
+        match (&self.file, self.line) {
+            (Some(f), 0) => f.display().to_string(),
+            (Some(f), l) => format!("{}:{}:{}", f.display(), l, self.column),
+            (None, _) => String::from("<no file>"),
+        }
+    }
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.key {
+            Some(k) => writeln!(f, "{}: {k}: {}", self.location(), self.message)?,
+            None => writeln!(f, "{}: {}", self.location(), self.message)?,
+        }
+        if let Some(src) = &self.snippet {
+            let num = self.line.to_string();
+            let pad = " ".repeat(num.len());
+            // Control characters would garble the terminal; show them escaped.
+            let shown: String = src.chars().flat_map(char::escape_debug).collect();
+            writeln!(f, "{pad} |")?;
+            writeln!(f, "{num} | {shown}")?;
+            let caret_at = src
+                .chars()
+                .take(self.column.saturating_sub(1))
+                .map(|c| c.escape_debug().count())
+                .sum::<usize>();
+            writeln!(f, "{pad} | {}^", " ".repeat(caret_at))?;
+        }
+        if let Some(h) = &self.help {
+            writeln!(f, "  help: {h}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Several errors at once (a config is checked whole, so one run shows
+/// every problem).
+#[derive(Debug, Clone, thiserror::Error)]
+pub struct ConfigErrors(pub Vec<ConfigError>);
+
+impl fmt::Display for ConfigErrors {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, e) in self.0.iter().enumerate() {
+            if i > 0 {
+                writeln!(f)?;
+            }
+            write!(f, "error: {e}")?;
+        }
+        if self.0.len() > 1 {
+            writeln!(f, "\n{} errors", self.0.len())?;
+        }
+        Ok(())
+    }
+}
+
+impl From<ConfigError> for ConfigErrors {
+    fn from(e: ConfigError) -> Self {
+        ConfigErrors(vec![e])
+    }
+}

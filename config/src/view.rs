@@ -1,0 +1,149 @@
+//! The merged config with provenance, for `ahp config`: every value next to
+//! the layer and file:line that set it.
+
+use crate::load::LoadedConfig;
+use crate::yaml::{Node, NodeValue};
+use serde_json::{json, Map, Value};
+use std::fmt::Write;
+
+fn scalar_text(n: &Node) -> Option<String> {
+    Some(match &n.value {
+        NodeValue::Null => "null".into(),
+        NodeValue::Bool(b) => b.to_string(),
+        NodeValue::Int(i) => i.to_string(),
+        NodeValue::Float(f) => f.to_string(),
+        NodeValue::Str(s) => serde_json::to_string(s).unwrap_or_default(),
+        NodeValue::Seq(items) if items.iter().all(|i| !matches!(i.value, NodeValue::Seq(_) | NodeValue::Map(_))) => {
+            let parts: Vec<String> = items.iter().filter_map(scalar_text).collect();
+            format!("[{}]", parts.join(", "))
+        }
+        NodeValue::Map(m) if m.is_empty() => "{}".into(),
+        _ => return None,
+    })
+}
+
+fn note(n: &Node) -> String {
+    format!("# {} {}", n.origin.layer(), n.origin.location())
+}
+
+fn render(out: &mut String, key: &str, n: &Node, indent: usize) {
+    let pad = " ".repeat(indent);
+    if let Some(text) = scalar_text(n) {
+        let line = format!("{pad}{key}: {text}");
+        let _ = writeln!(out, "{line:<52} {}", note(n));
+        return;
+    }
+    let _ = writeln!(out, "{pad}{key}:");
+    match &n.value {
+        NodeValue::Map(m) => {
+            for (k, v) in m {
+                render(out, &k.name, v, indent + 2);
+            }
+        }
+        NodeValue::Seq(items) => {
+            for item in items {
+                match scalar_text(item) {
+                    Some(t) => {
+                        let line = format!("{pad}  - {t}");
+                        let _ = writeln!(out, "{line:<52} {}", note(item));
+                    }
+                    None => {
+                        let mut sub = String::new();
+                        render(&mut sub, "item", item, indent + 4);
+                        // Drop the synthetic "item:" line; print as a list item.
+                        for (i, l) in sub.lines().skip(1).enumerate() {
+                            let l = l.get(indent + 4..).unwrap_or(l);
+                            if i == 0 {
+                                let _ = writeln!(out, "{pad}  - {l}");
+                            } else {
+                                let _ = writeln!(out, "{pad}    {l}");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+fn origins(n: &Node, prefix: &str, out: &mut Map<String, Value>) {
+    match &n.value {
+        NodeValue::Map(m) if !m.is_empty() => {
+            for (k, v) in m {
+                let p = if prefix.is_empty() { k.name.clone() } else { format!("{prefix}.{}", k.name) };
+                origins(v, &p, out);
+            }
+        }
+        _ => {
+            out.insert(
+                prefix.to_string(),
+                json!({"layer": n.origin.layer(), "file": n.origin.file.path, "line": n.origin.line, "column": n.origin.column}),
+            );
+        }
+    }
+}
+
+impl LoadedConfig {
+    /// The merged config as annotated YAML: each value followed by
+    /// `# layer file:line:column`.
+    pub fn render_text(&self) -> String {
+        let mut out = String::new();
+        let _ = writeln!(out, "# project root: {}", self.project_root.display());
+        for f in &self.files {
+            let _ = writeln!(out, "# layer {:<8} {}", f.layer.as_str(), f.path.display());
+        }
+        if let Some(s) = &self.settings {
+            render(&mut out, "settings", s, 0);
+        }
+        let _ = writeln!(out, "hooks:");
+        let mut last_event = None;
+        for e in &self.entries {
+            if last_event != Some(e.event) {
+                let _ = writeln!(out, "  {}:", e.event);
+                last_event = Some(e.event);
+            }
+            let line = format!("    - id: {}", serde_json::to_string(&e.id).unwrap_or_default());
+            let _ = writeln!(out, "{line:<52} # {} {}", e.defined_at.layer(), e.defined_at.location());
+            if let Some(m) = e.node.as_map() {
+                for (k, v) in m.iter().filter(|(k, _)| k.name != "id") {
+                    render(&mut out, &k.name, v, 6);
+                }
+            }
+        }
+        out
+    }
+
+    /// The merged config as JSON: values plus, per entry, the origin of
+    /// every leaf value (dotted key → layer, file, line, column).
+    pub fn render_json(&self) -> Value {
+        let mut hooks = Map::new();
+        for e in &self.entries {
+            let mut o = Map::new();
+            origins(&e.node, "", &mut o);
+            let list = hooks
+                .entry(e.event.as_str().to_string())
+                .or_insert_with(|| Value::Array(Vec::new()));
+            if let Value::Array(a) = list {
+                a.push(json!({
+                    "id": e.id,
+                    "enabled": e.enabled(),
+                    "value": e.node.to_json(),
+                    "defined_at": {"layer": e.defined_at.layer(), "file": e.defined_at.file.path, "line": e.defined_at.line},
+                    "origins": o,
+                }));
+            }
+        }
+        let mut settings_origins = Map::new();
+        if let Some(s) = &self.settings {
+            origins(s, "", &mut settings_origins);
+        }
+        json!({
+            "project_root": self.project_root,
+            "layers": self.files.iter().map(|f| json!({"layer": f.layer, "file": f.path})).collect::<Vec<_>>(),
+            "settings": self.settings.as_ref().map(Node::to_json).unwrap_or(Value::Null),
+            "settings_origins": settings_origins,
+            "hooks": hooks,
+        })
+    }
+}

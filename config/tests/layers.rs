@@ -1,0 +1,290 @@
+//! Layering, provenance and error locations of hooks.yaml, through the
+//! public API with real files on disk.
+
+use ahp_config::{Layer, LoadOptions, LoadedConfig};
+use ahp_engine::{
+    async_trait, Event, HookContext, Oracle, OracleConfig, OracleConfigError, OracleError,
+    PolicySource, Registry, Signal,
+};
+use serde_json::json;
+use std::path::Path;
+use std::sync::Arc;
+
+/// Says `config.say` as aid; rejects unknown keys.
+struct Echo(String);
+
+#[async_trait]
+impl Oracle for Echo {
+    async fn evaluate(&self, _: &HookContext) -> Result<Vec<Signal>, OracleError> {
+        Ok(vec![Signal::aid(self.0.clone())])
+    }
+}
+
+fn registry() -> Registry {
+    let mut r = Registry::new();
+    r.register("EchoOracle", "says config.say", |cfg: OracleConfig<'_>| {
+        cfg.check_keys(&["say", "tags", "nested"])?;
+        let say: String = cfg.get("say")?.unwrap_or_default();
+        Ok(Arc::new(Echo(say)) as Arc<dyn Oracle>)
+    });
+    r.register("Strict", "needs a positive limit", |cfg: OracleConfig<'_>| {
+        cfg.check_keys(&["limit"])?;
+        match cfg.get::<i64>("limit")? {
+            Some(n) if n > 0 => Ok(Arc::new(Echo(n.to_string())) as Arc<dyn Oracle>),
+            _ => Err(OracleConfigError::at("limit", "must be a positive integer")),
+        }
+    });
+    r
+}
+
+struct Fixture {
+    _home: tempfile::TempDir,
+    _project: tempfile::TempDir,
+    opts: LoadOptions,
+}
+
+fn write(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+fn fixture(user: Option<&str>, project: Option<&str>, local: Option<&str>) -> Fixture {
+    let home = tempfile::tempdir().unwrap();
+    let proj = tempfile::tempdir().unwrap();
+    if let Some(t) = user {
+        write(&home.path().join(".ahp/hooks.yaml"), t);
+    }
+    if let Some(t) = project {
+        write(&proj.path().join(".ahp/hooks.yaml"), t);
+    }
+    if let Some(t) = local {
+        write(&proj.path().join(".ahp/hooks.local.yaml"), t);
+    }
+    let opts = LoadOptions {
+        home: Some(home.path().to_path_buf()),
+        project_root: proj.path().to_path_buf(),
+    };
+    Fixture {
+        _home: home,
+        _project: proj,
+        opts,
+    }
+}
+
+fn load_err(f: &Fixture) -> String {
+    match LoadedConfig::load(&f.opts).and_then(|c| c.compile(&registry()).map(|_| c)) {
+        Ok(_) => panic!("expected an error"),
+        Err(e) => e.to_string(),
+    }
+}
+
+const PROJECT: &str = "\
+hooks:
+  pre-tool-use:
+    - oracle: EchoOracle
+      id: greet
+      priority: 1
+      config:
+        say: hello
+        tags: [a, b]
+        nested: {x: 1, y: 2}
+    - oracle: EchoOracle
+      id: second
+";
+
+#[test]
+fn local_layer_disables_a_project_entry() {
+    let f = fixture(None, Some(PROJECT), Some("hooks:\n  pre-tool-use:\n    - id: second\n      enabled: false\n"));
+    let cfg = LoadedConfig::load(&f.opts).unwrap();
+    let (policy, _) = cfg.compile_events(&registry(), None).unwrap();
+    let plan = policy.plan(Event::PreToolUse).unwrap();
+    let ids: Vec<&str> = plan.entries.iter().map(|e| e.id.as_str()).collect();
+    assert_eq!(ids, vec!["greet"]);
+    let view = cfg.render_json();
+    let second = &view["hooks"]["pre-tool-use"][1];
+    assert_eq!(second["enabled"], false);
+    assert_eq!(second["origins"]["enabled"]["layer"], "local");
+    assert_eq!(second["origins"]["oracle"]["layer"], "project");
+}
+
+#[test]
+fn later_layer_deep_merges_config_maps_and_replaces_lists() {
+    let local = "hooks:\n  PreToolUse:\n    - id: greet\n      config:\n        say: bonjour\n        tags: [z]\n        nested: {y: 3}\n";
+    let f = fixture(None, Some(PROJECT), Some(local));
+    let cfg = LoadedConfig::load(&f.opts).unwrap();
+    let greet = &cfg.entries[0];
+    assert_eq!(
+        greet.node.get("config").unwrap().to_json(),
+        json!({"say": "bonjour", "tags": ["z"], "nested": {"x": 1, "y": 3}})
+    );
+    let view = cfg.render_json();
+    let origins = &view["hooks"]["pre-tool-use"][0]["origins"];
+    assert_eq!(origins["config.say"]["layer"], "local");
+    assert_eq!(origins["config.nested.x"]["layer"], "project");
+    assert_eq!(origins["config.nested.y"]["layer"], "local");
+    assert_eq!(origins["priority"]["layer"], "project");
+    assert_eq!(origins["priority"]["line"], 5);
+    // The text view says it too.
+    let text = cfg.render_text();
+    let say_line = text.lines().find(|l| l.contains("say: \"bonjour\"")).unwrap();
+    assert!(say_line.contains("# local"), "{say_line}");
+    assert!(say_line.contains("hooks.local.yaml:5:14"), "{say_line}");
+}
+
+#[test]
+fn project_overrides_user_entry() {
+    let user = "settings:\n  on_block: collect\nhooks:\n  pre-tool-use:\n    - oracle: EchoOracle\n      id: greet\n      priority: 9\n      config: {say: from-user}\n";
+    let f = fixture(Some(user), Some(PROJECT), None);
+    let cfg = LoadedConfig::load(&f.opts).unwrap();
+    assert_eq!(cfg.files.iter().map(|f| f.layer).collect::<Vec<_>>(), vec![Layer::User, Layer::Project]);
+    let greet = cfg.entries.iter().find(|e| e.id == "greet").unwrap();
+    assert_eq!(greet.node.get("priority").unwrap().to_json(), json!(1));
+    assert_eq!(greet.node.get("priority").unwrap().origin.layer(), Layer::Project);
+    assert_eq!(greet.defined_at.layer(), Layer::User);
+    // Settings from the user layer survive.
+    let (settings, _) = cfg.settings().unwrap();
+    assert_eq!(settings.on_block, ahp_engine::OnBlock::Collect);
+}
+
+#[test]
+fn default_policy_only_when_no_file_exists() {
+    let f = fixture(None, None, None);
+    let cfg = LoadedConfig::load(&f.opts).unwrap();
+    assert_eq!(cfg.files.len(), 1);
+    assert_eq!(cfg.files[0].layer, Layer::Default);
+    let f = fixture(None, None, Some("hooks: {}\n"));
+    let cfg = LoadedConfig::load(&f.opts).unwrap();
+    assert_eq!(cfg.files[0].layer, Layer::Local);
+    assert!(cfg.entries.is_empty());
+}
+
+#[test]
+fn bad_yaml_names_file_line_column() {
+    let f = fixture(None, Some("hooks:\n  pre-tool-use:\n    - oracle: EchoOracle\n     priority: [\n"), None);
+    let msg = load_err(&f);
+    assert!(msg.contains(".ahp/hooks.yaml:4:"), "{msg}");
+    assert!(msg.contains("invalid YAML"), "{msg}");
+}
+
+#[test]
+fn unknown_oracle_lists_known_ones() {
+    let f = fixture(None, Some("hooks:\n  pre-tool-use:\n    - oracle: EchoOracel\n"), None);
+    let msg = load_err(&f);
+    assert!(msg.contains(".ahp/hooks.yaml:3:15"), "{msg}");
+    assert!(msg.contains("unknown oracle `EchoOracel`"), "{msg}");
+    assert!(msg.contains("did you mean `EchoOracle`"), "{msg}");
+    assert!(msg.contains("known oracles: EchoOracle, Strict"), "{msg}");
+    assert!(msg.contains("hooks.pre-tool-use[EchoOracel].oracle"), "{msg}");
+}
+
+#[test]
+fn bad_when_expression_is_located() {
+    let f = fixture(None, Some("hooks:\n  pre-tool-use:\n    - oracle: EchoOracle\n      when:\n        tool.input.command: \"~rm (-rf\"\n"), None);
+    let msg = load_err(&f);
+    assert!(msg.contains(".ahp/hooks.yaml:5:29"), "{msg}");
+    assert!(msg.contains("invalid regex"), "{msg}");
+    let f = fixture(None, Some("hooks:\n  pre-tool-use:\n    - oracle: EchoOracle\n      when: {files.changed_count: \">\"}\n"), None);
+    let msg = load_err(&f);
+    assert!(msg.contains(".ahp/hooks.yaml:4:35"), "{msg}");
+    assert!(msg.contains("no operand"), "{msg}");
+}
+
+#[test]
+fn wrong_types_are_located() {
+    let f = fixture(None, Some("hooks:\n  pre-tool-use:\n    - oracle: EchoOracle\n      priority: high\n"), None);
+    let msg = load_err(&f);
+    assert!(msg.contains(".ahp/hooks.yaml:4:17"), "{msg}");
+    assert!(msg.contains("expected an integer"), "{msg}");
+    assert!(msg.contains("found a string"), "{msg}");
+    let f = fixture(None, Some("hooks:\n  pre-tool-use: {oracle: EchoOracle}\n"), None);
+    let msg = load_err(&f);
+    assert!(msg.contains(".ahp/hooks.yaml:2:17"), "{msg}");
+    assert!(msg.contains("expected a list of entries"), "{msg}");
+}
+
+#[test]
+fn unknown_keys_and_events_suggest_fixes() {
+    let f = fixture(None, Some("hooks:\n  pre-tool-use:\n    - oracle: EchoOracle\n      priorty: 1\n"), None);
+    let msg = load_err(&f);
+    assert!(msg.contains(".ahp/hooks.yaml:4:7"), "{msg}");
+    assert!(msg.contains("did you mean `priority`"), "{msg}");
+    let f = fixture(None, Some("hooks:\n  pre-tool-usee:\n    - oracle: EchoOracle\n"), None);
+    let msg = load_err(&f);
+    assert!(msg.contains(".ahp/hooks.yaml:2:3"), "{msg}");
+    assert!(msg.contains("did you mean `pre-tool-use`"), "{msg}");
+    let f = fixture(None, Some("setings:\n  on_block: stop\n"), None);
+    let msg = load_err(&f);
+    assert!(msg.contains("did you mean `settings`"), "{msg}");
+}
+
+#[test]
+fn oracle_config_errors_point_at_the_key() {
+    let f = fixture(None, Some("hooks:\n  pre-tool-use:\n    - oracle: Strict\n      config:\n        limit: -3\n"), None);
+    let msg = load_err(&f);
+    assert!(msg.contains(".ahp/hooks.yaml:5:9"), "{msg}");
+    assert!(msg.contains("must be a positive integer"), "{msg}");
+    let f = fixture(None, Some("hooks:\n  pre-tool-use:\n    - oracle: strict\n      config: {limt: 3}\n"), None);
+    let msg = load_err(&f);
+    assert!(msg.contains("did you mean `limit`"), "{msg}");
+    assert!(msg.contains(".ahp/hooks.yaml:4:16"), "{msg}");
+}
+
+#[test]
+fn errors_in_a_later_layer_point_at_that_layer() {
+    let f = fixture(None, Some(PROJECT), Some("hooks:\n  pre-tool-use:\n    - id: greet\n      priority: soon\n"));
+    let msg = load_err(&f);
+    assert!(msg.contains("hooks.local.yaml:4:17"), "{msg}");
+}
+
+#[test]
+fn cycles_are_rejected_naming_members() {
+    let text = "hooks:\n  pre-issue-submit:\n    - {oracle: EchoOracle, id: a, after: c}\n    - {oracle: EchoOracle, id: b, after: a}\n    - {oracle: EchoOracle, id: c, after: [b]}\n";
+    let f = fixture(None, Some(text), None);
+    let msg = load_err(&f);
+    assert!(msg.contains("a → b → c → a"), "{msg}");
+    assert!(msg.contains(".ahp/hooks.yaml:3:"), "{msg}");
+}
+
+#[test]
+fn overriding_nothing_and_duplicates_are_errors() {
+    let f = fixture(None, Some("hooks:\n  pre-tool-use:\n    - id: ghost\n      enabled: false\n"), None);
+    let msg = load_err(&f);
+    assert!(msg.contains("overrides nothing"), "{msg}");
+    let f = fixture(None, Some("hooks:\n  pre-tool-use:\n    - oracle: EchoOracle\n    - oracle: EchoOracle\n"), None);
+    let msg = load_err(&f);
+    assert!(msg.contains("second entry with id `EchoOracle`"), "{msg}");
+    assert!(msg.contains(".ahp/hooks.yaml:4:"), "{msg}");
+}
+
+#[test]
+fn every_error_is_reported_at_once() {
+    let f = fixture(None, Some("hooks:\n  pre-tool-use:\n    - oracle: Nope\n    - oracle: EchoOracle\n      priority: x\n"), None);
+    let msg = load_err(&f);
+    assert!(msg.contains("unknown oracle `Nope`"), "{msg}");
+    assert!(msg.contains("expected an integer"), "{msg}");
+    assert!(msg.contains("2 errors"), "{msg}");
+}
+
+#[test]
+fn disallowed_intensity_is_a_warning() {
+    let f = fixture(None, Some("hooks:\n  post-tool-use:\n    - oracle: EchoOracle\n      intensity: block\n"), None);
+    let cfg = LoadedConfig::load(&f.opts).unwrap();
+    let (_, warnings) = cfg.compile_events(&registry(), None).unwrap();
+    assert_eq!(warnings.len(), 1);
+    let w = warnings[0].to_string();
+    assert!(w.contains("post-tool-use does not allow intensity `block`"), "{w}");
+    assert!(w.contains(".ahp/hooks.yaml:4:18"), "{w}");
+}
+
+#[test]
+fn home_as_project_root_loads_the_file_once() {
+    let home = tempfile::tempdir().unwrap();
+    write(&home.path().join(".ahp/hooks.yaml"), PROJECT);
+    let opts = LoadOptions {
+        home: Some(home.path().to_path_buf()),
+        project_root: home.path().to_path_buf(),
+    };
+    let cfg = LoadedConfig::load(&opts).unwrap();
+    assert_eq!(cfg.files.len(), 1);
+    assert_eq!(cfg.entries.len(), 2);
+}
