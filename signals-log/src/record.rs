@@ -1,0 +1,198 @@
+//! One line of the log.
+
+use ahp_engine::{Diagnostic, Level, Signal, SignalResponse};
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// One line of the signal log: a JSON object whose first field, `kind`, says
+/// what follows; the rest are the fields of the recorded value exactly as
+/// the engine serializes it.
+///
+/// | `kind`     | fields                                    |
+/// |------------|-------------------------------------------|
+/// | `signal`   | `header`, `context`, `payload` ([`Signal`]) |
+/// | `response` | `signal_id`, `consumed_at`, `action`, `details`? ([`SignalResponse`]) |
+/// | `warning`  | the [`Diagnostic`] fields (`level` is `warning`) |
+/// | `error`    | the [`Diagnostic`] fields (`level` is `error`) |
+///
+/// For a diagnostic the `level` decides the kind: a diagnostic of level
+/// `error` is written as `kind: "error"` even if held by
+/// [`Record::Warning`] (build diagnostic records with [`Record::diagnostic`]
+/// or `From` to get the matching variant). A line whose `kind` and `level`
+/// disagree is rejected when read.
+///
+/// ```
+/// use ahp_engine::Signal;
+/// use ahp_signals_log::Record;
+///
+/// let record = Record::from(Signal::block("rm -rf / is not allowed"));
+/// let line = serde_json::to_string(&record).unwrap();
+/// assert!(line.starts_with(r#"{"kind":"signal","header":{"#), "{line}");
+/// let back: Record = serde_json::from_str(&line).unwrap();
+/// assert_eq!(back, record);
+/// assert_eq!(back.kind(), "signal");
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub enum Record {
+    /// A signal an oracle raised (`kind: "signal"`).
+    Signal(Signal),
+    /// What was done about a signal (`kind: "response"`).
+    Response(SignalResponse),
+    /// A warning raised while dispatching (`kind: "warning"`).
+    Warning(Diagnostic),
+    /// An error raised while dispatching (`kind: "error"`).
+    Error(Diagnostic),
+}
+
+/// The wire form, borrowed for writing. `serde(tag)` writes the tag before
+/// the value's own fields, so `kind` is always the first key of a line.
+#[derive(Serialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub(crate) enum WireRef<'a> {
+    Signal(&'a Signal),
+    Response(&'a SignalResponse),
+    Warning(&'a Diagnostic),
+    Error(&'a Diagnostic),
+}
+
+impl WireRef<'_> {
+    pub(crate) fn kind(&self) -> &'static str {
+        match self {
+            WireRef::Signal(_) => "signal",
+            WireRef::Response(_) => "response",
+            WireRef::Warning(_) => "warning",
+            WireRef::Error(_) => "error",
+        }
+    }
+
+    /// The diagnostic's own level picks the kind.
+    pub(crate) fn diagnostic(d: &Diagnostic) -> WireRef<'_> {
+        match d.level {
+            Level::Warning => WireRef::Warning(d),
+            Level::Error => WireRef::Error(d),
+        }
+    }
+}
+
+/// The wire form, owned for reading. Works with `Signal`'s hand-written
+/// `Deserialize` (serde buffers the object, then hands it on).
+#[derive(Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+enum Wire {
+    Signal(Signal),
+    Response(SignalResponse),
+    Warning(Diagnostic),
+    Error(Diagnostic),
+}
+
+impl Record {
+    /// Every `kind` a line can have, in the order of the variants.
+    pub const KINDS: [&'static str; 4] = ["signal", "response", "warning", "error"];
+
+    /// The record for a diagnostic: [`Record::Warning`] or
+    /// [`Record::Error`] by its level.
+    ///
+    /// ```
+    /// use ahp_engine::{Diagnostic, Event, Level};
+    /// use ahp_signals_log::Record;
+    /// let d = Diagnostic {
+    ///     level: Level::Error,
+    ///     timestamp: chrono::Utc::now(),
+    ///     source: "ahp".into(),
+    ///     event: Event::PreToolUse,
+    ///     correlation_id: None,
+    ///     message: "oracle timed out".into(),
+    /// };
+    /// assert!(matches!(Record::diagnostic(d), Record::Error(_)));
+    /// ```
+    pub fn diagnostic(diagnostic: Diagnostic) -> Record {
+        match diagnostic.level {
+            Level::Warning => Record::Warning(diagnostic),
+            Level::Error => Record::Error(diagnostic),
+        }
+    }
+
+    /// The line's `kind`: `signal`, `response`, `warning` or `error` (for a
+    /// diagnostic, its level).
+    ///
+    /// ```
+    /// use ahp_engine::Signal;
+    /// use ahp_signals_log::Record;
+    /// assert_eq!(Record::from(Signal::aid("see CONTRIBUTING.md")).kind(), "signal");
+    /// ```
+    pub fn kind(&self) -> &'static str {
+        self.wire().kind()
+    }
+
+    /// When it happened: the signal's `header.timestamp`, the response's
+    /// `consumed_at`, the diagnostic's `timestamp`.
+    pub fn timestamp(&self) -> DateTime<Utc> {
+        match self {
+            Record::Signal(s) => s.header.timestamp,
+            Record::Response(r) => r.consumed_at,
+            Record::Warning(d) | Record::Error(d) => d.timestamp,
+        }
+    }
+
+    pub(crate) fn wire(&self) -> WireRef<'_> {
+        match self {
+            Record::Signal(s) => WireRef::Signal(s),
+            Record::Response(r) => WireRef::Response(r),
+            Record::Warning(d) | Record::Error(d) => WireRef::diagnostic(d),
+        }
+    }
+}
+
+impl From<Signal> for Record {
+    fn from(signal: Signal) -> Record {
+        Record::Signal(signal)
+    }
+}
+
+impl From<SignalResponse> for Record {
+    fn from(response: SignalResponse) -> Record {
+        Record::Response(response)
+    }
+}
+
+impl From<Diagnostic> for Record {
+    /// As [`Record::diagnostic`].
+    fn from(diagnostic: Diagnostic) -> Record {
+        Record::diagnostic(diagnostic)
+    }
+}
+
+impl Serialize for Record {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.wire().serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Record {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let check = |kind: Level, d: Diagnostic| {
+            if d.level == kind {
+                Ok(d)
+            } else {
+                Err(serde::de::Error::custom(format!(
+                    "a `{}` record holds a diagnostic of level `{}`",
+                    level_name(kind),
+                    level_name(d.level)
+                )))
+            }
+        };
+        Ok(match Wire::deserialize(d)? {
+            Wire::Signal(s) => Record::Signal(s),
+            Wire::Response(r) => Record::Response(r),
+            Wire::Warning(d) => Record::Warning(check(Level::Warning, d)?),
+            Wire::Error(d) => Record::Error(check(Level::Error, d)?),
+        })
+    }
+}
+
+fn level_name(level: Level) -> &'static str {
+    match level {
+        Level::Warning => "warning",
+        Level::Error => "error",
+    }
+}
