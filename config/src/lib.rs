@@ -24,6 +24,9 @@
 //! ```
 
 #![warn(missing_docs)]
+// ConfigError carries file, position, key, help and the source line: it is
+// only built on the cold path of a broken config, where size does not matter.
+#![allow(clippy::result_large_err)]
 
 pub mod load;
 pub mod schema;

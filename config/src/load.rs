@@ -21,8 +21,17 @@ pub const TOP_KEYS: &[&str] = &["version", "settings", "hooks"];
 pub const SETTINGS_KEYS: &[&str] = &["environment", "on_block", "fail_closed", "timeout"];
 /// Keys of one entry.
 pub const ENTRY_KEYS: &[&str] = &[
-    "oracle", "id", "config", "when", "priority", "after", "enabled", "async", "intensity",
-    "on_error", "timeout",
+    "oracle",
+    "id",
+    "config",
+    "when",
+    "priority",
+    "after",
+    "enabled",
+    "async",
+    "intensity",
+    "on_error",
+    "timeout",
 ];
 
 /// The policy compiled into ahp, used when no hooks.yaml exists anywhere.
@@ -111,7 +120,10 @@ impl MergedEntry {
 
     /// Whether the merged entry is enabled (`enabled:` not false).
     pub fn enabled(&self) -> bool {
-        !matches!(self.node.get("enabled").map(|n| &n.value), Some(NodeValue::Bool(false)))
+        !matches!(
+            self.node.get("enabled").map(|n| &n.value),
+            Some(NodeValue::Bool(false))
+        )
     }
 
     /// The oracle name as written, if any.
@@ -156,7 +168,10 @@ fn read_layer(layer: Layer, path: &Path) -> Result<Option<Arc<SourceFile>>, Conf
             let text = String::from_utf8(bytes).map_err(|e| {
                 ConfigError::in_file(
                     path,
-                    format!("not UTF-8 text (invalid byte at offset {})", e.utf8_error().valid_up_to()),
+                    format!(
+                        "not UTF-8 text (invalid byte at offset {})",
+                        e.utf8_error().valid_up_to()
+                    ),
                 )
             })?;
             Ok(Some(Arc::new(SourceFile {
@@ -171,7 +186,11 @@ fn read_layer(layer: Layer, path: &Path) -> Result<Option<Arc<SourceFile>>, Conf
 }
 
 fn unknown_key(key: &Key, path: &str, known: &[&str]) -> ConfigError {
-    let err = ConfigError::at(&key.origin, Some(path.to_string()), format!("unknown key `{}`", key.name));
+    let err = ConfigError::at(
+        &key.origin,
+        Some(path.to_string()),
+        format!("unknown key `{}`", key.name),
+    );
     match did_you_mean(&key.name, known.iter().copied()) {
         Some(s) => err.help(format!("did you mean `{s}`?")),
         None => err.help(format!("valid keys here: {}", known.join(", "))),
@@ -181,7 +200,11 @@ fn unknown_key(key: &Key, path: &str, known: &[&str]) -> ConfigError {
 fn check_keys(map: &[(Key, Node)], prefix: &str, known: &[&str], errors: &mut Vec<ConfigError>) {
     for (k, _) in map {
         if !known.contains(&k.name.as_str()) {
-            let path = if prefix.is_empty() { k.name.clone() } else { format!("{prefix}.{}", k.name) };
+            let path = if prefix.is_empty() {
+                k.name.clone()
+            } else {
+                format!("{prefix}.{}", k.name)
+            };
             errors.push(unknown_key(k, &path, known));
         }
     }
@@ -264,10 +287,15 @@ impl LoadedConfig {
         check_keys(&top, "", TOP_KEYS, errors);
         for (key, node) in top {
             match key.name.as_str() {
-                "version" => {
-                    if !matches!(node.value, NodeValue::Int(1)) {
-                        errors.push(ConfigError::at(&node.origin, Some("version".into()), "unsupported version").help("use `version: 1` or leave it out"));
-                    }
+                "version" if !matches!(node.value, NodeValue::Int(1)) => {
+                    errors.push(
+                        ConfigError::at(
+                            &node.origin,
+                            Some("version".into()),
+                            "unsupported version",
+                        )
+                        .help("use `version: 1` or leave it out"),
+                    );
                 }
                 "settings" => match &node.value {
                     NodeValue::Null => {}
@@ -291,7 +319,11 @@ impl LoadedConfig {
             NodeValue::Null => return,
             NodeValue::Map(m) => m,
             _ => {
-                errors.push(type_error(&hooks, "hooks".into(), "a map of event name → list of entries"));
+                errors.push(type_error(
+                    &hooks,
+                    "hooks".into(),
+                    "a map of event name → list of entries",
+                ));
                 return;
             }
         };
@@ -300,7 +332,11 @@ impl LoadedConfig {
             let event = match Event::parse(&key.name) {
                 Ok(e) => e,
                 Err(e) => {
-                    let mut err = ConfigError::at(&key.origin, Some(format!("hooks.{}", key.name)), format!("unknown event `{}`", key.name.escape_debug()));
+                    let mut err = ConfigError::at(
+                        &key.origin,
+                        Some(format!("hooks.{}", key.name)),
+                        format!("unknown event `{}`", key.name.escape_debug()),
+                    );
                     err = match e.suggestion {
                         Some(s) => err.help(format!("did you mean `{s}`? (run `ahp explain --list` for every event and alias)")),
                         None => err.help(format!("valid events: {}", Event::ALL.iter().map(|e| e.as_str()).collect::<Vec<_>>().join(", "))),
@@ -313,14 +349,22 @@ impl LoadedConfig {
                 NodeValue::Null => continue,
                 NodeValue::Seq(items) => items,
                 _ => {
-                    errors.push(type_error(&list, format!("hooks.{}", key.name), "a list of entries (each starting with `- oracle: …`)"));
+                    errors.push(type_error(
+                        &list,
+                        format!("hooks.{}", key.name),
+                        "a list of entries (each starting with `- oracle: …`)",
+                    ));
                     continue;
                 }
             };
             for (i, item) in items.into_iter().enumerate() {
                 let path = format!("hooks.{}[{i}]", key.name);
                 let Some(m) = item.as_map() else {
-                    errors.push(type_error(&item, path, "a map like `{oracle: Rules, config: {...}}`"));
+                    errors.push(type_error(
+                        &item,
+                        path,
+                        "a map like `{oracle: Rules, config: {...}}`",
+                    ));
                     continue;
                 };
                 check_keys(m, &path, ENTRY_KEYS, errors);
@@ -373,20 +417,32 @@ impl LoadedConfig {
             if let Some(n) = node.get("environment") {
                 match n.as_str() {
                     Some(v) => s.environment = Some(v.to_string()),
-                    None => errors.push(type_error(n, "settings.environment".into(), "a string such as development or production")),
+                    None => errors.push(type_error(
+                        n,
+                        "settings.environment".into(),
+                        "a string such as development or production",
+                    )),
                 }
             }
             if let Some(n) = node.get("on_block") {
                 match n.as_str() {
                     Some("stop") => s.on_block = OnBlock::Stop,
                     Some("collect") => s.on_block = OnBlock::Collect,
-                    _ => errors.push(ConfigError::at(&n.origin, Some("settings.on_block".into()), "expected `stop` or `collect`")),
+                    _ => errors.push(ConfigError::at(
+                        &n.origin,
+                        Some("settings.on_block".into()),
+                        "expected `stop` or `collect`",
+                    )),
                 }
             }
             if let Some(n) = node.get("fail_closed") {
                 match n.value {
                     NodeValue::Bool(b) => fail_closed = b,
-                    _ => errors.push(type_error(n, "settings.fail_closed".into(), "true or false")),
+                    _ => errors.push(type_error(
+                        n,
+                        "settings.fail_closed".into(),
+                        "true or false",
+                    )),
                 }
             }
             if let Some(n) = node.get("timeout") {
@@ -443,7 +499,9 @@ impl LoadedConfig {
 
     fn policy_error(&self, e: PolicyError) -> ConfigError {
         let (event, id) = match &e {
-            PolicyError::Cycle { event, members } => (*event, members.first().cloned().unwrap_or_default()),
+            PolicyError::Cycle { event, members } => {
+                (*event, members.first().cloned().unwrap_or_default())
+            }
             PolicyError::UnknownAfter { event, id, .. } => (*event, id.clone()),
             PolicyError::DuplicateId { event, id } => (*event, id.clone()),
         };
@@ -480,38 +538,66 @@ impl LoadedConfig {
                 None => {
                     // Let the registry word the error (suggestion + list).
                     let msg = match registry.build(name, OracleConfig::empty()) {
-                        Err(BuildError::Unknown { suggestion, known, .. }) => {
-                            let e = ConfigError::at(&n.origin, Some(me.path("oracle")), format!("unknown oracle `{name}`"));
+                        Err(BuildError::Unknown {
+                            suggestion, known, ..
+                        }) => {
+                            let e = ConfigError::at(
+                                &n.origin,
+                                Some(me.path("oracle")),
+                                format!("unknown oracle `{name}`"),
+                            );
                             match suggestion {
-                                Some(s) => e.help(format!("did you mean `{s}`? known oracles: {}", known.join(", "))),
+                                Some(s) => e.help(format!(
+                                    "did you mean `{s}`? known oracles: {}",
+                                    known.join(", ")
+                                )),
                                 None => e.help(format!("known oracles: {}", known.join(", "))),
                             }
                         }
-                        _ => ConfigError::at(&n.origin, Some(me.path("oracle")), format!("unknown oracle `{name}`")),
+                        _ => ConfigError::at(
+                            &n.origin,
+                            Some(me.path("oracle")),
+                            format!("unknown oracle `{name}`"),
+                        ),
                     };
                     errors.push(msg);
                     None
                 }
             },
             Some((n, None)) => {
-                errors.push(type_error(n, me.path("oracle"), "an oracle name (a string)"));
+                errors.push(type_error(
+                    n,
+                    me.path("oracle"),
+                    "an oracle name (a string)",
+                ));
                 None
             }
             None => {
-                errors.push(ConfigError::at(&me.defined_at, Some(me.path("")), "entry has no `oracle`"));
+                errors.push(ConfigError::at(
+                    &me.defined_at,
+                    Some(me.path("")),
+                    "entry has no `oracle`",
+                ));
                 None
             }
         };
         let enabled = match node.get("enabled") {
             None => true,
-            Some(Node { value: NodeValue::Bool(b), .. }) => *b,
+            Some(Node {
+                value: NodeValue::Bool(b),
+                ..
+            }) => *b,
             Some(n) => {
                 errors.push(type_error(n, me.path("enabled"), "true or false"));
                 true
             }
         };
         if !enabled {
-            return if errors.is_empty() { Ok(None) } else { Err(errors) };
+            return if errors.is_empty() {
+                Ok(None)
+            } else {
+                Err(errors)
+            };
         }
         let when = match node.get("when") {
             None => Condition::default(),
@@ -527,11 +613,19 @@ impl LoadedConfig {
             None => 0,
             Some(n) => match n.value {
                 NodeValue::Int(i) => i64::try_from(i).unwrap_or_else(|_| {
-                    errors.push(ConfigError::at(&n.origin, Some(me.path("priority")), "priority out of range"));
+                    errors.push(ConfigError::at(
+                        &n.origin,
+                        Some(me.path("priority")),
+                        "priority out of range",
+                    ));
                     0
                 }),
                 _ => {
-                    errors.push(type_error(n, me.path("priority"), "an integer (lower runs first)"));
+                    errors.push(type_error(
+                        n,
+                        me.path("priority"),
+                        "an integer (lower runs first)",
+                    ));
                     0
                 }
             },
@@ -540,18 +634,26 @@ impl LoadedConfig {
             None => Vec::new(),
             Some(n) => match &n.value {
                 NodeValue::Str(s) => vec![s.clone()],
-                NodeValue::Seq(items) if items.iter().all(|i| i.as_str().is_some()) => {
-                    items.iter().filter_map(|i| i.as_str().map(str::to_string)).collect()
-                }
+                NodeValue::Seq(items) if items.iter().all(|i| i.as_str().is_some()) => items
+                    .iter()
+                    .filter_map(|i| i.as_str().map(str::to_string))
+                    .collect(),
                 _ => {
-                    errors.push(type_error(n, me.path("after"), "an entry id or a list of entry ids"));
+                    errors.push(type_error(
+                        n,
+                        me.path("after"),
+                        "an entry id or a list of entry ids",
+                    ));
                     Vec::new()
                 }
             },
         };
         let is_async = match node.get("async") {
             None => false,
-            Some(Node { value: NodeValue::Bool(b), .. }) => *b,
+            Some(Node {
+                value: NodeValue::Bool(b),
+                ..
+            }) => *b,
             Some(n) => {
                 errors.push(type_error(n, me.path("async"), "true or false"));
                 false
@@ -575,7 +677,11 @@ impl LoadedConfig {
                     Some(i)
                 }
                 _ => {
-                    errors.push(ConfigError::at(&n.origin, Some(me.path("intensity")), "expected one of block, control, prompt, aid"));
+                    errors.push(ConfigError::at(
+                        &n.origin,
+                        Some(me.path("intensity")),
+                        "expected one of block, control, prompt, aid",
+                    ));
                     None
                 }
             },
@@ -587,7 +693,11 @@ impl LoadedConfig {
                 Some("allow") => OnError::Allow,
                 Some("block") => OnError::Block,
                 _ => {
-                    errors.push(ConfigError::at(&n.origin, Some(me.path("on_error")), "expected `allow` (fail open) or `block` (fail closed)"));
+                    errors.push(ConfigError::at(
+                        &n.origin,
+                        Some(me.path("on_error")),
+                        "expected `allow` (fail open) or `block` (fail closed)",
+                    ));
                     OnError::Allow
                 }
             },
@@ -603,10 +713,15 @@ impl LoadedConfig {
             },
         };
         let config_node = node.get("config");
-        let config_json = config_node.map(Node::to_json).unwrap_or(serde_json::Value::Null);
+        let config_json = config_node
+            .map(Node::to_json)
+            .unwrap_or(serde_json::Value::Null);
         let oracle = match &oracle_name {
             Some((_, name)) => {
-                match registry.build(name, OracleConfig::new(&config_json, Some(&self.project_root))) {
+                match registry.build(
+                    name,
+                    OracleConfig::new(&config_json, Some(&self.project_root)),
+                ) {
                     Ok(o) => Some(o),
                     Err(BuildError::Config(e)) => {
                         let (origin, key) = match (&e.key, config_node) {
@@ -625,7 +740,11 @@ impl LoadedConfig {
                         None
                     }
                     Err(other) => {
-                        errors.push(ConfigError::at(&me.defined_at, Some(me.path("oracle")), other.to_string()));
+                        errors.push(ConfigError::at(
+                            &me.defined_at,
+                            Some(me.path("oracle")),
+                            other.to_string(),
+                        ));
                         None
                     }
                 }
@@ -636,7 +755,11 @@ impl LoadedConfig {
             return Err(errors);
         }
         let (Some((_, oracle_name)), Some(oracle)) = (oracle_name, oracle) else {
-            return Err(vec![ConfigError::at(&me.defined_at, Some(me.path("")), "entry could not be built")]);
+            return Err(vec![ConfigError::at(
+                &me.defined_at,
+                Some(me.path("")),
+                "entry could not be built",
+            )]);
         };
         Ok(Some(Entry {
             id: me.id.clone(),
@@ -659,7 +782,11 @@ fn millis(n: &Node, path: &str) -> Result<Duration, ConfigError> {
         NodeValue::Int(i) if (1..=3_600_000).contains(&i) => {
             Ok(Duration::from_millis(u64::try_from(i).unwrap_or(1)))
         }
-        NodeValue::Int(_) => Err(ConfigError::at(&n.origin, Some(path.into()), "timeout must be between 1 and 3600000 milliseconds")),
+        NodeValue::Int(_) => Err(ConfigError::at(
+            &n.origin,
+            Some(path.into()),
+            "timeout must be between 1 and 3600000 milliseconds",
+        )),
         _ => Err(type_error(n, path.into(), "a number of milliseconds")),
     }
 }
@@ -670,8 +797,12 @@ pub fn compile_when(node: &Node, path: &str) -> Result<Condition, Vec<ConfigErro
         NodeValue::Null => return Ok(Condition::default()),
         NodeValue::Map(m) => m,
         _ => {
-            return Err(vec![type_error(node, path.into(), "a map of context path → matcher, e.g. `{issue.type: feature}`")
-                .help("example: when: { files.changed_count: \"> 10\" }")])
+            return Err(vec![type_error(
+                node,
+                path.into(),
+                "a map of context path → matcher, e.g. `{issue.type: feature}`",
+            )
+            .help("example: when: { files.changed_count: \"> 10\" }")])
         }
     };
     let mut errors = Vec::new();
@@ -679,12 +810,19 @@ pub fn compile_when(node: &Node, path: &str) -> Result<Condition, Vec<ConfigErro
     for (k, v) in map {
         let valid_path = !k.name.is_empty()
             && k.name.split('.').all(|seg| {
-                !seg.is_empty() && seg.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '-')
+                !seg.is_empty()
+                    && seg
+                        .chars()
+                        .all(|c| c.is_alphanumeric() || c == '_' || c == '-')
             });
         if !valid_path {
             errors.push(
-                ConfigError::at(&k.origin, Some(format!("{path}.{}", k.name)), format!("`{}` is not a context path", k.name.escape_debug()))
-                    .help("use a dotted path such as `tool.name` or `files.changed_count`"),
+                ConfigError::at(
+                    &k.origin,
+                    Some(format!("{path}.{}", k.name)),
+                    format!("`{}` is not a context path", k.name.escape_debug()),
+                )
+                .help("use a dotted path such as `tool.name` or `files.changed_count`"),
             );
             continue;
         }

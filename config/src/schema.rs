@@ -142,13 +142,22 @@ mod tests {
     #[test]
     fn schema_keys_match_validation_keys() {
         let s = hooks_schema();
-        let mut want: Vec<String> = crate::load::ENTRY_KEYS.iter().map(|s| s.to_string()).collect();
+        let mut want: Vec<String> = crate::load::ENTRY_KEYS
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
         want.sort();
         assert_eq!(props(&s, "EntrySpec"), want);
-        let mut want: Vec<String> = crate::load::SETTINGS_KEYS.iter().map(|s| s.to_string()).collect();
+        let mut want: Vec<String> = crate::load::SETTINGS_KEYS
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
         want.sort();
         assert_eq!(props(&s, "SettingsSpec"), want);
-        let mut want: Vec<String> = crate::load::TOP_KEYS.iter().map(|s| s.to_string()).collect();
+        let mut want: Vec<String> = crate::load::TOP_KEYS
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
         want.sort();
         assert_eq!(props(&s, ""), want);
     }

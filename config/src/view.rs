@@ -13,7 +13,11 @@ fn scalar_text(n: &Node) -> Option<String> {
         NodeValue::Int(i) => i.to_string(),
         NodeValue::Float(f) => f.to_string(),
         NodeValue::Str(s) => serde_json::to_string(s).unwrap_or_default(),
-        NodeValue::Seq(items) if items.iter().all(|i| !matches!(i.value, NodeValue::Seq(_) | NodeValue::Map(_))) => {
+        NodeValue::Seq(items)
+            if items
+                .iter()
+                .all(|i| !matches!(i.value, NodeValue::Seq(_) | NodeValue::Map(_))) =>
+        {
             let parts: Vec<String> = items.iter().filter_map(scalar_text).collect();
             format!("[{}]", parts.join(", "))
         }
@@ -71,7 +75,11 @@ fn origins(n: &Node, prefix: &str, out: &mut Map<String, Value>) {
     match &n.value {
         NodeValue::Map(m) if !m.is_empty() => {
             for (k, v) in m {
-                let p = if prefix.is_empty() { k.name.clone() } else { format!("{prefix}.{}", k.name) };
+                let p = if prefix.is_empty() {
+                    k.name.clone()
+                } else {
+                    format!("{prefix}.{}", k.name)
+                };
                 origins(v, &p, out);
             }
         }
@@ -103,8 +111,16 @@ impl LoadedConfig {
                 let _ = writeln!(out, "  {}:", e.event);
                 last_event = Some(e.event);
             }
-            let line = format!("    - id: {}", serde_json::to_string(&e.id).unwrap_or_default());
-            let _ = writeln!(out, "{line:<52} # {} {}", e.defined_at.layer(), e.defined_at.location());
+            let line = format!(
+                "    - id: {}",
+                serde_json::to_string(&e.id).unwrap_or_default()
+            );
+            let _ = writeln!(
+                out,
+                "{line:<52} # {} {}",
+                e.defined_at.layer(),
+                e.defined_at.location()
+            );
             if let Some(m) = e.node.as_map() {
                 for (k, v) in m.iter().filter(|(k, _)| k.name != "id") {
                     render(&mut out, &k.name, v, 6);

@@ -129,7 +129,11 @@ impl Node {
             Some((p, l)) => (self.find(p)?, l),
             None => (self, path),
         };
-        parent.as_map()?.iter().find(|(k, _)| k.name == last).map(|(k, _)| k)
+        parent
+            .as_map()?
+            .iter()
+            .find(|(k, _)| k.name == last)
+            .map(|(k, _)| k)
     }
 }
 
@@ -327,7 +331,10 @@ mod tests {
 
     #[test]
     fn keeps_positions_of_keys_and_values() {
-        let n = parse(file("hooks:\n  pre-tool-use:\n    - oracle: Rules\n      priority: 3\n")).unwrap();
+        let n = parse(file(
+            "hooks:\n  pre-tool-use:\n    - oracle: Rules\n      priority: 3\n",
+        ))
+        .unwrap();
         let p = n.find("hooks.pre-tool-use.0.priority").unwrap();
         assert_eq!((p.origin.line, p.origin.column), (4, 17));
         let k = n.find_key("hooks.pre-tool-use.0.priority").unwrap();
@@ -337,7 +344,10 @@ mod tests {
 
     #[test]
     fn syntax_errors_have_line_and_column() {
-        let e = parse(file("hooks:\n  pre-tool-use:\n    - oracle: Rules\n     priority: [\n")).unwrap_err();
+        let e = parse(file(
+            "hooks:\n  pre-tool-use:\n    - oracle: Rules\n     priority: [\n",
+        ))
+        .unwrap_err();
         assert_eq!(e.line, 4);
         assert!(e.column > 0);
         assert!(e.message.starts_with("invalid YAML"), "{}", e.message);
@@ -356,7 +366,10 @@ mod tests {
         }))
         .unwrap();
         merge(&mut a, b);
-        assert_eq!(a.to_json(), serde_json::json!({"x": 1, "y": {"a": 1, "b": 3}, "l": [9]}));
+        assert_eq!(
+            a.to_json(),
+            serde_json::json!({"x": 1, "y": {"a": 1, "b": 3}, "l": [9]})
+        );
         assert_eq!(a.find("y.b").unwrap().origin.layer(), Layer::Local);
         assert_eq!(a.find("y.a").unwrap().origin.layer(), Layer::Project);
         assert_eq!(a.find("l").unwrap().origin.layer(), Layer::Local);

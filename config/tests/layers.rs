@@ -27,13 +27,17 @@ fn registry() -> Registry {
         let say: String = cfg.get("say")?.unwrap_or_default();
         Ok(Arc::new(Echo(say)) as Arc<dyn Oracle>)
     });
-    r.register("Strict", "needs a positive limit", |cfg: OracleConfig<'_>| {
-        cfg.check_keys(&["limit"])?;
-        match cfg.get::<i64>("limit")? {
-            Some(n) if n > 0 => Ok(Arc::new(Echo(n.to_string())) as Arc<dyn Oracle>),
-            _ => Err(OracleConfigError::at("limit", "must be a positive integer")),
-        }
-    });
+    r.register(
+        "Strict",
+        "needs a positive limit",
+        |cfg: OracleConfig<'_>| {
+            cfg.check_keys(&["limit"])?;
+            match cfg.get::<i64>("limit")? {
+                Some(n) if n > 0 => Ok(Arc::new(Echo(n.to_string())) as Arc<dyn Oracle>),
+                _ => Err(OracleConfigError::at("limit", "must be a positive integer")),
+            }
+        },
+    );
     r
 }
 
@@ -94,7 +98,11 @@ hooks:
 
 #[test]
 fn local_layer_disables_a_project_entry() {
-    let f = fixture(None, Some(PROJECT), Some("hooks:\n  pre-tool-use:\n    - id: second\n      enabled: false\n"));
+    let f = fixture(
+        None,
+        Some(PROJECT),
+        Some("hooks:\n  pre-tool-use:\n    - id: second\n      enabled: false\n"),
+    );
     let cfg = LoadedConfig::load(&f.opts).unwrap();
     let (policy, _) = cfg.compile_events(&registry(), None).unwrap();
     let plan = policy.plan(Event::PreToolUse).unwrap();
@@ -126,7 +134,10 @@ fn later_layer_deep_merges_config_maps_and_replaces_lists() {
     assert_eq!(origins["priority"]["line"], 5);
     // The text view says it too.
     let text = cfg.render_text();
-    let say_line = text.lines().find(|l| l.contains("say: \"bonjour\"")).unwrap();
+    let say_line = text
+        .lines()
+        .find(|l| l.contains("say: \"bonjour\""))
+        .unwrap();
     assert!(say_line.contains("# local"), "{say_line}");
     assert!(say_line.contains("hooks.local.yaml:5:14"), "{say_line}");
 }
@@ -136,10 +147,16 @@ fn project_overrides_user_entry() {
     let user = "settings:\n  on_block: collect\nhooks:\n  pre-tool-use:\n    - oracle: EchoOracle\n      id: greet\n      priority: 9\n      config: {say: from-user}\n";
     let f = fixture(Some(user), Some(PROJECT), None);
     let cfg = LoadedConfig::load(&f.opts).unwrap();
-    assert_eq!(cfg.files.iter().map(|f| f.layer).collect::<Vec<_>>(), vec![Layer::User, Layer::Project]);
+    assert_eq!(
+        cfg.files.iter().map(|f| f.layer).collect::<Vec<_>>(),
+        vec![Layer::User, Layer::Project]
+    );
     let greet = cfg.entries.iter().find(|e| e.id == "greet").unwrap();
     assert_eq!(greet.node.get("priority").unwrap().to_json(), json!(1));
-    assert_eq!(greet.node.get("priority").unwrap().origin.layer(), Layer::Project);
+    assert_eq!(
+        greet.node.get("priority").unwrap().origin.layer(),
+        Layer::Project
+    );
     assert_eq!(greet.defined_at.layer(), Layer::User);
     // Settings from the user layer survive.
     let (settings, _) = cfg.settings().unwrap();
@@ -160,7 +177,11 @@ fn default_policy_only_when_no_file_exists() {
 
 #[test]
 fn bad_yaml_names_file_line_column() {
-    let f = fixture(None, Some("hooks:\n  pre-tool-use:\n    - oracle: EchoOracle\n     priority: [\n"), None);
+    let f = fixture(
+        None,
+        Some("hooks:\n  pre-tool-use:\n    - oracle: EchoOracle\n     priority: [\n"),
+        None,
+    );
     let msg = load_err(&f);
     assert!(msg.contains(".ahp/hooks.yaml:4:"), "{msg}");
     assert!(msg.contains("invalid YAML"), "{msg}");
@@ -168,13 +189,20 @@ fn bad_yaml_names_file_line_column() {
 
 #[test]
 fn unknown_oracle_lists_known_ones() {
-    let f = fixture(None, Some("hooks:\n  pre-tool-use:\n    - oracle: EchoOracel\n"), None);
+    let f = fixture(
+        None,
+        Some("hooks:\n  pre-tool-use:\n    - oracle: EchoOracel\n"),
+        None,
+    );
     let msg = load_err(&f);
     assert!(msg.contains(".ahp/hooks.yaml:3:15"), "{msg}");
     assert!(msg.contains("unknown oracle `EchoOracel`"), "{msg}");
     assert!(msg.contains("did you mean `EchoOracle`"), "{msg}");
     assert!(msg.contains("known oracles: EchoOracle, Strict"), "{msg}");
-    assert!(msg.contains("hooks.pre-tool-use[EchoOracel].oracle"), "{msg}");
+    assert!(
+        msg.contains("hooks.pre-tool-use[EchoOracel].oracle"),
+        "{msg}"
+    );
 }
 
 #[test]
@@ -191,12 +219,20 @@ fn bad_when_expression_is_located() {
 
 #[test]
 fn wrong_types_are_located() {
-    let f = fixture(None, Some("hooks:\n  pre-tool-use:\n    - oracle: EchoOracle\n      priority: high\n"), None);
+    let f = fixture(
+        None,
+        Some("hooks:\n  pre-tool-use:\n    - oracle: EchoOracle\n      priority: high\n"),
+        None,
+    );
     let msg = load_err(&f);
     assert!(msg.contains(".ahp/hooks.yaml:4:17"), "{msg}");
     assert!(msg.contains("expected an integer"), "{msg}");
     assert!(msg.contains("found a string"), "{msg}");
-    let f = fixture(None, Some("hooks:\n  pre-tool-use: {oracle: EchoOracle}\n"), None);
+    let f = fixture(
+        None,
+        Some("hooks:\n  pre-tool-use: {oracle: EchoOracle}\n"),
+        None,
+    );
     let msg = load_err(&f);
     assert!(msg.contains(".ahp/hooks.yaml:2:17"), "{msg}");
     assert!(msg.contains("expected a list of entries"), "{msg}");
@@ -204,11 +240,19 @@ fn wrong_types_are_located() {
 
 #[test]
 fn unknown_keys_and_events_suggest_fixes() {
-    let f = fixture(None, Some("hooks:\n  pre-tool-use:\n    - oracle: EchoOracle\n      priorty: 1\n"), None);
+    let f = fixture(
+        None,
+        Some("hooks:\n  pre-tool-use:\n    - oracle: EchoOracle\n      priorty: 1\n"),
+        None,
+    );
     let msg = load_err(&f);
     assert!(msg.contains(".ahp/hooks.yaml:4:7"), "{msg}");
     assert!(msg.contains("did you mean `priority`"), "{msg}");
-    let f = fixture(None, Some("hooks:\n  pre-tool-usee:\n    - oracle: EchoOracle\n"), None);
+    let f = fixture(
+        None,
+        Some("hooks:\n  pre-tool-usee:\n    - oracle: EchoOracle\n"),
+        None,
+    );
     let msg = load_err(&f);
     assert!(msg.contains(".ahp/hooks.yaml:2:3"), "{msg}");
     assert!(msg.contains("did you mean `pre-tool-use`"), "{msg}");
@@ -219,11 +263,19 @@ fn unknown_keys_and_events_suggest_fixes() {
 
 #[test]
 fn oracle_config_errors_point_at_the_key() {
-    let f = fixture(None, Some("hooks:\n  pre-tool-use:\n    - oracle: Strict\n      config:\n        limit: -3\n"), None);
+    let f = fixture(
+        None,
+        Some("hooks:\n  pre-tool-use:\n    - oracle: Strict\n      config:\n        limit: -3\n"),
+        None,
+    );
     let msg = load_err(&f);
     assert!(msg.contains(".ahp/hooks.yaml:5:9"), "{msg}");
     assert!(msg.contains("must be a positive integer"), "{msg}");
-    let f = fixture(None, Some("hooks:\n  pre-tool-use:\n    - oracle: strict\n      config: {limt: 3}\n"), None);
+    let f = fixture(
+        None,
+        Some("hooks:\n  pre-tool-use:\n    - oracle: strict\n      config: {limt: 3}\n"),
+        None,
+    );
     let msg = load_err(&f);
     assert!(msg.contains("did you mean `limit`"), "{msg}");
     assert!(msg.contains(".ahp/hooks.yaml:4:16"), "{msg}");
@@ -231,7 +283,11 @@ fn oracle_config_errors_point_at_the_key() {
 
 #[test]
 fn errors_in_a_later_layer_point_at_that_layer() {
-    let f = fixture(None, Some(PROJECT), Some("hooks:\n  pre-tool-use:\n    - id: greet\n      priority: soon\n"));
+    let f = fixture(
+        None,
+        Some(PROJECT),
+        Some("hooks:\n  pre-tool-use:\n    - id: greet\n      priority: soon\n"),
+    );
     let msg = load_err(&f);
     assert!(msg.contains("hooks.local.yaml:4:17"), "{msg}");
 }
@@ -247,10 +303,18 @@ fn cycles_are_rejected_naming_members() {
 
 #[test]
 fn overriding_nothing_and_duplicates_are_errors() {
-    let f = fixture(None, Some("hooks:\n  pre-tool-use:\n    - id: ghost\n      enabled: false\n"), None);
+    let f = fixture(
+        None,
+        Some("hooks:\n  pre-tool-use:\n    - id: ghost\n      enabled: false\n"),
+        None,
+    );
     let msg = load_err(&f);
     assert!(msg.contains("overrides nothing"), "{msg}");
-    let f = fixture(None, Some("hooks:\n  pre-tool-use:\n    - oracle: EchoOracle\n    - oracle: EchoOracle\n"), None);
+    let f = fixture(
+        None,
+        Some("hooks:\n  pre-tool-use:\n    - oracle: EchoOracle\n    - oracle: EchoOracle\n"),
+        None,
+    );
     let msg = load_err(&f);
     assert!(msg.contains("second entry with id `EchoOracle`"), "{msg}");
     assert!(msg.contains(".ahp/hooks.yaml:4:"), "{msg}");
@@ -267,12 +331,19 @@ fn every_error_is_reported_at_once() {
 
 #[test]
 fn disallowed_intensity_is_a_warning() {
-    let f = fixture(None, Some("hooks:\n  post-tool-use:\n    - oracle: EchoOracle\n      intensity: block\n"), None);
+    let f = fixture(
+        None,
+        Some("hooks:\n  post-tool-use:\n    - oracle: EchoOracle\n      intensity: block\n"),
+        None,
+    );
     let cfg = LoadedConfig::load(&f.opts).unwrap();
     let (_, warnings) = cfg.compile_events(&registry(), None).unwrap();
     assert_eq!(warnings.len(), 1);
     let w = warnings[0].to_string();
-    assert!(w.contains("post-tool-use does not allow intensity `block`"), "{w}");
+    assert!(
+        w.contains("post-tool-use does not allow intensity `block`"),
+        "{w}"
+    );
     assert!(w.contains(".ahp/hooks.yaml:4:18"), "{w}");
 }
 

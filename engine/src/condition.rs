@@ -356,10 +356,16 @@ mod tests {
 
     #[test]
     fn bad_matchers_are_errors() {
-        assert!(Matcher::parse(&json!("~(unclosed")).unwrap_err().0.contains("invalid regex"));
+        assert!(Matcher::parse(&json!("~(unclosed"))
+            .unwrap_err()
+            .0
+            .contains("invalid regex"));
         assert!(Matcher::parse(&json!({"a": 1})).is_err());
         assert!(Matcher::parse(&json!([[1]])).is_err());
-        assert!(Matcher::parse(&json!(">")).unwrap_err().0.contains("no operand"));
+        assert!(Matcher::parse(&json!(">"))
+            .unwrap_err()
+            .0
+            .contains("no operand"));
     }
 
     #[test]

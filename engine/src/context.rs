@@ -366,7 +366,10 @@ mod tests {
         assert_eq!(c.lookup("tool.input.args.0").unwrap().as_str(), Some("-l"));
         assert_eq!(c.lookup("files.changed_count").unwrap().as_u64(), Some(2));
         assert_eq!(c.lookup("files.changed.1").unwrap().as_str(), Some("b.rs"));
-        assert_eq!(c.lookup("checklist.incomplete_count").unwrap().as_u64(), Some(3));
+        assert_eq!(
+            c.lookup("checklist.incomplete_count").unwrap().as_u64(),
+            Some(3)
+        );
         assert!(c.lookup("issue.id").is_none());
         assert!(c.lookup("tool.input.args.9").is_none());
         assert!(c.lookup("").is_none());
@@ -375,15 +378,30 @@ mod tests {
     #[test]
     fn modifications_apply_in_place_and_through_json() {
         let mut c = ctx();
-        c.apply(&Modification::set("tool.input.command", json!("ls -a"))).unwrap();
-        c.apply(&Modification::merge("tool.input", json!({"timeout": 5}))).unwrap();
-        c.apply(&Modification::set("files.batches", json!([["a.rs"], ["b.rs"]]))).unwrap();
-        c.apply(&Modification::set("environment", json!("staging"))).unwrap();
+        c.apply(&Modification::set("tool.input.command", json!("ls -a")))
+            .unwrap();
+        c.apply(&Modification::merge("tool.input", json!({"timeout": 5})))
+            .unwrap();
+        c.apply(&Modification::set(
+            "files.batches",
+            json!([["a.rs"], ["b.rs"]]),
+        ))
+        .unwrap();
+        c.apply(&Modification::set("environment", json!("staging")))
+            .unwrap();
         c.apply(&Modification::remove("tool.input.args")).unwrap();
-        assert_eq!(c.tool.as_ref().unwrap().input, json!({"command": "ls -a", "timeout": 5}));
-        assert_eq!(c.lookup("files.batches.1.0").unwrap().as_str(), Some("b.rs"));
+        assert_eq!(
+            c.tool.as_ref().unwrap().input,
+            json!({"command": "ls -a", "timeout": 5})
+        );
+        assert_eq!(
+            c.lookup("files.batches.1.0").unwrap().as_str(),
+            Some("b.rs")
+        );
         assert_eq!(c.environment.as_deref(), Some("staging"));
-        let bad = c.apply(&Modification::set("event", json!("nope"))).unwrap_err();
+        let bad = c
+            .apply(&Modification::set("event", json!("nope")))
+            .unwrap_err();
         assert!(bad.to_string().contains("event"), "{bad}");
     }
 }

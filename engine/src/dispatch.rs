@@ -470,7 +470,14 @@ impl Engine {
             .collect()
     }
 
-    fn fail(&self, entry: &Entry, event: Event, ctx: &HookContext, msg: &str, verdict: &mut Verdict) {
+    fn fail(
+        &self,
+        entry: &Entry,
+        event: Event,
+        ctx: &HookContext,
+        msg: &str,
+        verdict: &mut Verdict,
+    ) {
         let closed = entry.on_error == OnError::Block;
         let message = format!(
             "oracle `{}` ({}) failed: {msg}; {}",
@@ -505,8 +512,11 @@ impl Engine {
     }
 
     fn apply_controls(&self, ctx: &mut HookContext, verdict: &mut Verdict) {
-        let already: std::collections::HashSet<uuid::Uuid> =
-            verdict.context_changes.iter().map(|c| c.signal_id).collect();
+        let already: std::collections::HashSet<uuid::Uuid> = verdict
+            .context_changes
+            .iter()
+            .map(|c| c.signal_id)
+            .collect();
         let mut changes = Vec::new();
         for s in &verdict.signals {
             if let (Payload::Control(c), false) = (&s.payload, already.contains(&s.header.id)) {

@@ -290,7 +290,10 @@ mod tests {
 
     #[test]
     fn post_events_allow_only_aid() {
-        for e in Event::ALL.iter().filter(|e| e.as_str().starts_with("post-")) {
+        for e in Event::ALL
+            .iter()
+            .filter(|e| e.as_str().starts_with("post-"))
+        {
             assert_eq!(e.allowed(), &[Intensity::Aid], "{e}");
         }
         assert!(Event::PreIssueClose.allows(Intensity::Block));

@@ -172,9 +172,9 @@ impl<'a> OracleConfig<'a> {
         };
         match map.get(key) {
             None | Some(Value::Null) => Ok(None),
-            Some(v) => serde_json::from_value(v.clone()).map(Some).map_err(|e| {
-                OracleConfigError::at(key, format!("{e} (found {})", kind_of(v)))
-            }),
+            Some(v) => serde_json::from_value(v.clone())
+                .map(Some)
+                .map_err(|e| OracleConfigError::at(key, format!("{e} (found {})", kind_of(v)))),
         }
     }
 }

@@ -14,7 +14,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 /// What happens when an oracle fails (errors, panics or times out).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum OnError {
     /// Fail open: no signal, a warning record.
@@ -25,7 +27,9 @@ pub enum OnError {
 }
 
 /// What a block does to later waves.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum OnBlock {
     /// Later waves are skipped (the default: answer fast).
@@ -322,7 +326,12 @@ mod tests {
 
     #[test]
     fn priority_waves_with_ties_in_config_order() {
-        let es = vec![e("c", 2, &[]), e("a", 1, &[]), e("b", 1, &[]), e("d", 0, &[])];
+        let es = vec![
+            e("c", 2, &[]),
+            e("a", 1, &[]),
+            e("b", 1, &[]),
+            e("d", 0, &[]),
+        ];
         let w = order(Event::PreToolUse, &es).unwrap();
         assert_eq!(ids(&es, &w), vec![vec!["d"], vec!["a", "b"], vec!["c"]]);
     }
@@ -339,7 +348,12 @@ mod tests {
 
     #[test]
     fn cycles_name_every_member() {
-        let es = vec![e("a", 0, &["c"]), e("b", 0, &["a"]), e("c", 0, &["b"]), e("d", 0, &[])];
+        let es = vec![
+            e("a", 0, &["c"]),
+            e("b", 0, &["a"]),
+            e("c", 0, &["b"]),
+            e("d", 0, &[]),
+        ];
         let err = order(Event::PreIssueSubmit, &es).unwrap_err();
         assert_eq!(
             err,
@@ -350,7 +364,10 @@ mod tests {
         );
         assert!(err.to_string().contains("a → b → c → a"), "{err}");
         let selfish = vec![e("x", 0, &["x"])];
-        assert!(matches!(order(Event::PreToolUse, &selfish), Err(PolicyError::Cycle { .. })));
+        assert!(matches!(
+            order(Event::PreToolUse, &selfish),
+            Err(PolicyError::Cycle { .. })
+        ));
     }
 
     #[test]
@@ -359,6 +376,9 @@ mod tests {
         let err = order(Event::PreToolUse, &es).unwrap_err();
         assert!(err.to_string().contains("did you mean `alpha`"), "{err}");
         let es = vec![e("a", 0, &[]), e("a", 1, &[])];
-        assert!(matches!(order(Event::PreToolUse, &es), Err(PolicyError::DuplicateId { .. })));
+        assert!(matches!(
+            order(Event::PreToolUse, &es),
+            Err(PolicyError::DuplicateId { .. })
+        ));
     }
 }

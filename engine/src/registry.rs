@@ -159,9 +159,8 @@ impl Registry {
                 .values()
                 .flat_map(|i| [i.name.as_str(), i.kebab.as_str()])
                 .collect();
-            let suggestion = did_you_mean(name, candidates).map(|s| {
-                self.resolve(s).unwrap_or(s).to_string()
-            });
+            let suggestion =
+                did_you_mean(name, candidates).map(|s| self.resolve(s).unwrap_or(s).to_string());
             return Err(BuildError::Unknown {
                 name: name.to_string(),
                 suggestion,

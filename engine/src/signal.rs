@@ -678,7 +678,10 @@ mod tests {
         let mut v = serde_json::to_value(Signal::aid("x")).unwrap();
         v["header"]["intensity"] = json!("block");
         let err = serde_json::from_value::<Signal>(v).unwrap_err().to_string();
-        assert!(err.contains("payload does not fit intensity `block`"), "{err}");
+        assert!(
+            err.contains("payload does not fit intensity `block`"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -708,6 +711,9 @@ mod tests {
         let block = Signal::block("x");
         let err = SignalResponse::new(&block, Action::Dismiss, None).unwrap_err();
         assert!(err.to_string().contains("retry_after_fix"), "{err}");
-        assert!("dismis".parse::<Action>().unwrap_err().contains("did you mean `dismiss`"));
+        assert!("dismis"
+            .parse::<Action>()
+            .unwrap_err()
+            .contains("did you mean `dismiss`"));
     }
 }

@@ -1,1 +1,63 @@
-//! placeholder
+//! The built-in oracles of ahp (SPEC §5), ready to register with an
+//! [`ahp_engine::Registry`] through [`register_builtins`]:
+//!
+//! * [`Rules`] — declarative conditions written in hooks.yaml (SPEC §4.1
+//!   "rule form"), in the small condition language of [`expr`];
+//! * [`PermissionChecker`] — blocks dangerous shell and SQL commands in a
+//!   tool call and asks for confirmation of risky ones.
+//!
+//! What does **not** live here: the engine itself (events, context, signals,
+//! the [`Oracle`] trait, dispatch — `ahp-engine`) and loading hooks.yaml
+//! (`ahp-config`). Each oracle is built from its entry's `config:` map by
+//! `from_config`, which fails with an
+//! [`OracleConfigError`](ahp_engine::OracleConfigError) naming the offending
+//! key (e.g. `rules.0.condition`, `dangerous_commands.1`).
+//!
+//! ```
+//! use ahp_engine::{Intensity, OracleConfig, Registry};
+//! use serde_json::json;
+//!
+//! let mut registry = Registry::new();
+//! ahp_oracles::register_builtins(&mut registry);
+//! assert_eq!(registry.resolve("permission-checker"), Some("PermissionChecker"));
+//!
+//! let config = json!({"rules": [{"condition": "tool.name == shell", "intensity": "aid", "message": "shell in use"}]});
+//! let oracle = registry.build("rules", OracleConfig::new(&config, None)).unwrap();
+//! assert_eq!(oracle.default_intensity(), Some(Intensity::Aid));
+//! ```
+
+#![warn(missing_docs)]
+
+mod cfg;
+pub mod expr;
+pub mod permission;
+pub mod rules;
+mod template;
+
+pub use permission::PermissionChecker;
+pub use rules::Rules;
+
+use ahp_engine::{Oracle, Registry};
+use std::sync::Arc;
+
+/// Registers every built-in oracle: `Rules` and `PermissionChecker` (the
+/// registry also accepts `rules` and `permission-checker`).
+///
+/// ```
+/// let mut registry = ahp_engine::Registry::new();
+/// ahp_oracles::register_builtins(&mut registry);
+/// assert_eq!(registry.names(), vec!["PermissionChecker", "Rules"]);
+/// assert_eq!(registry.resolve("rules"), Some("Rules"));
+/// ```
+pub fn register_builtins(registry: &mut Registry) {
+    registry.register(
+        "Rules",
+        "declarative rules: conditions over the context, each raising a signal",
+        |cfg| Ok(Arc::new(Rules::from_config(cfg)?) as Arc<dyn Oracle>),
+    );
+    registry.register(
+        "PermissionChecker",
+        "blocks dangerous shell/SQL commands; asks for confirmation of risky ones",
+        |cfg| Ok(Arc::new(PermissionChecker::from_config(cfg)?) as Arc<dyn Oracle>),
+    );
+}

@@ -1,0 +1,139 @@
+//! Small helpers for reading oracle `config:` values by hand, so every error
+//! names the exact dotted key (`rules.0.intensity`).
+
+use ahp_engine::oracle::kind_of;
+use ahp_engine::suggest::did_you_mean;
+use ahp_engine::OracleConfigError;
+use serde_json::{Map, Value};
+
+/// `prefix.key`, or `key` when `prefix` is empty.
+pub(crate) fn join(prefix: &str, key: &str) -> String {
+    if prefix.is_empty() {
+        key.to_string()
+    } else {
+        format!("{prefix}.{key}")
+    }
+}
+
+/// The map at `key`, or an error naming what was found.
+pub(crate) fn as_map<'a>(
+    v: &'a Value,
+    key: &str,
+    what: &str,
+) -> Result<&'a Map<String, Value>, OracleConfigError> {
+    v.as_object()
+        .ok_or_else(|| OracleConfigError::at(key, format!("expected {what}, found {}", kind_of(v))))
+}
+
+/// Fails on the first key of `map` not in `known`, with a "did you mean".
+pub(crate) fn check_keys(
+    map: &Map<String, Value>,
+    prefix: &str,
+    known: &[&str],
+) -> Result<(), OracleConfigError> {
+    for key in map.keys() {
+        if !known.contains(&key.as_str()) {
+            let hint = match suggest(key, known) {
+                Some(s) => format!("did you mean `{s}`?"),
+                None => format!("known keys: {}", known.join(", ")),
+            };
+            return Err(OracleConfigError::at(
+                join(prefix, key),
+                format!("unknown key `{key}`; {hint}"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The closest known key: a plausible typo, or a known key that the given
+/// one abbreviates (`resolution` → `resolution_path`).
+fn suggest<'k>(key: &str, known: &[&'k str]) -> Option<&'k str> {
+    did_you_mean(key, known.iter().copied()).or_else(|| {
+        let lower = key.to_ascii_lowercase();
+        (lower.chars().count() >= 4)
+            .then(|| {
+                known
+                    .iter()
+                    .copied()
+                    .find(|k| k.starts_with(lower.as_str()))
+            })
+            .flatten()
+    })
+}
+
+/// An optional string (absent or `null` = `None`).
+pub(crate) fn opt_str<'a>(
+    map: &'a Map<String, Value>,
+    prefix: &str,
+    key: &str,
+) -> Result<Option<&'a str>, OracleConfigError> {
+    match map.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(other) => Err(OracleConfigError::at(
+            join(prefix, key),
+            format!("expected a string, found {}", kind_of(other)),
+        )),
+    }
+}
+
+/// A required, non-empty string.
+pub(crate) fn req_str<'a>(
+    map: &'a Map<String, Value>,
+    prefix: &str,
+    key: &str,
+    example: &str,
+) -> Result<&'a str, OracleConfigError> {
+    match opt_str(map, prefix, key)? {
+        Some(s) if !s.trim().is_empty() => Ok(s),
+        Some(_) => Err(OracleConfigError::at(
+            join(prefix, key),
+            format!("`{key}` must not be empty, e.g. {example}"),
+        )),
+        None => Err(OracleConfigError::at(
+            prefix,
+            format!("missing `{key}`, e.g. {example}"),
+        )),
+    }
+}
+
+/// An optional boolean.
+pub(crate) fn opt_bool(
+    map: &Map<String, Value>,
+    prefix: &str,
+    key: &str,
+) -> Result<Option<bool>, OracleConfigError> {
+    match map.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Bool(b)) => Ok(Some(*b)),
+        Some(other) => Err(OracleConfigError::at(
+            join(prefix, key),
+            format!("expected true or false, found {}", kind_of(other)),
+        )),
+    }
+}
+
+/// One of `names` (case-insensitive), with a "did you mean" when not.
+pub(crate) fn one_of<'n>(
+    value: &str,
+    names: &[&'n str],
+    key: &str,
+    what: &str,
+) -> Result<&'n str, OracleConfigError> {
+    let lower = value.trim().to_ascii_lowercase();
+    if let Some(n) = names.iter().find(|n| **n == lower) {
+        return Ok(n);
+    }
+    let hint = match did_you_mean(&lower, names.iter().copied()) {
+        Some(s) => format!(" (did you mean `{s}`?)"),
+        None => String::new(),
+    };
+    Err(OracleConfigError::at(
+        key,
+        format!(
+            "unknown {what} `{value}`{hint}; expected one of {}",
+            names.join(", ")
+        ),
+    ))
+}

@@ -1,0 +1,761 @@
+//! The `PermissionChecker` oracle: dangerous shell and SQL commands in a
+//! tool call are blocked; risky ones ask for confirmation (SPEC §5).
+//!
+//! It reads the command text of the tool call — `tool.input.command` (a
+//! string, or a list of strings joined with spaces), `tool.input.cmd` and
+//! `tool.input.sql` — and tests it against two lists of regexes:
+//!
+//! * `dangerous_commands`: a match is a **block** of type
+//!   `dangerous-command`;
+//! * `require_confirmation`: a match is a **prompt** (severity high, type
+//!   `confirmation-required`) asking the agent to get the user's
+//!   confirmation — or a **block** of the same type when confirmation is not
+//!   possible: `allow_confirmation: false`, or an event that does not allow
+//!   prompts (e.g. `pre-issue-close`).
+//!
+//! A dangerous match wins over a confirmation match; one command text gives
+//! at most one signal.
+//!
+//! ```yaml
+//! - oracle: PermissionChecker
+//!   config:
+//!     extend_defaults: true          # keep the built-in lists and add these
+//!     dangerous_commands:
+//!       - 'kubectl\s+delete\s+(ns|namespace)\b'           # a regex, or:
+//!       - { pattern: '\bprod-db\b', id: prod-db, reason: "touches the production database",
+//!           advice: "use the staging database", unless: '--dry-run' }
+//!     require_confirmation: []       # with extend_defaults: false, [] switches the list off
+//!     allow_confirmation: true       # false: confirmation matches block instead
+//!     case_sensitive: false          # default: letters match either case
+//! ```
+//!
+//! **Defaults.** When a list is absent, the built-in one applies
+//! ([`default_dangerous_commands`], [`default_require_confirmation`]).
+//! Setting a list *replaces* the built-in one (so `[]` switches it off),
+//! unless `extend_defaults: true`, which keeps the built-ins and adds yours
+//! after them. `case_sensitive` applies to every pattern, built-in shell
+//! patterns included; the built-in SQL patterns always ignore case.
+//!
+//! An item is a regex string, or a map with `pattern` (required), `id` (the
+//! name shown in messages; the pattern itself when absent), `reason` (why it
+//! is dangerous), `advice` (what to do instead; the first resolution step)
+//! and `unless` (a regex: when it matches the same command text, the item
+//! does not count — e.g. `--dry-run`).
+//!
+//! **Known limits.** Matching is textual. It sees through `sudo`, `bash -c
+//! "…"`, `/bin/rm`, `&&`/`;` chains and quoting of the target, but not
+//! through variables, aliases, `xargs`, base64 or a script file. Because
+//! quotes count as command boundaries, `echo "rm -rf /"` is blocked too: a
+//! harmless false positive we accept so that `bash -c "rm -rf /"` is caught.
+//!
+//! ```
+//! use ahp_oracles::permission::{PermissionChecker, Finding};
+//! use ahp_engine::OracleConfig;
+//!
+//! let checker = PermissionChecker::from_config(OracleConfig::empty()).unwrap();
+//! assert!(matches!(checker.check("sudo rm -rf /"), Some(Finding::Dangerous(p)) if p.id.as_deref() == Some("rm-rf-root")));
+//! assert!(matches!(checker.check("git push --force origin main"), Some(Finding::NeedsConfirmation(_))));
+//! assert!(checker.check("rm -rf ./target").is_none());
+//! ```
+
+use crate::cfg::{as_map, check_keys, join, opt_bool, opt_str};
+use crate::template::truncate;
+use ahp_engine::oracle::kind_of;
+use ahp_engine::{
+    async_trait, HookContext, Intensity, Oracle, OracleConfig, OracleConfigError, OracleError,
+    Severity, Signal,
+};
+use regex::{Regex, RegexBuilder, RegexSet, RegexSetBuilder};
+use serde_json::{Map, Value};
+
+const TOP_KEYS: &[&str] = &[
+    "dangerous_commands",
+    "require_confirmation",
+    "allow_confirmation",
+    "case_sensitive",
+    "extend_defaults",
+];
+const ITEM_KEYS: &[&str] = &["pattern", "reason", "id", "advice", "unless"];
+
+/// How many characters of a command a message shows.
+pub const MAX_SHOWN: usize = 200;
+
+/// The size limit of one compiled pattern (as for `when` regexes).
+const REGEX_SIZE_LIMIT: usize = 1 << 20;
+
+/// The signal type of a dangerous-command block.
+pub const DANGEROUS_TYPE: &str = "dangerous-command";
+
+/// The signal type of a confirmation prompt (or of its block, where no
+/// prompt is possible).
+pub const CONFIRMATION_TYPE: &str = "confirmation-required";
+
+/// One command pattern of a list.
+///
+/// ```
+/// use ahp_oracles::permission::default_dangerous_commands;
+/// let rm = &default_dangerous_commands()[0];
+/// assert_eq!(rm.id.as_deref(), Some("rm-rf-root"));
+/// assert_eq!(rm.label(), "rm-rf-root");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommandPattern {
+    /// The name shown in messages; the pattern is shown when absent.
+    pub id: Option<String>,
+    /// The regex, tested against the whole command text.
+    pub pattern: String,
+    /// Why a match is dangerous or risky.
+    pub reason: Option<String>,
+    /// What to do instead: the first resolution step or suggestion.
+    pub advice: Option<String>,
+    /// A regex that, when it also matches the command text, cancels the
+    /// match (e.g. `--dry-run`).
+    pub unless: Option<String>,
+}
+
+impl CommandPattern {
+    /// The id, or the pattern in backticks.
+    pub fn label(&self) -> String {
+        match &self.id {
+            Some(id) => id.clone(),
+            None => format!("`{}`", self.pattern),
+        }
+    }
+
+    fn describe(&self) -> String {
+        match &self.reason {
+            Some(r) => format!("{}: {r}", self.label()),
+            None => self.label(),
+        }
+    }
+
+    fn builtin(id: &str, pattern: String, reason: &str, advice: &str) -> Self {
+        CommandPattern {
+            id: Some(id.to_string()),
+            pattern,
+            reason: Some(reason.to_string()),
+            advice: Some(advice.to_string()),
+            unless: None,
+        }
+    }
+
+    fn unless(mut self, unless: &str) -> Self {
+        self.unless = Some(unless.to_string());
+        self
+    }
+}
+
+/// What [`PermissionChecker::check`] found in a command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Finding<'a> {
+    /// A `dangerous_commands` item matched: block.
+    Dangerous(&'a CommandPattern),
+    /// A `require_confirmation` item matched (and no dangerous one).
+    NeedsConfirmation(&'a CommandPattern),
+}
+
+/// Fills the shared fragments into a built-in pattern.
+fn expand(p: &str) -> String {
+    // Start of a command word: start of text, a blank, a shell separator,
+    // `(`, a backtick, a quote (`bash -c "rm …"`) or `/` (`/bin/rm`).
+    const PRE: &str = r#"(?:^|[\s;&|(`"'/])"#;
+    // Blanks between words (never a newline: that ends the command).
+    const SP: &str = r"[ \t]+";
+    // One word of the same simple command.
+    const ARG: &str = r"[^\s;&|()]+";
+    // The end of a word.
+    const TEND: &str = r#"(?:[ \t]|[;&|)`"'\r\n]|$)"#;
+    // The end of the simple command.
+    const END: &str = r#"[ \t]*(?:$|[;&|)`"'\r\n])"#;
+    // `-r`, `-rf`, `-fR`, `-Rv`, `--recursive`.
+    const RFLAG: &str = r"(?:-[a-zA-Z]*[rR][a-zA-Z]*|--recursive)";
+    // `/`, `/*` and top-level system directories (`/usr`, `/etc/`, `/var/*`).
+    const ROOT: &str = r#"["']?/(?:\*|(?:bin|boot|dev|etc|home|lib|lib32|lib64|opt|proc|root|sbin|srv|sys|usr|var|Applications|Library|System|Users)(?:/\*?)?)?["']?"#;
+    // `~`, `~/`, `~/*`, `$HOME`, `${HOME}`, `"$HOME"/`.
+    const HOME: &str = r#"["']?(?:~|\$HOME|\$\{HOME\})["']?(?:/\*?)?["']?"#;
+    // `.`, `./`, `./*`, `..`, `../`, `*`, `.*`.
+    const CWD: &str = r#"["']?(?:\.{1,2}|\.\*|\*)(?:/\*?)?["']?"#;
+    // Whole-disk block devices.
+    const DISK: &str =
+        r"(?:sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme[0-9]|mmcblk[0-9]|disk[0-9]|rdisk[0-9]|mapper/)";
+    // A name in a shell function definition.
+    const NAME: &str = r"[^\s(){};|&]+";
+    p.replace("%RFLAG%", RFLAG)
+        .replace("%ROOT%", ROOT)
+        .replace("%HOME%", HOME)
+        .replace("%CWD%", CWD)
+        .replace("%DISK%", DISK)
+        .replace("%NAME%", NAME)
+        .replace("%PRE%", PRE)
+        .replace("%ARG%", ARG)
+        .replace("%TEND%", TEND)
+        .replace("%END%", END)
+        .replace("%SP%", SP)
+}
+
+/// `rm` with a recursive flag and `target` among its arguments, in either
+/// order.
+fn rm_pattern(target: &str) -> String {
+    expand(&format!(
+        "%PRE%rm(?:%SP%%ARG%)*?%SP%%RFLAG%(?:%SP%%ARG%)*?%SP%{target}(?:%SP%%ARG%)*%END%\
+         |%PRE%rm(?:%SP%%ARG%)*?%SP%{target}(?:%SP%%ARG%)*?%SP%%RFLAG%(?:%SP%%ARG%)*%END%"
+    ))
+}
+
+/// The built-in `dangerous_commands` (each a block).
+///
+/// | id | catches |
+/// |---|---|
+/// | `rm-rf-root` | `rm -r`/`-rf`/`--recursive` of `/`, `/*` or a top-level system directory (`/usr`, `/etc`, …) |
+/// | `rm-rf-home` | the same of `~`, `~/`, `$HOME`, `${HOME}` |
+/// | `rm-rf-cwd` | the same of `.`, `./`, `..`, `*`, `./*` (the whole working directory) |
+/// | `disk-format` | `mkfs*`, `mke2fs`, `mkswap` on a `/dev/…` device |
+/// | `disk-overwrite` | `dd of=/dev/sda…`, `> /dev/sda`, `shred /dev/sda` (whole disks, not `/dev/null`) |
+/// | `fork-bomb` | `:(){ :\|:& };:` and renamed variants |
+/// | `perms-root` | `chmod`/`chown`/`chgrp -R` of `/` or a system directory |
+/// | `sql-drop` | `DROP TABLE`, `DROP DATABASE`, `DROP SCHEMA`, `dropdb` (any case) |
+/// | `sql-truncate` | `TRUNCATE TABLE x`, `TRUNCATE x` (upper case) and `truncate x;` |
+///
+/// ```
+/// let ids: Vec<String> = ahp_oracles::permission::default_dangerous_commands()
+///     .into_iter().filter_map(|p| p.id).collect();
+/// assert!(ids.contains(&"fork-bomb".to_string()));
+/// ```
+pub fn default_dangerous_commands() -> Vec<CommandPattern> {
+    vec![
+        CommandPattern::builtin(
+            "rm-rf-root",
+            rm_pattern("%ROOT%"),
+            "recursively deletes the filesystem root or a system directory",
+            "delete only paths inside the project, by name (e.g. `rm -rf ./target`)",
+        ),
+        CommandPattern::builtin(
+            "rm-rf-home",
+            rm_pattern("%HOME%"),
+            "recursively deletes the home directory",
+            "delete only the specific directory you mean (e.g. `rm -rf ~/.cache/my-tool`)",
+        ),
+        CommandPattern::builtin(
+            "rm-rf-cwd",
+            rm_pattern("%CWD%"),
+            "recursively deletes the whole working directory (or its parent)",
+            "name what to delete (e.g. `rm -rf build/ dist/`) or use the project's clean command (`cargo clean`, `git clean -n` to preview)",
+        ),
+        CommandPattern::builtin(
+            "disk-format",
+            expand(r"%PRE%(?:mkfs(?:\.[a-zA-Z0-9]+)?|mke2fs|mkswap)%SP%[^;&|\n]*/dev/"),
+            "formats a disk device, destroying everything on it",
+            "do not format devices from an agent; work with files or disk images instead",
+        ),
+        CommandPattern::builtin(
+            "disk-overwrite",
+            expand(
+                r#"%PRE%dd%SP%[^;&|\n]*\bof=["']?/dev/%DISK%|>[ \t]*["']?/dev/%DISK%|%PRE%shred%SP%[^;&|\n]*/dev/%DISK%"#,
+            ),
+            "writes raw data over a disk device",
+            "write to a file (e.g. `of=./disk.img`), never to a disk device",
+        ),
+        CommandPattern::builtin(
+            "fork-bomb",
+            expand(r"%NAME%[ \t]*\([ \t]*\)[ \t]*\{[ \t]*%NAME%[ \t]*\|[ \t]*%NAME%[ \t]*&[ \t]*\}"),
+            "a fork bomb: spawns processes until the machine stops responding",
+            "remove the fork bomb; to test process limits, use a bounded loop in a container",
+        ),
+        CommandPattern::builtin(
+            "perms-root",
+            expand(
+                r"%PRE%(?:chmod|chown|chgrp)(?:%SP%%ARG%)*?%SP%(?-i:-[a-zA-Z]*R[a-zA-Z]*|--recursive)(?:%SP%%ARG%)*?%SP%%ROOT%(?:%SP%%ARG%)*%END%",
+            ),
+            "recursively changes permissions or ownership of the whole system",
+            "change permissions only on project paths (e.g. `chmod -R u+w ./scripts`)",
+        ),
+        CommandPattern::builtin(
+            "sql-drop",
+            expand(r"(?i:\bdrop\s+(?:table|database|schema)\b|%PRE%dropdb%SP%)"),
+            "drops a table, schema or database with all its data",
+            "change the schema with a reviewed migration, and back the data up first",
+        ),
+        CommandPattern::builtin(
+            "sql-truncate",
+            r#"(?i:\btruncate\s+table\b|\btruncate\s+(?:only\s+)?[\w."`\[\]]+\s*;)|(?-i:\bTRUNCATE\s+(?:ONLY\s+)?[\w."`\[\]]+\s*(?:;|$|["'`)]))"#
+                .to_string(),
+            "deletes every row of a table",
+            "delete only the rows you mean (`DELETE FROM … WHERE …`), or use a reviewed migration",
+        ),
+    ]
+}
+
+/// The built-in `require_confirmation` (each a prompt where prompts are
+/// possible).
+///
+/// | id | catches |
+/// |---|---|
+/// | `git-force-push` | `git push --force`, `-f`, `--force-with-lease`, `+refspec` |
+/// | `git-reset-hard` | `git reset --hard` |
+/// | `git-clean` | `git clean -f…` (`-fdx`, `--force`; not `-n`) |
+/// | `sql-delete-all` | `DELETE FROM x` with no `WHERE` |
+/// | `kubectl-delete` | `kubectl … delete` (not with `--dry-run`) |
+/// | `helm-uninstall` | `helm uninstall` / `delete` (not with `--dry-run`) |
+/// | `terraform-destroy` | `terraform`/`tofu`/`terragrunt destroy`, `apply -destroy` |
+/// | `cargo-publish` | `cargo publish` (not with `--dry-run`) |
+/// | `npm-publish` | `npm`/`pnpm`/`yarn`/`bun publish` (not with `--dry-run`) |
+/// | `pipe-to-shell` | `curl … \| sh`, `wget … \| bash`, `bash <(curl …)`, `sh -c "$(curl …)"` |
+pub fn default_require_confirmation() -> Vec<CommandPattern> {
+    vec![
+        CommandPattern::builtin(
+            "git-force-push",
+            expand(
+                r"%PRE%git(?:%SP%%ARG%)*?%SP%push(?:%SP%%ARG%)*?%SP%(?:--force(?:-with-lease)?(?:=[^\s;&|]*)?|-[a-zA-Z]*f[a-zA-Z]*|\+[^\s;&|]+)%TEND%",
+            ),
+            "rewrites the history of the remote branch",
+            "push without force; if history really must be rewritten, use `--force-with-lease` on a branch you own, never on a shared one",
+        ),
+        CommandPattern::builtin(
+            "git-reset-hard",
+            expand(r"%PRE%git(?:%SP%%ARG%)*?%SP%reset(?:%SP%%ARG%)*?%SP%--hard%TEND%"),
+            "throws away uncommitted changes",
+            "`git stash` first, or use `git reset --keep` / `--soft`, so no work is lost",
+        ),
+        CommandPattern::builtin(
+            "git-clean",
+            expand(
+                r"%PRE%git(?:%SP%%ARG%)*?%SP%clean(?:%SP%%ARG%)*?%SP%(?:-[a-zA-Z]*f[a-zA-Z]*|--force)%TEND%",
+            ),
+            "deletes untracked (and with -x, ignored) files for good",
+            "preview with `git clean -n` and delete only what you mean",
+        ),
+        CommandPattern::builtin(
+            "sql-delete-all",
+            r#"(?i:\bdelete\s+from\s+[\w."`\[\]]+\s*(?:;|$|["'`)]))"#.to_string(),
+            "deletes every row of the table (no WHERE clause)",
+            "add a `WHERE` clause that selects only the rows you mean",
+        ),
+        CommandPattern::builtin(
+            "kubectl-delete",
+            expand(r"%PRE%kubectl(?:%SP%%ARG%)*?%SP%delete%TEND%"),
+            "deletes Kubernetes resources",
+            "check the context and namespace (`kubectl config current-context`) and try `--dry-run=client` first",
+        )
+        .unless(r"--dry-run"),
+        CommandPattern::builtin(
+            "helm-uninstall",
+            expand(r"%PRE%helm(?:%SP%%ARG%)*?%SP%(?:uninstall|delete|del)%TEND%"),
+            "uninstalls a Helm release",
+            "check the Kubernetes context and the release name first",
+        )
+        .unless(r"--dry-run"),
+        CommandPattern::builtin(
+            "terraform-destroy",
+            expand(
+                r"%PRE%(?:terraform|tofu|terragrunt)(?:%SP%%ARG%)*?%SP%(?:destroy|apply(?:%SP%%ARG%)*?%SP%-destroy)%TEND%",
+            ),
+            "destroys infrastructure",
+            "run `terraform plan -destroy` first and review what would be destroyed",
+        ),
+        CommandPattern::builtin(
+            "cargo-publish",
+            expand(r"%PRE%cargo(?:%SP%%ARG%)*?%SP%publish%TEND%"),
+            "publishes a crate to the registry (a version cannot be unpublished)",
+            "run `cargo publish --dry-run` first and confirm the version with the user",
+        )
+        .unless(r"--dry-run"),
+        CommandPattern::builtin(
+            "npm-publish",
+            expand(r"%PRE%(?:npm|pnpm|yarn|bun)(?:%SP%%ARG%)*?%SP%publish%TEND%"),
+            "publishes a package to the registry",
+            "run `npm publish --dry-run` first and confirm the version with the user",
+        )
+        .unless(r"--dry-run"),
+        CommandPattern::builtin(
+            "pipe-to-shell",
+            expand(
+                r#"%PRE%(?:curl|wget)%SP%[^;&\n]*\|[ \t]*(?:sudo(?:%SP%-[^\s;&|]+)*%SP%)?(?:env%SP%)?(?:[^\s;&|]*/)?(?:(?:ba|z|da|k|fi)?sh|python[0-9.]*|perl|ruby|node)%TEND%|%PRE%(?:(?:ba|z|da|k)?sh|source|\.)%SP%(?:-[a-zA-Z]+%SP%)*["']?(?:<\(|\$\()[ \t]*(?:curl|wget)%TEND%"#,
+            ),
+            "runs a script from the network without reading it",
+            "download the script to a file, read it, then run it (`curl -fsSL URL -o install.sh`)",
+        ),
+    ]
+}
+
+/// A compiled list: one set for the match test, the items for reporting.
+#[derive(Debug, Clone)]
+struct PatternList {
+    items: Vec<CommandPattern>,
+    set: RegexSet,
+    unless: Vec<Option<Regex>>,
+}
+
+impl PatternList {
+    /// The first item (in list order) that matches `text`.
+    fn first_match(&self, text: &str) -> Option<&CommandPattern> {
+        self.set.matches(text).iter().find_map(|i| {
+            let cancelled = self
+                .unless
+                .get(i)
+                .and_then(Option::as_ref)
+                .is_some_and(|u| u.is_match(text));
+            if cancelled {
+                None
+            } else {
+                self.items.get(i)
+            }
+        })
+    }
+}
+
+/// Blocks dangerous commands, asks for confirmation of risky ones. See the
+/// [module documentation](self) for the config and the defaults.
+///
+/// ```
+/// use ahp_oracles::permission::PermissionChecker;
+/// use ahp_engine::{Event, HookContext, Intensity, OracleConfig, ToolCall};
+/// use serde_json::json;
+///
+/// let checker = PermissionChecker::from_config(OracleConfig::empty()).unwrap();
+/// let mut ctx = HookContext::for_event(Event::PreToolUse);
+/// ctx.tool = Some(ToolCall {
+///     name: "shell".into(),
+///     input: json!({"command": "rm -rf /"}),
+///     ..ToolCall::default()
+/// });
+/// let signals = checker.signals(&ctx);
+/// assert_eq!(signals.len(), 1);
+/// assert_eq!(signals[0].intensity(), Intensity::Block);
+/// assert_eq!(signals[0].header.signal_type, "dangerous-command");
+/// assert!(signals[0].payload.summary().starts_with("Dangerous command blocked: `rm -rf /` matches rm-rf-root"));
+/// ```
+#[derive(Debug, Clone)]
+pub struct PermissionChecker {
+    dangerous: PatternList,
+    confirm: PatternList,
+    allow_confirmation: bool,
+}
+
+impl PermissionChecker {
+    /// Builds the checker from its `config:` map, compiling every pattern
+    /// once. A bad item is an error naming it (`dangerous_commands.1`,
+    /// `require_confirmation.0.unless`); an unknown key gets a "did you
+    /// mean".
+    ///
+    /// ```
+    /// use ahp_oracles::permission::PermissionChecker;
+    /// use ahp_engine::OracleConfig;
+    /// use serde_json::json;
+    ///
+    /// let bad = json!({"dangerous_commands": ["ok", "(unclosed"]});
+    /// let err = PermissionChecker::from_config(OracleConfig::new(&bad, None)).unwrap_err();
+    /// assert_eq!(err.key.as_deref(), Some("dangerous_commands.1"));
+    /// assert!(err.message.starts_with("invalid regex `(unclosed`"));
+    ///
+    /// let mine = json!({"dangerous_commands": [{"pattern": "\\bdeploy\\s+prod\\b", "id": "prod-deploy"}]});
+    /// let checker = PermissionChecker::from_config(OracleConfig::new(&mine, None)).unwrap();
+    /// assert!(checker.check("make deploy prod").is_some());
+    /// assert!(checker.check("rm -rf /").is_none()); // the list replaced the defaults
+    /// ```
+    pub fn from_config(cfg: OracleConfig<'_>) -> Result<Self, OracleConfigError> {
+        cfg.check_keys(TOP_KEYS)?;
+        let empty = Map::new();
+        let map = cfg.map()?.unwrap_or(&empty);
+        let case_sensitive = opt_bool(map, "", "case_sensitive")?.unwrap_or(false);
+        let allow_confirmation = opt_bool(map, "", "allow_confirmation")?.unwrap_or(true);
+        let extend = opt_bool(map, "", "extend_defaults")?.unwrap_or(false);
+        let dangerous = build_list(
+            map,
+            "dangerous_commands",
+            default_dangerous_commands,
+            extend,
+            case_sensitive,
+        )?;
+        let confirm = build_list(
+            map,
+            "require_confirmation",
+            default_require_confirmation,
+            extend,
+            case_sensitive,
+        )?;
+        Ok(PermissionChecker {
+            dangerous,
+            confirm,
+            allow_confirmation,
+        })
+    }
+
+    /// What the lists say about one command text: the first dangerous item
+    /// that matches, else the first confirmation item, else `None`.
+    pub fn check(&self, command: &str) -> Option<Finding<'_>> {
+        if let Some(p) = self.dangerous.first_match(command) {
+            return Some(Finding::Dangerous(p));
+        }
+        self.confirm
+            .first_match(command)
+            .map(Finding::NeedsConfirmation)
+    }
+
+    /// The signals for `ctx`: at most one per command text of the tool
+    /// call. This is what [`Oracle::evaluate`] returns, without the async
+    /// wrapper.
+    pub fn signals(&self, ctx: &HookContext) -> Vec<Signal> {
+        let can_prompt = ctx.event.is_none_or(|e| e.allows(Intensity::Prompt));
+        command_texts(ctx)
+            .iter()
+            .filter_map(|text| {
+                let shown = shown(text);
+                match self.check(text)? {
+                    Finding::Dangerous(p) => Some(dangerous_signal(&shown, p)),
+                    Finding::NeedsConfirmation(p) if self.allow_confirmation && can_prompt => {
+                        Some(confirmation_prompt(&shown, p))
+                    }
+                    Finding::NeedsConfirmation(p) => {
+                        let why = if self.allow_confirmation {
+                            match ctx.event {
+                                Some(e) => format!("event {e} cannot ask for"),
+                                None => "cannot be asked for here".to_string(),
+                            }
+                        } else {
+                            "is switched off (allow_confirmation: false)".to_string()
+                        };
+                        Some(confirmation_block(&shown, p, &why))
+                    }
+                }
+            })
+            .collect()
+    }
+
+    /// The effective `dangerous_commands`, in match order.
+    pub fn dangerous_commands(&self) -> &[CommandPattern] {
+        &self.dangerous.items
+    }
+
+    /// The effective `require_confirmation`, in match order.
+    pub fn require_confirmation(&self) -> &[CommandPattern] {
+        &self.confirm.items
+    }
+}
+
+#[async_trait]
+impl Oracle for PermissionChecker {
+    async fn evaluate(&self, ctx: &HookContext) -> Result<Vec<Signal>, OracleError> {
+        Ok(self.signals(ctx))
+    }
+
+    fn default_intensity(&self) -> Option<Intensity> {
+        Some(Intensity::Block)
+    }
+}
+
+/// The command texts of a tool call: `tool.input.command` (a string, or a
+/// list joined with spaces), `tool.input.cmd` (the same) and
+/// `tool.input.sql`, without duplicates. Empty without a tool call.
+///
+/// ```
+/// use ahp_oracles::permission::command_texts;
+/// use ahp_engine::HookContext;
+/// let ctx: HookContext = serde_json::from_str(
+///     r#"{"tool": {"name": "shell", "input": {"command": ["rm", "-rf", "/"]}}}"#).unwrap();
+/// assert_eq!(command_texts(&ctx), vec!["rm -rf /".to_string()]);
+/// ```
+pub fn command_texts(ctx: &HookContext) -> Vec<String> {
+    let Some(input) = ctx.tool.as_ref().map(|t| &t.input) else {
+        return Vec::new();
+    };
+    let mut out: Vec<String> = Vec::new();
+    for key in ["command", "cmd", "sql"] {
+        let text = match input.get(key) {
+            Some(Value::String(s)) => s.clone(),
+            Some(Value::Array(parts)) if key != "sql" => parts
+                .iter()
+                .map(|p| match p {
+                    Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                })
+                .collect::<Vec<_>>()
+                .join(" "),
+            _ => continue,
+        };
+        if !text.trim().is_empty() && !out.contains(&text) {
+            out.push(text);
+        }
+    }
+    out
+}
+
+/// The command as shown in a message: control characters escaped (no
+/// terminal tricks), cut at [`MAX_SHOWN`] characters.
+fn shown(command: &str) -> String {
+    let cut = truncate(command.trim(), MAX_SHOWN);
+    let mut out = String::with_capacity(cut.len());
+    for c in cut.chars() {
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn dangerous_signal(shown: &str, p: &CommandPattern) -> Signal {
+    let mut steps: Vec<String> = p.advice.iter().cloned().collect();
+    steps.push(
+        "do not retry it in another form (other flags, variables, a script): the block is deliberate"
+            .into(),
+    );
+    steps.push(
+        "if the user explicitly asked for it, show them the command so they can run it themselves"
+            .into(),
+    );
+    Signal::block(format!(
+        "Dangerous command blocked: `{shown}` matches {}",
+        p.describe()
+    ))
+    .with_resolution_path(steps)
+    .with_type(DANGEROUS_TYPE)
+}
+
+fn confirmation_prompt(shown: &str, p: &CommandPattern) -> Signal {
+    let mut suggestions: Vec<String> = p.advice.iter().cloned().collect();
+    suggestions.push("ask the user to confirm this exact command before running it".into());
+    Signal::prompt(format!(
+        "Confirmation required: `{shown}` matches {}. Run it only if the user asked for exactly this.",
+        p.describe()
+    ))
+    .with_severity(Severity::High)
+    .with_resolution_path(suggestions)
+    .with_type(CONFIRMATION_TYPE)
+}
+
+fn confirmation_block(shown: &str, p: &CommandPattern, why: &str) -> Signal {
+    let mut steps: Vec<String> = p.advice.iter().cloned().collect();
+    steps.push(
+        "ask the user to run it themselves, or to confirm it at a step that can ask (e.g. pre-tool-use)"
+            .into(),
+    );
+    Signal::block(format!(
+        "Command needs confirmation, which {why}: `{shown}` matches {}",
+        p.describe()
+    ))
+    .with_resolution_path(steps)
+    .with_type(CONFIRMATION_TYPE)
+}
+
+fn compile(pattern: &str, case_sensitive: bool) -> Result<Regex, String> {
+    RegexBuilder::new(pattern)
+        .case_insensitive(!case_sensitive)
+        .size_limit(REGEX_SIZE_LIMIT)
+        .build()
+        .map_err(|e| {
+            let full = e.to_string();
+            let detail = full
+                .rsplit_once("error: ")
+                .map(|(_, d)| d.trim().to_string())
+                .unwrap_or(full);
+            format!("invalid regex `{pattern}`: {detail}")
+        })
+}
+
+fn build_list(
+    map: &Map<String, Value>,
+    key: &str,
+    defaults: fn() -> Vec<CommandPattern>,
+    extend: bool,
+    case_sensitive: bool,
+) -> Result<PatternList, OracleConfigError> {
+    let mut entries: Vec<(CommandPattern, String)> = Vec::new();
+    let given = match map.get(key) {
+        None | Some(Value::Null) => None,
+        Some(Value::Array(items)) => Some(items),
+        Some(other) => {
+            return Err(OracleConfigError::at(
+                key,
+                format!(
+                    "expected a list of patterns (regex strings or {{pattern, reason, id}} maps), found {}",
+                    kind_of(other)
+                ),
+            ))
+        }
+    };
+    if given.is_none() || extend {
+        for p in defaults() {
+            let at = format!("built-in {key} `{}`", p.label());
+            entries.push((p, at));
+        }
+    }
+    for (i, item) in given.into_iter().flatten().enumerate() {
+        let at = format!("{key}.{i}");
+        entries.push((parse_item(item, &at)?, at));
+    }
+
+    let mut unless = Vec::with_capacity(entries.len());
+    for (p, at) in &entries {
+        compile(&p.pattern, case_sensitive).map_err(|m| OracleConfigError::at(at.clone(), m))?;
+        unless.push(match &p.unless {
+            Some(u) => Some(
+                compile(u, case_sensitive)
+                    .map_err(|m| OracleConfigError::at(join(at, "unless"), m))?,
+            ),
+            None => None,
+        });
+    }
+    let items: Vec<CommandPattern> = entries.into_iter().map(|(p, _)| p).collect();
+    let set = RegexSetBuilder::new(items.iter().map(|p| p.pattern.as_str()))
+        .case_insensitive(!case_sensitive)
+        .size_limit(REGEX_SIZE_LIMIT.saturating_mul(items.len().max(1)))
+        .build()
+        .map_err(|e| {
+            OracleConfigError::at(key, format!("the patterns do not compile together: {e}"))
+        })?;
+    Ok(PatternList { items, set, unless })
+}
+
+fn parse_item(item: &Value, at: &str) -> Result<CommandPattern, OracleConfigError> {
+    let empty_pattern = || {
+        OracleConfigError::at(
+            at,
+            "an empty pattern would match every command; remove the item instead",
+        )
+    };
+    match item {
+        Value::String(s) if s.is_empty() => Err(empty_pattern()),
+        Value::String(s) => Ok(CommandPattern {
+            id: None,
+            pattern: s.clone(),
+            reason: None,
+            advice: None,
+            unless: None,
+        }),
+        Value::Object(_) => {
+            let map = as_map(item, at, "a map")?;
+            check_keys(map, at, ITEM_KEYS)?;
+            let pattern = match opt_str(map, at, "pattern")? {
+                None => {
+                    return Err(OracleConfigError::at(
+                        at,
+                        "missing `pattern`, e.g. `{pattern: 'kubectl\\s+delete', reason: \"deletes resources\"}`",
+                    ))
+                }
+                Some("") => return Err(empty_pattern()),
+                Some(p) => p.to_string(),
+            };
+            let text = |key: &str| -> Result<Option<String>, OracleConfigError> {
+                Ok(opt_str(map, at, key)?
+                    .map(str::trim)
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_string))
+            };
+            Ok(CommandPattern {
+                id: text("id")?,
+                pattern,
+                reason: text("reason")?,
+                advice: text("advice")?,
+                unless: text("unless")?,
+            })
+        }
+        other => Err(OracleConfigError::at(
+            at,
+            format!(
+                "expected a regex string or a map like {{pattern, reason, id}}, found {}",
+                kind_of(other)
+            ),
+        )),
+    }
+}

@@ -1,0 +1,463 @@
+//! The `Rules` oracle: policies as declarative conditions, no Rust needed
+//! (SPEC §4.1, "rule form").
+//!
+//! ```yaml
+//! - oracle: Rules
+//!   config:
+//!     rules:
+//!       - condition: "checklist.incomplete_count > 0"   # see `expr`
+//!         intensity: block          # block (default) | control | prompt | aid
+//!         message: "{{ checklist.incomplete_count }} item(s) still open"
+//!         resolution_path: ["tick finished items with [x]"]
+//!         type: open-checklist      # signal type; default: the rule's id, else "rule"
+//!         id: open-checklist        # optional name of the rule
+//!       - condition: "environment == production && tool.input.command ~ 'psql'"
+//!         intensity: prompt
+//!         severity: high            # prompt only: low | medium (default) | high
+//!         message: "database access in production"
+//!       - condition: "tool.input.command ~ '^rm -rf'"
+//!         intensity: control
+//!         message: "made rm interactive"
+//!         modifications:            # control only, and required there
+//!           - { target: tool.input.command, op: set, value: "rm -ri build", description: "interactive rm" }
+//! ```
+//!
+//! Every rule is evaluated; each one whose condition holds yields one signal,
+//! in config order. Messages, resolution steps, modification descriptions and
+//! string modification values may hold `{{ dotted.path }}` placeholders,
+//! filled from the context (strings as they are, other values as compact
+//! JSON, a missing path as nothing, each cut at 4096 characters).
+//!
+//! ```
+//! use ahp_oracles::rules::Rules;
+//! use ahp_engine::{HookContext, Intensity, OracleConfig};
+//! use serde_json::json;
+//!
+//! let config = json!({"rules": [{
+//!     "condition": "checklist.incomplete_count > 0",
+//!     "message": "{{ checklist.incomplete_count }} item(s) still open",
+//!     "resolution_path": ["tick finished items with [x]"],
+//! }]});
+//! let rules = Rules::from_config(OracleConfig::new(&config, None)).unwrap();
+//! let ctx: HookContext = serde_json::from_value(json!({"checklist": {"incomplete_count": 2}})).unwrap();
+//! let signals = rules.signals(&ctx);
+//! assert_eq!(signals.len(), 1);
+//! assert_eq!(signals[0].intensity(), Intensity::Block);
+//! assert_eq!(signals[0].payload.summary(), "2 item(s) still open");
+//! assert_eq!(signals[0].header.signal_type, "rule");
+//! ```
+
+use crate::cfg::{as_map, check_keys, join, one_of, opt_str, req_str};
+use crate::expr::{check_path, Expr};
+use crate::template::{truncate, Template};
+use ahp_engine::oracle::kind_of;
+use ahp_engine::{
+    async_trait, HookContext, Intensity, ModOp, Modification, Oracle, OracleConfig,
+    OracleConfigError, OracleError, Severity, Signal,
+};
+use serde_json::Value;
+
+const TOP_KEYS: &[&str] = &["rules"];
+const RULE_KEYS: &[&str] = &[
+    "condition",
+    "intensity",
+    "message",
+    "resolution_path",
+    "type",
+    "id",
+    "severity",
+    "modifications",
+];
+const MOD_KEYS: &[&str] = &["target", "op", "value", "description"];
+const RULE_EXAMPLE: &str =
+    "`rules: [{condition: \"checklist.incomplete_count > 0\", message: \"items still open\"}]`";
+
+/// Declarative rules: a list of conditions over the context, each with the
+/// signal it raises. Build with [`Rules::from_config`].
+///
+/// ```
+/// use ahp_oracles::rules::Rules;
+/// use ahp_engine::{HookContext, Intensity, OracleConfig, Oracle};
+/// use serde_json::json;
+///
+/// let config = json!({"rules": [
+///     {"condition": "issue.type == feature && files.changed_count >= 10",
+///      "intensity": "prompt", "severity": "high", "message": "large feature change"},
+///     {"condition": "true", "intensity": "aid", "message": "remember the changelog"},
+/// ]});
+/// let rules = Rules::from_config(OracleConfig::new(&config, None)).unwrap();
+/// assert_eq!(rules.default_intensity(), Some(Intensity::Prompt));
+/// let ctx: HookContext = serde_json::from_value(json!({
+///     "issue": {"type": "feature"}, "files": {"changed_count": 12},
+/// })).unwrap();
+/// let kinds: Vec<Intensity> = rules.signals(&ctx).iter().map(|s| s.intensity()).collect();
+/// assert_eq!(kinds, vec![Intensity::Prompt, Intensity::Aid]);
+/// ```
+#[derive(Debug, Clone)]
+pub struct Rules {
+    rules: Vec<Rule>,
+}
+
+#[derive(Debug, Clone)]
+struct Rule {
+    condition: Expr,
+    intensity: Intensity,
+    message: Template,
+    resolution_path: Vec<Template>,
+    signal_type: String,
+    severity: Option<Severity>,
+    modifications: Vec<ModSpec>,
+}
+
+#[derive(Debug, Clone)]
+struct ModSpec {
+    target: String,
+    op: ModOp,
+    value: Option<ValueSpec>,
+    description: Option<Template>,
+}
+
+#[derive(Debug, Clone)]
+enum ValueSpec {
+    Text(Template),
+    Json(Value),
+}
+
+impl Rules {
+    /// Builds the oracle from its `config:` map. Every problem is an
+    /// [`OracleConfigError`] naming the key: `rules.0.condition` for a
+    /// condition that does not parse (with the column inside it),
+    /// `rules.1.intensity` for an unknown intensity, `rules.0.conditon` for
+    /// an unknown key (with a "did you mean"), and so on.
+    ///
+    /// ```
+    /// use ahp_oracles::rules::Rules;
+    /// use ahp_engine::OracleConfig;
+    /// use serde_json::json;
+    ///
+    /// let bad = json!({"rules": [{"condition": "checklist.incomplete_count >", "message": "x"}]});
+    /// let err = Rules::from_config(OracleConfig::new(&bad, None)).unwrap_err();
+    /// assert_eq!(err.key.as_deref(), Some("rules.0.condition"));
+    /// assert_eq!(
+    ///     err.message,
+    ///     "invalid condition `checklist.incomplete_count >`: column 29: expected a value after `>`, found the end of the condition",
+    /// );
+    ///
+    /// let typo = json!({"rules": [{"conditon": "true", "message": "x"}]});
+    /// let err = Rules::from_config(OracleConfig::new(&typo, None)).unwrap_err();
+    /// assert_eq!(err.key.as_deref(), Some("rules.0.conditon"));
+    /// assert!(err.message.contains("did you mean `condition`?"));
+    /// ```
+    pub fn from_config(cfg: OracleConfig<'_>) -> Result<Self, OracleConfigError> {
+        cfg.check_keys(TOP_KEYS)?;
+        let Some(list) = cfg.map()?.and_then(|m| m.get("rules")) else {
+            return Err(OracleConfigError::whole(format!(
+                "Rules needs a `rules` list, e.g. {RULE_EXAMPLE}"
+            )));
+        };
+        let Value::Array(items) = list else {
+            return Err(OracleConfigError::at(
+                "rules",
+                format!(
+                    "expected a list of rules, found {}; e.g. {RULE_EXAMPLE}",
+                    kind_of(list)
+                ),
+            ));
+        };
+        let rules = items
+            .iter()
+            .enumerate()
+            .map(|(i, item)| parse_rule(item, &format!("rules.{i}")))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Rules { rules })
+    }
+
+    /// The signals for `ctx`, one per rule whose condition holds, in config
+    /// order. This is what [`Oracle::evaluate`] returns, without the async
+    /// wrapper.
+    pub fn signals(&self, ctx: &HookContext) -> Vec<Signal> {
+        self.rules
+            .iter()
+            .filter(|r| r.condition.eval(ctx))
+            .map(|r| r.signal(ctx))
+            .collect()
+    }
+
+    /// The number of rules.
+    pub fn len(&self) -> usize {
+        self.rules.len()
+    }
+
+    /// True when there are no rules (`rules: []`): the oracle never fires.
+    pub fn is_empty(&self) -> bool {
+        self.rules.is_empty()
+    }
+}
+
+#[async_trait]
+impl Oracle for Rules {
+    async fn evaluate(&self, ctx: &HookContext) -> Result<Vec<Signal>, OracleError> {
+        Ok(self.signals(ctx))
+    }
+
+    /// The strongest intensity among the rules (`None` without rules).
+    fn default_intensity(&self) -> Option<Intensity> {
+        self.rules.iter().map(|r| r.intensity).max()
+    }
+}
+
+impl Rule {
+    fn signal(&self, ctx: &HookContext) -> Signal {
+        let message = self.message.render(ctx);
+        let steps: Vec<String> = self.resolution_path.iter().map(|t| t.render(ctx)).collect();
+        let signal = match self.intensity {
+            Intensity::Block => Signal::block(message).with_resolution_path(steps),
+            Intensity::Prompt => Signal::prompt(message)
+                .with_severity(self.severity.unwrap_or_default())
+                .with_resolution_path(steps),
+            Intensity::Aid => Signal::aid(message).with_resolution_path(steps),
+            Intensity::Control => {
+                let mods = self.modifications.iter().map(|m| m.build(ctx)).collect();
+                Signal::control(mods).with_message(message)
+            }
+        };
+        signal.with_type(self.signal_type.clone())
+    }
+}
+
+impl ModSpec {
+    fn build(&self, ctx: &HookContext) -> Modification {
+        Modification {
+            target: self.target.clone(),
+            op: self.op,
+            value: self.value.as_ref().map(|v| match v {
+                ValueSpec::Text(t) => Value::String(t.render(ctx)),
+                ValueSpec::Json(j) => j.clone(),
+            }),
+            description: self.description.as_ref().map(|t| t.render(ctx)),
+        }
+    }
+}
+
+fn template(src: &str, key: &str) -> Result<Template, OracleConfigError> {
+    Template::parse(src).map_err(|m| OracleConfigError::at(key, m))
+}
+
+fn parse_rule(item: &Value, prefix: &str) -> Result<Rule, OracleConfigError> {
+    let map = as_map(
+        item,
+        prefix,
+        "a rule like `{condition: \"…\", message: \"…\"}`",
+    )?;
+    check_keys(map, prefix, RULE_KEYS)?;
+
+    let src = req_str(
+        map,
+        prefix,
+        "condition",
+        "`condition: \"checklist.incomplete_count > 0\"` (or \"true\")",
+    )?;
+    let condition = Expr::parse(src).map_err(|e| {
+        OracleConfigError::at(
+            join(prefix, "condition"),
+            format!("invalid condition `{}`: {e}", truncate(src, 200)),
+        )
+    })?;
+
+    let intensity = match opt_str(map, prefix, "intensity")? {
+        None => Intensity::Block,
+        Some(s) => {
+            match one_of(
+                s,
+                &["block", "control", "prompt", "aid"],
+                &join(prefix, "intensity"),
+                "intensity",
+            )? {
+                "control" => Intensity::Control,
+                "prompt" => Intensity::Prompt,
+                "aid" => Intensity::Aid,
+                _ => Intensity::Block,
+            }
+        }
+    };
+
+    let message = template(
+        req_str(
+            map,
+            prefix,
+            "message",
+            "`message: \"what is wrong and why\"`",
+        )?,
+        &join(prefix, "message"),
+    )?;
+
+    let resolution_path = match map.get("resolution_path") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::String(s)) => vec![template(s, &join(prefix, "resolution_path"))?],
+        Some(Value::Array(steps)) => steps
+            .iter()
+            .enumerate()
+            .map(|(j, step)| {
+                let key = format!("{prefix}.resolution_path.{j}");
+                match step {
+                    Value::String(s) => template(s, &key),
+                    other => Err(OracleConfigError::at(
+                        key,
+                        format!("expected a string (one step), found {}", kind_of(other)),
+                    )),
+                }
+            })
+            .collect::<Result<_, _>>()?,
+        Some(other) => {
+            return Err(OracleConfigError::at(
+                join(prefix, "resolution_path"),
+                format!(
+                    "expected a list of steps (strings), found {}",
+                    kind_of(other)
+                ),
+            ))
+        }
+    };
+
+    let id = opt_str(map, prefix, "id")?;
+    let signal_type = match opt_str(map, prefix, "type")? {
+        Some(t) if t.trim().is_empty() => {
+            return Err(OracleConfigError::at(
+                join(prefix, "type"),
+                "`type` must not be empty; leave it out for the default",
+            ))
+        }
+        Some(t) => t.to_string(),
+        None => id
+            .filter(|i| !i.trim().is_empty())
+            .unwrap_or("rule")
+            .to_string(),
+    };
+
+    let severity = match opt_str(map, prefix, "severity")? {
+        None => None,
+        Some(s) => {
+            if intensity != Intensity::Prompt {
+                return Err(OracleConfigError::at(
+                    join(prefix, "severity"),
+                    format!("`severity` applies only to `intensity: prompt` rules; this rule is {intensity}"),
+                ));
+            }
+            Some(
+                match one_of(
+                    s,
+                    &["low", "medium", "high"],
+                    &join(prefix, "severity"),
+                    "severity",
+                )? {
+                    "low" => Severity::Low,
+                    "high" => Severity::High,
+                    _ => Severity::Medium,
+                },
+            )
+        }
+    };
+
+    let modifications = match map.get("modifications") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(ms)) => ms
+            .iter()
+            .enumerate()
+            .map(|(j, m)| parse_modification(m, &format!("{prefix}.modifications.{j}")))
+            .collect::<Result<Vec<_>, _>>()?,
+        Some(other) => {
+            return Err(OracleConfigError::at(
+                join(prefix, "modifications"),
+                format!(
+                    "expected a list of modifications like `{{target: tool.input.command, op: set, value: \"…\"}}`, found {}",
+                    kind_of(other)
+                ),
+            ))
+        }
+    };
+    match intensity {
+        Intensity::Control if modifications.is_empty() => {
+            return Err(OracleConfigError::at(
+                join(prefix, "modifications"),
+                "an `intensity: control` rule needs `modifications`, e.g. `[{target: tool.input.command, op: set, value: \"…\", description: \"…\"}]`",
+            ))
+        }
+        Intensity::Control if map.get("resolution_path").is_some_and(|v| !v.is_null()) => {
+            return Err(OracleConfigError::at(
+                join(prefix, "resolution_path"),
+                "a control rule has no resolution path: describe each change in its modification's `description`",
+            ))
+        }
+        other if other != Intensity::Control && !modifications.is_empty() => {
+            return Err(OracleConfigError::at(
+                join(prefix, "modifications"),
+                format!("`modifications` apply only to `intensity: control` rules; this rule is {other}"),
+            ))
+        }
+        _ => {}
+    }
+
+    Ok(Rule {
+        condition,
+        intensity,
+        message,
+        resolution_path,
+        signal_type,
+        severity,
+        modifications,
+    })
+}
+
+fn parse_modification(item: &Value, prefix: &str) -> Result<ModSpec, OracleConfigError> {
+    let map = as_map(
+        item,
+        prefix,
+        "a modification like `{target: tool.input.command, op: set, value: \"…\"}`",
+    )?;
+    check_keys(map, prefix, MOD_KEYS)?;
+    let target = req_str(map, prefix, "target", "`target: tool.input.command`")?.trim();
+    check_path(target).map_err(|m| OracleConfigError::at(join(prefix, "target"), m))?;
+    let op = match opt_str(map, prefix, "op")? {
+        None => ModOp::Set,
+        Some(s) => match one_of(s, &["set", "merge", "remove"], &join(prefix, "op"), "op")? {
+            "merge" => ModOp::Merge,
+            "remove" => ModOp::Remove,
+            _ => ModOp::Set,
+        },
+    };
+    let value = match (op, map.get("value")) {
+        (ModOp::Remove, None) => None,
+        (ModOp::Remove, Some(_)) => {
+            return Err(OracleConfigError::at(
+                join(prefix, "value"),
+                "`op: remove` takes no `value`",
+            ))
+        }
+        (ModOp::Set | ModOp::Merge, None) => {
+            return Err(OracleConfigError::at(
+                prefix,
+                format!(
+                    "missing `value`: `op: {}` needs the value to apply",
+                    if op == ModOp::Set { "set" } else { "merge" }
+                ),
+            ))
+        }
+        (ModOp::Merge, Some(v)) if !v.is_object() => {
+            return Err(OracleConfigError::at(
+                join(prefix, "value"),
+                format!("`op: merge` needs a map to merge in, found {}", kind_of(v)),
+            ))
+        }
+        (_, Some(Value::String(s))) => Some(ValueSpec::Text(template(s, &join(prefix, "value"))?)),
+        (_, Some(v)) => Some(ValueSpec::Json(v.clone())),
+    };
+    let description = opt_str(map, prefix, "description")?
+        .map(|d| template(d, &join(prefix, "description")))
+        .transpose()?;
+    Ok(ModSpec {
+        target: target.to_string(),
+        op,
+        value,
+        description,
+    })
+}

@@ -1,0 +1,606 @@
+//! The `ahp` command line. [`main_with`] runs it with any registry, so a
+//! team can ship its own `ahp` with custom oracles (see
+//! `examples/custom_oracle.rs`).
+
+use ahp_config::{ConfigErrors, LoadOptions, LoadedConfig};
+use ahp_engine::{
+    Engine, Event, HookContext, Level, Outcome, Payload, Registry, SignalSink, Verdict,
+};
+use ahp_signals_log::SignalLog;
+use anyhow::{anyhow, Context, Result};
+use clap::{Parser, Subcommand, ValueEnum};
+use std::io::{IsTerminal, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+/// Largest context accepted on stdin or from a file. Agent payloads are a
+/// few KiB; a tool input carrying a whole file can reach a few MiB.
+pub const MAX_CONTEXT_BYTES: u64 = 16 * 1024 * 1024;
+
+/// Exit code: proceed (accept, aid, control).
+pub const EXIT_PROCEED: u8 = 0;
+/// Exit code: usage or configuration error.
+pub const EXIT_ERROR: u8 = 1;
+/// Exit code: block.
+pub const EXIT_BLOCK: u8 = 2;
+/// Exit code: a prompt awaits an answer.
+pub const EXIT_PROMPT: u8 = 3;
+
+const AFTER_HELP: &str = "\
+Exit codes:
+  0  proceed (accept, aid or control)
+  1  usage or configuration error
+  2  block
+  3  prompt awaiting an answer (non-interactive)
+
+Config layers (later wins): ~/.ahp/hooks.yaml → <project>/.ahp/hooks.yaml → <project>/.ahp/hooks.local.yaml.
+With none of them present, the built-in default policy applies.";
+
+/// ahp: a policy engine for AI coding agents.
+#[derive(Debug, Parser)]
+#[command(name = "ahp", version, about, after_help = AFTER_HELP)]
+struct Cli {
+    /// Print `[HOOK DEBUG]` trace lines on stderr (also: AHP_DEBUG=1).
+    #[arg(long, global = true)]
+    debug: bool,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Format {
+    Json,
+    Text,
+}
+
+#[derive(Debug, clap::Args)]
+struct ProjectArg {
+    /// Project root (default: nearest ancestor with .ahp/ or .git/, else the current directory).
+    #[arg(long, value_name = "DIR")]
+    project: Option<PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Evaluate EVENT against a context and print the verdict.
+    ///
+    /// The context is JSON (SPEC §3) from --context FILE, or from stdin when
+    /// stdin is not a terminal. Every signal is appended to the signal log.
+    Run {
+        /// The event: canonical name (pre-tool-use) or any alias (PreToolUse, before_tool).
+        event: String,
+        /// Read the context from FILE ("-" for stdin).
+        #[arg(long, value_name = "FILE")]
+        context: Option<String>,
+        #[command(flatten)]
+        project: ProjectArg,
+        /// Append records to PATH instead of <project>/.ahp/signals.jsonl.
+        #[arg(long, value_name = "PATH", conflicts_with = "no_log")]
+        log: Option<PathBuf>,
+        /// Do not write the signal log.
+        #[arg(long)]
+        no_log: bool,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "json")]
+        format: Format,
+    },
+    /// Show which entries EVENT runs, in which order, from which layer, and why others do not.
+    Explain {
+        /// The event (any alias). Omit with --list.
+        #[arg(required_unless_present = "list")]
+        event: Option<String>,
+        /// Evaluate `when` conditions against this context (FILE or "-").
+        #[arg(long, value_name = "FILE")]
+        context: Option<String>,
+        /// List every event with its aliases and allowed intensities.
+        #[arg(long)]
+        list: bool,
+        #[command(flatten)]
+        project: ProjectArg,
+    },
+    /// Check the merged configuration; exit 1 with every error found.
+    Validate {
+        #[command(flatten)]
+        project: ProjectArg,
+    },
+    /// Print the merged configuration with the layer and file:line of every value.
+    Config {
+        #[command(flatten)]
+        project: ProjectArg,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
+    },
+    /// Write a commented starter .ahp/hooks.yaml (and its schema) and gitignore the local files.
+    Init {
+        #[command(flatten)]
+        project: ProjectArg,
+        /// Overwrite an existing .ahp/hooks.yaml.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Print the JSON Schema (draft-07) of hooks.yaml.
+    Schema,
+}
+
+/// Runs the CLI with `registry` and returns the process exit code.
+pub fn main_with(registry: Registry) -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() {
+                EXIT_ERROR
+            } else {
+                EXIT_PROCEED
+            };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    let debug =
+        cli.debug || std::env::var_os("AHP_DEBUG").is_some_and(|v| v != "0" && !v.is_empty());
+    if debug {
+        init_tracing();
+    }
+    match run_command(cli.command, registry) {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            let mut stderr = std::io::stderr().lock();
+            // Config errors are already fully formatted.
+            if let Some(ce) = e.downcast_ref::<ConfigErrors>() {
+                let _ = write!(stderr, "{ce}");
+            } else {
+                let _ = writeln!(stderr, "error: {e:#}");
+            }
+            ExitCode::from(EXIT_ERROR)
+        }
+    }
+}
+
+fn init_tracing() {
+    let _ = tracing_subscriber::fmt()
+        .with_max_level(tracing::Level::DEBUG)
+        .with_writer(std::io::stderr)
+        .without_time()
+        .with_level(false)
+        .with_target(false)
+        .try_init();
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime> {
+    // One thread: built-in oracles are CPU-light, and a multi-threaded
+    // runtime costs start-up time on every hook call.
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")
+}
+
+fn parse_event(name: &str) -> Result<Event> {
+    Event::parse(name).map_err(|e| anyhow!("{e}"))
+}
+
+fn load(project: Option<PathBuf>) -> Result<LoadedConfig> {
+    let opts = LoadOptions::from_env(project).context("cannot determine the current directory")?;
+    Ok(LoadedConfig::load(&opts)?)
+}
+
+/// Reads the context: `--context FILE`, `-` or piped stdin; an empty
+/// context when stdin is a terminal and no file was given.
+fn read_context(source: Option<&str>) -> Result<HookContext> {
+    let (name, bytes) = match source {
+        Some("-") => (
+            "<stdin>".to_string(),
+            read_limited(std::io::stdin().lock(), "<stdin>")?,
+        ),
+        Some(path) => {
+            let f = std::fs::File::open(path)
+                .with_context(|| format!("cannot open context file `{path}`"))?;
+            (path.to_string(), read_limited(f, path)?)
+        }
+        None if !std::io::stdin().is_terminal() => (
+            "<stdin>".to_string(),
+            read_limited(std::io::stdin().lock(), "<stdin>")?,
+        ),
+        None => return Ok(HookContext::default()),
+    };
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Ok(HookContext::default());
+    }
+    let text = std::str::from_utf8(&bytes).map_err(|e| {
+        anyhow!(
+            "context {name}: not UTF-8 (invalid byte at offset {})",
+            e.valid_up_to()
+        )
+    })?;
+    let mut de = serde_json::Deserializer::from_str(text);
+    // Deeply nested JSON must be an error, not a stack overflow: serde_json
+    // stops at 128 levels by default, which we keep.
+    let value: serde_json::Value = serde::Deserialize::deserialize(&mut de).map_err(|e| {
+        anyhow!(
+            "context {name}:{}:{}: invalid JSON: {e}",
+            e.line(),
+            e.column()
+        )
+    })?;
+    de.end().map_err(|e| {
+        anyhow!(
+            "context {name}:{}:{}: trailing data after the JSON value",
+            e.line(),
+            e.column()
+        )
+    })?;
+    let raw = value.clone();
+    let mut ctx: HookContext = serde_json::from_value(value)
+        .map_err(|e| anyhow!("context {name}: {e}\n  help: see SPEC §3 for the context fields (event, session_id, tool {{name, input}}, files {{changed}}, issue, …)"))?;
+    if let Some(files) = ctx.files.as_mut() {
+        if files.changed_count == 0 {
+            files.changed_count = files.changed.len();
+        }
+    }
+    if ctx.raw.is_none() {
+        ctx.raw = Some(raw);
+    }
+    Ok(ctx)
+}
+
+fn read_limited(r: impl Read, name: &str) -> Result<Vec<u8>> {
+    let mut buf = Vec::new();
+    r.take(MAX_CONTEXT_BYTES + 1)
+        .read_to_end(&mut buf)
+        .with_context(|| format!("cannot read context from {name}"))?;
+    if buf.len() as u64 > MAX_CONTEXT_BYTES {
+        return Err(anyhow!(
+            "context from {name} is larger than the limit of {} MiB; send the tool input, not whole files",
+            MAX_CONTEXT_BYTES / (1024 * 1024)
+        ));
+    }
+    Ok(buf)
+}
+
+fn print_warnings(cfg_warnings: &[ahp_config::ConfigWarning]) {
+    let mut err = std::io::stderr().lock();
+    for w in cfg_warnings {
+        let _ = writeln!(err, "warning: {w}");
+    }
+}
+
+fn run_command(cmd: Command, registry: Registry) -> Result<u8> {
+    match cmd {
+        Command::Run {
+            event,
+            context,
+            project,
+            log,
+            no_log,
+            format,
+        } => {
+            let event = parse_event(&event)?;
+            let ctx = read_context(context.as_deref())?;
+            let cfg = load(project.project)?;
+            let (policy, warnings) = cfg.compile_events(&registry, Some(&[event]))?;
+            print_warnings(&warnings);
+            let log_path = (!no_log).then(|| {
+                log.unwrap_or_else(|| cfg.project_root.join(".ahp").join("signals.jsonl"))
+            });
+            let mut builder = Engine::builder().policy(policy);
+            if let Some(path) = &log_path {
+                match SignalLog::open(path) {
+                    Ok(sink) => builder = builder.sink(Arc::new(sink) as Arc<dyn SignalSink>),
+                    // Logging must not decide the verdict, but it must not
+                    // fail silently either.
+                    Err(e) => eprintln!("warning: signals will not be recorded: {e}"),
+                }
+            }
+            let engine = builder.build()?;
+            let rt = runtime()?;
+            let verdict = rt.block_on(engine.dispatch(event, ctx));
+            print_verdict(&verdict, format)?;
+            for d in &verdict.diagnostics {
+                let level = match d.level {
+                    Level::Warning => "warning",
+                    Level::Error => "error",
+                };
+                eprintln!("{level}: [{}] {}", d.source, d.message);
+            }
+            rt.block_on(engine.finish_detached());
+            Ok(match verdict.outcome {
+                Outcome::Block => EXIT_BLOCK,
+                Outcome::Prompt => EXIT_PROMPT,
+                _ => EXIT_PROCEED,
+            })
+        }
+        Command::Explain {
+            event,
+            context,
+            list,
+            project,
+        } => {
+            if list {
+                print!("{}", list_events());
+                return Ok(EXIT_PROCEED);
+            }
+            let event = parse_event(event.as_deref().unwrap_or_default())?;
+            let ctx = match context.as_deref() {
+                Some(src) => Some(read_context(Some(src))?),
+                None => None,
+            };
+            let cfg = load(project.project)?;
+            print!("{}", explain(&cfg, &registry, event, ctx)?);
+            Ok(EXIT_PROCEED)
+        }
+        Command::Validate { project } => {
+            let cfg = load(project.project)?;
+            let (policy, warnings) = cfg.compile_events(&registry, None)?;
+            print_warnings(&warnings);
+            let layers: Vec<String> = cfg
+                .files
+                .iter()
+                .map(|f| format!("{} ({})", f.path.display(), f.layer))
+                .collect();
+            let entries: usize = policy
+                .events()
+                .filter_map(|e| policy.plan(e))
+                .map(|p| p.entries.len())
+                .sum();
+            println!(
+                "ok: {entries} enabled entries across {} events, from {}",
+                policy.events().count(),
+                layers.join(", ")
+            );
+            Ok(EXIT_PROCEED)
+        }
+        Command::Config { project, format } => {
+            let cfg = load(project.project)?;
+            match format {
+                Format::Text => print!("{}", cfg.render_text()),
+                Format::Json => println!("{}", serde_json::to_string_pretty(&cfg.render_json())?),
+            }
+            Ok(EXIT_PROCEED)
+        }
+        Command::Init { project, force } => {
+            let root = match project.project {
+                Some(p) => p,
+                None => {
+                    std::env::current_dir().context("cannot determine the current directory")?
+                }
+            };
+            init(&root, force)?;
+            Ok(EXIT_PROCEED)
+        }
+        Command::Schema => {
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&ahp_config::hooks_schema())?
+            );
+            Ok(EXIT_PROCEED)
+        }
+    }
+}
+
+fn print_verdict(v: &Verdict, format: Format) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    match format {
+        Format::Json => {
+            serde_json::to_writer(&mut out, v)?;
+            writeln!(out)?;
+        }
+        Format::Text => {
+            writeln!(
+                out,
+                "{} {} ({} signal(s), correlation {})",
+                v.outcome.as_str().to_uppercase(),
+                v.event,
+                v.signals.len(),
+                v.correlation_id
+            )?;
+            for s in &v.signals {
+                let clamped = s
+                    .header
+                    .clamped_from
+                    .map(|c| format!(" (clamped from {c})"))
+                    .unwrap_or_default();
+                writeln!(
+                    out,
+                    "  {:<7} {}{clamped}: {}",
+                    s.intensity().as_str(),
+                    s.header.source,
+                    s.payload.summary()
+                )?;
+                let (label, steps) = match &s.payload {
+                    Payload::Block(b) => ("fix", &b.resolution_path),
+                    Payload::Prompt(p) => ("suggestion", &p.suggestions),
+                    Payload::Aid(a) => ("follow-up", &a.follow_ups),
+                    Payload::Control(_) => ("", &Vec::new()),
+                };
+                for step in steps {
+                    writeln!(out, "          {label}: {step}")?;
+                }
+            }
+            for c in &v.context_changes {
+                writeln!(
+                    out,
+                    "  change  {}: {:?} {}",
+                    c.source, c.modification.op, c.modification.target
+                )?;
+            }
+        }
+    }
+    out.flush()?;
+    Ok(())
+}
+
+fn list_events() -> String {
+    let mut s = String::new();
+    for e in Event::ALL {
+        let aliases: Vec<&str> = e.aliases().collect();
+        let allowed: Vec<&str> = e.allowed().iter().rev().map(|i| i.as_str()).collect();
+        s.push_str(&format!(
+            "{:<22} allows {:<28} aliases: {}\n",
+            e.as_str(),
+            allowed.join(", "),
+            if aliases.is_empty() {
+                "-".to_string()
+            } else {
+                aliases.join(", ")
+            }
+        ));
+    }
+    s
+}
+
+fn explain(
+    cfg: &LoadedConfig,
+    registry: &Registry,
+    event: Event,
+    ctx: Option<HookContext>,
+) -> Result<String> {
+    let (policy, warnings) = cfg.compile_events(registry, Some(&[event]))?;
+    print_warnings(&warnings);
+    let mut out = String::new();
+    out.push_str(&format!(
+        "event: {event} (allows {})\n",
+        event
+            .allowed()
+            .iter()
+            .rev()
+            .map(|i| i.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    ));
+    out.push_str(&format!(
+        "layers: {}\n",
+        cfg.files
+            .iter()
+            .map(|f| format!("{} {}", f.layer, f.path.display()))
+            .collect::<Vec<_>>()
+            .join(" → ")
+    ));
+    let on_block = match policy.settings.on_block {
+        ahp_engine::OnBlock::Stop => "stop (a block skips later waves)",
+        ahp_engine::OnBlock::Collect => "collect (every wave runs)",
+    };
+    out.push_str(&format!("on_block: {on_block}\n"));
+    let mut ctx = ctx;
+    if let Some(c) = ctx.as_mut() {
+        c.event = Some(event);
+    }
+    match policy.plan(event) {
+        None => out.push_str("no enabled entries: every call is accepted\n"),
+        Some(plan) => {
+            out.push_str("run order:\n");
+            for (n, (wave, e)) in plan.ordered().enumerate() {
+                let when = match (&ctx, e.when.is_empty()) {
+                    (_, true) => "always".to_string(),
+                    (None, false) => format!("when {} (no context given)", describe_when(&e.when)),
+                    (Some(c), false) => match e.when.first_failing(c) {
+                        None => format!("when {} → matches", describe_when(&e.when)),
+                        Some((path, m)) => {
+                            let actual = c
+                                .lookup(path)
+                                .map(|v| v.to_string())
+                                .unwrap_or_else(|| "missing".into());
+                            format!("NOT SELECTED: `{path}` {m} does not hold (value: {actual})")
+                        }
+                    },
+                };
+                let mut flags = Vec::new();
+                if e.is_async {
+                    flags.push("async".to_string());
+                }
+                if let Some(i) = e.intensity {
+                    flags.push(format!("intensity: {i}"));
+                }
+                if !e.after.is_empty() {
+                    flags.push(format!("after: {}", e.after.join(", ")));
+                }
+                if e.on_error == ahp_engine::OnError::Block {
+                    flags.push("on_error: block".into());
+                }
+                out.push_str(&format!(
+                    "  {:>2}. wave {wave}  {:<28} {:<18} priority {:<3} {}\n      from {}\n      {when}\n",
+                    n + 1,
+                    e.id,
+                    e.oracle_name,
+                    e.priority,
+                    if flags.is_empty() { String::new() } else { format!("[{}]", flags.join("; ")) },
+                    e.origin
+                ));
+            }
+        }
+    }
+    let disabled: Vec<_> = cfg.entries_for(event).filter(|e| !e.enabled()).collect();
+    if !disabled.is_empty() {
+        out.push_str("disabled:\n");
+        for e in disabled {
+            let by = e
+                .node
+                .get("enabled")
+                .map(|n| format!("{} {}", n.origin.layer(), n.origin.location()))
+                .unwrap_or_default();
+            out.push_str(&format!("  {:<28} enabled: false set by {by}\n", e.id));
+        }
+    }
+    Ok(out)
+}
+
+fn describe_when(c: &ahp_engine::condition::Condition) -> String {
+    c.clauses
+        .iter()
+        .map(|(p, m)| format!("`{p}` {m}"))
+        .collect::<Vec<_>>()
+        .join(" and ")
+}
+
+fn init(root: &Path, force: bool) -> Result<()> {
+    let dir = root.join(".ahp");
+    let hooks = dir.join("hooks.yaml");
+    if hooks.exists() && !force {
+        return Err(anyhow!(
+            "{} already exists; use --force to overwrite it, or edit it (run `ahp validate` after)",
+            hooks.display()
+        ));
+    }
+    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    std::fs::write(&hooks, ahp_config::STARTER_POLICY)
+        .with_context(|| format!("cannot write {}", hooks.display()))?;
+    let schema = dir.join("hooks.schema.json");
+    std::fs::write(
+        &schema,
+        serde_json::to_string_pretty(&ahp_config::hooks_schema())? + "\n",
+    )
+    .with_context(|| format!("cannot write {}", schema.display()))?;
+    let gitignore = root.join(".gitignore");
+    let existing = match std::fs::read_to_string(&gitignore) {
+        Ok(s) => s,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => return Err(anyhow!("cannot read {}: {e}", gitignore.display())),
+    };
+    let wanted = [".ahp/hooks.local.yaml", ".ahp/signals.jsonl*"];
+    let missing: Vec<&str> = wanted
+        .iter()
+        .copied()
+        .filter(|w| !existing.lines().any(|l| l.trim() == *w))
+        .collect();
+    if !missing.is_empty() {
+        let mut text = existing.clone();
+        if !text.is_empty() && !text.ends_with('\n') {
+            text.push('\n');
+        }
+        text.push_str("# ahp: personal overrides and the signal log\n");
+        for m in &missing {
+            text.push_str(m);
+            text.push('\n');
+        }
+        std::fs::write(&gitignore, text)
+            .with_context(|| format!("cannot write {}", gitignore.display()))?;
+    }
+    println!("wrote {}", hooks.display());
+    println!("wrote {}", schema.display());
+    if !missing.is_empty() {
+        println!("added {} to {}", missing.join(", "), gitignore.display());
+    }
+    println!("next: edit the policy, then `ahp validate` and `ahp explain pre-tool-use`");
+    Ok(())
+}

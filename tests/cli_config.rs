@@ -1,0 +1,262 @@
+//! Config commands end to end: layering shown by `ahp config`, located
+//! errors, `validate`, `explain`, `init`, `schema`.
+
+mod common;
+use common::*;
+
+const PROJECT: &str = "\
+settings:
+  on_block: stop
+hooks:
+  pre-tool-use:
+    - oracle: PermissionChecker
+      priority: 0
+    - oracle: Rules
+      id: no-curl
+      priority: 5
+      when: { tool.name: Bash }
+      config:
+        rules:
+          - condition: \"tool.input.command ~ 'curl'\"
+            intensity: prompt
+            message: network access
+    - oracle: Rules
+      id: noisy
+      priority: 9
+      config:
+        rules:
+          - { condition: \"tool.name\", intensity: aid, message: hi }
+";
+
+#[test]
+fn config_shows_the_layer_of_each_value() {
+    let sb = Sandbox::new();
+    sb.write_home(".ahp/hooks.yaml", "settings:\n  environment: development\n");
+    sb.write(".ahp/hooks.yaml", PROJECT);
+    sb.write(".ahp/hooks.local.yaml", "hooks:\n  pre-tool-use:\n    - id: noisy\n      enabled: false\n    - id: no-curl\n      priority: 1\n");
+    let out = sb.ahp().arg("config").output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    let line = |needle: &str| {
+        text.lines()
+            .find(|l| l.contains(needle))
+            .unwrap_or_else(|| panic!("no line with {needle:?} in\n{text}"))
+            .to_string()
+    };
+    assert!(line("environment: \"development\"").contains("# user "));
+    assert!(line("enabled: false").contains("# local "));
+    assert!(line("enabled: false").contains("hooks.local.yaml:4:16"));
+    assert!(line("priority: 1").contains("# local "));
+    assert!(line("on_block: \"stop\"").contains("# project "));
+    let out = sb
+        .ahp()
+        .args(["config", "--format", "json"])
+        .output()
+        .unwrap();
+    let v = json_out(&out);
+    assert_eq!(v["layers"].as_array().unwrap().len(), 3);
+    assert_eq!(
+        v["hooks"]["pre-tool-use"][1]["origins"]["priority"]["layer"],
+        "local"
+    );
+    assert_eq!(
+        v["hooks"]["pre-tool-use"][1]["origins"]["when.tool.name"]["layer"],
+        "project"
+    );
+}
+
+fn expect_config_error(yaml: &str, location: &str, words: &[&str]) {
+    let sb = Sandbox::new();
+    sb.write(".ahp/hooks.yaml", yaml);
+    for args in [vec!["validate"], vec!["run", "pre-tool-use"]] {
+        let out = sb.ahp().args(&args).write_stdin("{}").output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {}", stderr(&out));
+        let err = stderr(&out);
+        assert!(
+            err.contains(location),
+            "{args:?}: want {location} in\n{err}"
+        );
+        for w in words {
+            assert!(err.contains(w), "{args:?}: want {w:?} in\n{err}");
+        }
+        assert!(out.stdout.is_empty(), "no verdict on a config error");
+    }
+}
+
+#[test]
+fn malformed_yaml_is_located() {
+    expect_config_error(
+        "hooks:\n  pre-tool-use:\n    - oracle: Rules\n   config: [\n",
+        ".ahp/hooks.yaml:4:",
+        &["invalid YAML"],
+    );
+}
+
+#[test]
+fn unknown_oracle_is_located_and_lists_known() {
+    expect_config_error(
+        "hooks:\n  pre-tool-use:\n    - oracle: PermisionChecker\n",
+        ".ahp/hooks.yaml:3:15",
+        &[
+            "unknown oracle `PermisionChecker`",
+            "did you mean `PermissionChecker`",
+            "known oracles:",
+            "Rules",
+        ],
+    );
+}
+
+#[test]
+fn bad_when_is_located() {
+    expect_config_error(
+        "hooks:\n  pre-tool-use:\n    - oracle: Rules\n      when:\n        tool.input.command: \"~(rm\"\n      config: {rules: []}\n",
+        ".ahp/hooks.yaml:5:29",
+        &["invalid regex"],
+    );
+}
+
+#[test]
+fn bad_rule_condition_is_located() {
+    expect_config_error(
+        "hooks:\n  pre-tool-use:\n    - oracle: Rules\n      config:\n        rules:\n          - condition: \"checklist.incomplete_count >\"\n            message: x\n",
+        ".ahp/hooks.yaml:6:",
+        &["rules.0.condition"],
+    );
+}
+
+#[test]
+fn wrong_type_is_located() {
+    expect_config_error(
+        "hooks:\n  pre-tool-use:\n    - oracle: Rules\n      enabled: maybe\n",
+        ".ahp/hooks.yaml:4:16",
+        &["expected true or false", "found a string"],
+    );
+    expect_config_error(
+        "hooks:\n  pre-tool-use:\n    - oracle: PermissionChecker\n      config:\n        dangerous_commands: yes-please\n",
+        ".ahp/hooks.yaml:5:",
+        &["dangerous_commands"],
+    );
+}
+
+#[test]
+fn cycle_is_rejected_with_members() {
+    expect_config_error(
+        "hooks:\n  pre-tool-use:\n    - {oracle: Rules, id: one, after: two, config: {rules: []}}\n    - {oracle: Rules, id: two, after: one, config: {rules: []}}\n",
+        ".ahp/hooks.yaml:3:",
+        &["one → two → one"],
+    );
+}
+
+#[test]
+fn validate_reports_ok_and_layers() {
+    let sb = Sandbox::new();
+    sb.write(".ahp/hooks.yaml", PROJECT);
+    let out = sb.ahp().arg("validate").output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.starts_with("ok: 3 enabled entries across 1 events"),
+        "{text}"
+    );
+    assert!(text.contains("(project)"), "{text}");
+    // With nothing at all, the default policy is what validates.
+    let sb = Sandbox::new();
+    let out = sb.ahp().arg("validate").output().unwrap();
+    assert!(
+        stdout(&out).contains("<built-in default policy> (default)"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn explain_shows_order_layers_and_why_not() {
+    let sb = Sandbox::new();
+    sb.write(".ahp/hooks.yaml", PROJECT);
+    sb.write(
+        ".ahp/hooks.local.yaml",
+        "hooks:\n  pre-tool-use:\n    - id: noisy\n      enabled: false\n",
+    );
+    let ctx = sb.write(
+        "ctx.json",
+        r#"{"tool":{"name":"Read","input":{"path":"x"}}}"#,
+    );
+    let out = sb
+        .ahp()
+        .args(["explain", "PreToolUse", "--context"])
+        .arg(&ctx)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    let pc = text.find("PermissionChecker").unwrap();
+    let nc = text.find("no-curl").unwrap();
+    assert!(pc < nc, "{text}");
+    assert!(text.contains("1. wave 0  PermissionChecker"), "{text}");
+    assert!(text.contains("2. wave 1  no-curl"), "{text}");
+    assert!(
+        text.contains("NOT SELECTED: `tool.name` == \"Bash\" does not hold (value: \"Read\")"),
+        "{text}"
+    );
+    assert!(text.contains("from project"), "{text}");
+    assert!(text.contains("noisy"), "{text}");
+    assert!(text.contains("enabled: false set by local"), "{text}");
+    let out = sb.ahp().args(["explain", "--list"]).output().unwrap();
+    let text = stdout(&out);
+    assert!(text.contains("pre-tool-use"), "{text}");
+    assert!(text.contains("pre-tool-call"), "{text}");
+    assert_eq!(text.lines().count(), 19);
+}
+
+#[test]
+fn init_writes_starter_and_gitignore_once() {
+    let sb = Sandbox::new();
+    std::fs::write(sb.root().join(".gitignore"), "target/").unwrap();
+    sb.ahp().arg("init").assert().code(0);
+    let hooks = std::fs::read_to_string(sb.root().join(".ahp/hooks.yaml")).unwrap();
+    assert!(hooks.contains("yaml-language-server: $schema=./hooks.schema.json"));
+    assert!(sb.root().join(".ahp/hooks.schema.json").exists());
+    let gi = std::fs::read_to_string(sb.root().join(".gitignore")).unwrap();
+    assert!(gi.starts_with("target/\n"), "{gi}");
+    assert!(gi.lines().any(|l| l == ".ahp/hooks.local.yaml"), "{gi}");
+    // The starter is a valid policy.
+    sb.ahp().arg("validate").assert().code(0);
+    // A second init refuses to overwrite, and --force does not duplicate lines.
+    let out = sb.ahp().arg("init").output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("--force"), "{}", stderr(&out));
+    sb.ahp().args(["init", "--force"]).assert().code(0);
+    let gi = std::fs::read_to_string(sb.root().join(".gitignore")).unwrap();
+    assert_eq!(gi.matches(".ahp/hooks.local.yaml").count(), 1, "{gi}");
+}
+
+#[test]
+fn schema_is_draft_07_json() {
+    let sb = Sandbox::new();
+    let out = sb.ahp().arg("schema").output().unwrap();
+    let v = json_out(&out);
+    assert_eq!(v["$schema"], "http://json-schema.org/draft-07/schema#");
+    assert!(v["definitions"]["EntrySpec"]["properties"]["when"].is_object());
+}
+
+#[test]
+fn project_flag_and_discovery_from_a_subdirectory() {
+    let sb = Sandbox::new();
+    sb.write(".ahp/hooks.yaml", "hooks:\n  pre-tool-use:\n    - oracle: Rules\n      config:\n        rules:\n          - {condition: \"tool.name == Read\", intensity: block, message: no reading}\n");
+    std::fs::create_dir_all(sb.root().join("src/deep")).unwrap();
+    let ctx = r#"{"tool":{"name":"Read","input":{}}}"#;
+    sb.ahp()
+        .current_dir(sb.root().join("src/deep"))
+        .args(["run", "pre-tool-use"])
+        .write_stdin(ctx)
+        .assert()
+        .code(2);
+    let elsewhere = tempfile::tempdir().unwrap();
+    sb.ahp()
+        .current_dir(elsewhere.path())
+        .args(["run", "pre-tool-use", "--no-log", "--project"])
+        .arg(sb.root())
+        .write_stdin(ctx)
+        .assert()
+        .code(2);
+}

@@ -1,0 +1,256 @@
+//! `ahp run`: verdicts, exit codes and the log, end to end.
+
+mod common;
+use common::*;
+
+const RM_RF: &str = r#"{"tool":{"name":"Bash","input":{"command":"rm -rf /"}}}"#;
+
+#[test]
+fn rm_rf_with_no_config_anywhere_blocks_and_logs_one_record() {
+    let sb = Sandbox::new();
+    let out = sb
+        .ahp()
+        .args(["run", "pre-tool-use"])
+        .write_stdin(RM_RF)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "stderr: {}", stderr(&out));
+    let v = json_out(&out);
+    assert_eq!(v["outcome"], "block");
+    let signals = v["signals"].as_array().unwrap();
+    assert_eq!(signals.len(), 1);
+    let s = &signals[0];
+    assert_eq!(s["header"]["intensity"], "block");
+    assert_eq!(s["header"]["source"], "PermissionChecker");
+    assert_eq!(s["context"]["hook"], "pre-tool-use");
+    let reason = s["payload"]["reason"].as_str().unwrap();
+    assert!(reason.contains("rm -rf /"), "{reason}");
+    assert!(!s["payload"]["resolution_path"]
+        .as_array()
+        .unwrap()
+        .is_empty());
+    assert!(v["context_changes"].as_array().unwrap().is_empty());
+    let log = sb.log_lines();
+    assert_eq!(log.len(), 1, "{log:?}");
+    assert_eq!(log[0]["kind"], "signal");
+    assert_eq!(log[0]["header"]["id"], s["header"]["id"]);
+    // A second run appends.
+    sb.ahp()
+        .args(["run", "PreToolUse"])
+        .write_stdin(RM_RF)
+        .assert()
+        .code(2);
+    assert_eq!(sb.log_lines().len(), 2);
+}
+
+#[test]
+fn safe_command_is_accepted_with_exit_0() {
+    let sb = Sandbox::new();
+    let out = sb
+        .ahp()
+        .args(["run", "pre-tool-use"])
+        .write_stdin(r#"{"tool":{"name":"Bash","input":{"command":"cargo test"}}}"#)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+    let v = json_out(&out);
+    assert_eq!(v["outcome"], "accept");
+    assert_eq!(v["signals"], serde_json::json!([]));
+    assert!(sb.log_lines().is_empty());
+}
+
+#[test]
+fn confirmation_prompt_exits_3() {
+    let sb = Sandbox::new();
+    let out = sb
+        .ahp()
+        .args(["run", "pre-tool-use", "--context"])
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/examples/events/force-push.json"
+        ))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3), "stderr: {}", stderr(&out));
+    let v = json_out(&out);
+    assert_eq!(v["outcome"], "prompt");
+    assert_eq!(v["signals"][0]["payload"]["continue_allowed"], true);
+}
+
+#[test]
+fn log_flags_choose_or_skip_the_log() {
+    let sb = Sandbox::new();
+    sb.ahp()
+        .args(["run", "pre-tool-use", "--no-log"])
+        .write_stdin(RM_RF)
+        .assert()
+        .code(2);
+    assert!(!sb.log_path().exists());
+    let custom = sb.root().join("logs/custom.jsonl");
+    sb.ahp()
+        .args(["run", "pre-tool-use", "--log"])
+        .arg(&custom)
+        .write_stdin(RM_RF)
+        .assert()
+        .code(2);
+    assert_eq!(std::fs::read_to_string(&custom).unwrap().lines().count(), 1);
+    assert!(!sb.log_path().exists());
+}
+
+#[test]
+fn unwritable_log_warns_but_still_decides() {
+    let sb = Sandbox::new();
+    // A directory where the log file should be.
+    std::fs::create_dir_all(sb.root().join("dir.jsonl")).unwrap();
+    let out = sb
+        .ahp()
+        .args(["run", "pre-tool-use", "--log", "dir.jsonl"])
+        .write_stdin(RM_RF)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("signals will not be recorded"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn unknown_event_is_a_usage_error_with_suggestion() {
+    let sb = Sandbox::new();
+    let out = sb
+        .ahp()
+        .args(["run", "pre-tool-usee"])
+        .write_stdin("{}")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(err.contains("did you mean `pre-tool-use`"), "{err}");
+    assert!(err.contains("pre-issue-close"), "{err}");
+}
+
+#[test]
+fn bad_context_json_names_line_and_column() {
+    let sb = Sandbox::new();
+    let out = sb
+        .ahp()
+        .args(["run", "pre-tool-use"])
+        .write_stdin("{\n  \"tool\": {\"name\": \"Bash\",,}\n}")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(err.contains("context <stdin>:2:"), "{err}");
+    let out = sb
+        .ahp()
+        .args(["run", "pre-tool-use"])
+        .write_stdin(r#"{"tool": "Bash"}"#)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("context <stdin>"), "{}", stderr(&out));
+    let out = sb
+        .ahp()
+        .args(["run", "pre-tool-use", "--context", "missing.json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("missing.json"), "{}", stderr(&out));
+}
+
+#[test]
+fn usage_errors_exit_1_not_clap_default() {
+    let sb = Sandbox::new();
+    sb.ahp().args(["run"]).assert().code(1);
+    sb.ahp().args(["frobnicate"]).assert().code(1);
+    sb.ahp().args(["--help"]).assert().code(0);
+}
+
+#[test]
+fn text_format_is_readable() {
+    let sb = Sandbox::new();
+    let out = sb
+        .ahp()
+        .args(["run", "pre-tool-use", "--format", "text"])
+        .write_stdin(RM_RF)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let text = stdout(&out);
+    assert!(text.starts_with("BLOCK pre-tool-use"), "{text}");
+    assert!(text.contains("block   PermissionChecker"), "{text}");
+    assert!(text.contains("fix: "), "{text}");
+}
+
+#[test]
+fn debug_prints_hook_trace_lines() {
+    let sb = Sandbox::new();
+    let out = sb
+        .ahp()
+        .args(["--debug", "run", "pre-tool-use"])
+        .write_stdin(RM_RF)
+        .output()
+        .unwrap();
+    let err = stderr(&out);
+    assert!(
+        err.contains(
+            "[HOOK DEBUG] [SYNC] Starting hook 'PermissionChecker' for event 'pre-tool-use'"
+        ),
+        "{err}"
+    );
+    let out = sb
+        .ahp()
+        .env("AHP_DEBUG", "1")
+        .args(["run", "pre-tool-use"])
+        .write_stdin(RM_RF)
+        .output()
+        .unwrap();
+    assert!(stderr(&out).contains("[HOOK DEBUG]"));
+}
+
+#[test]
+fn post_event_clamps_block_to_aid() {
+    let sb = Sandbox::new();
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:\n  post-tool-use:\n    - oracle: Rules\n      config:\n        rules:\n          - condition: \"tool.name == Bash\"\n            intensity: block\n            message: ran a shell command\n",
+    );
+    let out = sb
+        .ahp()
+        .args(["run", "post-tool-use"])
+        .write_stdin(r#"{"tool":{"name":"Bash","input":{"command":"ls"}}}"#)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let v = json_out(&out);
+    assert_eq!(v["outcome"], "aid");
+    assert_eq!(v["signals"][0]["header"]["intensity"], "aid");
+    assert_eq!(v["signals"][0]["header"]["clamped_from"], "block");
+    assert_eq!(
+        v["signals"][0]["payload"]["context_info"],
+        "ran a shell command"
+    );
+}
+
+#[test]
+fn issue_close_with_open_checklist_blocks_by_default() {
+    let sb = Sandbox::new();
+    let out = sb
+        .ahp()
+        .args(["run", "pre-issue-close", "--context"])
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/examples/events/close-with-open-items.json"
+        ))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let v = json_out(&out);
+    assert_eq!(v["signals"][0]["context"]["issue_id"], "FEAT-0123");
+    assert!(v["signals"][0]["payload"]["reason"]
+        .as_str()
+        .unwrap()
+        .contains("2 checklist item(s)"));
+}
