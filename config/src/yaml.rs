@@ -302,6 +302,11 @@ pub fn parse(file: Arc<SourceFile>) -> Result<Node, ConfigError> {
                 .filter(|(head, _)| head.starts_with("line "))
                 .map(|(_, msg)| msg.to_string())
                 .unwrap_or_else(|| full.lines().next().unwrap_or("invalid YAML").to_string());
+            // …and drop a trailing " at line L, column C" repeat.
+            let message = match message.rfind(" at line ") {
+                Some(i) if message[i..].contains("column") => message[..i].to_string(),
+                _ => message,
+            };
             let err = ConfigError {
                 file: Some(file.path.clone()),
                 line,

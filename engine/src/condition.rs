@@ -154,7 +154,16 @@ pub fn compile_regex(pattern: &str) -> Result<Regex, MatcherError> {
     regex::RegexBuilder::new(pattern)
         .size_limit(1 << 20)
         .build()
-        .map_err(|e| MatcherError(format!("invalid regex `{pattern}`: {e}")))
+        .map_err(|e| {
+            // The regex crate renders a multi-line diagram; one line reads
+            // better inside a config error.
+            let full = e.to_string();
+            let detail = full
+                .rsplit_once("error: ")
+                .map_or(full.as_str(), |(_, d)| d)
+                .trim();
+            MatcherError(format!("invalid regex `{pattern}`: {detail}"))
+        })
 }
 
 impl Matcher {

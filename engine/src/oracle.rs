@@ -1,7 +1,6 @@
 //! The Oracle trait, oracle errors, and the helpers constructors use to read
 //! their `config:` map with clear errors.
 
-use crate::suggest::did_you_mean;
 use crate::{HookContext, Intensity, Signal};
 use async_trait::async_trait;
 use serde::de::DeserializeOwned;
@@ -146,23 +145,10 @@ impl<'a> OracleConfig<'a> {
 
     /// Fails on the first key not in `known`, suggesting the closest one.
     pub fn check_keys(&self, known: &[&str]) -> Result<(), OracleConfigError> {
-        let Some(map) = self.map()? else {
-            return Ok(());
-        };
-        for key in map.keys() {
-            if !known.contains(&key.as_str()) {
-                let hint = match did_you_mean(key, known.iter().copied()) {
-                    Some(s) => format!("did you mean `{s}`?"),
-                    None if known.is_empty() => "this oracle takes no settings".to_string(),
-                    None => format!("known keys: {}", known.join(", ")),
-                };
-                return Err(OracleConfigError::at(
-                    key.clone(),
-                    format!("unknown key `{key}`; {hint}"),
-                ));
-            }
+        match self.map()? {
+            Some(map) => check_map_keys(map, "", known),
+            None => Ok(()),
         }
-        Ok(())
     }
 
     /// Reads and deserializes one key; `Ok(None)` when absent or null.
@@ -177,6 +163,44 @@ impl<'a> OracleConfig<'a> {
                 .map_err(|e| OracleConfigError::at(key, format!("{e} (found {})", kind_of(v)))),
         }
     }
+}
+
+/// Fails on the first key of `map` not in `known`, naming it as
+/// `prefix.key` and suggesting the closest known key. For nested config maps
+/// (`rules.0`), so errors point at the exact line.
+///
+/// ```
+/// use ahp_engine::oracle::check_map_keys;
+/// let map = serde_json::json!({"condtion": "x"});
+/// let err = check_map_keys(map.as_object().unwrap(), "rules.0", &["condition", "message"]).unwrap_err();
+/// assert_eq!(err.key.as_deref(), Some("rules.0.condtion"));
+/// assert!(err.message.contains("did you mean `condition`"));
+/// ```
+pub fn check_map_keys(
+    map: &Map<String, Value>,
+    prefix: &str,
+    known: &[&str],
+) -> Result<(), OracleConfigError> {
+    for key in map.keys() {
+        if known.contains(&key.as_str()) {
+            continue;
+        }
+        let hint = match crate::suggest::suggest_key(key, known) {
+            Some(s) => format!("did you mean `{s}`?"),
+            None if known.is_empty() => "this oracle takes no settings".to_string(),
+            None => format!("known keys: {}", known.join(", ")),
+        };
+        let path = if prefix.is_empty() {
+            key.clone()
+        } else {
+            format!("{prefix}.{key}")
+        };
+        return Err(OracleConfigError::at(
+            path,
+            format!("unknown key `{key}`; {hint}"),
+        ));
+    }
+    Ok(())
 }
 
 /// A short name for a JSON value's type, for error messages.

@@ -30,6 +30,27 @@ where
     (d <= limit).then_some(cand)
 }
 
+/// Like [`did_you_mean`], and also suggests a known key that `input`
+/// abbreviates (`resolution` → `resolution_path`).
+///
+/// ```
+/// use ahp_engine::suggest::suggest_key;
+/// assert_eq!(suggest_key("resolution", &["message", "resolution_path"]), Some("resolution_path"));
+/// assert_eq!(suggest_key("mesage", &["message"]), Some("message"));
+/// ```
+pub fn suggest_key<'k>(input: &str, known: &[&'k str]) -> Option<&'k str> {
+    did_you_mean(input, known.iter().copied()).or_else(|| {
+        let lower = input.to_ascii_lowercase();
+        if lower.chars().count() < 4 {
+            return None;
+        }
+        known
+            .iter()
+            .copied()
+            .find(|k| k.starts_with(lower.as_str()))
+    })
+}
+
 fn normalize(s: &str) -> String {
     s.chars()
         .map(|c| {

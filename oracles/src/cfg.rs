@@ -25,42 +25,7 @@ pub(crate) fn as_map<'a>(
         .ok_or_else(|| OracleConfigError::at(key, format!("expected {what}, found {}", kind_of(v))))
 }
 
-/// Fails on the first key of `map` not in `known`, with a "did you mean".
-pub(crate) fn check_keys(
-    map: &Map<String, Value>,
-    prefix: &str,
-    known: &[&str],
-) -> Result<(), OracleConfigError> {
-    for key in map.keys() {
-        if !known.contains(&key.as_str()) {
-            let hint = match suggest(key, known) {
-                Some(s) => format!("did you mean `{s}`?"),
-                None => format!("known keys: {}", known.join(", ")),
-            };
-            return Err(OracleConfigError::at(
-                join(prefix, key),
-                format!("unknown key `{key}`; {hint}"),
-            ));
-        }
-    }
-    Ok(())
-}
-
-/// The closest known key: a plausible typo, or a known key that the given
-/// one abbreviates (`resolution` → `resolution_path`).
-fn suggest<'k>(key: &str, known: &[&'k str]) -> Option<&'k str> {
-    did_you_mean(key, known.iter().copied()).or_else(|| {
-        let lower = key.to_ascii_lowercase();
-        (lower.chars().count() >= 4)
-            .then(|| {
-                known
-                    .iter()
-                    .copied()
-                    .find(|k| k.starts_with(lower.as_str()))
-            })
-            .flatten()
-    })
-}
+pub(crate) use ahp_engine::oracle::check_map_keys as check_keys;
 
 /// An optional string (absent or `null` = `None`).
 pub(crate) fn opt_str<'a>(

@@ -560,7 +560,7 @@ impl Parser {
             Op::Match | Op::NotMatch => {
                 let re = compile_regex(&text).map_err(|e| ExprError {
                     column: operand_column,
-                    message: short_regex_error(&text, &e.0),
+                    message: e.0,
                 })?;
                 Test::Holds(if matches!(op, Op::Match) {
                     Matcher::Regex(re)
@@ -654,21 +654,6 @@ impl Parser {
                 Ok((out, false))
             }
         }
-    }
-}
-
-/// `invalid regex `(`: unclosed group` rather than the regex crate's
-/// multi-line rendering.
-fn short_regex_error(pattern: &str, full: &str) -> String {
-    let detail = full
-        .rsplit_once("error: ")
-        .map(|(_, d)| d.trim())
-        .unwrap_or(full)
-        .to_string();
-    if detail.starts_with("invalid regex") {
-        detail
-    } else {
-        format!("invalid regex `{pattern}`: {detail}")
     }
 }
 
