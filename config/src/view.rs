@@ -52,17 +52,21 @@ fn render(out: &mut String, key: &str, n: &Node, indent: usize) {
                         let _ = writeln!(out, "{line:<52} {}", note(item));
                     }
                     None => {
+                        // A map (or list) item: its first line carries the
+                        // "- " marker, the rest line up under it.
                         let mut sub = String::new();
-                        render(&mut sub, "item", item, indent + 4);
-                        // Drop the synthetic "item:" line; print as a list item.
-                        for (i, l) in sub.lines().skip(1).enumerate() {
-                            let l = l.get(indent + 4..).unwrap_or(l);
-                            if i == 0 {
-                                let _ = writeln!(out, "{pad}  - {l}");
-                            } else {
-                                let _ = writeln!(out, "{pad}    {l}");
+                        match &item.value {
+                            NodeValue::Map(m) => {
+                                for (k, v) in m {
+                                    render(&mut sub, &k.name, v, indent + 4);
+                                }
                             }
+                            _ => render(&mut sub, "-", item, indent + 4),
                         }
+                        let marker = format!("{pad}  - ");
+                        let body = sub.get(marker.len()..).unwrap_or(&sub);
+                        out.push_str(&marker);
+                        out.push_str(body);
                     }
                 }
             }

@@ -277,7 +277,10 @@ pub fn parse(file: Arc<SourceFile>) -> Result<Node, ConfigError> {
             ),
         ));
     }
-    let parsed: Result<Spanned<Raw>, _> = serde_saphyr::from_str(&file.text);
+    // YAML 1.2 core booleans only: `y`, `on`, `no` stay strings (the
+    // "Norway problem" would turn a `when: {country: no}` into false).
+    let options = serde_saphyr::options! { strict_booleans: true };
+    let parsed: Result<Spanned<Raw>, _> = serde_saphyr::from_str_with_options(&file.text, options);
     match parsed {
         Ok(raw) => Ok(convert(&file, raw)),
         Err(e) => {
@@ -359,6 +362,15 @@ mod tests {
         let e = parse(file("a: 1\na: 2\n")).unwrap_err();
         assert!(e.message.contains("duplicate"), "{}", e.message);
         assert_eq!(e.line, 2);
+    }
+
+    #[test]
+    fn only_yaml_1_2_booleans() {
+        let n = parse(file("a: [y, no, on, off, yes, true, False]\n")).unwrap();
+        assert_eq!(
+            n.to_json()["a"],
+            serde_json::json!(["y", "no", "on", "off", "yes", true, false])
+        );
     }
 
     #[test]

@@ -359,3 +359,23 @@ fn home_as_project_root_loads_the_file_once() {
     assert_eq!(cfg.files.len(), 1);
     assert_eq!(cfg.entries.len(), 2);
 }
+
+#[test]
+fn text_view_renders_lists_of_maps_as_yaml_items() {
+    let f = fixture(
+        None,
+        Some("hooks:\n  pre-tool-use:\n    - oracle: EchoOracle\n      config:\n        nested:\n          - {a: 1, b: two}\n          - [x, y]\n"),
+        None,
+    );
+    let text = LoadedConfig::load(&f.opts).unwrap().render_text();
+    let lines: Vec<&str> = text.lines().collect();
+    let i = lines
+        .iter()
+        .position(|l| l.starts_with("          - a: 1"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(lines[i + 1].starts_with("            b: \"two\""), "{text}");
+    assert!(
+        lines[i + 2].starts_with("          - [\"x\", \"y\"]"),
+        "{text}"
+    );
+}
