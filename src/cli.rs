@@ -3,9 +3,7 @@
 //! `examples/custom_oracle.rs`).
 
 use ahp_config::{ConfigErrors, LoadOptions, LoadedConfig};
-use ahp_engine::{
-    Engine, Event, HookContext, Level, Outcome, Payload, Registry, SignalSink, Verdict,
-};
+use ahp_engine::{Engine, Event, HookContext, Outcome, Payload, Registry, SignalSink, Verdict};
 use ahp_signals_log::SignalLog;
 use anyhow::{anyhow, Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
@@ -298,11 +296,7 @@ fn run_command(cmd: Command, registry: Registry) -> Result<u8> {
             let verdict = rt.block_on(engine.dispatch(event, ctx));
             print_verdict(&verdict, format)?;
             for d in &verdict.diagnostics {
-                let level = match d.level {
-                    Level::Warning => "warning",
-                    Level::Error => "error",
-                };
-                eprintln!("{level}: [{}] {}", d.source, d.message);
+                eprintln!("{}: [{}] {}", d.level.as_str(), d.source, d.message);
             }
             rt.block_on(engine.finish_detached());
             Ok(match verdict.outcome {

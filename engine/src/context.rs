@@ -58,9 +58,9 @@ pub struct Turn {
     /// Steps taken in the turn.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub step_count: Option<u64>,
-    /// The agent's last message.
+    /// The agent's last message (a string, or the agent's message object).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub final_message: Option<String>,
+    pub final_message: Option<Value>,
     /// True when the agent already continues because of a stop hook.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop_hook_active: Option<bool>,

@@ -18,10 +18,23 @@ use tokio::task::{JoinHandle, JoinSet};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Level {
+    /// Recorded for the analyst (e.g. a script hook's `log` field).
+    Info,
     /// Something to look at; the decision stands.
     Warning,
     /// Something failed.
     Error,
+}
+
+impl Level {
+    /// The lowercase name, which is also the log record's `kind`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Level::Info => "info",
+            Level::Warning => "warning",
+            Level::Error => "error",
+        }
+    }
 }
 
 /// A warning or error raised while dispatching (an oracle failed, a

@@ -12,6 +12,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 /// |------------|-------------------------------------------|
 /// | `signal`   | `header`, `context`, `payload` ([`Signal`]) |
 /// | `response` | `signal_id`, `consumed_at`, `action`, `details`? ([`SignalResponse`]) |
+/// | `info`     | the [`Diagnostic`] fields (`level` is `info`) |
 /// | `warning`  | the [`Diagnostic`] fields (`level` is `warning`) |
 /// | `error`    | the [`Diagnostic`] fields (`level` is `error`) |
 ///
@@ -38,6 +39,8 @@ pub enum Record {
     Signal(Signal),
     /// What was done about a signal (`kind: "response"`).
     Response(SignalResponse),
+    /// Information for the analyst, e.g. a script hook's `log` (`kind: "info"`).
+    Info(Diagnostic),
     /// A warning raised while dispatching (`kind: "warning"`).
     Warning(Diagnostic),
     /// An error raised while dispatching (`kind: "error"`).
@@ -51,6 +54,7 @@ pub enum Record {
 pub(crate) enum WireRef<'a> {
     Signal(&'a Signal),
     Response(&'a SignalResponse),
+    Info(&'a Diagnostic),
     Warning(&'a Diagnostic),
     Error(&'a Diagnostic),
 }
@@ -60,6 +64,7 @@ impl WireRef<'_> {
         match self {
             WireRef::Signal(_) => "signal",
             WireRef::Response(_) => "response",
+            WireRef::Info(_) => "info",
             WireRef::Warning(_) => "warning",
             WireRef::Error(_) => "error",
         }
@@ -68,6 +73,7 @@ impl WireRef<'_> {
     /// The diagnostic's own level picks the kind.
     pub(crate) fn diagnostic(d: &Diagnostic) -> WireRef<'_> {
         match d.level {
+            Level::Info => WireRef::Info(d),
             Level::Warning => WireRef::Warning(d),
             Level::Error => WireRef::Error(d),
         }
@@ -81,13 +87,14 @@ impl WireRef<'_> {
 enum Wire {
     Signal(Signal),
     Response(SignalResponse),
+    Info(Diagnostic),
     Warning(Diagnostic),
     Error(Diagnostic),
 }
 
 impl Record {
     /// Every `kind` a line can have, in the order of the variants.
-    pub const KINDS: [&'static str; 4] = ["signal", "response", "warning", "error"];
+    pub const KINDS: [&'static str; 5] = ["signal", "response", "info", "warning", "error"];
 
     /// The record for a diagnostic: [`Record::Warning`] or
     /// [`Record::Error`] by its level.
@@ -107,6 +114,7 @@ impl Record {
     /// ```
     pub fn diagnostic(diagnostic: Diagnostic) -> Record {
         match diagnostic.level {
+            Level::Info => Record::Info(diagnostic),
             Level::Warning => Record::Warning(diagnostic),
             Level::Error => Record::Error(diagnostic),
         }
@@ -130,7 +138,7 @@ impl Record {
         match self {
             Record::Signal(s) => s.header.timestamp,
             Record::Response(r) => r.consumed_at,
-            Record::Warning(d) | Record::Error(d) => d.timestamp,
+            Record::Info(d) | Record::Warning(d) | Record::Error(d) => d.timestamp,
         }
     }
 
@@ -138,7 +146,7 @@ impl Record {
         match self {
             Record::Signal(s) => WireRef::Signal(s),
             Record::Response(r) => WireRef::Response(r),
-            Record::Warning(d) | Record::Error(d) => WireRef::diagnostic(d),
+            Record::Info(d) | Record::Warning(d) | Record::Error(d) => WireRef::diagnostic(d),
         }
     }
 }
@@ -184,6 +192,7 @@ impl<'de> Deserialize<'de> for Record {
         Ok(match Wire::deserialize(d)? {
             Wire::Signal(s) => Record::Signal(s),
             Wire::Response(r) => Record::Response(r),
+            Wire::Info(d) => Record::Info(check(Level::Info, d)?),
             Wire::Warning(d) => Record::Warning(check(Level::Warning, d)?),
             Wire::Error(d) => Record::Error(check(Level::Error, d)?),
         })
@@ -191,8 +200,5 @@ impl<'de> Deserialize<'de> for Record {
 }
 
 fn level_name(level: Level) -> &'static str {
-    match level {
-        Level::Warning => "warning",
-        Level::Error => "error",
-    }
+    level.as_str()
 }

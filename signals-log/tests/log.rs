@@ -74,6 +74,7 @@ fn one_of_each() -> Vec<Record> {
         Record::Signal(clamped),
         Record::Response(response),
         Record::Response(bare_response),
+        Record::Info(diagnostic(Level::Info, "hook said: formatted 3 files")),
         Record::Warning(diagnostic(Level::Warning, "modification skipped")),
         Record::Error(diagnostic(
             Level::Error,
@@ -104,8 +105,8 @@ fn every_kind_round_trips_through_a_file() {
     assert_eq!(
         kinds,
         [
-            "signal", "signal", "signal", "signal", "signal", "response", "response", "warning",
-            "error"
+            "signal", "signal", "signal", "signal", "signal", "response", "response", "info",
+            "warning", "error"
         ]
     );
     // One record a line, each line a JSON object whose first key is `kind`.
@@ -127,14 +128,16 @@ fn the_sink_writes_the_same_lines_as_append() {
     for r in one_of_each() {
         match &r {
             Record::Signal(s) => sink.record_signal(s).unwrap(),
-            Record::Warning(d) | Record::Error(d) => sink.record_diagnostic(d).unwrap(),
+            Record::Info(d) | Record::Warning(d) | Record::Error(d) => {
+                sink.record_diagnostic(d).unwrap()
+            }
             Record::Response(_) => continue,
         }
         via_append.append(&r).unwrap();
     }
     let a = fs::read_to_string(via_append.path()).unwrap();
     let b = fs::read_to_string(via_sink.path()).unwrap();
-    assert_eq!(a.lines().count(), 7);
+    assert_eq!(a.lines().count(), 8);
     assert_eq!(a, b);
 }
 
