@@ -270,14 +270,14 @@ pub fn clamp(event: Event, intensity: Intensity) -> Intensity {
 }
 
 enum Outcome1 {
-    Signals(Vec<Signal>),
+    Signals(Vec<Signal>, Vec<String>),
     Failed(String),
 }
 
 async fn run_entry(entry: &Entry, ctx: &HookContext, default_timeout: Duration) -> Outcome1 {
     let limit = entry.timeout.unwrap_or(default_timeout);
-    match tokio::time::timeout(limit, entry.oracle.evaluate(ctx)).await {
-        Ok(Ok(signals)) => Outcome1::Signals(signals),
+    match tokio::time::timeout(limit, entry.oracle.evaluate_full(ctx)).await {
+        Ok(Ok(ev)) => Outcome1::Signals(ev.signals, ev.notes),
         Ok(Err(e)) => Outcome1::Failed(e.message),
         Err(_) => Outcome1::Failed(format!("timed out after {} ms", limit.as_millis())),
     }
@@ -390,9 +390,21 @@ impl Engine {
             let results = self.run_wave(plan, &members, &ctx, event).await;
             for (i, (result, elapsed)) in members.iter().copied().zip(results) {
                 let entry = &plan.entries[i];
+                if let Outcome1::Signals(_, notes) = &result {
+                    for note in notes {
+                        verdict.diagnostics.push(Diagnostic {
+                            level: Level::Info,
+                            timestamp: Utc::now(),
+                            source: entry.id.clone(),
+                            event,
+                            correlation_id: ctx.correlation_id.clone(),
+                            message: note.clone(),
+                        });
+                    }
+                }
                 let status = match result {
-                    Outcome1::Signals(signals) if signals.is_empty() => EntryStatus::Accepted,
-                    Outcome1::Signals(signals) => {
+                    Outcome1::Signals(signals, _) if signals.is_empty() => EntryStatus::Accepted,
+                    Outcome1::Signals(signals, _) => {
                         for s in signals {
                             let s = Self::finish_signal(entry, event, &ctx, s);
                             self.record_signal(&s, &mut verdict.diagnostics);
@@ -593,7 +605,17 @@ impl Engine {
                     let r = run_entry(&entry, &ctx, default_timeout).await;
                     let Some(sink) = sink else { return };
                     match r {
-                        Outcome1::Signals(signals) => {
+                        Outcome1::Signals(signals, notes) => {
+                            for note in notes {
+                                let _ = sink.record_diagnostic(&Diagnostic {
+                                    level: Level::Info,
+                                    timestamp: Utc::now(),
+                                    source: entry.id.clone(),
+                                    event,
+                                    correlation_id: ctx.correlation_id.clone(),
+                                    message: note,
+                                });
+                            }
                             for s in signals {
                                 let mut s = Self::finish_signal(&entry, event, &ctx, s);
                                 s.header.detached = true;

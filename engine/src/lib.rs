@@ -54,7 +54,7 @@ pub use dispatch::{
 };
 pub use event::{Event, UnknownEvent};
 pub use intensity::{Intensity, Outcome};
-pub use oracle::{Oracle, OracleConfig, OracleConfigError, OracleError};
+pub use oracle::{Evaluation, Oracle, OracleConfig, OracleConfigError, OracleError};
 pub use policy::{Entry, OnBlock, OnError, Plan, Policy, PolicyError, Settings};
 pub use registry::{BuildError, Registry};
 pub use signal::{

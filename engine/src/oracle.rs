@@ -32,11 +32,32 @@ pub trait Oracle: Send + Sync {
     /// Evaluates the oracle against the event's context.
     async fn evaluate(&self, ctx: &HookContext) -> Result<Vec<Signal>, OracleError>;
 
+    /// Evaluates and also returns notes for the log (e.g. a script hook's
+    /// `log` output). The engine calls this one; the default wraps
+    /// [`Oracle::evaluate`] with no notes, so most oracles implement only
+    /// `evaluate`.
+    async fn evaluate_full(&self, ctx: &HookContext) -> Result<Evaluation, OracleError> {
+        Ok(Evaluation {
+            signals: self.evaluate(ctx).await?,
+            notes: Vec::new(),
+        })
+    }
+
     /// The intensity this oracle raises when nothing overrides it, for
     /// `ahp explain` and load-time checks. `None` when it depends on config.
     fn default_intensity(&self) -> Option<Intensity> {
         None
     }
+}
+
+/// What one evaluation produced: signals for the verdict, and notes that are
+/// only recorded (as `info` records).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Evaluation {
+    /// The signals (none = accept).
+    pub signals: Vec<Signal>,
+    /// Lines for the log, not for the agent.
+    pub notes: Vec<String>,
 }
 
 /// An oracle could not reach a decision.
