@@ -2,8 +2,12 @@
 //! team can ship its own `ahp` with custom oracles (see
 //! `examples/custom_oracle.rs`).
 
+use ahp_config::trust::{self, TrustStatus, TrustStore};
 use ahp_config::{ConfigErrors, LoadOptions, LoadedConfig};
-use ahp_engine::{Engine, Event, HookContext, Outcome, Payload, Registry, SignalSink, Verdict};
+use ahp_engine::{
+    Diagnostic, Engine, EntryStatus, Event, HookContext, Level, Outcome, Payload, Registry,
+    SignalSink, Verdict,
+};
 use ahp_signals_log::SignalLog;
 use anyhow::{anyhow, Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
@@ -82,6 +86,10 @@ enum Command {
         /// Output format.
         #[arg(long, value_enum, default_value = "json")]
         format: Format,
+        /// Run only the `async: true` entries and record their results, printing nothing.
+        /// `ahp run` starts itself this way in the background so async hooks never delay the verdict.
+        #[arg(long)]
+        async_only: bool,
     },
     /// Show which entries EVENT runs, in which order, from which layer, and why others do not.
     Explain {
@@ -118,8 +126,27 @@ enum Command {
         #[arg(long)]
         force: bool,
     },
-    /// Print the JSON Schema (draft-07) of hooks.yaml.
-    Schema,
+    /// Trust this project's HOOK.md hooks (.agents/hooks), like `direnv allow`.
+    ///
+    /// Project hooks are code from the repository: they run only after you
+    /// have read them and trusted the exact set of files. Any change to
+    /// them needs trusting again.
+    Trust {
+        #[command(flatten)]
+        project: ProjectArg,
+        /// List the files that would be trusted and the current status; change nothing.
+        #[arg(long, conflicts_with = "revoke")]
+        show: bool,
+        /// Forget the trust given to this project.
+        #[arg(long)]
+        revoke: bool,
+    },
+    /// Print the JSON Schema (draft-07) of hooks.yaml (or of HOOK.md frontmatter).
+    Schema {
+        /// The schema of HOOK.md frontmatter instead.
+        #[arg(long)]
+        hook_md: bool,
+    },
 }
 
 /// Runs the CLI with `registry` and returns the process exit code.
@@ -181,7 +208,61 @@ fn parse_event(name: &str) -> Result<Event> {
 
 fn load(project: Option<PathBuf>) -> Result<LoadedConfig> {
     let opts = LoadOptions::from_env(project).context("cannot determine the current directory")?;
-    Ok(LoadedConfig::load(&opts)?)
+    let mut cfg = LoadedConfig::load(&opts)?;
+    apply_trust(&mut cfg);
+    Ok(cfg)
+}
+
+/// Leaves out project hooks unless the user trusted this exact hook set.
+/// Returns nothing: the skipped hooks are listed in `cfg.skipped_hooks`.
+fn apply_trust(cfg: &mut LoadedConfig) {
+    if !cfg
+        .script_hooks
+        .iter()
+        .any(|h| h.layer == ahp_config::Layer::Project)
+    {
+        return;
+    }
+    let reason = match trust_status(&cfg.project_root) {
+        Ok((_, TrustStatus::Trusted)) => return,
+        Ok((_, TrustStatus::Untrusted)) => {
+            "this project's hooks are not trusted yet: review .agents/hooks, then run `ahp trust`".to_string()
+        }
+        Ok((_, TrustStatus::Changed { trusted_at, changed })) => format!(
+            "this project's hooks changed since you trusted them ({trusted_at}): {}; review them, then run `ahp trust`",
+            changed.join(", ")
+        ),
+        Err(e) => format!("trust could not be checked ({e:#}); project hooks are not run"),
+    };
+    cfg.skip_project_hooks(&reason);
+}
+
+fn trust_status(root: &Path) -> Result<(trust::HookSet, TrustStatus)> {
+    let set = trust::hook_set(root)?;
+    let store = TrustStore::from_env()?;
+    let status = store.status(&set)?;
+    Ok((set, status))
+}
+
+/// Says on stderr (and returns, for the log) what was left out of the
+/// policy: untrusted hooks, hooks that failed to load.
+fn report_left_out(cfg: &LoadedConfig) -> Vec<String> {
+    let mut lines = Vec::new();
+    if !cfg.skipped_hooks.is_empty() {
+        let names: Vec<&str> = cfg.skipped_hooks.iter().map(|(n, _)| n.as_str()).collect();
+        lines.push(format!(
+            "skipped project hook(s) {}: {}",
+            names.join(", "),
+            cfg.skipped_hooks[0].1
+        ));
+    }
+    for e in &cfg.hook_errors {
+        lines.push(format!("hook not loaded: {}", e.to_string().trim_end()));
+    }
+    for l in &lines {
+        eprintln!("warning: {l}");
+    }
+    lines
 }
 
 /// Reads the context: `--context FILE`, `-` or piped stdin; an empty
@@ -273,32 +354,72 @@ fn run_command(cmd: Command, registry: Registry) -> Result<u8> {
             log,
             no_log,
             format,
+            async_only,
         } => {
             let event = parse_event(&event)?;
             let ctx = read_context(context.as_deref())?;
             let cfg = load(project.project)?;
             let (policy, warnings) = cfg.compile_events(&registry, Some(&[event]))?;
             print_warnings(&warnings);
+            // The background async-only run already had its say in the
+            // foreground run; it reports nothing twice.
+            let left_out = if async_only {
+                Vec::new()
+            } else {
+                report_left_out(&cfg)
+            };
             let log_path = (!no_log).then(|| {
                 log.unwrap_or_else(|| cfg.project_root.join(".ahp").join("signals.jsonl"))
             });
             let mut builder = Engine::builder().policy(policy);
             if let Some(path) = &log_path {
                 match SignalLog::open(path) {
-                    Ok(sink) => builder = builder.sink(Arc::new(sink) as Arc<dyn SignalSink>),
+                    Ok(sink) => {
+                        for message in left_out {
+                            let d = Diagnostic {
+                                level: Level::Warning,
+                                timestamp: chrono::Utc::now(),
+                                source: "ahp".into(),
+                                event,
+                                correlation_id: ctx.correlation_id.clone(),
+                                message,
+                            };
+                            if let Err(e) = sink.record_diagnostic(&d) {
+                                eprintln!("warning: {e}");
+                            }
+                        }
+                        builder = builder.sink(Arc::new(sink) as Arc<dyn SignalSink>);
+                    }
                     // Logging must not decide the verdict, but it must not
                     // fail silently either.
                     Err(e) => eprintln!("warning: signals will not be recorded: {e}"),
                 }
             }
-            let engine = builder.build()?;
+            let engine = builder.defer_detached(true).build()?;
             let rt = runtime()?;
+            if async_only {
+                rt.block_on(engine.run_detached(event, ctx));
+                return Ok(EXIT_PROCEED);
+            }
             let verdict = rt.block_on(engine.dispatch(event, ctx));
             print_verdict(&verdict, format)?;
             for d in &verdict.diagnostics {
                 eprintln!("{}: [{}] {}", d.level.as_str(), d.source, d.message);
             }
-            rt.block_on(engine.finish_detached());
+            if verdict
+                .entries
+                .iter()
+                .any(|e| e.status == EntryStatus::Detached)
+            {
+                if let Err(e) = spawn_async_only(
+                    event,
+                    &verdict.context,
+                    &cfg.project_root,
+                    log_path.as_deref(),
+                ) {
+                    eprintln!("warning: async entries were not started: {e:#}");
+                }
+            }
             Ok(match verdict.outcome {
                 Outcome::Block => EXIT_BLOCK,
                 Outcome::Prompt => EXIT_PROMPT,
@@ -328,6 +449,14 @@ fn run_command(cmd: Command, registry: Registry) -> Result<u8> {
             let cfg = load(project.project)?;
             let (policy, warnings) = cfg.compile_events(&registry, None)?;
             print_warnings(&warnings);
+            if !cfg.hook_errors.is_empty() {
+                let errors = ConfigErrors(cfg.hook_errors.clone());
+                eprint!("{errors}");
+                return Ok(EXIT_ERROR);
+            }
+            for (name, why) in &cfg.skipped_hooks {
+                eprintln!("warning: hook `{name}` skipped: {why}");
+            }
             let layers: Vec<String> = cfg
                 .files
                 .iter()
@@ -339,9 +468,10 @@ fn run_command(cmd: Command, registry: Registry) -> Result<u8> {
                 .map(|p| p.entries.len())
                 .sum();
             println!(
-                "ok: {entries} enabled entries across {} events, from {}",
+                "ok: {entries} enabled entries across {} events, from {}; {} HOOK.md hook(s)",
                 policy.events().count(),
-                layers.join(", ")
+                layers.join(", "),
+                cfg.script_hooks.len()
             );
             Ok(EXIT_PROCEED)
         }
@@ -363,13 +493,20 @@ fn run_command(cmd: Command, registry: Registry) -> Result<u8> {
             init(&root, force)?;
             Ok(EXIT_PROCEED)
         }
-        Command::Schema => {
-            println!(
-                "{}",
-                serde_json::to_string_pretty(&ahp_config::hooks_schema())?
-            );
+        Command::Schema { hook_md } => {
+            let schema = if hook_md {
+                ahp_config::schema::hook_md_schema()
+            } else {
+                ahp_config::hooks_schema()
+            };
+            println!("{}", serde_json::to_string_pretty(&schema)?);
             Ok(EXIT_PROCEED)
         }
+        Command::Trust {
+            project,
+            show,
+            revoke,
+        } => trust_command(project.project, show, revoke),
     }
 }
 
@@ -524,6 +661,37 @@ fn explain(
             }
         }
     }
+    for h in cfg.script_hooks.iter().filter(|h| h.trigger == event) {
+        if let Some(user) = &h.replaces {
+            out.push_str(&format!(
+                "note: project hook `{}` replaces the user hook {}\n",
+                h.name,
+                user.display()
+            ));
+        }
+        if let (Some(t), Some(p)) = (&h.matcher_tool, &h.matcher_pattern) {
+            out.push_str(&format!(
+                "note: hook `{}` fires when the tool matches /{t}/ and its input /{p}/\n",
+                h.name
+            ));
+        } else if let Some(t) = &h.matcher_tool {
+            out.push_str(&format!(
+                "note: hook `{}` fires when the tool matches /{t}/\n",
+                h.name
+            ));
+        } else if let Some(p) = &h.matcher_pattern {
+            out.push_str(&format!(
+                "note: hook `{}` fires when the tool input matches /{p}/\n",
+                h.name
+            ));
+        }
+    }
+    for (name, why) in &cfg.skipped_hooks {
+        out.push_str(&format!("skipped: hook `{name}`: {why}\n"));
+    }
+    for e in &cfg.hook_errors {
+        out.push_str(&format!("not loaded: {}\n", e.to_string().trim_end()));
+    }
     let disabled: Vec<_> = cfg.entries_for(event).filter(|e| !e.enabled()).collect();
     if !disabled.is_empty() {
         out.push_str("disabled:\n");
@@ -545,6 +713,110 @@ fn describe_when(c: &ahp_engine::condition::Condition) -> String {
         .map(|(p, m)| format!("`{p}` {m}"))
         .collect::<Vec<_>>()
         .join(" and ")
+}
+
+/// Starts `ahp run EVENT --async-only` in its own process group with the
+/// final context on stdin, and does not wait: the verdict is out, and the
+/// agent must not wait for fire-and-forget hooks.
+fn spawn_async_only(
+    event: Event,
+    ctx: &HookContext,
+    root: &Path,
+    log: Option<&Path>,
+) -> Result<()> {
+    use std::os::unix::process::CommandExt;
+    let exe = std::env::current_exe().context("cannot find the ahp executable")?;
+    let mut cmd = std::process::Command::new(exe);
+    cmd.args([
+        "run",
+        event.as_str(),
+        "--async-only",
+        "--context",
+        "-",
+        "--project",
+    ])
+    .arg(root)
+    .stdin(std::process::Stdio::piped())
+    .stdout(std::process::Stdio::null())
+    .stderr(std::process::Stdio::null())
+    .process_group(0);
+    match log {
+        Some(p) => {
+            cmd.arg("--log").arg(p);
+        }
+        None => {
+            cmd.arg("--no-log");
+        }
+    }
+    let mut child = cmd.spawn().context("cannot start the background run")?;
+    let body = serde_json::to_vec(ctx)?;
+    if let Some(mut stdin) = child.stdin.take() {
+        stdin
+            .write_all(&body)
+            .context("cannot hand the context to the background run")?;
+    }
+    Ok(())
+}
+
+fn trust_command(project: Option<PathBuf>, show: bool, revoke: bool) -> Result<u8> {
+    let opts = LoadOptions::from_env(project).context("cannot determine the current directory")?;
+    let root = &opts.project_root;
+    let store = TrustStore::from_env()?;
+    if revoke {
+        if store.revoke(root)? {
+            println!(
+                "revoked: project hooks of {} will not run until trusted again",
+                root.display()
+            );
+        } else {
+            println!("{} was not trusted", root.display());
+        }
+        return Ok(EXIT_PROCEED);
+    }
+    let set = trust::hook_set(root)?;
+    let status = store.status(&set)?;
+    if show {
+        println!("project: {}", root.display());
+        println!("hook set: {} ({} file(s))", set.digest, set.files.len());
+        for f in &set.files {
+            let kind = match (&f.symlink_target, f.executable) {
+                (Some(t), _) => format!("symlink → {t}"),
+                (None, true) => "executable".to_string(),
+                (None, false) => String::new(),
+            };
+            println!("  {}  {}/{} {kind}", f.digest, trust::HOOKS_DIR, f.path);
+        }
+        let line = match &status {
+            TrustStatus::Trusted if set.is_empty() => "status: no project hooks".to_string(),
+            TrustStatus::Trusted => "status: trusted".to_string(),
+            TrustStatus::Untrusted => "status: not trusted (run `ahp trust`)".to_string(),
+            TrustStatus::Changed {
+                trusted_at,
+                changed,
+            } => format!(
+                "status: changed since trusted at {trusted_at}: {}",
+                changed.join(", ")
+            ),
+        };
+        println!("{line}");
+        return Ok(EXIT_PROCEED);
+    }
+    if set.is_empty() {
+        println!(
+            "{} has no project hooks (.agents/hooks); nothing to trust",
+            root.display()
+        );
+        return Ok(EXIT_PROCEED);
+    }
+    store.trust(&set)?;
+    println!(
+        "trusted {} file(s) of {} ({}); recorded in {}",
+        set.files.len(),
+        root.display(),
+        set.digest,
+        store.path().display()
+    );
+    Ok(EXIT_PROCEED)
 }
 
 fn init(root: &Path, force: bool) -> Result<()> {

@@ -7,8 +7,11 @@
 //! the file, line and column it came from, so errors and `ahp config` point
 //! at the right place.
 //!
-//! What does not live here: the oracles (`ahp-oracles`), dispatch
-//! (`ahp-engine`), HOOK.md discovery (a later addition).
+//! HOOK.md script hooks (`hookmd`) are discovered here too and compiled
+//! into entries of the `Script` oracle, ordered with the hooks.yaml entries.
+//!
+//! What does not live here: the oracles (`ahp-oracles`) and dispatch
+//! (`ahp-engine`).
 //!
 //! ```
 //! use ahp_config::{LoadedConfig, Layer, SourceFile};
@@ -28,9 +31,11 @@
 // only built on the cold path of a broken config, where size does not matter.
 #![allow(clippy::result_large_err)]
 
+pub mod hookmd;
 pub mod load;
 pub mod schema;
 pub mod source;
+pub mod trust;
 pub mod view;
 pub mod yaml;
 

@@ -1,6 +1,7 @@
 //! Finding, parsing and merging the layers, and compiling the merged
 //! entries into an engine [`Policy`].
 
+use crate::hookmd::ScriptHookSpec;
 use crate::source::{ConfigError, ConfigErrors, Layer, Origin, SourceFile};
 use crate::yaml::{self, Key, Node, NodeValue};
 use ahp_engine::condition::{Condition, Matcher};
@@ -22,6 +23,7 @@ pub const SETTINGS_KEYS: &[&str] = &["environment", "on_block", "fail_closed", "
 /// Keys of one entry.
 pub const ENTRY_KEYS: &[&str] = &[
     "oracle",
+    "hook",
     "id",
     "config",
     "when",
@@ -44,6 +46,8 @@ pub const DEFAULT_POLICY_NAME: &str = "<built-in default policy>";
 pub struct LoadOptions {
     /// The user's home (`~/.ahp/hooks.yaml`); no user layer when `None`.
     pub home: Option<PathBuf>,
+    /// `$XDG_CONFIG_HOME`, for user HOOK.md hooks (`~/.config` when `None`).
+    pub xdg_config_home: Option<PathBuf>,
     /// The project root.
     pub project_root: PathBuf,
 }
@@ -70,9 +74,13 @@ impl LoadOptions {
     /// the nearest ancestor of the current directory with `.ahp/` or `.git/`,
     /// else the current directory.
     pub fn from_env(project: Option<PathBuf>) -> std::io::Result<LoadOptions> {
-        let home = std::env::var_os("HOME")
-            .filter(|h| !h.is_empty())
-            .map(PathBuf::from);
+        let var = |name: &str| {
+            std::env::var_os(name)
+                .filter(|h| !h.is_empty())
+                .map(PathBuf::from)
+        };
+        let home = var("HOME");
+        let xdg_config_home = var("XDG_CONFIG_HOME");
         let project_root = match project {
             Some(p) => p,
             None => {
@@ -80,7 +88,25 @@ impl LoadOptions {
                 find_project_root(&cwd).unwrap_or(cwd)
             }
         };
-        Ok(LoadOptions { home, project_root })
+        Ok(LoadOptions {
+            home,
+            xdg_config_home,
+            project_root,
+        })
+    }
+
+    /// Options for `home` and `project_root`, no XDG override.
+    pub fn new(home: Option<PathBuf>, project_root: PathBuf) -> LoadOptions {
+        LoadOptions {
+            home,
+            xdg_config_home: None,
+            project_root,
+        }
+    }
+
+    /// The user HOOK.md directory, if HOME or XDG_CONFIG_HOME is known.
+    pub fn user_hooks_dir(&self) -> Option<PathBuf> {
+        crate::hookmd::user_hooks_dir(self.xdg_config_home.as_deref(), self.home.as_deref())
     }
 
     /// The files of each layer, in order (whether or not they exist).
@@ -135,15 +161,15 @@ impl MergedEntry {
 /// A load-time warning (the config is usable, but something is off).
 #[derive(Debug, Clone)]
 pub struct ConfigWarning {
-    /// Where.
-    pub origin: Origin,
+    /// Where (`file:line:column`).
+    pub location: String,
     /// What.
     pub message: String,
 }
 
 impl std::fmt::Display for ConfigWarning {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {}", self.origin.location(), self.message)
+        write!(f, "{}: {}", self.location, self.message)
     }
 }
 
@@ -158,6 +184,12 @@ pub struct LoadedConfig {
     pub settings: Option<Node>,
     /// All entries, in config order (first definition wins the position).
     pub entries: Vec<MergedEntry>,
+    /// HOOK.md hooks that loaded (user hooks replaced by project ones).
+    pub script_hooks: Vec<ScriptHookSpec>,
+    /// HOOK.md hooks that did not load; each is left out, the rest run.
+    pub hook_errors: Vec<ConfigError>,
+    /// Hooks left out on purpose (name, why), e.g. untrusted project hooks.
+    pub skipped_hooks: Vec<(String, String)>,
     /// Load-time warnings.
     pub warnings: Vec<ConfigWarning>,
 }
@@ -243,7 +275,35 @@ impl LoadedConfig {
                 text: DEFAULT_POLICY.to_string(),
             }));
         }
-        Self::from_files(opts.project_root.clone(), files)
+        let mut cfg = Self::from_files(opts.project_root.clone(), files)?;
+        let user_dir = opts.user_hooks_dir();
+        let found = crate::hookmd::discover(
+            user_dir.as_deref(),
+            &crate::hookmd::project_hooks_dir(&opts.project_root),
+        );
+        cfg.script_hooks = found.hooks;
+        cfg.hook_errors = found.errors;
+        cfg.warnings
+            .extend(found.warnings.into_iter().map(|(o, m)| ConfigWarning {
+                location: o.location(),
+                message: m,
+            }));
+        Ok(cfg)
+    }
+
+    /// Leaves out the project-level HOOK.md hooks (e.g. when the project's
+    /// hook set is not trusted) and returns their names. They are listed in
+    /// `skipped_hooks` with `reason`, so nothing is skipped silently.
+    pub fn skip_project_hooks(&mut self, reason: &str) -> Vec<String> {
+        let (project, rest): (Vec<_>, Vec<_>) = std::mem::take(&mut self.script_hooks)
+            .into_iter()
+            .partition(|h| h.layer == Layer::Project);
+        self.script_hooks = rest;
+        let names: Vec<String> = project.into_iter().map(|h| h.name).collect();
+        for n in &names {
+            self.skipped_hooks.push((n.clone(), reason.to_string()));
+        }
+        names
     }
 
     /// Merges already-read files (in layer order).
@@ -257,6 +317,9 @@ impl LoadedConfig {
             files: files.clone(),
             settings: None,
             entries: Vec::new(),
+            script_hooks: Vec::new(),
+            hook_errors: Vec::new(),
+            skipped_hooks: Vec::new(),
             warnings: Vec::new(),
         };
         for file in files {
@@ -368,13 +431,23 @@ impl LoadedConfig {
                     continue;
                 };
                 check_keys(m, &path, ENTRY_KEYS, errors);
-                let id_node = item.get("id").or_else(|| item.get("oracle"));
+                if item.get("oracle").is_some() && item.get("hook").is_some() {
+                    errors.push(
+                        ConfigError::at(&item.origin, Some(path), "an entry has either `oracle:` or `hook:`, not both")
+                            .help("`hook: <name>` adjusts a HOOK.md hook; `oracle: <Name>` runs an oracle"),
+                    );
+                    continue;
+                }
+                let id_node = item
+                    .get("id")
+                    .or_else(|| item.get("oracle"))
+                    .or_else(|| item.get("hook"));
                 let Some(id) = id_node.and_then(Node::as_str).map(str::to_string) else {
                     match id_node {
-                        Some(n) => errors.push(type_error(n, format!("{path}.{}", if item.get("id").is_some() { "id" } else { "oracle" }), "a string")),
+                        Some(n) => errors.push(type_error(n, format!("{path}.{}", if item.get("id").is_some() { "id" } else if item.get("oracle").is_some() { "oracle" } else { "hook" }), "a string")),
                         None => errors.push(
                             ConfigError::at(&item.origin, Some(path), "entry has no `oracle`")
-                                .help("add `oracle: <Name>` (or `id:` to override an entry of an earlier layer)"),
+                                .help("add `oracle: <Name>`, `hook: <HOOK.md name>`, or `id:` to override an entry of an earlier layer"),
                         ),
                     }
                     continue;
@@ -393,7 +466,7 @@ impl LoadedConfig {
                         );
                     }
                     Some(pos) => yaml::merge(&mut self.entries[pos].node, item),
-                    None if item.get("oracle").is_none() => errors.push(
+                    None if item.get("oracle").is_none() && item.get("hook").is_none() => errors.push(
                         ConfigError::at(&item.origin, Some(path), format!("entry `{id}` overrides nothing: no earlier layer defines `{id}` for {event}"))
                             .help("add `oracle: <Name>` to define a new entry, or fix the id"),
                     ),
@@ -479,8 +552,28 @@ impl LoadedConfig {
             if events.is_some_and(|evs| !evs.contains(&me.event)) {
                 continue;
             }
+            if me.node.get("hook").is_some() {
+                self.check_reference(me, &mut errors);
+                continue;
+            }
             match self.compile_entry(me, registry, fail_closed, &mut warnings) {
                 Ok(Some(entry)) => per_event.entry(me.event).or_default().push(entry),
+                Ok(None) => {}
+                Err(mut es) => errors.append(&mut es),
+            }
+        }
+        // HOOK.md hooks come after the hooks.yaml entries and in name order,
+        // so equal priorities tie in config order, then by name (SPEC §4.3).
+        for spec in &self.script_hooks {
+            if events.is_some_and(|evs| !evs.contains(&spec.trigger)) {
+                continue;
+            }
+            let reference = self.entries.iter().find(|me| {
+                me.event == spec.trigger
+                    && me.node.get("hook").and_then(Node::as_str) == Some(spec.name.as_str())
+            });
+            match self.compile_script(spec, reference, registry, fail_closed, &mut warnings) {
+                Ok(Some(entry)) => per_event.entry(spec.trigger).or_default().push(entry),
                 Ok(None) => {}
                 Err(mut es) => errors.append(&mut es),
             }
@@ -491,6 +584,58 @@ impl LoadedConfig {
         Policy::new(settings, per_event)
             .map(|p| (p, warnings))
             .map_err(|e| ConfigErrors(vec![self.policy_error(e)]))
+    }
+
+    /// A `- hook: name` entry must name a HOOK.md hook of the same event
+    /// (or one that was left out for a reason already reported).
+    fn check_reference(&self, me: &MergedEntry, errors: &mut Vec<ConfigError>) {
+        let Some(node) = me.node.get("hook") else {
+            return;
+        };
+        let Some(name) = node.as_str() else {
+            errors.push(type_error(node, me.path("hook"), "a HOOK.md hook name"));
+            return;
+        };
+        if self.skipped_hooks.iter().any(|(n, _)| n == name)
+            || self.hook_errors.iter().any(|e| {
+                e.file.as_ref().is_some_and(|f| {
+                    f.parent()
+                        .and_then(|p| p.file_name())
+                        .is_some_and(|d| d == name)
+                })
+            })
+        {
+            return;
+        }
+        match self.script_hooks.iter().find(|h| h.name == name) {
+            Some(h) if h.trigger == me.event => {}
+            Some(h) => errors.push(
+                ConfigError::at(
+                    &node.origin,
+                    Some(me.path("hook")),
+                    format!(
+                        "hook `{name}` triggers on {}, not on {}",
+                        h.trigger, me.event
+                    ),
+                )
+                .help(format!("move this entry under `{}:`", h.trigger)),
+            ),
+            None => {
+                let names: Vec<&str> = self.script_hooks.iter().map(|h| h.name.as_str()).collect();
+                let e = ConfigError::at(
+                    &node.origin,
+                    Some(me.path("hook")),
+                    format!("no HOOK.md hook named `{name}`"),
+                );
+                errors.push(match did_you_mean(name, names.iter().copied()) {
+                    Some(s) => e.help(format!("did you mean `{s}`?")),
+                    None if names.is_empty() => e.help(
+                        "no HOOK.md hooks were found in ~/.config/agents/hooks or .agents/hooks",
+                    ),
+                    None => e.help(format!("known hooks: {}", names.join(", "))),
+                });
+            }
+        }
     }
 
     fn find(&self, event: Event, id: &str) -> Option<&MergedEntry> {
@@ -522,6 +667,130 @@ impl LoadedConfig {
         }
     }
 
+    /// Parses the fields every entry kind shares. Defaults are left to the
+    /// caller (`None`), since script hooks have their own.
+    fn common(
+        &self,
+        me: &MergedEntry,
+        fail_closed: bool,
+        warnings: &mut Vec<ConfigWarning>,
+        errors: &mut Vec<ConfigError>,
+    ) -> Common {
+        let node = &me.node;
+        let enabled = match node.get("enabled") {
+            None => true,
+            Some(Node {
+                value: NodeValue::Bool(b),
+                ..
+            }) => *b,
+            Some(n) => {
+                errors.push(type_error(n, me.path("enabled"), "true or false"));
+                true
+            }
+        };
+        let when = match node.get("when") {
+            None => Condition::default(),
+            Some(n) => compile_when(n, &me.path("when")).unwrap_or_else(|mut es| {
+                errors.append(&mut es);
+                Condition::default()
+            }),
+        };
+        let priority = node.get("priority").and_then(|n| match n.value {
+            NodeValue::Int(i) => i64::try_from(i).ok().or_else(|| {
+                errors.push(ConfigError::at(
+                    &n.origin,
+                    Some(me.path("priority")),
+                    "priority out of range",
+                ));
+                None
+            }),
+            _ => {
+                errors.push(type_error(
+                    n,
+                    me.path("priority"),
+                    "an integer (lower runs first)",
+                ));
+                None
+            }
+        });
+        let after = match node.get("after") {
+            None => Vec::new(),
+            Some(n) => match &n.value {
+                NodeValue::Str(s) => vec![s.clone()],
+                NodeValue::Seq(items) if items.iter().all(|i| i.as_str().is_some()) => items
+                    .iter()
+                    .filter_map(|i| i.as_str().map(str::to_string))
+                    .collect(),
+                _ => {
+                    errors.push(type_error(
+                        n,
+                        me.path("after"),
+                        "an entry id or a list of entry ids",
+                    ));
+                    Vec::new()
+                }
+            },
+        };
+        let is_async = node.get("async").and_then(|n| match n.value {
+            NodeValue::Bool(b) => Some(b),
+            _ => {
+                errors.push(type_error(n, me.path("async"), "true or false"));
+                None
+            }
+        });
+        let intensity = node.get("intensity").and_then(|n| match n.as_str().map(str::parse::<Intensity>) {
+            Some(Ok(i)) => {
+                if !me.event.allows(i) {
+                    warnings.push(ConfigWarning {
+                        location: n.origin.location(),
+                        message: format!(
+                            "{} does not allow intensity `{i}`; signals will be clamped to `{}` (allowed: {})",
+                            me.event,
+                            ahp_engine::clamp(me.event, i),
+                            me.event.allowed().iter().map(|i| i.as_str()).collect::<Vec<_>>().join(", ")
+                        ),
+                    });
+                }
+                Some(i)
+            }
+            _ => {
+                errors.push(ConfigError::at(&n.origin, Some(me.path("intensity")), "expected one of block, control, prompt, aid"));
+                None
+            }
+        });
+        let on_error = match node.get("on_error") {
+            None if fail_closed => OnError::Block,
+            None => OnError::Allow,
+            Some(n) => match n.as_str() {
+                Some("allow") => OnError::Allow,
+                Some("block") => OnError::Block,
+                _ => {
+                    errors.push(ConfigError::at(
+                        &n.origin,
+                        Some(me.path("on_error")),
+                        "expected `allow` (fail open) or `block` (fail closed)",
+                    ));
+                    OnError::Allow
+                }
+            },
+        };
+        let timeout = node.get("timeout").and_then(|n| {
+            millis(n, &me.path("timeout"))
+                .map_err(|e| errors.push(e))
+                .ok()
+        });
+        Common {
+            enabled,
+            when,
+            priority,
+            after,
+            is_async,
+            intensity,
+            on_error,
+            timeout,
+        }
+    }
+
     fn compile_entry(
         &self,
         me: &MergedEntry,
@@ -534,33 +803,22 @@ impl LoadedConfig {
         let oracle_node = node.get("oracle");
         let oracle_name = match oracle_node.map(|n| (n, n.as_str())) {
             Some((n, Some(name))) => match registry.resolve(name) {
-                Some(canonical) => Some((n, canonical.to_string())),
+                Some(canonical) => Some(canonical.to_string()),
                 None => {
-                    // Let the registry word the error (suggestion + list).
-                    let msg = match registry.build(name, OracleConfig::empty()) {
-                        Err(BuildError::Unknown {
-                            suggestion, known, ..
-                        }) => {
-                            let e = ConfigError::at(
-                                &n.origin,
-                                Some(me.path("oracle")),
-                                format!("unknown oracle `{name}`"),
-                            );
-                            match suggestion {
-                                Some(s) => e.help(format!(
-                                    "did you mean `{s}`? known oracles: {}",
-                                    known.join(", ")
-                                )),
-                                None => e.help(format!("known oracles: {}", known.join(", "))),
-                            }
-                        }
-                        _ => ConfigError::at(
-                            &n.origin,
-                            Some(me.path("oracle")),
-                            format!("unknown oracle `{name}`"),
-                        ),
-                    };
-                    errors.push(msg);
+                    let known = registry.names();
+                    let e = ConfigError::at(
+                        &n.origin,
+                        Some(me.path("oracle")),
+                        format!("unknown oracle `{name}`"),
+                    );
+                    let candidates: Vec<&str> = known.iter().map(String::as_str).collect();
+                    errors.push(match did_you_mean(name, candidates.iter().copied()) {
+                        Some(s) => e.help(format!(
+                            "did you mean `{s}`? known oracles: {}",
+                            known.join(", ")
+                        )),
+                        None => e.help(format!("known oracles: {}", known.join(", "))),
+                    });
                     None
                 }
             },
@@ -581,200 +839,158 @@ impl LoadedConfig {
                 None
             }
         };
-        let enabled = match node.get("enabled") {
-            None => true,
-            Some(Node {
-                value: NodeValue::Bool(b),
-                ..
-            }) => *b,
-            Some(n) => {
-                errors.push(type_error(n, me.path("enabled"), "true or false"));
-                true
-            }
-        };
-        if !enabled {
+        let c = self.common(me, fail_closed, warnings, &mut errors);
+        if !c.enabled {
             return if errors.is_empty() {
                 Ok(None)
             } else {
                 Err(errors)
             };
         }
-        let when = match node.get("when") {
-            None => Condition::default(),
-            Some(n) => match compile_when(n, &me.path("when")) {
-                Ok(c) => c,
-                Err(mut es) => {
-                    errors.append(&mut es);
-                    Condition::default()
-                }
-            },
-        };
-        let priority = match node.get("priority") {
-            None => 0,
-            Some(n) => match n.value {
-                NodeValue::Int(i) => i64::try_from(i).unwrap_or_else(|_| {
-                    errors.push(ConfigError::at(
-                        &n.origin,
-                        Some(me.path("priority")),
-                        "priority out of range",
-                    ));
-                    0
-                }),
-                _ => {
-                    errors.push(type_error(
-                        n,
-                        me.path("priority"),
-                        "an integer (lower runs first)",
-                    ));
-                    0
-                }
-            },
-        };
-        let after = match node.get("after") {
-            None => Vec::new(),
-            Some(n) => match &n.value {
-                NodeValue::Str(s) => vec![s.clone()],
-                NodeValue::Seq(items) if items.iter().all(|i| i.as_str().is_some()) => items
-                    .iter()
-                    .filter_map(|i| i.as_str().map(str::to_string))
-                    .collect(),
-                _ => {
-                    errors.push(type_error(
-                        n,
-                        me.path("after"),
-                        "an entry id or a list of entry ids",
-                    ));
-                    Vec::new()
-                }
-            },
-        };
-        let is_async = match node.get("async") {
-            None => false,
-            Some(Node {
-                value: NodeValue::Bool(b),
-                ..
-            }) => *b,
-            Some(n) => {
-                errors.push(type_error(n, me.path("async"), "true or false"));
-                false
-            }
-        };
-        let intensity = match node.get("intensity") {
-            None => None,
-            Some(n) => match n.as_str().map(str::parse::<Intensity>) {
-                Some(Ok(i)) => {
-                    if !me.event.allows(i) {
-                        warnings.push(ConfigWarning {
-                            origin: n.origin.clone(),
-                            message: format!(
-                                "{} does not allow intensity `{i}`; signals will be clamped to `{}` (allowed: {})",
-                                me.event,
-                                ahp_engine::clamp(me.event, i),
-                                me.event.allowed().iter().map(|i| i.as_str()).collect::<Vec<_>>().join(", ")
-                            ),
-                        });
-                    }
-                    Some(i)
-                }
-                _ => {
-                    errors.push(ConfigError::at(
-                        &n.origin,
-                        Some(me.path("intensity")),
-                        "expected one of block, control, prompt, aid",
-                    ));
-                    None
-                }
-            },
-        };
-        let on_error = match node.get("on_error") {
-            None if fail_closed => OnError::Block,
-            None => OnError::Allow,
-            Some(n) => match n.as_str() {
-                Some("allow") => OnError::Allow,
-                Some("block") => OnError::Block,
-                _ => {
-                    errors.push(ConfigError::at(
-                        &n.origin,
-                        Some(me.path("on_error")),
-                        "expected `allow` (fail open) or `block` (fail closed)",
-                    ));
-                    OnError::Allow
-                }
-            },
-        };
-        let timeout = match node.get("timeout") {
-            None => None,
-            Some(n) => match millis(n, &me.path("timeout")) {
-                Ok(d) => Some(d),
-                Err(e) => {
-                    errors.push(e);
-                    None
-                }
-            },
-        };
         let config_node = node.get("config");
         let config_json = config_node
             .map(Node::to_json)
             .unwrap_or(serde_json::Value::Null);
-        let oracle = match &oracle_name {
-            Some((_, name)) => {
-                match registry.build(
-                    name,
-                    OracleConfig::new(&config_json, Some(&self.project_root)),
-                ) {
-                    Ok(o) => Some(o),
-                    Err(BuildError::Config(e)) => {
-                        let (origin, key) = match (&e.key, config_node) {
-                            (Some(k), Some(c)) => {
-                                let origin = c
-                                    .find_key(k)
-                                    .map(|k| k.origin.clone())
-                                    .or_else(|| c.find(k).map(|n| n.origin.clone()))
-                                    .unwrap_or_else(|| c.origin.clone());
-                                (origin, me.path(&format!("config.{k}")))
-                            }
-                            (None, Some(c)) => (c.origin.clone(), me.path("config")),
-                            (_, None) => (me.defined_at.clone(), me.path("config")),
-                        };
-                        errors.push(ConfigError::at(&origin, Some(key), e.message.clone()));
-                        None
-                    }
-                    Err(other) => {
-                        errors.push(ConfigError::at(
-                            &me.defined_at,
-                            Some(me.path("oracle")),
-                            other.to_string(),
-                        ));
-                        None
-                    }
+        let oracle = oracle_name.as_ref().and_then(|name| {
+            match registry.build(
+                name,
+                OracleConfig::new(&config_json, Some(&self.project_root)),
+            ) {
+                Ok(o) => Some(o),
+                Err(BuildError::Config(e)) => {
+                    let (origin, key) = match (&e.key, config_node) {
+                        (Some(k), Some(c)) => {
+                            let origin = c
+                                .find_key(k)
+                                .map(|k| k.origin.clone())
+                                .or_else(|| c.find(k).map(|n| n.origin.clone()))
+                                .unwrap_or_else(|| c.origin.clone());
+                            (origin, me.path(&format!("config.{k}")))
+                        }
+                        (None, Some(c)) => (c.origin.clone(), me.path("config")),
+                        (_, None) => (me.defined_at.clone(), me.path("config")),
+                    };
+                    errors.push(ConfigError::at(&origin, Some(key), e.message.clone()));
+                    None
+                }
+                Err(other) => {
+                    errors.push(ConfigError::at(
+                        &me.defined_at,
+                        Some(me.path("oracle")),
+                        other.to_string(),
+                    ));
+                    None
                 }
             }
-            None => None,
-        };
-        if !errors.is_empty() {
+        });
+        let (Some(oracle_name), Some(oracle), true) = (oracle_name, oracle, errors.is_empty())
+        else {
             return Err(errors);
-        }
-        let (Some((_, oracle_name)), Some(oracle)) = (oracle_name, oracle) else {
-            return Err(vec![ConfigError::at(
-                &me.defined_at,
-                Some(me.path("")),
-                "entry could not be built",
-            )]);
         };
         Ok(Some(Entry {
             id: me.id.clone(),
             oracle_name,
             oracle,
-            when,
-            priority,
-            after,
-            is_async,
-            intensity,
-            on_error,
-            timeout,
+            when: c.when,
+            priority: c.priority.unwrap_or(0),
+            after: c.after,
+            is_async: c.is_async.unwrap_or(false),
+            intensity: c.intensity,
+            on_error: c.on_error,
+            timeout: c.timeout,
             origin: format!("{} {}", me.defined_at.layer(), me.defined_at.location()),
         }))
     }
+
+    /// The entry of a HOOK.md hook, with the overrides of a hooks.yaml
+    /// `- hook: name` reference when there is one.
+    fn compile_script(
+        &self,
+        spec: &ScriptHookSpec,
+        reference: Option<&MergedEntry>,
+        registry: &Registry,
+        fail_closed: bool,
+        warnings: &mut Vec<ConfigWarning>,
+    ) -> Result<Option<Entry>, Vec<ConfigError>> {
+        let mut errors = Vec::new();
+        let c = match reference {
+            Some(me) => self.common(me, fail_closed, warnings, &mut errors),
+            None => Common {
+                enabled: true,
+                when: Condition::default(),
+                priority: None,
+                after: Vec::new(),
+                is_async: None,
+                intensity: None,
+                on_error: if fail_closed {
+                    OnError::Block
+                } else {
+                    OnError::Allow
+                },
+                timeout: None,
+            },
+        };
+        if !c.enabled {
+            return if errors.is_empty() {
+                Ok(None)
+            } else {
+                Err(errors)
+            };
+        }
+        let config = spec.oracle_config(&self.project_root);
+        let oracle = match registry.build(
+            SCRIPT_ORACLE,
+            OracleConfig::new(&config, Some(&self.project_root)),
+        ) {
+            Ok(o) => o,
+            Err(e) => {
+                errors.push(ConfigError::at(&spec.origin, None, e.to_string()));
+                return Err(errors);
+            }
+        };
+        if !errors.is_empty() {
+            return Err(errors);
+        }
+        // The script kills its process group at its own timeout; the engine's
+        // limit is only a backstop a little later.
+        let own = Duration::from_millis(spec.timeout_ms);
+        let timeout = c.timeout.unwrap_or(own) + Duration::from_secs(2);
+        let mut origin = format!("{} {}", spec.layer, spec.hook_md().display());
+        if let Some(r) = reference {
+            origin.push_str(&format!(
+                " (with hooks.yaml overrides from {})",
+                r.defined_at.location()
+            ));
+        }
+        Ok(Some(Entry {
+            id: spec.name.clone(),
+            oracle_name: SCRIPT_ORACLE.to_string(),
+            oracle,
+            when: c.when,
+            priority: c.priority.unwrap_or_else(|| spec.effective_priority()),
+            after: c.after,
+            is_async: c.is_async.unwrap_or(spec.is_async),
+            intensity: c.intensity,
+            on_error: c.on_error,
+            timeout: Some(timeout),
+            origin,
+        }))
+    }
+}
+
+/// The oracle that runs HOOK.md hooks.
+pub const SCRIPT_ORACLE: &str = "Script";
+
+/// Fields shared by every kind of entry.
+struct Common {
+    enabled: bool,
+    when: Condition,
+    priority: Option<i64>,
+    after: Vec<String>,
+    is_async: Option<bool>,
+    intensity: Option<Intensity>,
+    on_error: OnError,
+    timeout: Option<Duration>,
 }
 
 fn millis(n: &Node, path: &str) -> Result<Duration, ConfigError> {

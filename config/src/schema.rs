@@ -50,7 +50,10 @@ pub struct EntrySpec {
     /// The oracle (PascalCase or kebab-case). Required unless this entry
     /// overrides one of an earlier layer by `id`.
     pub oracle: Option<String>,
-    /// Unique per event; defaults to the oracle name.
+    /// A HOOK.md hook (by name) this entry adjusts (`when`, `priority`,
+    /// `on_error`, …) instead of naming an oracle.
+    pub hook: Option<String>,
+    /// Unique per event; defaults to the oracle (or hook) name.
     pub id: Option<String>,
     /// The oracle's settings.
     pub config: Option<BTreeMap<String, Value>>,
@@ -111,6 +114,59 @@ pub enum StringOrList {
     Many(Vec<String>),
 }
 
+/// The YAML frontmatter of a HOOK.md file (Agent Hooks standard).
+#[derive(JsonSchema)]
+#[schemars(title = "HOOK.md frontmatter")]
+#[allow(dead_code)]
+pub struct HookFrontmatter {
+    /// 1–64 lowercase letters, digits and hyphens; equal to the folder name.
+    #[schemars(
+        length(min = 1, max = 64),
+        regex(pattern = r"^[a-z0-9]+(-[a-z0-9]+)*$")
+    )]
+    pub name: String,
+    /// What the hook does (1–1024 characters).
+    #[schemars(length(min = 1, max = 1024))]
+    pub description: String,
+    /// The event (any alias, e.g. pre-tool-call, PreToolUse, before_tool).
+    pub trigger: String,
+    /// Which tool calls fire it; both must match when both are set.
+    pub matcher: Option<HookMatcher>,
+    /// Time limit in milliseconds (default 30000).
+    #[schemars(range(min = 100, max = 600_000))]
+    pub timeout: Option<u64>,
+    /// Fire-and-forget (default false): cannot block, result only logged.
+    #[schemars(rename = "async")]
+    pub is_async: Option<bool>,
+    /// 0–1000, higher runs first (default 100).
+    #[schemars(range(min = 0, max = 1000))]
+    pub priority: Option<u32>,
+    /// Free-form metadata.
+    pub metadata: Option<BTreeMap<String, Value>>,
+}
+
+/// `matcher:` of a HOOK.md hook.
+#[derive(JsonSchema)]
+#[schemars(deny_unknown_fields)]
+#[allow(dead_code)]
+pub struct HookMatcher {
+    /// Regex on the tool name.
+    pub tool: Option<String>,
+    /// Regex on the tool input serialized as JSON.
+    pub pattern: Option<String>,
+}
+
+/// The JSON Schema of HOOK.md frontmatter, draft-07.
+///
+/// ```
+/// let schema = ahp_config::schema::hook_md_schema();
+/// assert!(schema["required"].as_array().unwrap().iter().any(|v| v == "trigger"));
+/// ```
+pub fn hook_md_schema() -> Value {
+    let generator = schemars::generate::SchemaSettings::draft07().into_generator();
+    serde_json::to_value(generator.into_root_schema_for::<HookFrontmatter>()).unwrap_or(Value::Null)
+}
+
 /// The JSON Schema of hooks.yaml, draft-07.
 ///
 /// ```
@@ -154,6 +210,13 @@ mod tests {
             .collect();
         want.sort();
         assert_eq!(props(&s, "SettingsSpec"), want);
+        let h = hook_md_schema();
+        let mut want: Vec<String> = crate::hookmd::FRONTMATTER_KEYS
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        want.sort();
+        assert_eq!(props(&h, ""), want);
         let mut want: Vec<String> = crate::load::TOP_KEYS
             .iter()
             .map(|s| s.to_string())

@@ -64,10 +64,7 @@ fn fixture(user: Option<&str>, project: Option<&str>, local: Option<&str>) -> Fi
     if let Some(t) = local {
         write(&proj.path().join(".ahp/hooks.local.yaml"), t);
     }
-    let opts = LoadOptions {
-        home: Some(home.path().to_path_buf()),
-        project_root: proj.path().to_path_buf(),
-    };
+    let opts = LoadOptions::new(Some(home.path().to_path_buf()), proj.path().to_path_buf());
     Fixture {
         _home: home,
         _project: proj,
@@ -351,10 +348,7 @@ fn disallowed_intensity_is_a_warning() {
 fn home_as_project_root_loads_the_file_once() {
     let home = tempfile::tempdir().unwrap();
     write(&home.path().join(".ahp/hooks.yaml"), PROJECT);
-    let opts = LoadOptions {
-        home: Some(home.path().to_path_buf()),
-        project_root: home.path().to_path_buf(),
-    };
+    let opts = LoadOptions::new(Some(home.path().to_path_buf()), home.path().to_path_buf());
     let cfg = LoadedConfig::load(&opts).unwrap();
     assert_eq!(cfg.files.len(), 1);
     assert_eq!(cfg.entries.len(), 2);

@@ -193,6 +193,7 @@ pub struct EngineBuilder {
     registry: Registry,
     policy: Option<Result<Policy, EngineError>>,
     sink: Option<Arc<dyn SignalSink>>,
+    defer_detached: bool,
 }
 
 impl EngineBuilder {
@@ -225,6 +226,15 @@ impl EngineBuilder {
         self
     }
 
+    /// Do not start `async: true` entries in this process: `dispatch` marks
+    /// them [`EntryStatus::Detached`] and the caller hands them to a
+    /// longer-lived process ([`Engine::run_detached`]). A short-lived CLI
+    /// uses this so that async hooks never delay its exit.
+    pub fn defer_detached(mut self, defer: bool) -> Self {
+        self.defer_detached = defer;
+        self
+    }
+
     /// The engine, or the config's error.
     pub fn build(self) -> Result<Engine, EngineError> {
         let policy = self.policy.ok_or(EngineError::NoPolicy)??;
@@ -232,6 +242,7 @@ impl EngineBuilder {
             policy: Arc::new(policy),
             sink: self.sink,
             background: Mutex::new(Vec::new()),
+            defer_detached: self.defer_detached,
         })
     }
 }
@@ -242,6 +253,7 @@ pub struct Engine {
     policy: Arc<Policy>,
     sink: Option<Arc<dyn SignalSink>>,
     background: Mutex<Vec<JoinHandle<()>>>,
+    defer_detached: bool,
 }
 
 /// The intensity a signal is delivered at for `event`: unchanged when
@@ -438,7 +450,8 @@ impl Engine {
                 .iter()
                 .any(|s| s.intensity() == Intensity::Block);
         }
-        self.start_detached(plan, &selected, blocked, event, &ctx, &mut verdict);
+        let spawn = !self.defer_detached;
+        self.start_detached(plan, &selected, blocked, spawn, event, &ctx, &mut verdict);
         verdict.outcome =
             Outcome::from_strongest(verdict.signals.iter().map(Signal::intensity).max());
         for d in &verdict.diagnostics {
@@ -569,11 +582,13 @@ impl Engine {
         }
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn start_detached(
         &self,
         plan: &Plan,
         selected: &[bool],
         blocked: bool,
+        spawn: bool,
         event: Event,
         ctx: &HookContext,
         verdict: &mut Verdict,
@@ -591,6 +606,8 @@ impl Engine {
             }
             let status = if blocked {
                 EntryStatus::DetachedNotStarted
+            } else if !spawn {
+                EntryStatus::Detached
             } else {
                 let entry = entry.clone();
                 let ctx = Arc::clone(&shared);
@@ -647,6 +664,38 @@ impl Engine {
                 duration_us: 0,
             });
         }
+    }
+
+    /// Runs only the `async: true` entries of `event` whose `when` holds,
+    /// records their results (signals marked `detached`) and waits for them.
+    /// The other half of [`EngineBuilder::defer_detached`]: call it in the
+    /// process that outlives the verdict, with the same context.
+    pub async fn run_detached(&self, event: Event, mut ctx: HookContext) -> Verdict {
+        ctx.event = Some(event);
+        let correlation_id = ctx
+            .correlation_id
+            .get_or_insert_with(|| uuid::Uuid::new_v4().to_string())
+            .clone();
+        if ctx.environment.is_none() {
+            ctx.environment = self.policy.settings.environment.clone();
+        }
+        let mut verdict = Verdict {
+            outcome: Outcome::Accept,
+            event,
+            correlation_id,
+            signals: Vec::new(),
+            context_changes: Vec::new(),
+            diagnostics: Vec::new(),
+            entries: Vec::new(),
+            context: HookContext::default(),
+        };
+        if let Some(plan) = self.policy.plan(event) {
+            let selected: Vec<bool> = plan.entries.iter().map(|e| e.when.holds(&ctx)).collect();
+            self.start_detached(plan, &selected, false, true, event, &ctx, &mut verdict);
+            self.finish_detached().await;
+        }
+        verdict.context = ctx;
+        verdict
     }
 
     /// Waits for detached (`async: true`) entries started so far, so their

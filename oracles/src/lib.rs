@@ -4,7 +4,10 @@
 //! * [`Rules`] — declarative conditions written in hooks.yaml (SPEC §4.1
 //!   "rule form"), in the small condition language of [`expr`];
 //! * [`PermissionChecker`] — blocks dangerous shell and SQL commands in a
-//!   tool call and asks for confirmation of risky ones.
+//!   tool call and asks for confirmation of risky ones;
+//! * [`ScriptHook`] (`Script`) — a HOOK.md script hook of the Agent Hooks
+//!   standard (SPEC §4.3) run as an oracle: event JSON on stdin, exit code
+//!   and stdout mapped to signals, its process group killed on timeout.
 //!
 //! What does **not** live here: the engine itself (events, context, signals,
 //! the [`Oracle`] trait, dispatch — `ahp-engine`) and loading hooks.yaml
@@ -32,21 +35,24 @@ mod cfg;
 pub mod expr;
 pub mod permission;
 pub mod rules;
+pub mod script;
 mod template;
 
 pub use permission::PermissionChecker;
 pub use rules::Rules;
+pub use script::ScriptHook;
 
 use ahp_engine::{Oracle, Registry};
 use std::sync::Arc;
 
-/// Registers every built-in oracle: `Rules` and `PermissionChecker` (the
-/// registry also accepts `rules` and `permission-checker`).
+/// Registers every built-in oracle: `Rules`, `PermissionChecker` and
+/// `Script` (the registry also accepts `rules`, `permission-checker` and
+/// `script`).
 ///
 /// ```
 /// let mut registry = ahp_engine::Registry::new();
 /// ahp_oracles::register_builtins(&mut registry);
-/// assert_eq!(registry.names(), vec!["PermissionChecker", "Rules"]);
+/// assert_eq!(registry.names(), vec!["PermissionChecker", "Rules", "Script"]);
 /// assert_eq!(registry.resolve("rules"), Some("Rules"));
 /// ```
 pub fn register_builtins(registry: &mut Registry) {
@@ -59,5 +65,10 @@ pub fn register_builtins(registry: &mut Registry) {
         "PermissionChecker",
         "blocks dangerous shell/SQL commands; asks for confirmation of risky ones",
         |cfg| Ok(Arc::new(PermissionChecker::from_config(cfg)?) as Arc<dyn Oracle>),
+    );
+    registry.register(
+        "Script",
+        "a HOOK.md script hook (Agent Hooks standard): runs the hook's script and maps its answer",
+        |cfg| Ok(Arc::new(ScriptHook::from_config(cfg)?) as Arc<dyn Oracle>),
     );
 }

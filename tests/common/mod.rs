@@ -44,10 +44,50 @@ impl Sandbox {
     pub fn ahp(&self) -> Command {
         let mut c = Command::cargo_bin("ahp").unwrap();
         c.env("HOME", self.home.path())
+            .env("XDG_CONFIG_HOME", self.home.path().join(".config"))
+            .env("XDG_DATA_HOME", self.home.path().join(".local/share"))
             .env_remove("AHP_DEBUG")
-            .env_remove("XDG_CONFIG_HOME")
             .current_dir(self.root());
         c
+    }
+
+    /// Writes a HOOK.md hook (frontmatter lines after name/description)
+    /// with `scripts/run.sh`, under the user (`project == false`) or the
+    /// project hooks directory.
+    pub fn hook(&self, project: bool, name: &str, frontmatter: &str, script: &str) -> PathBuf {
+        let base = if project {
+            self.root().join(".agents/hooks")
+        } else {
+            self.home.path().join(".config/agents/hooks")
+        };
+        let dir = base.join(name);
+        std::fs::create_dir_all(dir.join("scripts")).unwrap();
+        std::fs::write(
+            dir.join("HOOK.md"),
+            format!(
+                "---\nname: {name}\ndescription: test hook {name}\n{frontmatter}---\n# {name}\n"
+            ),
+        )
+        .unwrap();
+        std::fs::write(
+            dir.join("scripts/run.sh"),
+            format!("#!/usr/bin/env bash\n{script}\n"),
+        )
+        .unwrap();
+        dir
+    }
+
+    /// Copies `examples/hooks/NAME` into the user or project hooks directory.
+    pub fn example_hook(&self, project: bool, name: &str) {
+        let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("examples/hooks")
+            .join(name);
+        let base = if project {
+            self.root().join(".agents/hooks")
+        } else {
+            self.home.path().join(".config/agents/hooks")
+        };
+        copy_dir(&src, &base.join(name));
     }
 
     pub fn log_lines(&self) -> Vec<serde_json::Value> {
@@ -77,4 +117,17 @@ pub fn stderr(out: &std::process::Output) -> String {
 
 pub fn stdout(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+pub fn copy_dir(src: &Path, dst: &Path) {
+    std::fs::create_dir_all(dst).unwrap();
+    for e in std::fs::read_dir(src).unwrap() {
+        let e = e.unwrap();
+        let to = dst.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &to);
+        } else {
+            std::fs::copy(e.path(), &to).unwrap();
+        }
+    }
 }

@@ -1,0 +1,1181 @@
+//! The `Script` oracle: a HOOK.md script hook (the Agent Hooks standard,
+//! SPEC §4.3) run as an oracle.
+//!
+//! The config crate discovers `HOOK.md` folders and builds one entry per
+//! hook with this oracle; it can also be written by hand:
+//!
+//! ```yaml
+//! - oracle: Script
+//!   config:
+//!     name: check-commands                      # messages; required
+//!     hook_dir: /home/me/.config/agents/hooks/check-commands   # absolute; required
+//!     entry: /home/me/.config/agents/hooks/check-commands/scripts/run.sh  # optional
+//!     timeout_ms: 30000                         # default 30000, at most 600000
+//!     matcher: { tool: "Shell|Bash", pattern: "rm -rf" }   # optional regexes
+//!     project_dir: /home/me/project             # optional; default: the project root
+//! ```
+//!
+//! # Running the hook
+//!
+//! **Entry point.** `entry` when given; otherwise, when the hook fires, the
+//! first existing of `scripts/run`, `scripts/run.sh`, `scripts/run.py` under
+//! `hook_dir`. `run` (and any entry without a `.sh`/`.py` extension) is
+//! executed directly and must be executable (`chmod +x`); `.sh` runs with
+//! `bash <path>`, `.py` with `python3 <path>`.
+//!
+//! **Matcher.** With a `matcher`, the hook runs only for tool events whose
+//! tool matches: `tool` is searched in the tool's normalized `name` or in
+//! its `raw_name` (the agent's own name, e.g. `Bash`), `pattern` in the tool
+//! input serialized as compact JSON; both must match when both are set. A
+//! context without a tool call never matches a matcher. Regexes search
+//! (anchor with `^…$` for an exact name). See [`ScriptHook::matches`].
+//!
+//! **Working directory.** `project_dir` (the config key, else the project
+//! root the oracle was built with); else the context's `work_dir` when it is
+//! an existing directory; else `hook_dir`.
+//!
+//! **Environment.** The inherited environment plus `AHP_EVENT` (canonical
+//! event name), `AHP_SESSION_ID`, `AHP_PROJECT_DIR` (the project directory,
+//! else the working directory) and `AHP_HOOK_DIR`. They are always set (empty
+//! when unknown), so values inherited from an outer hook never leak in.
+//!
+//! **stdin.** One JSON object in the Agent Hooks event shape, then stdin is
+//! closed: `event_type` (the Agent Hooks name: `pre-tool-call`,
+//! `post-tool-call`, `post-tool-call-failure`, every other event its
+//! canonical name), `timestamp` (RFC 3339), `session_id`, `work_dir`, and
+//! when present `tool_name` (the agent's raw name, else the normalized one),
+//! `tool_input`, `tool_use_id`, `tool_response`, the turn fields (`prompt`,
+//! `stop_reason`, `step_count`, `final_message`, `stop_hook_active`), the
+//! subagent object's fields, and `context`: the whole ahp context (without
+//! `raw`). See [`event_payload`]. A script need not read stdin: the input is
+//! fed concurrently and a closed pipe is ignored.
+//!
+//! # What the hook answers
+//!
+//! | the hook… | the oracle says |
+//! |---|---|
+//! | exits 2 | **block**, stderr (trimmed) is the reason |
+//! | exits 0, prints nothing | accept (no signal) |
+//! | exits 0, prints a JSON object | per field, below |
+//! | exits 0, prints other text | **aid** with that text (stdout is context) |
+//! | exits 0, prints broken JSON (starts with `{` or `[`) | error |
+//! | exits otherwise, dies by a signal, cannot start, times out | error |
+//!
+//! JSON fields: `decision` — `allow` (also `approve`) adds nothing, `deny`
+//! (also `block`) is a **block** with `reason`, `ask` is a high-severity
+//! **prompt** with `reason`, anything else is an error; `modified_input` (an
+//! object) is a **control** deep-merging it into `tool.input`;
+//! `additional_context` (a string, or any JSON shown compactly) is an
+//! **aid**; `log` (a string or a list of strings) becomes notes of the
+//! [`Evaluation`], recorded in the log and never shown to the agent. Other
+//! fields are ignored. Several fields give several signals. Every signal has
+//! type [`SIGNAL_TYPE`].
+//!
+//! An error is handled by the entry's `on_error` (fail open by default: the
+//! engine records a warning and the action goes on); its message names the
+//! hook, the exit status and the start of stderr.
+//!
+//! # Processes
+//!
+//! The hook runs in a process group of its own (`process_group(0)`).
+//! stdout and stderr are read concurrently and kept up to [`OUTPUT_CAP`]
+//! bytes each; the rest is read and discarded, so the hook never blocks on a
+//! full pipe, and the truncation is noted. Output need not be UTF-8 (it is
+//! decoded lossily).
+//!
+//! * **Timeout**: the group gets SIGTERM, then after [`TERM_GRACE`] SIGKILL,
+//!   repeated a few rounds to catch processes forked meanwhile; the hook is
+//!   reaped and the evaluation fails.
+//! * **Normal exit**: whatever is left in the group (e.g. a `cmd &` the
+//!   script did not wait for) is killed with SIGKILL, and a note says so —
+//!   a hook must not outlive its run; work that should go on belongs in an
+//!   `async` hook.
+//!   Pipes still held open by a process that left the group are read for at
+//!   most [`DRAIN_GRACE`], then abandoned.
+//! * **Cancellation**: when the evaluation is dropped (the engine's own
+//!   timeout), a guard kills the group, and the child is killed on drop and
+//!   reaped by tokio.
+//!
+//! A process that leaves the group (`setsid`, `setpgid`) escapes the group
+//! kill; only its pipes are given up on.
+
+use crate::cfg::{as_map, check_keys, join, opt_str};
+use crate::template::truncate;
+use ahp_engine::condition::compile_regex;
+use ahp_engine::oracle::kind_of;
+use ahp_engine::{
+    async_trait, Evaluation, Event, HookContext, Modification, Oracle, OracleConfig,
+    OracleConfigError, OracleError, Severity, Signal,
+};
+use regex::Regex;
+use serde_json::{Map, Value};
+use std::io;
+use std::path::{Path, PathBuf};
+use std::process::{ExitStatus, Stdio};
+use std::time::Duration;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
+use tokio::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command};
+use tokio::time::Instant;
+
+const KEYS: &[&str] = &[
+    "name",
+    "hook_dir",
+    "entry",
+    "timeout_ms",
+    "matcher",
+    "project_dir",
+];
+const MATCHER_KEYS: &[&str] = &["tool", "pattern"];
+
+/// The `type` of every signal a script hook raises (the hook itself is the
+/// signal's `source`).
+pub const SIGNAL_TYPE: &str = "script-hook";
+
+/// The timeout when `timeout_ms` is not set (30 s).
+pub const DEFAULT_TIMEOUT_MS: u64 = 30_000;
+
+/// The largest `timeout_ms` accepted (10 minutes, as for HOOK.md).
+pub const MAX_TIMEOUT_MS: u64 = 600_000;
+
+/// How much of stdout and of stderr is kept (1 MiB each); the rest is read
+/// and discarded.
+pub const OUTPUT_CAP: usize = 1 << 20;
+
+/// How long a timed-out hook has between SIGTERM and SIGKILL.
+pub const TERM_GRACE: Duration = Duration::from_millis(100);
+
+/// How long pipes are still read after the hook exited and its group was
+/// killed (only a process that left the group can hold them longer).
+pub const DRAIN_GRACE: Duration = Duration::from_millis(250);
+
+/// How many SIGKILL rounds a group gets, and the pause between them.
+const KILL_ROUNDS: u32 = 3;
+const KILL_PAUSE: Duration = Duration::from_millis(10);
+
+/// How long to wait for a SIGKILLed hook to be reaped before leaving it to
+/// tokio's background reaping.
+const REAP_LIMIT: Duration = Duration::from_secs(2);
+
+/// How many characters of stderr an error message shows.
+const STDERR_SHOWN: usize = 500;
+
+/// The suffix of a truncated stream's text.
+const TRUNCATED_NOTE: &str = "truncated at 1 MiB";
+
+/// A HOOK.md script hook as an oracle. Build with
+/// [`ScriptHook::from_config`]; see the [module docs](self) for the
+/// protocol.
+///
+/// ```
+/// use ahp_oracles::script::ScriptHook;
+/// use ahp_engine::{HookContext, OracleConfig, ToolCall};
+/// use serde_json::json;
+///
+/// let config = json!({
+///     "name": "no-force-push",
+///     "hook_dir": "/opt/hooks/no-force-push",
+///     "matcher": {"tool": "^(shell|Bash)$", "pattern": "push.*--force"},
+/// });
+/// let hook = ScriptHook::from_config(OracleConfig::new(&config, None)).unwrap();
+/// let mut ctx = HookContext::default();
+/// ctx.tool = Some(ToolCall {
+///     name: "shell".into(),
+///     input: json!({"command": "git push --force"}),
+///     ..ToolCall::default()
+/// });
+/// assert!(hook.matches(&ctx));
+/// ```
+#[derive(Debug, Clone)]
+pub struct ScriptHook {
+    name: String,
+    hook_dir: PathBuf,
+    entry: Option<PathBuf>,
+    timeout: Duration,
+    matcher: Option<ToolMatcher>,
+    project_dir: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone)]
+struct ToolMatcher {
+    tool: Option<Regex>,
+    pattern: Option<Regex>,
+}
+
+/// How the entry point is started.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Launch {
+    /// Executed directly (`scripts/run`, or an `entry` without `.sh`/`.py`).
+    Direct(PathBuf),
+    /// `bash <path>` (`.sh`).
+    Bash(PathBuf),
+    /// `python3 <path>` (`.py`).
+    Python(PathBuf),
+}
+
+impl Launch {
+    /// The script's path.
+    pub fn path(&self) -> &Path {
+        match self {
+            Launch::Direct(p) | Launch::Bash(p) | Launch::Python(p) => p,
+        }
+    }
+
+    /// How a path is started, by its extension.
+    fn for_path(path: PathBuf) -> Launch {
+        match path.extension().and_then(|e| e.to_str()) {
+            Some("sh") => Launch::Bash(path),
+            Some("py") => Launch::Python(path),
+            _ => Launch::Direct(path),
+        }
+    }
+
+    /// The program run, for messages.
+    fn program(&self) -> String {
+        match self {
+            Launch::Direct(p) => p.display().to_string(),
+            Launch::Bash(_) => "bash".to_string(),
+            Launch::Python(_) => "python3".to_string(),
+        }
+    }
+
+    fn command(&self) -> Command {
+        match self {
+            Launch::Direct(p) => Command::new(p),
+            Launch::Bash(p) => {
+                let mut c = Command::new("bash");
+                c.arg(p);
+                c
+            }
+            Launch::Python(p) => {
+                let mut c = Command::new("python3");
+                c.arg(p);
+                c
+            }
+        }
+    }
+}
+
+impl ScriptHook {
+    /// Builds the oracle from its `config:` map (see the [module
+    /// docs](self)). Errors name the key: `name` or `hook_dir` when missing,
+    /// `hook_dir` or `entry` when not absolute, `timeout_ms` when out of
+    /// range, `matcher.tool` / `matcher.pattern` for a bad regex, and an
+    /// unknown key with a "did you mean".
+    ///
+    /// ```
+    /// use ahp_oracles::script::ScriptHook;
+    /// use ahp_engine::OracleConfig;
+    /// use serde_json::json;
+    ///
+    /// let bad = json!({"name": "x", "hook_dir": "/h", "matcher": {"pattern": "("}});
+    /// let err = ScriptHook::from_config(OracleConfig::new(&bad, None)).unwrap_err();
+    /// assert_eq!(err.key.as_deref(), Some("matcher.pattern"));
+    /// let typo = json!({"name": "x", "hook_dir": "/h", "timeout": 5});
+    /// let err = ScriptHook::from_config(OracleConfig::new(&typo, None)).unwrap_err();
+    /// assert!(err.to_string().contains("did you mean `timeout_ms`"), "{err}");
+    /// ```
+    pub fn from_config(cfg: OracleConfig<'_>) -> Result<Self, OracleConfigError> {
+        cfg.check_keys(KEYS)?;
+        let empty = Map::new();
+        let map = cfg.map()?.unwrap_or(&empty);
+
+        let name = required_str(map, "name", "`name: check-commands`")?.trim();
+        let hook_dir = absolute_path(
+            required_str(
+                map,
+                "hook_dir",
+                "`hook_dir: /home/me/.config/agents/hooks/x`",
+            )?,
+            "hook_dir",
+        )?;
+        let entry = opt_str(map, "", "entry")?
+            .map(|e| absolute_path(e, "entry"))
+            .transpose()?;
+        let timeout_ms = match map.get("timeout_ms") {
+            None | Some(Value::Null) => DEFAULT_TIMEOUT_MS,
+            Some(v) => match v.as_u64() {
+                Some(ms) if (1..=MAX_TIMEOUT_MS).contains(&ms) => ms,
+                Some(ms) => {
+                    return Err(OracleConfigError::at(
+                        "timeout_ms",
+                        format!("{ms} is out of range: give 1 to {MAX_TIMEOUT_MS} milliseconds"),
+                    ))
+                }
+                None => {
+                    return Err(OracleConfigError::at(
+                        "timeout_ms",
+                        format!(
+                            "expected a whole number of milliseconds, e.g. 30000, found {}",
+                            kind_of(v)
+                        ),
+                    ))
+                }
+            },
+        };
+        let matcher = match map.get("matcher") {
+            None | Some(Value::Null) => None,
+            Some(v) => ToolMatcher::from_config(as_map(
+                v,
+                "matcher",
+                "a map with `tool` and/or `pattern` regexes",
+            )?)?,
+        };
+        let project_dir = match opt_str(map, "", "project_dir")? {
+            Some(p) if !p.trim().is_empty() => Some(PathBuf::from(p)),
+            _ => cfg.project_dir(),
+        };
+        Ok(ScriptHook {
+            name: name.to_string(),
+            hook_dir,
+            entry,
+            timeout: Duration::from_millis(timeout_ms),
+            matcher,
+            project_dir,
+        })
+    }
+
+    /// The hook's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The hook's folder.
+    pub fn hook_dir(&self) -> &Path {
+        &self.hook_dir
+    }
+
+    /// The time the hook gets before its process group is killed.
+    pub fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
+    /// Whether the hook runs for this context: always without a matcher;
+    /// with one, only for a tool call whose `name` or `raw_name` matches
+    /// `tool` and whose input, as compact JSON, matches `pattern` (each when
+    /// set).
+    pub fn matches(&self, ctx: &HookContext) -> bool {
+        let Some(m) = &self.matcher else {
+            return true;
+        };
+        let Some(tool) = &ctx.tool else {
+            return false;
+        };
+        if let Some(re) = &m.tool {
+            let raw_matches = tool.raw_name.as_deref().is_some_and(|r| re.is_match(r));
+            if !re.is_match(&tool.name) && !raw_matches {
+                return false;
+            }
+        }
+        if let Some(re) = &m.pattern {
+            let input = serde_json::to_string(&tool.input).unwrap_or_default();
+            if !re.is_match(&input) {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// The entry point and how it is started: `entry` when configured (it
+    /// must exist), else the first existing of `scripts/run`,
+    /// `scripts/run.sh`, `scripts/run.py`. A directly executed file must be
+    /// executable.
+    pub fn launch(&self) -> Result<Launch, OracleError> {
+        let launch = match &self.entry {
+            Some(entry) => {
+                if !entry.is_file() {
+                    return Err(OracleError::new(format!(
+                        "hook `{}`: entry point {} does not exist",
+                        self.name,
+                        entry.display()
+                    )));
+                }
+                Launch::for_path(entry.clone())
+            }
+            None => {
+                let scripts = self.hook_dir.join("scripts");
+                let run = scripts.join("run");
+                let sh = scripts.join("run.sh");
+                let py = scripts.join("run.py");
+                if run.is_file() {
+                    Launch::Direct(run)
+                } else if sh.is_file() {
+                    Launch::Bash(sh)
+                } else if py.is_file() {
+                    Launch::Python(py)
+                } else {
+                    return Err(OracleError::new(format!(
+                        "hook `{}` has no entry point: expected scripts/run, scripts/run.sh or scripts/run.py in {}",
+                        self.name,
+                        self.hook_dir.display()
+                    )));
+                }
+            }
+        };
+        if let Launch::Direct(path) = &launch {
+            if !is_executable(path) {
+                return Err(self.not_executable(path));
+            }
+        }
+        Ok(launch)
+    }
+
+    /// The working directory for `ctx`: `project_dir`, else an existing
+    /// `work_dir` of the context, else `hook_dir`.
+    pub fn working_dir(&self, ctx: &HookContext) -> PathBuf {
+        if let Some(p) = &self.project_dir {
+            return p.clone();
+        }
+        if let Some(w) = ctx.work_dir.as_deref().filter(|w| !w.is_empty()) {
+            let w = Path::new(w);
+            if w.is_dir() {
+                return w.to_path_buf();
+            }
+        }
+        self.hook_dir.clone()
+    }
+
+    fn not_executable(&self, path: &Path) -> OracleError {
+        OracleError::new(format!(
+            "hook `{}`: {} is not executable; make it executable with `chmod +x {}` (or name it run.sh / run.py to run it with bash / python3)",
+            self.name,
+            path.display(),
+            path.display()
+        ))
+    }
+
+    /// Starts the hook, feeds it, collects its output and cleans up its
+    /// process group.
+    async fn run(
+        &self,
+        launch: &Launch,
+        cwd: &Path,
+        ctx: &HookContext,
+    ) -> Result<Run, OracleError> {
+        if !cwd.is_dir() {
+            return Err(OracleError::new(format!(
+                "hook `{}`: working directory {} does not exist",
+                self.name,
+                cwd.display()
+            )));
+        }
+        let input = serde_json::to_vec(&event_payload(ctx, cwd)).map_err(|e| {
+            OracleError::new(format!(
+                "hook `{}`: cannot serialize the event: {e}",
+                self.name
+            ))
+        })?;
+        let project = self.project_dir.as_deref().unwrap_or(cwd);
+
+        let mut cmd = launch.command();
+        cmd.current_dir(cwd)
+            .env("AHP_EVENT", ctx.event.map(Event::as_str).unwrap_or(""))
+            .env("AHP_SESSION_ID", ctx.session_id.as_deref().unwrap_or(""))
+            .env("AHP_PROJECT_DIR", project)
+            .env("AHP_HOOK_DIR", &self.hook_dir)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true);
+        #[cfg(unix)]
+        cmd.process_group(0);
+
+        let mut child = cmd.spawn().map_err(|e| self.spawn_error(launch, &e))?;
+        // From here on, dropping this future kills the whole group.
+        let mut group = GroupGuard::new(child.id());
+        let mut io = ChildIo {
+            stdin: Feeder::new(child.stdin.take(), input),
+            stdout: Capture::new(child.stdout.take()),
+            stderr: Capture::new(child.stderr.take()),
+        };
+
+        let deadline = Instant::now() + self.timeout;
+        match io.wait_exit(&mut child, deadline).await {
+            Some(Ok(status)) => {
+                // The hook is done: nothing of it may outlive the run.
+                io.stdin.close();
+                let left_behind = group.kill().await;
+                io.drain(Instant::now() + DRAIN_GRACE).await;
+                group.disarm();
+                Ok(Run {
+                    status,
+                    stdout: io.stdout.finish(),
+                    stderr: io.stderr.finish(),
+                    left_behind,
+                })
+            }
+            Some(Err(e)) => {
+                group.kill().await;
+                let _ = child.start_kill();
+                io.wait_exit(&mut child, Instant::now() + REAP_LIMIT).await;
+                group.disarm();
+                Err(OracleError::new(format!(
+                    "hook `{}`: lost track of its process: {e}",
+                    self.name
+                )))
+            }
+            None => {
+                io.stdin.close();
+                group.terminate();
+                let exited = io.wait_exit(&mut child, Instant::now() + TERM_GRACE).await;
+                group.kill().await;
+                if exited.is_none() {
+                    // Non-unix fallback; on unix the group kill got it already.
+                    let _ = child.start_kill();
+                    io.wait_exit(&mut child, Instant::now() + REAP_LIMIT).await;
+                }
+                group.disarm();
+                Err(OracleError::new(format!(
+                    "hook `{}` timed out after {} ms; its process group was killed",
+                    self.name,
+                    self.timeout.as_millis()
+                )))
+            }
+        }
+    }
+
+    fn spawn_error(&self, launch: &Launch, e: &io::Error) -> OracleError {
+        if e.kind() == io::ErrorKind::PermissionDenied {
+            if let Launch::Direct(p) = launch {
+                return self.not_executable(p);
+            }
+        }
+        let hint = match (e.kind(), launch) {
+            (io::ErrorKind::NotFound, Launch::Bash(_) | Launch::Python(_)) => {
+                format!(" (is {} installed and on PATH?)", launch.program())
+            }
+            (_, Launch::Direct(_)) if e.raw_os_error() == Some(ENOEXEC) => {
+                " (does the script start with a `#!` line such as `#!/bin/sh`?)".to_string()
+            }
+            _ => String::new(),
+        };
+        OracleError::new(format!(
+            "hook `{}`: cannot start {}: {e}{hint}",
+            self.name,
+            launch.program()
+        ))
+    }
+
+    /// Maps a finished run to signals and notes (SPEC §4.3).
+    fn interpret(&self, run: Run) -> Result<Evaluation, OracleError> {
+        let name = &self.name;
+        match run.status.code() {
+            Some(2) => {
+                let mut reason = run.stderr.text().trim().to_string();
+                if reason.is_empty() {
+                    reason = format!(
+                        "hook `{name}` blocked the action (exit 2) without giving a reason"
+                    );
+                }
+                if run.stderr.truncated {
+                    reason.push_str(&format!(" [stderr {TRUNCATED_NOTE}]"));
+                }
+                Ok(Evaluation {
+                    signals: vec![Signal::block(reason).with_type(SIGNAL_TYPE)],
+                    notes: Vec::new(),
+                })
+            }
+            Some(0) => self.interpret_stdout(&run.stdout),
+            _ => {
+                let stderr = run.stderr.text();
+                let stderr = stderr.trim();
+                let detail = if stderr.is_empty() {
+                    "; it wrote nothing to stderr".to_string()
+                } else {
+                    format!(": {}", truncate(stderr, STDERR_SHOWN))
+                };
+                Err(OracleError::new(format!(
+                    "hook `{name}` failed ({}){detail}",
+                    describe_status(run.status)
+                )))
+            }
+        }
+    }
+
+    fn interpret_stdout(&self, stdout: &Captured) -> Result<Evaluation, OracleError> {
+        let name = &self.name;
+        let text = stdout.text();
+        let text = text.trim();
+        if text.is_empty() {
+            return Ok(Evaluation::default());
+        }
+        if !(text.starts_with('{') || text.starts_with('[')) {
+            let mut context = text.to_string();
+            if stdout.truncated {
+                context.push_str(&format!("\n[stdout {TRUNCATED_NOTE}]"));
+            }
+            return Ok(Evaluation {
+                signals: vec![Signal::aid(context).with_type(SIGNAL_TYPE)],
+                notes: Vec::new(),
+            });
+        }
+        let value: Value = serde_json::from_str(text).map_err(|e| {
+            let cut = if stdout.truncated {
+                format!(" (stdout was {TRUNCATED_NOTE})")
+            } else {
+                String::new()
+            };
+            OracleError::new(format!(
+                "hook `{name}` printed invalid JSON on stdout: {e}{cut}; stdout begins: {}",
+                truncate(text, 200)
+            ))
+        })?;
+        let Value::Object(answer) = value else {
+            return Err(OracleError::new(format!(
+                "hook `{name}` printed {} on stdout; expected a JSON object such as {{\"decision\": \"deny\", \"reason\": \"…\"}}",
+                kind_of(&value)
+            )));
+        };
+        self.interpret_answer(&answer)
+    }
+
+    fn interpret_answer(&self, answer: &Map<String, Value>) -> Result<Evaluation, OracleError> {
+        let name = &self.name;
+        let reason = answer
+            .get("reason")
+            .map(render_text)
+            .filter(|r| !r.trim().is_empty());
+        let mut eval = Evaluation::default();
+
+        match answer.get("decision") {
+            None | Some(Value::Null) => {}
+            Some(Value::String(d)) => match d.trim().to_ascii_lowercase().as_str() {
+                "allow" | "approve" => {}
+                "deny" | "block" => {
+                    let reason = reason
+                        .clone()
+                        .unwrap_or_else(|| format!("denied by hook `{name}`"));
+                    eval.signals
+                        .push(Signal::block(reason).with_type(SIGNAL_TYPE));
+                }
+                "ask" => {
+                    let message = reason
+                        .clone()
+                        .unwrap_or_else(|| format!("hook `{name}` asks for confirmation"));
+                    eval.signals.push(
+                        Signal::prompt(message)
+                            .with_severity(Severity::High)
+                            .with_type(SIGNAL_TYPE),
+                    );
+                }
+                _ => {
+                    return Err(OracleError::new(format!(
+                        "hook `{name}` returned unknown decision `{}`; expected allow, deny or ask",
+                        truncate(d, 100)
+                    )))
+                }
+            },
+            Some(other) => {
+                return Err(OracleError::new(format!(
+                    "hook `{name}` returned a `decision` that is {}; expected \"allow\", \"deny\" or \"ask\"",
+                    kind_of(other)
+                )))
+            }
+        }
+
+        match answer.get("modified_input") {
+            None | Some(Value::Null) => {}
+            Some(Value::Object(input)) => {
+                let message = reason
+                    .clone()
+                    .unwrap_or_else(|| format!("hook `{name}` rewrote the tool input"));
+                let modification = Modification::merge("tool.input", Value::Object(input.clone()))
+                    .describe(format!("tool input rewritten by hook `{name}`"));
+                eval.signals.push(
+                    Signal::control(vec![modification])
+                        .with_message(message)
+                        .with_type(SIGNAL_TYPE),
+                );
+            }
+            Some(other) => {
+                return Err(OracleError::new(format!(
+                    "hook `{name}` returned `modified_input` that is {}; expected an object of tool input fields",
+                    kind_of(other)
+                )))
+            }
+        }
+
+        match answer.get("additional_context") {
+            None | Some(Value::Null) => {}
+            Some(v) => {
+                let context = render_text(v);
+                if !context.trim().is_empty() {
+                    eval.signals
+                        .push(Signal::aid(context).with_type(SIGNAL_TYPE));
+                }
+            }
+        }
+
+        match answer.get("log") {
+            None | Some(Value::Null) => {}
+            Some(Value::Array(lines)) => eval.notes.extend(lines.iter().map(render_text)),
+            Some(v) => eval.notes.push(render_text(v)),
+        }
+        Ok(eval)
+    }
+}
+
+#[async_trait]
+impl Oracle for ScriptHook {
+    /// The signals of [`Oracle::evaluate_full`] (its notes are dropped).
+    async fn evaluate(&self, ctx: &HookContext) -> Result<Vec<Signal>, OracleError> {
+        Ok(self.evaluate_full(ctx).await?.signals)
+    }
+
+    /// Runs the hook when the matcher lets it (see the [module docs](self))
+    /// and maps its answer to signals; `log` lines become notes.
+    async fn evaluate_full(&self, ctx: &HookContext) -> Result<Evaluation, OracleError> {
+        if !self.matches(ctx) {
+            return Ok(Evaluation::default());
+        }
+        let launch = self.launch()?;
+        let cwd = self.working_dir(ctx);
+        let run = self.run(&launch, &cwd, ctx).await?;
+        let left_behind = run.left_behind;
+        let mut eval = self.interpret(run)?;
+        if left_behind {
+            eval.notes.push(format!(
+                "hook `{}` left processes running in its process group after it exited; they were killed (use an async hook for background work)",
+                self.name
+            ));
+        }
+        Ok(eval)
+    }
+}
+
+impl ToolMatcher {
+    fn from_config(map: &Map<String, Value>) -> Result<Option<ToolMatcher>, OracleConfigError> {
+        check_keys(map, "matcher", MATCHER_KEYS)?;
+        let compile = |key: &str| -> Result<Option<Regex>, OracleConfigError> {
+            match opt_str(map, "matcher", key)? {
+                None => Ok(None),
+                Some(src) => compile_regex(src)
+                    .map(Some)
+                    .map_err(|e| OracleConfigError::at(join("matcher", key), e.0)),
+            }
+        };
+        let tool = compile("tool")?;
+        let pattern = compile("pattern")?;
+        Ok((tool.is_some() || pattern.is_some()).then_some(ToolMatcher { tool, pattern }))
+    }
+}
+
+/// The Agent Hooks name of an event: `pre-tool-call`, `post-tool-call`,
+/// `post-tool-call-failure` for the tool events, the canonical name for
+/// every other.
+///
+/// ```
+/// use ahp_engine::Event;
+/// use ahp_oracles::script::agent_hooks_event_name;
+/// assert_eq!(agent_hooks_event_name(Event::PreToolUse), "pre-tool-call");
+/// assert_eq!(agent_hooks_event_name(Event::PreAgentTurnStop), "pre-agent-turn-stop");
+/// ```
+pub fn agent_hooks_event_name(event: Event) -> &'static str {
+    match event {
+        Event::PreToolUse => "pre-tool-call",
+        Event::PostToolUse => "post-tool-call",
+        Event::PostToolUseFailure => "post-tool-call-failure",
+        other => other.as_str(),
+    }
+}
+
+/// The JSON a script hook reads on stdin (the Agent Hooks event shape; see
+/// the [module docs](self)). `cwd` stands in for `work_dir` when the context
+/// has none.
+///
+/// ```
+/// use ahp_engine::{Event, HookContext, ToolCall};
+/// use ahp_oracles::script::event_payload;
+/// use serde_json::json;
+///
+/// let mut ctx = HookContext::for_event(Event::PreToolUse);
+/// ctx.tool = Some(ToolCall {
+///     name: "shell".into(),
+///     raw_name: Some("Bash".into()),
+///     input: json!({"command": "ls"}),
+///     ..ToolCall::default()
+/// });
+/// let v = event_payload(&ctx, std::path::Path::new("/tmp"));
+/// assert_eq!(v["event_type"], "pre-tool-call");
+/// assert_eq!(v["tool_name"], "Bash");
+/// assert_eq!(v["tool_input"]["command"], "ls");
+/// assert_eq!(v["work_dir"], "/tmp");
+/// assert_eq!(v["context"]["tool"]["name"], "shell");
+/// ```
+pub fn event_payload(ctx: &HookContext, cwd: &Path) -> Value {
+    let mut o = Map::new();
+    if let Some(e) = ctx.event {
+        o.insert("event_type".into(), agent_hooks_event_name(e).into());
+    }
+    o.insert("timestamp".into(), ctx.timestamp.to_rfc3339().into());
+    o.insert(
+        "session_id".into(),
+        ctx.session_id.clone().map_or(Value::Null, Value::String),
+    );
+    let work_dir = ctx
+        .work_dir
+        .clone()
+        .unwrap_or_else(|| cwd.display().to_string());
+    o.insert("work_dir".into(), work_dir.into());
+    if let Some(tool) = &ctx.tool {
+        let name = tool.raw_name.as_deref().unwrap_or(&tool.name);
+        o.insert("tool_name".into(), name.into());
+        o.insert("tool_input".into(), tool.input.clone());
+        if let Some(id) = &tool.use_id {
+            o.insert("tool_use_id".into(), id.clone().into());
+        }
+        if let Some(r) = &tool.response {
+            o.insert("tool_response".into(), r.clone());
+        }
+    }
+    if let Some(turn) = &ctx.turn {
+        if let Some(p) = &turn.prompt {
+            o.insert("prompt".into(), p.clone().into());
+        }
+        if let Some(s) = &turn.stop_reason {
+            o.insert("stop_reason".into(), s.clone().into());
+        }
+        if let Some(n) = turn.step_count {
+            o.insert("step_count".into(), n.into());
+        }
+        if let Some(m) = &turn.final_message {
+            o.insert("final_message".into(), m.clone());
+        }
+        if let Some(b) = turn.stop_hook_active {
+            o.insert("stop_hook_active".into(), b.into());
+        }
+    }
+    if let Some(Value::Object(sub)) = &ctx.subagent {
+        for (k, v) in sub {
+            if !o.contains_key(k) {
+                o.insert(k.clone(), v.clone());
+            }
+        }
+    }
+    let mut context = ctx.to_value();
+    if let Value::Object(m) = &mut context {
+        m.remove("raw");
+    }
+    o.insert("context".into(), context);
+    Value::Object(o)
+}
+
+/// A string as it is; any other JSON compactly.
+fn render_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn required_str<'a>(
+    map: &'a Map<String, Value>,
+    key: &str,
+    example: &str,
+) -> Result<&'a str, OracleConfigError> {
+    match opt_str(map, "", key)? {
+        Some(s) if !s.trim().is_empty() => Ok(s),
+        Some(_) => Err(OracleConfigError::at(
+            key,
+            format!("`{key}` must not be empty, e.g. {example}"),
+        )),
+        None => Err(OracleConfigError::at(
+            key,
+            format!("missing `{key}`, e.g. {example}"),
+        )),
+    }
+}
+
+fn absolute_path(s: &str, key: &str) -> Result<PathBuf, OracleConfigError> {
+    let p = PathBuf::from(s);
+    if p.is_absolute() {
+        Ok(p)
+    } else {
+        Err(OracleConfigError::at(
+            key,
+            format!("must be an absolute path, found `{s}`"),
+        ))
+    }
+}
+
+#[cfg(unix)]
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).is_ok_and(|m| m.permissions().mode() & 0o111 != 0)
+}
+
+#[cfg(not(unix))]
+fn is_executable(path: &Path) -> bool {
+    path.is_file()
+}
+
+/// `ENOEXEC` (Exec format error): the same value on Linux, the BSDs and
+/// macOS.
+const ENOEXEC: i32 = 8;
+
+/// "exit code 1" or "killed by signal 9 (SIGKILL)".
+fn describe_status(status: ExitStatus) -> String {
+    if let Some(code) = status.code() {
+        return format!("exit code {code}");
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(sig) = status.signal() {
+            let name = match sig {
+                1 => " (SIGHUP)",
+                2 => " (SIGINT)",
+                6 => " (SIGABRT)",
+                9 => " (SIGKILL)",
+                11 => " (SIGSEGV)",
+                13 => " (SIGPIPE)",
+                15 => " (SIGTERM)",
+                _ => "",
+            };
+            return format!("killed by signal {sig}{name}");
+        }
+    }
+    status.to_string()
+}
+
+/// A finished hook run.
+struct Run {
+    status: ExitStatus,
+    stdout: Captured,
+    stderr: Captured,
+    /// Processes of the hook's group were still there after it exited (and
+    /// were killed).
+    left_behind: bool,
+}
+
+/// What was read from one pipe.
+struct Captured {
+    data: Vec<u8>,
+    truncated: bool,
+}
+
+impl Captured {
+    /// The bytes as text (invalid UTF-8 replaced).
+    fn text(&self) -> String {
+        String::from_utf8_lossy(&self.data).into_owned()
+    }
+}
+
+/// The child's three pipes, driven together.
+struct ChildIo {
+    stdin: Feeder,
+    stdout: Capture<ChildStdout>,
+    stderr: Capture<ChildStderr>,
+}
+
+impl ChildIo {
+    /// Feeds stdin and drains stdout/stderr until the child exits (`Some`)
+    /// or `until` passes (`None`). The child is reaped when it exits.
+    async fn wait_exit(
+        &mut self,
+        child: &mut Child,
+        until: Instant,
+    ) -> Option<io::Result<ExitStatus>> {
+        loop {
+            tokio::select! {
+                status = child.wait() => return Some(status),
+                _ = self.stdin.step(), if self.stdin.is_open() => {}
+                _ = self.stdout.step(), if self.stdout.is_open() => {}
+                _ = self.stderr.step(), if self.stderr.is_open() => {}
+                _ = tokio::time::sleep_until(until) => return None,
+            }
+        }
+    }
+
+    /// Reads stdout/stderr to their end, or until `until` passes; then
+    /// gives up on them.
+    async fn drain(&mut self, until: Instant) {
+        while self.stdout.is_open() || self.stderr.is_open() {
+            tokio::select! {
+                _ = self.stdout.step(), if self.stdout.is_open() => {}
+                _ = self.stderr.step(), if self.stderr.is_open() => {}
+                _ = tokio::time::sleep_until(until) => break,
+            }
+        }
+        self.stdout.reader = None;
+        self.stderr.reader = None;
+    }
+}
+
+/// Writes the event to the child's stdin, one cancel-safe `write` per step,
+/// then closes it. A broken pipe (the hook does not read stdin, or exited)
+/// just closes it.
+struct Feeder {
+    stdin: Option<ChildStdin>,
+    data: Vec<u8>,
+    pos: usize,
+}
+
+impl Feeder {
+    fn new(stdin: Option<ChildStdin>, data: Vec<u8>) -> Feeder {
+        Feeder {
+            stdin,
+            data,
+            pos: 0,
+        }
+    }
+
+    fn is_open(&self) -> bool {
+        self.stdin.is_some()
+    }
+
+    fn close(&mut self) {
+        self.stdin = None;
+    }
+
+    async fn step(&mut self) {
+        let Some(stdin) = self.stdin.as_mut() else {
+            return;
+        };
+        if self.pos >= self.data.len() {
+            self.stdin = None; // EOF for the hook
+            return;
+        }
+        match stdin.write(&self.data[self.pos..]).await {
+            Ok(0) => self.stdin = None,
+            Ok(n) => {
+                self.pos += n;
+                if self.pos >= self.data.len() {
+                    self.stdin = None; // all written: EOF for the hook
+                }
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(_) => self.stdin = None, // EPIPE and friends: the hook stopped reading
+        }
+    }
+}
+
+/// Reads one pipe, keeping the first [`OUTPUT_CAP`] bytes and discarding
+/// the rest, one cancel-safe `read` per step.
+struct Capture<R> {
+    reader: Option<R>,
+    data: Vec<u8>,
+    truncated: bool,
+    chunk: Vec<u8>,
+}
+
+impl<R: AsyncRead + Unpin> Capture<R> {
+    fn new(reader: Option<R>) -> Capture<R> {
+        Capture {
+            reader,
+            data: Vec::new(),
+            truncated: false,
+            chunk: vec![0; 64 * 1024],
+        }
+    }
+
+    fn is_open(&self) -> bool {
+        self.reader.is_some()
+    }
+
+    async fn step(&mut self) {
+        let Some(reader) = self.reader.as_mut() else {
+            return;
+        };
+        match reader.read(&mut self.chunk).await {
+            Ok(0) => self.reader = None,
+            Ok(n) => {
+                let keep = n.min(OUTPUT_CAP.saturating_sub(self.data.len()));
+                self.data.extend_from_slice(&self.chunk[..keep]);
+                if keep < n {
+                    self.truncated = true;
+                }
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(_) => self.reader = None,
+        }
+    }
+
+    fn finish(self) -> Captured {
+        Captured {
+            data: self.data,
+            truncated: self.truncated,
+        }
+    }
+}
+
+/// Signals the hook's process group, and SIGKILLs it when dropped while
+/// armed (the evaluation was cancelled).
+struct GroupGuard {
+    /// The group id: the hook's pid, as it leads its own group.
+    pgid: Option<u32>,
+    armed: bool,
+}
+
+impl GroupGuard {
+    fn new(pid: Option<u32>) -> GroupGuard {
+        GroupGuard {
+            pgid: pid,
+            armed: true,
+        }
+    }
+
+    /// SIGTERM to the group.
+    fn terminate(&self) {
+        self.signal(GroupSignal::Term);
+    }
+
+    /// SIGKILL to the group, a few rounds apart, to catch processes forked
+    /// while it was being killed. True when the group still had a process.
+    async fn kill(&self) -> bool {
+        let mut found = false;
+        for round in 0..KILL_ROUNDS {
+            if round > 0 {
+                tokio::time::sleep(KILL_PAUSE).await;
+            }
+            if !self.signal(GroupSignal::Kill) {
+                break; // the group is gone
+            }
+            found = true;
+        }
+        found
+    }
+
+    /// Done with the group: the drop no longer kills.
+    fn disarm(&mut self) {
+        self.armed = false;
+    }
+
+    /// Sends `sig` to the group; false when the group no longer exists.
+    #[cfg(unix)]
+    fn signal(&self, sig: GroupSignal) -> bool {
+        use rustix::process::{kill_process_group, Pid, Signal as Sig};
+        let Some(pid) = self
+            .pgid
+            .and_then(|p| i32::try_from(p).ok())
+            .and_then(Pid::from_raw)
+        else {
+            return false;
+        };
+        let sig = match sig {
+            GroupSignal::Term => Sig::TERM,
+            GroupSignal::Kill => Sig::KILL,
+        };
+        kill_process_group(pid, sig).is_ok()
+    }
+
+    /// Without process groups only the direct child can be killed (by
+    /// `kill_on_drop` and `start_kill`).
+    #[cfg(not(unix))]
+    fn signal(&self, _sig: GroupSignal) -> bool {
+        false
+    }
+}
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        if self.armed {
+            self.signal(GroupSignal::Kill);
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+enum GroupSignal {
+    Term,
+    Kill,
+}

@@ -1,0 +1,618 @@
+//! HOOK.md script hooks end to end: real processes, a temp HOME and XDG
+//! dirs, the CLI as the agent would call it.
+
+mod common;
+use common::*;
+use std::time::{Duration, Instant};
+
+const SHELL_RM: &str = r#"{"tool":{"name":"Bash","input":{"command":"rm -rf /tmp/x"}}}"#;
+const TRIGGER: &str = "trigger: pre-tool-call\n";
+
+fn run(sb: &Sandbox, event: &str, ctx: &str) -> std::process::Output {
+    sb.ahp()
+        .args(["run", event])
+        .write_stdin(ctx.to_string())
+        .output()
+        .unwrap()
+}
+
+fn kinds(sb: &Sandbox) -> Vec<String> {
+    sb.log_lines()
+        .iter()
+        .map(|l| l["kind"].as_str().unwrap_or("").to_string())
+        .collect()
+}
+
+#[test]
+fn exit_2_blocks_with_stderr_as_reason() {
+    let sb = Sandbox::new();
+    sb.hook(
+        false,
+        "no-rm",
+        TRIGGER,
+        "cat >/dev/null; echo 'rm is not allowed here' >&2; exit 2",
+    );
+    let out = run(&sb, "pre-tool-use", SHELL_RM);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let v = json_out(&out);
+    let s = v["signals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["header"]["source"] == "no-rm")
+        .unwrap();
+    assert_eq!(s["payload"]["reason"], "rm is not allowed here");
+    assert_eq!(s["header"]["type"], "script-hook");
+}
+
+#[test]
+fn json_decisions_map_to_intensities() {
+    let cases = [
+        (r#"{"decision":"deny","reason":"nope"}"#, 2, "block", "nope"),
+        (
+            r#"{"decision":"ask","reason":"sure?"}"#,
+            3,
+            "prompt",
+            "sure?",
+        ),
+        (r#"{"decision":"allow"}"#, 0, "accept", ""),
+        (
+            r#"{"additional_context":"remember the style guide"}"#,
+            0,
+            "aid",
+            "remember the style guide",
+        ),
+    ];
+    for (answer, code, outcome, text) in cases {
+        let sb = Sandbox::new();
+        sb.hook(
+            false,
+            "answer",
+            TRIGGER,
+            &format!("cat >/dev/null; echo '{answer}'"),
+        );
+        let out = run(
+            &sb,
+            "pre-tool-use",
+            r#"{"tool":{"name":"Read","input":{"path":"a"}}}"#,
+        );
+        assert_eq!(out.status.code(), Some(code), "{answer}: {}", stderr(&out));
+        let v = json_out(&out);
+        assert_eq!(v["outcome"], outcome, "{answer}");
+        if !text.is_empty() {
+            assert!(v["signals"].to_string().contains(text), "{answer}: {v}");
+        }
+    }
+}
+
+#[test]
+fn modified_input_is_a_control_that_rewrites_the_input() {
+    let sb = Sandbox::new();
+    sb.hook(false, "safer", TRIGGER, r#"cat >/dev/null; echo '{"modified_input":{"command":"rm -ri /tmp/x"},"reason":"interactive rm"}'"#);
+    let out = run(&sb, "pre-tool-use", SHELL_RM);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let v = json_out(&out);
+    assert_eq!(v["outcome"], "control");
+    let change = &v["context_changes"][0];
+    assert_eq!(change["target"], "tool.input");
+    assert_eq!(change["value"]["command"], "rm -ri /tmp/x");
+}
+
+#[test]
+fn invalid_json_and_exit_1_fail_open_with_a_warning_record() {
+    for (script, needle) in [
+        ("cat >/dev/null; echo '{not json'", "hook `broken`"),
+        ("cat >/dev/null; echo 'disk full' >&2; exit 1", "disk full"),
+    ] {
+        let sb = Sandbox::new();
+        sb.hook(false, "broken", TRIGGER, script);
+        let out = run(&sb, "pre-tool-use", SHELL_RM);
+        assert_eq!(out.status.code(), Some(0), "{script}: {}", stderr(&out));
+        assert_eq!(json_out(&out)["outcome"], "accept");
+        assert!(stderr(&out).contains(needle), "{script}: {}", stderr(&out));
+        let log = sb.log_lines();
+        let warning = log
+            .iter()
+            .find(|l| l["kind"] == "warning")
+            .unwrap_or_else(|| panic!("{log:?}"));
+        assert!(
+            warning["message"].as_str().unwrap().contains(needle),
+            "{warning}"
+        );
+        assert_eq!(warning["source"], "broken");
+    }
+}
+
+fn alive(pid: &str) -> bool {
+    // A zombie would still have a /proc entry with state Z; a reaped or
+    // killed-and-reaped process has none.
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => !stat
+            .split(") ")
+            .nth(1)
+            .is_some_and(|rest| rest.starts_with('Z')),
+        Err(_) => false,
+    }
+}
+
+fn wait_file(path: &std::path::Path) -> String {
+    for _ in 0..100 {
+        if let Ok(s) = std::fs::read_to_string(path) {
+            if !s.trim().is_empty() {
+                return s.trim().to_string();
+            }
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    panic!("{} never written", path.display());
+}
+
+#[test]
+fn timeout_kills_the_script_and_its_child_and_is_recorded() {
+    let sb = Sandbox::new();
+    let pids = sb.root().join("pids");
+    sb.hook(
+        false,
+        "sleeper",
+        "trigger: pre-tool-call\ntimeout: 200\n",
+        &format!(
+            "cat >/dev/null; sleep 30 & echo \"$$ $!\" > {}; wait",
+            pids.display()
+        ),
+    );
+    let start = Instant::now();
+    let out = run(&sb, "pre-tool-use", SHELL_RM);
+    let took = start.elapsed();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // Generous bound (a 200 ms timeout; the acceptance asks for ~1 s).
+    assert!(took < Duration::from_secs(3), "verdict took {took:?}");
+    let text = wait_file(&pids);
+    let (script, child) = text.split_once(' ').unwrap();
+    std::thread::sleep(Duration::from_millis(100));
+    assert!(!alive(script), "script {script} survived");
+    assert!(!alive(child), "child {child} survived");
+    let log = sb.log_lines();
+    assert!(
+        log.iter().any(|l| l["kind"] == "warning" && l["message"].as_str().unwrap().contains("timed out")),
+        "{log:?}"
+    );
+}
+
+#[test]
+fn on_error_block_turns_a_timeout_into_a_block() {
+    let sb = Sandbox::new();
+    sb.hook(
+        false,
+        "sleeper",
+        "trigger: pre-tool-call\ntimeout: 200\n",
+        "cat >/dev/null; sleep 30",
+    );
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:\n  pre-tool-use:\n    - hook: sleeper\n      on_error: block\n",
+    );
+    let out = run(
+        &sb,
+        "pre-tool-use",
+        r#"{"tool":{"name":"Read","input":{}}}"#,
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let v = json_out(&out);
+    assert_eq!(v["signals"][0]["header"]["type"], "oracle-error");
+    assert!(v["signals"][0]["payload"]["reason"]
+        .as_str()
+        .unwrap()
+        .contains("timed out"));
+}
+
+#[test]
+fn async_hook_does_not_delay_the_verdict_and_is_logged() {
+    let sb = Sandbox::new();
+    let done = sb.root().join("async-done");
+    sb.hook(
+        false,
+        "slow-async",
+        "trigger: post-tool-call\nasync: true\n",
+        &format!("cat >/dev/null; sleep 2; touch {}; echo '{{\"additional_context\":\"async finished\"}}'", done.display()),
+    );
+    let start = Instant::now();
+    let out = run(
+        &sb,
+        "post-tool-use",
+        r#"{"tool":{"name":"Bash","input":{"command":"ls"}}}"#,
+    );
+    let took = start.elapsed();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        took < Duration::from_millis(1500),
+        "ahp waited for the async hook: {took:?}"
+    );
+    let v = json_out(&out);
+    assert_eq!(v["outcome"], "accept");
+    assert!(v["entries"].to_string().contains("detached"), "{v}");
+    // The background run records the hook's answer.
+    let mut found = false;
+    for _ in 0..100 {
+        if sb
+            .log_lines()
+            .iter()
+            .any(|l| l["kind"] == "signal" && l["header"]["detached"] == true)
+        {
+            found = true;
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(found, "{:?}", sb.log_lines());
+    assert!(done.exists());
+    let rec = sb
+        .log_lines()
+        .into_iter()
+        .find(|l| l["kind"] == "signal")
+        .unwrap();
+    assert_eq!(rec["header"]["correlation_id"], v["correlation_id"]);
+}
+
+#[test]
+fn project_hook_replaces_user_hook_and_explain_says_so() {
+    let sb = Sandbox::new();
+    sb.hook(
+        false,
+        "guard",
+        TRIGGER,
+        "cat >/dev/null; echo user >&2; exit 2",
+    );
+    sb.hook(
+        true,
+        "guard",
+        TRIGGER,
+        "cat >/dev/null; echo project >&2; exit 2",
+    );
+    sb.ahp().arg("trust").assert().code(0);
+    let out = run(&sb, "pre-tool-use", SHELL_RM);
+    let v = json_out(&out);
+    let s = v["signals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["header"]["source"] == "guard")
+        .unwrap();
+    assert_eq!(s["payload"]["reason"], "project");
+    let out = sb
+        .ahp()
+        .args(["explain", "pre-tool-call"])
+        .output()
+        .unwrap();
+    let text = stdout(&out);
+    assert!(
+        text.contains("project hook `guard` replaces the user hook"),
+        "{text}"
+    );
+}
+
+#[test]
+fn untrusted_project_hooks_are_skipped_loudly_until_trusted() {
+    let sb = Sandbox::new();
+    let dir = sb.hook(
+        true,
+        "guard",
+        TRIGGER,
+        "cat >/dev/null; echo 'from the repo' >&2; exit 2",
+    );
+    let ctx = r#"{"tool":{"name":"Read","input":{}}}"#;
+    // Untrusted: skipped, with a warning on stderr and in the log.
+    let out = run(&sb, "pre-tool-use", ctx);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("skipped project hook(s) guard"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(stderr(&out).contains("ahp trust"), "{}", stderr(&out));
+    let log = sb.log_lines();
+    assert!(
+        log.iter()
+            .any(|l| l["kind"] == "warning" && l["message"].as_str().unwrap().contains("guard")),
+        "{log:?}"
+    );
+    // `--show` lists the files and changes nothing.
+    let out = sb.ahp().args(["trust", "--show"]).output().unwrap();
+    let text = stdout(&out);
+    assert!(text.contains(".agents/hooks/guard/HOOK.md"), "{text}");
+    assert!(
+        text.contains(".agents/hooks/guard/scripts/run.sh"),
+        "{text}"
+    );
+    assert!(text.contains("not trusted"), "{text}");
+    assert_eq!(run(&sb, "pre-tool-use", ctx).status.code(), Some(0));
+    // Trusted: it runs.
+    sb.ahp().arg("trust").assert().code(0);
+    let out = run(&sb, "pre-tool-use", ctx);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    // Changed: skipped again, naming the changed file.
+    std::fs::write(
+        dir.join("scripts/run.sh"),
+        "#!/usr/bin/env bash\ncat >/dev/null; exit 2\n",
+    )
+    .unwrap();
+    let out = run(&sb, "pre-tool-use", ctx);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stderr(&out).contains("changed"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("scripts/run.sh"), "{}", stderr(&out));
+}
+
+#[test]
+fn matcher_tool_and_pattern_must_both_match() {
+    let sb = Sandbox::new();
+    sb.hook(
+        false,
+        "both",
+        "trigger: pre-tool-call\nmatcher:\n  tool: \"^Bash$\"\n  pattern: \"rm\\\\s+-rf\"\n",
+        "cat >/dev/null; echo both >&2; exit 2",
+    );
+    sb.hook(
+        false,
+        "tool-only",
+        "trigger: pre-tool-call\nmatcher:\n  tool: \"^Write$\"\n",
+        "cat >/dev/null; echo tool-only >&2; exit 2",
+    );
+    sb.hook(
+        false,
+        "pattern-only",
+        "trigger: pre-tool-call\nmatcher:\n  pattern: \"secret\"\n",
+        "cat >/dev/null; echo pattern-only >&2; exit 2",
+    );
+    let fired = |ctx: &str| -> Vec<String> {
+        let out = sb
+            .ahp()
+            .args(["run", "pre-tool-use", "--no-log"])
+            .write_stdin(ctx.to_string())
+            .output()
+            .unwrap();
+        let v = json_out(&out);
+        let mut ids: Vec<String> = v["signals"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["header"]["source"].as_str().unwrap().to_string())
+            .filter(|s| s != "PermissionChecker")
+            .collect();
+        ids.sort();
+        ids
+    };
+    assert_eq!(
+        fired(r#"{"tool":{"name":"Bash","input":{"command":"rm -rf build"}}}"#),
+        vec!["both"]
+    );
+    assert!(fired(r#"{"tool":{"name":"Bash","input":{"command":"ls"}}}"#).is_empty());
+    assert!(fired(r#"{"tool":{"name":"Read","input":{"command":"rm -rf build"}}}"#).is_empty());
+    assert_eq!(
+        fired(r#"{"tool":{"name":"Write","input":{"content":"a secret"}}}"#),
+        vec!["pattern-only", "tool-only"]
+    );
+    // The adapters' raw name matches too.
+    assert_eq!(
+        fired(r#"{"tool":{"name":"shell","raw_name":"Bash","input":{"command":"rm -rf x"}}}"#),
+        vec!["both"]
+    );
+    // No tool in the context: hooks with a matcher do not fire.
+    assert!(fired("{}").is_empty());
+}
+
+#[test]
+fn explain_lists_hooks_and_oracles_in_final_order() {
+    let sb = Sandbox::new();
+    sb.hook(
+        false,
+        "early",
+        "trigger: pre-tool-call\npriority: 999\n",
+        "exit 0",
+    );
+    sb.hook(false, "late", "trigger: PreToolUse\n", "exit 0");
+    sb.write(".ahp/hooks.yaml", "hooks:\n  pre-tool-use:\n    - oracle: PermissionChecker\n      priority: 0\n    - oracle: Rules\n      id: mid\n      priority: 500\n      config: {rules: []}\n");
+    let out = sb
+        .ahp()
+        .args(["explain", "pre-tool-call"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    let pos = |s: &str| text.find(s).unwrap_or_else(|| panic!("{s} not in\n{text}"));
+    assert!(pos("PermissionChecker") < pos(" early "));
+    assert!(pos(" early ") < pos(" mid "));
+    assert!(pos(" mid ") < pos(" late "));
+    assert!(text.contains("agents/hooks/early/HOOK.md"), "{text}");
+    assert!(text.contains("priority 1 "), "{text}");
+    assert!(text.contains("priority 900"), "{text}");
+}
+
+#[test]
+fn hook_load_errors_are_reported_and_the_rest_still_run() {
+    let sb = Sandbox::new();
+    sb.hook(
+        false,
+        "good",
+        TRIGGER,
+        "cat >/dev/null; echo good >&2; exit 2",
+    );
+    sb.hook(
+        false,
+        "bad",
+        "trigger: pre-tool-call\nmatcher:\n  pattern: \"(oops\"\n",
+        "exit 2",
+    );
+    let out = run(
+        &sb,
+        "pre-tool-use",
+        r#"{"tool":{"name":"Read","input":{}}}"#,
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("bad/HOOK.md:6:12"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(stderr(&out).contains("invalid regex"), "{}", stderr(&out));
+    // validate is strict about it.
+    let out = sb.ahp().arg("validate").output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
+fn hook_reference_must_name_a_hook_of_that_event() {
+    let sb = Sandbox::new();
+    sb.hook(false, "guard", TRIGGER, "exit 0");
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:\n  pre-tool-use:\n    - hook: gaurd\n",
+    );
+    let out = sb.ahp().arg("validate").output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("did you mean `guard`"),
+        "{}",
+        stderr(&out)
+    );
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:\n  post-tool-use:\n    - hook: guard\n",
+    );
+    let out = sb.ahp().arg("validate").output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("triggers on pre-tool-use"),
+        "{}",
+        stderr(&out)
+    );
+    // A reference can disable or re-prioritise the hook.
+    sb.write(".ahp/hooks.yaml", "hooks:\n  pre-tool-use:\n    - hook: guard\n      when: {tool.name: Write}\n      priority: 7\n");
+    let out = sb.ahp().args(["explain", "pre-tool-use"]).output().unwrap();
+    let text = stdout(&out);
+    assert!(
+        text.contains("guard") && text.contains("priority 7"),
+        "{text}"
+    );
+}
+
+// ---- the examples under examples/hooks, each exercised ----
+
+#[test]
+fn example_block_dangerous_commands_bash_and_python() {
+    for name in ["block-dangerous-commands", "block-dangerous-commands-py"] {
+        let sb = Sandbox::new();
+        sb.write(".ahp/hooks.yaml", "hooks: {}\n"); // only the hook
+        sb.example_hook(false, name);
+        let out = run(
+            &sb,
+            "pre-tool-use",
+            r#"{"tool":{"name":"Bash","input":{"command":"rm -rf /"}}}"#,
+        );
+        assert_eq!(out.status.code(), Some(2), "{name}: {}", stderr(&out));
+        let v = json_out(&out);
+        assert_eq!(v["signals"][0]["header"]["source"], name);
+        assert!(v["signals"][0]["payload"]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("Dangerous command blocked"));
+        let out = run(
+            &sb,
+            "pre-tool-use",
+            r#"{"tool":{"name":"Bash","input":{"command":"rm -rf ./target"}}}"#,
+        );
+        assert_eq!(out.status.code(), Some(0), "{name}: {}", stderr(&out));
+    }
+}
+
+#[test]
+fn example_enforce_tests_blocks_the_stop_while_tests_fail() {
+    let sb = Sandbox::new();
+    sb.example_hook(false, "enforce-tests");
+    let stop = r#"{"session_id":"s1","turn":{"stop_reason":"no_tool_calls"}}"#;
+    let out = sb
+        .ahp()
+        .env("ENFORCE_TESTS_COMMAND", "echo '2 tests failed'; false")
+        .args(["run", "Stop"])
+        .write_stdin(stop)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let reason = json_out(&out)["signals"][0]["payload"]["reason"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(reason.contains("2 tests failed"), "{reason}");
+    let out = sb
+        .ahp()
+        .env("ENFORCE_TESTS_COMMAND", "true")
+        .args(["run", "Stop"])
+        .write_stdin(stop)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // Already continuing because of a stop hook: let it stop.
+    let again = r#"{"session_id":"s1","turn":{"stop_hook_active":true}}"#;
+    let out = sb
+        .ahp()
+        .env("ENFORCE_TESTS_COMMAND", "false")
+        .args(["run", "Stop"])
+        .write_stdin(again)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
+
+#[test]
+fn example_auto_format_formats_in_the_background() {
+    let sb = Sandbox::new();
+    sb.example_hook(false, "auto-format");
+    let file = sb.write("src/lib.rs", "fn   main( ){let x=1;}\n");
+    let ctx = format!(
+        r#"{{"tool":{{"name":"Write","input":{{"file_path":"{}"}}}}}}"#,
+        file.display()
+    );
+    let out = run(&sb, "post-tool-use", &ctx);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let mut formatted = false;
+    for _ in 0..150 {
+        let log = sb.log_lines();
+        if log.iter().any(|l| {
+            l["kind"] == "info" && l["message"].as_str().unwrap_or("").contains("auto-format")
+        }) {
+            formatted = true;
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(formatted, "{:?}", sb.log_lines());
+    let text = std::fs::read_to_string(&file).unwrap();
+    let has_rustfmt = std::process::Command::new("rustfmt")
+        .arg("--version")
+        .output()
+        .is_ok();
+    if has_rustfmt {
+        assert_eq!(text, "fn main() {\n    let x = 1;\n}\n");
+    }
+}
+
+#[test]
+fn example_memo_capture_reminds_before_compaction() {
+    let sb = Sandbox::new();
+    sb.example_hook(false, "memo-capture");
+    let out = run(&sb, "PreCompact", r#"{"session_id":"s1"}"#);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let v = json_out(&out);
+    assert_eq!(v["outcome"], "aid");
+    assert!(v["signals"][0]["payload"]["context_info"]
+        .as_str()
+        .unwrap()
+        .contains("MEMO.md"));
+}
+
+#[test]
+fn hook_schema_is_available() {
+    let sb = Sandbox::new();
+    let out = sb.ahp().args(["schema", "--hook-md"]).output().unwrap();
+    let v = json_out(&out);
+    assert_eq!(v["title"], "HOOK.md frontmatter");
+    assert!(kinds(&sb).is_empty());
+}
