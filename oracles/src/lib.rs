@@ -34,6 +34,7 @@
 mod cfg;
 pub mod expr;
 pub mod permission;
+pub mod process;
 pub mod rules;
 pub mod script;
 mod template;

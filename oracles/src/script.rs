@@ -111,11 +111,14 @@ use regex::Regex;
 use serde_json::{Map, Value};
 use std::io;
 use std::path::{Path, PathBuf};
-use std::process::{ExitStatus, Stdio};
+use std::process::ExitStatus;
 use std::time::Duration;
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
-use tokio::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command};
-use tokio::time::Instant;
+use tokio::process::Command;
+
+use crate::process::{self, Captured, ProcessError, Run as ProcessRun, TRUNCATED_NOTE};
+pub use crate::process::{DRAIN_GRACE, OUTPUT_CAP, TERM_GRACE};
+
+type Run = ProcessRun;
 
 const KEYS: &[&str] = &[
     "name",
@@ -137,30 +140,8 @@ pub const DEFAULT_TIMEOUT_MS: u64 = 30_000;
 /// The largest `timeout_ms` accepted (10 minutes, as for HOOK.md).
 pub const MAX_TIMEOUT_MS: u64 = 600_000;
 
-/// How much of stdout and of stderr is kept (1 MiB each); the rest is read
-/// and discarded.
-pub const OUTPUT_CAP: usize = 1 << 20;
-
-/// How long a timed-out hook has between SIGTERM and SIGKILL.
-pub const TERM_GRACE: Duration = Duration::from_millis(100);
-
-/// How long pipes are still read after the hook exited and its group was
-/// killed (only a process that left the group can hold them longer).
-pub const DRAIN_GRACE: Duration = Duration::from_millis(250);
-
-/// How many SIGKILL rounds a group gets, and the pause between them.
-const KILL_ROUNDS: u32 = 3;
-const KILL_PAUSE: Duration = Duration::from_millis(10);
-
-/// How long to wait for a SIGKILLed hook to be reaped before leaving it to
-/// tokio's background reaping.
-const REAP_LIMIT: Duration = Duration::from_secs(2);
-
 /// How many characters of stderr an error message shows.
 const STDERR_SHOWN: usize = 500;
-
-/// The suffix of a truncated stream's text.
-const TRUNCATED_NOTE: &str = "truncated at 1 MiB";
 
 /// A HOOK.md script hook as an oracle. Build with
 /// [`ScriptHook::from_config`]; see the [module docs](self) for the
@@ -471,65 +452,19 @@ impl ScriptHook {
             .env("AHP_EVENT", ctx.event.map(Event::as_str).unwrap_or(""))
             .env("AHP_SESSION_ID", ctx.session_id.as_deref().unwrap_or(""))
             .env("AHP_PROJECT_DIR", project)
-            .env("AHP_HOOK_DIR", &self.hook_dir)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true);
-        #[cfg(unix)]
-        cmd.process_group(0);
-
-        let mut child = cmd.spawn().map_err(|e| self.spawn_error(launch, &e))?;
-        // From here on, dropping this future kills the whole group.
-        let mut group = GroupGuard::new(child.id());
-        let mut io = ChildIo {
-            stdin: Feeder::new(child.stdin.take(), input),
-            stdout: Capture::new(child.stdout.take()),
-            stderr: Capture::new(child.stderr.take()),
-        };
-
-        let deadline = Instant::now() + self.timeout;
-        match io.wait_exit(&mut child, deadline).await {
-            Some(Ok(status)) => {
-                // The hook is done: nothing of it may outlive the run.
-                io.stdin.close();
-                let left_behind = group.kill().await;
-                io.drain(Instant::now() + DRAIN_GRACE).await;
-                group.disarm();
-                Ok(Run {
-                    status,
-                    stdout: io.stdout.finish(),
-                    stderr: io.stderr.finish(),
-                    left_behind,
-                })
-            }
-            Some(Err(e)) => {
-                group.kill().await;
-                let _ = child.start_kill();
-                io.wait_exit(&mut child, Instant::now() + REAP_LIMIT).await;
-                group.disarm();
-                Err(OracleError::new(format!(
-                    "hook `{}`: lost track of its process: {e}",
-                    self.name
-                )))
-            }
-            None => {
-                io.stdin.close();
-                group.terminate();
-                let exited = io.wait_exit(&mut child, Instant::now() + TERM_GRACE).await;
-                group.kill().await;
-                if exited.is_none() {
-                    // Non-unix fallback; on unix the group kill got it already.
-                    let _ = child.start_kill();
-                    io.wait_exit(&mut child, Instant::now() + REAP_LIMIT).await;
-                }
-                group.disarm();
-                Err(OracleError::new(format!(
-                    "hook `{}` timed out after {} ms; its process group was killed",
-                    self.name,
-                    self.timeout.as_millis()
-                )))
-            }
+            .env("AHP_HOOK_DIR", &self.hook_dir);
+        match process::run(cmd, input, self.timeout).await {
+            Ok(run) => Ok(run),
+            Err(ProcessError::Spawn(e)) => Err(self.spawn_error(launch, &e)),
+            Err(ProcessError::Lost(e)) => Err(OracleError::new(format!(
+                "hook `{}`: lost track of its process: {e}",
+                self.name
+            ))),
+            Err(ProcessError::TimedOut(t)) => Err(OracleError::new(format!(
+                "hook `{}` timed out after {} ms; its process group was killed",
+                self.name,
+                t.as_millis()
+            ))),
         }
     }
 
@@ -935,247 +870,4 @@ fn describe_status(status: ExitStatus) -> String {
         }
     }
     status.to_string()
-}
-
-/// A finished hook run.
-struct Run {
-    status: ExitStatus,
-    stdout: Captured,
-    stderr: Captured,
-    /// Processes of the hook's group were still there after it exited (and
-    /// were killed).
-    left_behind: bool,
-}
-
-/// What was read from one pipe.
-struct Captured {
-    data: Vec<u8>,
-    truncated: bool,
-}
-
-impl Captured {
-    /// The bytes as text (invalid UTF-8 replaced).
-    fn text(&self) -> String {
-        String::from_utf8_lossy(&self.data).into_owned()
-    }
-}
-
-/// The child's three pipes, driven together.
-struct ChildIo {
-    stdin: Feeder,
-    stdout: Capture<ChildStdout>,
-    stderr: Capture<ChildStderr>,
-}
-
-impl ChildIo {
-    /// Feeds stdin and drains stdout/stderr until the child exits (`Some`)
-    /// or `until` passes (`None`). The child is reaped when it exits.
-    async fn wait_exit(
-        &mut self,
-        child: &mut Child,
-        until: Instant,
-    ) -> Option<io::Result<ExitStatus>> {
-        loop {
-            tokio::select! {
-                status = child.wait() => return Some(status),
-                _ = self.stdin.step(), if self.stdin.is_open() => {}
-                _ = self.stdout.step(), if self.stdout.is_open() => {}
-                _ = self.stderr.step(), if self.stderr.is_open() => {}
-                _ = tokio::time::sleep_until(until) => return None,
-            }
-        }
-    }
-
-    /// Reads stdout/stderr to their end, or until `until` passes; then
-    /// gives up on them.
-    async fn drain(&mut self, until: Instant) {
-        while self.stdout.is_open() || self.stderr.is_open() {
-            tokio::select! {
-                _ = self.stdout.step(), if self.stdout.is_open() => {}
-                _ = self.stderr.step(), if self.stderr.is_open() => {}
-                _ = tokio::time::sleep_until(until) => break,
-            }
-        }
-        self.stdout.reader = None;
-        self.stderr.reader = None;
-    }
-}
-
-/// Writes the event to the child's stdin, one cancel-safe `write` per step,
-/// then closes it. A broken pipe (the hook does not read stdin, or exited)
-/// just closes it.
-struct Feeder {
-    stdin: Option<ChildStdin>,
-    data: Vec<u8>,
-    pos: usize,
-}
-
-impl Feeder {
-    fn new(stdin: Option<ChildStdin>, data: Vec<u8>) -> Feeder {
-        Feeder {
-            stdin,
-            data,
-            pos: 0,
-        }
-    }
-
-    fn is_open(&self) -> bool {
-        self.stdin.is_some()
-    }
-
-    fn close(&mut self) {
-        self.stdin = None;
-    }
-
-    async fn step(&mut self) {
-        let Some(stdin) = self.stdin.as_mut() else {
-            return;
-        };
-        if self.pos >= self.data.len() {
-            self.stdin = None; // EOF for the hook
-            return;
-        }
-        match stdin.write(&self.data[self.pos..]).await {
-            Ok(0) => self.stdin = None,
-            Ok(n) => {
-                self.pos += n;
-                if self.pos >= self.data.len() {
-                    self.stdin = None; // all written: EOF for the hook
-                }
-            }
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(_) => self.stdin = None, // EPIPE and friends: the hook stopped reading
-        }
-    }
-}
-
-/// Reads one pipe, keeping the first [`OUTPUT_CAP`] bytes and discarding
-/// the rest, one cancel-safe `read` per step.
-struct Capture<R> {
-    reader: Option<R>,
-    data: Vec<u8>,
-    truncated: bool,
-    chunk: Vec<u8>,
-}
-
-impl<R: AsyncRead + Unpin> Capture<R> {
-    fn new(reader: Option<R>) -> Capture<R> {
-        Capture {
-            reader,
-            data: Vec::new(),
-            truncated: false,
-            chunk: vec![0; 64 * 1024],
-        }
-    }
-
-    fn is_open(&self) -> bool {
-        self.reader.is_some()
-    }
-
-    async fn step(&mut self) {
-        let Some(reader) = self.reader.as_mut() else {
-            return;
-        };
-        match reader.read(&mut self.chunk).await {
-            Ok(0) => self.reader = None,
-            Ok(n) => {
-                let keep = n.min(OUTPUT_CAP.saturating_sub(self.data.len()));
-                self.data.extend_from_slice(&self.chunk[..keep]);
-                if keep < n {
-                    self.truncated = true;
-                }
-            }
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(_) => self.reader = None,
-        }
-    }
-
-    fn finish(self) -> Captured {
-        Captured {
-            data: self.data,
-            truncated: self.truncated,
-        }
-    }
-}
-
-/// Signals the hook's process group, and SIGKILLs it when dropped while
-/// armed (the evaluation was cancelled).
-struct GroupGuard {
-    /// The group id: the hook's pid, as it leads its own group.
-    pgid: Option<u32>,
-    armed: bool,
-}
-
-impl GroupGuard {
-    fn new(pid: Option<u32>) -> GroupGuard {
-        GroupGuard {
-            pgid: pid,
-            armed: true,
-        }
-    }
-
-    /// SIGTERM to the group.
-    fn terminate(&self) {
-        self.signal(GroupSignal::Term);
-    }
-
-    /// SIGKILL to the group, a few rounds apart, to catch processes forked
-    /// while it was being killed. True when the group still had a process.
-    async fn kill(&self) -> bool {
-        let mut found = false;
-        for round in 0..KILL_ROUNDS {
-            if round > 0 {
-                tokio::time::sleep(KILL_PAUSE).await;
-            }
-            if !self.signal(GroupSignal::Kill) {
-                break; // the group is gone
-            }
-            found = true;
-        }
-        found
-    }
-
-    /// Done with the group: the drop no longer kills.
-    fn disarm(&mut self) {
-        self.armed = false;
-    }
-
-    /// Sends `sig` to the group; false when the group no longer exists.
-    #[cfg(unix)]
-    fn signal(&self, sig: GroupSignal) -> bool {
-        use rustix::process::{kill_process_group, Pid, Signal as Sig};
-        let Some(pid) = self
-            .pgid
-            .and_then(|p| i32::try_from(p).ok())
-            .and_then(Pid::from_raw)
-        else {
-            return false;
-        };
-        let sig = match sig {
-            GroupSignal::Term => Sig::TERM,
-            GroupSignal::Kill => Sig::KILL,
-        };
-        kill_process_group(pid, sig).is_ok()
-    }
-
-    /// Without process groups only the direct child can be killed (by
-    /// `kill_on_drop` and `start_kill`).
-    #[cfg(not(unix))]
-    fn signal(&self, _sig: GroupSignal) -> bool {
-        false
-    }
-}
-
-impl Drop for GroupGuard {
-    fn drop(&mut self) {
-        if self.armed {
-            self.signal(GroupSignal::Kill);
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy)]
-enum GroupSignal {
-    Term,
-    Kill,
 }
