@@ -206,35 +206,38 @@ fn parse_event(name: &str) -> Result<Event> {
     Event::parse(name).map_err(|e| anyhow!("{e}"))
 }
 
-fn load(project: Option<PathBuf>) -> Result<LoadedConfig> {
+fn load(project: Option<PathBuf>, registry: &Registry) -> Result<LoadedConfig> {
     let opts = LoadOptions::from_env(project).context("cannot determine the current directory")?;
     let mut cfg = LoadedConfig::load(&opts)?;
-    apply_trust(&mut cfg);
+    apply_trust(&mut cfg, registry);
     Ok(cfg)
 }
 
-/// Leaves out project hooks unless the user trusted this exact hook set.
-/// Returns nothing: the skipped hooks are listed in `cfg.skipped_hooks`.
-fn apply_trust(cfg: &mut LoadedConfig) {
-    if !cfg
+/// Leaves out project hooks, and project-configured entries that run
+/// commands, unless the user trusted this exact hook set. Nothing is
+/// skipped silently: see [`report_left_out`].
+fn apply_trust(cfg: &mut LoadedConfig, registry: &Registry) {
+    let commands = cfg.project_command_entries(registry);
+    let hooks = cfg
         .script_hooks
         .iter()
-        .any(|h| h.layer == ahp_config::Layer::Project)
-    {
+        .any(|h| h.layer == ahp_config::Layer::Project);
+    if !hooks && commands.is_empty() {
         return;
     }
     let reason = match trust_status(&cfg.project_root) {
         Ok((_, TrustStatus::Trusted)) => return,
         Ok((_, TrustStatus::Untrusted)) => {
-            "this project's hooks are not trusted yet: review .agents/hooks, then run `ahp trust`".to_string()
+            "this project's hooks and commands are not trusted yet: review .agents/hooks and .ahp/hooks.yaml, then run `ahp trust`".to_string()
         }
         Ok((_, TrustStatus::Changed { trusted_at, changed })) => format!(
-            "this project's hooks changed since you trusted them ({trusted_at}): {}; review them, then run `ahp trust`",
+            "this project's hooks or policy changed since you trusted them ({trusted_at}): {}; review them, then run `ahp trust`",
             changed.join(", ")
         ),
-        Err(e) => format!("trust could not be checked ({e:#}); project hooks are not run"),
+        Err(e) => format!("trust could not be checked ({e:#}); project hooks and commands are not run"),
     };
     cfg.skip_project_hooks(&reason);
+    cfg.skip_entries(commands, &reason);
 }
 
 fn trust_status(root: &Path) -> Result<(trust::HookSet, TrustStatus)> {
@@ -248,6 +251,9 @@ fn trust_status(root: &Path) -> Result<(trust::HookSet, TrustStatus)> {
 /// policy: untrusted hooks, hooks that failed to load.
 fn report_left_out(cfg: &LoadedConfig) -> Vec<String> {
     let mut lines = Vec::new();
+    for (event, id, why) in &cfg.skipped_entries {
+        lines.push(format!("skipped entry `{id}` of {event}: {why}"));
+    }
     if !cfg.skipped_hooks.is_empty() {
         let names: Vec<&str> = cfg.skipped_hooks.iter().map(|(n, _)| n.as_str()).collect();
         lines.push(format!(
@@ -358,7 +364,7 @@ fn run_command(cmd: Command, registry: Registry) -> Result<u8> {
         } => {
             let event = parse_event(&event)?;
             let ctx = read_context(context.as_deref())?;
-            let cfg = load(project.project)?;
+            let cfg = load(project.project, &registry)?;
             let (policy, warnings) = cfg.compile_events(&registry, Some(&[event]))?;
             print_warnings(&warnings);
             // The background async-only run already had its say in the
@@ -441,12 +447,12 @@ fn run_command(cmd: Command, registry: Registry) -> Result<u8> {
                 Some(src) => Some(read_context(Some(src))?),
                 None => None,
             };
-            let cfg = load(project.project)?;
+            let cfg = load(project.project, &registry)?;
             print!("{}", explain(&cfg, &registry, event, ctx)?);
             Ok(EXIT_PROCEED)
         }
         Command::Validate { project } => {
-            let cfg = load(project.project)?;
+            let cfg = load(project.project, &registry)?;
             let (policy, warnings) = cfg.compile_events(&registry, None)?;
             print_warnings(&warnings);
             if !cfg.hook_errors.is_empty() {
@@ -476,7 +482,7 @@ fn run_command(cmd: Command, registry: Registry) -> Result<u8> {
             Ok(EXIT_PROCEED)
         }
         Command::Config { project, format } => {
-            let cfg = load(project.project)?;
+            let cfg = load(project.project, &registry)?;
             match format {
                 Format::Text => print!("{}", cfg.render_text()),
                 Format::Json => println!("{}", serde_json::to_string_pretty(&cfg.render_json())?),
@@ -689,6 +695,9 @@ fn explain(
     for (name, why) in &cfg.skipped_hooks {
         out.push_str(&format!("skipped: hook `{name}`: {why}\n"));
     }
+    for (_, id, why) in cfg.skipped_entries.iter().filter(|(e, _, _)| *e == event) {
+        out.push_str(&format!("skipped: entry `{id}`: {why}\n"));
+    }
     for e in &cfg.hook_errors {
         out.push_str(&format!("not loaded: {}\n", e.to_string().trim_end()));
     }
@@ -784,7 +793,7 @@ fn trust_command(project: Option<PathBuf>, show: bool, revoke: bool) -> Result<u
                 (None, true) => "executable".to_string(),
                 (None, false) => String::new(),
             };
-            println!("  {}  {}/{} {kind}", f.digest, trust::HOOKS_DIR, f.path);
+            println!("  {}  {} {kind}", f.digest, f.path);
         }
         let line = match &status {
             TrustStatus::Trusted if set.is_empty() => "status: no project hooks".to_string(),

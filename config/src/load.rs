@@ -19,7 +19,7 @@ use std::time::Duration;
 /// Keys of the top level of a hooks file.
 pub const TOP_KEYS: &[&str] = &["version", "settings", "hooks"];
 /// Keys of `settings:`.
-pub const SETTINGS_KEYS: &[&str] = &["environment", "on_block", "fail_closed", "timeout"];
+pub const SETTINGS_KEYS: &[&str] = &["environment", "on_block", "fail_closed", "timeout", "trunk"];
 /// Keys of one entry.
 pub const ENTRY_KEYS: &[&str] = &[
     "oracle",
@@ -190,6 +190,9 @@ pub struct LoadedConfig {
     pub hook_errors: Vec<ConfigError>,
     /// Hooks left out on purpose (name, why), e.g. untrusted project hooks.
     pub skipped_hooks: Vec<(String, String)>,
+    /// hooks.yaml entries left out on purpose (event, id, why), e.g. a
+    /// command-running oracle configured by an untrusted project.
+    pub skipped_entries: Vec<(Event, String, String)>,
     /// Load-time warnings.
     pub warnings: Vec<ConfigWarning>,
 }
@@ -291,6 +294,33 @@ impl LoadedConfig {
         Ok(cfg)
     }
 
+    /// The enabled entries whose oracle runs commands (per `registry`) and
+    /// whose `config` was (at least partly) written by the project layer:
+    /// code from the repository, like project hooks.
+    pub fn project_command_entries(&self, registry: &Registry) -> Vec<(Event, String)> {
+        fn from_project(n: &Node) -> bool {
+            match &n.value {
+                NodeValue::Map(m) if !m.is_empty() => m.iter().any(|(_, v)| from_project(v)),
+                NodeValue::Seq(items) if !items.is_empty() => items.iter().any(from_project),
+                _ => n.origin.layer() == Layer::Project,
+            }
+        }
+        self.entries
+            .iter()
+            .filter(|e| e.enabled())
+            .filter(|e| e.oracle().is_some_and(|o| registry.runs_commands(o)))
+            .filter(|e| e.node.get("config").is_some_and(from_project))
+            .map(|e| (e.event, e.id.clone()))
+            .collect()
+    }
+
+    /// Leaves out these entries (listed in `skipped_entries` with `reason`).
+    pub fn skip_entries(&mut self, entries: Vec<(Event, String)>, reason: &str) {
+        for (event, id) in entries {
+            self.skipped_entries.push((event, id, reason.to_string()));
+        }
+    }
+
     /// Leaves out the project-level HOOK.md hooks (e.g. when the project's
     /// hook set is not trusted) and returns their names. They are listed in
     /// `skipped_hooks` with `reason`, so nothing is skipped silently.
@@ -320,6 +350,7 @@ impl LoadedConfig {
             script_hooks: Vec::new(),
             hook_errors: Vec::new(),
             skipped_hooks: Vec::new(),
+            skipped_entries: Vec::new(),
             warnings: Vec::new(),
         };
         for file in files {
@@ -481,6 +512,16 @@ impl LoadedConfig {
         }
     }
 
+    /// `settings.trunk`: the branch changes are measured against (main or
+    /// master when not set).
+    pub fn trunk(&self) -> Option<String> {
+        self.settings
+            .as_ref()?
+            .get("trunk")?
+            .as_str()
+            .map(str::to_string)
+    }
+
     /// The compiled dispatch settings.
     pub fn settings(&self) -> Result<(Settings, bool), ConfigErrors> {
         let mut errors = Vec::new();
@@ -516,6 +557,15 @@ impl LoadedConfig {
                         "settings.fail_closed".into(),
                         "true or false",
                     )),
+                }
+            }
+            if let Some(n) = node.get("trunk") {
+                if n.as_str().is_none_or(|t| t.trim().is_empty()) {
+                    errors.push(type_error(
+                        n,
+                        "settings.trunk".into(),
+                        "a branch name such as main",
+                    ));
                 }
             }
             if let Some(n) = node.get("timeout") {
@@ -554,6 +604,13 @@ impl LoadedConfig {
             }
             if me.node.get("hook").is_some() {
                 self.check_reference(me, &mut errors);
+                continue;
+            }
+            if self
+                .skipped_entries
+                .iter()
+                .any(|(e, id, _)| *e == me.event && *id == me.id)
+            {
                 continue;
             }
             match self.compile_entry(me, registry, fail_closed, &mut warnings) {

@@ -39,6 +39,8 @@ pub struct SettingsSpec {
     /// Default time limit of an entry, in milliseconds (30000).
     #[schemars(range(min = 1, max = 3_600_000))]
     pub timeout: Option<u64>,
+    /// The branch changes are measured against (default: main, else master).
+    pub trunk: Option<String>,
 }
 
 /// One entry: an oracle to run at the event. Keyed by (event, id) across

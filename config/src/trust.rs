@@ -1,8 +1,10 @@
-//! The trust store: project-level script hooks run only once the user has
-//! trusted the project's current hook set, like direnv's `allow`.
+//! The trust store: project-level script hooks (and commands named in the
+//! project's committed `.ahp/hooks.yaml`) run only once the user has trusted
+//! the project's current hook set, like direnv's `allow`.
 //!
-//! Script hooks under `<project>/.agents/hooks/` come with a cloned
-//! repository, so they are someone else's code. [`hook_set`] hashes them
+//! Script hooks under `<project>/.agents/hooks/` and the policy
+//! `<project>/.ahp/hooks.yaml` come with a cloned repository, so they are
+//! someone else's code. [`hook_set`] hashes them
 //! (paths, executable bits, contents and symlink targets) into one digest;
 //! [`TrustStore::trust`] records that digest for the project, and
 //! [`TrustStore::status`] tells whether the hooks on disk are still the ones
@@ -24,7 +26,7 @@
 //! std::fs::write(project.join(".agents/hooks/check.sh"), "#!/bin/sh\nexit 1\n").unwrap();
 //! let set = hook_set(&project).unwrap();
 //! match store.status(&set).unwrap() {
-//!     TrustStatus::Changed { changed, .. } => assert_eq!(changed, ["check.sh"]),
+//!     TrustStatus::Changed { changed, .. } => assert_eq!(changed, [".agents/hooks/check.sh"]),
 //!     other => panic!("{other:?}"),
 //! }
 //! ```
@@ -42,6 +44,9 @@ use sha2::{Digest, Sha256};
 
 /// Where project script hooks live, relative to the project root.
 pub const HOOKS_DIR: &str = ".agents/hooks";
+
+/// The project's committed policy, trusted together with the hooks.
+pub const POLICY_FILE: &str = ".ahp/hooks.yaml";
 
 /// At most this many entries (files, symlinks and directories together)
 /// under [`HOOKS_DIR`].
@@ -113,14 +118,14 @@ impl HookSet {
 /// std::fs::write(tmp.path().join(".agents/hooks/lib/x.sh"), "echo hi\n").unwrap();
 /// let set = ahp_config::trust::hook_set(tmp.path()).unwrap();
 /// let file = &set.files[0];
-/// assert_eq!(file.path, "lib/x.sh");
+/// assert_eq!(file.path, ".agents/hooks/lib/x.sh");
 /// assert!(file.digest.starts_with("sha256:"));
 /// assert_eq!(file.symlink_target, None);
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct HookFile {
-    /// The path relative to the project's [`HOOKS_DIR`], `/`-separated
-    /// (`lib/x.sh` for `<project>/.agents/hooks/lib/x.sh`).
+    /// The path relative to the project root, `/`-separated
+    /// (`.agents/hooks/lib/x.sh`, `.ahp/hooks.yaml`).
     pub path: String,
     /// `sha256:<hex>` of the content; for a symlink, of the target string.
     pub digest: String,
@@ -347,7 +352,7 @@ fn io_err(path: &Path, action: &'static str) -> impl FnOnce(io::Error) -> TrustE
 /// std::fs::write(project.join(".agents/hooks/a.sh"), "a").unwrap();
 /// let set = ahp_config::trust::hook_set(project).unwrap();
 /// let paths: Vec<_> = set.files.iter().map(|f| f.path.as_str()).collect();
-/// assert_eq!(paths, ["a.sh", "b.sh"]);
+/// assert_eq!(paths, [".agents/hooks/a.sh", ".agents/hooks/b.sh"]);
 /// assert_eq!(set, ahp_config::trust::hook_set(project).unwrap());
 /// ```
 pub fn hook_set(project_root: &Path) -> Result<HookSet, TrustError> {
@@ -363,12 +368,32 @@ pub fn hook_set(project_root: &Path) -> Result<HookSet, TrustError> {
                 entries: 0,
                 bytes: 0,
             };
-            walk.dir(&dir, "", 0)?;
-            let mut files = walk.files;
-            files.sort_by(|a, b| a.path.cmp(&b.path));
-            files
+            walk.dir(&dir, HOOKS_DIR, 0)?;
+            walk.files
         }
     };
+    let mut files = files;
+    // The committed policy can name commands (test runners, linters) and
+    // adjust hooks: it is part of what the user trusts.
+    let policy = project_root.join(POLICY_FILE);
+    if let Ok(meta) = fs::symlink_metadata(&policy) {
+        if meta.is_file() {
+            let mut walk = Walk {
+                root: &dir,
+                files: Vec::new(),
+                entries: 0,
+                bytes: 0,
+            };
+            let (hash, executable) = walk.hash_file(&policy)?;
+            files.push(HookFile {
+                path: POLICY_FILE.to_string(),
+                digest: tagged(&hash),
+                executable,
+                symlink_target: None,
+            });
+        }
+    }
+    files.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(HookSet {
         project_root: project_root.to_path_buf(),
         digest: set_digest(&files),

@@ -130,7 +130,7 @@ fn store_file_is_json_and_leaves_no_temporary_files() {
     let key = fs::canonicalize(&project).unwrap();
     let entry = &json["projects"][key.to_str().unwrap()];
     assert_eq!(entry["digest"], hook_set(&project).unwrap().digest.as_str());
-    assert!(entry["files"]["lib/common.sh"]["digest"]
+    assert!(entry["files"][".agents/hooks/lib/common.sh"]["digest"]
         .as_str()
         .unwrap()
         .starts_with("sha256:"));
@@ -161,7 +161,7 @@ fn changed_content_lists_exactly_that_file() {
     let project = trusted_project(&fx);
     write_hook(&project, "lib/common.sh", "x=2\n");
     let status = fx.store().status(&hook_set(&project).unwrap()).unwrap();
-    assert_eq!(changed(status), ["lib/common.sh"]);
+    assert_eq!(changed(status), [".agents/hooks/lib/common.sh"]);
 }
 
 #[test]
@@ -170,7 +170,7 @@ fn added_file_is_listed() {
     let project = trusted_project(&fx);
     write_hook(&project, "lib/new/post.sh", "echo post\n");
     let status = fx.store().status(&hook_set(&project).unwrap()).unwrap();
-    assert_eq!(changed(status), ["lib/new/post.sh"]);
+    assert_eq!(changed(status), [".agents/hooks/lib/new/post.sh"]);
 }
 
 #[test]
@@ -179,7 +179,7 @@ fn removed_file_is_listed() {
     let project = trusted_project(&fx);
     fs::remove_file(project.join(".agents/hooks/pre.sh")).unwrap();
     let status = fx.store().status(&hook_set(&project).unwrap()).unwrap();
-    assert_eq!(changed(status), ["pre.sh"]);
+    assert_eq!(changed(status), [".agents/hooks/pre.sh"]);
 }
 
 #[test]
@@ -201,9 +201,16 @@ fn changed_exec_bit_is_listed() {
     assert!(!hook_set(&project).unwrap().files[1].executable);
     fs::set_permissions(&script, fs::Permissions::from_mode(0o755)).unwrap();
     let set = hook_set(&project).unwrap();
-    let pre = set.files.iter().find(|f| f.path == "pre.sh").unwrap();
+    let pre = set
+        .files
+        .iter()
+        .find(|f| f.path == ".agents/hooks/pre.sh")
+        .unwrap();
     assert!(pre.executable);
-    assert_eq!(changed(fx.store().status(&set).unwrap()), ["pre.sh"]);
+    assert_eq!(
+        changed(fx.store().status(&set).unwrap()),
+        [".agents/hooks/pre.sh"]
+    );
 
     // Any execute bit counts; trusting the new set makes it trusted.
     fx.store().trust(&set).unwrap();
@@ -223,7 +230,10 @@ fn trust_records_the_set_given_not_the_disk() {
     let store = fx.store();
     store.trust(&reviewed).unwrap();
     let now = hook_set(&project).unwrap();
-    assert_eq!(changed(store.status(&now).unwrap()), ["pre.sh"]);
+    assert_eq!(
+        changed(store.status(&now).unwrap()),
+        [".agents/hooks/pre.sh"]
+    );
 }
 
 #[test]
@@ -283,7 +293,7 @@ fn two_projects_are_independent() {
     write_hook(&b, "x.sh", "changed\n");
     assert_eq!(
         changed(store1.status(&hook_set(&b).unwrap()).unwrap()),
-        ["x.sh"]
+        [".agents/hooks/x.sh"]
     );
 }
 
@@ -390,7 +400,7 @@ fn digest_is_stable_and_covers_paths() {
     );
     assert_eq!(
         changed(fx.store().status(&renamed).unwrap()),
-        ["pre.sh", "pre2.sh"]
+        [".agents/hooks/pre.sh", ".agents/hooks/pre2.sh"]
     );
 }
 
@@ -416,7 +426,16 @@ fn files_are_sorted_by_relative_path_in_byte_order() {
     let set = hook_set(&project).unwrap();
     let paths: Vec<_> = set.files.iter().map(|f| f.path.as_str()).collect();
     // '-' (0x2d) sorts before '/' (0x2f), uppercase before lowercase.
-    assert_eq!(paths, ["B.sh", "a-c.sh", "a/a/z.sh", "a/b.sh", "b.sh"]);
+    assert_eq!(
+        paths,
+        [
+            ".agents/hooks/B.sh",
+            ".agents/hooks/a-c.sh",
+            ".agents/hooks/a/a/z.sh",
+            ".agents/hooks/a/b.sh",
+            ".agents/hooks/b.sh"
+        ]
+    );
 }
 
 #[cfg(unix)]
@@ -434,7 +453,7 @@ fn symlinks_contribute_their_target_string_not_the_content() {
     let set = hook_set(&project).unwrap();
     assert_eq!(set.files.len(), 1);
     let entry = &set.files[0];
-    assert_eq!(entry.path, "run.sh");
+    assert_eq!(entry.path, ".agents/hooks/run.sh");
     assert_eq!(entry.symlink_target.as_deref(), outside.to_str());
     assert!(!entry.executable);
     let store = fx.store();
@@ -455,7 +474,10 @@ fn symlinks_contribute_their_target_string_not_the_content() {
         repointed.files[0].symlink_target.as_deref(),
         Some("../../elsewhere.sh")
     );
-    assert_eq!(changed(store.status(&repointed).unwrap()), ["run.sh"]);
+    assert_eq!(
+        changed(store.status(&repointed).unwrap()),
+        [".agents/hooks/run.sh"]
+    );
 }
 
 #[cfg(unix)]
@@ -489,7 +511,14 @@ fn symlinked_directories_are_not_followed() {
     symlink("loop", project.join(".agents/hooks/loop")).unwrap();
     let set = hook_set(&project).unwrap();
     let paths: Vec<_> = set.files.iter().map(|f| f.path.as_str()).collect();
-    assert_eq!(paths, ["dangling", "dir", "loop"]);
+    assert_eq!(
+        paths,
+        [
+            ".agents/hooks/dangling",
+            ".agents/hooks/dir",
+            ".agents/hooks/loop"
+        ]
+    );
     assert!(set.files.iter().all(|f| f.symlink_target.is_some()));
 }
 
@@ -670,4 +699,36 @@ fn non_utf8_names_are_an_error() {
     fs::write(dir.join(OsStr::from_bytes(b"bad\xff.sh")), "x").unwrap();
     let err = hook_set(&project).unwrap_err();
     assert!(matches!(err, TrustError::NotUtf8 { .. }), "{err:?}");
+}
+
+#[test]
+fn the_committed_policy_is_part_of_the_set() {
+    let fx = Fixture::new();
+    let project = trusted_project(&fx);
+    fs::create_dir_all(project.join(".ahp")).unwrap();
+    fs::write(project.join(".ahp/hooks.yaml"), "hooks: {}\n").unwrap();
+    let set = hook_set(&project).unwrap();
+    assert!(set.files.iter().any(|f| f.path == ".ahp/hooks.yaml"));
+    assert_eq!(
+        changed(fx.store().status(&set).unwrap()),
+        [".ahp/hooks.yaml"]
+    );
+    fx.store().trust(&set).unwrap();
+    fs::write(
+        project.join(".ahp/hooks.yaml"),
+        "hooks:\n  pre-tool-use: []\n",
+    )
+    .unwrap();
+    let now = hook_set(&project).unwrap();
+    assert_eq!(
+        changed(fx.store().status(&now).unwrap()),
+        [".ahp/hooks.yaml"]
+    );
+    // The personal layer is not part of it.
+    fs::write(project.join(".ahp/hooks.local.yaml"), "hooks: {}\n").unwrap();
+    assert!(!hook_set(&project)
+        .unwrap()
+        .files
+        .iter()
+        .any(|f| f.path.contains("local")));
 }

@@ -18,6 +18,10 @@ pub struct OracleInfo {
     pub kebab: String,
     /// One line on what it does.
     pub description: String,
+    /// It runs commands named in its config (test runners, linters, …):
+    /// from a project's committed policy, such an entry is code from the
+    /// repository and needs the user's trust.
+    pub runs_commands: bool,
     ctor: Constructor,
 }
 
@@ -118,10 +122,31 @@ impl Registry {
                 name: name.to_string(),
                 kebab: to_kebab(name),
                 description: description.to_string(),
+                runs_commands: false,
                 ctor: Arc::new(ctor),
             },
         );
         self
+    }
+
+    /// Marks `name` as an oracle that runs commands from its config (see
+    /// [`OracleInfo::runs_commands`]). Returns false when `name` is unknown.
+    pub fn mark_runs_commands(&mut self, name: &str) -> bool {
+        let Some(canonical) = self.resolve(name).map(str::to_string) else {
+            return false;
+        };
+        match self.oracles.get_mut(&canonical) {
+            Some(info) => {
+                info.runs_commands = true;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Whether `name` runs commands from its config.
+    pub fn runs_commands(&self, name: &str) -> bool {
+        self.info(name).is_some_and(|i| i.runs_commands)
     }
 
     /// The PascalCase name for `name` in either form.
