@@ -294,8 +294,8 @@ impl LoadedConfig {
         Ok(cfg)
     }
 
-    /// The enabled entries whose oracle runs commands (per `registry`) and
-    /// whose `config` was (at least partly) written by the project layer:
+    /// The enabled entries whose command-holding `config` keys (per
+    /// `registry`, e.g. TestGate's `command`) were set by the project layer:
     /// code from the repository, like project hooks.
     pub fn project_command_entries(&self, registry: &Registry) -> Vec<(Event, String)> {
         fn from_project(n: &Node) -> bool {
@@ -308,8 +308,14 @@ impl LoadedConfig {
         self.entries
             .iter()
             .filter(|e| e.enabled())
-            .filter(|e| e.oracle().is_some_and(|o| registry.runs_commands(o)))
-            .filter(|e| e.node.get("config").is_some_and(from_project))
+            .filter(|e| {
+                let Some(oracle) = e.oracle() else { return false };
+                let Some(config) = e.node.get("config") else { return false };
+                registry
+                    .command_keys(oracle)
+                    .iter()
+                    .any(|k| config.get(k).is_some_and(from_project))
+            })
             .map(|e| (e.event, e.id.clone()))
             .collect()
     }

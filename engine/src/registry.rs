@@ -18,10 +18,10 @@ pub struct OracleInfo {
     pub kebab: String,
     /// One line on what it does.
     pub description: String,
-    /// It runs commands named in its config (test runners, linters, …):
-    /// from a project's committed policy, such an entry is code from the
-    /// repository and needs the user's trust.
-    pub runs_commands: bool,
+    /// The `config` keys that hold commands it runs (test runners, linters,
+    /// …). Set from a project's committed policy, they are code from the
+    /// repository and need the user's trust.
+    pub command_keys: Vec<String>,
     ctor: Constructor,
 }
 
@@ -122,31 +122,31 @@ impl Registry {
                 name: name.to_string(),
                 kebab: to_kebab(name),
                 description: description.to_string(),
-                runs_commands: false,
+                command_keys: Vec::new(),
                 ctor: Arc::new(ctor),
             },
         );
         self
     }
 
-    /// Marks `name` as an oracle that runs commands from its config (see
-    /// [`OracleInfo::runs_commands`]). Returns false when `name` is unknown.
-    pub fn mark_runs_commands(&mut self, name: &str) -> bool {
+    /// Declares which `config` keys of `name` hold commands it runs (see
+    /// [`OracleInfo::command_keys`]). Returns false when `name` is unknown.
+    pub fn set_command_keys(&mut self, name: &str, keys: &[&str]) -> bool {
         let Some(canonical) = self.resolve(name).map(str::to_string) else {
             return false;
         };
         match self.oracles.get_mut(&canonical) {
             Some(info) => {
-                info.runs_commands = true;
+                info.command_keys = keys.iter().map(|k| k.to_string()).collect();
                 true
             }
             None => false,
         }
     }
 
-    /// Whether `name` runs commands from its config.
-    pub fn runs_commands(&self, name: &str) -> bool {
-        self.info(name).is_some_and(|i| i.runs_commands)
+    /// The `config` keys of `name` that hold commands (empty for most).
+    pub fn command_keys(&self, name: &str) -> &[String] {
+        self.info(name).map_or(&[], |i| i.command_keys.as_slice())
     }
 
     /// The PascalCase name for `name` in either form.

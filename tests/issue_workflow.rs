@@ -1,0 +1,118 @@
+//! SPEC's story end to end: a Monoco issue walks submit and close in a real
+//! git repository, gated by `ahp gate` with the example policy.
+
+mod common;
+use common::*;
+use std::path::Path;
+use std::process::Command as Std;
+
+fn git(dir: &Path, args: &[&str]) {
+    let out = Std::new("git").args(args).current_dir(dir).output().unwrap();
+    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+}
+
+fn example(rel: &str) -> String {
+    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/monoco").join(rel)).unwrap()
+}
+
+fn gate(sb: &Sandbox, event: &str) -> (i32, serde_json::Value, String) {
+    let out = sb.ahp().args(["gate", event, "--issue", "Issues/FEAT-0123.md"]).output().unwrap();
+    (out.status.code().unwrap_or(-1), json_out(&out), stderr(&out))
+}
+
+#[test]
+fn the_issue_story_from_submit_to_close() {
+    let sb = Sandbox::new();
+    let root = sb.root();
+    std::fs::remove_dir_all(root.join(".git")).unwrap();
+    git(root, &["init", "-q", "-b", "main"]);
+    git(root, &["config", "user.email", "dev@example.com"]);
+    git(root, &["config", "user.name", "Dev"]);
+    sb.write("src/lib.rs", "pub fn answer() -> u32 { 42 }\n");
+    sb.write("README.md", "# demo\n");
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-q", "-m", "chore: start"]);
+    git(root, &["checkout", "-q", "-b", "feat/rotate-log"]);
+    sb.write(".ahp/hooks.yaml", &example(".ahp/hooks.yaml"));
+    sb.write("Issues/FEAT-0123.md", &example("Issues/FEAT-0123.md"));
+
+    // 1. Submit with an open checklist item: blocked, naming chk-003.
+    let (code, v, err) = gate(&sb, "pre-issue-submit");
+    assert_eq!(code, 2, "{err}");
+    let block = &v["signals"][0];
+    assert_eq!(block["header"]["source"], "ChecklistValidator");
+    assert_eq!(block["context"]["issue_id"], "FEAT-0123");
+    let fix = block["payload"]["resolution_path"].to_string();
+    assert!(fix.contains("chk-003"), "{fix}");
+    assert!(!fix.contains("chk-001"), "{fix}");
+
+    // 2. Tick it; a 25-file change with max_files 20 gets a batch plan.
+    let issue = std::fs::read_to_string(root.join("Issues/FEAT-0123.md")).unwrap();
+    sb.write("Issues/FEAT-0123.md", &issue.replace("- [ ] chk-003", "- [x] chk-003"));
+    for i in 0..12 {
+        sb.write(&format!("src/log/part_{i}.rs"), "// rotation\n");
+    }
+    for i in 0..13 {
+        sb.write(&format!("src/reader/part_{i}.rs"), "// reader\n");
+    }
+    let (code, v, err) = gate(&sb, "pre-issue-submit");
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(v["outcome"], "control", "{v}");
+    let control = v["signals"].as_array().unwrap().iter().find(|s| s["header"]["source"] == "FileChangeLimiter").unwrap();
+    assert_eq!(control["header"]["intensity"], "control");
+    let change = v["context_changes"].as_array().unwrap().iter().find(|c| c["target"] == "files.batches").unwrap();
+    let batches = change["value"].as_array().unwrap();
+    assert!(batches.len() >= 2, "{batches:?}");
+    let planned: usize = batches.iter().map(|b| b.as_array().unwrap().len()).sum();
+    assert!(planned >= 25, "{batches:?}");
+    assert!(batches.iter().all(|b| b.as_array().unwrap().len() <= 20), "{batches:?}");
+
+    // 3. After submit: aid for the reviewers.
+    let (code, v, err) = gate(&sb, "post-issue-submit");
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(v["outcome"], "aid", "{v}");
+    assert!(v["signals"][0]["payload"]["context_info"].as_str().unwrap().contains("@team-lead"));
+
+    // 4. Close without tests for the source change: blocked; with them: passes.
+    let (code, v, err) = gate(&sb, "pre-issue-close");
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(v["signals"][0]["header"]["source"], "CompletionVerifier");
+    sb.write("tests/rotation.rs", "#[test]\nfn rotates() {}\n");
+    let (code, v, err) = gate(&sb, "pre-issue-close");
+    assert_eq!(code, 0, "{err}: {v}");
+
+    // Every signal of the story is in the log, in order.
+    let logged: Vec<String> = sb
+        .log_lines()
+        .iter()
+        .filter(|l| l["kind"] == "signal")
+        .map(|l| l["header"]["source"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        logged,
+        ["ChecklistValidator", "FileChangeLimiter", "ReviewTrigger", "CompletionVerifier"],
+        "{logged:?}"
+    );
+}
+
+#[test]
+fn the_monoco_script_refuses_a_blocked_submit() {
+    let sb = Sandbox::new();
+    sb.write(".ahp/hooks.yaml", &example(".ahp/hooks.yaml"));
+    sb.write("Issues/FEAT-0123.md", &example("Issues/FEAT-0123.md"));
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/monoco/issue");
+    let out = Std::new("bash")
+        .arg(&script)
+        .args(["submit", "Issues/FEAT-0123.md"])
+        .env("AHP", env!("CARGO_BIN_EXE_ahp"))
+        .env("HOME", sb.home.path())
+        .env("XDG_CONFIG_HOME", sb.home.path().join(".config"))
+        .env("XDG_DATA_HOME", sb.home.path().join(".local/share"))
+        .current_dir(sb.root())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("chk-003"), "{text}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("blocked by policy"));
+}
