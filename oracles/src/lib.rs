@@ -33,6 +33,7 @@
 
 mod cfg;
 pub mod expr;
+pub mod issue;
 pub mod permission;
 pub mod process;
 pub mod rules;
