@@ -32,6 +32,7 @@
 #![warn(missing_docs)]
 
 mod cfg;
+pub mod checklist;
 pub mod expr;
 pub mod issue;
 pub mod permission;
@@ -40,6 +41,7 @@ pub mod rules;
 pub mod script;
 mod template;
 
+pub use checklist::ChecklistValidator;
 pub use permission::PermissionChecker;
 pub use rules::Rules;
 pub use script::ScriptHook;
@@ -72,5 +74,10 @@ pub fn register_builtins(registry: &mut Registry) {
         "Script",
         "a HOOK.md script hook (Agent Hooks standard): runs the hook's script and maps its answer",
         |cfg| Ok(Arc::new(ScriptHook::from_config(cfg)?) as Arc<dyn Oracle>),
+    );
+    registry.register(
+        "ChecklistValidator",
+        "issue checklist completion: open items (and items whose dependencies are open) block or prompt",
+        |cfg| Ok(Arc::new(ChecklistValidator::from_config(cfg)?) as Arc<dyn Oracle>),
     );
 }
