@@ -119,7 +119,9 @@ impl ChecklistValidator {
                 _ => {
                     return Err(OracleConfigError::at(
                         "min_completion_rate",
-                        format!("{n} is out of range: give a fraction from 0.0 to 1.0 (e.g. 0.9 for 90%)"),
+                        format!(
+                        "{n} is out of range: give a fraction from 0.0 to 1.0 (e.g. 0.9 for 90%)"
+                    ),
                     ))
                 }
             },
@@ -265,7 +267,10 @@ impl ChecklistValidator {
             match checklist.get("items") {
                 Some(Value::Null) | None => {}
                 Some(items) => {
-                    return Ok(Some((Source::Items(items_from_context(items)?), issue_path)))
+                    return Ok(Some((
+                        Source::Items(items_from_context(items)?),
+                        issue_path,
+                    )))
                 }
             }
             if let Some(counts) = counts_from_context(&checklist)? {
@@ -319,8 +324,7 @@ fn items_from_context(items: &Value) -> Result<Checklist, OracleError> {
         })?;
         parsed.push(item);
     }
-    Checklist::new(parsed)
-        .map_err(|e| OracleError::new(format!("checklist in the context: {e}")))
+    Checklist::new(parsed).map_err(|e| OracleError::new(format!("checklist in the context: {e}")))
 }
 
 /// `{total, done}` or `{total, incomplete_count}` of a context checklist
@@ -342,11 +346,9 @@ fn counts_from_context(checklist: &Value) -> Result<Option<Source>, OracleError>
     let done = match (count("done")?, count("incomplete_count")?) {
         (Some(done), _) => done,
         (None, Some(open)) => total.saturating_sub(open),
-        (None, None) => {
-            return Err(OracleError::new(
-                "checklist.total in the context comes without `done`, `incomplete_count` or `items`",
-            ))
-        }
+        (None, None) => return Err(OracleError::new(
+            "checklist.total in the context comes without `done`, `incomplete_count` or `items`",
+        )),
     };
     Ok(Some(Source::Counts { total, done }))
 }

@@ -615,7 +615,11 @@ impl Checklist {
             items: self
                 .items
                 .iter()
-                .filter(|i| sections.iter().any(|s| section_matches(&i.section, s.as_ref())))
+                .filter(|i| {
+                    sections
+                        .iter()
+                        .any(|s| section_matches(&i.section, s.as_ref()))
+                })
                 .cloned()
                 .collect(),
         }
@@ -645,8 +649,17 @@ const SECTION_ALIASES: &[&[&str]] = &[
         "技术任务",
         "technical tasks (技术任务)",
     ],
-    &["acceptance criteria", "验收标准", "acceptance criteria (验收标准)"],
-    &["review comments", "评审", "评审意见", "review comments (评审)"],
+    &[
+        "acceptance criteria",
+        "验收标准",
+        "acceptance criteria (验收标准)",
+    ],
+    &[
+        "review comments",
+        "评审",
+        "评审意见",
+        "review comments (评审)",
+    ],
 ];
 
 /// Whether the heading `section` is the section called `wanted`: equal
@@ -834,8 +847,7 @@ fn split_frontmatter(text: &str) -> Result<Parts<'_>, (Option<usize>, String)> {
     }
     let yaml_start = first.len();
     let mut offset = yaml_start;
-    let mut line = 2;
-    for l in lines {
+    for (line, l) in (2usize..).zip(lines) {
         let trimmed = l.trim_end();
         if trimmed == "---" || trimmed == "..." {
             let body_offset = offset + l.len();
@@ -848,7 +860,6 @@ fn split_frontmatter(text: &str) -> Result<Parts<'_>, (Option<usize>, String)> {
             });
         }
         offset += l.len();
-        line += 1;
     }
     Err((
         Some(1),
@@ -1014,11 +1025,14 @@ fn parse_frontmatter(yaml: &str, first_line: usize) -> Result<Frontmatter, Field
     }
     // YAML 1.2 core booleans only: `no`, `on`, `y` stay strings.
     let options = serde_saphyr::options! { strict_booleans: true };
-    let root: Spanned<Yaml> = serde_saphyr::from_str_with_options(yaml, options)
-        .map_err(|e| {
-            let line = e.location().and_then(|l| yaml_line(&l, first_line));
-            (line, None, format!("invalid YAML in the frontmatter: {}", yaml_message(&e)))
-        })?;
+    let root: Spanned<Yaml> = serde_saphyr::from_str_with_options(yaml, options).map_err(|e| {
+        let line = e.location().and_then(|l| yaml_line(&l, first_line));
+        (
+            line,
+            None,
+            format!("invalid YAML in the frontmatter: {}", yaml_message(&e)),
+        )
+    })?;
     let Yaml::Map(entries) = root.value else {
         return Err((
             yaml_line(&root.referenced, first_line),
@@ -1088,9 +1102,7 @@ fn parse_frontmatter(yaml: &str, first_line: usize) -> Result<Frontmatter, Field
                 fm.stage = opt_enum(&value.value, IssueStage::parse, IssueStage::NAMES)
                     .map_err(|m| field_err(format!("{} {m}", IssueStage::WHAT)))?
             }
-            "dependencies" => {
-                fm.dependencies = text_list(value, first_line, name, "[FEAT-0100]")?
-            }
+            "dependencies" => fm.dependencies = text_list(value, first_line, name, "[FEAT-0100]")?,
             "related" => fm.related = text_list(value, first_line, name, "[FEAT-0100]")?,
             "tags" => fm.tags = text_list(value, first_line, name, "[backend, api]")?,
             "files" => fm.files = text_list(value, first_line, name, "[src/lib.rs]")?,
@@ -1183,7 +1195,10 @@ fn text_list(
         other => Err((
             yaml_line(&v.referenced, first_line),
             Some(field.to_string()),
-            format!("expected a list, e.g. `{field}: {example}`, found {}", other.kind()),
+            format!(
+                "expected a list, e.g. `{field}: {example}`, found {}",
+                other.kind()
+            ),
         )),
     }
 }
@@ -1293,7 +1308,8 @@ fn parse_checklist(
             }),
             Event::End(TagEnd::Item) => {
                 if let Some(frame) = frames.pop() {
-                    if let Some(item) = finish_item(frame, body, body_offset, line_starts, &section)?
+                    if let Some(item) =
+                        finish_item(frame, body, body_offset, line_starts, &section)?
                     {
                         items.push(item);
                     }
@@ -1430,9 +1446,7 @@ fn finish_item(
                     Some(prev) if *prev != id => {
                         return Err((
                             line,
-                            format!(
-                                "checklist item has two ids, `{prev}` and `{id}`; keep one"
-                            ),
+                            format!("checklist item has two ids, `{prev}` and `{id}`; keep one"),
                         ))
                     }
                     _ => comment_id = Some(id),
@@ -1521,7 +1535,9 @@ mod tests {
 
     #[test]
     fn every_marker() {
-        let got = items("- [ ] a\n- [x] b\n- [X] c\n- [-] d\n- [/] e\n- [~] f\n- [+] g\n- [?] h\n- plain\n");
+        let got = items(
+            "- [ ] a\n- [x] b\n- [X] c\n- [-] d\n- [/] e\n- [~] f\n- [+] g\n- [?] h\n- plain\n",
+        );
         let states: Vec<(&str, ItemState)> =
             got.iter().map(|i| (i.text.as_str(), i.state)).collect();
         assert_eq!(
@@ -1542,7 +1558,9 @@ mod tests {
 
     #[test]
     fn nested_items_and_multiline_text() {
-        let got = items("- [ ] parent\n  spans two lines\n  - [x] child\n* [-] star item\n1. [ ] numbered\n");
+        let got = items(
+            "- [ ] parent\n  spans two lines\n  - [x] child\n* [-] star item\n1. [ ] numbered\n",
+        );
         let texts: Vec<&str> = got.iter().map(|i| i.text.as_str()).collect();
         assert_eq!(
             texts,

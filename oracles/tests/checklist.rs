@@ -115,7 +115,10 @@ fn ticked_item_blocked_by_an_unchecked_dependency_is_incomplete() {
     let c = issue_ctx("- [ ] chk-003: write API docs\n- [x] chk-004: deploy (depends: chk-003)\n");
     let signals = run(&validator(json!({})), &c);
     let (reason, path) = block(&signals);
-    assert!(reason.starts_with("2 of 2 checklist items incomplete"), "{reason}");
+    assert!(
+        reason.starts_with("2 of 2 checklist items incomplete"),
+        "{reason}"
+    );
     assert_eq!(
         path,
         [
@@ -190,7 +193,10 @@ fn sections_filter() {
     let only_tasks = validator(json!({"sections": ["technical tasks"]}));
     let signals = run(&only_tasks, &issue_ctx(STORY));
     let (reason, _) = block(&signals);
-    assert!(reason.starts_with("2 of 4 checklist items incomplete"), "{reason}");
+    assert!(
+        reason.starts_with("2 of 4 checklist items incomplete"),
+        "{reason}"
+    );
 
     let acceptance = validator(json!({"sections": ["Acceptance Criteria"]}));
     assert!(run(&acceptance, &issue_ctx(STORY)).is_empty());
@@ -203,7 +209,11 @@ fn sections_filter() {
     let zh = issue_ctx("## 任务\n- [ ] chk-1: 写文档\n\n## 验收标准\n- [x] 通过\n");
     let signals = run(&validator(json!({"sections": ["Technical Tasks"]})), &zh);
     assert_eq!(block(&signals).1, ["chk-1: 写文档"]);
-    assert!(run(&validator(json!({"sections": ["Acceptance Criteria"]})), &zh).is_empty());
+    assert!(run(
+        &validator(json!({"sections": ["Acceptance Criteria"]})),
+        &zh
+    )
+    .is_empty());
 }
 
 #[test]
@@ -249,7 +259,11 @@ fn malformed_context_checklist_is_an_error_not_a_pass() {
     let e = v.signals(&bad_state).unwrap_err();
     assert!(e.message.contains("checklist.items.0"), "{e}");
     let not_list = ctx(json!({"checklist": {"items": "chk-1"}}));
-    assert!(v.signals(&not_list).unwrap_err().message.contains("must be a list"));
+    assert!(v
+        .signals(&not_list)
+        .unwrap_err()
+        .message
+        .contains("must be a list"));
     let cycle = ctx(json!({"checklist": {"items": [
         {"id": "a-1", "text": "a", "state": "todo", "depends_on": ["a-2"]},
         {"id": "a-2", "text": "b", "state": "todo", "depends_on": ["a-1"]},
@@ -296,7 +310,9 @@ fn falls_back_to_the_issue_file() {
     block(&run(&validator(json!({})), &c));
 
     // Relative to work_dir when there is no project dir.
-    let c = ctx(json!({"work_dir": dir.path().to_string_lossy(), "issue": {"path": "Issues/FEAT-0123.md"}}));
+    let c = ctx(
+        json!({"work_dir": dir.path().to_string_lossy(), "issue": {"path": "Issues/FEAT-0123.md"}}),
+    );
     block(&run(&validator(json!({})), &c));
 
     // A missing or broken file is an error, never a pass.
@@ -311,7 +327,9 @@ fn falls_back_to_the_issue_file() {
 
 #[test]
 fn many_open_items_are_summarised_in_the_reason() {
-    let body: String = (1..=8).map(|i| format!("- [ ] t-{i}: task {i}\n")).collect();
+    let body: String = (1..=8)
+        .map(|i| format!("- [ ] t-{i}: task {i}\n"))
+        .collect();
     let signals = run(&validator(json!({})), &issue_ctx(&body));
     let (reason, path) = block(&signals);
     assert_eq!(

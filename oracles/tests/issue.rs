@@ -99,7 +99,14 @@ fn reads_a_monoco_issue() {
     let items = &issue.checklist.items;
     let summary: Vec<(Option<&str>, &str, ItemState, &str)> = items
         .iter()
-        .map(|i| (i.id.as_deref(), i.text.as_str(), i.state, i.section.as_str()))
+        .map(|i| {
+            (
+                i.id.as_deref(),
+                i.text.as_str(),
+                i.state,
+                i.section.as_str(),
+            )
+        })
         .collect();
     assert_eq!(
         summary,
@@ -160,7 +167,12 @@ fn context_shapes() {
     assert_eq!(ctx["files"], json!(["src/export.rs", "docs/export.md"]));
     assert_eq!(ctx["closed_at"], json!(null));
     assert_eq!(ctx["frontmatter"]["sprint"], "S-12");
-    let keys: Vec<&str> = ctx.as_object().unwrap().keys().map(String::as_str).collect();
+    let keys: Vec<&str> = ctx
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
     let mut expected = vec![
         "id",
         "uid",
@@ -216,7 +228,10 @@ fn chinese_sections() {
         .map(|i| i.section.as_str())
         .collect();
     assert_eq!(sections, ["任务", "任务", "验收标准", "评审"]);
-    assert_eq!(texts(&issue), ["设计接口", "编写文档", "导出正确", "已取消的意见"]);
+    assert_eq!(
+        texts(&issue),
+        ["设计接口", "编写文档", "导出正确", "已取消的意见"]
+    );
     assert!(section_matches("任务", "Technical Tasks"));
     assert!(section_matches("验收标准", "acceptance criteria"));
     assert!(section_matches("评审", "Review Comments"));
@@ -305,7 +320,10 @@ fn dependency_forms() {
             vec!["a-1".to_string()],
         ]
     );
-    assert_eq!(texts(&issue), ["one", "two", "three", "four", "five", "six"]);
+    assert_eq!(
+        texts(&issue),
+        ["one", "two", "three", "four", "five", "six"]
+    );
 }
 
 #[test]
@@ -355,9 +373,8 @@ fn cycles_are_errors_naming_the_members() {
 
 #[test]
 fn unknown_dependency_is_an_error_with_did_you_mean() {
-    let e = error(
-        "---\nid: FEAT-0123\n---\n- [ ] chk-001: a\n- [ ] chk-002: b (depends: chk-01)\n",
-    );
+    let e =
+        error("---\nid: FEAT-0123\n---\n- [ ] chk-001: a\n- [ ] chk-002: b (depends: chk-01)\n");
     assert_eq!(e.line, Some(5));
     assert!(e.message.contains("unknown item `chk-01`"), "{e}");
     assert!(e.message.contains("did you mean `chk-001`"), "{e}");
@@ -367,9 +384,8 @@ fn unknown_dependency_is_an_error_with_did_you_mean() {
 
 #[test]
 fn duplicate_ids_are_errors() {
-    let e = error(
-        "---\nid: FEAT-0123\n---\n- [ ] chk-001: a\n- [ ] b\n- [ ] c <!-- id: chk-001 -->\n",
-    );
+    let e =
+        error("---\nid: FEAT-0123\n---\n- [ ] chk-001: a\n- [ ] b\n- [ ] c <!-- id: chk-001 -->\n");
     assert_eq!(e.line, Some(6));
     assert!(
         e.message
@@ -500,7 +516,10 @@ fn load_from_disk() {
     assert!(e.message.contains("not UTF-8"), "{e}");
 
     let e = load_issue(&dir.path().join("missing.md")).unwrap_err();
-    assert!(e.to_string().contains("missing.md: cannot read the issue"), "{e}");
+    assert!(
+        e.to_string().contains("missing.md: cannot read the issue"),
+        "{e}"
+    );
 }
 
 #[test]
