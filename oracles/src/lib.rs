@@ -7,7 +7,11 @@
 //!   tool call and asks for confirmation of risky ones;
 //! * [`ScriptHook`] (`Script`) — a HOOK.md script hook of the Agent Hooks
 //!   standard (SPEC §4.3) run as an oracle: event JSON on stdin, exit code
-//!   and stdout mapped to signals, its process group killed on timeout.
+//!   and stdout mapped to signals, its process group killed on timeout;
+//! * [`ChecklistValidator`] — an issue's checklist (read by [`issue`] from a
+//!   Monoco issue file) must be complete, or complete enough, to go on;
+//! * [`ReviewTrigger`] — after submit, names the reviewers from CODEOWNERS
+//!   and config, and can run a command to notify them.
 //!
 //! What does **not** live here: the engine itself (events, context, signals,
 //! the [`Oracle`] trait, dispatch — `ahp-engine`) and loading hooks.yaml
@@ -32,14 +36,19 @@
 #![warn(missing_docs)]
 
 mod cfg;
+pub mod checklist;
 pub mod expr;
+pub mod issue;
 pub mod permission;
 pub mod process;
+pub mod review;
 pub mod rules;
 pub mod script;
 mod template;
 
+pub use checklist::ChecklistValidator;
 pub use permission::PermissionChecker;
+pub use review::ReviewTrigger;
 pub use rules::Rules;
 pub use script::ScriptHook;
 
@@ -53,7 +62,9 @@ use std::sync::Arc;
 /// ```
 /// let mut registry = ahp_engine::Registry::new();
 /// ahp_oracles::register_builtins(&mut registry);
-/// assert_eq!(registry.names(), vec!["PermissionChecker", "Rules", "Script"]);
+/// for name in ["PermissionChecker", "Rules", "Script", "ChecklistValidator", "ReviewTrigger"] {
+///     assert!(registry.names().iter().any(|n| n == name), "{name}");
+/// }
 /// assert_eq!(registry.resolve("rules"), Some("Rules"));
 /// ```
 pub fn register_builtins(registry: &mut Registry) {
@@ -71,5 +82,15 @@ pub fn register_builtins(registry: &mut Registry) {
         "Script",
         "a HOOK.md script hook (Agent Hooks standard): runs the hook's script and maps its answer",
         |cfg| Ok(Arc::new(ScriptHook::from_config(cfg)?) as Arc<dyn Oracle>),
+    );
+    registry.register(
+        "ChecklistValidator",
+        "issue checklist completion: open items (and items whose dependencies are open) block or prompt",
+        |cfg| Ok(Arc::new(ChecklistValidator::from_config(cfg)?) as Arc<dyn Oracle>),
+    );
+    registry.register(
+        "ReviewTrigger",
+        "after submit: names the reviewers (CODEOWNERS of the changed files, fixed reviewers), optionally runs a notify command",
+        |cfg| Ok(Arc::new(ReviewTrigger::from_config(cfg)?) as Arc<dyn Oracle>),
     );
 }

@@ -1,0 +1,424 @@
+//! The `ChecklistValidator` oracle: an issue is not submitted (or closed)
+//! while its checklist has open items (SPEC §5).
+//!
+//! ```yaml
+//! hooks:
+//!   pre-issue-submit:
+//!     - oracle: ChecklistValidator
+//!       config:
+//!         allow_partial: false        # default false: any open item blocks
+//!         min_completion_rate: 0.9    # 0.0–1.0, default 1.0; used with allow_partial
+//!         sections: [Technical Tasks, Acceptance Criteria]   # default: every section
+//! ```
+//!
+//! **What it reads.** `checklist.items` of the context (see
+//! [`crate::issue`] for the item shape), recounting them for the selected
+//! `sections`. Without a `checklist` in the context it loads the issue file
+//! at `issue.path` (relative paths are taken from the project root), and
+//! with neither there is nothing to check: it accepts. A `checklist` with
+//! counts (`total`, `done`) but no `items` is judged by the counts.
+//!
+//! **What it says.**
+//! * every counted item complete (or nothing counted: an empty checklist,
+//!   or every item cancelled `[~]`) → accept;
+//! * open items, and `allow_partial` is false or the completion rate is
+//!   below `min_completion_rate` → **block** (type `checklist-incomplete`),
+//!   reason `N of M checklist items incomplete (chk-003, chk-004)`, and one
+//!   `resolution_path` step per open item: `chk-003: write API docs`,
+//!   `chk-004: deploy (blocked by chk-003)`, `chk-002: migrate (in
+//!   progress)`;
+//! * open items, `allow_partial` true and the rate at least
+//!   `min_completion_rate` → **prompt** (type `checklist-partial`, severity
+//!   low) listing the open items as suggestions.
+//!
+//! An item counts as complete when it is ticked `[x]` and none of the items
+//! it depends on is still unchecked; cancelled items are not counted.
+//! `sections` names headings, compared ignoring case; Monoco's English and
+//! Chinese names of one section match each other (`Technical Tasks` /
+//! `任务`, `Acceptance Criteria` / `验收标准`, `Review Comments` / `评审`), and
+//! items under other headings are not counted.
+//!
+//! ```
+//! use ahp_oracles::checklist::ChecklistValidator;
+//! use ahp_engine::{HookContext, Intensity, OracleConfig, Payload};
+//! use serde_json::json;
+//!
+//! let v = ChecklistValidator::from_config(OracleConfig::empty()).unwrap();
+//! let ctx: HookContext = serde_json::from_value(json!({"checklist": {"items": [
+//!     {"id": "chk-001", "text": "schema", "state": "done"},
+//!     {"id": "chk-003", "text": "write API docs", "state": "todo"},
+//! ]}})).unwrap();
+//! let signals = v.signals(&ctx).unwrap();
+//! assert_eq!(signals[0].intensity(), Intensity::Block);
+//! let Payload::Block(b) = &signals[0].payload else { unreachable!() };
+//! assert_eq!(b.reason, "1 of 2 checklist items incomplete (chk-003)");
+//! assert_eq!(b.resolution_path, ["chk-003: write API docs"]);
+//! ```
+
+use crate::cfg::{check_keys, opt_bool};
+use crate::issue::{load_issue, Checklist, ChecklistItem, ItemState};
+use ahp_engine::oracle::kind_of;
+use ahp_engine::{
+    async_trait, HookContext, Intensity, Oracle, OracleConfig, OracleConfigError, OracleError,
+    Severity, Signal,
+};
+use serde_json::{Map, Value};
+use std::path::{Path, PathBuf};
+
+const KEYS: &[&str] = &["allow_partial", "min_completion_rate", "sections"];
+
+/// The signal type of the block.
+pub const INCOMPLETE_TYPE: &str = "checklist-incomplete";
+
+/// The signal type of the prompt (partial completion allowed).
+pub const PARTIAL_TYPE: &str = "checklist-partial";
+
+/// How many open items the reason names before "… and N more".
+const NAMED_IN_REASON: usize = 5;
+
+/// Checks an issue's checklist. Build with [`ChecklistValidator::from_config`];
+/// see the [module docs](self).
+#[derive(Debug, Clone)]
+pub struct ChecklistValidator {
+    allow_partial: bool,
+    min_completion_rate: f64,
+    sections: Option<Vec<String>>,
+    project_dir: Option<PathBuf>,
+}
+
+/// The checklist an evaluation judges.
+enum Source {
+    /// Items (from the context or the issue file).
+    Items(Checklist),
+    /// Only counts, from a context without items.
+    Counts { total: u64, done: u64 },
+}
+
+impl ChecklistValidator {
+    /// Reads `allow_partial` (bool, default false), `min_completion_rate`
+    /// (0.0–1.0, default 1.0) and `sections` (a non-empty list of heading
+    /// names; default: all).
+    ///
+    /// ```
+    /// use ahp_oracles::checklist::ChecklistValidator;
+    /// use ahp_engine::OracleConfig;
+    /// let bad = serde_json::json!({"min_completion_rate": 90});
+    /// let err = ChecklistValidator::from_config(OracleConfig::new(&bad, None)).unwrap_err();
+    /// assert_eq!(err.key.as_deref(), Some("min_completion_rate"));
+    /// assert!(err.message.contains("0.9 for 90%"), "{err}");
+    /// ```
+    pub fn from_config(cfg: OracleConfig<'_>) -> Result<Self, OracleConfigError> {
+        let empty = Map::new();
+        let map = cfg.map()?.unwrap_or(&empty);
+        check_keys(map, "", KEYS)?;
+        let allow_partial = opt_bool(map, "", "allow_partial")?.unwrap_or(false);
+        let min_completion_rate = match map.get("min_completion_rate") {
+            None | Some(Value::Null) => 1.0,
+            Some(Value::Number(n)) => match n.as_f64() {
+                Some(r) if (0.0..=1.0).contains(&r) => r,
+                _ => {
+                    return Err(OracleConfigError::at(
+                        "min_completion_rate",
+                        format!(
+                        "{n} is out of range: give a fraction from 0.0 to 1.0 (e.g. 0.9 for 90%)"
+                    ),
+                    ))
+                }
+            },
+            Some(other) => {
+                return Err(OracleConfigError::at(
+                    "min_completion_rate",
+                    format!(
+                        "expected a fraction from 0.0 to 1.0 (e.g. 0.9 for 90%), found {}",
+                        kind_of(other)
+                    ),
+                ))
+            }
+        };
+        let sections = match map.get("sections") {
+            None | Some(Value::Null) => None,
+            Some(Value::Array(list)) if list.is_empty() => {
+                return Err(OracleConfigError::at(
+                    "sections",
+                    "an empty list counts no item; remove `sections` to check every section",
+                ))
+            }
+            Some(Value::Array(list)) => {
+                let mut names = Vec::with_capacity(list.len());
+                for (i, v) in list.iter().enumerate() {
+                    match v {
+                        Value::String(s) if !s.trim().is_empty() => names.push(s.trim().to_string()),
+                        Value::String(_) => {
+                            return Err(OracleConfigError::at(
+                                format!("sections.{i}"),
+                                "a section name must not be empty, e.g. `Technical Tasks`",
+                            ))
+                        }
+                        other => {
+                            return Err(OracleConfigError::at(
+                                format!("sections.{i}"),
+                                format!(
+                                    "expected a heading name such as `Acceptance Criteria`, found {}",
+                                    kind_of(other)
+                                ),
+                            ))
+                        }
+                    }
+                }
+                Some(names)
+            }
+            Some(other) => {
+                return Err(OracleConfigError::at(
+                    "sections",
+                    format!(
+                        "expected a list of heading names, e.g. `[Technical Tasks, Acceptance Criteria]`, found {}",
+                        kind_of(other)
+                    ),
+                ))
+            }
+        };
+        Ok(ChecklistValidator {
+            allow_partial,
+            min_completion_rate,
+            sections,
+            project_dir: cfg.project_dir(),
+        })
+    }
+
+    /// The signals for `ctx` (what [`Oracle::evaluate`] returns).
+    pub fn signals(&self, ctx: &HookContext) -> Result<Vec<Signal>, OracleError> {
+        let Some((source, file)) = self.source(ctx)? else {
+            return Ok(Vec::new());
+        };
+        let files: Vec<String> = file.into_iter().collect();
+        let signal = match source {
+            Source::Items(all) => {
+                let list = match &self.sections {
+                    Some(names) => all.select_sections(names),
+                    None => all,
+                };
+                let total = list.total();
+                let done = list.done();
+                if done >= total {
+                    return Ok(Vec::new());
+                }
+                let open: Vec<&ChecklistItem> = list.incomplete().collect();
+                let names = short_names(&open);
+                let steps: Vec<String> = open.iter().map(|i| step(i)).collect();
+                self.judge(total as u64, done as u64, &names, steps)
+            }
+            Source::Counts { total, done } => {
+                if done >= total {
+                    return Ok(Vec::new());
+                }
+                let open = total - done;
+                let steps = vec![format!(
+                    "finish the {open} open checklist item(s) and tick them with [x]"
+                )];
+                self.judge(total, done, "", steps)
+            }
+        };
+        Ok(vec![signal.with_files(files)])
+    }
+
+    /// Block or prompt for `done` of `total` (done < total).
+    fn judge(&self, total: u64, done: u64, names: &str, steps: Vec<String>) -> Signal {
+        let open = total - done;
+        let rate = done as f64 / total as f64;
+        let rate_met = done as f64 >= self.min_completion_rate * total as f64 - 1e-9;
+        let names = if names.is_empty() {
+            String::new()
+        } else {
+            format!(" ({names})")
+        };
+        let noun = if total == 1 { "item" } else { "items" };
+        if self.allow_partial && rate_met {
+            Signal::prompt(format!(
+                "{open} of {total} checklist {noun} still open{names}: {} complete, {} required; finish them or confirm they can wait",
+                percent(rate),
+                percent(self.min_completion_rate)
+            ))
+            .with_severity(Severity::Low)
+            .with_resolution_path(steps)
+            .with_type(PARTIAL_TYPE)
+        } else {
+            let mut reason = format!("{open} of {total} checklist {noun} incomplete{names}");
+            if self.allow_partial {
+                reason.push_str(&format!(
+                    ": {} complete, {} required",
+                    percent(rate),
+                    percent(self.min_completion_rate)
+                ));
+            }
+            Signal::block(reason)
+                .with_resolution_path(steps)
+                .with_type(INCOMPLETE_TYPE)
+        }
+    }
+
+    /// The checklist to judge and the issue file it belongs to; `None` when
+    /// the context has neither a checklist nor an issue path.
+    fn source(&self, ctx: &HookContext) -> Result<Option<(Source, Option<String>)>, OracleError> {
+        let issue_path = ctx
+            .lookup("issue.path")
+            .and_then(|v| v.as_str().map(str::to_string))
+            .filter(|p| !p.trim().is_empty());
+        if let Some(checklist) = ctx.lookup("checklist") {
+            match checklist.get("items") {
+                Some(Value::Null) | None => {}
+                Some(items) => {
+                    return Ok(Some((
+                        Source::Items(items_from_context(items)?),
+                        issue_path,
+                    )))
+                }
+            }
+            if let Some(counts) = counts_from_context(&checklist)? {
+                if self.sections.is_some() {
+                    return Err(OracleError::new(
+                        "the context's `checklist` has counts but no `items`, so `sections` cannot be applied; give `checklist.items` or `issue.path`",
+                    ));
+                }
+                return Ok(Some((counts, issue_path)));
+            }
+        }
+        let Some(path) = issue_path else {
+            return Ok(None);
+        };
+        let file = self.resolve(&path, ctx);
+        let issue = load_issue(&file).map_err(|e| OracleError::new(e.to_string()))?;
+        Ok(Some((Source::Items(issue.checklist), Some(path))))
+    }
+
+    /// `path` as given when absolute, else under the project root (or the
+    /// context's `work_dir`).
+    fn resolve(&self, path: &str, ctx: &HookContext) -> PathBuf {
+        let p = Path::new(path);
+        if p.is_absolute() {
+            return p.to_path_buf();
+        }
+        if let Some(root) = &self.project_dir {
+            return root.join(p);
+        }
+        match ctx.work_dir.as_deref().filter(|w| !w.is_empty()) {
+            Some(w) => Path::new(w).join(p),
+            None => p.to_path_buf(),
+        }
+    }
+}
+
+/// Reads `checklist.items` of a context and rebuilds the dependency graph.
+fn items_from_context(items: &Value) -> Result<Checklist, OracleError> {
+    let Value::Array(list) = items else {
+        return Err(OracleError::new(format!(
+            "checklist.items in the context must be a list of items, found {}",
+            kind_of(items)
+        )));
+    };
+    let mut parsed = Vec::with_capacity(list.len());
+    for (i, v) in list.iter().enumerate() {
+        let item: ChecklistItem = serde_json::from_value(v.clone()).map_err(|e| {
+            OracleError::new(format!(
+                "checklist.items.{i} in the context is not a checklist item ({{id?, text, state: todo|done|doing|cancelled, section, depends_on}}): {e}"
+            ))
+        })?;
+        parsed.push(item);
+    }
+    Checklist::new(parsed).map_err(|e| OracleError::new(format!("checklist in the context: {e}")))
+}
+
+/// `{total, done}` or `{total, incomplete_count}` of a context checklist
+/// without items; `None` when it has no counts either.
+fn counts_from_context(checklist: &Value) -> Result<Option<Source>, OracleError> {
+    let count = |key: &str| -> Result<Option<u64>, OracleError> {
+        match checklist.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(v) => v.as_u64().map(Some).ok_or_else(|| {
+                OracleError::new(format!(
+                    "checklist.{key} in the context must be a whole number, found {v}"
+                ))
+            }),
+        }
+    };
+    let Some(total) = count("total")? else {
+        return Ok(None);
+    };
+    let done = match (count("done")?, count("incomplete_count")?) {
+        (Some(done), _) => done,
+        (None, Some(open)) => total.saturating_sub(open),
+        (None, None) => return Err(OracleError::new(
+            "checklist.total in the context comes without `done`, `incomplete_count` or `items`",
+        )),
+    };
+    Ok(Some(Source::Counts { total, done }))
+}
+
+/// One resolution step: `chk-003: write API docs`, with why it is open when
+/// it is not plainly unchecked.
+fn step(item: &ChecklistItem) -> String {
+    let label = item.label();
+    if !item.blocked_by.is_empty() {
+        format!("{label} (blocked by {})", item.blocked_by.join(", "))
+    } else if item.state == ItemState::Doing {
+        format!("{label} (in progress)")
+    } else {
+        label
+    }
+}
+
+/// `chk-003, chk-004, "write docs", … and 3 more`.
+fn short_names(open: &[&ChecklistItem]) -> String {
+    let mut names: Vec<String> = open
+        .iter()
+        .take(NAMED_IN_REASON)
+        .map(|i| match &i.id {
+            Some(id) => id.clone(),
+            None => format!("\"{}\"", crate::template::truncate(&i.text, 40)),
+        })
+        .collect();
+    if open.len() > NAMED_IN_REASON {
+        names.push(format!("… and {} more", open.len() - NAMED_IN_REASON));
+    }
+    names.join(", ")
+}
+
+/// `0.9` → `90%`, `0.875` → `87.5%`; a rate is rounded down so that it is
+/// never shown as reaching a requirement it misses.
+fn percent(rate: f64) -> String {
+    let tenths = (rate * 1000.0 + 1e-6).floor() / 10.0;
+    if tenths.fract() == 0.0 {
+        format!("{tenths:.0}%")
+    } else {
+        format!("{tenths:.1}%")
+    }
+}
+
+#[async_trait]
+impl Oracle for ChecklistValidator {
+    async fn evaluate(&self, ctx: &HookContext) -> Result<Vec<Signal>, OracleError> {
+        self.signals(ctx)
+    }
+
+    fn default_intensity(&self) -> Option<Intensity> {
+        if self.allow_partial {
+            None
+        } else {
+            Some(Intensity::Block)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentages() {
+        assert_eq!(percent(0.9), "90%");
+        assert_eq!(percent(0.875), "87.5%");
+        assert_eq!(percent(0.8999), "89.9%");
+        assert_eq!(percent(2.0 / 3.0), "66.6%");
+        assert_eq!(percent(1.0), "100%");
+        assert_eq!(percent(0.0), "0%");
+    }
+}
