@@ -33,6 +33,12 @@
 
 mod cfg;
 pub mod expr;
+pub mod git;
+pub mod file_limit;
+pub mod completion;
+pub mod commit_msg;
+pub mod context_loader;
+mod pathglob;
 pub mod permission;
 pub mod process;
 pub mod rules;
