@@ -467,7 +467,9 @@ impl Git {
                 dir: self.dir.clone(),
             });
         }
-        let out = self.run(&self.dir, &["rev-parse", "--show-toplevel"]).await?;
+        let out = self
+            .run(&self.dir, &["rev-parse", "--show-toplevel"])
+            .await?;
         if !out.status.success() {
             let stderr = out.stderr.text();
             if stderr.contains("not a git repository") {
@@ -596,6 +598,28 @@ impl Git {
         args.extend(paths.iter().map(String::as_str));
         let out = self.ok(&self.dir, &args).await?;
         parse_log(&out.stdout.data)
+    }
+
+    /// The files under the directory given to [`Git::new`], tracked and
+    /// untracked (not ignored), relative to it, sorted.
+    pub async fn list_files(&self) -> Result<Vec<String>, GitError> {
+        self.toplevel().await?;
+        let out = self
+            .ok(
+                &self.dir,
+                &[
+                    "ls-files",
+                    "-z",
+                    "--cached",
+                    "--others",
+                    "--exclude-standard",
+                ],
+            )
+            .await?;
+        let mut files = split_z(&out.stdout.data);
+        files.sort();
+        files.dedup();
+        Ok(files)
     }
 
     /// Finds the work tree, HEAD, the trunk and the merge base.
@@ -731,10 +755,7 @@ impl ChangedFiles for Git {
 /// The change for an oracle: the context's (`files.changed`, see
 /// [`ChangeSet::from_context`]) when it has one, else computed by git in
 /// `project_dir` against the context's `git.trunk` (or main/master).
-pub async fn resolve_changes(
-    ctx: &HookContext,
-    project_dir: &Path,
-) -> Result<ChangeSet, GitError> {
+pub async fn resolve_changes(ctx: &HookContext, project_dir: &Path) -> Result<ChangeSet, GitError> {
     if let Some(change) = ChangeSet::from_context(ctx) {
         return Ok(change);
     }
@@ -820,9 +841,13 @@ fn parse_diff(data: &[u8]) -> Result<Vec<ChangedFile>, GitError> {
                 .next()
                 .and_then(|s| s.chars().next())
                 .ok_or_else(|| bad("a raw record without a status"))?;
-            let first = it.next().ok_or_else(|| bad("a raw record without a path"))?;
+            let first = it
+                .next()
+                .ok_or_else(|| bad("a raw record without a path"))?;
             let (old_path, path) = if matches!(letter, 'R' | 'C') {
-                let new = it.next().ok_or_else(|| bad("a rename without a new path"))?;
+                let new = it
+                    .next()
+                    .ok_or_else(|| bad("a rename without a new path"))?;
                 (Some(first), new)
             } else {
                 (None, first)
@@ -849,12 +874,15 @@ fn parse_diff(data: &[u8]) -> Result<Vec<ChangedFile>, GitError> {
             });
         } else {
             let mut parts = field.splitn(3, '\t');
-            let (Some(added), Some(removed), Some(rest)) = (parts.next(), parts.next(), parts.next())
+            let (Some(added), Some(removed), Some(rest)) =
+                (parts.next(), parts.next(), parts.next())
             else {
                 return Err(bad(&format!("a numstat record `{field}`")));
             };
             let path = if rest.is_empty() {
-                let _old = it.next().ok_or_else(|| bad("a numstat rename without paths"))?;
+                let _old = it
+                    .next()
+                    .ok_or_else(|| bad("a numstat rename without paths"))?;
                 it.next()
                     .ok_or_else(|| bad("a numstat rename without a new path"))?
             } else {

@@ -8,6 +8,16 @@
 //! * [`ScriptHook`] (`Script`) — a HOOK.md script hook of the Agent Hooks
 //!   standard (SPEC §4.3) run as an oracle: event JSON on stdin, exit code
 //!   and stdout mapped to signals, its process group killed on timeout.
+//! * [`FileChangeLimiter`] — too many changed files: a batch plan (control),
+//!   or a prompt/block with the counts per directory;
+//! * [`CompletionVerifier`] — before close: source changed without tests
+//!   (or docs) blocks;
+//! * [`CommitMessageValidator`] — the branch's commit messages
+//!   (Conventional Commits, a pattern, the issue id);
+//! * [`ContextLoader`] — at issue start: the issue's files and their recent
+//!   commits;
+//! * [`git`] — changed files and commits from git, for the oracles above
+//!   and the CLI.
 //!
 //! What does **not** live here: the engine itself (events, context, signals,
 //! the [`Oracle`] trait, dispatch — `ahp-engine`) and loading hooks.yaml
@@ -32,12 +42,12 @@
 #![warn(missing_docs)]
 
 mod cfg;
-pub mod expr;
-pub mod git;
-pub mod file_limit;
-pub mod completion;
 pub mod commit_msg;
+pub mod completion;
 pub mod context_loader;
+pub mod expr;
+pub mod file_limit;
+pub mod git;
 mod pathglob;
 pub mod permission;
 pub mod process;
@@ -45,6 +55,10 @@ pub mod rules;
 pub mod script;
 mod template;
 
+pub use commit_msg::CommitMessageValidator;
+pub use completion::CompletionVerifier;
+pub use context_loader::ContextLoader;
+pub use file_limit::FileChangeLimiter;
 pub use permission::PermissionChecker;
 pub use rules::Rules;
 pub use script::ScriptHook;
@@ -59,7 +73,7 @@ use std::sync::Arc;
 /// ```
 /// let mut registry = ahp_engine::Registry::new();
 /// ahp_oracles::register_builtins(&mut registry);
-/// assert_eq!(registry.names(), vec!["PermissionChecker", "Rules", "Script"]);
+/// assert!(registry.names().iter().any(|n| n == "Rules"));
 /// assert_eq!(registry.resolve("rules"), Some("Rules"));
 /// ```
 pub fn register_builtins(registry: &mut Registry) {
@@ -72,6 +86,28 @@ pub fn register_builtins(registry: &mut Registry) {
         "PermissionChecker",
         "blocks dangerous shell/SQL commands; asks for confirmation of risky ones",
         |cfg| Ok(Arc::new(PermissionChecker::from_config(cfg)?) as Arc<dyn Oracle>),
+    );
+    registry.register(
+        "FileChangeLimiter",
+        "too many changed files: a control splitting the change into batches by directory, or a prompt/block",
+        |cfg| Ok(Arc::new(file_limit::FileChangeLimiter::from_config(cfg)?) as Arc<dyn Oracle>),
+    );
+    registry.register(
+        "CompletionVerifier",
+        "blocks closing an issue whose change touches source files without tests (or docs)",
+        |cfg| Ok(Arc::new(completion::CompletionVerifier::from_config(cfg)?) as Arc<dyn Oracle>),
+    );
+    registry.register(
+        "CommitMessageValidator",
+        "commit messages: Conventional Commits, a pattern, the issue id, subject length",
+        |cfg| {
+            Ok(Arc::new(commit_msg::CommitMessageValidator::from_config(cfg)?) as Arc<dyn Oracle>)
+        },
+    );
+    registry.register(
+        "ContextLoader",
+        "at issue start: the issue's files (sizes, first lines) and the recent commits touching them",
+        |cfg| Ok(Arc::new(context_loader::ContextLoader::from_config(cfg)?) as Arc<dyn Oracle>),
     );
     registry.register(
         "Script",

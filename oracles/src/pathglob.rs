@@ -22,7 +22,10 @@ pub(crate) struct Globs {
 impl Globs {
     /// Compiles `patterns`; `key` names the config key in errors
     /// (`exclude.1`).
-    pub(crate) fn new<S: AsRef<str>>(patterns: &[S], key: &str) -> Result<Globs, OracleConfigError> {
+    pub(crate) fn new<S: AsRef<str>>(
+        patterns: &[S],
+        key: &str,
+    ) -> Result<Globs, OracleConfigError> {
         let mut builder = GlobSetBuilder::new();
         let mut kept = Vec::with_capacity(patterns.len());
         for (i, p) in patterns.iter().enumerate() {
@@ -55,7 +58,10 @@ impl Globs {
 
     /// Reads a list of globs (or one glob as a string) at `key`; `None`
     /// when absent or null.
-    pub(crate) fn from_value(value: Option<&Value>, key: &str) -> Result<Option<Globs>, OracleConfigError> {
+    pub(crate) fn from_value(
+        value: Option<&Value>,
+        key: &str,
+    ) -> Result<Option<Globs>, OracleConfigError> {
         match value {
             None | Some(Value::Null) => Ok(None),
             Some(Value::String(s)) => Globs::new(&[s.as_str()], key).map(Some),
@@ -67,7 +73,10 @@ impl Globs {
                         other => {
                             return Err(OracleConfigError::at(
                                 format!("{key}.{i}"),
-                                format!("expected a glob string like `src/**`, found {}", kind_of(other)),
+                                format!(
+                                    "expected a glob string like `src/**`, found {}",
+                                    kind_of(other)
+                                ),
                             ))
                         }
                     }
@@ -76,7 +85,10 @@ impl Globs {
             }
             Some(other) => Err(OracleConfigError::at(
                 key,
-                format!("expected a list of globs like [\"src/**\"], found {}", kind_of(other)),
+                format!(
+                    "expected a list of globs like [\"src/**\"], found {}",
+                    kind_of(other)
+                ),
             )),
         }
     }

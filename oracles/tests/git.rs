@@ -46,8 +46,14 @@ fn feature_repo() -> (Repo, String) {
         &[("src/new.rs", "pub fn new() {}\n")],
         "feat(core): add new",
     );
-    r.write("src/lib.rs", "pub fn a() {}\npub fn c() {}\npub fn d() {}\n");
-    r.write("assets/logo.png", b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".as_slice());
+    r.write(
+        "src/lib.rs",
+        "pub fn a() {}\npub fn c() {}\npub fn d() {}\n",
+    );
+    r.write(
+        "assets/logo.png",
+        b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".as_slice(),
+    );
     r.git(&["add", "-A"]);
     r.git(&[
         "commit",
@@ -96,7 +102,11 @@ async fn feature_branch_change_has_every_kind_of_file() {
         "ünïcode/файл.txt",
     ];
     expected.sort();
-    assert_eq!(c.paths(), expected, "sorted, deduplicated, nothing from main or target/");
+    assert_eq!(
+        c.paths(),
+        expected,
+        "sorted, deduplicated, nothing from main or target/"
+    );
 
     let lib = find(&c, "src/lib.rs");
     assert_eq!(lib.status, FileStatus::Modified);
@@ -157,17 +167,17 @@ async fn context_shapes() {
         logo,
         &json!({"path": "assets/logo.png", "status": "added", "added": 0, "removed": 0, "binary": true})
     );
-    let renamed = details
-        .iter()
-        .find(|d| d["status"] == "renamed")
-        .unwrap();
+    let renamed = details.iter().find(|d| d["status"] == "renamed").unwrap();
     assert_eq!(renamed["old_path"], "src/old name.rs");
 
     let g = c.git_context(&commits);
     assert_eq!(g["trunk"], "main");
     assert_eq!(g["merge_base"], base);
     assert_eq!(g["commits"][0]["subject"], "feat(core): add new");
-    assert_eq!(g["commits"][1]["body"], "Longer explanation.\n\nRefs: FEAT-0001");
+    assert_eq!(
+        g["commits"][1]["body"],
+        "Longer explanation.\n\nRefs: FEAT-0001"
+    );
     assert_eq!(g["commits"][1]["sha"].as_str().unwrap().len(), 40);
 
     // The shapes read back into a context.
@@ -182,7 +192,10 @@ async fn commits_since_base_are_the_branch_commits_oldest_first() {
     let (r, _) = feature_repo();
     let git = Git::new(r.path());
     let commits = git.commits_since_base(None).await.unwrap();
-    assert_eq!(subjects(&commits), ["feat(core): add new", "fix: rework lib"]);
+    assert_eq!(
+        subjects(&commits),
+        ["feat(core): add new", "fix: rework lib"]
+    );
     assert_eq!(commits[0].body, "");
 
     // A merge commit is left out; the merged commit is in.
@@ -190,7 +203,14 @@ async fn commits_since_base_are_the_branch_commits_oldest_first() {
     r.git(&["checkout", "-q", "-b", "side"]);
     r.commit_files(&[("side.txt", "s\n")], "feat: side work");
     r.git(&["checkout", "-q", "feature"]);
-    r.git(&["merge", "-q", "--no-ff", "-m", "Merge branch 'side'", "side"]);
+    r.git(&[
+        "merge",
+        "-q",
+        "--no-ff",
+        "-m",
+        "Merge branch 'side'",
+        "side",
+    ]);
     let commits = git.commits_since_base(None).await.unwrap();
     assert_eq!(
         subjects(&commits),
@@ -255,17 +275,18 @@ async fn a_named_trunk_is_used_and_must_exist() {
     assert_eq!(c.trunk.as_deref(), Some("develop"));
     assert_eq!(c.paths(), ["t.txt"]);
     // Against main, develop's commit is part of the change too.
-    assert_eq!(
-        git.changes(None).await.unwrap().paths(),
-        ["d.txt", "t.txt"]
-    );
+    assert_eq!(git.changes(None).await.unwrap().paths(), ["d.txt", "t.txt"]);
     // An empty name means "detect".
-    assert_eq!(git.changes(Some(" ")).await.unwrap().trunk.as_deref(), Some("main"));
+    assert_eq!(
+        git.changes(Some(" ")).await.unwrap().trunk.as_deref(),
+        Some("main")
+    );
 
     let err = git.changes(Some("release")).await.unwrap_err();
     assert!(matches!(err, GitError::TrunkNotFound { ref name, .. } if name == "release"));
     assert!(
-        err.to_string().starts_with("trunk branch `release` does not exist"),
+        err.to_string()
+            .starts_with("trunk branch `release` does not exist"),
         "{err}"
     );
     let err = git.changes(Some("--all")).await.unwrap_err();
@@ -439,8 +460,7 @@ async fn resolve_prefers_the_context_and_falls_back_to_git() {
 
 #[test]
 fn commits_in_the_context_are_checked() {
-    let ctx: HookContext =
-        serde_json::from_value(json!({"git": {"commits": "feat: x"}})).unwrap();
+    let ctx: HookContext = serde_json::from_value(json!({"git": {"commits": "feat: x"}})).unwrap();
     let err = Commit::from_context(&ctx).unwrap_err();
     assert!(err.contains("must be a list"), "{err}");
     let ctx: HookContext =
@@ -453,6 +473,9 @@ fn commits_in_the_context_are_checked() {
     )
     .unwrap();
     let c = Commit::from_context(&ctx).unwrap().unwrap();
-    assert_eq!((c[0].subject.as_str(), c[0].body.as_str()), ("fix: y", "body here"));
+    assert_eq!(
+        (c[0].subject.as_str(), c[0].body.as_str()),
+        ("fix: y", "body here")
+    );
     assert_eq!(Commit::from_context(&HookContext::default()).unwrap(), None);
 }
