@@ -26,7 +26,7 @@
 //!         docs: ["docs/**", "**/*.md"]
 //! ```
 //!
-//! Globs follow [gitignore-like rules](crate::file_limit): `*` stays within
+//! Globs follow gitignore-like rules: `*` stays within
 //! a directory, `**` spans directories, and a glob without `/` matches a
 //! file name at any depth. The defaults are [`DEFAULT_SOURCE`],
 //! [`DEFAULT_TESTS`] and [`DEFAULT_DOCS`].

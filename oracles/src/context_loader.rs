@@ -341,11 +341,11 @@ impl ContextLoader {
             )
         }];
         let text = String::from_utf8_lossy(&data);
-        out.extend(
-            text.lines()
-                .take(self.preview_lines)
-                .map(|l| format!("    | {}", truncate(l.trim_end(), LINE_CHARS))),
-        );
+        out.extend(text.lines().take(self.preview_lines).map(|l| {
+            format!("    | {}", truncate(l.trim_end(), LINE_CHARS))
+                .trim_end()
+                .to_string()
+        }));
         (out, true)
     }
 }

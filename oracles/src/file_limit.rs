@@ -158,7 +158,8 @@ impl FileChangeLimiter {
         match map.get("control_action") {
             None | Some(Value::Null) => {}
             Some(Value::String(s)) => {
-                one_of(s, &["split_batch"], "control_action", "control action")?;
+                let s = s.replace('-', "_");
+                one_of(&s, &["split_batch"], "control_action", "control action")?;
             }
             Some(other) => {
                 return Err(OracleConfigError::at(
