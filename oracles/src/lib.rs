@@ -11,7 +11,17 @@
 //! * [`ChecklistValidator`] — an issue's checklist (read by [`issue`] from a
 //!   Monoco issue file) must be complete, or complete enough, to go on;
 //! * [`ReviewTrigger`] — after submit, names the reviewers from CODEOWNERS
-//!   and config, and can run a command to notify them.
+//!   and config, and can run a command to notify them;
+//! * [`FileChangeLimiter`] — too many changed files: a batch plan (control),
+//!   or a prompt/block with the counts per directory;
+//! * [`CompletionVerifier`] — before close: source changed without tests
+//!   (or docs) blocks;
+//! * [`CommitMessageValidator`] — the branch's commit messages
+//!   (Conventional Commits, a pattern, the issue id);
+//! * [`ContextLoader`] — at issue start: the issue's files and their recent
+//!   commits;
+//! * [`git`] — changed files and commits from git, for the oracles above
+//!   and the CLI.
 //!
 //! What does **not** live here: the engine itself (events, context, signals,
 //! the [`Oracle`] trait, dispatch — `ahp-engine`) and loading hooks.yaml
@@ -39,6 +49,12 @@ mod cfg;
 pub mod checklist;
 pub mod expr;
 pub mod issue;
+pub mod commit_msg;
+pub mod completion;
+pub mod context_loader;
+pub mod file_limit;
+pub mod git;
+mod pathglob;
 pub mod permission;
 pub mod process;
 pub mod review;
@@ -47,6 +63,10 @@ pub mod script;
 mod template;
 
 pub use checklist::ChecklistValidator;
+pub use commit_msg::CommitMessageValidator;
+pub use completion::CompletionVerifier;
+pub use context_loader::ContextLoader;
+pub use file_limit::FileChangeLimiter;
 pub use permission::PermissionChecker;
 pub use review::ReviewTrigger;
 pub use rules::Rules;
@@ -55,17 +75,22 @@ pub use script::ScriptHook;
 use ahp_engine::{Oracle, Registry};
 use std::sync::Arc;
 
-/// Registers every built-in oracle: `Rules`, `PermissionChecker` and
-/// `Script` (the registry also accepts `rules`, `permission-checker` and
-/// `script`).
+/// Registers every built-in oracle (the registry also accepts the
+/// kebab-case names, e.g. `permission-checker`), and declares which config
+/// keys hold commands, so that a project's policy naming commands needs the
+/// user's trust.
 ///
 /// ```
 /// let mut registry = ahp_engine::Registry::new();
 /// ahp_oracles::register_builtins(&mut registry);
-/// for name in ["PermissionChecker", "Rules", "Script", "ChecklistValidator", "ReviewTrigger"] {
+/// for name in [
+///     "PermissionChecker", "Rules", "Script", "ChecklistValidator", "ReviewTrigger",
+///     "FileChangeLimiter", "CompletionVerifier", "CommitMessageValidator", "ContextLoader",
+/// ] {
 ///     assert!(registry.names().iter().any(|n| n == name), "{name}");
 /// }
 /// assert_eq!(registry.resolve("rules"), Some("Rules"));
+/// assert_eq!(registry.command_keys("ReviewTrigger"), ["command"]);
 /// ```
 pub fn register_builtins(registry: &mut Registry) {
     registry.register(
@@ -77,6 +102,28 @@ pub fn register_builtins(registry: &mut Registry) {
         "PermissionChecker",
         "blocks dangerous shell/SQL commands; asks for confirmation of risky ones",
         |cfg| Ok(Arc::new(PermissionChecker::from_config(cfg)?) as Arc<dyn Oracle>),
+    );
+    registry.register(
+        "FileChangeLimiter",
+        "too many changed files: a control splitting the change into batches by directory, or a prompt/block",
+        |cfg| Ok(Arc::new(file_limit::FileChangeLimiter::from_config(cfg)?) as Arc<dyn Oracle>),
+    );
+    registry.register(
+        "CompletionVerifier",
+        "blocks closing an issue whose change touches source files without tests (or docs)",
+        |cfg| Ok(Arc::new(completion::CompletionVerifier::from_config(cfg)?) as Arc<dyn Oracle>),
+    );
+    registry.register(
+        "CommitMessageValidator",
+        "commit messages: Conventional Commits, a pattern, the issue id, subject length",
+        |cfg| {
+            Ok(Arc::new(commit_msg::CommitMessageValidator::from_config(cfg)?) as Arc<dyn Oracle>)
+        },
+    );
+    registry.register(
+        "ContextLoader",
+        "at issue start: the issue's files (sizes, first lines) and the recent commits touching them",
+        |cfg| Ok(Arc::new(context_loader::ContextLoader::from_config(cfg)?) as Arc<dyn Oracle>),
     );
     registry.register(
         "Script",
@@ -93,4 +140,5 @@ pub fn register_builtins(registry: &mut Registry) {
         "after submit: names the reviewers (CODEOWNERS of the changed files, fixed reviewers), optionally runs a notify command",
         |cfg| Ok(Arc::new(ReviewTrigger::from_config(cfg)?) as Arc<dyn Oracle>),
     );
+    registry.set_command_keys("ReviewTrigger", &["command"]);
 }

@@ -1,0 +1,536 @@
+//! The `CommitMessageValidator` oracle: the commits of the branch must
+//! follow the team's message rules — the Conventional Commits preset, a
+//! regex, a required issue id, a subject length (SPEC §5). Offending
+//! commits give one **prompt** (severity medium) listing each as
+//! `abc1234 "subject" — why`, with suggestions showing the expected format.
+//! No commits (or none offending) is an accept.
+//!
+//! The commits come from the context's `git.commits` (`[{sha, subject,
+//! body}]`, oldest first); when the context has none, they are read with
+//! [`crate::git`]: the commits since the merge base with the trunk
+//! (`git.trunk`, else main/master), merge commits left out.
+//!
+//! ```yaml
+//! hooks:
+//!   pre-issue-submit:
+//!     - oracle: CommitMessageValidator
+//!       config:
+//!         preset: conventional      # Conventional Commits 1.0: type(scope)!: description
+//!         types: [feat, fix, docs, style, refactor, perf, test, build, ci, chore, revert]
+//!         pattern: '^[^a-z]'        # optional regex the subject must match (with or without a preset)
+//!         required_fields: [issue_id]   # the subject or body must name the context's issue.id
+//!         max_subject_length: 72    # default 72; 0 = no limit
+//!         ignore: ['^Merge ', '^Revert "', '^(fixup|squash|amend)! ']   # the default: subjects not checked
+//! ```
+//!
+//! **Conventional Commits 1.0**: `type(scope)!: description` — a type from
+//! `types` (compared ignoring case, as the specification asks), an optional
+//! non-empty scope in parentheses, an optional `!` for a breaking change,
+//! then a colon, one space and a non-empty description.
+//!
+//! ```
+//! use ahp_oracles::commit_msg::CommitMessageValidator;
+//! use ahp_engine::OracleConfig;
+//! use serde_json::json;
+//! let v = CommitMessageValidator::from_config(OracleConfig::new(&json!({"preset": "conventional"}), None)).unwrap();
+//! assert!(v.problems("feat(parser)!: drop the old syntax", "", None).is_empty());
+//! assert_eq!(v.problems("Added stuff", "", None),
+//!     vec!["not in Conventional Commits form `type(scope)!: description`".to_string()]);
+//! ```
+
+use crate::cfg::one_of;
+use crate::git::{project_dir_for, resolve_commits, Commit};
+use crate::template::truncate;
+use ahp_engine::oracle::kind_of;
+use ahp_engine::suggest::did_you_mean;
+use ahp_engine::{
+    async_trait, HookContext, Intensity, Oracle, OracleConfig, OracleConfigError, OracleError,
+    Severity, Signal,
+};
+use regex::{Regex, RegexBuilder};
+use serde_json::{Map, Value};
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+const KEYS: &[&str] = &[
+    "preset",
+    "types",
+    "pattern",
+    "required_fields",
+    "max_subject_length",
+    "ignore",
+];
+
+/// The Conventional Commits types of the preset (the Angular convention's).
+pub const DEFAULT_TYPES: &[&str] = &[
+    "feat", "fix", "docs", "style", "refactor", "perf", "test", "build", "ci", "chore", "revert",
+];
+
+/// Subjects that are not checked by default: git's own merge and revert
+/// messages, and fixup/squash commits meant to be folded away.
+pub const DEFAULT_IGNORE: &[&str] = &[r"^Merge ", r#"^Revert ""#, r"^(fixup|squash|amend)! "];
+
+/// The default `max_subject_length`.
+pub const DEFAULT_MAX_SUBJECT: usize = 72;
+
+/// The signal type.
+pub const SIGNAL_TYPE: &str = "commit-message";
+
+/// The `required_fields` that are understood.
+pub const SUPPORTED_FIELDS: &[&str] = &["issue_id"];
+
+/// The size limit of one compiled regex.
+const REGEX_SIZE_LIMIT: usize = 1 << 20;
+
+/// How many commits a prompt lists at most.
+const MAX_LISTED: usize = 20;
+
+fn conventional_regex() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        // The pattern is a constant: a failure here is a bug caught by the tests.
+        Regex::new(r"^(?P<type>[^\s():!]+)(?:\((?P<scope>[^()]*)\))?(?P<bang>!)?:(?P<space>\s*)(?P<desc>.*)$")
+            .unwrap_or_else(|_| unreachable!("constant regex"))
+    })
+}
+
+/// Which rule a problem broke (for the suggestions).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Rule {
+    Conventional,
+    Pattern,
+    IssueId,
+    Length,
+}
+
+/// Checks commit messages. See the [module documentation](self).
+#[derive(Debug, Clone)]
+pub struct CommitMessageValidator {
+    conventional: Option<Vec<String>>,
+    pattern: Option<Regex>,
+    require_issue_id: bool,
+    max_subject_length: usize,
+    ignore: Vec<Regex>,
+    project_dir: Option<PathBuf>,
+}
+
+fn compile(pattern: &str, key: &str) -> Result<Regex, OracleConfigError> {
+    RegexBuilder::new(pattern)
+        .size_limit(REGEX_SIZE_LIMIT)
+        .build()
+        .map_err(|e| OracleConfigError::at(key, format!("invalid regex `{pattern}`: {e}")))
+}
+
+fn string_list(
+    map: &Map<String, Value>,
+    key: &str,
+) -> Result<Option<Vec<String>>, OracleConfigError> {
+    match map.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Array(items)) => items
+            .iter()
+            .enumerate()
+            .map(|(i, v)| match v {
+                Value::String(s) if !s.trim().is_empty() => Ok(s.trim().to_string()),
+                Value::String(_) => Err(OracleConfigError::at(
+                    format!("{key}.{i}"),
+                    "must not be empty",
+                )),
+                other => Err(OracleConfigError::at(
+                    format!("{key}.{i}"),
+                    format!("expected a string, found {}", kind_of(other)),
+                )),
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map(Some),
+        Some(other) => Err(OracleConfigError::at(
+            key,
+            format!("expected a list of strings, found {}", kind_of(other)),
+        )),
+    }
+}
+
+impl CommitMessageValidator {
+    /// Builds the validator from its `config:` map.
+    ///
+    /// ```
+    /// use ahp_oracles::commit_msg::CommitMessageValidator;
+    /// use ahp_engine::OracleConfig;
+    /// use serde_json::json;
+    /// let err = CommitMessageValidator::from_config(OracleConfig::new(&json!({"required_fields": ["ticket"]}), None)).unwrap_err();
+    /// assert_eq!(err.key.as_deref(), Some("required_fields.0"));
+    /// assert!(err.message.contains("issue_id"), "{err}");
+    /// ```
+    pub fn from_config(cfg: OracleConfig<'_>) -> Result<Self, OracleConfigError> {
+        cfg.check_keys(KEYS)?;
+        let empty = Map::new();
+        let map = cfg.map()?.unwrap_or(&empty);
+
+        let preset = match map.get("preset") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(one_of(s, &["conventional"], "preset", "preset")?),
+            Some(other) => {
+                return Err(OracleConfigError::at(
+                    "preset",
+                    format!("expected `conventional`, found {}", kind_of(other)),
+                ))
+            }
+        };
+        let types = string_list(map, "types")?;
+        let conventional = match (preset, types) {
+            (Some(_), Some(types)) if types.is_empty() => {
+                return Err(OracleConfigError::at(
+                    "types",
+                    "an empty list allows no commit at all; list the types, e.g. [feat, fix, docs]",
+                ))
+            }
+            (Some(_), Some(types)) => {
+                for (i, t) in types.iter().enumerate() {
+                    if t.contains(|c: char| c.is_whitespace() || "():!".contains(c)) {
+                        return Err(OracleConfigError::at(
+                            format!("types.{i}"),
+                            format!("`{t}` cannot be a commit type: a type is one word without spaces, parentheses, `!` or `:`"),
+                        ));
+                    }
+                }
+                Some(types.iter().map(|t| t.to_ascii_lowercase()).collect())
+            }
+            (Some(_), None) => Some(DEFAULT_TYPES.iter().map(|t| t.to_string()).collect()),
+            (None, Some(_)) => return Err(OracleConfigError::at(
+                "types",
+                "`types` belongs to the Conventional Commits preset: add `preset: conventional`",
+            )),
+            (None, None) => None,
+        };
+
+        let pattern = match map.get("pattern") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(p)) if p.trim().is_empty() => {
+                return Err(OracleConfigError::at(
+                    "pattern",
+                    "an empty pattern checks nothing; remove it or write a regex, e.g. '^[A-Z]+-[0-9]+: '",
+                ))
+            }
+            Some(Value::String(p)) => Some(compile(p, "pattern")?),
+            Some(other) => {
+                return Err(OracleConfigError::at(
+                    "pattern",
+                    format!("expected a regex string, found {}", kind_of(other)),
+                ))
+            }
+        };
+
+        let mut require_issue_id = false;
+        for (i, f) in string_list(map, "required_fields")?
+            .unwrap_or_default()
+            .iter()
+            .enumerate()
+        {
+            one_of(
+                f,
+                SUPPORTED_FIELDS,
+                &format!("required_fields.{i}"),
+                "required field",
+            )?;
+            require_issue_id = true;
+        }
+
+        let max_subject_length = match map.get("max_subject_length") {
+            None | Some(Value::Null) => DEFAULT_MAX_SUBJECT,
+            Some(v) => match v.as_u64() {
+                Some(n) => usize::try_from(n).unwrap_or(usize::MAX),
+                None => {
+                    return Err(OracleConfigError::at(
+                        "max_subject_length",
+                        format!(
+                            "expected a whole number of characters (0 = no limit), found {}",
+                            match v {
+                                Value::Number(n) => n.to_string(),
+                                other => kind_of(other).to_string(),
+                            }
+                        ),
+                    ))
+                }
+            },
+        };
+
+        let ignore = match string_list(map, "ignore")? {
+            Some(list) => list
+                .iter()
+                .enumerate()
+                .map(|(i, p)| compile(p, &format!("ignore.{i}")))
+                .collect::<Result<Vec<_>, _>>()?,
+            None => DEFAULT_IGNORE
+                .iter()
+                .map(|p| compile(p, "ignore"))
+                .collect::<Result<Vec<_>, _>>()?,
+        };
+
+        Ok(CommitMessageValidator {
+            conventional,
+            pattern,
+            require_issue_id,
+            max_subject_length,
+            ignore,
+            project_dir: cfg.project_dir(),
+        })
+    }
+
+    /// What is wrong with one message (empty: nothing). `issue_id` is
+    /// needed when `required_fields` has `issue_id`.
+    pub fn problems(&self, subject: &str, body: &str, issue_id: Option<&str>) -> Vec<String> {
+        self.check(subject, body, issue_id)
+            .into_iter()
+            .map(|(_, why)| why)
+            .collect()
+    }
+
+    /// Whether a subject is skipped (`ignore`).
+    pub fn ignored(&self, subject: &str) -> bool {
+        self.ignore.iter().any(|r| r.is_match(subject))
+    }
+
+    fn check(&self, subject: &str, body: &str, issue_id: Option<&str>) -> Vec<(Rule, String)> {
+        let mut out = Vec::new();
+        if let Some(types) = &self.conventional {
+            if let Some(why) = conventional_problem(subject, types) {
+                out.push((Rule::Conventional, why));
+            }
+        }
+        if let Some(p) = &self.pattern {
+            if !p.is_match(subject) {
+                out.push((
+                    Rule::Pattern,
+                    format!("does not match the pattern `{}`", p.as_str()),
+                ));
+            }
+        }
+        if self.require_issue_id {
+            if let Some(id) = issue_id {
+                if !mentions(subject, id) && !mentions(body, id) {
+                    out.push((Rule::IssueId, format!("does not mention the issue id {id}")));
+                }
+            }
+        }
+        let len = subject.chars().count();
+        if self.max_subject_length > 0 && len > self.max_subject_length {
+            out.push((
+                Rule::Length,
+                format!(
+                    "subject is {len} characters (max {})",
+                    self.max_subject_length
+                ),
+            ));
+        }
+        out
+    }
+
+    /// The signal for these commits (none when all pass or there are
+    /// none). Fails when `issue_id` is required but not known.
+    pub fn signal(
+        &self,
+        commits: &[Commit],
+        issue_id: Option<&str>,
+        rebase_base: Option<&str>,
+    ) -> Result<Option<Signal>, OracleError> {
+        let checked: Vec<&Commit> = commits
+            .iter()
+            .filter(|c| !self.ignored(&c.subject))
+            .collect();
+        if checked.is_empty() {
+            return Ok(None);
+        }
+        if self.require_issue_id && issue_id.is_none() {
+            return Err(OracleError::new(
+                "required_fields has issue_id, but the context has no issue.id to look for (run with --issue, or send issue.id in the context)",
+            ));
+        }
+        let mut lines = Vec::new();
+        let mut broken: Vec<Rule> = Vec::new();
+        for c in &checked {
+            let problems = self.check(&c.subject, &c.body, issue_id);
+            if problems.is_empty() {
+                continue;
+            }
+            broken.extend(problems.iter().map(|(r, _)| *r));
+            let why: Vec<String> = problems.into_iter().map(|(_, w)| w).collect();
+            lines.push(format!(
+                "{} \"{}\" — {}",
+                c.short_sha(),
+                truncate(&c.subject, 100),
+                why.join("; ")
+            ));
+        }
+        if lines.is_empty() {
+            return Ok(None);
+        }
+        broken.sort();
+        broken.dedup();
+        let offending = lines.len();
+        if offending > MAX_LISTED {
+            let more = offending - MAX_LISTED;
+            lines.truncate(MAX_LISTED);
+            lines.push(format!("… and {more} more"));
+        }
+        let message = format!(
+            "{offending} of {} commit{} {} not follow the commit message rules:\n{}",
+            checked.len(),
+            if checked.len() == 1 { "" } else { "s" },
+            if offending == 1 { "does" } else { "do" },
+            lines.join("\n")
+        );
+        let mut suggestions: Vec<String> = broken
+            .iter()
+            .map(|r| self.suggestion(*r, issue_id))
+            .collect();
+        suggestions.push(match rebase_base {
+            Some(base) => format!(
+                "reword them with `git rebase -i {}` (mark each as `reword`), or `git commit --amend` for the last one",
+                base.get(..12).unwrap_or(base)
+            ),
+            None => "reword them with `git rebase -i <trunk>` (mark each as `reword`), or `git commit --amend` for the last one".to_string(),
+        });
+        Ok(Some(
+            Signal::prompt(message)
+                .with_severity(Severity::Medium)
+                .with_type(SIGNAL_TYPE)
+                .with_resolution_path(suggestions),
+        ))
+    }
+
+    fn suggestion(&self, rule: Rule, issue_id: Option<&str>) -> String {
+        match rule {
+            Rule::Conventional => {
+                let types = self.conventional.as_deref().unwrap_or_default();
+                let example = if types.iter().any(|t| t == "feat") {
+                    "feat"
+                } else {
+                    types.first().map(String::as_str).unwrap_or("feat")
+                };
+                format!(
+                    "write the subject as `type(scope): description` (Conventional Commits 1.0), with type one of {}; the scope is optional and `!` before the colon marks a breaking change — e.g. `{example}(parser): support nested lists`",
+                    types.join(", ")
+                )
+            }
+            Rule::Pattern => format!(
+                "make the subject match `{}`",
+                self.pattern.as_ref().map(Regex::as_str).unwrap_or_default()
+            ),
+            Rule::IssueId => {
+                let id = issue_id.unwrap_or("the issue id");
+                format!("mention {id} in the subject or body, e.g. `fix(parser): handle empty input ({id})` or a `Refs: {id}` line")
+            }
+            Rule::Length => format!(
+                "keep the subject within {} characters and put the details in the body",
+                self.max_subject_length
+            ),
+        }
+    }
+}
+
+/// Why a subject is not a Conventional Commit (`None`: it is).
+fn conventional_problem(subject: &str, types: &[String]) -> Option<String> {
+    let form = "not in Conventional Commits form `type(scope)!: description`";
+    let Some(caps) = conventional_regex().captures(subject) else {
+        return Some(form.to_string());
+    };
+    let ty = caps.name("type").map_or("", |m| m.as_str());
+    if !types.iter().any(|t| t.eq_ignore_ascii_case(ty)) {
+        let hint = did_you_mean(&ty.to_ascii_lowercase(), types.iter().map(String::as_str))
+            .map(|s| format!(" (did you mean `{s}`?)"))
+            .unwrap_or_default();
+        return Some(format!(
+            "unknown type `{ty}`{hint}; expected one of {}",
+            types.join(", ")
+        ));
+    }
+    if caps
+        .name("scope")
+        .is_some_and(|s| s.as_str().trim().is_empty())
+    {
+        return Some("empty scope `()`: name a scope or leave the parentheses out".to_string());
+    }
+    let space = caps.name("space").map_or("", |m| m.as_str());
+    let desc = caps.name("desc").map_or("", |m| m.as_str());
+    if desc.trim().is_empty() {
+        return Some("no description after the colon".to_string());
+    }
+    if space != " " {
+        return Some("the colon must be followed by exactly one space".to_string());
+    }
+    None
+}
+
+/// Whether `text` names `id` as a whole word (case-insensitive):
+/// `FEAT-0123` is in "fix (feat-0123)" but not in "FEAT-01234".
+fn mentions(text: &str, id: &str) -> bool {
+    let id = id.trim();
+    if id.is_empty() {
+        return false;
+    }
+    let hay = text.to_lowercase();
+    let needle = id.to_lowercase();
+    let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+    hay.match_indices(&needle).any(|(i, m)| {
+        !word(hay[..i].chars().next_back()) && !word(hay[i + m.len()..].chars().next())
+    })
+}
+
+#[async_trait]
+impl Oracle for CommitMessageValidator {
+    async fn evaluate(&self, ctx: &HookContext) -> Result<Vec<Signal>, OracleError> {
+        let dir = project_dir_for(self.project_dir.as_deref(), ctx);
+        let commits = resolve_commits(ctx, &dir)
+            .await
+            .map_err(|e| OracleError::new(format!("cannot read the commits: {e}")))?;
+        let issue_id = ctx
+            .lookup("issue.id")
+            .and_then(|v| v.as_str().map(str::to_string));
+        let base = ctx
+            .lookup("git.merge_base")
+            .and_then(|v| v.as_str().map(str::to_string))
+            .or_else(|| crate::git::context_trunk(ctx));
+        Ok(self
+            .signal(&commits, issue_id.as_deref(), base.as_deref())?
+            .into_iter()
+            .collect())
+    }
+
+    fn default_intensity(&self) -> Option<Intensity> {
+        Some(Intensity::Prompt)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn issue_ids_are_whole_words() {
+        assert!(mentions("fix: x (FEAT-0123)", "FEAT-0123"));
+        assert!(mentions("feat-0123 done", "FEAT-0123"));
+        assert!(!mentions("FEAT-01234", "FEAT-0123"));
+        assert!(!mentions("XFEAT-0123", "FEAT-0123"));
+        assert!(!mentions("anything", " "));
+    }
+
+    #[test]
+    fn conventional_regex_compiles_and_splits() {
+        let types: Vec<String> = DEFAULT_TYPES.iter().map(|s| s.to_string()).collect();
+        assert_eq!(conventional_problem("feat: x", &types), None);
+        assert_eq!(conventional_problem("FIX(core)!: x", &types), None);
+        assert!(conventional_problem("feat:x", &types)
+            .unwrap()
+            .contains("exactly one space"));
+        assert!(conventional_problem("feat:  x", &types).is_some());
+        assert!(conventional_problem("feat(): x", &types)
+            .unwrap()
+            .contains("empty scope"));
+        assert!(conventional_problem("feat: ", &types)
+            .unwrap()
+            .contains("no description"));
+        assert!(conventional_problem("fxi: typo", &types)
+            .unwrap()
+            .contains("did you mean `fix`"));
+    }
+}

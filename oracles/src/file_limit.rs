@@ -1,0 +1,437 @@
+//! The `FileChangeLimiter` oracle: a change of more than `max_files` files
+//! is too big to review in one go (SPEC §5). By default it answers with a
+//! **control** that splits the change into batches — grouped by top-level
+//! directory — written to `files.batches` for the caller (and for later
+//! oracles) to work through; or with a **prompt** or a **block** listing
+//! how many files each directory has.
+//!
+//! The changed files come from the context's `files.changed`; when the
+//! context has none, they are computed with [`crate::git`] in the project
+//! (against `git.trunk` when the context names it, else main/master).
+//!
+//! ```yaml
+//! hooks:
+//!   pre-issue-submit:
+//!     - oracle: FileChangeLimiter
+//!       config:
+//!         max_files: 20            # required, ≥ 1: more changed files than this fire
+//!         action: control          # control (default) | prompt | block
+//!         control_action: split_batch   # the only one (default)
+//!         batch_size: 20           # files per batch (default: max_files)
+//!         exclude: ["*.lock", "docs/generated/**"]   # not counted, not batched
+//! ```
+//!
+//! **The batch plan.** Files are grouped by their top-level directory
+//! (files at the root form one group). A group that fits in `batch_size`
+//! stays whole; a larger one is cut into pieces of `batch_size` (in path
+//! order, so subdirectories stay together). Pieces are packed first-fit,
+//! largest first, so the plan has few batches; files are sorted within a
+//! batch. Exactly `max_files` files is within the limit.
+//!
+//! ```
+//! use ahp_oracles::file_limit::split_batches;
+//! let files: Vec<String> = ["src/a.rs", "src/b.rs", "docs/x.md", "README.md"]
+//!     .iter().map(|s| s.to_string()).collect();
+//! let batches = split_batches(&files, 3);
+//! assert_eq!(batches, vec![
+//!     vec!["README.md".to_string(), "src/a.rs".into(), "src/b.rs".into()],
+//!     vec!["docs/x.md".to_string()],
+//! ]);
+//! ```
+
+use crate::cfg::one_of;
+use crate::git::{project_dir_for, resolve_changes};
+use crate::pathglob::Globs;
+use ahp_engine::oracle::kind_of;
+use ahp_engine::{
+    async_trait, HookContext, Intensity, Modification, Oracle, OracleConfig, OracleConfigError,
+    OracleError, Severity, Signal,
+};
+use serde_json::{json, Map, Value};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+const KEYS: &[&str] = &[
+    "max_files",
+    "action",
+    "control_action",
+    "batch_size",
+    "exclude",
+];
+
+/// The signal type of every FileChangeLimiter signal.
+pub const SIGNAL_TYPE: &str = "too-many-files";
+
+/// Where the control writes the batch plan.
+pub const BATCHES_TARGET: &str = "files.batches";
+
+/// How many file names a message lists at most.
+const MAX_NAMED: usize = 10;
+
+/// What the limiter says when the limit is passed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LimitAction {
+    /// A control with a batch plan (`control_action`).
+    Control,
+    /// A prompt listing the counts per directory.
+    Prompt,
+    /// A block listing the counts per directory.
+    Block,
+}
+
+/// Limits the number of changed files. See the [module
+/// documentation](self).
+#[derive(Debug, Clone)]
+pub struct FileChangeLimiter {
+    max_files: usize,
+    action: LimitAction,
+    batch_size: usize,
+    exclude: Option<Globs>,
+    project_dir: Option<PathBuf>,
+}
+
+/// A whole number ≥ 1 at `key`.
+fn positive(
+    map: &Map<String, Value>,
+    key: &str,
+    example: &str,
+) -> Result<Option<usize>, OracleConfigError> {
+    match map.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => match v.as_u64() {
+            Some(n) if n >= 1 => Ok(Some(usize::try_from(n).unwrap_or(usize::MAX))),
+            _ => Err(OracleConfigError::at(
+                key,
+                format!(
+                    "`{key}` must be a whole number of at least 1 (e.g. `{key}: {example}`), found {}",
+                    match v {
+                        Value::Number(n) => n.to_string(),
+                        other => kind_of(other).to_string(),
+                    }
+                ),
+            )),
+        },
+    }
+}
+
+impl FileChangeLimiter {
+    /// Builds the limiter from its `config:` map.
+    ///
+    /// ```
+    /// use ahp_oracles::file_limit::FileChangeLimiter;
+    /// use ahp_engine::OracleConfig;
+    /// use serde_json::json;
+    /// let err = FileChangeLimiter::from_config(OracleConfig::new(&json!({"max_files": 0}), None)).unwrap_err();
+    /// assert_eq!(err.key.as_deref(), Some("max_files"));
+    /// let err = FileChangeLimiter::from_config(OracleConfig::new(&json!({"max_files": 5, "action": "warn"}), None)).unwrap_err();
+    /// assert!(err.message.contains("expected one of control, prompt, block"), "{err}");
+    /// ```
+    pub fn from_config(cfg: OracleConfig<'_>) -> Result<Self, OracleConfigError> {
+        cfg.check_keys(KEYS)?;
+        let empty = Map::new();
+        let map = cfg.map()?.unwrap_or(&empty);
+        let max_files = positive(map, "max_files", "20")?.ok_or_else(|| {
+            OracleConfigError::at(
+                "max_files",
+                "missing `max_files`: the most changed files allowed, e.g. `max_files: 20`",
+            )
+        })?;
+        let action = match map.get("action") {
+            None | Some(Value::Null) => LimitAction::Control,
+            Some(Value::String(s)) => {
+                match one_of(s, &["control", "prompt", "block"], "action", "action")? {
+                    "prompt" => LimitAction::Prompt,
+                    "block" => LimitAction::Block,
+                    _ => LimitAction::Control,
+                }
+            }
+            Some(other) => {
+                return Err(OracleConfigError::at(
+                    "action",
+                    format!(
+                        "expected one of control, prompt, block, found {}",
+                        kind_of(other)
+                    ),
+                ))
+            }
+        };
+        match map.get("control_action") {
+            None | Some(Value::Null) => {}
+            Some(Value::String(s)) => {
+                let s = s.replace('-', "_");
+                one_of(&s, &["split_batch"], "control_action", "control action")?;
+            }
+            Some(other) => {
+                return Err(OracleConfigError::at(
+                    "control_action",
+                    format!("expected `split_batch`, found {}", kind_of(other)),
+                ))
+            }
+        }
+        let batch_size = positive(map, "batch_size", "10")?.unwrap_or(max_files);
+        let exclude = Globs::from_value(map.get("exclude"), "exclude")?;
+        Ok(FileChangeLimiter {
+            max_files,
+            action,
+            batch_size,
+            exclude,
+            project_dir: cfg.project_dir(),
+        })
+    }
+
+    /// The signal for these changed paths (none within the limit). This is
+    /// what [`Oracle::evaluate`] returns once the paths are known.
+    ///
+    /// ```
+    /// use ahp_oracles::file_limit::FileChangeLimiter;
+    /// use ahp_engine::{OracleConfig, Intensity};
+    /// let limiter = FileChangeLimiter::from_config(OracleConfig::new(&serde_json::json!({"max_files": 2}), None)).unwrap();
+    /// let paths: Vec<String> = vec!["a/1".into(), "a/2".into(), "b/1".into()];
+    /// let s = limiter.check(&paths).unwrap();
+    /// assert_eq!(s.intensity(), Intensity::Control);
+    /// assert_eq!(s.payload.summary(), "3 files changed (limit 2): split into 2 batches");
+    /// assert!(limiter.check(&paths[..2]).is_none());
+    /// ```
+    pub fn check(&self, paths: &[String]) -> Option<Signal> {
+        let (counted, excluded): (Vec<String>, Vec<String>) = paths
+            .iter()
+            .cloned()
+            .partition(|p| !self.exclude.as_ref().is_some_and(|g| g.is_match(p)));
+        let n = counted.len();
+        if n <= self.max_files {
+            return None;
+        }
+        let batches = split_batches(&counted, self.batch_size);
+        let plan = describe_plan(&batches);
+        let excluded_note = if excluded.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " ({} excluded file{} not counted: {})",
+                excluded.len(),
+                plural(excluded.len()),
+                name_some(&excluded)
+            )
+        };
+        let head = format!("{n} files changed (limit {})", self.max_files);
+        let signal = match self.action {
+            LimitAction::Control => {
+                let message = format!(
+                    "{head}: split into {} batch{}",
+                    batches.len(),
+                    if batches.len() == 1 { "" } else { "es" }
+                );
+                let description = format!(
+                    "work through the change in batches of at most {} files, one batch at a time — {plan}{excluded_note}",
+                    self.batch_size
+                );
+                Signal::control(vec![
+                    Modification::set(BATCHES_TARGET, json!(batches)).describe(description)
+                ])
+                .with_message(message)
+            }
+            LimitAction::Prompt => Signal::prompt(format!(
+                "{head}: {}{excluded_note}",
+                per_directory(&counted)
+            ))
+            .with_severity(Severity::Medium)
+            .with_resolution_path([
+                self.split_step(&batches, &plan),
+                format!(
+                    "if the change cannot be split, confirm with the user that reviewing {n} files at once is fine"
+                ),
+            ]),
+            LimitAction::Block => Signal::block(format!(
+                "{head}: {}{excluded_note}",
+                per_directory(&counted)
+            ))
+            .with_resolution_path([
+                self.split_step(&batches, &plan),
+                format!(
+                    "submit each batch on its own, so that no submission has more than {} files",
+                    self.max_files
+                ),
+            ]),
+        };
+        Some(signal.with_type(SIGNAL_TYPE).with_files(counted))
+    }
+
+    fn split_step(&self, batches: &[Vec<String>], plan: &str) -> String {
+        format!(
+            "split the change into {} batch{} of at most {} files: {plan}",
+            batches.len(),
+            if batches.len() == 1 { "" } else { "es" },
+            self.batch_size
+        )
+    }
+}
+
+#[async_trait]
+impl Oracle for FileChangeLimiter {
+    async fn evaluate(&self, ctx: &HookContext) -> Result<Vec<Signal>, OracleError> {
+        let dir = project_dir_for(self.project_dir.as_deref(), ctx);
+        let change = resolve_changes(ctx, &dir)
+            .await
+            .map_err(|e| OracleError::new(format!("cannot count the changed files: {e}")))?;
+        Ok(self.check(&change.paths()).into_iter().collect())
+    }
+
+    fn default_intensity(&self) -> Option<Intensity> {
+        Some(match self.action {
+            LimitAction::Control => Intensity::Control,
+            LimitAction::Prompt => Intensity::Prompt,
+            LimitAction::Block => Intensity::Block,
+        })
+    }
+}
+
+/// The top-level directory of a path (`src` for `src/a/b.rs`), or `None`
+/// for a file at the root.
+fn top_dir(path: &str) -> Option<&str> {
+    path.trim_start_matches("./")
+        .split_once('/')
+        .map(|(d, _)| d)
+}
+
+fn label(dir: Option<&str>) -> String {
+    match dir {
+        Some(d) => format!("{d}/"),
+        None => "(root)".to_string(),
+    }
+}
+
+/// Splits `files` into batches of at most `batch_size` (≥ 1), grouped by
+/// top-level directory: see the [module documentation](self).
+pub fn split_batches(files: &[String], batch_size: usize) -> Vec<Vec<String>> {
+    let size = batch_size.max(1);
+    let mut groups: BTreeMap<Option<&str>, Vec<&String>> = BTreeMap::new();
+    for f in files {
+        groups.entry(top_dir(f)).or_default().push(f);
+    }
+    let mut pieces: Vec<Vec<&String>> = Vec::new();
+    for (_, mut group) in groups {
+        group.sort();
+        group.dedup();
+        pieces.extend(group.chunks(size).map(<[&String]>::to_vec));
+    }
+    // Largest first; the sort is stable, so equal sizes keep directory order.
+    pieces.sort_by_key(|p| std::cmp::Reverse(p.len()));
+    let mut batches: Vec<Vec<&String>> = Vec::new();
+    for piece in pieces {
+        match batches.iter_mut().find(|b| b.len() + piece.len() <= size) {
+            Some(batch) => batch.extend(piece),
+            None => batches.push(piece),
+        }
+    }
+    batches
+        .into_iter()
+        .map(|mut b| {
+            b.sort();
+            b.into_iter().cloned().collect()
+        })
+        .collect()
+}
+
+/// `src/ 12, tests/ 8, (root) 1` — largest first.
+fn per_directory(files: &[String]) -> String {
+    let mut counts: BTreeMap<Option<&str>, usize> = BTreeMap::new();
+    for f in files {
+        *counts.entry(top_dir(f)).or_default() += 1;
+    }
+    let mut counts: Vec<(Option<&str>, usize)> = counts.into_iter().collect();
+    counts.sort_by_key(|c| std::cmp::Reverse(c.1));
+    counts
+        .iter()
+        .map(|(d, n)| format!("{} {n}", label(*d)))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `batch 1: src/ (12), tests/ (8); batch 2: docs/ (5)`.
+fn describe_plan(batches: &[Vec<String>]) -> String {
+    batches
+        .iter()
+        .enumerate()
+        .map(|(i, b)| {
+            let mut dirs: Vec<(Option<&str>, usize)> = Vec::new();
+            for f in b {
+                let d = top_dir(f);
+                match dirs.iter_mut().find(|(x, _)| *x == d) {
+                    Some((_, n)) => *n += 1,
+                    None => dirs.push((d, 1)),
+                }
+            }
+            let dirs: Vec<String> = dirs
+                .iter()
+                .map(|(d, n)| format!("{} ({n})", label(*d)))
+                .collect();
+            format!("batch {}: {}", i + 1, dirs.join(", "))
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+/// The first few names, then `and N more`.
+fn name_some(names: &[String]) -> String {
+    let mut s = names
+        .iter()
+        .take(MAX_NAMED)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if names.len() > MAX_NAMED {
+        s.push_str(&format!(" and {} more", names.len() - MAX_NAMED));
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn paths(spec: &[(&str, usize)]) -> Vec<String> {
+        spec.iter()
+            .flat_map(|(dir, n)| (0..*n).map(move |i| format!("{dir}/f{i:02}.rs")))
+            .collect()
+    }
+
+    #[test]
+    fn directories_stay_together_when_they_fit() {
+        let files = paths(&[("src", 12), ("tests", 8), ("docs", 5)]);
+        let b = split_batches(&files, 20);
+        assert_eq!(b.len(), 2);
+        assert_eq!(b[0].len(), 20);
+        assert!(b[0]
+            .iter()
+            .all(|f| f.starts_with("src/") || f.starts_with("tests/")));
+        assert!(b[1].iter().all(|f| f.starts_with("docs/")));
+        assert_eq!(
+            describe_plan(&b),
+            "batch 1: src/ (12), tests/ (8); batch 2: docs/ (5)"
+        );
+    }
+
+    #[test]
+    fn a_directory_larger_than_a_batch_is_cut() {
+        let files = paths(&[("src", 7)]);
+        let b = split_batches(&files, 3);
+        assert_eq!(b.iter().map(Vec::len).collect::<Vec<_>>(), [3, 3, 1]);
+        let flat: Vec<String> = b.concat();
+        assert_eq!(flat, files, "in path order, nothing lost");
+    }
+
+    #[test]
+    fn root_files_form_one_group() {
+        let files: Vec<String> = vec!["Cargo.toml".into(), "README.md".into(), "src/a.rs".into()];
+        assert_eq!(per_directory(&files), "(root) 2, src/ 1");
+        assert_eq!(top_dir("./src/x"), Some("src"));
+    }
+}
