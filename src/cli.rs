@@ -63,34 +63,45 @@ struct ProjectArg {
     project: Option<PathBuf>,
 }
 
+/// Arguments of `run` and `gate`.
+#[derive(Debug, clap::Args)]
+struct RunArgs {
+    /// The event: canonical name (pre-tool-use) or any alias (PreToolUse, before_tool).
+    event: String,
+    /// Read the context from FILE ("-" for stdin).
+    #[arg(long, value_name = "FILE")]
+    context: Option<String>,
+    /// Load a Monoco issue file (Markdown with YAML frontmatter) into `issue` and `checklist`.
+    #[arg(long, value_name = "PATH")]
+    issue: Option<PathBuf>,
+    #[command(flatten)]
+    project: ProjectArg,
+    /// Append records to PATH instead of <project>/.ahp/signals.jsonl.
+    #[arg(long, value_name = "PATH", conflicts_with = "no_log")]
+    log: Option<PathBuf>,
+    /// Do not write the signal log.
+    #[arg(long)]
+    no_log: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "json")]
+    format: Format,
+    /// Run only the `async: true` entries and record their results, printing nothing.
+    /// `ahp run` starts itself this way in the background so async hooks never delay the verdict.
+    #[arg(long)]
+    async_only: bool,
+}
+
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Evaluate EVENT against a context and print the verdict.
     ///
     /// The context is JSON (SPEC §3) from --context FILE, or from stdin when
     /// stdin is not a terminal. Every signal is appended to the signal log.
-    Run {
-        /// The event: canonical name (pre-tool-use) or any alias (PreToolUse, before_tool).
-        event: String,
-        /// Read the context from FILE ("-" for stdin).
-        #[arg(long, value_name = "FILE")]
-        context: Option<String>,
-        #[command(flatten)]
-        project: ProjectArg,
-        /// Append records to PATH instead of <project>/.ahp/signals.jsonl.
-        #[arg(long, value_name = "PATH", conflicts_with = "no_log")]
-        log: Option<PathBuf>,
-        /// Do not write the signal log.
-        #[arg(long)]
-        no_log: bool,
-        /// Output format.
-        #[arg(long, value_enum, default_value = "json")]
-        format: Format,
-        /// Run only the `async: true` entries and record their results, printing nothing.
-        /// `ahp run` starts itself this way in the background so async hooks never delay the verdict.
-        #[arg(long)]
-        async_only: bool,
-    },
+    Run(RunArgs),
+    /// The same as `run`, named for workflow scripts: `ahp gate pre-issue-submit --issue FILE`.
+    ///
+    /// Exit 2 means the step must not proceed.
+    Gate(RunArgs),
     /// Show which entries EVENT runs, in which order, from which layer, and why others do not.
     Explain {
         /// The event (any alias). Omit with --list.
@@ -271,6 +282,70 @@ fn report_left_out(cfg: &LoadedConfig) -> Vec<String> {
     lines
 }
 
+fn is_issue_event(event: Event) -> bool {
+    matches!(
+        event,
+        Event::PreIssueStart
+            | Event::PostIssueStart
+            | Event::PreIssueSubmit
+            | Event::PostIssueSubmit
+            | Event::PreIssueClose
+            | Event::PostIssueClose
+    )
+}
+
+/// Fills in what the caller did not give: the issue file (`--issue`, or
+/// `issue.path` of the context) as `issue` and `checklist`, and for issue
+/// events the changed files and commits from git.
+async fn enrich(
+    ctx: &mut HookContext,
+    event: Event,
+    issue: Option<&Path>,
+    cfg: &LoadedConfig,
+) -> Result<()> {
+    let from_context = || {
+        if ctx.extra.contains_key("checklist") {
+            return None;
+        }
+        let p = ctx.lookup("issue.path")?;
+        let p = PathBuf::from(p.as_str()?);
+        Some(if p.is_absolute() {
+            p
+        } else {
+            cfg.project_root.join(p)
+        })
+    };
+    if let Some(path) = issue.map(Path::to_path_buf).or_else(from_context) {
+        let issue = ahp_oracles::issue::load_issue(&path).map_err(|e| anyhow!("{e}"))?;
+        ctx.issue = Some(issue.context_issue());
+        ctx.extra
+            .insert("checklist".into(), issue.context_checklist());
+    }
+    if !is_issue_event(event) {
+        return Ok(());
+    }
+    let git = ahp_oracles::git::Git::new(&cfg.project_root);
+    let trunk = cfg.trunk();
+    if ctx.files.is_none() {
+        match git.changes(trunk.as_deref()).await {
+            Ok(changes) => {
+                ctx.files = serde_json::from_value(changes.to_context()).ok();
+                if !ctx.extra.contains_key("git") {
+                    let commits = git
+                        .commits_since_base(trunk.as_deref())
+                        .await
+                        .unwrap_or_default();
+                    ctx.extra
+                        .insert("git".into(), changes.git_context(&commits));
+                }
+            }
+            // Not fatal: oracles that need the files say so themselves.
+            Err(e) => eprintln!("note: changed files unknown: {e}"),
+        }
+    }
+    Ok(())
+}
+
 /// Reads the context: `--context FILE`, `-` or piped stdin; an empty
 /// context when stdin is a terminal and no file was given.
 fn read_context(source: Option<&str>) -> Result<HookContext> {
@@ -353,18 +428,24 @@ fn print_warnings(cfg_warnings: &[ahp_config::ConfigWarning]) {
 
 fn run_command(cmd: Command, registry: Registry) -> Result<u8> {
     match cmd {
-        Command::Run {
-            event,
-            context,
-            project,
-            log,
-            no_log,
-            format,
-            async_only,
-        } => {
+        Command::Run(args) | Command::Gate(args) => {
+            let RunArgs {
+                event,
+                context,
+                issue,
+                project,
+                log,
+                no_log,
+                format,
+                async_only,
+            } = args;
             let event = parse_event(&event)?;
-            let ctx = read_context(context.as_deref())?;
+            let mut ctx = read_context(context.as_deref())?;
             let cfg = load(project.project, &registry)?;
+            let rt = runtime()?;
+            if !async_only {
+                rt.block_on(enrich(&mut ctx, event, issue.as_deref(), &cfg))?;
+            }
             let (policy, warnings) = cfg.compile_events(&registry, Some(&[event]))?;
             print_warnings(&warnings);
             // The background async-only run already had its say in the
@@ -402,7 +483,6 @@ fn run_command(cmd: Command, registry: Registry) -> Result<u8> {
                 }
             }
             let engine = builder.defer_detached(true).build()?;
-            let rt = runtime()?;
             if async_only {
                 rt.block_on(engine.run_detached(event, ctx));
                 return Ok(EXIT_PROCEED);

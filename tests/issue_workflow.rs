@@ -7,17 +7,38 @@ use std::path::Path;
 use std::process::Command as Std;
 
 fn git(dir: &Path, args: &[&str]) {
-    let out = Std::new("git").args(args).current_dir(dir).output().unwrap();
-    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    let out = Std::new("git")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 fn example(rel: &str) -> String {
-    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/monoco").join(rel)).unwrap()
+    std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("examples/monoco")
+            .join(rel),
+    )
+    .unwrap()
 }
 
 fn gate(sb: &Sandbox, event: &str) -> (i32, serde_json::Value, String) {
-    let out = sb.ahp().args(["gate", event, "--issue", "Issues/FEAT-0123.md"]).output().unwrap();
-    (out.status.code().unwrap_or(-1), json_out(&out), stderr(&out))
+    let out = sb
+        .ahp()
+        .args(["gate", event, "--issue", "Issues/FEAT-0123.md"])
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        json_out(&out),
+        stderr(&out),
+    )
 }
 
 #[test]
@@ -48,7 +69,10 @@ fn the_issue_story_from_submit_to_close() {
 
     // 2. Tick it; a 25-file change with max_files 20 gets a batch plan.
     let issue = std::fs::read_to_string(root.join("Issues/FEAT-0123.md")).unwrap();
-    sb.write("Issues/FEAT-0123.md", &issue.replace("- [ ] chk-003", "- [x] chk-003"));
+    sb.write(
+        "Issues/FEAT-0123.md",
+        &issue.replace("- [ ] chk-003", "- [x] chk-003"),
+    );
     for i in 0..12 {
         sb.write(&format!("src/log/part_{i}.rs"), "// rotation\n");
     }
@@ -58,20 +82,36 @@ fn the_issue_story_from_submit_to_close() {
     let (code, v, err) = gate(&sb, "pre-issue-submit");
     assert_eq!(code, 0, "{err}");
     assert_eq!(v["outcome"], "control", "{v}");
-    let control = v["signals"].as_array().unwrap().iter().find(|s| s["header"]["source"] == "FileChangeLimiter").unwrap();
+    let control = v["signals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["header"]["source"] == "FileChangeLimiter")
+        .unwrap();
     assert_eq!(control["header"]["intensity"], "control");
-    let change = v["context_changes"].as_array().unwrap().iter().find(|c| c["target"] == "files.batches").unwrap();
+    let change = v["context_changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["target"] == "files.batches")
+        .unwrap();
     let batches = change["value"].as_array().unwrap();
     assert!(batches.len() >= 2, "{batches:?}");
     let planned: usize = batches.iter().map(|b| b.as_array().unwrap().len()).sum();
     assert!(planned >= 25, "{batches:?}");
-    assert!(batches.iter().all(|b| b.as_array().unwrap().len() <= 20), "{batches:?}");
+    assert!(
+        batches.iter().all(|b| b.as_array().unwrap().len() <= 20),
+        "{batches:?}"
+    );
 
     // 3. After submit: aid for the reviewers.
     let (code, v, err) = gate(&sb, "post-issue-submit");
     assert_eq!(code, 0, "{err}");
     assert_eq!(v["outcome"], "aid", "{v}");
-    assert!(v["signals"][0]["payload"]["context_info"].as_str().unwrap().contains("@team-lead"));
+    assert!(v["signals"][0]["payload"]["context_info"]
+        .as_str()
+        .unwrap()
+        .contains("@team-lead"));
 
     // 4. Close without tests for the source change: blocked; with them: passes.
     let (code, v, err) = gate(&sb, "pre-issue-close");
@@ -90,7 +130,12 @@ fn the_issue_story_from_submit_to_close() {
         .collect();
     assert_eq!(
         logged,
-        ["ChecklistValidator", "FileChangeLimiter", "ReviewTrigger", "CompletionVerifier"],
+        [
+            "ChecklistValidator",
+            "FileChangeLimiter",
+            "ReviewTrigger",
+            "CompletionVerifier"
+        ],
         "{logged:?}"
     );
 }
@@ -111,7 +156,12 @@ fn the_monoco_script_refuses_a_blocked_submit() {
         .current_dir(sb.root())
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("chk-003"), "{text}");
     assert!(String::from_utf8_lossy(&out.stderr).contains("blocked by policy"));

@@ -309,8 +309,12 @@ impl LoadedConfig {
             .iter()
             .filter(|e| e.enabled())
             .filter(|e| {
-                let Some(oracle) = e.oracle() else { return false };
-                let Some(config) = e.node.get("config") else { return false };
+                let Some(oracle) = e.oracle() else {
+                    return false;
+                };
+                let Some(config) = e.node.get("config") else {
+                    return false;
+                };
                 registry
                     .command_keys(oracle)
                     .iter()

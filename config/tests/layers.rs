@@ -384,13 +384,23 @@ fn commands_set_by_the_project_layer_are_found() {
     assert!(r.set_command_keys("runner", &["command"]));
     let project = "hooks:\n  pre-issue-close:\n    - {oracle: Runner, id: tests, config: {command: make test}}\n    - {oracle: Runner, id: named, config: {name: x}}\n    - {oracle: Runner, id: mine, config: {command: make lint}}\n";
     let local = "hooks:\n  pre-issue-close:\n    - {id: mine, config: {command: make my-lint}}\n";
-    let f = fixture(Some("hooks:\n  pre-tool-use:\n    - {oracle: Runner, config: {command: ls}}\n"), Some(project), Some(local));
+    let f = fixture(
+        Some("hooks:\n  pre-tool-use:\n    - {oracle: Runner, config: {command: ls}}\n"),
+        Some(project),
+        Some(local),
+    );
     let cfg = LoadedConfig::load(&f.opts).unwrap();
     let found = cfg.project_command_entries(&r);
     assert_eq!(found, vec![(Event::PreIssueClose, "tests".to_string())]);
     let mut cfg = cfg;
     cfg.skip_entries(found, "untrusted");
     let (policy, _) = cfg.compile_events(&r, None).unwrap();
-    let ids: Vec<&str> = policy.plan(Event::PreIssueClose).unwrap().entries.iter().map(|e| e.id.as_str()).collect();
+    let ids: Vec<&str> = policy
+        .plan(Event::PreIssueClose)
+        .unwrap()
+        .entries
+        .iter()
+        .map(|e| e.id.as_str())
+        .collect();
     assert_eq!(ids, vec!["named", "mine"]);
 }

@@ -920,7 +920,7 @@ fn parse_diff(data: &[u8]) -> Result<Vec<ChangedFile>, GitError> {
 /// commit.
 fn parse_log(data: &[u8]) -> Result<Vec<Commit>, GitError> {
     let fields = split_z(data);
-    if fields.len() % 3 != 0 {
+    if !fields.len().is_multiple_of(3) {
         return Err(GitError::Other(format!(
             "unexpected `git log -z` output: {} fields, not a multiple of 3",
             fields.len()

@@ -47,13 +47,13 @@
 
 mod cfg;
 pub mod checklist;
-pub mod expr;
-pub mod issue;
 pub mod commit_msg;
 pub mod completion;
 pub mod context_loader;
+pub mod expr;
 pub mod file_limit;
 pub mod git;
+pub mod issue;
 mod pathglob;
 pub mod permission;
 pub mod process;
