@@ -32,16 +32,23 @@
 #![warn(missing_docs)]
 
 mod cfg;
+mod command;
+pub mod deps;
 pub mod expr;
+pub mod lint;
 pub mod permission;
 pub mod process;
 pub mod rules;
 pub mod script;
+pub mod test_gate;
 mod template;
+
+
 
 pub use permission::PermissionChecker;
 pub use rules::Rules;
 pub use script::ScriptHook;
+pub use test_gate::TestGate;
 
 use ahp_engine::{Oracle, Registry};
 use std::sync::Arc;
