@@ -43,8 +43,8 @@ pub mod script;
 pub mod test_gate;
 mod template;
 
-
-
+pub use deps::DependencyChecker;
+pub use lint::LintChecker;
 pub use permission::PermissionChecker;
 pub use rules::Rules;
 pub use script::ScriptHook;
@@ -60,7 +60,9 @@ use std::sync::Arc;
 /// ```
 /// let mut registry = ahp_engine::Registry::new();
 /// ahp_oracles::register_builtins(&mut registry);
-/// assert_eq!(registry.names(), vec!["PermissionChecker", "Rules", "Script"]);
+/// for name in ["PermissionChecker", "Rules", "Script", "TestGate", "LintChecker", "DependencyChecker"] {
+///     assert!(registry.names().iter().any(|n| n == name), "{name}");
+/// }
 /// assert_eq!(registry.resolve("rules"), Some("Rules"));
 /// ```
 pub fn register_builtins(registry: &mut Registry) {
@@ -78,5 +80,20 @@ pub fn register_builtins(registry: &mut Registry) {
         "Script",
         "a HOOK.md script hook (Agent Hooks standard): runs the hook's script and maps its answer",
         |cfg| Ok(Arc::new(ScriptHook::from_config(cfg)?) as Arc<dyn Oracle>),
+    );
+    registry.register(
+        "TestGate",
+        "runs the tests and/or reads JUnit and coverage reports; blocks on failing tests and low coverage",
+        |cfg| Ok(Arc::new(TestGate::from_config(cfg)?) as Arc<dyn Oracle>),
+    );
+    registry.register(
+        "LintChecker",
+        "runs linters and reports their findings; with auto_fix, applies their fixers",
+        |cfg| Ok(Arc::new(LintChecker::from_config(cfg)?) as Arc<dyn Oracle>),
+    );
+    registry.register(
+        "DependencyChecker",
+        "dependency manifests parse, lockfiles move with them, new dependencies are listed",
+        |cfg| Ok(Arc::new(DependencyChecker::from_config(cfg)?) as Arc<dyn Oracle>),
     );
 }
