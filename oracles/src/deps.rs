@@ -161,7 +161,10 @@ impl DependencyChecker {
                     let Value::String(s) = item else {
                         return Err(OracleConfigError::at(
                             key,
-                            format!("expected a file name such as Cargo.toml, found {}", kind_of(item)),
+                            format!(
+                                "expected a file name such as Cargo.toml, found {}",
+                                kind_of(item)
+                            ),
                         ));
                     };
                     let s = s.trim().trim_start_matches("./").to_string();
@@ -173,19 +176,21 @@ impl DependencyChecker {
                 }
                 names
             }
-            Some(other) => {
-                return Err(OracleConfigError::at(
-                    "manifest_files",
-                    format!(
-                        "expected a list of file names (e.g. `[Cargo.toml, package.json]`), found {}",
-                        kind_of(other)
-                    ),
-                ))
-            }
+            Some(other) => return Err(OracleConfigError::at(
+                "manifest_files",
+                format!(
+                    "expected a list of file names (e.g. `[Cargo.toml, package.json]`), found {}",
+                    kind_of(other)
+                ),
+            )),
         };
         let mut overrides: BTreeMap<String, Vec<String>> = BTreeMap::new();
         if let Some(v) = map.get("lockfiles").filter(|v| !v.is_null()) {
-            let m = as_map(v, "lockfiles", "a map of manifest → lockfile (e.g. `{package.json: yarn.lock}`)")?;
+            let m = as_map(
+                v,
+                "lockfiles",
+                "a map of manifest → lockfile (e.g. `{package.json: yarn.lock}`)",
+            )?;
             for (manifest, lock) in m {
                 let key = join("lockfiles", manifest);
                 if !names.contains(manifest) {
@@ -336,7 +341,10 @@ impl DependencyChecker {
 
 fn check_manifest_name(s: &str, key: &str) -> Result<(), OracleConfigError> {
     if s.is_empty() {
-        return Err(OracleConfigError::at(key, "a manifest name must not be empty"));
+        return Err(OracleConfigError::at(
+            key,
+            "a manifest name must not be empty",
+        ));
     }
     if s.starts_with('/') || s.split('/').any(|c| c == "..") {
         return Err(OracleConfigError::at(
@@ -453,7 +461,17 @@ impl Oracle for DependencyChecker {
         }
         let mut base_ok = merge_base.is_some();
         if let Some(rev) = &merge_base {
-            if let Err(e) = git(&root, &["rev-parse", "--verify", "--quiet", &format!("{rev}^{{commit}}")]).await {
+            if let Err(e) = git(
+                &root,
+                &[
+                    "rev-parse",
+                    "--verify",
+                    "--quiet",
+                    &format!("{rev}^{{commit}}"),
+                ],
+            )
+            .await
+            {
                 eval.notes.push(format!(
                     "git.merge_base `{rev}` is not a commit of the repository in {} ({e}): new dependencies not listed",
                     root.display()
@@ -461,9 +479,8 @@ impl Oracle for DependencyChecker {
                 base_ok = false;
             }
         } else {
-            eval.notes.push(
-                "no git.merge_base in the context: new dependencies not listed".to_string(),
-            );
+            eval.notes
+                .push("no git.merge_base in the context: new dependencies not listed".to_string());
         }
 
         let mut added: Vec<(String, ManifestKind, Vec<Dependency>)> = Vec::new();
@@ -481,10 +498,15 @@ impl Oracle for DependencyChecker {
                                 format!(
                                     "fix {path} at line {}{}: {}",
                                     e.line,
-                                    e.column.map(|c| format!(", column {c}")).unwrap_or_default(),
+                                    e.column
+                                        .map(|c| format!(", column {c}"))
+                                        .unwrap_or_default(),
                                     e.message
                                 ),
-                                format!("check that the {} tooling reads {path} again", tool_name(kind)),
+                                format!(
+                                    "check that the {} tooling reads {path} again",
+                                    tool_name(kind)
+                                ),
                             ])
                             .with_files([path.clone()]),
                     );
@@ -515,9 +537,9 @@ impl Oracle for DependencyChecker {
             // The lockfile.
             if let (Some(changed), Some(lock)) = (&changed_set, self.lockfile(&root, &found)) {
                 if changed.contains(path) && !changed.contains(&lock) {
-                    let same_inputs = base
-                        .as_ref()
-                        .is_some_and(|b| !b.lock_inputs.is_empty() && b.lock_inputs == manifest.lock_inputs);
+                    let same_inputs = base.as_ref().is_some_and(|b| {
+                        !b.lock_inputs.is_empty() && b.lock_inputs == manifest.lock_inputs
+                    });
                     if same_inputs {
                         eval.notes.push(format!(
                             "{path} changed but nothing its lockfile {lock} records did"
@@ -585,7 +607,10 @@ impl Oracle for DependencyChecker {
                 .collect::<BTreeSet<_>>()
                 .into_iter()
                 .collect();
-            follow_ups.push(format!("check for known vulnerabilities: {}", audits.join(", ")));
+            follow_ups.push(format!(
+                "check for known vulnerabilities: {}",
+                audits.join(", ")
+            ));
             eval.signals.push(
                 Signal::aid(info)
                     .with_type(NEW_DEPENDENCIES_TYPE)

@@ -40,8 +40,8 @@ pub mod permission;
 pub mod process;
 pub mod rules;
 pub mod script;
-pub mod test_gate;
 mod template;
+pub mod test_gate;
 
 pub use deps::DependencyChecker;
 pub use lint::LintChecker;

@@ -56,8 +56,8 @@
 
 use crate::cfg::{as_map, check_keys, join, opt_bool, opt_str, req_str};
 use crate::command::{
-    changed_files, combined_output, exit_text, head_lines, opt_timeout, project_dir,
-    relative_to, run_command,
+    changed_files, combined_output, exit_text, head_lines, opt_timeout, project_dir, relative_to,
+    run_command,
 };
 use crate::process;
 use ahp_engine::oracle::kind_of;
@@ -157,7 +157,10 @@ impl LintChecker {
             Some(other) => {
                 return Err(OracleConfigError::at(
                     "linters",
-                    format!("expected a list of linters, found {}; {example}", kind_of(other)),
+                    format!(
+                        "expected a list of linters, found {}; {example}",
+                        kind_of(other)
+                    ),
                 ))
             }
         };
@@ -371,7 +374,10 @@ fn findings_signal(findings: &[Finding], mentioned: &BTreeSet<String>) -> Signal
                 "fix by hand what the fixer left, then re-run `{}`",
                 f.command
             ),
-            None => format!("fix the findings of `{}`, then re-run `{}`", f.linter, f.command),
+            None => format!(
+                "fix the findings of `{}`, then re-run `{}`",
+                f.linter, f.command
+            ),
         });
     }
     Signal::prompt(message)
@@ -423,8 +429,7 @@ fn mentioned_files(root: &Path, output: &str) -> Vec<String> {
             break;
         }
         let token = token.trim_end_matches('.');
-        if token.len() < 2 || token.len() > 1024 || !(token.contains('.') || token.contains('/'))
-        {
+        if token.len() < 2 || token.len() > 1024 || !(token.contains('.') || token.contains('/')) {
             continue;
         }
         let rel = relative_to(root, token);
@@ -454,7 +459,10 @@ struct Stamp {
 /// were hashed (a rewrite with the same bytes is no change), else by size
 /// and modification time.
 fn differs(before: Option<&Option<Stamp>>, after: Option<&Option<Stamp>>) -> bool {
-    match (before.and_then(Option::as_ref), after.and_then(Option::as_ref)) {
+    match (
+        before.and_then(Option::as_ref),
+        after.and_then(Option::as_ref),
+    ) {
         (None, None) => false,
         (Some(a), Some(b)) => match (a.hash, b.hash) {
             (Some(x), Some(y)) => a.len != b.len || x != y,
@@ -470,22 +478,25 @@ fn snapshot(root: &Path, paths: &BTreeSet<String>) -> BTreeMap<String, Option<St
         .iter()
         .map(|p| {
             let full = root.join(p);
-            let stamp = std::fs::metadata(&full).ok().filter(|m| m.is_file()).map(|m| {
-                let hash = if m.len() <= MAX_HASHED {
-                    std::fs::read(&full).ok().map(|bytes| {
-                        let mut h = std::collections::hash_map::DefaultHasher::new();
-                        bytes.hash(&mut h);
-                        h.finish()
-                    })
-                } else {
-                    None
-                };
-                Stamp {
-                    len: m.len(),
-                    modified: m.modified().ok(),
-                    hash,
-                }
-            });
+            let stamp = std::fs::metadata(&full)
+                .ok()
+                .filter(|m| m.is_file())
+                .map(|m| {
+                    let hash = if m.len() <= MAX_HASHED {
+                        std::fs::read(&full).ok().map(|bytes| {
+                            let mut h = std::collections::hash_map::DefaultHasher::new();
+                            bytes.hash(&mut h);
+                            h.finish()
+                        })
+                    } else {
+                        None
+                    };
+                    Stamp {
+                        len: m.len(),
+                        modified: m.modified().ok(),
+                        hash,
+                    }
+                });
             (p.clone(), stamp)
         })
         .collect()

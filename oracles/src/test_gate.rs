@@ -161,7 +161,11 @@ impl TestGate {
         let coverage = match map.get("coverage") {
             None | Some(Value::Null) => None,
             Some(v) => {
-                let m = as_map(v, "coverage", "a map like `{format: lcov, path: lcov.info}`")?;
+                let m = as_map(
+                    v,
+                    "coverage",
+                    "a map like `{format: lcov, path: lcov.info}`",
+                )?;
                 check_keys(m, "coverage", COVERAGE_KEYS)?;
                 let format = req_str(m, "coverage", "format", "`format: lcov`")?;
                 let format = one_of(
@@ -382,8 +386,14 @@ impl TestGate {
             steps.push("add tests for the code the change introduces".to_string());
         }
         steps.push(match &self.command {
-            Some(c) => format!("re-run `{c}` and check that {path} reaches {}%", trim_number(threshold)),
-            None => format!("regenerate {path} and check that it reaches {}%", trim_number(threshold)),
+            Some(c) => format!(
+                "re-run `{c}` and check that {path} reaches {}%",
+                trim_number(threshold)
+            ),
+            None => format!(
+                "regenerate {path} and check that it reaches {}%",
+                trim_number(threshold)
+            ),
         });
         Signal::block(reason)
             .with_type(COVERAGE_TYPE)
@@ -406,7 +416,10 @@ fn read_junit(v: Option<&Value>) -> Result<Vec<String>, OracleConfigError> {
         Some(other) => {
             return Err(OracleConfigError::at(
                 "junit",
-                format!("expected a path or a list of paths, found {}; {example}", kind_of(other)),
+                format!(
+                    "expected a path or a list of paths, found {}; {example}",
+                    kind_of(other)
+                ),
             ))
         }
     };
@@ -499,8 +512,12 @@ fn expand(root: &Path, pattern: &str) -> Result<Vec<PathBuf>, String> {
                 ));
             }
             let path = entry.path();
-            let Ok(kind) = entry.file_type() else { continue };
-            let Ok(rel) = path.strip_prefix(&base) else { continue };
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            let Ok(rel) = path.strip_prefix(&base) else {
+                continue;
+            };
             if kind.is_dir() {
                 if depth + 1 < max_depth && entry.file_name() != ".git" {
                     todo.push((path, depth + 1));
@@ -635,11 +652,13 @@ impl Oracle for TestGate {
     }
 
     fn default_intensity(&self) -> Option<Intensity> {
-        Some(if self.require_all_pass || self.coverage_threshold.is_some() {
-            Intensity::Block
-        } else {
-            Intensity::Prompt
-        })
+        Some(
+            if self.require_all_pass || self.coverage_threshold.is_some() {
+                Intensity::Block
+            } else {
+                Intensity::Prompt
+            },
+        )
     }
 }
 
@@ -652,7 +671,10 @@ mod tests {
         assert_eq!(format_gap(72.4, 80.0), ("72.4".into(), "7.6".into()));
         assert_eq!(format_gap(79.96, 80.0), ("79.96".into(), "0.04".into()));
         assert_eq!(format_gap(0.0, 50.0), ("0.0".into(), "50.0".into()));
-        assert_eq!(format_gap(79.999999, 80.0), ("79.9999".into(), "0.0001".into()));
+        assert_eq!(
+            format_gap(79.999999, 80.0),
+            ("79.9999".into(), "0.0001".into())
+        );
         assert_eq!(trim_number(80.0), "80");
         assert_eq!(trim_number(72.5), "72.5");
     }
@@ -661,7 +683,13 @@ mod tests {
     fn globs_expand_under_their_literal_prefix() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
-        for f in ["r/a.xml", "r/b.xml", "r/c.txt", "r/sub/d.xml", "other/e.xml"] {
+        for f in [
+            "r/a.xml",
+            "r/b.xml",
+            "r/c.txt",
+            "r/sub/d.xml",
+            "other/e.xml",
+        ] {
             let p = root.join(f);
             std::fs::create_dir_all(p.parent().unwrap()).unwrap();
             std::fs::write(p, "x").unwrap();
@@ -674,7 +702,10 @@ mod tests {
                 .collect()
         };
         assert_eq!(names("r/*.xml"), vec!["r/a.xml", "r/b.xml"]);
-        assert_eq!(names("r/**/*.xml"), vec!["r/a.xml", "r/b.xml", "r/sub/d.xml"]);
+        assert_eq!(
+            names("r/**/*.xml"),
+            vec!["r/a.xml", "r/b.xml", "r/sub/d.xml"]
+        );
         assert_eq!(names("**/e.xml"), vec!["other/e.xml"]);
         assert_eq!(names("r/{a,c}.*"), vec!["r/a.xml", "r/c.txt"]);
         assert_eq!(names("r/a.xml"), vec!["r/a.xml"]);

@@ -338,17 +338,15 @@ fn cargo_deps(
         let spec = match v.get_ref() {
             DeValue::String(s) => s.to_string(),
             DeValue::Table(t) => cargo_spec(t),
-            other => {
-                return Err(ManifestError::at_offset(
-                    text,
-                    v.span().start,
-                    format!(
-                        "dependency `{}` in `{section}` must be a version string or a table, found {}",
-                        name.get_ref(),
-                        other.type_str()
-                    ),
-                ))
-            }
+            other => return Err(ManifestError::at_offset(
+                text,
+                v.span().start,
+                format!(
+                    "dependency `{}` in `{section}` must be a version string or a table, found {}",
+                    name.get_ref(),
+                    other.type_str()
+                ),
+            )),
         };
         out.push(Dependency {
             name: name.get_ref().to_string(),
@@ -362,7 +360,11 @@ fn cargo_deps(
 
 /// `1.0`, `workspace`, `path ../x`, `git https://… (branch main)`.
 fn cargo_spec(t: &DeTable<'_>) -> String {
-    let s = |k: &str| get(t, k).and_then(|v| v.get_ref().as_str()).map(str::to_string);
+    let s = |k: &str| {
+        get(t, k)
+            .and_then(|v| v.get_ref().as_str())
+            .map(str::to_string)
+    };
     if get(t, "workspace").and_then(|v| v.get_ref().as_bool()) == Some(true) {
         return "workspace".to_string();
     }
@@ -463,7 +465,8 @@ fn parse_pyproject(text: &str) -> Result<Manifest, ManifestError> {
             }
         }
         if let Some(pdm) = sub_table(text, tool, "pdm", "tool.pdm")? {
-            if let Some(dev) = sub_table(text, pdm, "dev-dependencies", "tool.pdm.dev-dependencies")?
+            if let Some(dev) =
+                sub_table(text, pdm, "dev-dependencies", "tool.pdm.dev-dependencies")?
             {
                 for (group, v) in dev.iter() {
                     let section = format!("tool.pdm.dev-dependencies.{}", group.get_ref());
@@ -506,7 +509,11 @@ fn requirement_list(
         match item.get_ref() {
             DeValue::String(s) => {
                 let (name, spec) = parse_requirement(s).map_err(|e| {
-                    ManifestError::at_offset(text, item.span().start, format!("in `{section}`: {e}"))
+                    ManifestError::at_offset(
+                        text,
+                        item.span().start,
+                        format!("in `{section}`: {e}"),
+                    )
                 })?;
                 out.push(Dependency {
                     name,
@@ -546,17 +553,15 @@ fn poetry_deps(
             DeValue::Table(t) => cargo_spec(t),
             // Several constraints for different markers.
             DeValue::Array(a) => format!("{} alternatives", a.len()),
-            other => {
-                return Err(ManifestError::at_offset(
-                    text,
-                    v.span().start,
-                    format!(
-                        "dependency `{}` in `{section}` must be a version string or a table, found {}",
-                        name.get_ref(),
-                        other.type_str()
-                    ),
-                ))
-            }
+            other => return Err(ManifestError::at_offset(
+                text,
+                v.span().start,
+                format!(
+                    "dependency `{}` in `{section}` must be a version string or a table, found {}",
+                    name.get_ref(),
+                    other.type_str()
+                ),
+            )),
         };
         out.push(Dependency {
             name: name.get_ref().to_string(),
@@ -745,7 +750,9 @@ fn requirement_line(entry: &str, line: usize, m: &mut Manifest) -> Result<(), Ma
             )));
         };
         if value.is_empty() {
-            return Err(err(format!("`{opt}` needs a value, e.g. `{opt} other.txt`")));
+            return Err(err(format!(
+                "`{opt}` needs a value, e.g. `{opt} other.txt`"
+            )));
         }
         if *short == "-e" {
             m.dependencies.push(Dependency {
@@ -827,9 +834,11 @@ fn split_trailing_options(entry: &str) -> (&str, &str) {
 
 fn is_url_or_path(s: &str) -> bool {
     let lower = s.to_ascii_lowercase();
-    ["git+", "hg+", "svn+", "bzr+", "http://", "https://", "file:", "./", "../", "/", "~"]
-        .iter()
-        .any(|p| lower.starts_with(p))
+    [
+        "git+", "hg+", "svn+", "bzr+", "http://", "https://", "file:", "./", "../", "/", "~",
+    ]
+    .iter()
+    .any(|p| lower.starts_with(p))
         || [".whl", ".tar.gz", ".zip", ".tar.bz2"]
             .iter()
             .any(|e| lower.ends_with(e))
@@ -845,7 +854,11 @@ fn url_name(s: &str) -> String {
             return egg[..end].to_string();
         }
     }
-    let trimmed = s.split(['#', '?']).next().unwrap_or(s).trim_end_matches('/');
+    let trimmed = s
+        .split(['#', '?'])
+        .next()
+        .unwrap_or(s)
+        .trim_end_matches('/');
     let last = trimmed.rsplit('/').next().unwrap_or(trimmed);
     let last = last.strip_suffix(".git").unwrap_or(last);
     if last.is_empty() {
@@ -957,10 +970,9 @@ pub fn parse_requirement(s: &str) -> Result<(String, String), String> {
             if version.is_empty() {
                 return Err(format!("`{shown}`: no version after `{op}`"));
             }
-            if let Some(bad) = version
-                .chars()
-                .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '*' | '+' | '!' | '-' | '_')))
-            {
+            if let Some(bad) = version.chars().find(|c| {
+                !(c.is_ascii_alphanumeric() || matches!(c, '.' | '*' | '+' | '!' | '-' | '_'))
+            }) {
                 return Err(format!(
                     "`{shown}`: `{version}` is not a valid version (unexpected `{bad}`)"
                 ));
@@ -974,7 +986,9 @@ pub fn parse_requirement(s: &str) -> Result<(String, String), String> {
             return Err(format!("`{shown}`: no environment marker after `;`"));
         }
         if markers.matches('\'').count() % 2 != 0 || markers.matches('"').count() % 2 != 0 {
-            return Err(format!("`{shown}`: a quote in the environment marker is not closed"));
+            return Err(format!(
+                "`{shown}`: a quote in the environment marker is not closed"
+            ));
         }
         spec.push(format!("; {markers}"));
     }
@@ -989,7 +1003,15 @@ pub fn parse_requirement(s: &str) -> Result<(String, String), String> {
 // ------------------------------------------------------------------ go.mod
 
 const GO_VERBS: [&str; 10] = [
-    "module", "go", "toolchain", "godebug", "require", "replace", "exclude", "retract", "tool",
+    "module",
+    "go",
+    "toolchain",
+    "godebug",
+    "require",
+    "replace",
+    "exclude",
+    "retract",
+    "tool",
     "ignore",
 ];
 
@@ -1049,7 +1071,14 @@ fn parse_go_mod(text: &str) -> Result<Manifest, ManifestError> {
                 "a block opens with `(` alone at the end of its line, e.g. `require (`",
             ));
         }
-        go_directive(verb, &tokens[1..], indirect, line_no, &mut m, &mut module_line)?;
+        go_directive(
+            verb,
+            &tokens[1..],
+            indirect,
+            line_no,
+            &mut m,
+            &mut module_line,
+        )?;
     }
     if let Some((verb, line)) = block {
         return Err(ManifestError::at_line(
@@ -1194,18 +1223,19 @@ fn go_directive(
                     line,
                 });
             }
-            m.lock_inputs.push(format!("{verb} {} {}", args[0], args[1]));
+            m.lock_inputs
+                .push(format!("{verb} {} {}", args[0], args[1]));
         }
         "replace" => {
             let Some(arrow) = args.iter().position(|a| a == "=>") else {
                 return Err(err(
-                    "`replace` needs `=>`: `replace example.com/a => ../a`".to_string(),
+                    "`replace` needs `=>`: `replace example.com/a => ../a`".to_string()
                 ));
             };
             let (left, right) = (&args[..arrow], &args[arrow + 1..]);
             if !(1..=2).contains(&left.len()) || !(1..=2).contains(&right.len()) {
                 return Err(err(
-                    "`replace` takes `path [version] => path [version]`".to_string(),
+                    "`replace` takes `path [version] => path [version]`".to_string()
                 ));
             }
             m.lock_inputs.push(format!("replace {}", args.join(" ")));
@@ -1267,14 +1297,21 @@ anyhow = "1"
                 "workspace.dependencies:anyhow=1@18",
             ]
         );
-        assert!(m.lock_inputs.iter().any(|l| l == "package.version=\"0.1.0\""));
+        assert!(m
+            .lock_inputs
+            .iter()
+            .any(|l| l == "package.version=\"0.1.0\""));
     }
 
     #[test]
     fn cargo_errors() {
         for (text, line, expected) in [
             ("[dependencies]\nserde = \n", 2, ""),
-            ("[dependencies]\nserde = true\n", 2, "must be a version string or a table"),
+            (
+                "[dependencies]\nserde = true\n",
+                2,
+                "must be a version string or a table",
+            ),
             ("dependencies = 3\n", 1, "`dependencies` must be a table"),
             ("[dependencies]\na = \"1\"\na = \"2\"\n", 3, ""),
             ("[package\n", 1, ""),
@@ -1335,17 +1372,17 @@ httpx = "^0.27"
             names(&m),
             vec!["dependencies:react=^18.2.0@4", "devDependencies:vitest=1@6"]
         );
-        let e = parse_manifest(ManifestKind::Npm, "{\n  \"name\": \"web\",\n  \"x\": 1,\n}\n")
-            .unwrap_err();
+        let e = parse_manifest(
+            ManifestKind::Npm,
+            "{\n  \"name\": \"web\",\n  \"x\": 1,\n}\n",
+        )
+        .unwrap_err();
         assert_eq!(e.line, 4, "{e}");
         assert!(!e.message.contains("at line"), "{e}");
         let e = parse_manifest(ManifestKind::Npm, "[]").unwrap_err();
         assert!(e.message.contains("JSON object"), "{e}");
-        let e = parse_manifest(
-            ManifestKind::Npm,
-            "{\n\"dependencies\": {\n\"a\": 1\n}\n}",
-        )
-        .unwrap_err();
+        let e = parse_manifest(ManifestKind::Npm, "{\n\"dependencies\": {\n\"a\": 1\n}\n}")
+            .unwrap_err();
         assert_eq!(e.line, 3, "{e}");
         let e = parse_manifest(ManifestKind::Npm, "{\"dependencies\": []}").unwrap_err();
         assert!(e.message.contains("must be an object"), "{e}");
@@ -1415,7 +1452,11 @@ httpx = "^0.27"
         for (text, line, expected) in [
             ("module a\nrequire (\n\tx v1.0.0\n", 2, "never closed"),
             ("module a\nrequire x 1.0\n", 2, "not a module version"),
-            ("module a\nfrobnicate x\n", 2, "unknown directive `frobnicate`"),
+            (
+                "module a\nfrobnicate x\n",
+                2,
+                "unknown directive `frobnicate`",
+            ),
             ("go 1.22\n", 1, "no `module` directive"),
             ("module a\nmodule b\n", 2, "a second `module`"),
             ("module a\nreplace x ../y\n", 2, "needs `=>`"),
@@ -1444,9 +1485,33 @@ httpx = "^0.27"
     #[test]
     fn no_panics_on_odd_input() {
         let inputs = [
-            "", "\0", "é", "[", "{", "\\", "-", "--", "-e", "#", "a @", "a[", "a(", "a (==1",
-            "require (", ")", "\"", "`", "[[dependencies]]", "[target]\nx = 1", "a\\",
-            "\u{feff}module a", "module a // x", "  \t", "((", "a;b", "[dependencies]\n\"\" = \"1\"",
+            "",
+            "\0",
+            "é",
+            "[",
+            "{",
+            "\\",
+            "-",
+            "--",
+            "-e",
+            "#",
+            "a @",
+            "a[",
+            "a(",
+            "a (==1",
+            "require (",
+            ")",
+            "\"",
+            "`",
+            "[[dependencies]]",
+            "[target]\nx = 1",
+            "a\\",
+            "\u{feff}module a",
+            "module a // x",
+            "  \t",
+            "((",
+            "a;b",
+            "[dependencies]\n\"\" = \"1\"",
         ];
         for text in inputs {
             for kind in [

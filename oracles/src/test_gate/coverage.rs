@@ -209,7 +209,10 @@ pub fn parse_lcov(text: &str) -> Result<CoverageReport, String> {
         let file = &mut files[i].1;
         let number = |s: &str, what: &str| -> Result<u64, String> {
             s.trim().parse::<u64>().map_err(|_| {
-                format!("line {line_no}: {what} `{}` is not a whole number", s.trim())
+                format!(
+                    "line {line_no}: {what} `{}` is not a whole number",
+                    s.trim()
+                )
             })
         };
         match key {
@@ -261,9 +264,7 @@ pub fn parse_lcov(text: &str) -> Result<CoverageReport, String> {
             let found = f.found.unwrap_or(0);
             let hit = f.hit.unwrap_or(0);
             if hit > found {
-                return Err(format!(
-                    "`{path}`: LH ({hit}) is larger than LF ({found})"
-                ));
+                return Err(format!("`{path}`: LH ({hit}) is larger than LF ({found})"));
             }
             (found, hit)
         } else {
@@ -509,12 +510,18 @@ mod tests {
     fn lcov_errors_name_the_line() {
         for (text, expected) in [
             ("", "no `SF:` record"),
-            ("just some text\n", "line 1: `just some text` is not an lcov line"),
+            (
+                "just some text\n",
+                "line 1: `just some text` is not an lcov line",
+            ),
             ("SF:a\nLF:ten\nend_of_record\n", "line 2: LF `ten`"),
             ("DA:1,1\n", "line 1: `DA:` outside a file record"),
             ("SF:a\nDA:1\nend_of_record\n", "line 2"),
             ("SF:a\nDA:1,1\n", "no `end_of_record`"),
-            ("SF:a\nLF:1\nLH:2\nend_of_record\n", "LH (2) is larger than LF (1)"),
+            (
+                "SF:a\nLF:1\nLH:2\nend_of_record\n",
+                "LH (2) is larger than LF (1)",
+            ),
             ("SF:a\nLF:0\nLH:0\nend_of_record\n", "no instrumented line"),
             ("end_of_record\n", "line 1: `end_of_record` without"),
             ("<?xml version=\"1.0\"?>\n", "is not an lcov line"),
@@ -591,8 +598,14 @@ mod tests {
             ("{}", "no `data[0]`"),
             (r#"{"data":[]}"#, "no `data[0]`"),
             (r#"{"data":[{"totals":{}}]}"#, "no `data[0].totals.lines`"),
-            (r#"{"data":[{"totals":{"lines":{"percent":"x"}}}]}"#, "not a number"),
-            (r#"{"data":[{"totals":{"lines":{"percent":120}}}]}"#, "not between"),
+            (
+                r#"{"data":[{"totals":{"lines":{"percent":"x"}}}]}"#,
+                "not a number",
+            ),
+            (
+                r#"{"data":[{"totals":{"lines":{"percent":120}}}]}"#,
+                "not between",
+            ),
         ] {
             match parse_llvm_cov_json(text) {
                 Ok(r) => panic!("{text:?} parsed as {r:?}"),

@@ -135,12 +135,7 @@ pub fn parse_junit(xml: &str) -> Result<JunitReport, String> {
     loop {
         let event = match reader.read_event() {
             Ok(e) => e,
-            Err(e) => {
-                return Err(format!(
-                    "{}: {e}",
-                    at(reader.error_position())
-                ))
-            }
+            Err(e) => return Err(format!("{}: {e}", at(reader.error_position()))),
         };
         match event {
             Event::Start(e) | Event::Empty(e) if stack.is_empty() && seen_root => {
@@ -156,7 +151,14 @@ pub fn parse_junit(xml: &str) -> Result<JunitReport, String> {
                     check_root(&name, &at(reader.buffer_position()))?;
                     seen_root = true;
                 }
-                open(&e, &name, &mut case, &mut suites, &mut report, stack.len() + 1)?;
+                open(
+                    &e,
+                    &name,
+                    &mut case,
+                    &mut suites,
+                    &mut report,
+                    stack.len() + 1,
+                )?;
                 stack.push(name);
             }
             Event::Empty(e) => {
@@ -165,7 +167,14 @@ pub fn parse_junit(xml: &str) -> Result<JunitReport, String> {
                     check_root(&name, &at(reader.buffer_position()))?;
                     seen_root = true;
                 }
-                open(&e, &name, &mut case, &mut suites, &mut report, stack.len() + 1)?;
+                open(
+                    &e,
+                    &name,
+                    &mut case,
+                    &mut suites,
+                    &mut report,
+                    stack.len() + 1,
+                )?;
                 close(&name, &mut case, &mut report, stack.len() + 1);
             }
             Event::End(_) => {
@@ -179,7 +188,9 @@ pub fn parse_junit(xml: &str) -> Result<JunitReport, String> {
                 close(&name, &mut case, &mut report, depth);
             }
             Event::Text(t) => {
-                let text = t.decode().map_err(|e| format!("{}: {e}", at(reader.buffer_position())))?;
+                let text = t
+                    .decode()
+                    .map_err(|e| format!("{}: {e}", at(reader.buffer_position())))?;
                 if stack.is_empty() {
                     if !text.trim().is_empty() {
                         return Err(format!(
@@ -199,7 +210,9 @@ pub fn parse_junit(xml: &str) -> Result<JunitReport, String> {
                         at(reader.buffer_position())
                     ));
                 }
-                let text = t.decode().map_err(|e| format!("{}: {e}", at(reader.buffer_position())))?;
+                let text = t
+                    .decode()
+                    .map_err(|e| format!("{}: {e}", at(reader.buffer_position())))?;
                 collect(&mut case, &text);
             }
             Event::GeneralRef(r) => {
@@ -400,10 +413,12 @@ fn local(e: &BytesStart<'_>) -> String {
 pub(crate) fn attr(e: &BytesStart<'_>, key: &str) -> Option<String> {
     for a in e.attributes().flatten() {
         if a.key.local_name().as_ref() == key.as_bytes() {
-            return Some(match a.normalized_value(quick_xml::XmlVersion::Implicit1_0) {
-                Ok(v) => v.into_owned(),
-                Err(_) => String::from_utf8_lossy(&a.value).into_owned(),
-            });
+            return Some(
+                match a.normalized_value(quick_xml::XmlVersion::Implicit1_0) {
+                    Ok(v) => v.into_owned(),
+                    Err(_) => String::from_utf8_lossy(&a.value).into_owned(),
+                },
+            );
         }
     }
     None
@@ -418,7 +433,11 @@ fn count_attr(e: &BytesStart<'_>, key: &str) -> u64 {
 
 /// The first non-blank line, trimmed and cut to [`MAX_MESSAGE`].
 fn first_line(s: &str) -> String {
-    let line = s.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
+    let line = s
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("");
     truncate(line, MAX_MESSAGE)
 }
 
@@ -435,7 +454,9 @@ fn predefined_entity(name: &str) -> Option<&'static str> {
 
 /// `line L, column C` of a byte offset.
 pub(crate) fn position(text: &str, offset: u64) -> String {
-    let offset = usize::try_from(offset).unwrap_or(usize::MAX).min(text.len());
+    let offset = usize::try_from(offset)
+        .unwrap_or(usize::MAX)
+        .min(text.len());
     let (line, column) = line_col(text, offset);
     format!("line {line}, column {column}")
 }
