@@ -133,7 +133,8 @@ pub struct DependencyChecker {
     project_dir: Option<PathBuf>,
 }
 
-/// A manifest found in the project, with what the checks learned.
+/// A manifest found in the project and the `manifest_files` entry it
+/// matched.
 struct Found<'a> {
     path: String,
     entry: &'a Entry,
@@ -176,13 +177,15 @@ impl DependencyChecker {
                 }
                 names
             }
-            Some(other) => return Err(OracleConfigError::at(
-                "manifest_files",
-                format!(
+            Some(other) => {
+                return Err(OracleConfigError::at(
+                    "manifest_files",
+                    format!(
                     "expected a list of file names (e.g. `[Cargo.toml, package.json]`), found {}",
                     kind_of(other)
                 ),
-            )),
+                ))
+            }
         };
         let mut overrides: BTreeMap<String, Vec<String>> = BTreeMap::new();
         if let Some(v) = map.get("lockfiles").filter(|v| !v.is_null()) {

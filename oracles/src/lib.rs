@@ -8,6 +8,13 @@
 //! * [`ScriptHook`] (`Script`) — a HOOK.md script hook of the Agent Hooks
 //!   standard (SPEC §4.3) run as an oracle: event JSON on stdin, exit code
 //!   and stdout mapped to signals, its process group killed on timeout.
+//! * [`TestGate`] — runs the tests and/or reads JUnit and coverage reports
+//!   (lcov, Cobertura, llvm-cov JSON); blocks on failing tests and on
+//!   coverage below the threshold;
+//! * [`LintChecker`] — runs linters and reports their findings; with
+//!   `auto_fix`, applies their fixers and reports the files they changed;
+//! * [`DependencyChecker`] — dependency manifests parse, lockfiles move
+//!   with them, new dependencies are listed.
 //!
 //! What does **not** live here: the engine itself (events, context, signals,
 //! the [`Oracle`] trait, dispatch — `ahp-engine`) and loading hooks.yaml
@@ -53,9 +60,9 @@ pub use test_gate::TestGate;
 use ahp_engine::{Oracle, Registry};
 use std::sync::Arc;
 
-/// Registers every built-in oracle: `Rules`, `PermissionChecker` and
-/// `Script` (the registry also accepts `rules`, `permission-checker` and
-/// `script`).
+/// Registers every built-in oracle: `Rules`, `PermissionChecker`,
+/// `Script`, `TestGate`, `LintChecker`, `DependencyChecker`, … (the registry
+/// also accepts the kebab-case names: `rules`, `permission-checker`, …).
 ///
 /// ```
 /// let mut registry = ahp_engine::Registry::new();

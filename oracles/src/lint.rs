@@ -515,10 +515,12 @@ async fn git_dirty(root: &Path) -> Option<BTreeSet<String>> {
     let mut out = BTreeSet::new();
     let mut entries = status.split('\0');
     while let Some(entry) = entries.next() {
-        if entry.len() < 4 {
+        let (Some(code), Some(path)) = (entry.get(..3), entry.get(3..)) else {
+            continue;
+        };
+        if path.is_empty() {
             continue;
         }
-        let (code, path) = entry.split_at(3);
         if code.starts_with('R') || code.starts_with('C') {
             entries.next(); // the original path of a rename or copy
         }

@@ -338,15 +338,17 @@ fn cargo_deps(
         let spec = match v.get_ref() {
             DeValue::String(s) => s.to_string(),
             DeValue::Table(t) => cargo_spec(t),
-            other => return Err(ManifestError::at_offset(
-                text,
-                v.span().start,
-                format!(
+            other => {
+                return Err(ManifestError::at_offset(
+                    text,
+                    v.span().start,
+                    format!(
                     "dependency `{}` in `{section}` must be a version string or a table, found {}",
                     name.get_ref(),
                     other.type_str()
                 ),
-            )),
+                ))
+            }
         };
         out.push(Dependency {
             name: name.get_ref().to_string(),
@@ -553,15 +555,17 @@ fn poetry_deps(
             DeValue::Table(t) => cargo_spec(t),
             // Several constraints for different markers.
             DeValue::Array(a) => format!("{} alternatives", a.len()),
-            other => return Err(ManifestError::at_offset(
-                text,
-                v.span().start,
-                format!(
+            other => {
+                return Err(ManifestError::at_offset(
+                    text,
+                    v.span().start,
+                    format!(
                     "dependency `{}` in `{section}` must be a version string or a table, found {}",
                     name.get_ref(),
                     other.type_str()
                 ),
-            )),
+                ))
+            }
         };
         out.push(Dependency {
             name: name.get_ref().to_string(),
@@ -1480,6 +1484,100 @@ httpx = "^0.27"
             line: 1,
         };
         assert_eq!(d.key(ManifestKind::Requirements).1, "django");
+    }
+
+    /// Random documents made of pieces that matter to the parsers
+    /// (a small deterministic fuzz; cargo-fuzz targets come later).
+    fn random_docs(pieces: &[&str], count: usize) -> Vec<String> {
+        let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        (0..count)
+            .map(|_| {
+                let len = (next() % 40) as usize;
+                (0..len)
+                    .map(|_| pieces[(next() % pieces.len() as u64) as usize])
+                    .collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn random_documents_never_panic() {
+        let pieces = [
+            "[",
+            "]",
+            "[[",
+            "]]",
+            "{",
+            "}",
+            "(",
+            ")",
+            "\"",
+            "'",
+            "`",
+            "=",
+            "==",
+            ">=",
+            "~=",
+            ";",
+            ",",
+            ":",
+            "#",
+            "//",
+            "\\",
+            "\n",
+            "\n",
+            " ",
+            "\t",
+            "-",
+            "--",
+            "-r",
+            "-e ",
+            "@",
+            ".",
+            "*",
+            "é",
+            "\u{0}",
+            "dependencies",
+            "package",
+            "project",
+            "require",
+            "module",
+            "replace",
+            "=>",
+            "v1.2.3",
+            "1.0",
+            "serde",
+            "x",
+            "true",
+            "[dependencies]\n",
+            "target.'cfg(unix)'.dependencies",
+            "tool.poetry",
+            "\"a\": ",
+            "git+https://h/r",
+            "#egg=",
+            "python_version",
+            "indirect",
+            "[project]\ndependencies = [",
+        ];
+        for doc in random_docs(&pieces, 4000) {
+            for kind in [
+                ManifestKind::Cargo,
+                ManifestKind::Npm,
+                ManifestKind::Pyproject,
+                ManifestKind::Requirements,
+                ManifestKind::GoMod,
+            ] {
+                if let Err(e) = parse_manifest(kind, &doc) {
+                    assert!(e.line >= 1, "{kind:?} {doc:?}: {e}");
+                }
+            }
+        }
     }
 
     #[test]

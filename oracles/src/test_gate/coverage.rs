@@ -585,6 +585,69 @@ mod tests {
     }
 
     #[test]
+    fn random_reports_never_panic() {
+        let pieces = [
+            "SF:",
+            "DA:",
+            "LF:",
+            "LH:",
+            "end_of_record",
+            "\n",
+            ",",
+            "1",
+            "0",
+            "-1",
+            "1e9",
+            "x",
+            "é",
+            ":",
+            "<coverage",
+            " line-rate=\"",
+            "0.5",
+            "\"",
+            ">",
+            "/>",
+            "</coverage>",
+            "<class filename=\"a\">",
+            "</class>",
+            "<lines>",
+            "</lines>",
+            "<line number=\"",
+            "\" hits=\"",
+            "<![CDATA[",
+            "]]>",
+            "&amp;",
+            "&#10;",
+            "{",
+            "}",
+            "[",
+            "]",
+            "\"data\":",
+            "\"totals\":",
+            "\"lines\":",
+            "\"percent\":",
+            "NaN",
+        ];
+        let mut state: u64 = 0x2545_F491_4F6C_DD1D;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for _ in 0..4000 {
+            let len = (next() % 40) as usize;
+            let doc: String = (0..len)
+                .map(|_| pieces[(next() % pieces.len() as u64) as usize])
+                .collect();
+            let _ = parse_lcov(&doc);
+            let _ = parse_cobertura(&doc);
+            let _ = parse_llvm_cov_json(&doc);
+            let _ = crate::test_gate::junit::parse_junit(&doc);
+        }
+    }
+
+    #[test]
     fn llvm_cov_json() {
         let text = r#"{"type":"llvm.coverage.json.export","version":"2.0.1","data":[{
             "files":[{"filename":"/p/src/a.rs","summary":{"lines":{"count":10,"covered":4,"percent":40}}},
