@@ -30,7 +30,9 @@
 //! type with `require_all_pass: false`) and a **block** of type
 //! `coverage-below-threshold`. A configured report that is missing or does
 //! not parse is an error (never a silent pass); so is an entry of `junit`
-//! that matches no file. Without `coverage_threshold`, the coverage report
+//! that matches no file — except after a failing `command` (which may have
+//! stopped before writing its reports): then the command's failure blocks
+//! and the report problem is noted in the log. Without `coverage_threshold`, the coverage report
 //! is still read and its number noted in the log.
 //!
 //! Reports are read as they are on disk: when `command` does not rewrite
@@ -585,17 +587,28 @@ impl Oracle for TestGate {
         let junit = if self.junit.is_empty() {
             None
         } else {
-            let (report, paths) = self.read_junit(&root)?;
-            eval.notes.push(format!(
-                "JUnit ({}): {} tests, {} passed, {} failed, {} errors, {} skipped",
-                paths.join(", "),
-                report.total,
-                report.passed,
-                report.failed,
-                report.errored,
-                report.skipped
-            ));
-            Some((report, paths))
+            match self.read_junit(&root) {
+                Ok((report, paths)) => {
+                    eval.notes.push(format!(
+                        "JUnit ({}): {} tests, {} passed, {} failed, {} errors, {} skipped",
+                        paths.join(", "),
+                        report.total,
+                        report.passed,
+                        report.failed,
+                        report.errored,
+                        report.skipped
+                    ));
+                    Some((report, paths))
+                }
+                // The command failed (perhaps before writing its reports):
+                // its failure is the verdict, the report problem a note.
+                Err(e) if command_failed.is_some() => {
+                    eval.notes
+                        .push(format!("{e}; the failing test command is reported instead"));
+                    None
+                }
+                Err(e) => return Err(e),
+            }
         };
 
         match (&junit, &command_failed) {
@@ -635,7 +648,16 @@ impl Oracle for TestGate {
         }
 
         // 3. Coverage.
-        if let Some(report) = self.read_coverage(&root)? {
+        let coverage = match self.read_coverage(&root) {
+            Ok(c) => c,
+            Err(e) if command_failed.is_some() => {
+                eval.notes
+                    .push(format!("{e}; the failing test command is reported instead"));
+                None
+            }
+            Err(e) => return Err(e),
+        };
+        if let Some(report) = coverage {
             let shown = trim_number((report.percent * 10.0).floor() / 10.0);
             match self.coverage_threshold {
                 Some(t) if report.percent < t => {

@@ -593,3 +593,40 @@ async fn the_command_runs_in_the_project_dir() {
     let eval = run(dir.path(), json!({"command": "test -f marker.txt"})).await;
     assert!(eval.signals.is_empty(), "{eval:?}");
 }
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_command_that_fails_before_writing_its_reports_blocks() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = json!({
+        "command": "echo 'error: could not compile `app`' >&2; exit 101",
+        "junit": "target/junit.xml",
+        "coverage": {"format": "lcov", "path": "target/lcov.info"},
+        "coverage_threshold": 80
+    });
+    let eval = run(dir.path(), config).await;
+    assert_eq!(eval.signals.len(), 1, "{eval:?}");
+    let (reason, _) = block(&eval.signals[0]);
+    assert!(reason.contains("could not compile"), "{reason}");
+    assert!(
+        eval.notes
+            .iter()
+            .any(|n| n.contains("JUnit report `target/junit.xml` not found")
+                && n.contains("the failing test command is reported instead")),
+        "{:?}",
+        eval.notes
+    );
+    assert!(
+        eval.notes
+            .iter()
+            .any(|n| n.contains("coverage report target/lcov.info")),
+        "{:?}",
+        eval.notes
+    );
+    // The same reports missing after a passing command: an error.
+    let e = run_err(
+        dir.path(),
+        json!({"command": "true", "junit": "target/junit.xml"}),
+    )
+    .await;
+    assert!(e.message.contains("not found"), "{e}");
+}
