@@ -21,7 +21,14 @@
 //! * [`ContextLoader`] — at issue start: the issue's files and their recent
 //!   commits;
 //! * [`git`] — changed files and commits from git, for the oracles above
-//!   and the CLI.
+//!   and the CLI;
+//! * [`TestGate`] — runs the tests and/or reads JUnit and coverage reports
+//!   (lcov, Cobertura, llvm-cov JSON); blocks on failing tests and on
+//!   coverage below the threshold;
+//! * [`LintChecker`] — runs linters and reports their findings; with
+//!   `auto_fix`, applies their fixers and reports the files they changed;
+//! * [`DependencyChecker`] — dependency manifests parse, lockfiles move
+//!   with them, new dependencies are listed.
 //!
 //! What does **not** live here: the engine itself (events, context, signals,
 //! the [`Oracle`] trait, dispatch — `ahp-engine`) and loading hooks.yaml
@@ -47,13 +54,16 @@
 
 mod cfg;
 pub mod checklist;
+mod command;
 pub mod commit_msg;
 pub mod completion;
 pub mod context_loader;
+pub mod deps;
 pub mod expr;
 pub mod file_limit;
 pub mod git;
 pub mod issue;
+pub mod lint;
 mod pathglob;
 pub mod permission;
 pub mod process;
@@ -61,16 +71,20 @@ pub mod review;
 pub mod rules;
 pub mod script;
 mod template;
+pub mod test_gate;
 
 pub use checklist::ChecklistValidator;
 pub use commit_msg::CommitMessageValidator;
 pub use completion::CompletionVerifier;
 pub use context_loader::ContextLoader;
+pub use deps::DependencyChecker;
 pub use file_limit::FileChangeLimiter;
+pub use lint::LintChecker;
 pub use permission::PermissionChecker;
 pub use review::ReviewTrigger;
 pub use rules::Rules;
 pub use script::ScriptHook;
+pub use test_gate::TestGate;
 
 use ahp_engine::{Oracle, Registry};
 use std::sync::Arc;
@@ -86,11 +100,13 @@ use std::sync::Arc;
 /// for name in [
 ///     "PermissionChecker", "Rules", "Script", "ChecklistValidator", "ReviewTrigger",
 ///     "FileChangeLimiter", "CompletionVerifier", "CommitMessageValidator", "ContextLoader",
+///     "TestGate", "LintChecker", "DependencyChecker",
 /// ] {
 ///     assert!(registry.names().iter().any(|n| n == name), "{name}");
 /// }
 /// assert_eq!(registry.resolve("rules"), Some("Rules"));
 /// assert_eq!(registry.command_keys("ReviewTrigger"), ["command"]);
+/// assert_eq!(registry.command_keys("TestGate"), ["command"]);
 /// ```
 pub fn register_builtins(registry: &mut Registry) {
     registry.register(
@@ -140,5 +156,24 @@ pub fn register_builtins(registry: &mut Registry) {
         "after submit: names the reviewers (CODEOWNERS of the changed files, fixed reviewers), optionally runs a notify command",
         |cfg| Ok(Arc::new(ReviewTrigger::from_config(cfg)?) as Arc<dyn Oracle>),
     );
+    registry.register(
+        "TestGate",
+        "runs the tests and/or reads JUnit and coverage reports; blocks on failing tests and low coverage",
+        |cfg| Ok(Arc::new(TestGate::from_config(cfg)?) as Arc<dyn Oracle>),
+    );
+    registry.register(
+        "LintChecker",
+        "runs linters and reports their findings; with auto_fix, applies their fixers",
+        |cfg| Ok(Arc::new(LintChecker::from_config(cfg)?) as Arc<dyn Oracle>),
+    );
+    registry.register(
+        "DependencyChecker",
+        "dependency manifests parse, lockfiles move with them, new dependencies are listed",
+        |cfg| Ok(Arc::new(DependencyChecker::from_config(cfg)?) as Arc<dyn Oracle>),
+    );
+    // Config keys holding commands: set by a project's committed policy,
+    // they run only once the user trusted the project (`ahp trust`).
     registry.set_command_keys("ReviewTrigger", &["command"]);
+    registry.set_command_keys("TestGate", &["command"]);
+    registry.set_command_keys("LintChecker", &["linters"]);
 }
