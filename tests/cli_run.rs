@@ -30,17 +30,31 @@ fn rm_rf_with_no_config_anywhere_blocks_and_logs_one_record() {
         .unwrap()
         .is_empty());
     assert!(v["context_changes"].as_array().unwrap().is_empty());
+    // One signal record, then the run record that explains it.
     let log = sb.log_lines();
-    assert_eq!(log.len(), 1, "{log:?}");
+    assert_eq!(log.len(), 2, "{log:?}");
     assert_eq!(log[0]["kind"], "signal");
     assert_eq!(log[0]["header"]["id"], s["header"]["id"]);
+    assert_eq!(log[1]["kind"], "run");
+    assert_eq!(log[1]["outcome"], "block");
+    assert_eq!(log[1]["signal_ids"][0], s["header"]["id"]);
+    assert_eq!(log[1]["context"]["tool"]["input"]["command"], "rm -rf /");
+    assert!(log[1]["config_digest"]
+        .as_str()
+        .unwrap()
+        .starts_with("sha256:"));
     // A second run appends.
     sb.ahp()
         .args(["run", "PreToolUse"])
         .write_stdin(RM_RF)
         .assert()
         .code(2);
-    assert_eq!(sb.log_lines().len(), 2);
+    let kinds: Vec<String> = sb
+        .log_lines()
+        .iter()
+        .map(|l| l["kind"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(kinds, ["signal", "run", "signal", "run"]);
 }
 
 #[test]
@@ -56,7 +70,11 @@ fn safe_command_is_accepted_with_exit_0() {
     let v = json_out(&out);
     assert_eq!(v["outcome"], "accept");
     assert_eq!(v["signals"], serde_json::json!([]));
-    assert!(sb.log_lines().is_empty());
+    // No signal; the run itself is recorded.
+    let log = sb.log_lines();
+    assert_eq!(log.len(), 1, "{log:?}");
+    assert_eq!(log[0]["kind"], "run");
+    assert_eq!(log[0]["outcome"], "accept");
 }
 
 #[test]
@@ -93,7 +111,7 @@ fn log_flags_choose_or_skip_the_log() {
         .write_stdin(RM_RF)
         .assert()
         .code(2);
-    assert_eq!(std::fs::read_to_string(&custom).unwrap().lines().count(), 1);
+    assert_eq!(std::fs::read_to_string(&custom).unwrap().lines().count(), 2);
     assert!(!sb.log_path().exists());
 }
 

@@ -522,6 +522,40 @@ impl LoadedConfig {
         }
     }
 
+    /// `sha256:<hex>` over the layer files (layer, path and text) and the
+    /// HOOK.md hooks in use (name, layer, path): changes whenever the policy
+    /// could decide differently.
+    pub fn digest(&self) -> String {
+        use sha2::{Digest, Sha256};
+        let mut h = Sha256::new();
+        for f in &self.files {
+            for part in [
+                f.layer.as_str().as_bytes(),
+                f.path.to_string_lossy().as_bytes(),
+                f.text.as_bytes(),
+            ] {
+                h.update((part.len() as u64).to_be_bytes());
+                h.update(part);
+            }
+        }
+        for hook in &self.script_hooks {
+            for part in [
+                hook.name.as_bytes(),
+                hook.layer.as_str().as_bytes(),
+                hook.dir.to_string_lossy().as_bytes(),
+            ] {
+                h.update((part.len() as u64).to_be_bytes());
+                h.update(part);
+            }
+        }
+        let bytes = h.finalize();
+        let mut out = String::from("sha256:");
+        for b in bytes.iter() {
+            out.push_str(&format!("{b:02x}"));
+        }
+        out
+    }
+
     /// `settings.trunk`: the branch changes are measured against (main or
     /// master when not set).
     pub fn trunk(&self) -> Option<String> {
@@ -649,7 +683,7 @@ impl LoadedConfig {
             return Err(ConfigErrors(errors));
         }
         Policy::new(settings, per_event)
-            .map(|p| (p, warnings))
+            .map(|p| (p.with_digest(self.digest()), warnings))
             .map_err(|e| ConfigErrors(vec![self.policy_error(e)]))
     }
 

@@ -133,6 +133,39 @@ impl Verdict {
     }
 }
 
+/// One dispatch as recorded in the log (`kind: "run"`): what was asked,
+/// what ran and what was decided — enough to explain the decision and to
+/// replay it against another policy.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunRecord {
+    /// When the dispatch finished.
+    pub timestamp: DateTime<Utc>,
+    /// The event.
+    pub event: Event,
+    /// Ties the run to its signals.
+    pub correlation_id: String,
+    /// The agent session, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
+    /// The issue, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub issue_id: Option<String>,
+    /// The verdict.
+    pub outcome: Outcome,
+    /// What each selected entry did.
+    pub entries: Vec<EntryRun>,
+    /// The signals of the verdict, in order.
+    pub signal_ids: Vec<uuid::Uuid>,
+    /// Wall time of the dispatch, in microseconds.
+    pub duration_us: u64,
+    /// Digest of the policy that decided (see [`Policy::digest`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub config_digest: Option<String>,
+    /// The context as received, before any control modification (without
+    /// `raw`), so the decision can be replayed.
+    pub context: serde_json::Value,
+}
+
 /// A failure to write a record.
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
@@ -145,6 +178,11 @@ pub trait SignalSink: Send + Sync {
     fn record_signal(&self, signal: &Signal) -> Result<(), SinkError>;
     /// Records one warning or error.
     fn record_diagnostic(&self, diagnostic: &Diagnostic) -> Result<(), SinkError>;
+    /// Records one dispatch. The default records nothing.
+    fn record_run(&self, run: &RunRecord) -> Result<(), SinkError> {
+        let _ = run;
+        Ok(())
+    }
 }
 
 /// Something that can compile itself into a [`Policy`] with a registry: the
@@ -349,6 +387,7 @@ impl Engine {
     /// oracle failures follow each entry's `on_error` and are reported in
     /// `diagnostics`.
     pub async fn dispatch(&self, event: Event, mut ctx: HookContext) -> Verdict {
+        let started = Instant::now();
         ctx.event = Some(event);
         let correlation_id = ctx
             .correlation_id
@@ -367,7 +406,15 @@ impl Engine {
             entries: Vec::new(),
             context: HookContext::default(),
         };
+        let input = {
+            let mut v = ctx.to_value();
+            if let Some(m) = v.as_object_mut() {
+                m.remove("raw");
+            }
+            v
+        };
         let Some(plan) = self.policy.plan(event) else {
+            self.record_run(&verdict, &ctx, input, started);
             verdict.context = ctx;
             return verdict;
         };
@@ -461,8 +508,37 @@ impl Engine {
                 let _ = sink.record_diagnostic(d);
             }
         }
+        self.record_run(&verdict, &ctx, input, started);
         verdict.context = ctx;
         verdict
+    }
+
+    fn record_run(
+        &self,
+        verdict: &Verdict,
+        ctx: &HookContext,
+        input: serde_json::Value,
+        started: Instant,
+    ) {
+        let Some(sink) = &self.sink else { return };
+        let run = RunRecord {
+            timestamp: Utc::now(),
+            event: verdict.event,
+            correlation_id: verdict.correlation_id.clone(),
+            session_id: ctx.session_id.clone(),
+            issue_id: ctx
+                .lookup("issue.id")
+                .and_then(|v| v.as_str().map(str::to_string)),
+            outcome: verdict.outcome,
+            entries: verdict.entries.clone(),
+            signal_ids: verdict.signals.iter().map(|s| s.header.id).collect(),
+            duration_us: u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX),
+            config_digest: self.policy.digest().map(str::to_string),
+            context: input,
+        };
+        // Like diagnostics: a run that cannot be written does not change
+        // the decision.
+        let _ = sink.record_run(&run);
     }
 
     async fn run_wave(

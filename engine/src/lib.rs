@@ -50,7 +50,7 @@ pub use async_trait::async_trait;
 pub use context::{deep_merge, Files, HookContext, ToolCall, Turn};
 pub use dispatch::{
     clamp, AppliedChange, Diagnostic, Engine, EngineBuilder, EngineError, EntryRun, EntryStatus,
-    Level, PolicySource, SignalSink, SinkError, Verdict,
+    Level, PolicySource, RunRecord, SignalSink, SinkError, Verdict,
 };
 pub use event::{Event, UnknownEvent};
 pub use intensity::{Intensity, Outcome};

@@ -268,6 +268,7 @@ pub struct Policy {
     /// Dispatch settings.
     pub settings: Settings,
     plans: BTreeMap<Event, Plan>,
+    digest: Option<String>,
 }
 
 impl Policy {
@@ -282,7 +283,23 @@ impl Policy {
             let waves = order(event, &entries)?;
             plans.insert(event, Plan { entries, waves });
         }
-        Ok(Policy { settings, plans })
+        Ok(Policy {
+            settings,
+            plans,
+            digest: None,
+        })
+    }
+
+    /// Tags the policy with a digest of its sources (recorded with every
+    /// run, so a decision can be traced to the exact configuration).
+    pub fn with_digest(mut self, digest: impl Into<String>) -> Policy {
+        self.digest = Some(digest.into());
+        self
+    }
+
+    /// The digest of the policy's sources, if known.
+    pub fn digest(&self) -> Option<&str> {
+        self.digest.as_deref()
     }
 
     /// The plan of `event`, if it has entries.

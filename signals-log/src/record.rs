@@ -1,6 +1,6 @@
 //! One line of the log.
 
-use ahp_engine::{Diagnostic, Level, Signal, SignalResponse};
+use ahp_engine::{Diagnostic, Level, RunRecord, Signal, SignalResponse};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
@@ -45,6 +45,9 @@ pub enum Record {
     Warning(Diagnostic),
     /// An error raised while dispatching (`kind: "error"`).
     Error(Diagnostic),
+    /// One dispatch: event, entries, outcome, timing, config digest and the
+    /// input context (`kind: "run"`).
+    Run(RunRecord),
 }
 
 /// The wire form, borrowed for writing. `serde(tag)` writes the tag before
@@ -55,6 +58,7 @@ pub(crate) enum WireRef<'a> {
     Signal(&'a Signal),
     Response(&'a SignalResponse),
     Info(&'a Diagnostic),
+    Run(&'a RunRecord),
     Warning(&'a Diagnostic),
     Error(&'a Diagnostic),
 }
@@ -65,6 +69,7 @@ impl WireRef<'_> {
             WireRef::Signal(_) => "signal",
             WireRef::Response(_) => "response",
             WireRef::Info(_) => "info",
+            WireRef::Run(_) => "run",
             WireRef::Warning(_) => "warning",
             WireRef::Error(_) => "error",
         }
@@ -90,11 +95,12 @@ enum Wire {
     Info(Diagnostic),
     Warning(Diagnostic),
     Error(Diagnostic),
+    Run(RunRecord),
 }
 
 impl Record {
     /// Every `kind` a line can have, in the order of the variants.
-    pub const KINDS: [&'static str; 5] = ["signal", "response", "info", "warning", "error"];
+    pub const KINDS: [&'static str; 6] = ["signal", "response", "info", "warning", "error", "run"];
 
     /// The record for a diagnostic: [`Record::Warning`] or
     /// [`Record::Error`] by its level.
@@ -139,6 +145,7 @@ impl Record {
             Record::Signal(s) => s.header.timestamp,
             Record::Response(r) => r.consumed_at,
             Record::Info(d) | Record::Warning(d) | Record::Error(d) => d.timestamp,
+            Record::Run(r) => r.timestamp,
         }
     }
 
@@ -147,6 +154,7 @@ impl Record {
             Record::Signal(s) => WireRef::Signal(s),
             Record::Response(r) => WireRef::Response(r),
             Record::Info(d) | Record::Warning(d) | Record::Error(d) => WireRef::diagnostic(d),
+            Record::Run(r) => WireRef::Run(r),
         }
     }
 }
@@ -195,6 +203,7 @@ impl<'de> Deserialize<'de> for Record {
             Wire::Info(d) => Record::Info(check(Level::Info, d)?),
             Wire::Warning(d) => Record::Warning(check(Level::Warning, d)?),
             Wire::Error(d) => Record::Error(check(Level::Error, d)?),
+            Wire::Run(r) => Record::Run(r),
         })
     }
 }

@@ -2,6 +2,7 @@
 
 use crate::record::WireRef;
 use crate::{LogError, Record};
+use ahp_engine::RunRecord;
 use ahp_engine::{Diagnostic, Signal, SignalSink, SinkError};
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Seek, SeekFrom, Write};
@@ -168,6 +169,11 @@ impl SignalSink for SignalLog {
 
     fn record_diagnostic(&self, diagnostic: &Diagnostic) -> Result<(), SinkError> {
         self.append_wire(WireRef::diagnostic(diagnostic))
+            .map_err(|e| SinkError(e.to_string()))
+    }
+
+    fn record_run(&self, run: &RunRecord) -> Result<(), SinkError> {
+        self.append_wire(WireRef::Run(run))
             .map_err(|e| SinkError(e.to_string()))
     }
 }

@@ -41,6 +41,7 @@ fn one_of_each() -> Vec<Record> {
             .with_files(["src/main.rs"]),
         "DenyRmRf",
     );
+    let uuid_of_block = block.header.id;
     let control = stamped(
         Signal::control(vec![
             Modification::set("tool.input.command", json!("ls -la")).describe("safer"),
@@ -80,6 +81,25 @@ fn one_of_each() -> Vec<Record> {
             Level::Error,
             "oracle `X` timed out after 100 ms",
         )),
+        Record::Run(ahp_engine::RunRecord {
+            timestamp: chrono::Utc::now(),
+            event: Event::PreToolUse,
+            correlation_id: "c-1".into(),
+            session_id: Some("s-1".into()),
+            issue_id: None,
+            outcome: ahp_engine::Outcome::Block,
+            entries: vec![ahp_engine::EntryRun {
+                id: "PermissionChecker".into(),
+                oracle: "PermissionChecker".into(),
+                wave: 0,
+                status: ahp_engine::EntryStatus::Signalled,
+                duration_us: 120,
+            }],
+            signal_ids: vec![uuid_of_block],
+            duration_us: 450,
+            config_digest: Some("sha256:00".into()),
+            context: json!({"tool": {"name": "Bash", "input": {"command": "rm -rf /"}}}),
+        }),
     ]
 }
 
@@ -106,7 +126,7 @@ fn every_kind_round_trips_through_a_file() {
         kinds,
         [
             "signal", "signal", "signal", "signal", "signal", "response", "response", "info",
-            "warning", "error"
+            "warning", "error", "run"
         ]
     );
     // One record a line, each line a JSON object whose first key is `kind`.
@@ -131,13 +151,14 @@ fn the_sink_writes_the_same_lines_as_append() {
             Record::Info(d) | Record::Warning(d) | Record::Error(d) => {
                 sink.record_diagnostic(d).unwrap()
             }
+            Record::Run(run) => sink.record_run(run).unwrap(),
             Record::Response(_) => continue,
         }
         via_append.append(&r).unwrap();
     }
     let a = fs::read_to_string(via_append.path()).unwrap();
     let b = fs::read_to_string(via_sink.path()).unwrap();
-    assert_eq!(a.lines().count(), 8);
+    assert_eq!(a.lines().count(), 9);
     assert_eq!(a, b);
 }
 
