@@ -24,21 +24,31 @@ pub(crate) fn opt_timeout(
     prefix: &str,
     key: &str,
 ) -> Result<Option<Duration>, OracleConfigError> {
+    opt_timeout_up_to(map, prefix, key, MAX_TIMEOUT_MS)
+}
+
+/// Reads a timeout in milliseconds, from 1 to `max_ms`.
+pub(crate) fn opt_timeout_up_to(
+    map: &Map<String, Value>,
+    prefix: &str,
+    key: &str,
+    max_ms: u64,
+) -> Result<Option<Duration>, OracleConfigError> {
     match map.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::Number(n)) => match n.as_u64() {
-            Some(ms) if (1..=MAX_TIMEOUT_MS).contains(&ms) => Ok(Some(Duration::from_millis(ms))),
+            Some(ms) if (1..=max_ms).contains(&ms) => Ok(Some(Duration::from_millis(ms))),
             _ => Err(OracleConfigError::at(
                 join(prefix, key),
                 format!(
-                    "`{key}` must be a whole number of milliseconds between 1 and {MAX_TIMEOUT_MS}, found {n}"
+                    "{n} is out of range: `{key}` must be a whole number of milliseconds between 1 and {max_ms}"
                 ),
             )),
         },
         Some(other) => Err(OracleConfigError::at(
             join(prefix, key),
             format!(
-                "expected a number of milliseconds (e.g. 60000), found {}",
+                "expected a whole number of milliseconds (e.g. 60000), found {}",
                 kind_of(other)
             ),
         )),
@@ -170,6 +180,20 @@ pub(crate) fn tail_lines(text: &str, n: usize) -> (Vec<String>, usize) {
 
 /// `path` relative to `root` when it lies inside it (as given otherwise),
 /// with `/` separators.
+/// The first `max` names joined by commas, then `and N more`.
+pub(crate) fn name_some(names: &[String], max: usize) -> String {
+    let mut s = names
+        .iter()
+        .take(max)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if names.len() > max {
+        s.push_str(&format!(" and {} more", names.len() - max));
+    }
+    s
+}
+
 pub(crate) fn relative_to(root: &Path, path: &str) -> String {
     let p = Path::new(path);
     if p.is_absolute() {

@@ -221,7 +221,7 @@ impl CompletionVerifier {
             (false, true) => ("docs", MISSING_DOCS),
             (false, false) => return None,
         };
-        let named = name_some(&source);
+        let named = crate::command::name_some(&source, MAX_NAMED);
         let subject = if source.len() == 1 {
             format!("{named} changed")
         } else {
@@ -315,20 +315,6 @@ fn place(globs: &Globs) -> String {
         Some(dir) if !dir.contains(['*', '?', '[', '{']) => format!("under {dir}/"),
         _ => format!("matching `{first}`"),
     }
-}
-
-/// The first few names, then `and N more`.
-fn name_some(names: &[String]) -> String {
-    let mut s = names
-        .iter()
-        .take(MAX_NAMED)
-        .cloned()
-        .collect::<Vec<_>>()
-        .join(", ");
-    if names.len() > MAX_NAMED {
-        s.push_str(&format!(" and {} more", names.len() - MAX_NAMED));
-    }
-    s
 }
 
 #[cfg(test)]

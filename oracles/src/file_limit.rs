@@ -210,7 +210,7 @@ impl FileChangeLimiter {
                 " ({} excluded file{} not counted: {})",
                 excluded.len(),
                 plural(excluded.len()),
-                name_some(&excluded)
+                crate::command::name_some(&excluded, MAX_NAMED)
             )
         };
         let head = format!("{n} files changed (limit {})", self.max_files);
@@ -377,20 +377,6 @@ fn plural(n: usize) -> &'static str {
     } else {
         "s"
     }
-}
-
-/// The first few names, then `and N more`.
-fn name_some(names: &[String]) -> String {
-    let mut s = names
-        .iter()
-        .take(MAX_NAMED)
-        .cloned()
-        .collect::<Vec<_>>()
-        .join(", ");
-    if names.len() > MAX_NAMED {
-        s.push_str(&format!(" and {} more", names.len() - MAX_NAMED));
-    }
-    s
 }
 
 #[cfg(test)]

@@ -432,27 +432,10 @@ impl ReviewTrigger {
             }
             Some(c) => Some(c.to_string()),
         };
-        let timeout_ms = match map.get("timeout_ms") {
-            None | Some(Value::Null) => DEFAULT_TIMEOUT_MS,
-            Some(v) => match v.as_u64() {
-                Some(ms) if (1..=MAX_TIMEOUT_MS).contains(&ms) => ms,
-                Some(ms) => {
-                    return Err(OracleConfigError::at(
-                        "timeout_ms",
-                        format!("{ms} is out of range: give 1 to {MAX_TIMEOUT_MS} milliseconds"),
-                    ))
-                }
-                None => {
-                    return Err(OracleConfigError::at(
-                        "timeout_ms",
-                        format!(
-                            "expected a whole number of milliseconds, e.g. 30000, found {}",
-                            kind_of(v)
-                        ),
-                    ))
-                }
-            },
-        };
+        let timeout_ms = crate::command::opt_timeout_up_to(map, "", "timeout_ms", MAX_TIMEOUT_MS)?
+            .map_or(DEFAULT_TIMEOUT_MS, |d| {
+                u64::try_from(d.as_millis()).unwrap_or(MAX_TIMEOUT_MS)
+            });
         Ok(ReviewTrigger {
             notify_reviewers,
             codeowners,
