@@ -4,7 +4,8 @@
 //! What lives here:
 //!
 //! - the **record format** ([`Record`]): every line is a JSON object with a
-//!   `kind` field — `signal`, `response`, `warning` or `error` — followed by
+//!   `kind` field — `signal`, `response`, `info`, `warning`, `error`, `run`
+//!   or `release` — followed by
 //!   the fields of the [`Signal`](ahp_engine::Signal),
 //!   [`SignalResponse`](ahp_engine::SignalResponse) or
 //!   [`Diagnostic`](ahp_engine::Diagnostic) exactly as the engine serializes
@@ -16,9 +17,14 @@
 //! - a simple streaming **reader** ([`read`], [`Reader`]): constant memory,
 //!   skips (and counts) torn or unparseable lines instead of failing.
 //!
-//! What does not (yet): cross-process locking, rotation by size, an fsync
-//! policy, redaction of secrets, queries, stats, the tuning report and
-//! replay. They build on the record format, which is final.
+//! - **options** ([`LogOptions`]): an fsync policy ([`FsyncPolicy`]),
+//!   rotation by size, and [`Masking`] of secrets before anything is
+//!   written; every append holds an advisory `flock` on the file, so
+//!   processes rotate and repair torn tails without racing;
+//! - a **rotation-following reader** ([`read_all`], [`LogReader`]) with a
+//!   [`Filter`].
+//!
+//! What does not (yet): queries, stats, the tuning report and replay.
 //!
 //! ```
 //! use ahp_engine::{Action, Signal, SignalResponse};
@@ -41,11 +47,22 @@
 #![warn(missing_docs)]
 
 mod error;
+mod filter;
+mod follow;
+mod lock;
+mod mask;
+mod options;
 mod reader;
 mod record;
+mod release;
 mod writer;
 
 pub use error::LogError;
+pub use filter::Filter;
+pub use follow::{read_all, LogReader};
+pub use mask::{Masking, MASK, SENSITIVE_KEYS};
+pub use options::{FsyncPolicy, LogOptions};
 pub use reader::{read, Reader};
 pub use record::Record;
+pub use release::Release;
 pub use writer::SignalLog;

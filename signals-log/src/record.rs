@@ -1,5 +1,6 @@
 //! One line of the log.
 
+use crate::Release;
 use ahp_engine::{Diagnostic, Level, RunRecord, Signal, SignalResponse};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -15,6 +16,8 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 /// | `info`     | the [`Diagnostic`] fields (`level` is `info`) |
 /// | `warning`  | the [`Diagnostic`] fields (`level` is `warning`) |
 /// | `error`    | the [`Diagnostic`] fields (`level` is `error`) |
+/// | `run`      | the [`RunRecord`] fields                   |
+/// | `release`  | the [`Release`] fields                     |
 ///
 /// For a diagnostic the `level` decides the kind: a diagnostic of level
 /// `error` is written as `kind: "error"` even if held by
@@ -48,6 +51,8 @@ pub enum Record {
     /// One dispatch: event, entries, outcome, timing, config digest and the
     /// input context (`kind: "run"`).
     Run(RunRecord),
+    /// A stop loop released at its cap (`kind: "release"`).
+    Release(Release),
 }
 
 /// The wire form, borrowed for writing. `serde(tag)` writes the tag before
@@ -61,6 +66,7 @@ pub(crate) enum WireRef<'a> {
     Run(&'a RunRecord),
     Warning(&'a Diagnostic),
     Error(&'a Diagnostic),
+    Release(&'a Release),
 }
 
 impl WireRef<'_> {
@@ -72,6 +78,7 @@ impl WireRef<'_> {
             WireRef::Run(_) => "run",
             WireRef::Warning(_) => "warning",
             WireRef::Error(_) => "error",
+            WireRef::Release(_) => "release",
         }
     }
 
@@ -96,11 +103,14 @@ enum Wire {
     Warning(Diagnostic),
     Error(Diagnostic),
     Run(RunRecord),
+    Release(Release),
 }
 
 impl Record {
     /// Every `kind` a line can have, in the order of the variants.
-    pub const KINDS: [&'static str; 6] = ["signal", "response", "info", "warning", "error", "run"];
+    pub const KINDS: [&'static str; 7] = [
+        "signal", "response", "info", "warning", "error", "run", "release",
+    ];
 
     /// The record for a diagnostic: [`Record::Warning`] or
     /// [`Record::Error`] by its level.
@@ -146,6 +156,7 @@ impl Record {
             Record::Response(r) => r.consumed_at,
             Record::Info(d) | Record::Warning(d) | Record::Error(d) => d.timestamp,
             Record::Run(r) => r.timestamp,
+            Record::Release(r) => r.timestamp,
         }
     }
 
@@ -155,6 +166,7 @@ impl Record {
             Record::Response(r) => WireRef::Response(r),
             Record::Info(d) | Record::Warning(d) | Record::Error(d) => WireRef::diagnostic(d),
             Record::Run(r) => WireRef::Run(r),
+            Record::Release(r) => WireRef::Release(r),
         }
     }
 }
@@ -168,6 +180,12 @@ impl From<Signal> for Record {
 impl From<SignalResponse> for Record {
     fn from(response: SignalResponse) -> Record {
         Record::Response(response)
+    }
+}
+
+impl From<Release> for Record {
+    fn from(release: Release) -> Record {
+        Record::Release(release)
     }
 }
 
@@ -204,6 +222,7 @@ impl<'de> Deserialize<'de> for Record {
             Wire::Warning(d) => Record::Warning(check(Level::Warning, d)?),
             Wire::Error(d) => Record::Error(check(Level::Error, d)?),
             Wire::Run(r) => Record::Run(r),
+            Wire::Release(r) => Record::Release(r),
         })
     }
 }

@@ -1,25 +1,39 @@
-//! The writer: one record, one line, one write.
+//! The writer: one record, one line, one write, under an advisory lock.
 
+use crate::lock::{self, rotated};
 use crate::record::WireRef;
-use crate::{LogError, Record};
+use crate::{FsyncPolicy, LogError, LogOptions, Record};
 use ahp_engine::RunRecord;
 use ahp_engine::{Diagnostic, Signal, SignalSink, SinkError};
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
+use std::time::Instant;
 
 /// An open signal log, appending one JSON line per [`Record`].
 ///
-/// Every append is a single `write` of `line + "\n"` on a handle opened with
-/// `O_APPEND`, so the kernel places each line at the end of the file whole:
-/// many threads (sharing one `SignalLog` through an `Arc`) and many
-/// processes (each with its own) can append at once without interleaving or
-/// losing lines. This holds on local file systems for records of ordinary
-/// size; network file systems (NFS) do not guarantee it.
+/// Every append, under the handle's mutex:
 ///
-/// Nothing is fsynced: a record is in the OS's page cache when `append`
-/// returns, which survives a crash of the process, not of the machine.
+/// 1. takes an advisory exclusive lock (`flock`) on the log file, and
+///    reopens the path if the file was rotated away by another process
+///    since this handle opened it (its inode differs from the path's);
+/// 2. if the file does not end in `\n` — a writer crashed mid-line — starts
+///    the record with a `\n`, so the torn line stays one skipped line and
+///    the record starts a clean one (race-free: the lock is held);
+/// 3. rotates if the record would take the file past
+///    [`LogOptions::max_bytes`]: `signals.jsonl.(k)` → `.(k+1)` (dropping
+///    what goes past [`LogOptions::keep`]), `signals.jsonl` →
+///    `signals.jsonl.1`, and a fresh `signals.jsonl`;
+/// 4. writes the (masked, see [`Masking`](crate::Masking)) line with one
+///    `write` on an `O_APPEND` handle, fsyncs as
+///    [`LogOptions::fsync`] says, and unlocks.
+///
+/// So many threads (sharing one `SignalLog` through an `Arc`) and many
+/// processes (each with its own) can append at once: no line is
+/// interleaved, lost or blank. `flock` locks are advisory: a process that
+/// writes the file without them (an editor, `echo >>`) is not held off, and
+/// network file systems may not honour them.
 ///
 /// ```
 /// use ahp_engine::{Signal, SignalSink};
@@ -37,28 +51,25 @@ use std::sync::{Mutex, MutexGuard};
 #[derive(Debug)]
 pub struct SignalLog {
     path: PathBuf,
-    // A Mutex, although O_APPEND alone already keeps single `write`s whole
-    // (and is all that separates processes): `write_all` may need several
-    // `write` calls after a short write (a signal, a nearly full disk), and
-    // the lock keeps other threads' lines out of the gap; the tail check
-    // below seeks the shared handle, which must not race; and rotation and
-    // the fsync policy will keep their state here. An uncontended lock
-    // costs nanoseconds next to the write syscall it guards.
+    options: LogOptions,
+    // The mutex orders this process's threads (the flock is per open file
+    // description, which they share) and guards the handle, which rotation
+    // replaces.
     state: Mutex<State>,
 }
 
 #[derive(Debug)]
 struct State {
-    /// Opened read + append: writes always go to the end (O_APPEND); reads
-    /// are used once, for the tail check.
+    /// Opened append-only (O_APPEND): writes always go to the end.
     file: File,
-    /// Whether this handle has already made sure the file ends in `\n`.
-    tail_checked: bool,
+    /// Written since the last fsync.
+    dirty: bool,
+    last_sync: Instant,
 }
 
 impl SignalLog {
-    /// Opens (creating it and its parent directories if needed) the log at
-    /// `path` for appending.
+    /// Opens the log at `path` with the default [`LogOptions`] (batched
+    /// fsync, rotation at 64 MiB keeping 5 files, default masking).
     ///
     /// ```
     /// # let dir = tempfile::tempdir().unwrap();
@@ -68,6 +79,12 @@ impl SignalLog {
     /// assert!(path.is_file());
     /// ```
     pub fn open(path: impl Into<PathBuf>) -> Result<SignalLog, LogError> {
+        SignalLog::open_with(path, LogOptions::default())
+    }
+
+    /// Opens (creating it and its parent directories if needed) the log at
+    /// `path` for appending, with `options`.
+    pub fn open_with(path: impl Into<PathBuf>, options: LogOptions) -> Result<SignalLog, LogError> {
         let path = path.into();
         let fail = |error| LogError::Open {
             path: path.clone(),
@@ -76,17 +93,14 @@ impl SignalLog {
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             fs::create_dir_all(parent).map_err(fail)?;
         }
-        let file = OpenOptions::new()
-            .read(true)
-            .append(true)
-            .create(true)
-            .open(&path)
-            .map_err(fail)?;
+        let file = open_append(&path).map_err(fail)?;
         Ok(SignalLog {
             path,
+            options,
             state: Mutex::new(State {
                 file,
-                tail_checked: false,
+                dirty: false,
+                last_sync: Instant::now(),
             }),
         })
     }
@@ -96,11 +110,12 @@ impl SignalLog {
         &self.path
     }
 
-    /// Appends `record` as one line.
-    ///
-    /// The first append through this handle first makes sure the file ends
-    /// in a newline: if a crash left a torn final line, the new record
-    /// starts on a line of its own (readers skip the torn one).
+    /// The options it was opened with.
+    pub fn options(&self) -> &LogOptions {
+        &self.options
+    }
+
+    /// Appends `record` as one line (see [`SignalLog`] for how).
     ///
     /// ```
     /// use ahp_engine::Signal;
@@ -113,52 +128,206 @@ impl SignalLog {
         self.append_wire(record.wire())
     }
 
-    fn append_wire(&self, wire: WireRef<'_>) -> Result<(), LogError> {
-        // buf[0] is the newline that repairs a torn tail; it is written only
-        // when needed, in the same write as the record.
-        let mut buf = Vec::with_capacity(512);
-        buf.push(b'\n');
-        serde_json::to_writer(&mut buf, &wire).map_err(|error| LogError::Serialize {
+    /// Forces what was appended through this handle to disk now, whatever
+    /// the policy.
+    pub fn sync(&self) -> Result<(), LogError> {
+        let mut state = self.lock();
+        state.file.sync_data().map_err(|e| self.write_error(e))?;
+        state.dirty = false;
+        state.last_sync = Instant::now();
+        Ok(())
+    }
+
+    fn write_error(&self, error: io::Error) -> LogError {
+        LogError::Write {
+            path: self.path.clone(),
+            error,
+        }
+    }
+
+    /// The line, with a leading `\n` (buf[0]) that repairs a torn tail and
+    /// is written only when needed, in the same write as the record.
+    fn encode(&self, wire: WireRef<'_>) -> Result<Vec<u8>, LogError> {
+        let ser = |error| LogError::Serialize {
             kind: wire.kind(),
             error,
-        })?;
+        };
+        let mut buf = Vec::with_capacity(512);
+        buf.push(b'\n');
+        serde_json::to_writer(&mut buf, &wire).map_err(ser)?;
+        if self.options.mask.might_match(&buf[1..]) {
+            let mut value = serde_json::to_value(&wire).map_err(ser)?;
+            self.options.mask.mask_value(&mut value);
+            buf.truncate(1);
+            // `kind` first, as in the unmasked form.
+            buf.extend_from_slice(b"{\"kind\":");
+            serde_json::to_writer(&mut buf, wire.kind()).map_err(ser)?;
+            if let serde_json::Value::Object(map) = value {
+                for (key, value) in map.iter().filter(|(k, _)| *k != "kind") {
+                    buf.push(b',');
+                    serde_json::to_writer(&mut buf, key).map_err(ser)?;
+                    buf.push(b':');
+                    serde_json::to_writer(&mut buf, value).map_err(ser)?;
+                }
+            }
+            buf.push(b'}');
+        }
         // Compact JSON escapes control characters in strings, so the line
         // has no newline of its own.
         debug_assert!(!buf[1..].contains(&b'\n'));
         buf.push(b'\n');
+        Ok(buf)
+    }
 
-        let fail = |error| LogError::Write {
-            path: self.path.clone(),
-            error,
-        };
+    fn append_wire(&self, wire: WireRef<'_>) -> Result<(), LogError> {
+        let buf = self.encode(wire)?;
         let mut state = self.lock();
-        let mut start = 1;
-        if !state.tail_checked {
-            if ends_torn(&mut state.file).map_err(fail)? {
-                start = 0;
-            }
-            state.tail_checked = true;
+        self.locked(
+            &mut state,
+            |state, facts| {
+                let torn = facts.len > 0 && ends_torn(&state.file, facts.len)?;
+                let start = usize::from(!torn);
+                state.file.write_all(&buf[start..])?;
+                state.dirty = true;
+                let sync = match self.options.fsync {
+                    FsyncPolicy::Always => true,
+                    FsyncPolicy::Batch => state.last_sync.elapsed() >= self.options.batch_interval,
+                    FsyncPolicy::Never => false,
+                };
+                if sync {
+                    state.file.sync_data()?;
+                    state.dirty = false;
+                    state.last_sync = Instant::now();
+                }
+                Ok(())
+            },
+            buf.len() as u64 - 1,
+        )
+        .map_err(|e| self.write_error(e))
+    }
+
+    /// Runs `write` with the exclusive lock held on the file the path names,
+    /// after rotating if `len` more bytes would pass the threshold.
+    fn locked(
+        &self,
+        state: &mut State,
+        write: impl FnOnce(&mut State, &lock::Facts) -> io::Result<()>,
+        len: u64,
+    ) -> io::Result<()> {
+        loop {
+            lock::lock(&state.file)?;
+            let facts = match self.check(state, len) {
+                Ok(Some(facts)) => facts,
+                Ok(None) => continue, // reopened or rotated: lock the new file
+                Err(e) => {
+                    let _ = lock::unlock(&state.file);
+                    return Err(e);
+                }
+            };
+            let result = write(state, &facts);
+            let unlocked = lock::unlock(&state.file);
+            return result.and(unlocked);
         }
-        state.file.write_all(&buf[start..]).map_err(fail)
+    }
+
+    /// With the lock held on `state.file`: `Some(facts)` if it is the
+    /// current file and has room; otherwise reopens (rotating first if it
+    /// is full), leaving nothing locked, and returns `None`.
+    fn check(&self, state: &mut State, len: u64) -> io::Result<Option<lock::Facts>> {
+        let facts = lock::facts(&state.file)?;
+        if lock::path_id(&self.path)? != Some(facts.id) {
+            // Rotated (or deleted) by someone else since we opened it.
+            lock::unlock(&state.file)?;
+            self.reopen(state)?;
+            return Ok(None);
+        }
+        let full = self
+            .options
+            .max_bytes
+            .is_some_and(|max| facts.regular && facts.len > 0 && facts.len + len > max);
+        if !full {
+            return Ok(Some(facts));
+        }
+        if state.dirty && self.options.fsync != FsyncPolicy::Never {
+            state.file.sync_data()?;
+        }
+        self.rotate()?;
+        lock::unlock(&state.file)?;
+        self.reopen(state)?;
+        Ok(None)
+    }
+
+    /// `.keep` is dropped, `.(k)` → `.(k+1)`, the log → `.1`.
+    fn rotate(&self) -> io::Result<()> {
+        let keep = self.options.keep;
+        if keep == 0 {
+            return ignore_missing(fs::remove_file(&self.path));
+        }
+        ignore_missing(fs::remove_file(rotated(&self.path, keep)))?;
+        for k in (1..keep).rev() {
+            ignore_missing(fs::rename(
+                rotated(&self.path, k),
+                rotated(&self.path, k + 1),
+            ))?;
+        }
+        fs::rename(&self.path, rotated(&self.path, 1))
+    }
+
+    fn reopen(&self, state: &mut State) -> io::Result<()> {
+        if state.dirty && self.options.fsync == FsyncPolicy::Batch {
+            state.file.sync_data()?;
+        }
+        state.file = open_append(&self.path)?;
+        state.dirty = false;
+        Ok(())
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
         // A panic while holding the lock leaves nothing inconsistent: at
-        // worst a line was half written, which readers skip.
+        // worst a line was half written, which readers skip and the next
+        // append repairs; the flock is released when its handle closes.
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
 
-/// Whether the file is non-empty and its last byte is not `\n`. Several
-/// writers may see the same torn tail and each add a newline; the empty
-/// lines that leaves are ignored by readers.
-fn ends_torn(file: &mut File) -> io::Result<bool> {
-    if file.metadata()?.len() == 0 {
-        return Ok(false);
+impl Drop for SignalLog {
+    fn drop(&mut self) {
+        if self.options.fsync == FsyncPolicy::Batch {
+            let state = self.lock();
+            if state.dirty {
+                // Nobody to tell on failure; the data is in the page cache.
+                let _ = state.file.sync_data();
+            }
+        }
     }
-    file.seek(SeekFrom::End(-1))?;
+}
+
+fn open_append(path: &Path) -> io::Result<File> {
+    OpenOptions::new()
+        .read(true)
+        .append(true)
+        .create(true)
+        .open(path)
+}
+
+fn ignore_missing(result: io::Result<()>) -> io::Result<()> {
+    match result {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+        other => other,
+    }
+}
+
+/// Whether the last byte of the file (of length `len` > 0) is not `\n`.
+#[cfg(unix)]
+fn ends_torn(file: &File, len: u64) -> io::Result<bool> {
+    use std::os::unix::fs::FileExt;
     let mut last = [0u8; 1];
-    Ok(file.read(&mut last)? == 1 && last[0] != b'\n')
+    Ok(file.read_at(&mut last, len - 1)? == 1 && last[0] != b'\n')
+}
+
+#[cfg(not(unix))]
+fn ends_torn(_: &File, _: u64) -> io::Result<bool> {
+    Ok(false)
 }
 
 impl SignalSink for SignalLog {

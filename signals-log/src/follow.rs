@@ -1,0 +1,155 @@
+//! Reading a log with its rotated files, filtered, in constant memory.
+
+use crate::lock::{self, rotated};
+use crate::{Filter, LogError, Reader, Record};
+use std::collections::VecDeque;
+use std::fs::File;
+use std::io::BufReader;
+use std::path::{Path, PathBuf};
+
+/// How many skipped-line locations a [`LogReader`] keeps (the count is
+/// always exact).
+const KEEP_SKIPPED: usize = 1024;
+
+/// Opens the log at `path` and its rotated files for reading, oldest first:
+/// `signals.jsonl.N` … `signals.jsonl.1`, then `signals.jsonl`.
+///
+/// The set of files is fixed when this is called: it takes a shared lock
+/// on the log while opening them, so a rotation by a writer cannot make it
+/// read a record twice or miss a file; records appended afterwards to the
+/// open current file are read too. A missing log is an error
+/// ([`LogError::Open`]).
+///
+/// ```
+/// use ahp_engine::Signal;
+/// use ahp_signals_log::{read_all, Filter, LogOptions, Record, SignalLog};
+/// # let dir = tempfile::tempdir().unwrap();
+/// # let path = dir.path().join("signals.jsonl");
+/// let options = LogOptions { max_bytes: Some(1), ..LogOptions::default() }; // rotate every record
+/// let log = SignalLog::open_with(&path, options).unwrap();
+/// for i in 0..3 {
+///     log.append(&Record::from(Signal::aid(format!("note {i}")))).unwrap();
+/// }
+/// assert!(dir.path().join("signals.jsonl.2").is_file());
+/// let records: Vec<_> = read_all(&path).unwrap().map(Result::unwrap).collect();
+/// assert_eq!(records.len(), 3);
+/// ```
+pub fn read_all(path: impl AsRef<Path>) -> Result<LogReader, LogError> {
+    let path = path.as_ref();
+    let open_fail = |error| LogError::Open {
+        path: path.to_path_buf(),
+        error,
+    };
+    // Lock the current file, and make sure it still is the current one.
+    let current = loop {
+        let file = File::open(path).map_err(open_fail)?;
+        lock::lock_shared(&file).map_err(open_fail)?;
+        let facts = lock::facts(&file).map_err(open_fail)?;
+        if lock::path_id(path).map_err(open_fail)? == Some(facts.id) {
+            break file;
+        }
+    };
+    let mut files = VecDeque::new();
+    let mut n = 1;
+    loop {
+        let p = rotated(path, n);
+        match File::open(&p) {
+            Ok(f) => files.push_front((p, f)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => break,
+            Err(error) => return Err(LogError::Open { path: p, error }),
+        }
+        n += 1;
+    }
+    let _ = lock::unlock(&current);
+    files.push_back((path.to_path_buf(), current));
+    Ok(LogReader {
+        files,
+        current: None,
+        filter: Filter::default(),
+        skipped: 0,
+        skipped_at: Vec::new(),
+    })
+}
+
+/// The records of a log and its rotated files, oldest first (see
+/// [`read_all`]), optionally filtered ([`LogReader::filter`]), streamed
+/// line by line.
+///
+/// Unparseable lines (a torn final line left by a crash, garbage) are
+/// skipped and reported: [`LogReader::skipped`] counts them,
+/// [`LogReader::skipped_at`] says where.
+#[derive(Debug)]
+pub struct LogReader {
+    files: VecDeque<(PathBuf, File)>,
+    current: Option<Reader>,
+    filter: Filter,
+    skipped: usize,
+    skipped_at: Vec<(PathBuf, usize)>,
+}
+
+impl LogReader {
+    /// Yields only the records `filter` matches.
+    pub fn filter(mut self, filter: Filter) -> LogReader {
+        self.filter = filter;
+        self
+    }
+
+    /// How many lines read so far were skipped as unparseable, over all
+    /// files.
+    pub fn skipped(&self) -> usize {
+        self.skipped + self.current.as_ref().map_or(0, Reader::skipped)
+    }
+
+    /// Where the skipped lines are: file and 1-based line number, in
+    /// reading order; at most the first 1024.
+    pub fn skipped_at(&self) -> Vec<(PathBuf, usize)> {
+        let mut all = self.skipped_at.clone();
+        if let Some(r) = &self.current {
+            all.extend(
+                r.skipped_lines()
+                    .iter()
+                    .map(|&l| (r.path().to_path_buf(), l)),
+            );
+        }
+        all.truncate(KEEP_SKIPPED);
+        all
+    }
+
+    /// The files still to read after the current one.
+    pub fn remaining_files(&self) -> impl Iterator<Item = &Path> {
+        self.files.iter().map(|(p, _)| p.as_path())
+    }
+
+    fn finish_current(&mut self) {
+        if let Some(r) = self.current.take() {
+            self.skipped += r.skipped();
+            let room = KEEP_SKIPPED.saturating_sub(self.skipped_at.len());
+            self.skipped_at.extend(
+                r.skipped_lines()
+                    .iter()
+                    .take(room)
+                    .map(|&l| (r.path().to_path_buf(), l)),
+            );
+        }
+    }
+}
+
+impl Iterator for LogReader {
+    type Item = Result<Record, LogError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if self.current.is_none() {
+                let (path, file) = self.files.pop_front()?;
+                self.current = Some(Reader::new(BufReader::new(file), path));
+            }
+            let reader = self.current.as_mut()?;
+            match reader.next() {
+                Some(Ok(record)) if self.filter.matches(&record) => return Some(Ok(record)),
+                Some(Ok(_)) => {}
+                Some(Err(e)) => return Some(Err(e)),
+                None => self.finish_current(),
+            }
+        }
+    }
+}

@@ -1,0 +1,105 @@
+//! The file facts the writer needs under its lock: flock, identity, size.
+
+use std::fs::File;
+use std::io;
+use std::path::Path;
+
+/// Identity and size of an open file or a path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Id {
+    dev: u64,
+    ino: u64,
+}
+
+/// What `fstat` says about the open log.
+pub(crate) struct Facts {
+    pub(crate) id: Id,
+    pub(crate) len: u64,
+    pub(crate) regular: bool,
+}
+
+#[cfg(unix)]
+mod imp {
+    use super::*;
+    use rustix::fs::{flock, fstat, stat, FileType, FlockOperation};
+
+    // The field types differ between platforms (u32 on some).
+    #[allow(clippy::unnecessary_cast)]
+    fn id(st: &rustix::fs::Stat) -> Id {
+        Id {
+            dev: st.st_dev as u64,
+            ino: st.st_ino as u64,
+        }
+    }
+
+    pub(crate) fn lock(file: &File) -> io::Result<()> {
+        flock(file, FlockOperation::LockExclusive).map_err(io::Error::from)
+    }
+
+    pub(crate) fn lock_shared(file: &File) -> io::Result<()> {
+        flock(file, FlockOperation::LockShared).map_err(io::Error::from)
+    }
+
+    pub(crate) fn unlock(file: &File) -> io::Result<()> {
+        flock(file, FlockOperation::Unlock).map_err(io::Error::from)
+    }
+
+    pub(crate) fn facts(file: &File) -> io::Result<Facts> {
+        let st = fstat(file).map_err(io::Error::from)?;
+        Ok(Facts {
+            id: id(&st),
+            len: u64::try_from(st.st_size).unwrap_or(0),
+            regular: FileType::from_raw_mode(st.st_mode).is_file(),
+        })
+    }
+
+    /// The identity of what `path` names now; `None` if nothing.
+    pub(crate) fn path_id(path: &Path) -> io::Result<Option<Id>> {
+        match stat(path) {
+            Ok(st) => Ok(Some(id(&st))),
+            Err(rustix::io::Errno::NOENT) => Ok(None),
+            Err(e) => Err(e.into()),
+        }
+    }
+}
+
+#[cfg(not(unix))]
+mod imp {
+    //! Without flock: no cross-process lock; rotation by other processes
+    //! is not noticed.
+    use super::*;
+
+    pub(crate) fn lock(_: &File) -> io::Result<()> {
+        Ok(())
+    }
+
+    pub(crate) fn lock_shared(_: &File) -> io::Result<()> {
+        Ok(())
+    }
+
+    pub(crate) fn unlock(_: &File) -> io::Result<()> {
+        Ok(())
+    }
+
+    pub(crate) fn facts(file: &File) -> io::Result<Facts> {
+        let m = file.metadata()?;
+        Ok(Facts {
+            id: Id { dev: 0, ino: 0 },
+            len: m.len(),
+            regular: m.is_file(),
+        })
+    }
+
+    pub(crate) fn path_id(path: &Path) -> io::Result<Option<Id>> {
+        Ok(path.exists().then_some(Id { dev: 0, ino: 0 }))
+    }
+}
+
+pub(crate) use imp::{facts, lock, lock_shared, path_id, unlock};
+
+/// The name of the `n`th rotated file: `signals.jsonl.3`.
+pub(crate) fn rotated(path: &Path, n: usize) -> std::path::PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(format!(".{n}"));
+    name.into()
+}
