@@ -40,6 +40,7 @@
 
 #![warn(missing_docs)]
 
+pub mod analytics;
 mod error;
 mod reader;
 mod record;
