@@ -152,6 +152,9 @@ enum Command {
         #[arg(long)]
         revoke: bool,
     },
+    /// Query the signal log: records, statistics, tuning suggestions, an HTML report, replay.
+    #[command(subcommand)]
+    Signals(crate::signals_cmd::SignalsCommand),
     /// Print the JSON Schema (draft-07) of hooks.yaml (or of HOOK.md frontmatter).
     Schema {
         /// The schema of HOOK.md frontmatter instead.
@@ -204,7 +207,7 @@ fn init_tracing() {
         .try_init();
 }
 
-fn runtime() -> Result<tokio::runtime::Runtime> {
+pub(crate) fn runtime() -> Result<tokio::runtime::Runtime> {
     // One thread: built-in oracles are CPU-light, and a multi-threaded
     // runtime costs start-up time on every hook call.
     tokio::runtime::Builder::new_current_thread()
@@ -227,7 +230,7 @@ fn load(project: Option<PathBuf>, registry: &Registry) -> Result<LoadedConfig> {
 /// Leaves out project hooks, and project-configured entries that run
 /// commands, unless the user trusted this exact hook set. Nothing is
 /// skipped silently: see [`report_left_out`].
-fn apply_trust(cfg: &mut LoadedConfig, registry: &Registry) {
+pub(crate) fn apply_trust(cfg: &mut LoadedConfig, registry: &Registry) {
     let commands = cfg.project_command_entries(registry);
     let hooks = cfg
         .script_hooks
@@ -579,6 +582,7 @@ fn run_command(cmd: Command, registry: Registry) -> Result<u8> {
             init(&root, force)?;
             Ok(EXIT_PROCEED)
         }
+        Command::Signals(cmd) => crate::signals_cmd::run(cmd, registry),
         Command::Schema { hook_md } => {
             let schema = if hook_md {
                 ahp_config::schema::hook_md_schema()

@@ -46,6 +46,7 @@
 
 #![warn(missing_docs)]
 
+pub mod analytics;
 mod error;
 mod filter;
 mod follow;

@@ -1,0 +1,367 @@
+//! Streaming statistics per source and event: `ahp signals stats`.
+
+use crate::Record;
+use ahp_engine::{Action, EntryStatus, Event, Intensity, Outcome};
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use std::collections::{BTreeMap, HashMap};
+use std::hash::Hash;
+
+/// How many recent signal ids (and correlation ids) are remembered to
+/// attribute responses (and run outcomes) to their source. A response to an
+/// older signal is counted as unattributed. The two generations hold at most
+/// twice this many.
+pub const RECENT_WINDOW: usize = 200_000;
+
+/// The statistics of one source (entry id) at one event.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct SourceStats {
+    /// The entry id that raised the signals (`header.source`).
+    pub source: String,
+    /// The oracle of that entry, when a run record named it.
+    pub oracle: Option<String>,
+    /// The event.
+    pub event: String,
+    /// Signals raised.
+    pub firings: u64,
+    /// Signals by intensity: aid, prompt, control, block.
+    pub intensity: IntensityMix,
+    /// Runs of this event in which this entry was selected.
+    pub runs_selected: u64,
+    /// Block signals raised.
+    pub blocks: u64,
+    /// `blocks / runs_selected`, when it was selected at all.
+    pub block_rate: Option<f64>,
+    /// Mean seconds from a block to the next clean run (accept or aid) for
+    /// the same issue (else session).
+    pub mttr_secs: Option<f64>,
+    /// How many block→clean pairs the MTTR averages.
+    pub mttr_samples: u64,
+    /// Prompt signals raised.
+    pub prompts: u64,
+    /// Prompts answered `dismiss`.
+    pub dismissals: u64,
+    /// `dismissals / prompts`.
+    pub dismissal_rate: Option<f64>,
+    /// Blocks answered `proceed_with_risk`.
+    pub proceed_with_risk: u64,
+    /// `proceed_with_risk / blocks`.
+    pub proceed_with_risk_rate: Option<f64>,
+    /// p90 of `files.changed_count` in the run contexts where this entry
+    /// raised signals.
+    pub changed_files_p90: Option<u64>,
+}
+
+/// Signal counts by intensity.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct IntensityMix {
+    /// Aid signals.
+    pub aid: u64,
+    /// Prompt signals.
+    pub prompt: u64,
+    /// Control signals.
+    pub control: u64,
+    /// Block signals.
+    pub block: u64,
+}
+
+impl IntensityMix {
+    fn add(&mut self, i: Intensity) {
+        match i {
+            Intensity::Aid => self.aid += 1,
+            Intensity::Prompt => self.prompt += 1,
+            Intensity::Control => self.control += 1,
+            Intensity::Block => self.block += 1,
+        }
+    }
+
+    /// The sum of all four.
+    pub fn total(&self) -> u64 {
+        self.aid + self.prompt + self.control + self.block
+    }
+}
+
+/// The statistics of a whole log.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Stats {
+    /// Records read.
+    pub records: u64,
+    /// Run records read.
+    pub runs: u64,
+    /// Signal records read.
+    pub signals: u64,
+    /// Response records read.
+    pub responses: u64,
+    /// Responses whose signal was not seen (or fell out of the window).
+    pub unattributed_responses: u64,
+    /// One row per source and event, sorted by source then event.
+    pub rows: Vec<SourceStats>,
+    /// Signals per time bucket (`YYYY-MM-DD` or `YYYY-MM-DDTHH` when the log
+    /// spans at most two days), oldest first.
+    pub timeline: Vec<(String, IntensityMix)>,
+}
+
+#[derive(Default)]
+struct Acc {
+    row: SourceStats,
+    mttr_sum: f64,
+    changed: BTreeMap<u64, u64>,
+}
+
+/// Two generations of a map: bounded memory, recent keys kept.
+struct Recent<K, V> {
+    cur: HashMap<K, V>,
+    old: HashMap<K, V>,
+    cap: usize,
+}
+
+impl<K: Eq + Hash, V> Recent<K, V> {
+    fn new(cap: usize) -> Self {
+        Recent {
+            cur: HashMap::new(),
+            old: HashMap::new(),
+            cap,
+        }
+    }
+    fn insert(&mut self, k: K, v: V) {
+        if self.cur.len() >= self.cap {
+            self.old = std::mem::take(&mut self.cur);
+        }
+        self.cur.insert(k, v);
+    }
+    fn get_mut(&mut self, k: &K) -> Option<&mut V> {
+        match self.cur.get_mut(k) {
+            Some(v) => Some(v),
+            None => self.old.get_mut(k),
+        }
+    }
+    fn remove(&mut self, k: &K) -> Option<V> {
+        self.cur.remove(k).or_else(|| self.old.remove(k))
+    }
+}
+
+/// Folds records into [`Stats`] one at a time.
+///
+/// ```
+/// use ahp_engine::Signal;
+/// use ahp_signals_log::{analytics::stats::StatsBuilder, Record};
+/// let mut b = StatsBuilder::new();
+/// let mut s = Signal::block("no");
+/// s.header.source = "PermissionChecker".into();
+/// b.add(&Record::from(s));
+/// let stats = b.finish();
+/// assert_eq!(stats.rows[0].blocks, 1);
+/// ```
+pub struct StatsBuilder {
+    index: HashMap<(String, String), usize>,
+    accs: Vec<Acc>,
+    /// signal id → (row, intensity).
+    signals: Recent<u128, (usize, Intensity)>,
+    /// correlation id → rows that blocked in that dispatch.
+    blocking: Recent<String, Vec<usize>>,
+    /// issue/session → (row, time of the first block) still open.
+    open: HashMap<String, Vec<(usize, DateTime<Utc>)>>,
+    hourly: BTreeMap<String, IntensityMix>,
+    stats: Stats,
+}
+
+impl Default for StatsBuilder {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+fn event_name(e: Option<Event>) -> String {
+    e.map_or_else(|| "-".to_string(), |e| e.as_str().to_string())
+}
+
+fn rate(n: u64, d: u64) -> Option<f64> {
+    (d > 0).then(|| n as f64 / d as f64)
+}
+
+impl StatsBuilder {
+    /// An empty builder.
+    pub fn new() -> Self {
+        StatsBuilder {
+            index: HashMap::new(),
+            accs: Vec::new(),
+            signals: Recent::new(RECENT_WINDOW),
+            blocking: Recent::new(RECENT_WINDOW),
+            open: HashMap::new(),
+            hourly: BTreeMap::new(),
+            stats: Stats::default(),
+        }
+    }
+
+    fn row(&mut self, source: &str, event: String) -> usize {
+        let key = (source.to_string(), event);
+        if let Some(&i) = self.index.get(&key) {
+            return i;
+        }
+        let i = self.accs.len();
+        self.accs.push(Acc {
+            row: SourceStats {
+                source: key.0.clone(),
+                event: key.1.clone(),
+                ..SourceStats::default()
+            },
+            ..Acc::default()
+        });
+        self.index.insert(key, i);
+        i
+    }
+
+    /// Adds one record.
+    pub fn add(&mut self, record: &Record) {
+        self.stats.records += 1;
+        match record {
+            Record::Signal(s) => {
+                self.stats.signals += 1;
+                let i = self.row(&s.header.source, event_name(s.context.hook));
+                let intensity = s.intensity();
+                let row = &mut self.accs[i].row;
+                row.firings += 1;
+                row.intensity.add(intensity);
+                match intensity {
+                    Intensity::Block => row.blocks += 1,
+                    Intensity::Prompt => row.prompts += 1,
+                    _ => {}
+                }
+                self.signals.insert(s.header.id.as_u128(), (i, intensity));
+                if intensity == Intensity::Block {
+                    if let Some(corr) = &s.header.correlation_id {
+                        match self.blocking.get_mut(corr) {
+                            Some(rows) => rows.push(i),
+                            None => self.blocking.insert(corr.clone(), vec![i]),
+                        }
+                    }
+                }
+                let hour = s.header.timestamp.format("%Y-%m-%dT%H").to_string();
+                self.hourly.entry(hour).or_default().add(intensity);
+            }
+            Record::Response(r) => {
+                self.stats.responses += 1;
+                match self.signals.get_mut(&r.signal_id.as_u128()) {
+                    Some(&mut (i, _)) => {
+                        let row = &mut self.accs[i].row;
+                        match r.action {
+                            Action::Dismiss => row.dismissals += 1,
+                            Action::ProceedWithRisk => row.proceed_with_risk += 1,
+                            _ => {}
+                        }
+                    }
+                    None => self.stats.unattributed_responses += 1,
+                }
+            }
+            Record::Run(run) => {
+                self.stats.runs += 1;
+                let event = run.event.as_str().to_string();
+                let changed = run
+                    .context
+                    .pointer("/files/changed_count")
+                    .and_then(|v| v.as_u64());
+                for e in &run.entries {
+                    let i = self.row(&e.id, event.clone());
+                    let acc = &mut self.accs[i];
+                    acc.row.runs_selected += 1;
+                    if acc.row.oracle.is_none() {
+                        acc.row.oracle = Some(e.oracle.clone());
+                    }
+                    if e.status == EntryStatus::Signalled {
+                        if let Some(n) = changed {
+                            *acc.changed.entry(n).or_default() += 1;
+                        }
+                    }
+                }
+                let key = run
+                    .issue_id
+                    .as_ref()
+                    .map(|i| format!("issue:{i}"))
+                    .or_else(|| run.session_id.as_ref().map(|s| format!("session:{s}")));
+                let blockers = self.blocking.remove(&run.correlation_id);
+                let Some(key) = key else { return };
+                match run.outcome {
+                    Outcome::Block => {
+                        let blockers = blockers.unwrap_or_default();
+                        let open = self.open.entry(key).or_default();
+                        for i in blockers {
+                            if !open.iter().any(|&(j, _)| j == i) {
+                                open.push((i, run.timestamp));
+                            }
+                        }
+                    }
+                    Outcome::Accept | Outcome::Aid => {
+                        for (i, since) in self.open.remove(&key).unwrap_or_default() {
+                            let secs = (run.timestamp - since).num_milliseconds() as f64 / 1000.0;
+                            let acc = &mut self.accs[i];
+                            acc.mttr_sum += secs.max(0.0);
+                            acc.row.mttr_samples += 1;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            Record::Info(_) | Record::Warning(_) | Record::Error(_) => {}
+        }
+    }
+
+    /// The statistics of everything added.
+    pub fn finish(self) -> Stats {
+        let mut stats = self.stats;
+        let mut rows: Vec<SourceStats> = self
+            .accs
+            .into_iter()
+            .map(|acc| {
+                let mut r = acc.row;
+                r.block_rate = rate(r.blocks, r.runs_selected);
+                r.dismissal_rate = rate(r.dismissals, r.prompts);
+                r.proceed_with_risk_rate = rate(r.proceed_with_risk, r.blocks);
+                r.mttr_secs = (r.mttr_samples > 0).then(|| acc.mttr_sum / r.mttr_samples as f64);
+                r.changed_files_p90 = percentile(&acc.changed, 0.9);
+                r
+            })
+            .collect();
+        rows.sort_by(|a, b| (&a.source, &a.event).cmp(&(&b.source, &b.event)));
+        stats.rows = rows;
+        stats.timeline = if self.hourly.len() <= 48 {
+            self.hourly.into_iter().collect()
+        } else {
+            let mut daily: BTreeMap<String, IntensityMix> = BTreeMap::new();
+            for (hour, mix) in self.hourly {
+                let day = daily.entry(hour[..10].to_string()).or_default();
+                day.aid += mix.aid;
+                day.prompt += mix.prompt;
+                day.control += mix.control;
+                day.block += mix.block;
+            }
+            daily.into_iter().collect()
+        };
+        stats
+    }
+}
+
+/// The nearest-rank percentile `p` (0..=1) of a histogram.
+fn percentile(hist: &BTreeMap<u64, u64>, p: f64) -> Option<u64> {
+    let total: u64 = hist.values().sum();
+    if total == 0 {
+        return None;
+    }
+    let rank = ((p * total as f64).ceil() as u64).max(1);
+    let mut seen = 0;
+    for (&v, &n) in hist {
+        seen += n;
+        if seen >= rank {
+            return Some(v);
+        }
+    }
+    hist.keys().next_back().copied()
+}
+
+/// Reads every record of `records` into [`Stats`].
+pub fn collect<I: IntoIterator<Item = Record>>(records: I) -> Stats {
+    let mut b = StatsBuilder::new();
+    for r in records {
+        b.add(&r);
+    }
+    b.finish()
+}

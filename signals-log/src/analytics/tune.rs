@@ -1,0 +1,145 @@
+//! Tuning suggestions from [`Stats`]: `ahp signals tune`.
+//!
+//! The rules and their thresholds (each needs a minimum sample so that a
+//! handful of events does not produce advice):
+//!
+//! | finding              | fires when                                                   |
+//! |----------------------|--------------------------------------------------------------|
+//! | `prompt_dismissed`   | ≥ [`MIN_PROMPTS`] prompts and dismissal rate ≥ [`DISMISS_RATE`] |
+//! | `block_overridden`   | ≥ [`MIN_BLOCKS`] blocks and proceed-with-risk rate ≥ [`OVERRIDE_RATE`] |
+//! | `never_fired`        | selected in ≥ [`MIN_RUNS_SILENT`] runs and raised no signal   |
+//! | `blocks_too_often`   | ≥ [`MIN_RUNS_SILENT`] runs and block rate ≥ [`BLOCK_RATE`]    |
+
+use super::stats::{SourceStats, Stats};
+use serde::Serialize;
+use serde_json::json;
+
+/// Prompts needed before a dismissal rate is judged.
+pub const MIN_PROMPTS: u64 = 20;
+/// A prompt dismissed this often is noise.
+pub const DISMISS_RATE: f64 = 0.5;
+/// Blocks needed before an override rate is judged.
+pub const MIN_BLOCKS: u64 = 10;
+/// A block overridden (`proceed_with_risk`) this often is too strict.
+pub const OVERRIDE_RATE: f64 = 0.3;
+/// Runs needed before "never fired" or a block rate is judged.
+pub const MIN_RUNS_SILENT: u64 = 50;
+/// An entry that blocks this share of its runs probably blocks too much.
+pub const BLOCK_RATE: f64 = 0.5;
+
+/// One suggestion with its evidence.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Finding {
+    /// The entry id.
+    pub source: String,
+    /// The event.
+    pub event: String,
+    /// What was found: `prompt_dismissed`, `block_overridden`, `never_fired`, `blocks_too_often`.
+    pub finding: &'static str,
+    /// The numbers behind it.
+    pub evidence: serde_json::Value,
+    /// What to do, one line, with the evidence.
+    pub suggestion: String,
+}
+
+fn pct(r: f64) -> u64 {
+    (r * 100.0).round() as u64
+}
+
+fn is_oracle(row: &SourceStats, name: &str) -> bool {
+    row.source == name || row.oracle.as_deref() == Some(name)
+}
+
+/// The suggestions for `stats`, in the order of its rows.
+///
+/// ```
+/// use ahp_signals_log::analytics::{stats::{SourceStats, Stats}, tune::suggest};
+/// let row = SourceStats { source: "X".into(), event: "pre-tool-use".into(),
+///     runs_selected: 120, ..Default::default() };
+/// let found = suggest(&Stats { rows: vec![row], ..Default::default() });
+/// assert_eq!(found[0].suggestion, "X never fired in 120 runs → consider removing");
+/// ```
+pub fn suggest(stats: &Stats) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for row in &stats.rows {
+        let finding = |finding, evidence, suggestion| Finding {
+            source: row.source.clone(),
+            event: row.event.clone(),
+            finding,
+            evidence,
+            suggestion,
+        };
+        if let Some(r) = row
+            .dismissal_rate
+            .filter(|&r| row.prompts >= MIN_PROMPTS && r >= DISMISS_RATE)
+        {
+            let mut advice = "lower to aid".to_string();
+            if is_oracle(row, "FileChangeLimiter") {
+                if let Some(p90) = row.changed_files_p90 {
+                    advice.push_str(&format!(
+                        " or raise max_files to {p90} (p90 of changed files)"
+                    ));
+                }
+            }
+            out.push(finding(
+                "prompt_dismissed",
+                json!({"prompts": row.prompts, "dismissals": row.dismissals, "dismissal_rate": r,
+                       "changed_files_p90": row.changed_files_p90}),
+                format!(
+                    "{} prompt dismissed {}% of {} → {advice}",
+                    row.source,
+                    pct(r),
+                    row.prompts
+                ),
+            ));
+        }
+        if let Some(r) = row
+            .proceed_with_risk_rate
+            .filter(|&r| row.blocks >= MIN_BLOCKS && r >= OVERRIDE_RATE)
+        {
+            let what = if is_oracle(row, "PermissionChecker") {
+                "review dangerous_commands"
+            } else {
+                "review its rules or lower to prompt"
+            };
+            out.push(finding(
+                "block_overridden",
+                json!({"blocks": row.blocks, "proceed_with_risk": row.proceed_with_risk,
+                       "proceed_with_risk_rate": r}),
+                format!(
+                    "{} block overridden (proceed_with_risk) {}% of {} → too strict: {what}",
+                    row.source,
+                    pct(r),
+                    row.blocks
+                ),
+            ));
+        }
+        if row.firings == 0 && row.runs_selected >= MIN_RUNS_SILENT {
+            out.push(finding(
+                "never_fired",
+                json!({"runs_selected": row.runs_selected}),
+                format!(
+                    "{} never fired in {} runs → consider removing",
+                    row.source, row.runs_selected
+                ),
+            ));
+        }
+        if let Some(r) = row
+            .block_rate
+            .filter(|&r| row.runs_selected >= MIN_RUNS_SILENT && r >= BLOCK_RATE)
+        {
+            out.push(finding(
+                "blocks_too_often",
+                json!({"blocks": row.blocks, "runs_selected": row.runs_selected, "block_rate": r,
+                       "mttr_secs": row.mttr_secs}),
+                format!(
+                    "{} blocks {}% of {} runs → check that it blocks only what must stop",
+                    row.source,
+                    pct(r),
+                    row.runs_selected
+                ),
+            ));
+        }
+    }
+    out
+}

@@ -1,0 +1,564 @@
+//! `ahp signals`: query, statistics, tuning, an HTML report and replay over
+//! the signal log.
+
+use crate::cli::{apply_trust, runtime};
+use ahp_config::{LoadOptions, LoadedConfig};
+use ahp_engine::{Engine, EntryStatus, Event, HookContext, Intensity, Registry};
+use ahp_signals_log::analytics::query::{parse_time, Filter};
+use ahp_signals_log::analytics::stats::{Stats, StatsBuilder};
+use ahp_signals_log::analytics::{report, tune};
+use ahp_signals_log::{read, Record};
+use anyhow::{anyhow, Context, Result};
+use clap::{Subcommand, ValueEnum};
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::{BufWriter, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// Output format of `ahp signals`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum OutFormat {
+    /// Aligned tables for people.
+    Text,
+    /// JSON (JSON lines for `query`).
+    Json,
+}
+
+/// Where the log is and how to print.
+#[derive(Debug, clap::Args)]
+pub(crate) struct Common {
+    /// The log to read (default: <project>/.ahp/signals.jsonl).
+    #[arg(long, value_name = "PATH")]
+    log: Option<PathBuf>,
+    /// Project root (default: nearest ancestor with .ahp/ or .git/, else the current directory).
+    #[arg(long, value_name = "DIR")]
+    project: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    format: OutFormat,
+}
+
+/// Record filters (all that are given must match).
+#[derive(Debug, Default, clap::Args)]
+pub(crate) struct FilterArgs {
+    /// Event (any alias).
+    #[arg(long)]
+    event: Option<String>,
+    /// Source: the entry id that raised a signal, or that ran in a run.
+    #[arg(long)]
+    source: Option<String>,
+    /// Signal intensity: aid, prompt, control, block.
+    #[arg(long)]
+    intensity: Option<String>,
+    /// Issue id.
+    #[arg(long)]
+    issue: Option<String>,
+    /// Session id (runs only).
+    #[arg(long)]
+    session: Option<String>,
+    /// From this time on: RFC 3339 or a duration back from now (30m, 24h, 7d).
+    #[arg(long, value_name = "TIME")]
+    since: Option<String>,
+    /// Up to this time: RFC 3339 or a duration back from now.
+    #[arg(long, value_name = "TIME")]
+    until: Option<String>,
+    /// Record kind: signal, response, run, info, warning, error.
+    #[arg(long)]
+    kind: Option<String>,
+}
+
+/// `ahp signals <command>`.
+#[derive(Debug, Subcommand)]
+pub(crate) enum SignalsCommand {
+    /// Print the records that match the filters (JSON lines with --format json).
+    Query {
+        #[command(flatten)]
+        filter: FilterArgs,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// Per source and event: firings, intensity mix, block rate, MTTR, dismissal and override rates.
+    Stats {
+        #[command(flatten)]
+        filter: FilterArgs,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// Concrete tuning suggestions with their evidence.
+    ///
+    /// Thresholds: prompts dismissed ≥ 50% of ≥ 20; blocks overridden
+    /// (proceed_with_risk) ≥ 30% of ≥ 10; never fired in ≥ 50 runs; blocks
+    /// ≥ 50% of ≥ 50 runs.
+    Tune {
+        #[command(flatten)]
+        filter: FilterArgs,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// Write a self-contained HTML report (inline CSS and SVG, no script, no network).
+    Report {
+        /// The HTML file to write.
+        #[arg(long, value_name = "FILE")]
+        out: PathBuf,
+        #[command(flatten)]
+        filter: FilterArgs,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// Re-decide the logged runs against a candidate policy and print what would change.
+    ///
+    /// Nothing is logged and async entries are not run. Script hooks and
+    /// oracles that run commands (tests, linters) would run FOR REAL on
+    /// today's working tree, with side effects and a different input than
+    /// the one logged; so they are left out unless --allow-scripts.
+    Replay {
+        /// The project directory whose .ahp/hooks.yaml (and hooks) is the candidate policy.
+        #[arg(long, value_name = "DIR")]
+        config: PathBuf,
+        /// Also run script hooks and command-running oracles (they run for real).
+        #[arg(long)]
+        allow_scripts: bool,
+        #[command(flatten)]
+        filter: FilterArgs,
+        #[command(flatten)]
+        common: Common,
+    },
+}
+
+/// Runs `ahp signals …`; returns the exit code.
+pub(crate) fn run(cmd: SignalsCommand, registry: Registry) -> Result<u8> {
+    match cmd {
+        SignalsCommand::Query { filter, common } => {
+            let filter = filter.build()?;
+            let stdout = std::io::stdout();
+            let mut out = BufWriter::new(stdout.lock());
+            let mut n = 0u64;
+            for_each(&common, |r| {
+                if filter.matches(&r) {
+                    n += 1;
+                    match common.format {
+                        OutFormat::Json => serde_json::to_writer(&mut out, &r)?,
+                        OutFormat::Text => write!(out, "{}", text_line(&r))?,
+                    }
+                    writeln!(out)?;
+                }
+                Ok(())
+            })?;
+            out.flush()?;
+            if common.format == OutFormat::Text {
+                eprintln!("{n} records");
+            }
+            Ok(0)
+        }
+        SignalsCommand::Stats { filter, common } => {
+            let stats = stats(&common, &filter.build()?)?;
+            match common.format {
+                OutFormat::Json => println!("{}", serde_json::to_string_pretty(&stats)?),
+                OutFormat::Text => print!("{}", stats_table(&stats)),
+            }
+            Ok(0)
+        }
+        SignalsCommand::Tune { filter, common } => {
+            let stats = stats(&common, &filter.build()?)?;
+            let findings = tune::suggest(&stats);
+            match common.format {
+                OutFormat::Json => println!("{}", serde_json::to_string_pretty(&findings)?),
+                OutFormat::Text if findings.is_empty() => println!("no suggestions"),
+                OutFormat::Text => {
+                    for f in &findings {
+                        println!("{}  [{}]", f.suggestion, f.event);
+                    }
+                }
+            }
+            Ok(0)
+        }
+        SignalsCommand::Report {
+            out,
+            filter,
+            common,
+        } => {
+            let path = log_path(&common)?;
+            let stats = stats(&common, &filter.build()?)?;
+            let findings = tune::suggest(&stats);
+            let title = format!("ahp signals — {}", path.display());
+            let html = report::render(&title, &stats, &findings);
+            std::fs::write(&out, html)
+                .with_context(|| format!("cannot write {}", out.display()))?;
+            eprintln!("wrote {}", out.display());
+            Ok(0)
+        }
+        SignalsCommand::Replay {
+            config,
+            allow_scripts,
+            filter,
+            common,
+        } => replay(&common, &filter.build()?, &config, allow_scripts, registry),
+    }
+}
+
+impl FilterArgs {
+    fn build(&self) -> Result<Filter> {
+        let now = chrono::Utc::now();
+        let time = |t: &Option<String>| t.as_deref().map(|t| parse_time(t, now)).transpose();
+        Ok(Filter {
+            event: self
+                .event
+                .as_deref()
+                .map(|e| Event::parse(e).map_err(|e| anyhow!("{e}")))
+                .transpose()?,
+            source: self.source.clone(),
+            intensity: self
+                .intensity
+                .as_deref()
+                .map(|i| {
+                    Intensity::ALL
+                        .iter()
+                        .copied()
+                        .find(|x| x.as_str() == i)
+                        .ok_or_else(|| {
+                            anyhow!("unknown intensity `{i}`: aid, prompt, control or block")
+                        })
+                })
+                .transpose()?,
+            issue: self.issue.clone(),
+            session: self.session.clone(),
+            since: time(&self.since)?,
+            until: time(&self.until)?,
+            kind: match &self.kind {
+                Some(k) if !Record::KINDS.contains(&k.as_str()) => {
+                    return Err(anyhow!(
+                        "unknown kind `{k}`: one of {}",
+                        Record::KINDS.join(", ")
+                    ))
+                }
+                k => k.clone(),
+            },
+        })
+    }
+}
+
+fn log_path(common: &Common) -> Result<PathBuf> {
+    if let Some(p) = &common.log {
+        return Ok(p.clone());
+    }
+    let opts = LoadOptions::from_env(common.project.clone())
+        .context("cannot determine the current directory")?;
+    Ok(opts.project_root.join(".ahp").join("signals.jsonl"))
+}
+
+/// Streams every record of the log to `f`; a periodic progress line on
+/// stderr when it is a terminal and the read takes more than a second.
+fn for_each(common: &Common, mut f: impl FnMut(Record) -> Result<()>) -> Result<()> {
+    let path = log_path(common)?;
+    let mut reader = read(&path)?;
+    let progress = std::io::stderr().is_terminal();
+    let started = Instant::now();
+    let mut last = started;
+    let mut shown = false;
+    let mut n = 0u64;
+    for record in reader.by_ref() {
+        f(record?)?;
+        n += 1;
+        if progress && n.is_multiple_of(65_536) && last.elapsed() >= Duration::from_secs(1) {
+            last = Instant::now();
+            shown = true;
+            eprint!("\rread {n} records ({}s)", started.elapsed().as_secs());
+        }
+    }
+    if shown {
+        eprintln!(
+            "\rread {n} records ({:.1}s)",
+            started.elapsed().as_secs_f64()
+        );
+    }
+    if reader.skipped() > 0 {
+        eprintln!(
+            "warning: {} unreadable lines skipped in {}",
+            reader.skipped(),
+            path.display()
+        );
+    }
+    Ok(())
+}
+
+fn stats(common: &Common, filter: &Filter) -> Result<Stats> {
+    let mut b = StatsBuilder::new();
+    for_each(common, |r| {
+        if filter.matches(&r) {
+            b.add(&r);
+        }
+        Ok(())
+    })?;
+    Ok(b.finish())
+}
+
+fn text_line(r: &Record) -> String {
+    let ts = r
+        .timestamp()
+        .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    match r {
+        Record::Signal(s) => format!(
+            "{ts}  signal    {:<8} {:<24} {:<18} {}",
+            s.intensity().as_str(),
+            s.header.source,
+            s.context.hook.map_or("-", |e| e.as_str()),
+            s.header.id
+        ),
+        Record::Response(x) => format!(
+            "{ts}  response  {:<8} {}",
+            serde_json::to_value(x.action)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default(),
+            x.signal_id
+        ),
+        Record::Run(x) => format!(
+            "{ts}  run       {:<8} {:<24} {:<18} {}",
+            x.outcome.as_str(),
+            x.issue_id
+                .as_deref()
+                .or(x.session_id.as_deref())
+                .unwrap_or("-"),
+            x.event.as_str(),
+            x.correlation_id
+        ),
+        Record::Info(d) | Record::Warning(d) | Record::Error(d) => format!(
+            "{ts}  {:<9} {:<8} {:<24} {}",
+            r.kind(),
+            "",
+            d.source,
+            d.message
+        ),
+    }
+}
+
+/// Left-aligns the first two columns, right-aligns the rest.
+fn table(header: &[&str], rows: &[Vec<String>]) -> String {
+    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    for r in rows {
+        for (w, c) in widths.iter_mut().zip(r) {
+            *w = (*w).max(c.chars().count());
+        }
+    }
+    let mut out = String::new();
+    let mut line = |cells: Vec<&str>| {
+        let mut l = String::new();
+        for (i, (c, w)) in cells.iter().zip(&widths).enumerate() {
+            let pad = w - c.chars().count();
+            if i < 2 {
+                l.push_str(c);
+                l.push_str(&" ".repeat(pad));
+            } else {
+                l.push_str(&" ".repeat(pad));
+                l.push_str(c);
+            }
+            l.push_str("  ");
+        }
+        out.push_str(l.trim_end());
+        out.push('\n');
+    };
+    line(header.to_vec());
+    for r in rows {
+        line(r.iter().map(String::as_str).collect());
+    }
+    out
+}
+
+fn pct(v: Option<f64>) -> String {
+    v.map_or_else(|| "-".into(), |r| format!("{:.1}%", r * 100.0))
+}
+
+fn stats_table(s: &Stats) -> String {
+    let rows: Vec<Vec<String>> = s
+        .rows
+        .iter()
+        .map(|r| {
+            vec![
+                r.source.clone(),
+                r.event.clone(),
+                r.firings.to_string(),
+                format!(
+                    "{}/{}/{}/{}",
+                    r.intensity.aid, r.intensity.prompt, r.intensity.control, r.intensity.block
+                ),
+                r.runs_selected.to_string(),
+                pct(r.block_rate),
+                r.mttr_secs
+                    .map_or_else(|| "-".into(), |m| format!("{m:.0}s")),
+                pct(r.dismissal_rate),
+                pct(r.proceed_with_risk_rate),
+            ]
+        })
+        .collect();
+    let mut out = table(
+        &[
+            "SOURCE",
+            "EVENT",
+            "FIRINGS",
+            "AID/PROMPT/CONTROL/BLOCK",
+            "RUNS",
+            "BLOCK RATE",
+            "MTTR",
+            "DISMISSED",
+            "PROCEED W/ RISK",
+        ],
+        &rows,
+    );
+    out.push_str(&format!(
+        "\n{} records: {} signals, {} responses ({} unattributed), {} runs\n",
+        s.records, s.signals, s.responses, s.unattributed_responses, s.runs
+    ));
+    out
+}
+
+/// Leaves out script hooks and entries of oracles that run commands.
+fn skip_scripts(cfg: &mut LoadedConfig, registry: &Registry) -> Vec<String> {
+    const REASON: &str = "replay without --allow-scripts";
+    let hooks = std::mem::take(&mut cfg.script_hooks);
+    let mut skipped: Vec<String> = Vec::new();
+    for h in hooks {
+        skipped.push(format!("hook {}", h.name));
+        cfg.skipped_hooks.push((h.name, REASON.to_string()));
+    }
+    let entries: Vec<(Event, String)> = cfg
+        .entries
+        .iter()
+        .filter(|e| {
+            e.node.get("hook").is_some()
+                || e.oracle().is_some_and(|o| {
+                    registry.resolve(o) == Some("Script") || !registry.command_keys(o).is_empty()
+                })
+        })
+        .map(|e| (e.event, e.id.clone()))
+        .collect();
+    for (event, id) in &entries {
+        skipped.push(format!("{} {id}", event.as_str()));
+    }
+    cfg.skip_entries(entries, REASON);
+    skipped
+}
+
+fn signalled(entries: &[ahp_engine::EntryRun]) -> BTreeSet<String> {
+    entries
+        .iter()
+        .filter(|e| e.status == EntryStatus::Signalled)
+        .map(|e| e.id.clone())
+        .collect()
+}
+
+fn replay(
+    common: &Common,
+    filter: &Filter,
+    config: &Path,
+    allow_scripts: bool,
+    registry: Registry,
+) -> Result<u8> {
+    let opts = LoadOptions::from_env(Some(config.to_path_buf()))
+        .context("cannot determine the current directory")?;
+    let mut cfg = LoadedConfig::load(&opts)?;
+    apply_trust(&mut cfg, &registry);
+    if !allow_scripts {
+        let skipped = skip_scripts(&mut cfg, &registry);
+        if !skipped.is_empty() {
+            eprintln!(
+                "left out (they would run for real; --allow-scripts to run them): {}",
+                skipped.join(", ")
+            );
+        }
+    }
+    let (policy, warnings) = cfg.compile_events(&registry, None)?;
+    for w in warnings {
+        eprintln!("warning: {w}");
+    }
+    let engine = Engine::builder()
+        .registry(registry)
+        .policy(policy)
+        .defer_detached(true)
+        .build()?;
+    let rt = runtime()?;
+    let (mut runs, mut flips, mut changed) = (0u64, 0u64, 0u64);
+    // source → (added, removed)
+    let mut by_source: BTreeMap<String, (u64, u64)> = BTreeMap::new();
+    let mut flip_counts: BTreeMap<(String, String), u64> = BTreeMap::new();
+    let mut lines: Vec<serde_json::Value> = Vec::new();
+    let json = common.format == OutFormat::Json;
+    for_each(common, |r| {
+        let Record::Run(run) = r else { return Ok(()) };
+        if !filter.matches(&Record::Run(run.clone())) {
+            return Ok(());
+        }
+        runs += 1;
+        let ctx: HookContext = match serde_json::from_value(run.context.clone()) {
+            Ok(c) => c,
+            Err(e) => {
+                eprintln!(
+                    "warning: run {}: context unreadable: {e}",
+                    run.correlation_id
+                );
+                return Ok(());
+            }
+        };
+        let verdict = rt.block_on(engine.dispatch(run.event, ctx));
+        let before = signalled(&run.entries);
+        let after = signalled(&verdict.entries);
+        let added: Vec<&String> = after.difference(&before).collect();
+        let removed: Vec<&String> = before.difference(&after).collect();
+        for s in &added {
+            by_source.entry((*s).clone()).or_default().0 += 1;
+        }
+        for s in &removed {
+            by_source.entry((*s).clone()).or_default().1 += 1;
+        }
+        let flipped = verdict.outcome != run.outcome;
+        if flipped {
+            flips += 1;
+            *flip_counts
+                .entry((run.outcome.as_str().into(), verdict.outcome.as_str().into()))
+                .or_default() += 1;
+        }
+        if flipped || !added.is_empty() || !removed.is_empty() {
+            changed += 1;
+            let short: String = run.correlation_id.chars().take(8).collect();
+            if json {
+                lines.push(serde_json::json!({
+                    "event": run.event.as_str(), "correlation_id": run.correlation_id,
+                    "timestamp": run.timestamp, "before": run.outcome.as_str(),
+                    "after": verdict.outcome.as_str(), "added": added, "removed": removed,
+                }));
+            } else {
+                let mut l = format!(
+                    "{:<20} {short}…  {} → {}",
+                    run.event.as_str(),
+                    run.outcome.as_str(),
+                    verdict.outcome.as_str()
+                );
+                for a in &added {
+                    l.push_str(&format!("  +{a}"));
+                }
+                for a in &removed {
+                    l.push_str(&format!("  -{a}"));
+                }
+                println!("{l}");
+            }
+        }
+        Ok(())
+    })?;
+    if json {
+        let summary = serde_json::json!({
+            "runs": runs, "changed": changed, "outcome_flips": flips,
+            "flips": flip_counts.iter().map(|((a, b), n)| serde_json::json!({"from": a, "to": b, "count": n})).collect::<Vec<_>>(),
+            "signals_by_source": by_source.iter().map(|(s, (a, r))| serde_json::json!({"source": s, "added": a, "removed": r})).collect::<Vec<_>>(),
+            "changes": lines,
+        });
+        println!("{}", serde_json::to_string_pretty(&summary)?);
+    } else {
+        println!("\n{runs} runs replayed: {changed} changed, {flips} outcome flips");
+        for ((a, b), n) in &flip_counts {
+            println!("  {a} → {b}: {n}");
+        }
+        for (s, (a, r)) in &by_source {
+            println!("  {s}: +{a} / -{r} runs with signals");
+        }
+    }
+    Ok(0)
+}
