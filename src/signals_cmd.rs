@@ -322,6 +322,14 @@ fn text_line(r: &Record) -> String {
             x.event.as_str(),
             x.correlation_id
         ),
+        Record::Release(x) => format!(
+            "{ts}  release   {:<8} {:<24} {:<18} after {} blocks (cap {})",
+            "",
+            x.session_id,
+            x.event.as_str(),
+            x.consecutive_blocks,
+            x.cap
+        ),
         Record::Info(d) | Record::Warning(d) | Record::Error(d) => format!(
             "{ts}  {:<9} {:<8} {:<24} {}",
             r.kind(),

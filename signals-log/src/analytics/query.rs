@@ -54,6 +54,7 @@ impl Filter {
                 Record::Signal(s) => s.context.hook,
                 Record::Run(r) => Some(r.event),
                 Record::Info(d) | Record::Warning(d) | Record::Error(d) => Some(d.event),
+                Record::Release(r) => Some(r.event),
                 Record::Response(_) => None,
             };
             if got != Some(event) {
@@ -65,7 +66,7 @@ impl Filter {
                 Record::Signal(s) => &s.header.source == source,
                 Record::Run(r) => r.entries.iter().any(|e| &e.id == source),
                 Record::Info(d) | Record::Warning(d) | Record::Error(d) => &d.source == source,
-                Record::Response(_) => false,
+                Record::Release(_) | Record::Response(_) => false,
             };
             if !ok {
                 return false;

@@ -301,7 +301,7 @@ impl StatsBuilder {
                     _ => {}
                 }
             }
-            Record::Info(_) | Record::Warning(_) | Record::Error(_) => {}
+            Record::Info(_) | Record::Warning(_) | Record::Error(_) | Record::Release(_) => {}
         }
     }
 
