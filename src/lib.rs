@@ -24,6 +24,7 @@
 //! ```
 
 pub mod cli;
+mod respond;
 
 pub use ahp_config as config;
 pub use ahp_engine as engine;

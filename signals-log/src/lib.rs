@@ -41,6 +41,7 @@
 #![warn(missing_docs)]
 
 mod error;
+pub mod history;
 mod reader;
 mod record;
 mod writer;
