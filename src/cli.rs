@@ -89,6 +89,10 @@ struct RunArgs {
     /// `ahp run` starts itself this way in the background so async hooks never delay the verdict.
     #[arg(long)]
     async_only: bool,
+    /// Answer every prompt signal with ACTION (acknowledge, apply_suggestion, dismiss) and record
+    /// the responses; the prompt is then answered, so the exit code is 0 instead of 3.
+    #[arg(long, value_name = "ACTION")]
+    respond: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -155,6 +159,26 @@ enum Command {
     /// Query the signal log: records, statistics, tuning suggestions, an HTML report, replay.
     #[command(subcommand)]
     Signals(crate::signals_cmd::SignalsCommand),
+    /// Record what was done about a signal of the log (SPEC §6 responses).
+    ///
+    /// The action must answer the signal's intensity: block → retry_after_fix,
+    /// proceed_with_risk, abort; control → accept_modification, reject_modification;
+    /// prompt → acknowledge, apply_suggestion, dismiss; aid → suggestion_applied,
+    /// suggestion_deferred.
+    Respond {
+        /// The signal's `header.id`.
+        signal_id: String,
+        /// What was done.
+        action: String,
+        /// Free-form details (JSON).
+        #[arg(long, value_name = "JSON")]
+        details: Option<String>,
+        /// The log (default <project>/.ahp/signals.jsonl).
+        #[arg(long, value_name = "PATH")]
+        log: Option<PathBuf>,
+        #[command(flatten)]
+        project: ProjectArg,
+    },
     /// Print the JSON Schema (draft-07) of hooks.yaml (or of HOOK.md frontmatter).
     Schema {
         /// The schema of HOOK.md frontmatter instead.
@@ -441,8 +465,13 @@ fn run_command(cmd: Command, registry: Registry) -> Result<u8> {
                 no_log,
                 format,
                 async_only,
+                respond,
             } = args;
             let event = parse_event(&event)?;
+            let respond = respond
+                .as_deref()
+                .map(crate::respond::prompt_action)
+                .transpose()?;
             let mut ctx = read_context(context.as_deref())?;
             let cfg = load(project.project, &registry)?;
             let rt = runtime()?;
@@ -461,7 +490,14 @@ fn run_command(cmd: Command, registry: Registry) -> Result<u8> {
             let log_path = (!no_log).then(|| {
                 log.unwrap_or_else(|| cfg.project_root.join(".ahp").join("signals.jsonl"))
             });
+            let history = match &log_path {
+                Some(path) if !async_only => crate::respond::history_for(&policy, &ctx, path)?,
+                _ => None,
+            };
             let mut builder = Engine::builder().policy(policy);
+            if let Some(h) = history {
+                builder = builder.history(h);
+            }
             if let Some(path) = &log_path {
                 match SignalLog::open(path) {
                     Ok(sink) => {
@@ -507,6 +543,18 @@ fn run_command(cmd: Command, registry: Registry) -> Result<u8> {
                     log_path.as_deref(),
                 ) {
                     eprintln!("warning: async entries were not started: {e:#}");
+                }
+            }
+            if verdict.outcome == Outcome::Prompt {
+                // A prompt answered (by --respond or on the terminal) lets
+                // the work proceed; unanswered, it waits (exit 3).
+                if let Some(action) = respond {
+                    crate::respond::respond_all(&verdict, action, log_path.as_deref())?;
+                    return Ok(EXIT_PROCEED);
+                }
+                if crate::respond::interactive() {
+                    crate::respond::ask(&verdict, log_path.as_deref())?;
+                    return Ok(EXIT_PROCEED);
                 }
             }
             Ok(match verdict.outcome {
@@ -583,6 +631,25 @@ fn run_command(cmd: Command, registry: Registry) -> Result<u8> {
             Ok(EXIT_PROCEED)
         }
         Command::Signals(cmd) => crate::signals_cmd::run(cmd, registry),
+        Command::Respond {
+            signal_id,
+            action,
+            details,
+            log,
+            project,
+        } => {
+            let log = match log {
+                Some(p) => p,
+                None => LoadOptions::from_env(project.project)
+                    .context("cannot determine the current directory")?
+                    .project_root
+                    .join(".ahp")
+                    .join("signals.jsonl"),
+            };
+            let response = crate::respond::respond(&log, &signal_id, &action, details.as_deref())?;
+            println!("{}", serde_json::to_string(&response)?);
+            Ok(EXIT_PROCEED)
+        }
         Command::Schema { hook_md } => {
             let schema = if hook_md {
                 ahp_config::schema::hook_md_schema()

@@ -24,6 +24,7 @@
 //! ```
 
 pub mod cli;
+mod respond;
 mod signals_cmd;
 
 pub use ahp_config as config;

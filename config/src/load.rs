@@ -17,7 +17,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 /// Keys of the top level of a hooks file.
-pub const TOP_KEYS: &[&str] = &["version", "settings", "hooks"];
+pub const TOP_KEYS: &[&str] = &["version", "settings", "hooks", "escalation"];
 /// Keys of `settings:`.
 pub const SETTINGS_KEYS: &[&str] = &["environment", "on_block", "fail_closed", "timeout", "trunk"];
 /// Keys of one entry.
@@ -32,6 +32,7 @@ pub const ENTRY_KEYS: &[&str] = &[
     "enabled",
     "async",
     "intensity",
+    "intensity_by_environment",
     "on_error",
     "timeout",
 ];
@@ -195,6 +196,8 @@ pub struct LoadedConfig {
     pub skipped_entries: Vec<(Event, String, String)>,
     /// Load-time warnings.
     pub warnings: Vec<ConfigWarning>,
+    /// The `escalation:` lists of the layers, in layer order (rules append).
+    pub escalation: Vec<Node>,
 }
 
 fn read_layer(layer: Layer, path: &Path) -> Result<Option<Arc<SourceFile>>, ConfigError> {
@@ -362,6 +365,7 @@ impl LoadedConfig {
             skipped_hooks: Vec::new(),
             skipped_entries: Vec::new(),
             warnings: Vec::new(),
+            escalation: Vec::new(),
         };
         for file in files {
             match yaml::parse(file) {
@@ -413,6 +417,7 @@ impl LoadedConfig {
                     _ => errors.push(type_error(&node, "settings".into(), "a map")),
                 },
                 "hooks" => self.merge_hooks(node, errors),
+                "escalation" => self.escalation.push(node),
                 _ => {}
             }
         }
@@ -679,11 +684,20 @@ impl LoadedConfig {
                 Err(mut es) => errors.append(&mut es),
             }
         }
+        let rules = crate::escalation::compile_rules(&self.escalation).unwrap_or_else(|mut es| {
+            errors.append(&mut es);
+            Vec::new()
+        });
         if !errors.is_empty() {
             return Err(ConfigErrors(errors));
         }
         Policy::new(settings, per_event)
-            .map(|p| (p.with_digest(self.digest()), warnings))
+            .map(|p| {
+                (
+                    p.with_digest(self.digest()).with_escalation(rules),
+                    warnings,
+                )
+            })
             .map_err(|e| ConfigErrors(vec![self.policy_error(e)]))
     }
 
@@ -880,6 +894,16 @@ impl LoadedConfig {
                 .map_err(|e| errors.push(e))
                 .ok()
         });
+        let intensity_by_environment = node
+            .get("intensity_by_environment")
+            .map(|n| {
+                crate::escalation::compile_intensity_by_environment(
+                    n,
+                    &me.path("intensity_by_environment"),
+                    errors,
+                )
+            })
+            .unwrap_or_default();
         Common {
             enabled,
             when,
@@ -887,6 +911,7 @@ impl LoadedConfig {
             after,
             is_async,
             intensity,
+            intensity_by_environment,
             on_error,
             timeout,
         }
@@ -997,6 +1022,7 @@ impl LoadedConfig {
             after: c.after,
             is_async: c.is_async.unwrap_or(false),
             intensity: c.intensity,
+            intensity_by_environment: c.intensity_by_environment.clone(),
             on_error: c.on_error,
             timeout: c.timeout,
             origin: format!("{} {}", me.defined_at.layer(), me.defined_at.location()),
@@ -1023,6 +1049,7 @@ impl LoadedConfig {
                 after: Vec::new(),
                 is_async: None,
                 intensity: None,
+                intensity_by_environment: BTreeMap::new(),
                 on_error: if fail_closed {
                     OnError::Block
                 } else {
@@ -1072,6 +1099,7 @@ impl LoadedConfig {
             after: c.after,
             is_async: c.is_async.unwrap_or(spec.is_async),
             intensity: c.intensity,
+            intensity_by_environment: c.intensity_by_environment.clone(),
             on_error: c.on_error,
             timeout: Some(timeout),
             origin,
@@ -1090,6 +1118,7 @@ struct Common {
     after: Vec<String>,
     is_async: Option<bool>,
     intensity: Option<Intensity>,
+    intensity_by_environment: BTreeMap<String, Intensity>,
     on_error: OnError,
     timeout: Option<Duration>,
 }

@@ -21,6 +21,44 @@ pub struct HooksFile {
     /// Entries per event (canonical name or any alias, e.g. `pre-tool-use`,
     /// `PreToolUse`, `before_tool`).
     pub hooks: Option<BTreeMap<String, Vec<EntrySpec>>>,
+    /// Escalation rules: a finding that keeps coming back (or keeps being
+    /// dismissed) is raised one step per threshold crossed.
+    pub escalation: Option<Vec<EscalationRuleSpec>>,
+}
+
+/// One `escalation:` rule.
+#[derive(JsonSchema)]
+#[schemars(deny_unknown_fields)]
+#[allow(dead_code)]
+pub struct EscalationRuleSpec {
+    /// Recorded in escalated signals; defaults to `<source>/<scope>`.
+    pub id: Option<String>,
+    /// The entry id whose signals are escalated.
+    pub source: String,
+    /// `issue` (default) or `session`.
+    pub scope: Option<EscalationScope>,
+    /// How far back to count, e.g. `30m`, `24h` (default), `7d`.
+    #[schemars(regex(pattern = r"^[0-9]+[smhd]$"))]
+    pub window: Option<String>,
+    /// One step (prompt → control → block) per this many earlier firings.
+    #[schemars(range(min = 1))]
+    pub after_firings: Option<u32>,
+    /// One step per this many earlier prompts answered `dismiss`.
+    #[schemars(range(min = 1))]
+    pub after_dismissed: Option<u32>,
+    /// Count only since the last clean run of the source (default true).
+    pub reset_on_clean_run: Option<bool>,
+}
+
+/// What an escalation rule counts over.
+#[derive(JsonSchema)]
+#[serde(rename_all = "lowercase")]
+#[allow(dead_code)]
+pub enum EscalationScope {
+    /// Per issue.
+    Issue,
+    /// Per agent session.
+    Session,
 }
 
 /// `settings:`.
@@ -73,6 +111,9 @@ pub struct EntrySpec {
     pub is_async: Option<bool>,
     /// Override of the oracle's intensity.
     pub intensity: Option<Intensity>,
+    /// Intensity by the context's environment, e.g. `{production: block,
+    /// development: prompt}`; falls back to `intensity`.
+    pub intensity_by_environment: Option<BTreeMap<String, Intensity>>,
     /// allow (fail open, default) or block (fail closed) when the oracle fails.
     pub on_error: Option<OnError>,
     /// Time limit in milliseconds.

@@ -7,7 +7,7 @@
 
 use crate::policy::{Entry, OnBlock, OnError, Plan, Policy};
 use crate::signal::{Modification, Payload};
-use crate::{Event, HookContext, Intensity, Outcome, Registry, Signal};
+use crate::{Event, History, HookContext, Intensity, Outcome, Registry, Signal};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use std::sync::{Arc, Mutex};
@@ -232,9 +232,17 @@ pub struct EngineBuilder {
     policy: Option<Result<Policy, EngineError>>,
     sink: Option<Arc<dyn SignalSink>>,
     defer_detached: bool,
+    history: Option<Arc<dyn History>>,
 }
 
 impl EngineBuilder {
+    /// Earlier dispatches, for the policy's escalation rules. Without a
+    /// history no signal is escalated.
+    pub fn history(mut self, history: Arc<dyn History>) -> Self {
+        self.history = Some(history);
+        self
+    }
+
     /// The registry used to resolve oracle names in the config. Set it
     /// before `.config(..)`.
     pub fn registry(mut self, registry: Registry) -> Self {
@@ -281,6 +289,7 @@ impl EngineBuilder {
             sink: self.sink,
             background: Mutex::new(Vec::new()),
             defer_detached: self.defer_detached,
+            history: self.history,
         })
     }
 }
@@ -292,6 +301,7 @@ pub struct Engine {
     sink: Option<Arc<dyn SignalSink>>,
     background: Mutex<Vec<JoinHandle<()>>>,
     defer_detached: bool,
+    history: Option<Arc<dyn History>>,
 }
 
 /// The intensity a signal is delivered at for `event`: unchanged when
@@ -344,6 +354,22 @@ impl Engine {
         &self.policy
     }
 
+    /// Applies the policy's escalation rules (after clamping; the raise is
+    /// limited to what the event allows).
+    fn escalate(&self, event: Event, ctx: &HookContext, s: Signal) -> Signal {
+        match &self.history {
+            Some(h) if !self.policy.escalation().is_empty() => crate::escalation::escalate(
+                self.policy.escalation(),
+                h.as_ref(),
+                event,
+                ctx.session_id.as_deref(),
+                Utc::now(),
+                s,
+            ),
+            _ => s,
+        }
+    }
+
     fn record_signal(&self, s: &Signal, diags: &mut Vec<Diagnostic>) {
         if let Some(sink) = &self.sink {
             if let Err(e) = sink.record_signal(s) {
@@ -371,7 +397,11 @@ impl Engine {
                 .lookup("issue.id")
                 .and_then(|v| v.as_str().map(str::to_string));
         }
-        if let Some(want) = entry.intensity {
+        let by_env = ctx
+            .environment
+            .as_ref()
+            .and_then(|e| entry.intensity_by_environment.get(e).copied());
+        if let Some(want) = by_env.or(entry.intensity) {
             s = s.convert_to(want);
         }
         let delivered = clamp(event, s.intensity());
@@ -466,6 +496,7 @@ impl Engine {
                     Outcome1::Signals(signals, _) => {
                         for s in signals {
                             let s = Self::finish_signal(entry, event, &ctx, s);
+                            let s = self.escalate(event, &ctx, s);
                             self.record_signal(&s, &mut verdict.diagnostics);
                             verdict.signals.push(s);
                         }

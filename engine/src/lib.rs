@@ -38,6 +38,7 @@
 pub mod condition;
 pub mod context;
 pub mod dispatch;
+pub mod escalation;
 pub mod event;
 pub mod intensity;
 pub mod oracle;
@@ -52,6 +53,7 @@ pub use dispatch::{
     clamp, AppliedChange, Diagnostic, Engine, EngineBuilder, EngineError, EntryRun, EntryStatus,
     Level, PolicySource, RunRecord, SignalSink, SinkError, Verdict,
 };
+pub use escalation::{EscalationRule, History, Scope, ScopeKind};
 pub use event::{Event, UnknownEvent};
 pub use intensity::{Intensity, Outcome};
 pub use oracle::{Evaluation, Oracle, OracleConfig, OracleConfigError, OracleError};

@@ -79,6 +79,9 @@ pub struct Entry {
     pub is_async: bool,
     /// Overrides the oracle's intensity.
     pub intensity: Option<Intensity>,
+    /// Intensity by `environment` of the context (e.g. production → block);
+    /// takes precedence over `intensity` when the environment is listed.
+    pub intensity_by_environment: BTreeMap<String, Intensity>,
     /// Fail open or closed.
     pub on_error: OnError,
     /// Time limit (the settings' default when `None`).
@@ -114,6 +117,7 @@ impl Entry {
             after: Vec::new(),
             is_async: false,
             intensity: None,
+            intensity_by_environment: BTreeMap::new(),
             on_error: OnError::Allow,
             timeout: None,
             origin: String::from("(code)"),
@@ -269,6 +273,7 @@ pub struct Policy {
     pub settings: Settings,
     plans: BTreeMap<Event, Plan>,
     digest: Option<String>,
+    escalation: Vec<crate::EscalationRule>,
 }
 
 impl Policy {
@@ -287,6 +292,7 @@ impl Policy {
             settings,
             plans,
             digest: None,
+            escalation: Vec::new(),
         })
     }
 
@@ -295,6 +301,17 @@ impl Policy {
     pub fn with_digest(mut self, digest: impl Into<String>) -> Policy {
         self.digest = Some(digest.into());
         self
+    }
+
+    /// Adds escalation rules (hooks.yaml `escalation:`).
+    pub fn with_escalation(mut self, rules: Vec<crate::EscalationRule>) -> Policy {
+        self.escalation = rules;
+        self
+    }
+
+    /// The escalation rules, in config order.
+    pub fn escalation(&self) -> &[crate::EscalationRule] {
+        &self.escalation
     }
 
     /// The digest of the policy's sources, if known.

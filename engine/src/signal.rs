@@ -40,6 +40,9 @@ pub struct SignalHeader {
     /// escalation rule changed it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub escalated_from: Option<Intensity>,
+    /// The id of the escalation rule that raised the signal, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub escalation: Option<String>,
     /// True for `async: true` entries: recorded only, never part of a verdict.
     #[serde(default, skip_serializing_if = "is_false")]
     pub detached: bool,
@@ -344,6 +347,7 @@ impl Signal {
                 correlation_id: None,
                 clamped_from: None,
                 escalated_from: None,
+                escalation: None,
                 detached: false,
             },
             context: SignalContext::default(),

@@ -50,6 +50,7 @@ pub mod analytics;
 mod error;
 mod filter;
 mod follow;
+pub mod history;
 mod lock;
 mod mask;
 mod options;
