@@ -309,6 +309,31 @@ fn report_left_out(cfg: &LoadedConfig) -> Vec<String> {
     lines
 }
 
+/// The signal log's options from `settings:` (log_fsync, log_max_bytes,
+/// log_keep, log_mask).
+pub(crate) fn log_options(cfg: &LoadedConfig) -> Result<ahp_signals_log::LogOptions> {
+    use ahp_signals_log::{FsyncPolicy, LogOptions, Masking};
+    let s = cfg.log_settings()?;
+    let mut o = LogOptions::default();
+    match s.fsync.as_deref() {
+        Some("always") => o.fsync = FsyncPolicy::Always,
+        Some("never") => o.fsync = FsyncPolicy::Never,
+        _ => {}
+    }
+    if let Some(b) = s.max_bytes {
+        o.max_bytes = Some(b);
+    }
+    if let Some(k) = s.keep {
+        o.keep = usize::try_from(k).unwrap_or(usize::MAX);
+    }
+    if !s.mask.is_empty() {
+        let (paths, keys): (Vec<String>, Vec<String>) =
+            s.mask.into_iter().partition(|m| m.contains('.'));
+        o.mask = Masking::default().with_keys(keys).with_paths(paths);
+    }
+    Ok(o)
+}
+
 fn is_issue_event(event: Event) -> bool {
     matches!(
         event,
@@ -499,7 +524,7 @@ fn run_command(cmd: Command, registry: Registry) -> Result<u8> {
                 builder = builder.history(h);
             }
             if let Some(path) = &log_path {
-                match SignalLog::open(path) {
+                match SignalLog::open_with(path, log_options(&cfg)?) {
                     Ok(sink) => {
                         for message in left_out {
                             let d = Diagnostic {

@@ -7,7 +7,7 @@ use ahp_engine::{
     Verdict,
 };
 use ahp_signals_log::history::LogHistory;
-use ahp_signals_log::{read, Record, SignalLog};
+use ahp_signals_log::{Record, SignalLog};
 use anyhow::{anyhow, Context, Result};
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::Path;
@@ -149,8 +149,8 @@ pub(crate) fn respond(
         .context("--details is not valid JSON")?;
     let wanted = signal_id.trim();
     let mut found = None;
-    for record in
-        read(log).with_context(|| format!("cannot read the signal log {}", log.display()))?
+    for record in ahp_signals_log::read_all(log)
+        .with_context(|| format!("cannot read the signal log {}", log.display()))?
     {
         if let Record::Signal(s) = record? {
             if s.header.id.to_string() == wanted {

@@ -7,7 +7,7 @@ use ahp_engine::{Engine, EntryStatus, Event, HookContext, Intensity, Registry};
 use ahp_signals_log::analytics::query::{parse_time, Filter};
 use ahp_signals_log::analytics::stats::{Stats, StatsBuilder};
 use ahp_signals_log::analytics::{report, tune};
-use ahp_signals_log::{read, Record};
+use ahp_signals_log::Record;
 use anyhow::{anyhow, Context, Result};
 use clap::{Subcommand, ValueEnum};
 use std::collections::{BTreeMap, BTreeSet};
@@ -250,7 +250,7 @@ fn log_path(common: &Common) -> Result<PathBuf> {
 /// stderr when it is a terminal and the read takes more than a second.
 fn for_each(common: &Common, mut f: impl FnMut(Record) -> Result<()>) -> Result<()> {
     let path = log_path(common)?;
-    let mut reader = read(&path)?;
+    let mut reader = ahp_signals_log::read_all(&path)?;
     let progress = std::io::stderr().is_terminal();
     let started = Instant::now();
     let mut last = started;

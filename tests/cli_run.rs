@@ -272,3 +272,35 @@ fn issue_close_with_open_checklist_blocks_by_default() {
         .unwrap()
         .contains("2 checklist item(s)"));
 }
+
+#[test]
+fn log_settings_mask_and_validate() {
+    let sb = Sandbox::new();
+    sb.write(
+        ".ahp/hooks.yaml",
+        "settings:\n  log_fsync: always\n  log_mask: [ticket]\nhooks:\n  pre-tool-use:\n    - oracle: PermissionChecker\n",
+    );
+    let ctx = r#"{"tool":{"name":"Bash","input":{"command":"rm -rf /","ticket":"SECRET-123","password":"hunter2"}}}"#;
+    sb.ahp()
+        .args(["run", "pre-tool-use"])
+        .write_stdin(ctx)
+        .assert()
+        .code(2);
+    let text = std::fs::read_to_string(sb.log_path()).unwrap();
+    assert!(text.contains("\"kind\":\"run\""), "{text}");
+    assert!(!text.contains("SECRET-123"), "{text}");
+    assert!(!text.contains("hunter2"), "{text}");
+    sb.write(".ahp/hooks.yaml", "settings:\n  log_fsync: sometimes\n");
+    let out = sb
+        .ahp()
+        .args(["run", "pre-tool-use"])
+        .write_stdin("{}")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("settings.log_fsync"),
+        "{}",
+        stderr(&out)
+    );
+}

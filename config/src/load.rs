@@ -19,7 +19,17 @@ use std::time::Duration;
 /// Keys of the top level of a hooks file.
 pub const TOP_KEYS: &[&str] = &["version", "settings", "hooks", "escalation"];
 /// Keys of `settings:`.
-pub const SETTINGS_KEYS: &[&str] = &["environment", "on_block", "fail_closed", "timeout", "trunk"];
+pub const SETTINGS_KEYS: &[&str] = &[
+    "environment",
+    "on_block",
+    "fail_closed",
+    "timeout",
+    "trunk",
+    "log_fsync",
+    "log_max_bytes",
+    "log_keep",
+    "log_mask",
+];
 /// Keys of one entry.
 pub const ENTRY_KEYS: &[&str] = &[
     "oracle",
@@ -559,6 +569,55 @@ impl LoadedConfig {
             out.push_str(&format!("{b:02x}"));
         }
         out
+    }
+
+    /// The signal-log settings: `log_fsync` (always | batch | never),
+    /// `log_max_bytes` (rotation size), `log_keep` (rotated files kept) and
+    /// `log_mask` (extra key names or dotted paths whose values are masked).
+    pub fn log_settings(&self) -> Result<LogSettings, ConfigErrors> {
+        let mut out = LogSettings::default();
+        let mut errors = Vec::new();
+        let Some(node) = &self.settings else {
+            return Ok(out);
+        };
+        if let Some(n) = node.get("log_fsync") {
+            match n.as_str() {
+                Some(v @ ("always" | "batch" | "never")) => out.fsync = Some(v.to_string()),
+                _ => errors.push(ConfigError::at(&n.origin, Some("settings.log_fsync".into()), "expected `always`, `batch` or `never`")
+                    .help("always: fsync every record (durable, slow); batch: at most every 200 ms (default); never: leave it to the OS")),
+            }
+        }
+        for (key, slot) in [
+            ("log_max_bytes", &mut out.max_bytes),
+            ("log_keep", &mut out.keep),
+        ] {
+            if let Some(n) = node.get(key) {
+                match n.value {
+                    NodeValue::Int(i) if i >= 0 => *slot = u64::try_from(i).ok(),
+                    _ => errors.push(type_error(n, format!("settings.{key}"), "a whole number")),
+                }
+            }
+        }
+        if let Some(n) = node.get("log_mask") {
+            match &n.value {
+                NodeValue::Seq(items) if items.iter().all(|i| i.as_str().is_some()) => {
+                    out.mask = items
+                        .iter()
+                        .filter_map(|i| i.as_str().map(str::to_string))
+                        .collect();
+                }
+                _ => errors.push(type_error(
+                    n,
+                    "settings.log_mask".into(),
+                    "a list of key names or dotted paths",
+                )),
+            }
+        }
+        if errors.is_empty() {
+            Ok(out)
+        } else {
+            Err(ConfigErrors(errors))
+        }
     }
 
     /// `settings.trunk`: the branch changes are measured against (main or
@@ -1105,6 +1164,19 @@ impl LoadedConfig {
             origin,
         }))
     }
+}
+
+/// The signal-log part of `settings:` (see [`LoadedConfig::log_settings`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LogSettings {
+    /// always | batch | never (the log's default when `None`).
+    pub fsync: Option<String>,
+    /// Rotate past this many bytes.
+    pub max_bytes: Option<u64>,
+    /// Keep this many rotated files.
+    pub keep: Option<u64>,
+    /// Extra key names or dotted paths to mask.
+    pub mask: Vec<String>,
 }
 
 /// The oracle that runs HOOK.md hooks.

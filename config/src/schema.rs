@@ -79,6 +79,15 @@ pub struct SettingsSpec {
     pub timeout: Option<u64>,
     /// The branch changes are measured against (default: main, else master).
     pub trunk: Option<String>,
+    /// Signal-log durability: `always` (fsync each record), `batch` (default,
+    /// at most every 200 ms) or `never` (leave it to the OS).
+    pub log_fsync: Option<String>,
+    /// Rotate the signal log past this size in bytes (default 64 MiB).
+    pub log_max_bytes: Option<u64>,
+    /// Rotated log files kept (default 5).
+    pub log_keep: Option<u64>,
+    /// Extra key names or dotted paths whose values are masked in the log.
+    pub log_mask: Option<Vec<String>>,
 }
 
 /// One entry: an oracle to run at the event. Keyed by (event, id) across

@@ -1,7 +1,7 @@
 //! The engine's [`History`] answered from the log: one streaming pass over
 //! [`read`](crate::read), keeping only what the escalation rules ask about.
 
-use crate::{read, LogError, Record};
+use crate::{LogError, Record};
 use ahp_engine::{Action, History, Intensity, Outcome, Scope};
 use chrono::{DateTime, Utc};
 use std::collections::HashMap;
@@ -68,7 +68,7 @@ impl LogHistory {
     /// `since` and clean runs in any of `scopes`. A missing log is an empty
     /// history; torn lines are skipped.
     pub fn load(path: &Path, scopes: &[Scope], since: DateTime<Utc>) -> Result<Self, LogError> {
-        let reader = match read(path) {
+        let reader = match crate::read_all(path) {
             Ok(r) => r,
             Err(LogError::Open { error, .. }) if error.kind() == std::io::ErrorKind::NotFound => {
                 return Ok(LogHistory::default())
