@@ -179,6 +179,15 @@ enum Command {
         #[command(flatten)]
         project: ProjectArg,
     },
+    /// The hook command of an agent: read its JSON on stdin, answer in its protocol.
+    ///
+    /// Installed by `ahp install AGENT` as the agent's hook command. The
+    /// agent's event maps to an ahp event, its tool names to the shared
+    /// vocabulary (shell, write, edit, read, fetch, mcp), and the verdict to
+    /// the agent's output: block → deny, control → the rewritten input,
+    /// prompt → ask (or context), aid → additional context. Errors inside ahp
+    /// fail open with a message on stderr (settings.fail_closed: true blocks).
+    Hook(crate::hook::HookArgs),
     /// Print the JSON Schema (draft-07) of hooks.yaml (or of HOOK.md frontmatter).
     Schema {
         /// The schema of HOOK.md frontmatter instead.
@@ -420,29 +429,7 @@ fn read_context(source: Option<&str>) -> Result<HookContext> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Ok(HookContext::default());
     }
-    let text = std::str::from_utf8(&bytes).map_err(|e| {
-        anyhow!(
-            "context {name}: not UTF-8 (invalid byte at offset {})",
-            e.valid_up_to()
-        )
-    })?;
-    let mut de = serde_json::Deserializer::from_str(text);
-    // Deeply nested JSON must be an error, not a stack overflow: serde_json
-    // stops at 128 levels by default, which we keep.
-    let value: serde_json::Value = serde::Deserialize::deserialize(&mut de).map_err(|e| {
-        anyhow!(
-            "context {name}:{}:{}: invalid JSON: {e}",
-            e.line(),
-            e.column()
-        )
-    })?;
-    de.end().map_err(|e| {
-        anyhow!(
-            "context {name}:{}:{}: trailing data after the JSON value",
-            e.line(),
-            e.column()
-        )
-    })?;
+    let value = parse_json(&bytes, &format!("context {name}"))?;
     let raw = value.clone();
     let mut ctx: HookContext = serde_json::from_value(value)
         .map_err(|e| anyhow!("context {name}: {e}\n  help: see SPEC §3 for the context fields (event, session_id, tool {{name, input}}, files {{changed}}, issue, …)"))?;
@@ -457,7 +444,30 @@ fn read_context(source: Option<&str>) -> Result<HookContext> {
     Ok(ctx)
 }
 
-fn read_limited(r: impl Read, name: &str) -> Result<Vec<u8>> {
+/// Parses one JSON value; errors name the source, line and column.
+pub(crate) fn parse_json(bytes: &[u8], name: &str) -> Result<serde_json::Value> {
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        anyhow!(
+            "{name}: not UTF-8 (invalid byte at offset {})",
+            e.valid_up_to()
+        )
+    })?;
+    let mut de = serde_json::Deserializer::from_str(text);
+    // Deeply nested JSON must be an error, not a stack overflow: serde_json
+    // stops at 128 levels by default, which we keep.
+    let value: serde_json::Value = serde::Deserialize::deserialize(&mut de)
+        .map_err(|e| anyhow!("{name}:{}:{}: invalid JSON: {e}", e.line(), e.column()))?;
+    de.end().map_err(|e| {
+        anyhow!(
+            "{name}:{}:{}: trailing data after the JSON value",
+            e.line(),
+            e.column()
+        )
+    })?;
+    Ok(value)
+}
+
+pub(crate) fn read_limited(r: impl Read, name: &str) -> Result<Vec<u8>> {
     let mut buf = Vec::new();
     r.take(MAX_CONTEXT_BYTES + 1)
         .read_to_end(&mut buf)
@@ -497,88 +507,34 @@ fn run_command(cmd: Command, registry: Registry) -> Result<u8> {
                 .as_deref()
                 .map(crate::respond::prompt_action)
                 .transpose()?;
-            let mut ctx = read_context(context.as_deref())?;
-            let cfg = load(project.project, &registry)?;
-            let rt = runtime()?;
-            if !async_only {
-                rt.block_on(enrich(&mut ctx, event, issue.as_deref(), &cfg))?;
-            }
-            let (policy, warnings) = cfg.compile_events(&registry, Some(&[event]))?;
-            print_warnings(&warnings);
-            // The background async-only run already had its say in the
-            // foreground run; it reports nothing twice.
-            let left_out = if async_only {
-                Vec::new()
-            } else {
-                report_left_out(&cfg)
-            };
-            let log_path = (!no_log).then(|| {
-                log.unwrap_or_else(|| cfg.project_root.join(".ahp").join("signals.jsonl"))
-            });
-            let history = match &log_path {
-                Some(path) if !async_only => crate::respond::history_for(&policy, &ctx, path)?,
-                _ => None,
-            };
-            let mut builder = Engine::builder().policy(policy);
-            if let Some(h) = history {
-                builder = builder.history(h);
-            }
-            if let Some(path) = &log_path {
-                match SignalLog::open_with(path, log_options(&cfg)?) {
-                    Ok(sink) => {
-                        for message in left_out {
-                            let d = Diagnostic {
-                                level: Level::Warning,
-                                timestamp: chrono::Utc::now(),
-                                source: "ahp".into(),
-                                event,
-                                correlation_id: ctx.correlation_id.clone(),
-                                message,
-                            };
-                            if let Err(e) = sink.record_diagnostic(&d) {
-                                eprintln!("warning: {e}");
-                            }
-                        }
-                        builder = builder.sink(Arc::new(sink) as Arc<dyn SignalSink>);
-                    }
-                    // Logging must not decide the verdict, but it must not
-                    // fail silently either.
-                    Err(e) => eprintln!("warning: signals will not be recorded: {e}"),
-                }
-            }
-            let engine = builder.defer_detached(true).build()?;
-            if async_only {
-                rt.block_on(engine.run_detached(event, ctx));
+            let ctx = read_context(context.as_deref())?;
+            let Some(done) = dispatch(DispatchRequest {
+                event,
+                ctx,
+                issue: issue.as_deref(),
+                project: project.project,
+                log,
+                no_log,
+                async_only,
+                registry: &registry,
+            })?
+            else {
                 return Ok(EXIT_PROCEED);
-            }
-            let verdict = rt.block_on(engine.dispatch(event, ctx));
-            print_verdict(&verdict, format)?;
+            };
+            let verdict = &done.verdict;
+            print_verdict(verdict, format)?;
             for d in &verdict.diagnostics {
                 eprintln!("{}: [{}] {}", d.level.as_str(), d.source, d.message);
-            }
-            if verdict
-                .entries
-                .iter()
-                .any(|e| e.status == EntryStatus::Detached)
-            {
-                if let Err(e) = spawn_async_only(
-                    event,
-                    &verdict.context,
-                    &cfg.project_root,
-                    log_path.as_deref(),
-                ) {
-                    eprintln!("warning: async entries were not started: {e:#}");
-                }
             }
             if verdict.outcome == Outcome::Prompt {
                 // A prompt answered (by --respond or on the terminal) lets
                 // the work proceed; unanswered, it waits (exit 3).
                 if let Some(action) = respond {
-                    crate::respond::respond_all(&verdict, action, log_path.as_deref())?;
+                    crate::respond::respond_all(verdict, action, done.log_path.as_deref())?;
                     return Ok(EXIT_PROCEED);
                 }
                 if crate::respond::interactive() {
-                    crate::respond::ask(&verdict, log_path.as_deref())?;
+                    crate::respond::ask(verdict, done.log_path.as_deref())?;
                     return Ok(EXIT_PROCEED);
                 }
             }
@@ -588,6 +544,7 @@ fn run_command(cmd: Command, registry: Registry) -> Result<u8> {
                 _ => EXIT_PROCEED,
             })
         }
+        Command::Hook(args) => crate::hook::run(args, &registry),
         Command::Explain {
             event,
             context,
@@ -690,6 +647,114 @@ fn run_command(cmd: Command, registry: Registry) -> Result<u8> {
             revoke,
         } => trust_command(project.project, show, revoke),
     }
+}
+
+/// What one dispatch needs: `ahp run`, `ahp gate` and `ahp hook` share it.
+pub(crate) struct DispatchRequest<'a> {
+    pub event: Event,
+    pub ctx: HookContext,
+    pub issue: Option<&'a Path>,
+    pub project: Option<PathBuf>,
+    pub log: Option<PathBuf>,
+    pub no_log: bool,
+    pub async_only: bool,
+    pub registry: &'a Registry,
+}
+
+/// A finished dispatch with what produced it.
+pub(crate) struct Dispatched {
+    pub verdict: Verdict,
+    pub cfg: LoadedConfig,
+    /// The signal log written, unless logging is off.
+    pub log_path: Option<PathBuf>,
+}
+
+/// Loads the policy, enriches the context, dispatches and records, and
+/// starts the background run of async entries. `None` for an async-only
+/// run, which answers nothing.
+pub(crate) fn dispatch(req: DispatchRequest<'_>) -> Result<Option<Dispatched>> {
+    let DispatchRequest {
+        event,
+        mut ctx,
+        issue,
+        project,
+        log,
+        no_log,
+        async_only,
+        registry,
+    } = req;
+    let cfg = load(project, registry)?;
+    let rt = runtime()?;
+    if !async_only {
+        rt.block_on(enrich(&mut ctx, event, issue, &cfg))?;
+    }
+    let (policy, warnings) = cfg.compile_events(registry, Some(&[event]))?;
+    print_warnings(&warnings);
+    // The background async-only run already had its say in the
+    // foreground run; it reports nothing twice.
+    let left_out = if async_only {
+        Vec::new()
+    } else {
+        report_left_out(&cfg)
+    };
+    let log_path = (!no_log)
+        .then(|| log.unwrap_or_else(|| cfg.project_root.join(".ahp").join("signals.jsonl")));
+    let history = match &log_path {
+        Some(path) if !async_only => crate::respond::history_for(&policy, &ctx, path)?,
+        _ => None,
+    };
+    let mut builder = Engine::builder().policy(policy);
+    if let Some(h) = history {
+        builder = builder.history(h);
+    }
+    if let Some(path) = &log_path {
+        match SignalLog::open_with(path, log_options(&cfg)?) {
+            Ok(sink) => {
+                for message in left_out {
+                    let d = Diagnostic {
+                        level: Level::Warning,
+                        timestamp: chrono::Utc::now(),
+                        source: "ahp".into(),
+                        event: Some(event),
+                        correlation_id: ctx.correlation_id.clone(),
+                        message,
+                    };
+                    if let Err(e) = sink.record_diagnostic(&d) {
+                        eprintln!("warning: {e}");
+                    }
+                }
+                builder = builder.sink(Arc::new(sink) as Arc<dyn SignalSink>);
+            }
+            // Logging must not decide the verdict, but it must not
+            // fail silently either.
+            Err(e) => eprintln!("warning: signals will not be recorded: {e}"),
+        }
+    }
+    let engine = builder.defer_detached(true).build()?;
+    if async_only {
+        rt.block_on(engine.run_detached(event, ctx));
+        return Ok(None);
+    }
+    let verdict = rt.block_on(engine.dispatch(event, ctx));
+    if verdict
+        .entries
+        .iter()
+        .any(|e| e.status == EntryStatus::Detached)
+    {
+        if let Err(e) = spawn_async_only(
+            event,
+            &verdict.context,
+            &cfg.project_root,
+            log_path.as_deref(),
+        ) {
+            eprintln!("warning: async entries were not started: {e:#}");
+        }
+    }
+    Ok(Some(Dispatched {
+        verdict,
+        cfg,
+        log_path,
+    }))
 }
 
 fn print_verdict(v: &Verdict, format: Format) -> Result<()> {

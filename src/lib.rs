@@ -23,7 +23,9 @@
 //! # });
 //! ```
 
+pub mod adapters;
 pub mod cli;
+mod hook;
 mod respond;
 mod signals_cmd;
 

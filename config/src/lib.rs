@@ -41,8 +41,8 @@ pub mod view;
 pub mod yaml;
 
 pub use load::{
-    compile_when, find_project_root, ConfigWarning, LoadOptions, LoadedConfig, LogSettings,
-    MergedEntry, Only, DEFAULT_POLICY, DEFAULT_POLICY_NAME,
+    compile_when, find_project_root, ConfigWarning, HookSettings, LoadOptions, LoadedConfig,
+    LogSettings, MergedEntry, Only, DEFAULT_POLICY, DEFAULT_POLICY_NAME,
 };
 pub use schema::hooks_schema;
 pub use source::{ConfigError, ConfigErrors, Layer, Origin, SourceFile};

@@ -29,6 +29,9 @@ pub const SETTINGS_KEYS: &[&str] = &[
     "log_max_bytes",
     "log_keep",
     "log_mask",
+    "stop_block_cap",
+    "prompt_fallback",
+    "rewrite_fallback",
 ];
 /// Keys of one entry.
 pub const ENTRY_KEYS: &[&str] = &[
@@ -620,6 +623,65 @@ impl LoadedConfig {
         }
     }
 
+    /// The agent-adapter part of `settings:` (`stop_block_cap`,
+    /// `prompt_fallback`, `rewrite_fallback`, `fail_closed`), checked.
+    ///
+    /// ```
+    /// use ahp_config::{Layer, LoadedConfig, SourceFile};
+    /// let cfg = LoadedConfig::from_files(".".into(), vec![SourceFile {
+    ///     layer: Layer::Project,
+    ///     path: ".ahp/hooks.yaml".into(),
+    ///     text: "settings:\n  stop_block_cap: 3\n  prompt_fallback: deny\n".into(),
+    /// }.into()]).unwrap();
+    /// let s = cfg.hook_settings().unwrap();
+    /// assert_eq!(s.stop_block_cap, 3);
+    /// assert_eq!(s.prompt_fallback, "deny");
+    /// assert_eq!(s.rewrite_fallback, "deny");
+    /// ```
+    pub fn hook_settings(&self) -> Result<HookSettings, ConfigErrors> {
+        let mut out = HookSettings::default();
+        let mut errors = Vec::new();
+        let Some(node) = &self.settings else {
+            return Ok(out);
+        };
+        if let Some(n) = node.get("stop_block_cap") {
+            match n.value {
+                NodeValue::Int(i) if i >= 1 => {
+                    out.stop_block_cap = u32::try_from(i).unwrap_or(u32::MAX)
+                }
+                _ => errors.push(type_error(
+                    n,
+                    "settings.stop_block_cap".into(),
+                    "a whole number of at least 1",
+                )),
+            }
+        }
+        for (key, slot, help) in [
+            ("prompt_fallback", &mut out.prompt_fallback, "context: proceed with the prompt as context for the model (default); deny: refuse with the prompt as the reason"),
+            ("rewrite_fallback", &mut out.rewrite_fallback, "deny: refuse with \"rewrite required: …\" so the agent retries with the change (default); context: proceed unmodified and describe the change"),
+        ] {
+            if let Some(n) = node.get(key) {
+                match n.as_str() {
+                    Some(v @ ("context" | "deny")) => *slot = v.to_string(),
+                    _ => errors.push(
+                        ConfigError::at(&n.origin, Some(format!("settings.{key}")), "expected `context` or `deny`")
+                            .help(help),
+                    ),
+                }
+            }
+        }
+        if let Some(n) = node.get("fail_closed") {
+            if let NodeValue::Bool(b) = n.value {
+                out.fail_closed = b;
+            }
+        }
+        if errors.is_empty() {
+            Ok(out)
+        } else {
+            Err(ConfigErrors(errors))
+        }
+    }
+
     /// `settings.trunk`: the branch changes are measured against (main or
     /// master when not set).
     pub fn trunk(&self) -> Option<String> {
@@ -1177,6 +1239,33 @@ pub struct LogSettings {
     pub keep: Option<u64>,
     /// Extra key names or dotted paths to mask.
     pub mask: Vec<String>,
+}
+
+/// The agent-adapter part of `settings:` (see
+/// [`LoadedConfig::hook_settings`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HookSettings {
+    /// Consecutive blocks of an agent's stop in one session before ahp
+    /// releases it (default 5).
+    pub stop_block_cap: u32,
+    /// `context` or `deny`: a prompt where the agent cannot ask.
+    pub prompt_fallback: String,
+    /// `deny` or `context`: a control where the agent cannot take a
+    /// rewritten input.
+    pub rewrite_fallback: String,
+    /// `settings.fail_closed`: errors inside ahp block instead of allowing.
+    pub fail_closed: bool,
+}
+
+impl Default for HookSettings {
+    fn default() -> Self {
+        HookSettings {
+            stop_block_cap: 5,
+            prompt_fallback: "context".into(),
+            rewrite_fallback: "deny".into(),
+            fail_closed: false,
+        }
+    }
 }
 
 /// The oracle that runs HOOK.md hooks.

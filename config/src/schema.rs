@@ -88,6 +88,27 @@ pub struct SettingsSpec {
     pub log_keep: Option<u64>,
     /// Extra key names or dotted paths whose values are masked in the log.
     pub log_mask: Option<Vec<String>>,
+    /// `ahp hook`: consecutive blocks of an agent's stop in one session
+    /// before the stop is released and a `release` record written (5).
+    #[schemars(range(min = 1))]
+    pub stop_block_cap: Option<u64>,
+    /// `ahp hook`: a prompt where the agent cannot ask: `context` (default,
+    /// proceed with the message as context) or `deny`.
+    pub prompt_fallback: Option<Fallback>,
+    /// `ahp hook`: a rewrite where the agent cannot take one: `deny`
+    /// (default, "rewrite required: …") or `context`.
+    pub rewrite_fallback: Option<Fallback>,
+}
+
+/// `context` or `deny`.
+#[derive(JsonSchema)]
+#[serde(rename_all = "lowercase")]
+#[allow(dead_code)]
+pub enum Fallback {
+    /// Proceed with a message as context.
+    Context,
+    /// Refuse with a reason.
+    Deny,
 }
 
 /// One entry: an oracle to run at the event. Keyed by (event, id) across

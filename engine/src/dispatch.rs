@@ -47,8 +47,10 @@ pub struct Diagnostic {
     pub timestamp: DateTime<Utc>,
     /// The entry concerned, or `ahp`.
     pub source: String,
-    /// The event.
-    pub event: Event,
+    /// The event; absent when the failure came before the event was known
+    /// (an agent payload ahp could not read).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub event: Option<Event>,
     /// The dispatch.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub correlation_id: Option<String>,
@@ -377,7 +379,7 @@ impl Engine {
                     level: Level::Error,
                     timestamp: Utc::now(),
                     source: "ahp".into(),
-                    event: s.context.hook.unwrap_or(Event::PreToolUse),
+                    event: s.context.hook,
                     correlation_id: s.header.correlation_id.clone(),
                     message: format!("could not record signal {}: {e}", s.header.id),
                 });
@@ -485,7 +487,7 @@ impl Engine {
                             level: Level::Info,
                             timestamp: Utc::now(),
                             source: entry.id.clone(),
-                            event,
+                            event: Some(event),
                             correlation_id: ctx.correlation_id.clone(),
                             message: note.clone(),
                         });
@@ -639,7 +641,7 @@ impl Engine {
             level: if closed { Level::Error } else { Level::Warning },
             timestamp: Utc::now(),
             source: entry.id.clone(),
-            event,
+            event: Some(event),
             correlation_id: ctx.correlation_id.clone(),
             message: message.clone(),
         });
@@ -681,7 +683,7 @@ impl Engine {
                     level: Level::Warning,
                     timestamp: Utc::now(),
                     source: change.source.clone(),
-                    event: verdict.event,
+                    event: Some(verdict.event),
                     correlation_id: ctx.correlation_id.clone(),
                     message: e.to_string(),
                 }),
@@ -735,7 +737,7 @@ impl Engine {
                                     level: Level::Info,
                                     timestamp: Utc::now(),
                                     source: entry.id.clone(),
-                                    event,
+                                    event: Some(event),
                                     correlation_id: ctx.correlation_id.clone(),
                                     message: note,
                                 });
@@ -751,7 +753,7 @@ impl Engine {
                                 level: Level::Warning,
                                 timestamp: Utc::now(),
                                 source: entry.id.clone(),
-                                event,
+                                event: Some(event),
                                 correlation_id: ctx.correlation_id.clone(),
                                 message: format!("async oracle `{}` failed: {msg}", entry.id),
                             });

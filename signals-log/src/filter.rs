@@ -80,7 +80,7 @@ impl Filter {
             ),
             Record::Release(r) => (Some(r.event), None, None, None, Some(r.session_id.as_str())),
             Record::Info(d) | Record::Warning(d) | Record::Error(d) => {
-                (Some(d.event), Some(d.source.as_str()), None, None, None)
+                (d.event, Some(d.source.as_str()), None, None, None)
             }
             Record::Response(_) => (None, None, None, None, None),
         };

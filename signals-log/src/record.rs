@@ -122,7 +122,7 @@ impl Record {
     ///     level: Level::Error,
     ///     timestamp: chrono::Utc::now(),
     ///     source: "ahp".into(),
-    ///     event: Event::PreToolUse,
+    ///     event: Some(Event::PreToolUse),
     ///     correlation_id: None,
     ///     message: "oracle timed out".into(),
     /// };

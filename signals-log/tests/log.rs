@@ -27,7 +27,7 @@ fn diagnostic(level: Level, message: &str) -> Diagnostic {
         level,
         timestamp: chrono::Utc::now(),
         source: "ahp".into(),
-        event: Event::PostToolUse,
+        event: Some(Event::PostToolUse),
         correlation_id: Some("corr-1".into()),
         message: message.into(),
     }

@@ -53,7 +53,7 @@ impl Filter {
             let got = match record {
                 Record::Signal(s) => s.context.hook,
                 Record::Run(r) => Some(r.event),
-                Record::Info(d) | Record::Warning(d) | Record::Error(d) => Some(d.event),
+                Record::Info(d) | Record::Warning(d) | Record::Error(d) => d.event,
                 Record::Release(r) => Some(r.event),
                 Record::Response(_) => None,
             };

@@ -1,0 +1,204 @@
+//! Claude Code, and the agents that copy its shape: Codex, Kimi (parsing)
+//! and Copilot's PascalCase hooks.
+
+use super::{
+    base_context, event_name, keep_extra, str_field, tool_call, turn, AdapterError, Agent,
+    Decision, Inbound, Reply,
+};
+use ahp_engine::Event;
+use serde_json::{json, Map, Value};
+
+/// Claude Code's events. PermissionRequest, Notification and StopFailure
+/// carry nothing a policy decides on.
+pub(super) const EVENTS: &[(&str, Option<Event>)] = &[
+    ("SessionStart", Some(Event::PreSession)),
+    ("SessionEnd", Some(Event::PostSession)),
+    ("UserPromptSubmit", Some(Event::PreAgentTurn)),
+    ("PreToolUse", Some(Event::PreToolUse)),
+    ("PermissionRequest", None),
+    ("PostToolUse", Some(Event::PostToolUse)),
+    ("PostToolUseFailure", Some(Event::PostToolUseFailure)),
+    ("Notification", None),
+    ("SubagentStart", Some(Event::PreSubagent)),
+    ("SubagentStop", Some(Event::PostSubagent)),
+    ("Stop", Some(Event::PreAgentTurnStop)),
+    ("StopFailure", None),
+    ("PreCompact", Some(Event::PreContextCompact)),
+    ("PostCompact", Some(Event::PostContextCompact)),
+];
+
+/// Claude Code's tools.
+pub(super) const TOOLS: &[(&str, &str)] = &[
+    ("Bash", "shell"),
+    ("PowerShell", "shell"),
+    ("Write", "write"),
+    ("Edit", "edit"),
+    ("MultiEdit", "edit"),
+    ("NotebookEdit", "edit"),
+    ("Read", "read"),
+    ("Glob", "read"),
+    ("Grep", "read"),
+    ("LS", "read"),
+    ("WebFetch", "fetch"),
+    ("WebSearch", "fetch"),
+];
+
+/// Codex CLI's events.
+pub(super) const CODEX_EVENTS: &[(&str, Option<Event>)] = &[
+    ("SessionStart", Some(Event::PreSession)),
+    ("UserPromptSubmit", Some(Event::PreAgentTurn)),
+    ("PreToolUse", Some(Event::PreToolUse)),
+    ("PermissionRequest", None),
+    ("PostToolUse", Some(Event::PostToolUse)),
+    ("PreCompact", Some(Event::PreContextCompact)),
+    ("PostCompact", Some(Event::PostContextCompact)),
+    ("SubagentStart", Some(Event::PreSubagent)),
+    ("SubagentStop", Some(Event::PostSubagent)),
+    ("Stop", Some(Event::PreAgentTurnStop)),
+];
+
+/// Codex CLI's tools (`apply_patch` sends the patch as `command`).
+pub(super) const CODEX_TOOLS: &[(&str, &str)] = &[
+    ("Bash", "shell"),
+    ("shell", "shell"),
+    ("local_shell", "shell"),
+    ("exec_command", "shell"),
+    ("apply_patch", "edit"),
+    ("read_file", "read"),
+    ("web_search", "fetch"),
+];
+
+/// Reads a Claude-shaped payload (Claude Code, Codex, Kimi, Copilot's
+/// PascalCase hooks).
+pub(super) fn parse(
+    agent: Agent,
+    obj: &Map<String, Value>,
+    given: Option<&str>,
+) -> Result<Inbound, AdapterError> {
+    let a = agent.name();
+    let native = event_name(agent, obj, "hook_event_name", given)?;
+    let event = agent.map_event(&native)?;
+    let mut ctx = base_context(
+        event,
+        str_field(a, obj, &["session_id"])?,
+        str_field(a, obj, &["cwd"])?,
+        obj.get("timestamp"),
+    );
+    if let Some(raw) = str_field(a, obj, &["tool_name"])? {
+        ctx.tool = Some(tool_call(
+            agent,
+            &raw,
+            obj.get("tool_input").cloned().unwrap_or(Value::Null),
+            str_field(a, obj, &["tool_use_id", "tool_call_id"])?,
+            obj.get("tool_response").cloned(),
+        ));
+    }
+    ctx.turn = turn(
+        str_field(a, obj, &["prompt"])?,
+        obj.get("last_assistant_message").cloned(),
+        obj.get("stop_hook_active").and_then(Value::as_bool),
+    );
+    keep_extra(
+        &mut ctx,
+        obj,
+        &[
+            "session_id",
+            "cwd",
+            "hook_event_name",
+            "tool_name",
+            "tool_input",
+            "tool_use_id",
+            "tool_call_id",
+            "tool_response",
+            "prompt",
+            "last_assistant_message",
+            "stop_hook_active",
+            "timestamp",
+        ],
+    );
+    Ok(Inbound {
+        agent,
+        native_event: native,
+        event,
+        context: ctx,
+        camel: false,
+    })
+}
+
+fn specific(native: &str, fields: Value) -> Value {
+    let mut inner = Map::new();
+    inner.insert("hookEventName".into(), Value::String(native.into()));
+    if let Value::Object(m) = fields {
+        inner.extend(m);
+    }
+    json!({ "hookSpecificOutput": inner })
+}
+
+/// Claude Code's answer (also Codex's, and VS Code's for Copilot).
+pub(super) fn render(
+    native: &str,
+    event: Event,
+    d: &Decision,
+    system_message: Option<&str>,
+) -> Reply {
+    let mut out = match (event, d) {
+        (Event::PreToolUse, Decision::Deny { reason }) => specific(
+            native,
+            json!({"permissionDecision": "deny", "permissionDecisionReason": reason}),
+        ),
+        (Event::PreToolUse, Decision::Ask { reason, input }) => {
+            let mut f = json!({"permissionDecision": "ask", "permissionDecisionReason": reason});
+            if let Some(i) = input {
+                f["updatedInput"] = i.clone();
+            }
+            specific(native, f)
+        }
+        (
+            _,
+            Decision::Rewrite {
+                input,
+                reason,
+                context,
+            },
+        ) => {
+            let mut f = json!({
+                "permissionDecision": "allow",
+                "permissionDecisionReason": reason,
+                "updatedInput": input,
+            });
+            if let Some(c) = context {
+                f["additionalContext"] = Value::String(c.clone());
+            }
+            specific(native, f)
+        }
+        (
+            Event::PreAgentTurnStop | Event::PostSubagent | Event::PreAgentTurn,
+            Decision::Deny { reason },
+        ) => json!({"decision": "block", "reason": reason}),
+        (_, Decision::Deny { reason } | Decision::Ask { reason, .. }) => {
+            json!({"continue": false, "stopReason": reason})
+        }
+        (
+            Event::PreToolUse
+            | Event::PostToolUse
+            | Event::PostToolUseFailure
+            | Event::PreAgentTurn
+            | Event::PreAgentTurnStop
+            | Event::PreSession
+            | Event::PreSubagent
+            | Event::PostSubagent,
+            Decision::Allow { context: Some(c) },
+        ) => specific(native, json!({ "additionalContext": c })),
+        // The rest take no context for the model: the user sees it.
+        (_, Decision::Allow { context: Some(c) }) => json!({ "systemMessage": c }),
+        (_, Decision::Allow { context: None }) => json!({}),
+    };
+    if let Some(m) = system_message {
+        super::add_text(&mut out, "systemMessage", m);
+    }
+    if out.as_object().is_some_and(Map::is_empty) {
+        Reply::silent()
+    } else {
+        Reply::json(out)
+    }
+}

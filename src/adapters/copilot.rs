@@ -1,0 +1,181 @@
+//! GitHub Copilot CLI and VS Code. The camelCase hooks (`preToolUse`, …)
+//! send `sessionId`, `toolName` and `toolArgs` (a JSON *string*) and read
+//! `permissionDecision` / `modifiedArgs`; the PascalCase hooks use Claude
+//! Code's shapes both ways.
+
+use super::{
+    add_text, base_context, event_name, keep_extra, kind_of, str_field, tool_call, turn,
+    AdapterError, Agent, Decision, Inbound, Reply,
+};
+use ahp_engine::Event;
+use serde_json::{json, Map, Value};
+
+/// Copilot's events, camelCase then PascalCase.
+pub(super) const EVENTS: &[(&str, Option<Event>)] = &[
+    ("sessionStart", Some(Event::PreSession)),
+    ("sessionEnd", Some(Event::PostSession)),
+    ("userPromptSubmitted", Some(Event::PreAgentTurn)),
+    ("preToolUse", Some(Event::PreToolUse)),
+    ("postToolUse", Some(Event::PostToolUse)),
+    ("postToolUseFailure", Some(Event::PostToolUseFailure)),
+    ("agentStop", Some(Event::PreAgentTurnStop)),
+    ("subagentStart", Some(Event::PreSubagent)),
+    ("subagentStop", Some(Event::PostSubagent)),
+    ("preCompact", Some(Event::PreContextCompact)),
+    ("errorOccurred", None),
+    ("notification", None),
+    ("permissionRequest", None),
+    ("SessionStart", Some(Event::PreSession)),
+    ("SessionEnd", Some(Event::PostSession)),
+    ("UserPromptSubmit", Some(Event::PreAgentTurn)),
+    ("PreToolUse", Some(Event::PreToolUse)),
+    ("PostToolUse", Some(Event::PostToolUse)),
+    ("PostToolUseFailure", Some(Event::PostToolUseFailure)),
+    ("Stop", Some(Event::PreAgentTurnStop)),
+    ("SubagentStart", Some(Event::PreSubagent)),
+    ("SubagentStop", Some(Event::PostSubagent)),
+    ("PreCompact", Some(Event::PreContextCompact)),
+    ("ErrorOccurred", None),
+];
+
+/// Copilot's tools (names compare case-insensitively, so `Bash` is `bash`).
+pub(super) const TOOLS: &[(&str, &str)] = &[
+    ("bash", "shell"),
+    ("powershell", "shell"),
+    ("shell", "shell"),
+    ("create", "write"),
+    ("write", "write"),
+    ("edit", "edit"),
+    ("str_replace", "edit"),
+    ("view", "read"),
+    ("read", "read"),
+    ("glob", "read"),
+    ("grep", "read"),
+    ("web_fetch", "fetch"),
+    ("fetch", "fetch"),
+];
+
+pub(super) fn parse(
+    obj: &Map<String, Value>,
+    given: Option<&str>,
+) -> Result<Inbound, AdapterError> {
+    let agent = Agent::Copilot;
+    let a = agent.name();
+    if given.is_none() && obj.contains_key("hook_event_name") {
+        return super::claude::parse(agent, obj, None);
+    }
+    let native = event_name(agent, obj, "hookEventName", given)?;
+    let event = agent.map_event(&native)?;
+    let camel = native.starts_with(|c: char| c.is_ascii_lowercase());
+    if !camel {
+        return super::claude::parse(agent, obj, Some(&native));
+    }
+    let mut ctx = base_context(
+        event,
+        str_field(a, obj, &["sessionId"])?,
+        str_field(a, obj, &["cwd"])?,
+        obj.get("timestamp"),
+    );
+    if let Some(raw) = str_field(a, obj, &["toolName"])? {
+        let input = match obj.get("toolArgs") {
+            None | Some(Value::Null) => Value::Null,
+            Some(Value::String(s)) if s.trim().is_empty() => Value::Null,
+            Some(Value::String(s)) => serde_json::from_str(s).map_err(|e| {
+                AdapterError::new(format!(
+                    "copilot hook input: field `toolArgs` is not valid JSON: {e}"
+                ))
+            })?,
+            Some(v @ Value::Object(_)) => v.clone(),
+            Some(other) => {
+                return Err(AdapterError::new(format!(
+                    "copilot hook input: field `toolArgs` must be a JSON string, found {}",
+                    kind_of(other)
+                )))
+            }
+        };
+        ctx.tool = Some(tool_call(
+            agent,
+            &raw,
+            input,
+            None,
+            obj.get("toolResult").cloned(),
+        ));
+    }
+    ctx.turn = turn(str_field(a, obj, &["prompt"])?, None, None);
+    if let Some(reason) = str_field(a, obj, &["stopReason"])? {
+        ctx.turn.get_or_insert_with(Default::default).stop_reason = Some(reason);
+    }
+    keep_extra(
+        &mut ctx,
+        obj,
+        &[
+            "sessionId",
+            "cwd",
+            "timestamp",
+            "toolName",
+            "toolArgs",
+            "toolResult",
+            "prompt",
+            "stopReason",
+        ],
+    );
+    Ok(Inbound {
+        agent,
+        native_event: native,
+        event,
+        context: ctx,
+        camel: true,
+    })
+}
+
+/// The camelCase hooks' answer.
+pub(super) fn render(event: Event, d: &Decision, system_message: Option<&str>) -> Reply {
+    let mut out = match (event, d) {
+        (Event::PreToolUse, Decision::Deny { reason }) => {
+            json!({"permissionDecision": "deny", "permissionDecisionReason": reason})
+        }
+        (Event::PreToolUse, Decision::Ask { reason, input }) => {
+            let mut o = json!({"permissionDecision": "ask", "permissionDecisionReason": reason});
+            if let Some(i) = input {
+                o["modifiedArgs"] = i.clone();
+            }
+            o
+        }
+        (
+            _,
+            Decision::Rewrite {
+                input,
+                reason,
+                context,
+            },
+        ) => {
+            let mut o = json!({
+                "permissionDecision": "allow",
+                "permissionDecisionReason": reason,
+                "modifiedArgs": input,
+            });
+            if let Some(c) = context {
+                o["additionalContext"] = Value::String(c.clone());
+            }
+            o
+        }
+        (Event::PreAgentTurnStop | Event::PostSubagent, Decision::Deny { reason }) => {
+            json!({"decision": "block", "reason": reason})
+        }
+        // No other camelCase hook reads a decision: exit 2 is the block
+        // every hook honours.
+        (_, Decision::Deny { reason } | Decision::Ask { reason, .. }) => {
+            return Reply::exit2(reason)
+        }
+        (_, Decision::Allow { context: Some(c) }) => json!({ "additionalContext": c }),
+        (_, Decision::Allow { context: None }) => json!({}),
+    };
+    if let Some(m) = system_message {
+        add_text(&mut out, "systemMessage", m);
+    }
+    if out.as_object().is_some_and(Map::is_empty) {
+        Reply::silent()
+    } else {
+        Reply::json(out)
+    }
+}

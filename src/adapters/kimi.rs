@@ -1,0 +1,83 @@
+//! Kimi Code CLI: Claude-shaped events and payloads; a block is exit 2
+//! with the reason on stderr, and stdout on exit 0 is added to the model's
+//! context. It has no "ask"; its runner takes `updatedInput`.
+
+use super::{Decision, Reply};
+use ahp_engine::Event;
+use serde_json::json;
+
+/// Kimi's events.
+pub(super) const EVENTS: &[(&str, Option<Event>)] = &[
+    ("SessionStart", Some(Event::PreSession)),
+    ("SessionEnd", Some(Event::PostSession)),
+    ("UserPromptSubmit", Some(Event::PreAgentTurn)),
+    ("PreToolUse", Some(Event::PreToolUse)),
+    ("PostToolUse", Some(Event::PostToolUse)),
+    ("PostToolUseFailure", Some(Event::PostToolUseFailure)),
+    ("Stop", Some(Event::PreAgentTurnStop)),
+    ("SubagentStart", Some(Event::PreSubagent)),
+    ("SubagentStop", Some(Event::PostSubagent)),
+    ("StopFailure", None),
+    ("PreCompact", Some(Event::PreContextCompact)),
+    ("PostCompact", Some(Event::PostContextCompact)),
+    ("Notification", None),
+];
+
+/// Kimi's tools.
+pub(super) const TOOLS: &[(&str, &str)] = &[
+    ("Shell", "shell"),
+    ("WriteFile", "write"),
+    ("StrReplaceFile", "edit"),
+    ("ReadFile", "read"),
+    ("Glob", "read"),
+    ("Grep", "read"),
+    ("FetchURL", "fetch"),
+    ("SearchWeb", "fetch"),
+];
+
+/// Kimi's answer.
+pub(super) fn render(
+    native: &str,
+    event: Event,
+    d: &Decision,
+    system_message: Option<&str>,
+) -> Reply {
+    let text = |c: Option<&str>| {
+        let t: Vec<&str> = [system_message, c].into_iter().flatten().collect();
+        if t.is_empty() {
+            Reply::silent()
+        } else {
+            Reply {
+                exit: 0,
+                stdout: Some(t.join("\n\n")),
+                stderr: None,
+            }
+        }
+    };
+    match d {
+        Decision::Deny { reason } if event == Event::PreToolUse => Reply::json(json!({
+            "hookSpecificOutput": {
+                "hookEventName": native,
+                "permissionDecision": "deny",
+                "permissionDecisionReason": reason,
+            }
+        })),
+        Decision::Deny { reason } => Reply::exit2(reason),
+        // Kimi's runner reads `updatedInput` (its transparent command
+        // rewriting), though its docs do not list it yet.
+        Decision::Rewrite { input, reason, .. } if event == Event::PreToolUse => {
+            Reply::json(json!({
+                "hookSpecificOutput": {
+                    "hookEventName": native,
+                    "permissionDecisionReason": reason,
+                    "updatedInput": input,
+                }
+            }))
+        }
+        // Kimi cannot ask: `caps` never produces this, but a stray one is
+        // shown, not lost.
+        Decision::Ask { reason, .. } => text(Some(reason)),
+        Decision::Rewrite { reason, .. } => text(Some(reason)),
+        Decision::Allow { context } => text(context.as_deref()),
+    }
+}

@@ -1,0 +1,740 @@
+//! Agent adapters: one per agent hook protocol (`PROTOCOLS.md`).
+//!
+//! An adapter does two pure things. [`parse`] turns the agent's stdin JSON
+//! into an [`Inbound`]: the ahp [`Event`] and a [`HookContext`] whose tool
+//! name is normalized to the shared vocabulary (shell, write, edit, read,
+//! fetch, mcp) with the agent's own name kept in `tool.raw_name`. [`render`]
+//! turns a [`Decision`] into the agent's answer: stdout, stderr and exit
+//! code. Each agent keeps its event names and its tool names in one table
+//! ([`Agent::events`], [`Agent::tools`]), so a protocol change is a one-line
+//! fix.
+//!
+//! Running the engine, the stop-loop guard and failing open live in
+//! `hook.rs`; writing the agents' config files lives in `install.rs`.
+//!
+//! ```
+//! use ahp::adapters::{parse, Agent};
+//! use ahp::Event;
+//! let payload = serde_json::json!({
+//!     "session_id": "s1", "cwd": "/repo", "hook_event_name": "PreToolUse",
+//!     "tool_name": "Bash", "tool_input": {"command": "ls"}
+//! });
+//! let inbound = parse(Agent::ClaudeCode, &payload, None).unwrap();
+//! assert_eq!(inbound.event, Some(Event::PreToolUse));
+//! let tool = inbound.context.tool.unwrap();
+//! assert_eq!(tool.name, "shell");
+//! assert_eq!(tool.raw_name.as_deref(), Some("Bash"));
+//! ```
+
+mod agenthooks;
+mod claude;
+mod copilot;
+mod cursor;
+mod gemini;
+mod kimi;
+
+use ahp_engine::{Event, HookContext, Intensity, Outcome, Payload, ToolCall, Turn, Verdict};
+use serde_json::{json, Map, Value};
+use std::fmt;
+
+/// An agent whose hook protocol ahp speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum)]
+pub enum Agent {
+    /// Claude Code (`.claude/settings.json`).
+    #[value(name = "claude-code")]
+    ClaudeCode,
+    /// OpenAI Codex CLI (Claude-shaped payloads, no "ask").
+    Codex,
+    /// Gemini CLI (`.gemini/settings.json`).
+    Gemini,
+    /// GitHub Copilot CLI and VS Code (camelCase and PascalCase hooks).
+    Copilot,
+    /// Cursor (`.cursor/hooks.json`).
+    Cursor,
+    /// Kimi Code CLI (`[[hooks]]` in `~/.kimi/config.toml`).
+    Kimi,
+    /// The Agent Hooks standard.
+    #[value(name = "agenthooks")]
+    AgentHooks,
+}
+
+impl Agent {
+    /// Every agent, in the order of PROTOCOLS.md.
+    pub const ALL: [Agent; 7] = [
+        Agent::ClaudeCode,
+        Agent::Codex,
+        Agent::Gemini,
+        Agent::Copilot,
+        Agent::Cursor,
+        Agent::Kimi,
+        Agent::AgentHooks,
+    ];
+
+    /// The name used on the command line: `ahp hook claude-code`.
+    ///
+    /// ```
+    /// assert_eq!(ahp::adapters::Agent::ClaudeCode.name(), "claude-code");
+    /// ```
+    pub fn name(self) -> &'static str {
+        match self {
+            Agent::ClaudeCode => "claude-code",
+            Agent::Codex => "codex",
+            Agent::Gemini => "gemini",
+            Agent::Copilot => "copilot",
+            Agent::Cursor => "cursor",
+            Agent::Kimi => "kimi",
+            Agent::AgentHooks => "agenthooks",
+        }
+    }
+
+    /// The agent's event names and the ahp event each maps to; `None` marks
+    /// an event the agent has but ahp deliberately ignores (answered with
+    /// an empty allow).
+    ///
+    /// ```
+    /// use ahp::adapters::Agent;
+    /// use ahp::Event;
+    /// let stop = Agent::Gemini.events().iter().find(|(n, _)| *n == "AfterAgent").unwrap();
+    /// assert_eq!(stop.1, Some(Event::PreAgentTurnStop));
+    /// ```
+    pub fn events(self) -> &'static [(&'static str, Option<Event>)] {
+        match self {
+            Agent::ClaudeCode => claude::EVENTS,
+            Agent::Codex => claude::CODEX_EVENTS,
+            Agent::Gemini => gemini::EVENTS,
+            Agent::Copilot => copilot::EVENTS,
+            Agent::Cursor => cursor::EVENTS,
+            Agent::Kimi => kimi::EVENTS,
+            Agent::AgentHooks => agenthooks::EVENTS,
+        }
+    }
+
+    /// The agent's tool names and their shared-vocabulary names. Tools not
+    /// listed keep their own name.
+    ///
+    /// ```
+    /// use ahp::adapters::Agent;
+    /// assert!(Agent::Kimi.tools().contains(&("Shell", "shell")));
+    /// ```
+    pub fn tools(self) -> &'static [(&'static str, &'static str)] {
+        match self {
+            Agent::ClaudeCode => claude::TOOLS,
+            Agent::Codex => claude::CODEX_TOOLS,
+            Agent::Gemini => gemini::TOOLS,
+            Agent::Copilot => copilot::TOOLS,
+            Agent::Cursor => cursor::TOOLS,
+            Agent::Kimi => kimi::TOOLS,
+            Agent::AgentHooks => agenthooks::TOOLS,
+        }
+    }
+
+    /// The ahp event for one of the agent's event names (exact match
+    /// first, then case-insensitive). `Ok(None)`: known and ignored.
+    pub fn map_event(self, native: &str) -> Result<Option<Event>, AdapterError> {
+        let table = self.events();
+        if let Some((_, e)) = table.iter().find(|(n, _)| *n == native) {
+            return Ok(*e);
+        }
+        if let Some((_, e)) = table.iter().find(|(n, _)| n.eq_ignore_ascii_case(native)) {
+            return Ok(*e);
+        }
+        let known: Vec<&str> = table.iter().map(|(n, _)| *n).collect();
+        Err(AdapterError::new(format!(
+            "unknown {} event `{}`; known events: {}",
+            self.name(),
+            native.escape_debug(),
+            known.join(", ")
+        )))
+    }
+
+    /// The shared-vocabulary name of one of the agent's tools.
+    pub fn normalize_tool(self, raw: &str) -> String {
+        if raw.starts_with("mcp__") || raw.starts_with("mcp_") {
+            return "mcp".into();
+        }
+        self.tools()
+            .iter()
+            .find(|(n, _)| *n == raw)
+            .or_else(|| {
+                self.tools()
+                    .iter()
+                    .find(|(n, _)| n.eq_ignore_ascii_case(raw))
+            })
+            .map_or_else(|| raw.to_string(), |(_, v)| (*v).to_string())
+    }
+}
+
+impl fmt::Display for Agent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// An agent payload ahp cannot use.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct AdapterError(pub String);
+
+impl AdapterError {
+    fn new(message: impl Into<String>) -> Self {
+        AdapterError(message.into())
+    }
+}
+
+/// One hook call, read from the agent.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Inbound {
+    /// Whose protocol.
+    pub agent: Agent,
+    /// The agent's event name as it came.
+    pub native_event: String,
+    /// The ahp event; `None` for an event ahp ignores.
+    pub event: Option<Event>,
+    /// The context for the engine.
+    pub context: HookContext,
+    /// Copilot's camelCase protocol (its own output shape) rather than the
+    /// Claude-shaped PascalCase one.
+    pub camel: bool,
+}
+
+impl Inbound {
+    /// The session, if the agent sent one.
+    pub fn session(&self) -> Option<&str> {
+        self.context.session_id.as_deref()
+    }
+
+    /// The agent's working directory, if it sent one.
+    pub fn cwd(&self) -> Option<&str> {
+        self.context.work_dir.as_deref()
+    }
+}
+
+/// Reads an agent payload. `event` overrides the payload's event name (for
+/// protocols whose stdin does not carry one, like Copilot's camelCase
+/// hooks, `ahp install` passes `--event`).
+///
+/// ```
+/// use ahp::adapters::{parse, Agent};
+/// let p = serde_json::json!({"sessionId": "s", "cwd": "/r", "toolName": "bash",
+///                            "toolArgs": "{\"command\":\"rm -rf /\"}"});
+/// let inbound = parse(Agent::Copilot, &p, Some("preToolUse")).unwrap();
+/// assert_eq!(inbound.context.tool.unwrap().input["command"], "rm -rf /");
+/// ```
+pub fn parse(agent: Agent, payload: &Value, event: Option<&str>) -> Result<Inbound, AdapterError> {
+    let obj = payload.as_object().ok_or_else(|| {
+        AdapterError::new(format!(
+            "{agent} hook input: expected a JSON object, found {}",
+            kind_of(payload)
+        ))
+    })?;
+    let mut inbound = match agent {
+        Agent::ClaudeCode | Agent::Codex | Agent::Kimi => claude::parse(agent, obj, event)?,
+        Agent::Gemini => gemini::parse(obj, event)?,
+        Agent::Copilot => copilot::parse(obj, event)?,
+        Agent::Cursor => cursor::parse(obj, event)?,
+        Agent::AgentHooks => agenthooks::parse(obj, event)?,
+    };
+    inbound.context.event = inbound.event;
+    inbound.context.raw = Some(payload.clone());
+    inbound.context.extra.insert(
+        "agent".into(),
+        json!({"name": agent.name(), "event": inbound.native_event}),
+    );
+    Ok(inbound)
+}
+
+/// What the agent can express at one event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Caps {
+    /// It can ask the user (`ask`).
+    pub ask: bool,
+    /// It can take a rewritten tool input.
+    pub rewrite: bool,
+}
+
+/// What to do with a prompt where the agent cannot ask
+/// (`settings.prompt_fallback`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PromptFallback {
+    /// Proceed with the message as context (PROTOCOLS.md's default).
+    #[default]
+    Context,
+    /// Deny with the message as the reason.
+    Deny,
+}
+
+/// What to do with a control where the agent cannot take a rewritten input
+/// (`settings.rewrite_fallback`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RewriteFallback {
+    /// Deny with "rewrite required: …" so the agent retries with the
+    /// change made (the default: never run the unmodified input).
+    #[default]
+    Deny,
+    /// Proceed unmodified with the change described as context.
+    Context,
+}
+
+/// The answer to give, before it is put in the agent's words.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Decision {
+    /// Proceed; `context` (if any) is added for the model.
+    Allow {
+        /// Additional context.
+        context: Option<String>,
+    },
+    /// Proceed with the rewritten tool input (the whole input).
+    Rewrite {
+        /// The composed input.
+        input: Value,
+        /// What was changed and why.
+        reason: String,
+        /// Additional context from aid signals.
+        context: Option<String>,
+    },
+    /// Ask the user; `input` is the rewritten input to show, if any.
+    Ask {
+        /// The question.
+        reason: String,
+        /// The rewritten input, when a control also applied.
+        input: Option<Value>,
+    },
+    /// Do not proceed.
+    Deny {
+        /// The reasons and the fix list.
+        reason: String,
+    },
+}
+
+/// Longest text handed to an agent (Claude Code's limit for hook strings).
+pub const MAX_TEXT: usize = 10_000;
+
+impl Decision {
+    /// The decision for a verdict, given what the agent can express.
+    ///
+    /// ```
+    /// use ahp::adapters::{Caps, Decision, PromptFallback, RewriteFallback};
+    /// use ahp::engine::{Event, Outcome, Signal, Verdict};
+    /// let v = Verdict {
+    ///     outcome: Outcome::Block,
+    ///     event: Event::PreToolUse,
+    ///     correlation_id: "c".into(),
+    ///     signals: vec![Signal::block("no").with_resolution_path(["do it safely"])],
+    ///     context_changes: vec![],
+    ///     diagnostics: vec![],
+    ///     entries: vec![],
+    ///     context: Default::default(),
+    /// };
+    /// let d = Decision::from_verdict(&v, Caps::default(), PromptFallback::Context, RewriteFallback::Deny);
+    /// let Decision::Deny { reason } = d else { panic!() };
+    /// assert!(reason.contains("no") && reason.contains("- do it safely"));
+    /// ```
+    pub fn from_verdict(
+        v: &Verdict,
+        caps: Caps,
+        prompt: PromptFallback,
+        rewrite: RewriteFallback,
+    ) -> Decision {
+        let aid = texts(v, Intensity::Aid);
+        match v.outcome {
+            Outcome::Accept => Decision::Allow { context: None },
+            Outcome::Aid => Decision::Allow { context: aid },
+            Outcome::Block => Decision::Deny {
+                reason: texts(v, Intensity::Block).unwrap_or_else(|| "blocked by ahp".into()),
+            },
+            Outcome::Prompt => {
+                let reason = texts(v, Intensity::Prompt).unwrap_or_default();
+                if caps.ask {
+                    Decision::Ask {
+                        reason: join_opt(Some(reason), aid).unwrap_or_default(),
+                        input: None,
+                    }
+                } else {
+                    match prompt {
+                        PromptFallback::Context => Decision::Allow {
+                            context: join_opt(Some(reason), aid),
+                        },
+                        PromptFallback::Deny => Decision::Deny { reason },
+                    }
+                }
+            }
+            Outcome::Control => {
+                let reason = texts(v, Intensity::Control).unwrap_or_default();
+                let prompt_text = texts(v, Intensity::Prompt);
+                let only_input = !v.context_changes.is_empty()
+                    && v.context_changes.iter().all(|c| {
+                        c.modification.target == "tool.input"
+                            || c.modification.target.starts_with("tool.input.")
+                    });
+                let input = v.context.tool.as_ref().map(|t| t.input.clone());
+                match input {
+                    Some(input) if caps.rewrite && only_input => match prompt_text {
+                        // A prompt next to a rewrite still asks: the user
+                        // sees the rewritten input.
+                        Some(p) if caps.ask => Decision::Ask {
+                            reason: join_opt(Some(p), Some(reason)).unwrap_or_default(),
+                            input: Some(input),
+                        },
+                        p => Decision::Rewrite {
+                            input,
+                            reason,
+                            context: join_opt(p, aid),
+                        },
+                    },
+                    input => match rewrite {
+                        RewriteFallback::Deny => {
+                            let mut r = format!("rewrite required: {reason}");
+                            if let Some(i) = input.filter(|_| only_input) {
+                                r.push_str(&format!("\nRetry with this input: {i}"));
+                            }
+                            Decision::Deny { reason: r }
+                        }
+                        RewriteFallback::Context => Decision::Allow {
+                            context: join_opt(
+                                Some(format!("ahp would change the input: {reason}")),
+                                join_opt(prompt_text, aid),
+                            ),
+                        },
+                    },
+                }
+            }
+        }
+    }
+
+    /// True when the decision stops the agent's action.
+    pub fn is_deny(&self) -> bool {
+        matches!(self, Decision::Deny { .. })
+    }
+}
+
+/// The text of every signal of `intensity`: `[source] summary` and its
+/// steps as a list, one paragraph per signal, cut at [`MAX_TEXT`].
+fn texts(v: &Verdict, intensity: Intensity) -> Option<String> {
+    let mut parts = Vec::new();
+    for s in v.signals.iter().filter(|s| s.intensity() == intensity) {
+        let mut p = format!("[{}] {}", s.header.source, s.payload.summary());
+        let steps = s.payload.steps();
+        if !steps.is_empty() && !matches!(s.payload, Payload::Control(_)) {
+            p.push_str(match intensity {
+                Intensity::Block => "\nTo fix:",
+                Intensity::Prompt => "\nSuggestions:",
+                _ => "\nNext:",
+            });
+            for step in steps {
+                p.push_str("\n- ");
+                p.push_str(&step);
+            }
+        }
+        parts.push(p);
+    }
+    (!parts.is_empty()).then(|| cut(&parts.join("\n\n")))
+}
+
+fn join_opt(a: Option<String>, b: Option<String>) -> Option<String> {
+    match (a, b) {
+        (Some(a), Some(b)) if !a.is_empty() => Some(cut(&format!("{a}\n\n{b}"))),
+        (Some(a), None) if !a.is_empty() => Some(a),
+        (_, b) => b,
+    }
+}
+
+/// At most [`MAX_TEXT`] characters, on a character boundary.
+pub fn cut(s: &str) -> String {
+    if s.chars().count() <= MAX_TEXT {
+        return s.to_string();
+    }
+    let mut out: String = s.chars().take(MAX_TEXT - 1).collect();
+    out.push('…');
+    out
+}
+
+/// The agent's answer.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Reply {
+    /// The process exit code.
+    pub exit: u8,
+    /// What goes to stdout (JSON or plain context), if anything.
+    pub stdout: Option<String>,
+    /// What goes to stderr, if anything.
+    pub stderr: Option<String>,
+}
+
+impl Reply {
+    /// Exit 0, nothing said.
+    pub fn silent() -> Reply {
+        Reply::default()
+    }
+
+    /// Exit 0 with `value` on stdout.
+    pub fn json(value: Value) -> Reply {
+        Reply {
+            exit: 0,
+            stdout: Some(value.to_string()),
+            stderr: None,
+        }
+    }
+
+    /// Exit 2 with `reason` on stderr: the block every agent understands.
+    pub fn exit2(reason: &str) -> Reply {
+        Reply {
+            exit: 2,
+            stdout: None,
+            stderr: Some(reason.to_string()),
+        }
+    }
+}
+
+/// What the agent can express at `event` (for [`Decision::from_verdict`]).
+///
+/// ```
+/// use ahp::adapters::{caps, Agent};
+/// use ahp::Event;
+/// assert!(caps(Agent::ClaudeCode, Event::PreToolUse, false).ask);
+/// assert!(!caps(Agent::Codex, Event::PreToolUse, false).ask);
+/// ```
+pub fn caps(agent: Agent, event: Event, camel: bool) -> Caps {
+    let tool = event == Event::PreToolUse;
+    match agent {
+        Agent::ClaudeCode => Caps {
+            ask: tool,
+            rewrite: tool,
+        },
+        Agent::Codex => Caps {
+            ask: false,
+            rewrite: tool,
+        },
+        Agent::Gemini => Caps {
+            ask: false,
+            rewrite: tool,
+        },
+        Agent::Copilot => Caps {
+            ask: tool,
+            rewrite: tool,
+        }
+        .only_if(camel || tool),
+        Agent::Cursor => Caps {
+            ask: tool,
+            rewrite: false,
+        },
+        Agent::Kimi => Caps {
+            ask: false,
+            rewrite: tool,
+        },
+        Agent::AgentHooks => Caps {
+            ask: tool,
+            rewrite: tool,
+        },
+    }
+}
+
+impl Caps {
+    fn only_if(self, yes: bool) -> Caps {
+        if yes {
+            self
+        } else {
+            Caps::default()
+        }
+    }
+}
+
+/// The agent's answer for a decision.
+///
+/// ```
+/// use ahp::adapters::{parse, render, Agent, Decision};
+/// let p = serde_json::json!({"session_id": "s", "cwd": "/r", "hook_event_name": "Stop",
+///                            "stop_hook_active": false});
+/// let inbound = parse(Agent::ClaudeCode, &p, None).unwrap();
+/// let reply = render(&inbound, &Decision::Deny { reason: "tests fail".into() }, None);
+/// assert_eq!(reply.exit, 0);
+/// assert_eq!(reply.stdout.unwrap(), r#"{"decision":"block","reason":"tests fail"}"#);
+/// ```
+pub fn render(inbound: &Inbound, decision: &Decision, system_message: Option<&str>) -> Reply {
+    let Some(event) = inbound.event else {
+        return Reply::silent();
+    };
+    let native = inbound.native_event.as_str();
+    match inbound.agent {
+        Agent::ClaudeCode | Agent::Codex => claude::render(native, event, decision, system_message),
+        Agent::Copilot if !inbound.camel => claude::render(native, event, decision, system_message),
+        Agent::Copilot => copilot::render(event, decision, system_message),
+        Agent::Gemini => gemini::render(native, event, decision, system_message),
+        Agent::Cursor => cursor::render(native, event, decision, system_message),
+        Agent::Kimi => kimi::render(native, event, decision, system_message),
+        Agent::AgentHooks => agenthooks::render(event, decision, system_message),
+    }
+}
+
+// ---- helpers shared by the adapters ----
+
+fn kind_of(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// A string field, by the first of `names` present; a present field of
+/// another type is an error naming it.
+fn str_field(
+    agent: &str,
+    obj: &Map<String, Value>,
+    names: &[&str],
+) -> Result<Option<String>, AdapterError> {
+    for name in names {
+        match obj.get(*name) {
+            None | Some(Value::Null) => continue,
+            Some(Value::String(s)) => return Ok(Some(s.clone())),
+            Some(other) => {
+                return Err(AdapterError::new(format!(
+                    "{agent} hook input: field `{name}` must be a string, found {}",
+                    kind_of(other)
+                )))
+            }
+        }
+    }
+    Ok(None)
+}
+
+/// The event name: `--event` wins, then the payload's field.
+fn event_name(
+    agent: Agent,
+    obj: &Map<String, Value>,
+    field: &str,
+    given: Option<&str>,
+) -> Result<String, AdapterError> {
+    if let Some(e) = given {
+        return Ok(e.to_string());
+    }
+    str_field(agent.name(), obj, &[field])?.ok_or_else(|| {
+        AdapterError::new(format!(
+            "{agent} hook input: no `{field}` field; pass the event with `ahp hook {agent} --event NAME`"
+        ))
+    })
+}
+
+/// A timestamp given as RFC 3339 text or epoch milliseconds.
+fn timestamp(v: Option<&Value>) -> Option<chrono::DateTime<chrono::Utc>> {
+    match v? {
+        Value::String(s) => chrono::DateTime::parse_from_rfc3339(s)
+            .ok()
+            .map(|t| t.with_timezone(&chrono::Utc)),
+        Value::Number(n) => chrono::DateTime::from_timestamp_millis(n.as_i64()?),
+        _ => None,
+    }
+}
+
+/// A context with the common fields filled.
+fn base_context(
+    event: Option<Event>,
+    session: Option<String>,
+    cwd: Option<String>,
+    ts: Option<&Value>,
+) -> HookContext {
+    let mut ctx = HookContext::for_event(event.unwrap_or(Event::PreToolUse));
+    ctx.event = event;
+    ctx.session_id = session;
+    ctx.work_dir = cwd;
+    if let Some(t) = timestamp(ts) {
+        ctx.timestamp = t;
+    }
+    ctx
+}
+
+/// A tool call with the name normalized.
+fn tool_call(
+    agent: Agent,
+    raw: &str,
+    input: Value,
+    use_id: Option<String>,
+    response: Option<Value>,
+) -> ToolCall {
+    ToolCall {
+        name: agent.normalize_tool(raw),
+        raw_name: Some(raw.to_string()),
+        input,
+        use_id,
+        response,
+    }
+}
+
+/// Turn fields for agent-turn and stop events.
+fn turn(
+    prompt: Option<String>,
+    final_message: Option<Value>,
+    stop_hook_active: Option<bool>,
+) -> Option<Turn> {
+    if prompt.is_none() && final_message.is_none() && stop_hook_active.is_none() {
+        return None;
+    }
+    Some(Turn {
+        prompt,
+        final_message,
+        stop_hook_active,
+        ..Turn::default()
+    })
+}
+
+/// Extra payload fields kept in the context (`extra`), minus the ones the
+/// adapter already mapped.
+fn keep_extra(ctx: &mut HookContext, obj: &Map<String, Value>, mapped: &[&str]) {
+    for (k, v) in obj {
+        if !mapped.contains(&k.as_str()) && !ctx.extra.contains_key(k) {
+            ctx.extra.insert(k.clone(), v.clone());
+        }
+    }
+}
+
+/// Puts `text` in `out[field]`, before any text already there.
+fn add_text(out: &mut Value, field: &str, text: &str) {
+    let Some(obj) = out.as_object_mut() else {
+        return;
+    };
+    let joined = match obj.get(field).and_then(Value::as_str) {
+        Some(old) => format!("{text}\n\n{old}"),
+        None => text.to_string(),
+    };
+    obj.insert(field.into(), Value::String(cut(&joined)));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_table_maps_to_events_that_exist_and_names_are_unique() {
+        for agent in Agent::ALL {
+            let mut seen = std::collections::HashSet::new();
+            for (name, _) in agent.events() {
+                assert!(seen.insert(*name), "{agent}: {name} twice");
+            }
+            for (raw, norm) in agent.tools() {
+                assert!(
+                    ["shell", "write", "edit", "read", "fetch", "mcp"].contains(norm),
+                    "{agent}: {raw} → {norm} is not in the vocabulary"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn unknown_events_are_named_with_the_known_ones() {
+        let e = Agent::ClaudeCode.map_event("PreToolUze").unwrap_err();
+        assert!(e.0.contains("`PreToolUze`") && e.0.contains("PreToolUse"));
+        assert_eq!(
+            Agent::ClaudeCode.map_event("pretooluse").unwrap(),
+            Some(Event::PreToolUse)
+        );
+        assert_eq!(Agent::ClaudeCode.map_event("Notification").unwrap(), None);
+    }
+
+    #[test]
+    fn texts_are_cut_to_the_agent_limit() {
+        let long = "x".repeat(MAX_TEXT * 2);
+        assert_eq!(cut(&long).chars().count(), MAX_TEXT);
+        assert_eq!(cut("short"), "short");
+    }
+}

@@ -1,0 +1,299 @@
+//! `ahp hook AGENT`: one agent hook call, end to end.
+//!
+//! Reads the agent's JSON on stdin, maps it with the agent's adapter
+//! ([`crate::adapters`]), dispatches like `ahp run`, applies the stop-loop
+//! guard, and answers in the agent's protocol. Errors inside ahp fail open
+//! (exit 0, a message on stderr, an `error` record in the log) unless
+//! `settings.fail_closed: true`, which turns them into a block: an agent
+//! must never be stopped by a bug of ahp it did not ask to be stopped by,
+//! and never let through silently either.
+
+use crate::adapters::{
+    self, caps, render, Agent, Decision, Inbound, PromptFallback, Reply, RewriteFallback,
+};
+use crate::cli::{dispatch, parse_json, read_limited, DispatchRequest};
+use ahp_config::{ConfigErrors, LoadOptions};
+use ahp_engine::{Diagnostic, Event, Level, Outcome, Registry, Verdict};
+use ahp_signals_log::{read_all, Record, Release, SignalLog};
+use anyhow::{Context, Result};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Arguments of `ahp hook`.
+#[derive(Debug, clap::Args)]
+pub struct HookArgs {
+    /// The agent whose protocol stdin and stdout speak.
+    #[arg(value_enum)]
+    pub agent: Agent,
+    /// The agent's event name, for hooks whose input does not carry it
+    /// (Copilot's camelCase hooks; `ahp install` passes it).
+    #[arg(long, value_name = "NAME")]
+    pub event: Option<String>,
+    /// Project root (default: the agent's project directory — CLAUDE_PROJECT_DIR,
+    /// GEMINI_PROJECT_DIR — else the nearest ancestor of the payload's cwd with .ahp/ or .git/).
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
+    /// Append records to PATH instead of <project>/.ahp/signals.jsonl.
+    #[arg(long, value_name = "PATH", conflicts_with = "no_log")]
+    pub log: Option<PathBuf>,
+    /// Do not write the signal log (the stop-loop guard then has nothing to count).
+    #[arg(long)]
+    pub no_log: bool,
+}
+
+/// What is known so far, for the error path.
+#[derive(Default)]
+struct Known {
+    inbound: Option<Inbound>,
+    root: Option<PathBuf>,
+    fail_closed: Option<bool>,
+}
+
+/// Runs one hook call and returns the exit code for the agent.
+pub(crate) fn run(args: HookArgs, registry: &Registry) -> Result<u8> {
+    let mut known = Known::default();
+    let reply = match answer(&args, registry, &mut known) {
+        Ok(reply) => reply,
+        Err(e) => fail(&args, &known, &e),
+    };
+    let mut out = std::io::stdout().lock();
+    if let Some(s) = &reply.stdout {
+        writeln!(out, "{s}").context("cannot write the answer to stdout")?;
+        out.flush().context("cannot write the answer to stdout")?;
+    }
+    if let Some(s) = &reply.stderr {
+        eprintln!("{s}");
+    }
+    Ok(reply.exit)
+}
+
+fn answer(args: &HookArgs, registry: &Registry, known: &mut Known) -> Result<Reply> {
+    let input = format!("{} hook input <stdin>", args.agent);
+    let bytes = read_limited(std::io::stdin().lock(), &input)?;
+    let value = parse_json(&bytes, &input)?;
+    let inbound = adapters::parse(args.agent, &value, args.event.as_deref())?;
+    known.root = Some(project_root(args, Some(&inbound))?);
+    known.inbound = Some(inbound.clone());
+    let Some(event) = inbound.event else {
+        tracing::debug!(
+            "[HOOK DEBUG] {} event `{}` is not one ahp decides on",
+            args.agent,
+            inbound.native_event
+        );
+        return Ok(Reply::silent());
+    };
+    let done = dispatch(DispatchRequest {
+        event,
+        ctx: inbound.context.clone(),
+        issue: None,
+        project: known.root.clone(),
+        log: args.log.clone(),
+        no_log: args.no_log,
+        async_only: false,
+        registry,
+    })?
+    .context("the dispatch gave no verdict")?;
+    let settings = done.cfg.hook_settings()?;
+    known.fail_closed = Some(settings.fail_closed);
+    let verdict = &done.verdict;
+    for d in &verdict.diagnostics {
+        eprintln!("ahp: {}: [{}] {}", d.level.as_str(), d.source, d.message);
+    }
+    let prompt = if settings.prompt_fallback == "deny" {
+        PromptFallback::Deny
+    } else {
+        PromptFallback::Context
+    };
+    let rewrite = if settings.rewrite_fallback == "context" {
+        RewriteFallback::Context
+    } else {
+        RewriteFallback::Deny
+    };
+    let mut decision = Decision::from_verdict(
+        verdict,
+        caps(args.agent, event, inbound.camel),
+        prompt,
+        rewrite,
+    );
+    let mut note = None;
+    if event == Event::PreAgentTurnStop && decision.is_deny() {
+        if let (Some(session), Some(log)) = (inbound.session(), done.log_path.as_deref()) {
+            if let Some(release) = stop_guard(log, session, verdict, settings.stop_block_cap)? {
+                note = Some(format!(
+                    "ahp let the agent stop: its stop was blocked {} times in a row \
+                     (settings.stop_block_cap: {}); last reason: {}",
+                    release.consecutive_blocks, release.cap, release.reason
+                ));
+                decision = Decision::Allow { context: None };
+            }
+        }
+    }
+    Ok(render(&inbound, &decision, note.as_deref()))
+}
+
+/// The project of the call: `--project`, else the agent's project
+/// variable, else the nearest ancestor of the payload's cwd (or of ours)
+/// with `.ahp/` or `.git/`.
+fn project_root(args: &HookArgs, inbound: Option<&Inbound>) -> Result<PathBuf> {
+    if let Some(p) = &args.project {
+        return Ok(p.clone());
+    }
+    let var = match args.agent {
+        Agent::ClaudeCode => Some("CLAUDE_PROJECT_DIR"),
+        Agent::Gemini => Some("GEMINI_PROJECT_DIR"),
+        _ => None,
+    };
+    if let Some(dir) = var.and_then(std::env::var_os).filter(|d| !d.is_empty()) {
+        return Ok(PathBuf::from(dir));
+    }
+    let start = match inbound.and_then(Inbound::cwd) {
+        Some(cwd) if Path::new(cwd).is_dir() => PathBuf::from(cwd),
+        _ => std::env::current_dir().context("cannot determine the current directory")?,
+    };
+    Ok(ahp_config::find_project_root(&start).unwrap_or(start))
+}
+
+/// Counts this session's stop blocks in a row before this one (a non-block
+/// stop or a release ends a run of them). At `cap`, records the release
+/// and returns it.
+fn stop_guard(log: &Path, session: &str, verdict: &Verdict, cap: u32) -> Result<Option<Release>> {
+    let mut in_a_row: u32 = 0;
+    let reader = match read_all(log) {
+        Ok(r) => r,
+        // No log yet: nothing blocked before.
+        Err(_) if !log.exists() => return Ok(None),
+        Err(e) => return Err(e.into()),
+    };
+    for record in reader {
+        let Ok(record) = record else { continue };
+        match record {
+            Record::Run(r)
+                if r.event == Event::PreAgentTurnStop
+                    && r.session_id.as_deref() == Some(session)
+                    && r.correlation_id != verdict.correlation_id =>
+            {
+                in_a_row = if r.outcome == Outcome::Block {
+                    in_a_row.saturating_add(1)
+                } else {
+                    0
+                };
+            }
+            Record::Release(r) if r.session_id == session => in_a_row = 0,
+            _ => {}
+        }
+    }
+    if in_a_row < cap {
+        return Ok(None);
+    }
+    let reason = verdict
+        .blocks()
+        .map(|s| format!("[{}] {}", s.header.source, s.payload.summary()))
+        .collect::<Vec<_>>()
+        .join("; ");
+    let release = Release {
+        timestamp: chrono::Utc::now(),
+        session_id: session.to_string(),
+        event: Event::PreAgentTurnStop,
+        consecutive_blocks: in_a_row,
+        cap,
+        correlation_id: Some(verdict.correlation_id.clone()),
+        reason,
+    };
+    SignalLog::open(log)
+        .and_then(|l| l.append(&Record::Release(release.clone())))
+        .context("cannot record the stop-loop release")?;
+    Ok(Some(release))
+}
+
+/// The answer when ahp itself failed: open by default, closed when the
+/// policy says `fail_closed: true`. Either way the failure is on stderr
+/// and in the log.
+fn fail(args: &HookArgs, known: &Known, e: &anyhow::Error) -> Reply {
+    let message = match e.downcast_ref::<ConfigErrors>() {
+        Some(ce) => ce.to_string().trim_end().to_string(),
+        None => format!("{e:#}"),
+    };
+    let root = known
+        .root
+        .clone()
+        .or_else(|| project_root(args, known.inbound.as_ref()).ok());
+    let closed = known
+        .fail_closed
+        .unwrap_or_else(|| root.as_deref().is_some_and(fail_closed_in_files));
+    let event = known.inbound.as_ref().and_then(|i| i.event);
+    let mut stderr = format!("ahp: error: {message}");
+    if !args.no_log {
+        let path = args
+            .log
+            .clone()
+            .or_else(|| root.as_ref().map(|r| r.join(".ahp").join("signals.jsonl")));
+        let recorded = path.map(|p| {
+            SignalLog::open(&p).and_then(|log| {
+                log.append(&Record::diagnostic(Diagnostic {
+                    level: Level::Error,
+                    timestamp: chrono::Utc::now(),
+                    source: "ahp".into(),
+                    event,
+                    correlation_id: None,
+                    message: format!("ahp hook {}: {message}", args.agent),
+                }))
+            })
+        });
+        if let Some(Err(le)) = recorded {
+            stderr.push_str(&format!("\nahp: the error was not recorded: {le}"));
+        }
+    }
+    if !closed {
+        stderr
+            .push_str("\nahp: failing open (settings.fail_closed: true blocks on errors instead)");
+        return Reply {
+            exit: 0,
+            stdout: None,
+            stderr: Some(stderr),
+        };
+    }
+    let reason =
+        format!("ahp failed and settings.fail_closed is true, so this is blocked: {message}");
+    let mut reply = match known.inbound.as_ref().filter(|i| i.event.is_some()) {
+        Some(inbound) => render(
+            inbound,
+            &Decision::Deny {
+                reason: reason.clone(),
+            },
+            None,
+        ),
+        // Nothing readable came in: exit 2 is the block every agent knows.
+        None => Reply::exit2(&reason),
+    };
+    reply.stderr = Some(match reply.stderr {
+        Some(s) => format!("{stderr}\n{s}"),
+        None => stderr,
+    });
+    reply
+}
+
+/// `fail_closed: true` in the last layer that sets it, read as plain text:
+/// used only when the config could not be loaded, so that a broken policy
+/// that asked to fail closed still does.
+fn fail_closed_in_files(root: &Path) -> bool {
+    let Ok(opts) = LoadOptions::from_env(Some(root.to_path_buf())) else {
+        return false;
+    };
+    let mut closed = false;
+    for (_, path) in opts.layer_paths() {
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        for line in text.lines() {
+            let line = line.split('#').next().unwrap_or("").trim();
+            if let Some(v) = line.strip_prefix("fail_closed:") {
+                match v.trim() {
+                    "true" => closed = true,
+                    "false" => closed = false,
+                    _ => {}
+                }
+            }
+        }
+    }
+    closed
+}
