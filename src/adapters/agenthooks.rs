@@ -40,6 +40,11 @@ pub(super) const TOOLS: &[(&str, &str)] = &[
     ("read_file", "read"),
     ("fetch", "fetch"),
     ("web_fetch", "fetch"),
+    // Kimi CLI, which hosts the standard, sends its own names.
+    ("WriteFile", "write"),
+    ("StrReplaceFile", "edit"),
+    ("ReadFile", "read"),
+    ("FetchURL", "fetch"),
 ];
 
 pub(super) fn parse(

@@ -1,0 +1,859 @@
+//! `ahp hook AGENT` end to end: real-shaped payloads from
+//! `tests/fixtures/agents/` in, the agent's exact answer out.
+
+mod common;
+
+use common::Sandbox;
+use serde_json::{json, Value};
+use std::path::PathBuf;
+
+fn fixture(path: &str) -> String {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/agents")
+        .join(path);
+    std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+struct Run {
+    exit: i32,
+    stdout: String,
+    stderr: String,
+}
+
+impl Run {
+    fn json(&self) -> Value {
+        serde_json::from_str(self.stdout.trim())
+            .unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {:?}", self.stdout))
+    }
+}
+
+fn hook(sb: &Sandbox, agent: &str, event: Option<&str>, payload: &str) -> Run {
+    let mut cmd = sb.ahp();
+    cmd.env_remove("CLAUDE_PROJECT_DIR")
+        .env_remove("GEMINI_PROJECT_DIR")
+        .args(["hook", agent]);
+    if let Some(e) = event {
+        cmd.args(["--event", e]);
+    }
+    // Payloads written here say `"cwd": "/tmp"`: the agent's cwd is the
+    // sandbox project.
+    let payload = match serde_json::from_str::<Value>(payload) {
+        Ok(mut v) if v.get("cwd") == Some(&json!("/tmp")) => {
+            v["cwd"] = json!(sb.root().to_string_lossy());
+            v.to_string()
+        }
+        _ => payload.to_string(),
+    };
+    let out = cmd.write_stdin(payload).output().unwrap();
+    Run {
+        exit: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// A policy whose one entry raises `intensity` at `event`, always.
+fn policy(event: &str, intensity: &str) -> String {
+    let target = if event == "pre-tool-use" {
+        "tool.input.command"
+    } else {
+        "turn.stop_reason"
+    };
+    let extra = match intensity {
+        "block" => "            resolution_path: [\"fix it\"]\n".to_string(),
+        "control" => format!(
+            "            modifications:\n              - {{target: {target}, op: set, value: \"echo safe\", description: \"made safe\"}}\n"
+        ),
+        _ => String::new(),
+    };
+    format!(
+        "hooks:\n  {event}:\n    - oracle: Rules\n      id: gate\n      config:\n        rules:\n          - condition: \"true\"\n            intensity: {intensity}\n            message: \"{intensity} message\"\n{extra}"
+    )
+}
+
+const BLOCK: &str = "[gate] block message\nTo fix:\n- fix it";
+const CONTROL: &str = "[gate] control message";
+const PROMPT: &str = "[gate] prompt message";
+const AID: &str = "[gate] aid message";
+
+/// What the test expects: exit code and exact stdout JSON, or exit code
+/// and stderr / plain stdout text.
+enum Want {
+    Json(Value),
+    Exit2(&'static str),
+    Text(String),
+    Silent,
+}
+
+/// One adapter's fixtures and its expected answers for each intensity.
+struct Case {
+    agent: &'static str,
+    event: Option<&'static str>,
+    fixture: &'static str,
+    ahp_event: &'static str,
+    want: fn(&str, &Value) -> Want,
+}
+
+/// The fixture's tool input with `command` set to `echo safe`.
+fn rewritten(input: &Value) -> Value {
+    let mut i = input.clone();
+    i["command"] = json!("echo safe");
+    i
+}
+
+fn rewrite_required(input: Option<&Value>) -> String {
+    match input {
+        Some(i) => format!(
+            "rewrite required: {CONTROL}\nRetry with this input: {}",
+            rewritten(i)
+        ),
+        None => format!("rewrite required: {CONTROL}"),
+    }
+}
+
+fn claude_tool(intensity: &str, input: &Value) -> Want {
+    let hso = |fields: Value| {
+        let mut m = json!({"hookEventName": "PreToolUse"});
+        m.as_object_mut()
+            .unwrap()
+            .extend(fields.as_object().unwrap().clone());
+        Want::Json(json!({ "hookSpecificOutput": m }))
+    };
+    match intensity {
+        "block" => hso(json!({"permissionDecision": "deny", "permissionDecisionReason": BLOCK})),
+        "control" => hso(
+            json!({"permissionDecision": "allow", "permissionDecisionReason": CONTROL,
+                                 "updatedInput": rewritten(input)}),
+        ),
+        "prompt" => hso(json!({"permissionDecision": "ask", "permissionDecisionReason": PROMPT})),
+        _ => hso(json!({ "additionalContext": AID })),
+    }
+}
+
+fn claude_stop(intensity: &str, _: &Value) -> Want {
+    match intensity {
+        "block" => Want::Json(json!({"decision": "block", "reason": BLOCK})),
+        "control" => Want::Json(json!({"decision": "block", "reason": rewrite_required(None)})),
+        "prompt" => Want::Json(
+            json!({"hookSpecificOutput": {"hookEventName": "Stop", "additionalContext": PROMPT}}),
+        ),
+        _ => Want::Json(
+            json!({"hookSpecificOutput": {"hookEventName": "Stop", "additionalContext": AID}}),
+        ),
+    }
+}
+
+fn codex_tool(intensity: &str, input: &Value) -> Want {
+    match intensity {
+        // Codex has no "ask" (it would run the tool): the prompt becomes context.
+        "prompt" => Want::Json(
+            json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": PROMPT}}),
+        ),
+        i => claude_tool(i, input),
+    }
+}
+
+fn gemini_tool(intensity: &str, input: &Value) -> Want {
+    let ctx = |c: &str| json!({"hookSpecificOutput": {"hookEventName": "BeforeTool", "additionalContext": c}});
+    Want::Json(match intensity {
+        "block" => json!({"decision": "deny", "reason": BLOCK}),
+        "control" => json!({"decision": "allow", "reason": CONTROL,
+            "hookSpecificOutput": {"hookEventName": "BeforeTool", "tool_input": rewritten(input)}}),
+        "prompt" => ctx(PROMPT),
+        _ => ctx(AID),
+    })
+}
+
+fn gemini_stop(intensity: &str, _: &Value) -> Want {
+    Want::Json(match intensity {
+        "block" => json!({"decision": "deny", "reason": BLOCK}),
+        "control" => json!({"decision": "deny", "reason": rewrite_required(None)}),
+        "prompt" => json!({ "systemMessage": PROMPT }),
+        _ => json!({ "systemMessage": AID }),
+    })
+}
+
+fn copilot_tool(intensity: &str, input: &Value) -> Want {
+    Want::Json(match intensity {
+        "block" => json!({"permissionDecision": "deny", "permissionDecisionReason": BLOCK}),
+        "control" => json!({"permissionDecision": "allow", "permissionDecisionReason": CONTROL,
+                             "modifiedArgs": rewritten(input)}),
+        "prompt" => json!({"permissionDecision": "ask", "permissionDecisionReason": PROMPT}),
+        _ => json!({ "additionalContext": AID }),
+    })
+}
+
+fn copilot_stop(intensity: &str, _: &Value) -> Want {
+    Want::Json(match intensity {
+        "block" => json!({"decision": "block", "reason": BLOCK}),
+        "control" => json!({"decision": "block", "reason": rewrite_required(None)}),
+        "prompt" => json!({ "additionalContext": PROMPT }),
+        _ => json!({ "additionalContext": AID }),
+    })
+}
+
+fn cursor_tool(intensity: &str, input: &Value) -> Want {
+    let both = |p: &str, m: &str| json!({"permission": p, "user_message": m, "agent_message": m});
+    Want::Json(match intensity {
+        "block" => both("deny", BLOCK),
+        // Cursor takes no rewritten input: deny, and say what to run instead.
+        "control" => both("deny", &rewrite_required(Some(input))),
+        "prompt" => both("ask", PROMPT),
+        _ => json!({"permission": "allow", "agent_message": AID}),
+    })
+}
+
+fn cursor_stop(intensity: &str, _: &Value) -> Want {
+    match intensity {
+        "block" => Want::Json(json!({ "followup_message": BLOCK })),
+        "control" => Want::Json(json!({ "followup_message": rewrite_required(None) })),
+        _ => Want::Silent,
+    }
+}
+
+fn kimi_tool(intensity: &str, input: &Value) -> Want {
+    let hso = |fields: Value| {
+        let mut m = json!({"hookEventName": "PreToolUse"});
+        m.as_object_mut()
+            .unwrap()
+            .extend(fields.as_object().unwrap().clone());
+        Want::Json(json!({ "hookSpecificOutput": m }))
+    };
+    match intensity {
+        "block" => hso(json!({"permissionDecision": "deny", "permissionDecisionReason": BLOCK})),
+        "control" => {
+            hso(json!({"permissionDecisionReason": CONTROL, "updatedInput": rewritten(input)}))
+        }
+        "prompt" => Want::Text(PROMPT.into()),
+        _ => Want::Text(AID.into()),
+    }
+}
+
+fn kimi_stop(intensity: &str, _: &Value) -> Want {
+    match intensity {
+        "block" => Want::Exit2(BLOCK),
+        "control" => Want::Exit2("rewrite required: [gate] control message"),
+        "prompt" => Want::Text(PROMPT.into()),
+        _ => Want::Text(AID.into()),
+    }
+}
+
+fn agenthooks_tool(intensity: &str, input: &Value) -> Want {
+    match intensity {
+        "block" => Want::Exit2(BLOCK),
+        "control" => Want::Json(
+            json!({"decision": "allow", "reason": CONTROL, "modified_input": rewritten(input)}),
+        ),
+        "prompt" => Want::Json(json!({"decision": "ask", "reason": PROMPT})),
+        _ => Want::Json(json!({"decision": "allow", "additional_context": AID})),
+    }
+}
+
+fn agenthooks_stop(intensity: &str, _: &Value) -> Want {
+    match intensity {
+        "block" => Want::Exit2(BLOCK),
+        "control" => Want::Exit2("rewrite required: [gate] control message"),
+        "prompt" => Want::Json(json!({"decision": "allow", "additional_context": PROMPT})),
+        _ => Want::Json(json!({"decision": "allow", "additional_context": AID})),
+    }
+}
+
+const CASES: &[Case] = &[
+    Case {
+        agent: "claude-code",
+        event: None,
+        fixture: "claude-code/PreToolUse.json",
+        ahp_event: "pre-tool-use",
+        want: claude_tool,
+    },
+    Case {
+        agent: "claude-code",
+        event: None,
+        fixture: "claude-code/Stop.json",
+        ahp_event: "pre-agent-turn-stop",
+        want: claude_stop,
+    },
+    Case {
+        agent: "codex",
+        event: None,
+        fixture: "codex/PreToolUse.json",
+        ahp_event: "pre-tool-use",
+        want: codex_tool,
+    },
+    Case {
+        agent: "codex",
+        event: None,
+        fixture: "codex/Stop.json",
+        ahp_event: "pre-agent-turn-stop",
+        want: claude_stop,
+    },
+    Case {
+        agent: "gemini",
+        event: None,
+        fixture: "gemini/BeforeTool.json",
+        ahp_event: "pre-tool-use",
+        want: gemini_tool,
+    },
+    Case {
+        agent: "gemini",
+        event: None,
+        fixture: "gemini/AfterAgent.json",
+        ahp_event: "pre-agent-turn-stop",
+        want: gemini_stop,
+    },
+    Case {
+        agent: "copilot",
+        event: Some("preToolUse"),
+        fixture: "copilot/preToolUse.json",
+        ahp_event: "pre-tool-use",
+        want: copilot_tool,
+    },
+    Case {
+        agent: "copilot",
+        event: Some("agentStop"),
+        fixture: "copilot/agentStop.json",
+        ahp_event: "pre-agent-turn-stop",
+        want: copilot_stop,
+    },
+    Case {
+        agent: "copilot",
+        event: None,
+        fixture: "copilot/PreToolUse-pascal.json",
+        ahp_event: "pre-tool-use",
+        want: claude_tool,
+    },
+    Case {
+        agent: "cursor",
+        event: None,
+        fixture: "cursor/beforeShellExecution.json",
+        ahp_event: "pre-tool-use",
+        want: cursor_tool,
+    },
+    Case {
+        agent: "cursor",
+        event: None,
+        fixture: "cursor/stop.json",
+        ahp_event: "pre-agent-turn-stop",
+        want: cursor_stop,
+    },
+    Case {
+        agent: "kimi",
+        event: None,
+        fixture: "kimi/PreToolUse.json",
+        ahp_event: "pre-tool-use",
+        want: kimi_tool,
+    },
+    Case {
+        agent: "kimi",
+        event: None,
+        fixture: "kimi/Stop.json",
+        ahp_event: "pre-agent-turn-stop",
+        want: kimi_stop,
+    },
+    Case {
+        agent: "agenthooks",
+        event: None,
+        fixture: "agenthooks/pre-tool-call.json",
+        ahp_event: "pre-tool-use",
+        want: agenthooks_tool,
+    },
+    Case {
+        agent: "agenthooks",
+        event: None,
+        fixture: "agenthooks/pre-agent-turn-stop.json",
+        ahp_event: "pre-agent-turn-stop",
+        want: agenthooks_stop,
+    },
+];
+
+/// The tool input the agent sent, as the adapter reads it.
+fn tool_input(agent: &str, payload: &Value) -> Value {
+    match agent {
+        "copilot" if payload.get("toolArgs").is_some() => {
+            serde_json::from_str(payload["toolArgs"].as_str().unwrap()).unwrap()
+        }
+        "cursor" => json!({"command": payload["command"], "cwd": payload["cwd"]}),
+        _ => payload["tool_input"].clone(),
+    }
+}
+
+#[test]
+fn every_adapter_answers_every_intensity_in_its_own_protocol() {
+    let mut failures = Vec::new();
+    for case in CASES {
+        let payload_text = fixture(case.fixture);
+        let payload: Value = serde_json::from_str(&payload_text).unwrap();
+        let input = tool_input(case.agent, &payload);
+        for intensity in ["block", "control", "prompt", "aid"] {
+            let sb = Sandbox::new();
+            sb.write(".ahp/hooks.yaml", &policy(case.ahp_event, intensity));
+            let run = hook(&sb, case.agent, case.event, &payload_text);
+            let label = format!("{} {} {intensity}", case.agent, case.fixture);
+            let ok = match (case.want)(intensity, &input) {
+                Want::Json(want) => {
+                    run.exit == 0
+                        && serde_json::from_str::<Value>(run.stdout.trim()).ok()
+                            == Some(want.clone())
+                        || {
+                            failures.push(format!(
+                                "{label}: want exit 0 and {want}\n  got exit {} stdout {:?} stderr {:?}",
+                                run.exit, run.stdout, run.stderr
+                            ));
+                            false
+                        }
+                }
+                Want::Exit2(reason) => {
+                    run.exit == 2 && run.stderr.trim() == reason && run.stdout.is_empty()
+                        || {
+                            failures.push(format!(
+                            "{label}: want exit 2 and stderr {reason:?}\n  got exit {} stdout {:?} stderr {:?}",
+                            run.exit, run.stdout, run.stderr
+                        ));
+                            false
+                        }
+                }
+                Want::Text(text) => {
+                    run.exit == 0 && run.stdout.trim() == text || {
+                        failures.push(format!(
+                            "{label}: want exit 0 and text {text:?}\n  got exit {} stdout {:?}",
+                            run.exit, run.stdout
+                        ));
+                        false
+                    }
+                }
+                Want::Silent => {
+                    run.exit == 0 && run.stdout.is_empty() || {
+                        failures.push(format!(
+                            "{label}: want exit 0 and no output\n  got exit {} stdout {:?}",
+                            run.exit, run.stdout
+                        ));
+                        false
+                    }
+                }
+            };
+            if ok {
+                // Every call is on the record, with the agent's event.
+                let log = std::fs::read_to_string(sb.log_path()).unwrap();
+                assert!(
+                    log.contains(&format!("\"event\":\"{}\"", case.ahp_event)),
+                    "{label}: no run record in {log}"
+                );
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failure(s):\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// Reads an agent's answer: did it deny?
+type Denied = fn(&Run) -> bool;
+
+/// The one policy, six agents, six shapes of the same shell command.
+#[test]
+fn one_policy_blocks_rm_rf_root_in_every_agent() {
+    let sb = Sandbox::new();
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:\n  pre-tool-use:\n    - oracle: PermissionChecker\n",
+    );
+    let cases: &[(&str, Option<&str>, Value, Denied)] = &[
+        (
+            "claude-code",
+            None,
+            json!({"session_id": "s", "cwd": "/tmp", "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "rm -rf /"}}),
+            |r| r.json()["hookSpecificOutput"]["permissionDecision"] == "deny",
+        ),
+        (
+            "gemini",
+            None,
+            json!({"session_id": "s", "cwd": "/tmp", "hook_event_name": "BeforeTool", "tool_name": "run_shell_command", "tool_input": {"command": "rm -rf /"}}),
+            |r| r.json()["decision"] == "deny",
+        ),
+        (
+            "copilot",
+            Some("preToolUse"),
+            json!({"sessionId": "s", "timestamp": 1795658541123u64, "cwd": "/tmp", "toolName": "bash", "toolArgs": "{\"command\":\"rm -rf /\"}"}),
+            |r| r.json()["permissionDecision"] == "deny",
+        ),
+        (
+            "cursor",
+            None,
+            json!({"conversation_id": "c", "hook_event_name": "beforeShellExecution", "command": "rm -rf /", "cwd": "/tmp", "workspace_roots": ["/tmp"]}),
+            |r| r.json()["permission"] == "deny",
+        ),
+        (
+            "kimi",
+            None,
+            json!({"session_id": "s", "cwd": "/tmp", "hook_event_name": "PreToolUse", "tool_name": "Shell", "tool_input": {"command": "rm -rf /"}, "tool_call_id": "t"}),
+            |r| r.json()["hookSpecificOutput"]["permissionDecision"] == "deny",
+        ),
+        (
+            "codex",
+            None,
+            json!({"session_id": "s", "cwd": "/tmp", "hook_event_name": "PreToolUse", "tool_name": "shell", "tool_input": {"command": ["bash", "-lc", "rm -rf /"]}}),
+            |r| r.json()["hookSpecificOutput"]["permissionDecision"] == "deny",
+        ),
+        (
+            "codex",
+            None,
+            json!({"session_id": "s", "cwd": "/tmp", "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "rm -rf /"}}),
+            |r| r.json()["hookSpecificOutput"]["permissionDecision"] == "deny",
+        ),
+    ];
+    for (agent, event, payload, denied) in cases {
+        let run = hook(&sb, agent, *event, &payload.to_string());
+        assert_eq!(run.exit, 0, "{agent}: {}", run.stderr);
+        assert!(denied(&run), "{agent} did not deny: {}", run.stdout);
+        assert!(run.stdout.contains("rm-rf-root"), "{agent}: {}", run.stdout);
+        // And a harmless command passes silently.
+        let harmless = payload.to_string().replace("rm -rf /", "ls -la");
+        let run = hook(&sb, agent, *event, &harmless);
+        assert_eq!(run.exit, 0, "{agent}: {}", run.stderr);
+        assert!(
+            !run.stdout.contains("deny"),
+            "{agent} denied ls: {}",
+            run.stdout
+        );
+    }
+}
+
+/// Three oracles rewrite three fields of one input: all three changes reach
+/// the agent, in order, in one rewritten input.
+#[test]
+fn control_modifications_of_several_oracles_compose_into_one_input() {
+    let sb = Sandbox::new();
+    sb.write(
+        ".ahp/hooks.yaml",
+        r#"hooks:
+  pre-tool-use:
+    - oracle: Rules
+      id: interactive-rm
+      priority: 10
+      config:
+        rules:
+          - condition: "tool.input.command ~ '^rm -rf'"
+            intensity: control
+            message: "rm made interactive"
+            modifications:
+              - {target: tool.input.command, op: set, value: "rm -ri build"}
+    - oracle: Rules
+      id: timeout
+      priority: 20
+      config:
+        rules:
+          - condition: "true"
+            intensity: control
+            message: "timeout capped"
+            modifications:
+              - {target: tool.input.timeout, op: set, value: 60000}
+    - oracle: Rules
+      id: describe
+      priority: 30
+      config:
+        rules:
+          - condition: "tool.input.command ~ 'rm -ri'"
+            intensity: control
+            message: "described"
+            modifications:
+              - {target: tool.input.description, op: set, value: "{{ tool.input.command }} (was rm -rf)"}
+"#,
+    );
+    let payload = json!({"session_id": "s", "cwd": "/tmp", "hook_event_name": "PreToolUse",
+        "tool_name": "Bash", "tool_input": {"command": "rm -rf build", "timeout": 600000, "run_in_background": false}});
+    for agent in ["claude-code", "codex", "kimi"] {
+        let mut p = payload.clone();
+        if agent == "kimi" {
+            p["tool_name"] = json!("Shell");
+        }
+        let run = hook(&sb, agent, None, &p.to_string());
+        assert_eq!(run.exit, 0, "{}", run.stderr);
+        let out = run.json();
+        assert_eq!(
+            out["hookSpecificOutput"]["updatedInput"],
+            json!({"command": "rm -ri build", "timeout": 60000, "run_in_background": false,
+                   "description": "rm -ri build (was rm -rf)"}),
+            "{agent}: {out}"
+        );
+        let reason = out["hookSpecificOutput"]["permissionDecisionReason"]
+            .as_str()
+            .unwrap();
+        let (a, b, c) = (
+            reason.find("rm made interactive").unwrap(),
+            reason.find("timeout capped").unwrap(),
+            reason.find("described").unwrap(),
+        );
+        assert!(a < b && b < c, "{reason}");
+    }
+    // Gemini and Copilot get the same composed input in their own fields.
+    let mut g = payload.clone();
+    g["hook_event_name"] = json!("BeforeTool");
+    g["tool_name"] = json!("run_shell_command");
+    let out = hook(&sb, "gemini", None, &g.to_string()).json();
+    assert_eq!(
+        out["hookSpecificOutput"]["tool_input"]["description"],
+        "rm -ri build (was rm -rf)"
+    );
+    assert_eq!(out["hookSpecificOutput"]["tool_input"]["timeout"], 60000);
+    let c = json!({"sessionId": "s", "cwd": "/tmp", "toolName": "bash",
+        "toolArgs": json!({"command": "rm -rf build", "timeout": 600000}).to_string()});
+    let out = hook(&sb, "copilot", Some("preToolUse"), &c.to_string()).json();
+    assert_eq!(
+        out["modifiedArgs"],
+        json!({"command": "rm -ri build", "timeout": 60000, "description": "rm -ri build (was rm -rf)"})
+    );
+}
+
+fn stop_payload(session: &str) -> String {
+    json!({"session_id": session, "cwd": "/tmp", "hook_event_name": "Stop", "stop_hook_active": true,
+           "last_assistant_message": "done"})
+    .to_string()
+}
+
+#[test]
+fn a_stop_blocked_cap_times_in_a_row_is_released_and_recorded() {
+    let sb = Sandbox::new();
+    sb.write(
+        ".ahp/hooks.yaml",
+        "settings:\n  stop_block_cap: 3\nhooks:\n  pre-agent-turn-stop:\n    - oracle: Rules\n      id: tests-gate\n      config:\n        rules:\n          - condition: \"true\"\n            message: \"tests fail\"\n",
+    );
+    let decisions: Vec<Value> = (0..5)
+        .map(|_| {
+            let r = hook(&sb, "claude-code", None, &stop_payload("loop-1"));
+            assert_eq!(r.exit, 0, "{}", r.stderr);
+            if r.stdout.trim().is_empty() {
+                json!({})
+            } else {
+                r.json()
+            }
+        })
+        .collect();
+    for d in &decisions[..3] {
+        assert_eq!(d["decision"], "block", "{d}");
+    }
+    // The fourth is let go, whatever stop_hook_active said, and the user is told.
+    assert!(decisions[3].get("decision").is_none(), "{}", decisions[3]);
+    let msg = decisions[3]["systemMessage"].as_str().unwrap();
+    assert!(
+        msg.contains("blocked 3 times in a row") && msg.contains("tests fail"),
+        "{msg}"
+    );
+    // The count starts again after a release.
+    assert_eq!(decisions[4]["decision"], "block");
+    // Another session has its own count.
+    let other = hook(&sb, "claude-code", None, &stop_payload("loop-2")).json();
+    assert_eq!(other["decision"], "block");
+
+    let log = std::fs::read_to_string(sb.log_path()).unwrap();
+    let releases: Vec<Value> = log
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|r| r["kind"] == "release")
+        .collect();
+    assert_eq!(releases.len(), 1, "{log}");
+    assert_eq!(releases[0]["session_id"], "loop-1");
+    assert_eq!(releases[0]["consecutive_blocks"], 3);
+    assert_eq!(releases[0]["cap"], 3);
+    assert!(releases[0]["reason"]
+        .as_str()
+        .unwrap()
+        .contains("tests fail"));
+}
+
+#[test]
+fn a_clean_stop_resets_the_stop_loop_count() {
+    let sb = Sandbox::new();
+    // Blocks while the agent's last message says it failed.
+    sb.write(
+        ".ahp/hooks.yaml",
+        "settings:\n  stop_block_cap: 2\nhooks:\n  pre-agent-turn-stop:\n    - oracle: Rules\n      id: gate\n      config:\n        rules:\n          - condition: \"turn.final_message ~ 'fail'\"\n            message: \"not yet\"\n",
+    );
+    let stop = |msg: &str| {
+        json!({"session_id": "s", "cwd": "/tmp", "hook_event_name": "Stop", "stop_hook_active": false,
+               "last_assistant_message": msg})
+        .to_string()
+    };
+    let r = |m: &str| hook(&sb, "claude-code", None, &stop(m));
+    assert!(r("fail").stdout.contains("block"));
+    assert!(r("fail").stdout.contains("block"));
+    assert!(r("ok").stdout.trim().is_empty());
+    // Two more blocks are allowed again after the clean stop.
+    assert!(r("fail").stdout.contains("block"));
+    assert!(r("fail").stdout.contains("block"));
+    let released = r("fail");
+    assert!(
+        released.stdout.contains("systemMessage"),
+        "{}",
+        released.stdout
+    );
+}
+
+fn records(sb: &Sandbox) -> Vec<Value> {
+    std::fs::read_to_string(sb.log_path())
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn errors_inside_ahp_fail_open_with_a_message_and_an_error_record() {
+    let sb = Sandbox::new();
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:\n  pre-tool-use:\n    - oracle: NoSuchOracle\n",
+    );
+    let run = hook(
+        &sb,
+        "claude-code",
+        None,
+        &fixture("claude-code/PreToolUse.json"),
+    );
+    assert_eq!(run.exit, 0);
+    assert!(run.stdout.is_empty(), "{}", run.stdout);
+    assert!(run.stderr.contains("NoSuchOracle"), "{}", run.stderr);
+    assert!(run.stderr.contains("failing open"), "{}", run.stderr);
+    let recs = records(&sb);
+    let err = recs
+        .iter()
+        .find(|r| r["kind"] == "error")
+        .expect("an error record");
+    assert!(err["message"].as_str().unwrap().contains("NoSuchOracle"));
+    assert_eq!(err["event"], "pre-tool-use");
+
+    // Unreadable input: the same, with no event known.
+    let sb = Sandbox::new();
+    let run = hook(&sb, "gemini", None, "{not json");
+    assert_eq!(run.exit, 0);
+    assert!(run.stderr.contains("invalid JSON"), "{}", run.stderr);
+    let recs = records(&sb);
+    assert_eq!(recs.len(), 1);
+    assert_eq!(recs[0]["kind"], "error");
+    assert!(recs[0].get("event").is_none());
+
+    // An event the agent does not have is named, with the ones it has.
+    let run = hook(
+        &sb,
+        "claude-code",
+        None,
+        r#"{"hook_event_name": "PreToolUze", "session_id": "s"}"#,
+    );
+    assert_eq!(run.exit, 0);
+    assert!(
+        run.stderr
+            .contains("unknown claude-code event `PreToolUze`"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn with_fail_closed_errors_inside_ahp_block_in_the_agents_protocol() {
+    let sb = Sandbox::new();
+    // The policy asks to fail closed and is broken further down.
+    sb.write(
+        ".ahp/hooks.yaml",
+        "settings:\n  fail_closed: true\nhooks:\n  pre-tool-use:\n    - oracle: NoSuchOracle\n",
+    );
+    let run = hook(
+        &sb,
+        "claude-code",
+        None,
+        &fixture("claude-code/PreToolUse.json"),
+    );
+    assert_eq!(run.exit, 0, "{}", run.stderr);
+    let out = run.json();
+    assert_eq!(out["hookSpecificOutput"]["permissionDecision"], "deny");
+    assert!(out["hookSpecificOutput"]["permissionDecisionReason"]
+        .as_str()
+        .unwrap()
+        .contains("fail_closed"));
+    assert!(records(&sb).iter().any(|r| r["kind"] == "error"));
+
+    // Unreadable input under fail_closed: exit 2, the block every agent knows.
+    let run = hook(&sb, "cursor", None, "[1, 2");
+    assert_eq!(run.exit, 2);
+    assert!(run.stderr.contains("invalid JSON"));
+}
+
+#[test]
+fn events_ahp_does_not_decide_on_are_answered_with_nothing() {
+    let sb = Sandbox::new();
+    for (agent, f) in [
+        ("claude-code", "claude-code/Notification.json"),
+        ("gemini", "gemini/Notification.json"),
+        ("cursor", "cursor/afterAgentResponse.json"),
+    ] {
+        let run = hook(&sb, agent, None, &fixture(f));
+        assert_eq!(
+            (run.exit, run.stdout.as_str()),
+            (0, ""),
+            "{agent}: {}",
+            run.stderr
+        );
+    }
+}
+
+/// Every fixture of every agent is read without error, and its tool name
+/// lands in the shared vocabulary.
+#[test]
+fn every_fixture_is_understood() {
+    let sb = Sandbox::new();
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:\n  pre-tool-use:\n    - oracle: Rules\n      config:\n        rules:\n          - condition: \"true\"\n            intensity: aid\n            message: \"tool={{ tool.name }} raw={{ tool.raw_name }}\"\n",
+    );
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/agents");
+    let mut seen = 0;
+    for agent in [
+        "claude-code",
+        "codex",
+        "gemini",
+        "copilot",
+        "cursor",
+        "kimi",
+        "agenthooks",
+    ] {
+        for entry in std::fs::read_dir(dir.join(agent)).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_stem().unwrap().to_string_lossy().to_string();
+            let native = name.split('-').next().unwrap().to_string();
+            let event = (agent == "copilot"
+                && native.starts_with(|c: char| c.is_ascii_lowercase()))
+            .then_some(native.as_str());
+            let run = hook(&sb, agent, event, &std::fs::read_to_string(&path).unwrap());
+            assert_eq!(run.exit, 0, "{}: {}", path.display(), run.stderr);
+            assert!(
+                !run.stderr.contains("error"),
+                "{}: {}",
+                path.display(),
+                run.stderr
+            );
+            if name.contains("write") {
+                assert!(
+                    run.stdout.contains("tool=write") || run.stdout.contains("tool=edit"),
+                    "{}: {}",
+                    path.display(),
+                    run.stdout
+                );
+            }
+            if name == "PreToolUse"
+                || name == "preToolUse"
+                || name == "BeforeTool"
+                || name == "pre-tool-call"
+            {
+                assert!(
+                    run.stdout.contains("tool=shell"),
+                    "{}: {}",
+                    path.display(),
+                    run.stdout
+                );
+            }
+            seen += 1;
+        }
+    }
+    assert!(seen >= 80, "only {seen} fixtures");
+}
