@@ -345,7 +345,7 @@ fn report_is_self_contained_with_svg_charts() {
         assert!(html.contains(&format!("aria-label=\"{label}\"")), "{label}");
     }
     assert!(html.contains("PermissionChecker @ pre-tool-use"));
-    assert!(html.contains("160 s"), "MTTR shown");
+    assert!(html.contains("2.7 min"), "MTTR shown");
     assert!(html.contains("ahp &lt;signals&gt;"), "escaped title");
     assert!(!html.contains("http"), "no external URL");
     assert!(!html.contains("<script"));

@@ -70,7 +70,10 @@ fn timeline_svg(timeline: &[(String, IntensityMix)]) -> String {
                 escape(label)
             );
         }
-        if timeline.len() <= 16 || i % (timeline.len() / 8).max(1) == 0 {
+        // A date label is about 66 px wide: one that would run off the
+        // right edge is left out rather than clipped.
+        let fits = x + 66.0 <= w;
+        if fits && (timeline.len() <= 16 || i % (timeline.len() / 8).max(1) == 0) {
             let _ = write!(
                 s,
                 r#"<text x="{x:.1}" y="{ty}" class="axis">{}</text>"#,
@@ -89,6 +92,16 @@ fn timeline_svg(timeline: &[(String, IntensityMix)]) -> String {
     }
     s.push_str("</svg>");
     s
+}
+
+/// A duration for people: seconds, minutes, hours or days.
+fn duration(secs: f64) -> String {
+    match secs {
+        s if s < 120.0 => format!("{s:.0} s"),
+        s if s < 7200.0 => format!("{:.1} min", s / 60.0),
+        s if s < 172_800.0 => format!("{:.1} h", s / 3600.0),
+        s => format!("{:.1} d", s / 86_400.0),
+    }
 }
 
 /// Horizontal bars, one per label; `fmt` prints the value.
@@ -189,7 +202,7 @@ pub fn render(title: &str, stats: &Stats, findings: &[Finding]) -> String {
         .filter_map(|r| r.mttr_secs.map(|v| (label(r), v)))
         .collect();
     h.push_str("<h2>Mean time to recover from a block</h2>");
-    h.push_str(&bars_svg("MTTR", &mttr, |v| format!("{v:.0} s"), "#3465a4"));
+    h.push_str(&bars_svg("MTTR", &mttr, duration, "#3465a4"));
     h.push_str("<h2>Statistics</h2><table><tr><th>source</th><th>event</th><th>firings</th><th>aid</th><th>prompt</th><th>control</th><th>block</th><th>runs</th><th>block rate</th><th>MTTR</th><th>dismissed</th><th>proceed w/ risk</th></tr>");
     for r in &stats.rows {
         let _ = write!(
@@ -204,7 +217,7 @@ pub fn render(title: &str, stats: &Stats, findings: &[Finding]) -> String {
             r.intensity.block,
             r.runs_selected,
             opt_pct(r.block_rate),
-            r.mttr_secs.map_or_else(|| "–".into(), |s| format!("{s:.0} s")),
+            r.mttr_secs.map_or_else(|| "–".into(), duration),
             opt_pct(r.dismissal_rate),
             opt_pct(r.proceed_with_risk_rate)
         );
