@@ -53,16 +53,16 @@ pub(crate) struct FilterArgs {
     /// Issue id.
     #[arg(long)]
     issue: Option<String>,
-    /// Session id (runs only).
+    /// Session id (runs and stop-loop releases).
     #[arg(long)]
     session: Option<String>,
     /// From this time on: RFC 3339 or a duration back from now (30m, 24h, 7d).
     #[arg(long, value_name = "TIME")]
     since: Option<String>,
-    /// Up to this time: RFC 3339 or a duration back from now.
+    /// Before this time (exclusive): RFC 3339 or a duration back from now.
     #[arg(long, value_name = "TIME")]
     until: Option<String>,
-    /// Record kind: signal, response, run, info, warning, error.
+    /// Record kind: signal, response, run, info, warning, error, release.
     #[arg(long)]
     kind: Option<String>,
 }
@@ -224,14 +224,14 @@ impl FilterArgs {
             session: self.session.clone(),
             since: time(&self.since)?,
             until: time(&self.until)?,
-            kind: match &self.kind {
+            kinds: match &self.kind {
                 Some(k) if !Record::KINDS.contains(&k.as_str()) => {
                     return Err(anyhow!(
                         "unknown kind `{k}`: one of {}",
                         Record::KINDS.join(", ")
                     ))
                 }
-                k => k.clone(),
+                k => k.iter().cloned().collect(),
             },
         })
     }

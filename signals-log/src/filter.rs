@@ -12,7 +12,7 @@ use chrono::{DateTime, Utc};
 /// | condition   | signal                | run          | release      | diagnostic | response |
 /// |-------------|-----------------------|--------------|--------------|------------|----------|
 /// | `event`     | `context.hook`        | `event`      | `event`      | `event`    | —        |
-/// | `source`    | `header.source`       | —            | —            | `source`   | —        |
+/// | `source`    | `header.source`       | an entry id among `entries` | — | `source`   | —        |
 /// | `intensity` | `header.intensity`    | —            | —            | —          | —        |
 /// | `issue`     | `context.issue_id`    | `issue_id`   | —            | —          | —        |
 /// | `session`   | —                     | `session_id` | `session_id` | —          | —        |
@@ -87,8 +87,13 @@ impl Filter {
         fn ok<T: PartialEq + ?Sized>(want: Option<&T>, have: Option<&T>) -> bool {
             want.is_none() || want == have
         }
+        // A run matches a source when that entry ran in it.
+        let source_ok = match (record, self.source.as_deref()) {
+            (Record::Run(r), Some(want)) => r.entries.iter().any(|e| e.id == want),
+            (_, want) => ok(want, source),
+        };
         ok(self.event.as_ref(), event.as_ref())
-            && ok(self.source.as_deref(), source)
+            && source_ok
             && ok(self.intensity.as_ref(), intensity.as_ref())
             && ok(self.issue.as_deref(), issue)
             && ok(self.session.as_deref(), session)

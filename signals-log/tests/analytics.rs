@@ -307,7 +307,7 @@ fn query_filters() {
     assert_eq!(count(&issue2), 5); // 2 signals + 3 runs
     let runs_s9 = Filter {
         session: Some("s9".into()),
-        kind: Some("run".into()),
+        kinds: vec!["run".into()],
         ..Filter::default()
     };
     assert_eq!(count(&runs_s9), 3);
@@ -324,7 +324,7 @@ fn query_filters() {
     };
     assert_eq!(count(&late), 3); // runs at 120, 300, 400 s
     let responses = Filter {
-        kind: Some("response".into()),
+        kinds: vec!["response".into()],
         ..Filter::default()
     };
     assert_eq!(count(&responses), 1);
