@@ -260,3 +260,22 @@ fn project_flag_and_discovery_from_a_subdirectory() {
         .assert()
         .code(2);
 }
+
+#[test]
+fn validate_warns_about_an_escalation_rule_that_matches_no_entry() {
+    let sb = Sandbox::new();
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:\n  pre-tool-use:\n    - oracle: FileChangeLimiter\n      config: {max_files: 5}\nescalation:\n  - source: FileChangeLimitr\n    scope: issue\n    after_firings: 1\n  - source: FileChangeLimiter\n    scope: issue\n    after_firings: 2\n",
+    );
+    let out = sb.ahp().arg("validate").output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains(".ahp/hooks.yaml:6:")
+            && err.contains("escalation rule for `FileChangeLimitr` matches no entry")
+            && err.contains("did you mean `FileChangeLimiter`?"),
+        "{err}"
+    );
+    assert_eq!(err.matches("matches no entry").count(), 1, "{err}");
+}

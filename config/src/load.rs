@@ -809,6 +809,9 @@ impl LoadedConfig {
             errors.append(&mut es);
             Vec::new()
         });
+        if events.is_none() {
+            self.warn_unmatched_escalation(&mut warnings);
+        }
         if !errors.is_empty() {
             return Err(ConfigErrors(errors));
         }
@@ -820,6 +823,42 @@ impl LoadedConfig {
                 )
             })
             .map_err(|e| ConfigErrors(vec![self.policy_error(e)]))
+    }
+
+    /// An escalation rule whose `source` is no entry id and no HOOK.md hook
+    /// never fires: most likely a typo, said once by `ahp validate`.
+    fn warn_unmatched_escalation(&self, warnings: &mut Vec<ConfigWarning>) {
+        let mut known: Vec<&str> = self
+            .entries
+            .iter()
+            .map(|me| me.id.as_str())
+            .chain(self.script_hooks.iter().map(|h| h.name.as_str()))
+            .collect();
+        known.sort_unstable();
+        known.dedup();
+        for list in &self.escalation {
+            let NodeValue::Seq(items) = &list.value else {
+                continue;
+            };
+            for source in items.iter().filter_map(|i| i.get("source")) {
+                let Some(name) = source.as_str() else {
+                    continue;
+                };
+                if known.contains(&name) {
+                    continue;
+                }
+                let hint = match did_you_mean(name, known.iter().copied()) {
+                    Some(s) => format!(" (did you mean `{s}`?)"),
+                    None => format!("; entry ids: {}", known.join(", ")),
+                };
+                warnings.push(ConfigWarning {
+                    location: source.origin.location(),
+                    message: format!(
+                        "escalation rule for `{name}` matches no entry, so it never fires{hint}"
+                    ),
+                });
+            }
+        }
     }
 
     /// A `- hook: name` entry must name a HOOK.md hook of the same event
