@@ -16,7 +16,7 @@ use ahp_config::{ConfigErrors, LoadOptions};
 use ahp_engine::{Diagnostic, Event, Level, Outcome, Registry, Verdict};
 use ahp_signals_log::{read_all, Record, Release, SignalLog};
 use anyhow::{Context, Result};
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 /// Arguments of `ahp hook`.
@@ -69,6 +69,14 @@ pub(crate) fn run(args: HookArgs, registry: &Registry) -> Result<u8> {
 
 fn answer(args: &HookArgs, registry: &Registry, known: &mut Known) -> Result<Reply> {
     let input = format!("{} hook input <stdin>", args.agent);
+    if std::io::stdin().is_terminal() {
+        anyhow::bail!(
+            "`ahp hook {agent}` reads the agent's JSON on stdin; pipe a payload, e.g. \
+             `ahp hook {agent} < tests/fixtures/agents/{agent}/...json`, or install it with \
+             `ahp install {agent}`",
+            agent = args.agent
+        );
+    }
     let bytes = read_limited(std::io::stdin().lock(), &input)?;
     let value = parse_json(&bytes, &input)?;
     let inbound = adapters::parse(args.agent, &value, args.event.as_deref())?;
