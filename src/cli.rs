@@ -188,6 +188,25 @@ enum Command {
     /// prompt → ask (or context), aid → additional context. Errors inside ahp
     /// fail open with a message on stderr (settings.fail_closed: true blocks).
     Hook(crate::hook::HookArgs),
+    /// Add `ahp hook AGENT` to an agent's hook config, for every event ahp decides on.
+    ///
+    /// Edits the agent's own file (claude-code: .claude/settings.json, codex:
+    /// .codex/hooks.json, gemini: .gemini/settings.json, copilot:
+    /// .github/hooks/ahp.json, cursor: .cursor/hooks.json, kimi:
+    /// ~/.kimi/config.toml; user scope: the same under the home directory),
+    /// keeping the user's other settings, comments and layout. Running it
+    /// twice changes nothing the second time. A malformed file is refused
+    /// with its line and column, and nothing is written.
+    Install(crate::install::InstallArgs),
+    /// Remove what `ahp install AGENT` added: the hooks whose command starts with
+    /// `CMD hook AGENT`, and the event lists that only held them. The user's own hooks
+    /// stay; a file left with no settings at all is deleted.
+    Uninstall(crate::install::InstallArgs),
+    /// Check that ahp's hooks would fire: agent configs parse, ahp's entries are there,
+    /// the command resolves, hooks.yaml validates and project hooks are trusted.
+    ///
+    /// Exit 0 when all is well, 1 when any problem is found.
+    Doctor(crate::doctor::DoctorArgs),
     /// Print the JSON Schema (draft-07) of hooks.yaml (or of HOOK.md frontmatter).
     Schema {
         /// The schema of HOOK.md frontmatter instead.
@@ -287,7 +306,7 @@ pub(crate) fn apply_trust(cfg: &mut LoadedConfig, registry: &Registry) {
     cfg.skip_entries(commands, &reason);
 }
 
-fn trust_status(root: &Path) -> Result<(trust::HookSet, TrustStatus)> {
+pub(crate) fn trust_status(root: &Path) -> Result<(trust::HookSet, TrustStatus)> {
     let set = trust::hook_set(root)?;
     let store = TrustStore::from_env()?;
     let status = store.status(&set)?;
@@ -545,6 +564,9 @@ fn run_command(cmd: Command, registry: Registry) -> Result<u8> {
             })
         }
         Command::Hook(args) => crate::hook::run(args, &registry),
+        Command::Install(args) => crate::install::run(args, false),
+        Command::Uninstall(args) => crate::install::run(args, true),
+        Command::Doctor(args) => crate::doctor::run(args, &registry),
         Command::Explain {
             event,
             context,
@@ -565,34 +587,20 @@ fn run_command(cmd: Command, registry: Registry) -> Result<u8> {
             Ok(EXIT_PROCEED)
         }
         Command::Validate { project } => {
-            let cfg = load(project.project, &registry)?;
-            let (policy, warnings) = cfg.compile_events(&registry, None)?;
-            print_warnings(&warnings);
-            if !cfg.hook_errors.is_empty() {
-                let errors = ConfigErrors(cfg.hook_errors.clone());
-                eprint!("{errors}");
-                return Ok(EXIT_ERROR);
+            let v = validate(project.project, &registry)?;
+            for w in &v.warnings {
+                eprintln!("warning: {w}");
             }
-            for (name, why) in &cfg.skipped_hooks {
-                eprintln!("warning: hook `{name}` skipped: {why}");
+            match v.result {
+                Ok(summary) => {
+                    println!("{summary}");
+                    Ok(EXIT_PROCEED)
+                }
+                Err(errors) => {
+                    eprint!("{errors}");
+                    Ok(EXIT_ERROR)
+                }
             }
-            let layers: Vec<String> = cfg
-                .files
-                .iter()
-                .map(|f| format!("{} ({})", f.path.display(), f.layer))
-                .collect();
-            let entries: usize = policy
-                .events()
-                .filter_map(|e| policy.plan(e))
-                .map(|p| p.entries.len())
-                .sum();
-            println!(
-                "ok: {entries} enabled entries across {} events, from {}; {} HOOK.md hook(s)",
-                policy.events().count(),
-                layers.join(", "),
-                cfg.script_hooks.len()
-            );
-            Ok(EXIT_PROCEED)
         }
         Command::Config { project, format } => {
             let cfg = load(project.project, &registry)?;
@@ -647,6 +655,47 @@ fn run_command(cmd: Command, registry: Registry) -> Result<u8> {
             revoke,
         } => trust_command(project.project, show, revoke),
     }
+}
+
+/// What `ahp validate` found: warnings, then the summary line or the
+/// HOOK.md errors. Config errors of hooks.yaml are the `Err` of the outer
+/// result. `ahp doctor` runs the same check.
+pub(crate) struct Validated {
+    pub warnings: Vec<String>,
+    pub result: std::result::Result<String, ConfigErrors>,
+}
+
+pub(crate) fn validate(project: Option<PathBuf>, registry: &Registry) -> Result<Validated> {
+    let cfg = load(project, registry)?;
+    let (policy, warnings) = cfg.compile_events(registry, None)?;
+    let mut v = Validated {
+        warnings: warnings.iter().map(ToString::to_string).collect(),
+        result: Ok(String::new()),
+    };
+    if !cfg.hook_errors.is_empty() {
+        v.result = Err(ConfigErrors(cfg.hook_errors.clone()));
+        return Ok(v);
+    }
+    for (name, why) in &cfg.skipped_hooks {
+        v.warnings.push(format!("hook `{name}` skipped: {why}"));
+    }
+    let layers: Vec<String> = cfg
+        .files
+        .iter()
+        .map(|f| format!("{} ({})", f.path.display(), f.layer))
+        .collect();
+    let entries: usize = policy
+        .events()
+        .filter_map(|e| policy.plan(e))
+        .map(|p| p.entries.len())
+        .sum();
+    v.result = Ok(format!(
+        "ok: {entries} enabled entries across {} events, from {}; {} HOOK.md hook(s)",
+        policy.events().count(),
+        layers.join(", "),
+        cfg.script_hooks.len()
+    ));
+    Ok(v)
 }
 
 /// What one dispatch needs: `ahp run`, `ahp gate` and `ahp hook` share it.

@@ -25,7 +25,9 @@
 
 pub mod adapters;
 pub mod cli;
+mod doctor;
 mod hook;
+pub mod install;
 mod respond;
 mod signals_cmd;
 

@@ -1,0 +1,383 @@
+//! `ahp doctor`: says plainly why ahp's hooks would not fire.
+//!
+//! For every agent config found (user and project scopes) it checks that
+//! the file parses, which events carry ahp's hook, that the hook command
+//! resolves, and the agent's own switches that silence hooks; then that
+//! the ahp policy validates and the project's hooks are trusted.
+
+use crate::adapters::Agent;
+use crate::install::{self, json, Scope, Shape};
+use ahp_config::trust::TrustStatus;
+use ahp_engine::Registry;
+use anyhow::{Context, Result};
+use serde_json::json;
+use std::path::{Path, PathBuf};
+
+/// Arguments of `ahp doctor`.
+#[derive(Debug, clap::Args)]
+pub struct DoctorArgs {
+    /// Project root (default: nearest ancestor with .ahp/ or .git/, else the current directory).
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
+    /// Output format: text (default) or json.
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: DoctorFormat,
+}
+
+/// Output formats of `ahp doctor`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum DoctorFormat {
+    /// One line per finding.
+    Text,
+    /// One JSON object with every check.
+    Json,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Level {
+    Ok,
+    Note,
+    Problem,
+}
+
+impl Level {
+    fn as_str(self) -> &'static str {
+        match self {
+            Level::Ok => "ok",
+            Level::Note => "note",
+            Level::Problem => "problem",
+        }
+    }
+}
+
+struct Finding {
+    subject: String,
+    level: Level,
+    message: String,
+}
+
+#[derive(Default)]
+struct Report {
+    findings: Vec<Finding>,
+}
+
+impl Report {
+    fn add(&mut self, subject: &str, level: Level, message: impl Into<String>) {
+        self.findings.push(Finding {
+            subject: subject.to_string(),
+            level,
+            message: message.into(),
+        });
+    }
+}
+
+/// The hook commands of one agent's config that run `… hook AGENT`, by event.
+fn ahp_commands(
+    agent: Agent,
+    shape: Shape,
+    path: &Path,
+    text: &str,
+) -> Result<Vec<(String, String)>, String> {
+    let is_ahp = |c: &str| {
+        let w: Vec<&str> = c.split_whitespace().collect();
+        w.len() >= 3 && w[1] == "hook" && w[2] == agent.name()
+    };
+    let mut out = Vec::new();
+    if shape == Shape::KimiToml {
+        let doc = text.parse::<toml_edit::DocumentMut>().map_err(|e| {
+            let (l, c) = e.span().map_or((1, 1), |s| json::line_col(text, s.start));
+            format!(
+                "{}:{l}:{c}: invalid TOML: {}",
+                path.display(),
+                e.message().trim()
+            )
+        })?;
+        if let Some(aot) = doc.get("hooks").and_then(|h| h.as_array_of_tables()) {
+            for t in aot.iter() {
+                let c = t.get("command").and_then(|c| c.as_str()).unwrap_or("");
+                if is_ahp(c) {
+                    let e = t.get("event").and_then(|e| e.as_str()).unwrap_or("?");
+                    out.push((e.to_string(), c.to_string()));
+                }
+            }
+        }
+        return Ok(out);
+    }
+    let root = json::parse(text).map_err(|e| {
+        format!(
+            "{}:{}:{}: invalid JSON: {}",
+            path.display(),
+            e.line,
+            e.column,
+            e.message
+        )
+    })?;
+    let Some(hooks) = root.get("hooks") else {
+        return Ok(out);
+    };
+    for ev in hooks.value.members() {
+        for item in ev.value.items() {
+            let mut cmds = Vec::new();
+            if let Some(h) = item.get("hooks") {
+                for handler in h.value.items() {
+                    if let Some(c) = handler.get("command").and_then(|c| c.value.as_str()) {
+                        cmds.push(c.to_string());
+                    }
+                }
+            }
+            for key in ["command", "bash"] {
+                if let Some(c) = item.get(key).and_then(|c| c.value.as_str()) {
+                    cmds.push(c.to_string());
+                }
+            }
+            for c in cmds.into_iter().filter(|c| is_ahp(c)) {
+                out.push((ev.key.clone(), c));
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn check_agent_file(r: &mut Report, agent: Agent, scope: Scope, path: &Path, root: &Path) {
+    let Some(shape) = install::shape(agent) else {
+        return;
+    };
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return,
+        Err(e) => {
+            r.add(
+                agent.name(),
+                Level::Problem,
+                format!("cannot read {}: {e}", path.display()),
+            );
+            return;
+        }
+    };
+    let subject = format!("{agent} ({})", scope.name());
+    let found = match ahp_commands(agent, shape, path, &text) {
+        Ok(f) => f,
+        Err(e) => {
+            r.add(
+                &subject,
+                Level::Problem,
+                format!("{e}; {agent} cannot read its hooks"),
+            );
+            return;
+        }
+    };
+    if found.is_empty() {
+        r.add(
+            &subject,
+            Level::Note,
+            format!(
+                "{} has no ahp hooks (run `ahp install {agent} --scope {}`)",
+                path.display(),
+                scope.name()
+            ),
+        );
+        return;
+    }
+    let events: Vec<&str> = found.iter().map(|(e, _)| e.as_str()).collect();
+    r.add(
+        &subject,
+        Level::Ok,
+        format!("{}: ahp hooks on {}", path.display(), events.join(", ")),
+    );
+    let missing: Vec<&str> = install::install_events(agent)
+        .into_iter()
+        .filter(|e| !events.contains(e))
+        .collect();
+    if !missing.is_empty() {
+        r.add(
+            &subject,
+            Level::Note,
+            format!(
+                "no ahp hook on {} (`ahp install {agent} --scope {}` adds them)",
+                missing.join(", "),
+                scope.name()
+            ),
+        );
+    }
+    let mut seen = Vec::new();
+    for (_, cmd) in &found {
+        let word = cmd.split_whitespace().next().unwrap_or("").to_string();
+        if seen.contains(&word) {
+            continue;
+        }
+        seen.push(word.clone());
+        match install::resolve_command(cmd, root) {
+            Some(p) => r.add(&subject, Level::Ok, format!("`{word}` resolves to {}", p.display())),
+            None if word.contains('/') => r.add(&subject, Level::Problem, format!("the hook command `{word}` does not exist; {agent} will fail to start it. Reinstall with --command pointing at ahp")),
+            None => r.add(&subject, Level::Problem, format!("`{word}` is not on PATH; {agent} will fail to start the hook. Put ahp on PATH, or reinstall with `ahp install {agent} --command /absolute/path/to/ahp`")),
+        }
+    }
+    if let Ok(root_node) = json::parse(&text) {
+        if matches!(shape, Shape::Copilot | Shape::Cursor) {
+            let v = root_node.get("version").map(|m| &m.value);
+            let ok = v.is_some_and(|v| matches!(&v.kind, json::Kind::Scalar(serde_json::Value::Number(n)) if n.as_u64() == Some(1)));
+            if !ok {
+                r.add(
+                    &subject,
+                    Level::Problem,
+                    format!(
+                        "{} has no `\"version\": 1`; {agent} ignores its hooks",
+                        path.display()
+                    ),
+                );
+            }
+        }
+        if matches!(agent, Agent::ClaudeCode | Agent::Copilot) {
+            let off = root_node.get("disableAllHooks").is_some_and(|m| {
+                matches!(
+                    m.value.kind,
+                    json::Kind::Scalar(serde_json::Value::Bool(true))
+                )
+            });
+            if off {
+                r.add(
+                    &subject,
+                    Level::Problem,
+                    format!(
+                        "{} sets `disableAllHooks: true`; no hook runs",
+                        path.display()
+                    ),
+                );
+            }
+        }
+    }
+    if agent == Agent::Codex {
+        r.add(&subject, Level::Note, "Codex: new hooks must be trusted in /hooks before they run (doctor cannot see Codex's trust list)");
+    }
+}
+
+/// HOOK.md hooks that run `ahp hook agenthooks` would make ahp start itself.
+fn check_agenthooks(r: &mut Report, dirs: &[PathBuf]) {
+    for dir in dirs {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            continue;
+        };
+        for e in entries.filter_map(Result::ok) {
+            for entry in ahp_config::hookmd::ENTRY_POINTS {
+                let p = e.path().join(entry);
+                if std::fs::read_to_string(&p).is_ok_and(|t| t.contains("hook agenthooks")) {
+                    r.add("agenthooks", Level::Problem, format!("{} runs `ahp hook agenthooks` from a HOOK.md hook directory ahp itself loads, so ahp would start itself on every dispatch; remove that hook", p.display()));
+                }
+            }
+        }
+    }
+}
+
+/// Runs `ahp doctor`.
+pub(crate) fn run(args: DoctorArgs, registry: &Registry) -> Result<u8> {
+    let root = match args.project.clone() {
+        Some(p) => p,
+        None => {
+            let cwd = std::env::current_dir().context("cannot determine the current directory")?;
+            ahp_config::find_project_root(&cwd).unwrap_or(cwd)
+        }
+    };
+    let home = install::home().ok();
+    let mut r = Report::default();
+    for agent in Agent::ALL {
+        for scope in install::scopes(agent) {
+            let base = match scope {
+                Scope::User => match &home {
+                    Some(h) => h.clone(),
+                    None => continue,
+                },
+                _ => PathBuf::new(),
+            };
+            if let Ok(path) = install::config_path(agent, *scope, &base, &root) {
+                check_agent_file(&mut r, agent, *scope, &path, &root);
+            }
+        }
+    }
+    let user_hooks = ahp_config::hookmd::user_hooks_dir(
+        std::env::var_os("XDG_CONFIG_HOME")
+            .filter(|x| !x.is_empty())
+            .map(PathBuf::from)
+            .as_deref(),
+        home.as_deref(),
+    );
+    let mut dirs = vec![ahp_config::hookmd::project_hooks_dir(&root)];
+    dirs.extend(user_hooks);
+    check_agenthooks(&mut r, &dirs);
+    if !r
+        .findings
+        .iter()
+        .any(|f| f.level == Level::Ok && f.message.contains("ahp hooks on"))
+    {
+        r.add("agents", Level::Problem, "no agent config has ahp's hooks, so ahp never runs; install them with `ahp install AGENT`");
+    }
+    match crate::cli::validate(Some(root.clone()), registry) {
+        Ok(v) => {
+            for w in v.warnings {
+                r.add("policy", Level::Note, w);
+            }
+            match v.result {
+                Ok(summary) => r.add("policy", Level::Ok, summary),
+                Err(e) => r.add(
+                    "policy",
+                    Level::Problem,
+                    format!(
+                        "HOOK.md hooks do not load, so hooks would fail:\n{}",
+                        e.to_string().trim_end()
+                    ),
+                ),
+            }
+        }
+        Err(e) => {
+            let text = match e.downcast_ref::<ahp_config::ConfigErrors>() {
+                Some(ce) => ce.to_string().trim_end().to_string(),
+                None => format!("{e:#}"),
+            };
+            r.add(
+                "policy",
+                Level::Problem,
+                format!("the ahp config does not validate, so every hook call fails:\n{text}"),
+            );
+        }
+    }
+    match crate::cli::trust_status(&root) {
+        Ok((set, _)) if set.is_empty() => r.add("trust", Level::Ok, "no project hooks to trust"),
+        Ok((_, TrustStatus::Trusted)) => r.add("trust", Level::Ok, "project hooks are trusted"),
+        Ok((_, TrustStatus::Untrusted)) => r.add("trust", Level::Problem, format!("the project hooks of {} are not trusted, so they do not run: review .agents/hooks and .ahp/hooks.yaml, then run `ahp trust`", root.display())),
+        Ok((_, TrustStatus::Changed { changed, .. })) => r.add("trust", Level::Problem, format!("the project hooks changed since you trusted them ({}), so they do not run: review them, then run `ahp trust`", changed.join(", "))),
+        Err(e) => r.add("trust", Level::Problem, format!("trust cannot be checked: {e:#}")),
+    }
+    let problems = r
+        .findings
+        .iter()
+        .filter(|f| f.level == Level::Problem)
+        .count();
+    match args.format {
+        DoctorFormat::Json => {
+            let findings: Vec<_> = r
+                .findings
+                .iter()
+                .map(|f| json!({"subject": f.subject, "level": f.level.as_str(), "message": f.message}))
+                .collect();
+            println!(
+                "{}",
+                json!({"project": root, "problems": problems, "findings": findings})
+            );
+        }
+        DoctorFormat::Text => {
+            println!("project: {}", root.display());
+            for f in &r.findings {
+                println!("{:<7} {}: {}", f.level.as_str(), f.subject, f.message);
+            }
+            if problems == 0 {
+                println!("all good");
+            } else {
+                println!("{problems} problem(s) found");
+            }
+        }
+    }
+    Ok(if problems == 0 {
+        crate::cli::EXIT_PROCEED
+    } else {
+        crate::cli::EXIT_ERROR
+    })
+}

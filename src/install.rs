@@ -1,0 +1,954 @@
+//! `ahp install AGENT` and `ahp uninstall AGENT`: put `ahp hook AGENT` into
+//! an agent's own hook config, and take it out again.
+//!
+//! Each agent's config facts (files per scope, the shape of one hook entry,
+//! timeout units) live in one table here ([`config_path`], [`Shape`]).
+//! Edits keep the user's file as it was around them: JSON is edited as text
+//! by span ([`json`]), Kimi's TOML with `toml_edit`. Install appends ahp's
+//! entries after the user's own; uninstall removes exactly the entries
+//! whose command starts with `CMD hook AGENT`, and the containers (event
+//! lists, `hooks`) that only held them, so install then uninstall gives
+//! back the original bytes.
+
+mod diff;
+pub(crate) mod json;
+
+use crate::adapters::Agent;
+use anyhow::{anyhow, bail, Context, Result};
+use serde_json::{json, Value};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Seconds an agent waits for `ahp hook` before giving up on it: the
+/// Claude Code and Codex default, and Kimi's maximum. ahp bounds its own
+/// script hooks well below this.
+pub const HOOK_TIMEOUT_SECS: u64 = 600;
+
+/// Where an agent's hook config lives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Scope {
+    /// The user's own config in the home directory: every project.
+    User,
+    /// The project's shared config, committed with the repository.
+    Project,
+    /// The project's personal config, not committed (Claude Code's
+    /// `.claude/settings.local.json`).
+    Local,
+}
+
+impl Scope {
+    /// The name used on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Scope::User => "user",
+            Scope::Project => "project",
+            Scope::Local => "local",
+        }
+    }
+}
+
+/// Arguments of `ahp install` and `ahp uninstall`.
+#[derive(Debug, clap::Args)]
+pub struct InstallArgs {
+    /// The agent whose hook config to change.
+    #[arg(value_enum)]
+    pub agent: Agent,
+    /// Which config: user (home directory, every project), project (committed with the
+    /// repository) or local (Claude Code's settings.local.json). Default: project, or user
+    /// for agents that only have a user config (kimi).
+    #[arg(long, value_enum)]
+    pub scope: Option<Scope>,
+    /// Print the change as a unified diff and write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Project root for the project and local scopes (default: nearest ancestor with .ahp/
+    /// or .git/, else the current directory).
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
+    /// The ahp executable the agent runs: hooks call `CMD hook AGENT`, and uninstall
+    /// removes the entries whose command starts with it. Give an absolute path when ahp
+    /// is not on the agent's PATH.
+    #[arg(long, value_name = "CMD", default_value = "ahp")]
+    pub command: String,
+}
+
+/// How one agent's hook entries look.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    /// `hooks.<Event>: [{matcher?, hooks: [{type, command, timeout}]}]`
+    /// (Claude Code, Codex, Gemini). `millis`: the timeout is in ms.
+    Nested {
+        /// Timeout in milliseconds (Gemini) rather than seconds.
+        millis: bool,
+    },
+    /// `version: 1`, `hooks.<event>: [{type, bash, timeoutSec}]` (Copilot).
+    Copilot,
+    /// `version: 1`, `hooks.<event>: [{command}]` (Cursor).
+    Cursor,
+    /// `[[hooks]]` tables with event, command, timeout (Kimi, TOML).
+    KimiToml,
+}
+
+/// The entry shape of `agent`'s config.
+pub fn shape(agent: Agent) -> Option<Shape> {
+    match agent {
+        Agent::ClaudeCode | Agent::Codex => Some(Shape::Nested { millis: false }),
+        Agent::Gemini => Some(Shape::Nested { millis: true }),
+        Agent::Copilot => Some(Shape::Copilot),
+        Agent::Cursor => Some(Shape::Cursor),
+        Agent::Kimi => Some(Shape::KimiToml),
+        Agent::AgentHooks => None,
+    }
+}
+
+/// Why `ahp install agenthooks` is refused.
+pub const AGENTHOOKS_REFUSAL: &str = "\
+ahp does not install itself as an Agent Hooks (HOOK.md) hook: ahp already runs the HOOK.md hooks \
+of ~/.config/agents/hooks and .agents/hooks as part of its own policy, so an `ahp` hook there would \
+make every ahp dispatch start ahp again (and the standard needs one hook directory per event). \
+Point your agent at `ahp hook agenthooks` from its own hook settings instead, or use the agent's \
+own adapter (`ahp install claude-code`, `ahp install kimi`, …).";
+
+/// The scopes `agent` has, in the order `ahp doctor` reports them.
+pub fn scopes(agent: Agent) -> &'static [Scope] {
+    match agent {
+        Agent::ClaudeCode => &[Scope::User, Scope::Project, Scope::Local],
+        Agent::Codex | Agent::Gemini | Agent::Copilot | Agent::Cursor => {
+            &[Scope::User, Scope::Project]
+        }
+        Agent::Kimi => &[Scope::User],
+        Agent::AgentHooks => &[],
+    }
+}
+
+/// The scope used when none is given.
+pub fn default_scope(agent: Agent) -> Scope {
+    if scopes(agent).contains(&Scope::Project) {
+        Scope::Project
+    } else {
+        Scope::User
+    }
+}
+
+/// The home directory, for the user scope.
+pub(crate) fn home() -> Result<PathBuf> {
+    std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from)
+        .ok_or_else(|| anyhow!("HOME is not set; cannot find the user config"))
+}
+
+/// The config file of `agent` at `scope`.
+///
+/// ```
+/// use ahp::adapters::Agent;
+/// use ahp::install::{config_path, Scope};
+/// use std::path::Path;
+/// let p = config_path(Agent::ClaudeCode, Scope::Local, Path::new("/h"), Path::new("/p")).unwrap();
+/// assert_eq!(p, Path::new("/p/.claude/settings.local.json"));
+/// assert!(config_path(Agent::Kimi, Scope::Project, Path::new("/h"), Path::new("/p")).is_err());
+/// ```
+pub fn config_path(agent: Agent, scope: Scope, home: &Path, project: &Path) -> Result<PathBuf> {
+    let p = match (agent, scope) {
+        (Agent::ClaudeCode, Scope::User) => home.join(".claude/settings.json"),
+        (Agent::ClaudeCode, Scope::Project) => project.join(".claude/settings.json"),
+        (Agent::ClaudeCode, Scope::Local) => project.join(".claude/settings.local.json"),
+        (Agent::Codex, Scope::User) => home.join(".codex/hooks.json"),
+        (Agent::Codex, Scope::Project) => project.join(".codex/hooks.json"),
+        (Agent::Gemini, Scope::User) => home.join(".gemini/settings.json"),
+        (Agent::Gemini, Scope::Project) => project.join(".gemini/settings.json"),
+        // Copilot loads every *.json of its hooks directories: ahp keeps
+        // its own file there.
+        (Agent::Copilot, Scope::User) => match std::env::var_os("COPILOT_HOME") {
+            Some(h) if !h.is_empty() => PathBuf::from(h).join("hooks/ahp.json"),
+            _ => home.join(".copilot/hooks/ahp.json"),
+        },
+        (Agent::Copilot, Scope::Project) => project.join(".github/hooks/ahp.json"),
+        (Agent::Cursor, Scope::User) => home.join(".cursor/hooks.json"),
+        (Agent::Cursor, Scope::Project) => project.join(".cursor/hooks.json"),
+        (Agent::Kimi, Scope::User) => home.join(".kimi/config.toml"),
+        (Agent::AgentHooks, _) => bail!("{AGENTHOOKS_REFUSAL}"),
+        (agent, scope) => {
+            let have: Vec<&str> = scopes(agent).iter().map(|s| s.name()).collect();
+            bail!(
+                "{agent} has no {} hook config; its scopes: {}",
+                scope.name(),
+                have.join(", ")
+            )
+        }
+    };
+    Ok(p)
+}
+
+/// The agent's event names ahp registers: every event that maps to an
+/// ahp event. Copilot's PascalCase names are left out: they are the same
+/// events in VS Code's shape, and registering both would run ahp twice.
+///
+/// ```
+/// use ahp::adapters::Agent;
+/// let ev = ahp::install::install_events(Agent::Copilot);
+/// assert!(ev.contains(&"preToolUse") && !ev.contains(&"PreToolUse"));
+/// assert!(!ahp::install::install_events(Agent::ClaudeCode).contains(&"Notification"));
+/// ```
+pub fn install_events(agent: Agent) -> Vec<&'static str> {
+    agent
+        .events()
+        .iter()
+        .filter(|(_, e)| e.is_some())
+        .map(|(n, _)| *n)
+        .filter(|n| agent != Agent::Copilot || n.starts_with(|c: char| c.is_ascii_lowercase()))
+        .collect()
+}
+
+/// The command installed for `event`: `CMD hook AGENT`, plus `--event` for
+/// Copilot, whose stdin does not name the event.
+pub fn hook_command(agent: Agent, base: &str, event: &str) -> String {
+    match agent {
+        Agent::Copilot => format!("{base} hook {agent} --event {event}"),
+        _ => format!("{base} hook {agent}"),
+    }
+}
+
+/// True when `command` is one of ahp's hooks for `agent` run with `base`.
+pub fn is_ours(command: &str, agent: Agent, base: &str) -> bool {
+    let prefix = format!("{base} hook {agent}");
+    let command = command.trim();
+    command == prefix
+        || command
+            .strip_prefix(&prefix)
+            .is_some_and(|r| r.starts_with(char::is_whitespace))
+}
+
+/// One planned change of a file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Change {
+    /// The file.
+    pub path: PathBuf,
+    /// Its text now (`None`: it does not exist).
+    pub before: Option<String>,
+    /// Its text after (`None`: delete it).
+    pub after: Option<String>,
+    /// The events added or removed.
+    pub events: Vec<String>,
+    /// Things to tell the user.
+    pub notes: Vec<String>,
+}
+
+impl Change {
+    /// True when nothing would change.
+    pub fn is_noop(&self) -> bool {
+        self.before == self.after
+    }
+
+    /// The unified diff of the change.
+    pub fn diff(&self) -> String {
+        let name = self.path.display().to_string();
+        let (a, b) = (
+            self.before.as_ref().map_or("/dev/null", |_| name.as_str()),
+            self.after.as_ref().map_or("/dev/null", |_| name.as_str()),
+        );
+        diff::unified(
+            self.before.as_deref().unwrap_or(""),
+            self.after.as_deref().unwrap_or(""),
+            a,
+            b,
+        )
+    }
+}
+
+fn read_existing(path: &Path) -> Result<Option<String>> {
+    match std::fs::read(path) {
+        Ok(bytes) => String::from_utf8(bytes).map(Some).map_err(|e| {
+            anyhow!(
+                "{}: not UTF-8 (invalid byte at offset {})",
+                path.display(),
+                e.utf8_error().valid_up_to()
+            )
+        }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(anyhow!("cannot read {}: {e}", path.display())),
+    }
+}
+
+/// The planned install of `agent` into `path`.
+pub fn plan_install(agent: Agent, path: &Path, base: &str) -> Result<Change> {
+    let before = read_existing(path)?;
+    let shape = shape(agent).ok_or_else(|| anyhow!("{AGENTHOOKS_REFUSAL}"))?;
+    let (after, events, notes) = match shape {
+        Shape::KimiToml => kimi_install(path, before.as_deref(), agent, base)?,
+        _ => json_install(path, before.as_deref(), agent, shape, base)?,
+    };
+    Ok(Change {
+        path: path.to_path_buf(),
+        before,
+        after: Some(after),
+        events,
+        notes,
+    })
+}
+
+/// The planned uninstall of `agent` from `path`.
+pub fn plan_uninstall(agent: Agent, path: &Path, base: &str) -> Result<Change> {
+    let before = read_existing(path)?;
+    let shape = shape(agent).ok_or_else(|| anyhow!("{AGENTHOOKS_REFUSAL}"))?;
+    let Some(text) = before.clone() else {
+        return Ok(Change {
+            path: path.to_path_buf(),
+            before: None,
+            after: None,
+            events: Vec::new(),
+            notes: Vec::new(),
+        });
+    };
+    let (after, events) = match shape {
+        Shape::KimiToml => kimi_uninstall(path, &text, agent, base)?,
+        _ => json_uninstall(path, &text, agent, shape, base)?,
+    };
+    Ok(Change {
+        path: path.to_path_buf(),
+        before,
+        after,
+        events,
+        notes: Vec::new(),
+    })
+}
+
+// ---- JSON agents ----
+
+fn parse_json_file(path: &Path, text: &str) -> Result<json::Node> {
+    let root = json::parse(text).map_err(|e| {
+        anyhow!(
+            "{}:{}:{}: invalid JSON: {}; nothing was written",
+            path.display(),
+            e.line,
+            e.column,
+            e.message
+        )
+    })?;
+    if !root.is_object() {
+        let (l, c) = json::line_col(text, root.start);
+        bail!(
+            "{}:{l}:{c}: expected a JSON object at the top, found {}; nothing was written",
+            path.display(),
+            root.kind_name()
+        );
+    }
+    Ok(root)
+}
+
+fn wrong_kind(path: &Path, text: &str, node: &json::Node, what: &str, want: &str) -> anyhow::Error {
+    let (l, c) = json::line_col(text, node.start);
+    anyhow!(
+        "{}:{l}:{c}: `{what}` must be {want}, found {}; nothing was written",
+        path.display(),
+        node.kind_name()
+    )
+}
+
+/// The command strings of one array element of `hooks.<event>`.
+fn entry_commands(shape: Shape, entry: &json::Node) -> Vec<String> {
+    let mut out = Vec::new();
+    match shape {
+        Shape::Nested { .. } => {
+            if let Some(m) = entry.get("hooks") {
+                for h in m.value.items() {
+                    if let Some(c) = h.get("command").and_then(|c| c.value.as_str()) {
+                        out.push(c.to_string());
+                    }
+                }
+            }
+        }
+        _ => {
+            for key in ["command", "bash", "powershell"] {
+                if let Some(c) = entry.get(key).and_then(|c| c.value.as_str()) {
+                    out.push(c.to_string());
+                }
+            }
+        }
+    }
+    out
+}
+
+fn json_entry(agent: Agent, shape: Shape, base: &str, event: &str) -> Value {
+    let command = hook_command(agent, base, event);
+    match shape {
+        Shape::Nested { millis: false } => json!({"hooks": [{
+            "type": "command", "command": command, "timeout": HOOK_TIMEOUT_SECS
+        }]}),
+        Shape::Nested { millis: true } => json!({"hooks": [{
+            "type": "command", "command": command, "name": "ahp",
+            "timeout": HOOK_TIMEOUT_SECS * 1000
+        }]}),
+        Shape::Copilot => {
+            json!({"type": "command", "bash": command, "timeoutSec": HOOK_TIMEOUT_SECS})
+        }
+        _ => json!({ "command": command }),
+    }
+}
+
+type Planned = (String, Vec<String>, Vec<String>);
+
+fn json_install(
+    path: &Path,
+    before: Option<&str>,
+    agent: Agent,
+    shape: Shape,
+    base: &str,
+) -> Result<Planned> {
+    let versioned = matches!(shape, Shape::Copilot | Shape::Cursor);
+    let mut text = match before {
+        Some(t) => t.to_string(),
+        None if versioned => "{\n  \"version\": 1\n}\n".to_string(),
+        None => "{\n}\n".to_string(),
+    };
+    let mut notes = Vec::new();
+    let root = parse_json_file(path, &text)?;
+    if versioned {
+        match root.get("version") {
+            None => {
+                text = json::append(&text, &root, Some("version"), &json!(1));
+                notes.push(format!(
+                    "added \"version\": 1 to {} ({agent} ignores hooks files without it)",
+                    path.display()
+                ));
+            }
+            Some(m) if m.value.kind_name() != "a number" => {
+                return Err(wrong_kind(path, &text, &m.value, "version", "the number 1"))
+            }
+            Some(_) => {}
+        }
+    }
+    let root = parse_json_file(path, &text)?;
+    match root.get("hooks") {
+        None => text = json::append(&text, &root, Some("hooks"), &json!({})),
+        Some(m) if !m.value.is_object() => {
+            return Err(wrong_kind(path, &text, &m.value, "hooks", "an object"))
+        }
+        Some(_) => {}
+    }
+    let mut added = Vec::new();
+    for event in install_events(agent) {
+        let root = parse_json_file(path, &text)?;
+        let Some(hooks) = root.get("hooks") else {
+            bail!("internal error: `hooks` vanished from {}", path.display());
+        };
+        let entry = json_entry(agent, shape, base, event);
+        match hooks.value.get(event) {
+            None => {
+                text = json::append(&text, &hooks.value, Some(event), &json!([entry]));
+            }
+            Some(m) if !m.value.is_array() => {
+                return Err(wrong_kind(
+                    path,
+                    &text,
+                    &m.value,
+                    &format!("hooks.{event}"),
+                    "an array",
+                ))
+            }
+            Some(m) => {
+                let present = m
+                    .value
+                    .items()
+                    .iter()
+                    .flat_map(|e| entry_commands(shape, e))
+                    .any(|c| is_ours(&c, agent, base));
+                if present {
+                    continue;
+                }
+                text = json::append(&text, &m.value, None, &entry);
+            }
+        }
+        added.push(event.to_string());
+    }
+    if added.is_empty() {
+        // Nothing to add: leave even an added `version` or `hooks` out.
+        return Ok((before.map_or(text, str::to_string), added, Vec::new()));
+    }
+    // Check the result parses as plain data, as the agent will read it.
+    parse_json_file(path, &text)
+        .context("ahp produced invalid JSON (a bug); nothing was written")?;
+    Ok((text, added, notes))
+}
+
+/// What to remove next: the path down to one of ahp's hooks.
+fn next_removal(
+    root: &json::Node,
+    shape: Shape,
+    agent: Agent,
+    base: &str,
+) -> Option<(usize, usize, Option<usize>)> {
+    let hooks = &root.get("hooks")?.value;
+    for (ei, ev) in hooks.members().iter().enumerate() {
+        for (ii, item) in ev.value.items().iter().enumerate() {
+            match shape {
+                Shape::Nested { .. } => {
+                    let Some(handlers) = item.get("hooks") else {
+                        continue;
+                    };
+                    for (hi, h) in handlers.value.items().iter().enumerate() {
+                        if h.get("command")
+                            .and_then(|c| c.value.as_str())
+                            .is_some_and(|c| is_ours(c, agent, base))
+                        {
+                            return Some((ei, ii, Some(hi)));
+                        }
+                    }
+                }
+                _ => {
+                    if entry_commands(shape, item)
+                        .iter()
+                        .any(|c| is_ours(c, agent, base))
+                    {
+                        return Some((ei, ii, None));
+                    }
+                }
+            }
+        }
+    }
+    None
+}
+
+type Removed = (Option<String>, Vec<String>);
+
+fn json_uninstall(
+    path: &Path,
+    before: &str,
+    agent: Agent,
+    shape: Shape,
+    base: &str,
+) -> Result<Removed> {
+    let mut text = before.to_string();
+    let mut events: Vec<String> = Vec::new();
+    loop {
+        let root = parse_json_file(path, &text)?;
+        let Some((ei, ii, hi)) = next_removal(&root, shape, agent, base) else {
+            break;
+        };
+        let Some(hooks_member) = root.get("hooks") else {
+            break;
+        };
+        let hooks_index = root
+            .members()
+            .iter()
+            .position(|m| m.key == "hooks")
+            .unwrap_or(0);
+        let hooks = &hooks_member.value;
+        let event = &hooks.members()[ei];
+        let item = &event.value.items()[ii];
+        if !events.contains(&event.key) {
+            events.push(event.key.clone());
+        }
+        // Remove the smallest enclosing container that would be left
+        // empty, so what install created goes away whole.
+        text = match hi {
+            Some(hi) if item.get("hooks").is_some_and(|h| h.value.items().len() > 1) => {
+                let handlers = item.get("hooks").map(|h| &h.value);
+                match handlers {
+                    Some(h) => json::remove(&text, h, hi),
+                    None => break,
+                }
+            }
+            _ if event.value.items().len() > 1 => json::remove(&text, &event.value, ii),
+            _ if hooks.members().len() > 1 => json::remove(&text, hooks, ei),
+            _ => json::remove(&text, &root, hooks_index),
+        };
+    }
+    if events.is_empty() {
+        return Ok((Some(text), events));
+    }
+    let root = parse_json_file(path, &text)?;
+    let left: Vec<&str> = root.members().iter().map(|m| m.key.as_str()).collect();
+    let empty =
+        left.is_empty() || (matches!(shape, Shape::Copilot | Shape::Cursor) && left == ["version"]);
+    Ok((if empty { None } else { Some(text) }, events))
+}
+
+// ---- Kimi (TOML) ----
+
+fn parse_toml_file(path: &Path, text: &str) -> Result<toml_edit::DocumentMut> {
+    text.parse::<toml_edit::DocumentMut>().map_err(|e| {
+        let (l, c) = e.span().map_or((1, 1), |s| json::line_col(text, s.start));
+        anyhow!(
+            "{}:{l}:{c}: invalid TOML: {}; nothing was written",
+            path.display(),
+            e.message().trim()
+        )
+    })
+}
+
+fn kimi_install(path: &Path, before: Option<&str>, agent: Agent, base: &str) -> Result<Planned> {
+    let text = before.unwrap_or("");
+    let mut doc = parse_toml_file(path, text)?;
+    let aot = match doc.get_mut("hooks") {
+        None => {
+            doc.insert(
+                "hooks",
+                toml_edit::Item::ArrayOfTables(toml_edit::ArrayOfTables::new()),
+            );
+            doc.get_mut("hooks").and_then(|h| h.as_array_of_tables_mut())
+        }
+        Some(item) => match item.as_array_of_tables_mut() {
+            Some(a) => Some(a),
+            None => bail!(
+                "{}: `hooks` must be an array of tables ([[hooks]] sections), found {}; nothing was written",
+                path.display(),
+                item.type_name()
+            ),
+        },
+    };
+    let Some(aot) = aot else {
+        bail!("internal error: cannot add [[hooks]] to {}", path.display());
+    };
+    let mut added = Vec::new();
+    for event in install_events(agent) {
+        let present = aot.iter().any(|t| {
+            t.get("event").and_then(|e| e.as_str()) == Some(event)
+                && t.get("command")
+                    .and_then(|c| c.as_str())
+                    .is_some_and(|c| is_ours(c, agent, base))
+        });
+        if present {
+            continue;
+        }
+        let mut t = toml_edit::Table::new();
+        t.insert("event", toml_edit::value(event));
+        t.insert(
+            "command",
+            toml_edit::value(hook_command(agent, base, event)),
+        );
+        t.insert("timeout", toml_edit::value(HOOK_TIMEOUT_SECS as i64));
+        aot.push(t);
+        added.push(event.to_string());
+    }
+    if added.is_empty() {
+        return Ok((text.to_string(), added, Vec::new()));
+    }
+    let out = doc.to_string();
+    parse_toml_file(path, &out)
+        .context("ahp produced invalid TOML (a bug); nothing was written")?;
+    Ok((out, added, Vec::new()))
+}
+
+fn kimi_uninstall(path: &Path, before: &str, agent: Agent, base: &str) -> Result<Removed> {
+    let mut doc = parse_toml_file(path, before)?;
+    let mut events = Vec::new();
+    let Some(aot) = doc
+        .get_mut("hooks")
+        .and_then(|h| h.as_array_of_tables_mut())
+    else {
+        return Ok((Some(before.to_string()), events));
+    };
+    aot.retain(|t| {
+        let ours = t
+            .get("command")
+            .and_then(|c| c.as_str())
+            .is_some_and(|c| is_ours(c, agent, base));
+        if ours {
+            if let Some(e) = t.get("event").and_then(|e| e.as_str()) {
+                events.push(e.to_string());
+            }
+        }
+        !ours
+    });
+    if events.is_empty() {
+        return Ok((Some(before.to_string()), events));
+    }
+    if aot.is_empty() {
+        doc.remove("hooks");
+    }
+    let out = doc.to_string();
+    Ok((
+        if out.trim().is_empty() {
+            None
+        } else {
+            Some(out)
+        },
+        events,
+    ))
+}
+
+// ---- writing ----
+
+/// Writes `text` to `path` atomically (a temp file in the same directory,
+/// then rename), keeping an existing file's permissions and writing
+/// through a symlink to its target.
+pub(crate) fn write_atomic(path: &Path, text: &str) -> Result<()> {
+    let target = match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => std::fs::canonicalize(path)
+            .with_context(|| format!("cannot resolve the symlink {}", path.display()))?,
+        _ => path.to_path_buf(),
+    };
+    let dir = match target.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let perms = std::fs::metadata(&target).ok().map(|m| m.permissions());
+    let name = target
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "config".into());
+    let tmp = dir.join(format!(".{name}.ahp-{}.tmp", std::process::id()));
+    let result = (|| -> std::io::Result<()> {
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)?;
+        f.write_all(text.as_bytes())?;
+        if let Some(p) = &perms {
+            f.set_permissions(p.clone())?;
+        }
+        f.sync_all()?;
+        std::fs::rename(&tmp, &target)
+    })();
+    if let Err(e) = result {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(anyhow!("cannot write {}: {e}", target.display()));
+    }
+    Ok(())
+}
+
+fn apply(change: &Change) -> Result<()> {
+    match &change.after {
+        Some(text) => write_atomic(&change.path, text),
+        None if change.before.is_some() => std::fs::remove_file(&change.path)
+            .with_context(|| format!("cannot remove {}", change.path.display())),
+        None => Ok(()),
+    }
+}
+
+fn project_root(project: Option<PathBuf>) -> Result<PathBuf> {
+    match project {
+        Some(p) => Ok(p),
+        None => {
+            let cwd = std::env::current_dir().context("cannot determine the current directory")?;
+            Ok(ahp_config::find_project_root(&cwd).unwrap_or(cwd))
+        }
+    }
+}
+
+/// The first word of `command` found as a file or on PATH.
+pub(crate) fn resolve_command(command: &str, base_dir: &Path) -> Option<PathBuf> {
+    let word = command.split_whitespace().next()?;
+    if word.contains('/') {
+        let p = Path::new(word);
+        let p = if p.is_absolute() {
+            p.to_path_buf()
+        } else {
+            base_dir.join(p)
+        };
+        return p.is_file().then_some(p);
+    }
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join(word))
+        .find(|p| is_executable(p))
+}
+
+fn is_executable(p: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// Runs `ahp install` (`remove == false`) or `ahp uninstall`.
+pub(crate) fn run(args: InstallArgs, remove: bool) -> Result<u8> {
+    if args.agent == Agent::AgentHooks {
+        bail!("{AGENTHOOKS_REFUSAL}");
+    }
+    if args.command.trim().is_empty() {
+        bail!("--command must not be empty");
+    }
+    let scope = args.scope.unwrap_or_else(|| default_scope(args.agent));
+    let root = project_root(args.project)?;
+    let home = match scope {
+        Scope::User => home()?,
+        _ => PathBuf::new(),
+    };
+    let path = config_path(args.agent, scope, &home, &root)?;
+    let base = args.command.trim();
+    let change = if remove {
+        plan_uninstall(args.agent, &path, base)?
+    } else {
+        plan_install(args.agent, &path, base)?
+    };
+    let agent = args.agent;
+    let mut out = std::io::stdout().lock();
+    if args.dry_run {
+        if change.is_noop() {
+            writeln!(out, "{}: nothing to change", path.display())?;
+        } else {
+            write!(out, "{}", change.diff())?;
+        }
+        return Ok(crate::cli::EXIT_PROCEED);
+    }
+    if change.is_noop() {
+        if remove {
+            writeln!(
+                out,
+                "no ahp hooks for {agent} (`{base} hook {agent}`) in {}; nothing changed",
+                path.display()
+            )?;
+        } else {
+            writeln!(
+                out,
+                "ahp is already installed for {agent} in {}; nothing changed",
+                path.display()
+            )?;
+        }
+        return Ok(crate::cli::EXIT_PROCEED);
+    }
+    apply(&change)?;
+    if remove {
+        let what = if change.after.is_none() {
+            "; the file held nothing else and was removed"
+        } else {
+            ""
+        };
+        writeln!(
+            out,
+            "removed ahp's {agent} hooks ({}) from {}{what}",
+            change.events.join(", "),
+            path.display()
+        )?;
+        return Ok(crate::cli::EXIT_PROCEED);
+    }
+    writeln!(
+        out,
+        "installed `{}` for {agent} ({} scope) in {}: {}",
+        hook_command(agent, base, "EVENT").replace(" --event EVENT", " --event <event>"),
+        scope.name(),
+        path.display(),
+        change.events.join(", ")
+    )?;
+    for n in &change.notes {
+        writeln!(out, "note: {n}")?;
+    }
+    if resolve_command(base, &root).is_none() {
+        writeln!(
+            out,
+            "warning: `{}` is not found on PATH; the agent will fail to start the hook. Put ahp on PATH or reinstall with --command /absolute/path/to/ahp",
+            base.split_whitespace().next().unwrap_or(base)
+        )?;
+    }
+    for step in next_steps(agent) {
+        writeln!(out, "next: {step}")?;
+    }
+    writeln!(out, "next: run `ahp doctor` to check the setup")?;
+    Ok(crate::cli::EXIT_PROCEED)
+}
+
+/// What the user must still do for the hooks to fire.
+pub fn next_steps(agent: Agent) -> Vec<&'static str> {
+    match agent {
+        Agent::Codex => vec![
+            "Codex runs a new or changed hook only after you trust it: open Codex and review the hooks in /hooks",
+        ],
+        Agent::Cursor => vec!["restart Cursor so it reloads hooks.json"],
+        Agent::Gemini | Agent::ClaudeCode | Agent::Kimi | Agent::Copilot => {
+            vec!["start a new session of the agent so it reads its hooks again"]
+        }
+        Agent::AgentHooks => Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ours_means_the_prefix_then_a_space_or_the_end() {
+        assert!(is_ours("ahp hook codex", Agent::Codex, "ahp"));
+        assert!(is_ours(
+            "ahp hook copilot --event preToolUse",
+            Agent::Copilot,
+            "ahp"
+        ));
+        assert!(!is_ours("ahp hook codexx", Agent::Codex, "ahp"));
+        assert!(!is_ours("my-ahp hook codex", Agent::Codex, "ahp"));
+        assert!(!is_ours("/opt/ahp hook codex", Agent::Codex, "ahp"));
+    }
+
+    #[test]
+    fn every_agent_but_agenthooks_has_a_file_per_scope() {
+        for agent in Agent::ALL {
+            for scope in scopes(agent) {
+                let p = config_path(agent, *scope, Path::new("/h"), Path::new("/p")).unwrap();
+                assert!(p.starts_with("/h") || p.starts_with("/p"), "{p:?}");
+            }
+            assert!(!install_events(agent).is_empty() || agent == Agent::AgentHooks);
+        }
+        assert!(config_path(
+            Agent::AgentHooks,
+            Scope::User,
+            Path::new("/h"),
+            Path::new("/p")
+        )
+        .is_err());
+    }
+
+    #[test]
+    fn nested_install_uninstall_round_trips_and_is_idempotent() {
+        let p = Path::new("settings.json");
+        let before = "{\n  // mine\n  \"model\": \"x\",\n  \"hooks\": {\n    \"PreToolUse\": [\n      {\"matcher\": \"Bash\", \"hooks\": [{\"type\": \"command\", \"command\": \"my-check\"}]}\n    ]\n  }\n}\n";
+        let (after, added, _) = json_install(
+            p,
+            Some(before),
+            Agent::ClaudeCode,
+            Shape::Nested { millis: false },
+            "ahp",
+        )
+        .unwrap();
+        assert_eq!(added.len(), install_events(Agent::ClaudeCode).len());
+        assert!(after.contains("my-check") && after.contains("// mine"));
+        let (again, added2, _) = json_install(
+            p,
+            Some(&after),
+            Agent::ClaudeCode,
+            Shape::Nested { millis: false },
+            "ahp",
+        )
+        .unwrap();
+        assert!(added2.is_empty());
+        assert_eq!(again, after);
+        let (removed, events) = json_uninstall(
+            p,
+            &after,
+            Agent::ClaudeCode,
+            Shape::Nested { millis: false },
+            "ahp",
+        )
+        .unwrap();
+        assert_eq!(events.len(), added.len());
+        assert_eq!(removed.as_deref(), Some(before));
+    }
+
+    #[test]
+    fn a_file_install_created_is_removed_whole() {
+        let p = Path::new("hooks.json");
+        let (after, _, _) = json_install(p, None, Agent::Cursor, Shape::Cursor, "ahp").unwrap();
+        assert!(
+            after.starts_with("{\n  \"version\": 1,\n  \"hooks\": {\n"),
+            "{after}"
+        );
+        let (removed, _) = json_uninstall(p, &after, Agent::Cursor, Shape::Cursor, "ahp").unwrap();
+        assert_eq!(removed, None);
+    }
+
+    #[test]
+    fn kimi_round_trip_keeps_comments() {
+        let p = Path::new("config.toml");
+        let before = "# my kimi\ndefault_model = \"k2\" # inline\n\n[[hooks]]\nevent = \"Stop\"\ncommand = \"notify-send done\"\n\n[ui]\ntheme = \"dark\"\n";
+        let (after, added, _) = kimi_install(p, Some(before), Agent::Kimi, "ahp").unwrap();
+        assert!(!added.is_empty());
+        assert!(
+            after.contains("# my kimi") && after.contains("# inline"),
+            "{after}"
+        );
+        let (again, added2, _) = kimi_install(p, Some(&after), Agent::Kimi, "ahp").unwrap();
+        assert!(added2.is_empty());
+        assert_eq!(again, after);
+        let (removed, _) = kimi_uninstall(p, &after, Agent::Kimi, "ahp").unwrap();
+        assert_eq!(removed.as_deref(), Some(before), "after install:\n{after}");
+    }
+}

@@ -1,0 +1,422 @@
+//! `ahp install` / `ahp uninstall` / `ahp doctor`, end to end: install into
+//! a user's existing config, run the installed command with an agent
+//! fixture, uninstall and get the original bytes back.
+
+mod common;
+
+use common::{stderr, stdout, Sandbox};
+use std::path::{Path, PathBuf};
+
+fn fixture(agent: &str, name: &str) -> Vec<u8> {
+    std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/agents")
+            .join(agent)
+            .join(name),
+    )
+    .unwrap()
+}
+
+/// A user's config with their own settings, hooks and (where the format
+/// allows) comments.
+fn user_config(agent: &str) -> (&'static str, &'static str, bool) {
+    // (relative path, text, under home)
+    match agent {
+        "claude-code" => (
+            ".claude/settings.json",
+            "{\n    \"model\": \"opus\",\n    \"permissions\": {\"allow\": [\"Bash(ls:*)\"]},\n    \"hooks\": {\n        \"PreToolUse\": [\n            {\n                \"matcher\": \"Bash\",\n                \"hooks\": [{\"type\": \"command\", \"command\": \"./my-guard.sh\"}]\n            }\n        ]\n    }\n}\n",
+            false,
+        ),
+        "codex" => (
+            ".codex/hooks.json",
+            "{\n  \"hooks\": {\n    \"Stop\": [\n      {\"hooks\": [{\"type\": \"command\", \"command\": \"notify done\", \"timeout\": 5}]}\n    ]\n  }\n}\n",
+            false,
+        ),
+        "gemini" => (
+            ".gemini/settings.json",
+            "// my gemini settings\n{\n  \"theme\": \"GitHub\", // the light one\n  \"general\": {\n    \"vimMode\": true\n  }\n}\n",
+            false,
+        ),
+        "copilot" => (".github/hooks/ahp.json", "", false),
+        "cursor" => (
+            ".cursor/hooks.json",
+            "{\n  // team hooks\n  \"version\": 1,\n  \"hooks\": {\n    \"afterFileEdit\": [{ \"command\": \"./format.sh\" }]\n  }\n}\n",
+            false,
+        ),
+        "kimi" => (
+            ".kimi/config.toml",
+            "# Kimi settings\ndefault_model = \"kimi-k2\"  # fast\n\n[[hooks]]\nevent = \"Stop\"\ncommand = \"notify-send done\"\ntimeout = 5\n\n[loop_control]\nmax_steps_per_run = 100\n",
+            true,
+        ),
+        _ => unreachable!(),
+    }
+}
+
+fn pre_tool_fixture(agent: &str) -> &'static str {
+    match agent {
+        "claude-code" | "codex" | "kimi" => "PreToolUse.json",
+        "gemini" => "BeforeTool.json",
+        "copilot" => "preToolUse.json",
+        "cursor" => "beforeShellExecution.json",
+        _ => unreachable!(),
+    }
+}
+
+fn config_path(sb: &Sandbox, rel: &str, home: bool) -> PathBuf {
+    if home {
+        sb.home.path().join(rel)
+    } else {
+        sb.root().join(rel)
+    }
+}
+
+/// The installed command for the fixture's event, read back from the file.
+fn installed_command(agent: &str, text: &str) -> String {
+    let line = text
+        .lines()
+        .find(|l| {
+            l.contains(&format!("hook {agent}")) && (agent != "copilot" || l.contains("preToolUse"))
+        })
+        .unwrap_or_else(|| panic!("no ahp hook in:\n{text}"));
+    let start = line.find("ahp hook").unwrap();
+    let rest = &line[start..];
+    rest[..rest.find('"').unwrap()].to_string()
+}
+
+#[test]
+fn every_agent_installs_runs_and_uninstalls_byte_for_byte() {
+    for agent in [
+        "claude-code",
+        "codex",
+        "gemini",
+        "copilot",
+        "cursor",
+        "kimi",
+    ] {
+        let sb = Sandbox::new();
+        let (rel, text, home) = user_config(agent);
+        let path = config_path(&sb, rel, home);
+        if !text.is_empty() {
+            if home {
+                sb.write_home(rel, text);
+            } else {
+                sb.write(rel, text);
+            }
+        }
+        let out = sb.ahp().args(["install", agent]).output().unwrap();
+        assert!(out.status.success(), "{agent}: {}", stderr(&out));
+        assert!(
+            stdout(&out).contains("installed"),
+            "{agent}: {}",
+            stdout(&out)
+        );
+        let installed = std::fs::read_to_string(&path).unwrap();
+        if !text.is_empty() {
+            // The user's own lines are all still there (a one-line list
+            // of hooks may have ahp's appended to it).
+            for line in text
+                .lines()
+                .filter(|l| !l.trim_end().ends_with(['[', ']']) && !l.trim_end().ends_with("],"))
+            {
+                assert!(
+                    installed.contains(line.trim()),
+                    "{agent}: lost `{line}`:\n{installed}"
+                );
+            }
+        }
+        // Twice = the same bytes.
+        let out = sb.ahp().args(["install", agent]).output().unwrap();
+        assert!(out.status.success());
+        assert!(
+            stdout(&out).contains("nothing changed"),
+            "{agent}: {}",
+            stdout(&out)
+        );
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            installed,
+            "{agent}"
+        );
+
+        // The installed command blocks `rm -rf /`.
+        let cmd = installed_command(agent, &installed);
+        let args: Vec<&str> = cmd.split_whitespace().skip(1).collect();
+        let out = sb
+            .ahp()
+            .args(&args)
+            .arg("--no-log")
+            .write_stdin(fixture(agent, pre_tool_fixture(agent)))
+            .output()
+            .unwrap();
+        let said = format!("{}{}", stdout(&out), stderr(&out));
+        let denied = match agent {
+            "kimi" => {
+                said.contains("\"permissionDecision\":\"deny\"") || out.status.code() == Some(2)
+            }
+            "cursor" => said.contains("\"permission\":\"deny\""),
+            "gemini" => said.contains("\"decision\":\"deny\""),
+            _ => said.contains("\"permissionDecision\":\"deny\""),
+        };
+        assert!(denied, "{agent} `{cmd}` did not deny: {said}");
+
+        let out = sb.ahp().args(["uninstall", agent]).output().unwrap();
+        assert!(out.status.success(), "{agent}: {}", stderr(&out));
+        if text.is_empty() {
+            assert!(
+                !path.exists(),
+                "{agent}: the file ahp created is left behind"
+            );
+        } else {
+            assert_eq!(std::fs::read_to_string(&path).unwrap(), text, "{agent}");
+        }
+    }
+}
+
+#[test]
+fn dry_run_prints_a_diff_and_writes_nothing() {
+    let sb = Sandbox::new();
+    let (rel, text, _) = user_config("cursor");
+    let path = sb.write(rel, text);
+    let out = sb
+        .ahp()
+        .args(["install", "cursor", "--dry-run"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let diff = stdout(&out);
+    assert!(
+        diff.starts_with(&format!(
+            "--- {}\n+++ {}\n@@ ",
+            path.display(),
+            path.display()
+        )),
+        "{diff}"
+    );
+    assert!(
+        diff.contains("+    \"beforeShellExecution\": [\n"),
+        "{diff}"
+    );
+    assert!(
+        diff.contains("+        \"command\": \"ahp hook cursor\""),
+        "{diff}"
+    );
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+
+    // A new file: the diff is from /dev/null and no directory is made.
+    let out = sb
+        .ahp()
+        .args(["install", "codex", "--dry-run"])
+        .output()
+        .unwrap();
+    assert!(
+        stdout(&out).starts_with("--- /dev/null\n"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(!sb.root().join(".codex").exists());
+
+    // Uninstall too.
+    sb.ahp().args(["install", "cursor"]).assert().success();
+    let installed = std::fs::read_to_string(&path).unwrap();
+    let out = sb
+        .ahp()
+        .args(["uninstall", "cursor", "--dry-run"])
+        .output()
+        .unwrap();
+    assert!(stdout(&out).contains("-        \"command\": \"ahp hook cursor\""));
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), installed);
+}
+
+#[test]
+fn a_malformed_config_is_refused_with_file_line_and_column() {
+    let sb = Sandbox::new();
+    let bad = "{\n  \"model\": \"opus\"\n  \"hooks\": {}\n}\n";
+    let path = sb.write(".claude/settings.json", bad);
+    let out = sb.ahp().args(["install", "claude-code"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(err.contains(&format!("{}:3:3:", path.display())), "{err}");
+    assert!(err.contains("nothing was written"), "{err}");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), bad);
+
+    let toml = "[ui\ntheme = 1\n";
+    let tpath = sb.write_home(".kimi/config.toml", toml);
+    let out = sb.ahp().args(["install", "kimi"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains(&format!("{}:1:", tpath.display())),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(std::fs::read_to_string(&tpath).unwrap(), toml);
+
+    // `hooks` of the wrong type is named too.
+    sb.write(".gemini/settings.json", "{\"hooks\": []}");
+    let out = sb.ahp().args(["install", "gemini"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains(":1:11: `hooks` must be an object"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn uninstall_keeps_the_users_own_hook_on_the_same_event() {
+    let sb = Sandbox::new();
+    let (rel, text, _) = user_config("claude-code");
+    let path = sb.write(rel, text);
+    sb.ahp().args(["install", "claude-code"]).assert().success();
+    // The user adds another hook of their own after ahp's.
+    let installed = std::fs::read_to_string(&path).unwrap();
+    let edited = installed.replacen(
+        "\"command\": \"./my-guard.sh\"}",
+        "\"command\": \"./my-guard.sh\"}, {\"type\": \"command\", \"command\": \"./audit.sh\"}",
+        1,
+    );
+    assert_ne!(edited, installed);
+    std::fs::write(&path, &edited).unwrap();
+    sb.ahp()
+        .args(["uninstall", "claude-code"])
+        .assert()
+        .success();
+    let after = std::fs::read_to_string(&path).unwrap();
+    assert!(!after.contains("ahp hook"), "{after}");
+    assert!(
+        after.contains("./my-guard.sh") && after.contains("./audit.sh"),
+        "{after}"
+    );
+    let v: serde_json::Value = serde_json::from_str(&after).unwrap();
+    assert_eq!(
+        v["hooks"]["PreToolUse"][0]["hooks"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
+    assert_eq!(v["model"], "opus");
+}
+
+#[test]
+fn scopes_files_and_refusals() {
+    let sb = Sandbox::new();
+    sb.ahp()
+        .args(["install", "claude-code", "--scope", "local"])
+        .assert()
+        .success();
+    assert!(sb.root().join(".claude/settings.local.json").is_file());
+    sb.ahp()
+        .args(["install", "gemini", "--scope", "user"])
+        .assert()
+        .success();
+    let g = std::fs::read_to_string(sb.home.path().join(".gemini/settings.json")).unwrap();
+    assert!(
+        g.contains("\"timeout\": 600000"),
+        "gemini timeouts are in ms: {g}"
+    );
+    sb.ahp()
+        .args(["install", "copilot", "--scope", "user"])
+        .assert()
+        .success();
+    assert!(sb.home.path().join(".copilot/hooks/ahp.json").is_file());
+
+    let out = sb
+        .ahp()
+        .args(["install", "kimi", "--scope", "project"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("kimi has no project hook config"),
+        "{}",
+        stderr(&out)
+    );
+    let out = sb.ahp().args(["install", "agenthooks"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("would make every ahp dispatch start ahp again"));
+
+    // Codex: the trust step is said.
+    let out = sb.ahp().args(["install", "codex"]).output().unwrap();
+    assert!(stdout(&out).contains("/hooks"), "{}", stdout(&out));
+}
+
+#[test]
+fn a_custom_command_is_installed_and_recognised_by_uninstall() {
+    let sb = Sandbox::new();
+    let exe = assert_cmd::cargo::cargo_bin("ahp");
+    let exe = exe.to_str().unwrap();
+    sb.ahp()
+        .args(["install", "cursor", "--command", exe])
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(sb.root().join(".cursor/hooks.json")).unwrap();
+    assert!(
+        text.contains(&format!("\"command\": \"{exe} hook cursor\"")),
+        "{text}"
+    );
+    // Uninstall with the default command does not touch it.
+    let out = sb.ahp().args(["uninstall", "cursor"]).output().unwrap();
+    assert!(stdout(&out).contains("nothing changed"));
+    sb.ahp()
+        .args(["uninstall", "cursor", "--command", exe])
+        .assert()
+        .success();
+    assert!(!sb.root().join(".cursor/hooks.json").exists());
+}
+
+#[test]
+fn doctor_reports_a_missing_ahp_and_an_untrusted_project() {
+    let sb = Sandbox::new();
+    sb.ahp().args(["install", "claude-code"]).assert().success();
+    sb.hook(true, "guard", "trigger: pre-tool-call\n", "exit 0");
+    let out = sb
+        .ahp()
+        .args(["doctor"])
+        .env("PATH", "/nonexistent")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    let text = stdout(&out);
+    assert!(text.contains("`ahp` is not on PATH"), "{text}");
+    assert!(text.contains("PreToolUse"), "{text}");
+    assert!(text.contains("not trusted"), "{text}");
+
+    // With ahp resolvable and the project trusted, all is well.
+    sb.ahp().args(["trust"]).assert().success();
+    let exe = assert_cmd::cargo::cargo_bin("ahp");
+    let dir = exe.parent().unwrap();
+    let out = sb
+        .ahp()
+        .args(["doctor", "--format", "json"])
+        .env("PATH", dir)
+        .output()
+        .unwrap();
+    let v = common::json_out(&out);
+    assert_eq!(v["problems"], 0, "{v}");
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
+fn doctor_names_why_cursor_hooks_would_not_fire() {
+    let sb = Sandbox::new();
+    sb.write(
+        ".cursor/hooks.json",
+        "{\"hooks\": {\"stop\": [{\"command\": \"ahp hook cursor\"}]}}",
+    );
+    let out = sb.ahp().args(["doctor"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stdout(&out).contains("has no `\"version\": 1`"),
+        "{}",
+        stdout(&out)
+    );
+    sb.write(".cursor/hooks.json", "{\"hooks\": {\"stop\": [");
+    let out = sb.ahp().args(["doctor"]).output().unwrap();
+    assert!(stdout(&out).contains("hooks.json:1:"), "{}", stdout(&out));
+
+    // No agent has ahp's hooks at all: that is a problem too.
+    let sb = Sandbox::new();
+    let out = sb.ahp().args(["doctor"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stdout(&out).contains("no agent config has ahp's hooks"));
+}
