@@ -101,7 +101,8 @@ fn answer(args: &HookArgs, registry: &Registry, known: &mut Known) -> Result<Rep
         registry,
     })?
     .context("the dispatch gave no verdict")?;
-    let settings = done.cfg.hook_settings()?;
+    // Checked when the policy was compiled; defaults cannot be reached.
+    let settings = done.cfg.hook_settings().unwrap_or_default();
     known.fail_closed = Some(settings.fail_closed);
     let verdict = &done.verdict;
     for d in &verdict.diagnostics {
@@ -119,14 +120,20 @@ fn answer(args: &HookArgs, registry: &Registry, known: &mut Known) -> Result<Rep
     };
     let mut decision = Decision::from_verdict(
         verdict,
-        caps(args.agent, event, inbound.camel),
+        caps(args.agent, &inbound.native_event, event, inbound.camel),
         prompt,
         rewrite,
     );
     let mut note = None;
-    if event == Event::PreAgentTurnStop && decision.is_deny() {
+    if let (Event::PreAgentTurnStop, Decision::Deny { reason }) = (event, &decision) {
         if let (Some(session), Some(log)) = (inbound.session(), done.log_path.as_deref()) {
-            if let Some(release) = stop_guard(log, session, verdict, settings.stop_block_cap)? {
+            let guard = StopGuard {
+                log,
+                session,
+                cap: settings.stop_block_cap,
+                prompt_denies: prompt == PromptFallback::Deny,
+            };
+            if let Some(release) = guard.check(verdict, reason)? {
                 note = Some(format!(
                     "ahp let the agent stop: its stop was blocked {} times in a row \
                      (settings.stop_block_cap: {}); last reason: {}",
@@ -161,56 +168,70 @@ fn project_root(args: &HookArgs, inbound: Option<&Inbound>) -> Result<PathBuf> {
     Ok(ahp_config::find_project_root(&start).unwrap_or(start))
 }
 
-/// Counts this session's stop blocks in a row before this one (a non-block
-/// stop or a release ends a run of them). At `cap`, records the release
-/// and returns it.
-fn stop_guard(log: &Path, session: &str, verdict: &Verdict, cap: u32) -> Result<Option<Release>> {
-    let mut in_a_row: u32 = 0;
-    let reader = match read_all(log) {
-        Ok(r) => r,
-        // No log yet: nothing blocked before.
-        Err(_) if !log.exists() => return Ok(None),
-        Err(e) => return Err(e.into()),
-    };
-    for record in reader {
-        let Ok(record) = record else { continue };
-        match record {
-            Record::Run(r)
-                if r.event == Event::PreAgentTurnStop
-                    && r.session_id.as_deref() == Some(session)
-                    && r.correlation_id != verdict.correlation_id =>
-            {
-                in_a_row = if r.outcome == Outcome::Block {
-                    in_a_row.saturating_add(1)
-                } else {
-                    0
-                };
+/// The stop-loop guard: how many times in a row this session's stops were
+/// refused, read from the log's `run` records.
+struct StopGuard<'a> {
+    log: &'a Path,
+    session: &'a str,
+    cap: u32,
+    /// `prompt_fallback: deny`: a prompt at a stop was delivered as a
+    /// refusal (no agent can ask at a stop), so it counts.
+    prompt_denies: bool,
+}
+
+impl StopGuard<'_> {
+    /// Counts the session's refused stops in a row before this one: a stop
+    /// that was let through, a release, or a new user turn (a
+    /// `pre-agent-turn` run) ends a streak, so a policy that keeps blocking
+    /// turn after turn is not mistaken for one loop. At `cap`, records the
+    /// release and returns it.
+    fn check(&self, verdict: &Verdict, reason: &str) -> Result<Option<Release>> {
+        let mut in_a_row: u32 = 0;
+        let reader = match read_all(self.log) {
+            Ok(r) => r,
+            // No log yet: nothing was refused before.
+            Err(_) if !self.log.exists() => return Ok(None),
+            Err(e) => return Err(e.into()),
+        };
+        for record in reader {
+            let Ok(record) = record else { continue };
+            match record {
+                Record::Run(r) if r.session_id.as_deref() == Some(self.session) => {
+                    if r.event == Event::PreAgentTurn {
+                        in_a_row = 0;
+                    } else if r.event == Event::PreAgentTurnStop
+                        && r.correlation_id != verdict.correlation_id
+                    {
+                        let refused = r.outcome == Outcome::Block
+                            || (self.prompt_denies && r.outcome == Outcome::Prompt);
+                        in_a_row = if refused {
+                            in_a_row.saturating_add(1)
+                        } else {
+                            0
+                        };
+                    }
+                }
+                Record::Release(r) if r.session_id == self.session => in_a_row = 0,
+                _ => {}
             }
-            Record::Release(r) if r.session_id == session => in_a_row = 0,
-            _ => {}
         }
+        if in_a_row < self.cap {
+            return Ok(None);
+        }
+        let release = Release {
+            timestamp: chrono::Utc::now(),
+            session_id: self.session.to_string(),
+            event: Event::PreAgentTurnStop,
+            consecutive_blocks: in_a_row,
+            cap: self.cap,
+            correlation_id: Some(verdict.correlation_id.clone()),
+            reason: adapters::cut(reason),
+        };
+        SignalLog::open(self.log)
+            .and_then(|l| l.append(&Record::Release(release.clone())))
+            .context("cannot record the stop-loop release")?;
+        Ok(Some(release))
     }
-    if in_a_row < cap {
-        return Ok(None);
-    }
-    let reason = verdict
-        .blocks()
-        .map(|s| format!("[{}] {}", s.header.source, s.payload.summary()))
-        .collect::<Vec<_>>()
-        .join("; ");
-    let release = Release {
-        timestamp: chrono::Utc::now(),
-        session_id: session.to_string(),
-        event: Event::PreAgentTurnStop,
-        consecutive_blocks: in_a_row,
-        cap,
-        correlation_id: Some(verdict.correlation_id.clone()),
-        reason,
-    };
-    SignalLog::open(log)
-        .and_then(|l| l.append(&Record::Release(release.clone())))
-        .context("cannot record the stop-loop release")?;
-    Ok(Some(release))
 }
 
 /// The answer when ahp itself failed: open by default, closed when the
@@ -225,10 +246,13 @@ fn fail(args: &HookArgs, known: &Known, e: &anyhow::Error) -> Reply {
         .root
         .clone()
         .or_else(|| project_root(args, known.inbound.as_ref()).ok());
-    let closed = known
-        .fail_closed
-        .unwrap_or_else(|| root.as_deref().is_some_and(fail_closed_in_files));
     let event = known.inbound.as_ref().and_then(|i| i.event);
+    // Events that only observe (post-tool-use, post-session, …) cannot be
+    // blocked: failing closed there would end the whole session.
+    let closed = event.is_none_or(|e| e.allows(ahp_engine::Intensity::Block))
+        && known
+            .fail_closed
+            .unwrap_or_else(|| root.as_deref().is_some_and(fail_closed_in_files));
     let mut stderr = format!("ahp: error: {message}");
     if !args.no_log {
         let path = args

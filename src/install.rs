@@ -189,6 +189,8 @@ pub fn config_path(agent: Agent, scope: Scope, home: &Path, project: &Path) -> R
 /// let ev = ahp::install::install_events(Agent::Copilot);
 /// assert!(ev.contains(&"preToolUse") && !ev.contains(&"PreToolUse"));
 /// assert!(!ahp::install::install_events(Agent::ClaudeCode).contains(&"Notification"));
+/// let cursor = ahp::install::install_events(Agent::Cursor);
+/// assert!(cursor.contains(&"beforeShellExecution") && !cursor.contains(&"preToolUse"));
 /// ```
 pub fn install_events(agent: Agent) -> Vec<&'static str> {
     agent
@@ -197,6 +199,10 @@ pub fn install_events(agent: Agent) -> Vec<&'static str> {
         .filter(|(_, e)| e.is_some())
         .map(|(n, _)| *n)
         .filter(|n| agent != Agent::Copilot || n.starts_with(|c: char| c.is_ascii_lowercase()))
+        // Cursor's generic preToolUse/postToolUse (not in its documented
+        // hook list) would see the same shell call as the dedicated
+        // before/after hooks: one family only, so nothing is judged twice.
+        .filter(|n| agent != Agent::Cursor || !matches!(*n, "preToolUse" | "postToolUse"))
         .collect()
 }
 

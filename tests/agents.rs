@@ -101,15 +101,15 @@ fn rewritten(input: &Value) -> Value {
     i
 }
 
-fn rewrite_required(input: Option<&Value>) -> String {
-    match input {
-        Some(i) => format!(
-            "rewrite required: {CONTROL}\nRetry with this input: {}",
-            rewritten(i)
-        ),
-        None => format!("rewrite required: {CONTROL}"),
-    }
+fn rewrite_required(input: &Value) -> String {
+    format!(
+        "rewrite required: {CONTROL}\nRetry with this input: {}",
+        rewritten(input)
+    )
 }
+
+/// A control at a stop changes nothing an agent can take: it is told.
+const TOLD: &str = "ahp would change the input: [gate] control message";
 
 fn claude_tool(intensity: &str, input: &Value) -> Want {
     let hso = |fields: Value| {
@@ -133,7 +133,9 @@ fn claude_tool(intensity: &str, input: &Value) -> Want {
 fn claude_stop(intensity: &str, _: &Value) -> Want {
     match intensity {
         "block" => Want::Json(json!({"decision": "block", "reason": BLOCK})),
-        "control" => Want::Json(json!({"decision": "block", "reason": rewrite_required(None)})),
+        "control" => Want::Json(
+            json!({"hookSpecificOutput": {"hookEventName": "Stop", "additionalContext": TOLD}}),
+        ),
         "prompt" => Want::Json(
             json!({"hookSpecificOutput": {"hookEventName": "Stop", "additionalContext": PROMPT}}),
         ),
@@ -153,6 +155,16 @@ fn codex_tool(intensity: &str, input: &Value) -> Want {
     }
 }
 
+/// Codex's stop schema has no `hookSpecificOutput`: context goes to the user.
+fn codex_stop(intensity: &str, _: &Value) -> Want {
+    Want::Json(match intensity {
+        "block" => json!({"decision": "block", "reason": BLOCK}),
+        "control" => json!({ "systemMessage": TOLD }),
+        "prompt" => json!({ "systemMessage": PROMPT }),
+        _ => json!({ "systemMessage": AID }),
+    })
+}
+
 fn gemini_tool(intensity: &str, input: &Value) -> Want {
     let ctx = |c: &str| json!({"hookSpecificOutput": {"hookEventName": "BeforeTool", "additionalContext": c}});
     Want::Json(match intensity {
@@ -167,7 +179,7 @@ fn gemini_tool(intensity: &str, input: &Value) -> Want {
 fn gemini_stop(intensity: &str, _: &Value) -> Want {
     Want::Json(match intensity {
         "block" => json!({"decision": "deny", "reason": BLOCK}),
-        "control" => json!({"decision": "deny", "reason": rewrite_required(None)}),
+        "control" => json!({ "systemMessage": TOLD }),
         "prompt" => json!({ "systemMessage": PROMPT }),
         _ => json!({ "systemMessage": AID }),
     })
@@ -186,7 +198,7 @@ fn copilot_tool(intensity: &str, input: &Value) -> Want {
 fn copilot_stop(intensity: &str, _: &Value) -> Want {
     Want::Json(match intensity {
         "block" => json!({"decision": "block", "reason": BLOCK}),
-        "control" => json!({"decision": "block", "reason": rewrite_required(None)}),
+        "control" => json!({ "additionalContext": TOLD }),
         "prompt" => json!({ "additionalContext": PROMPT }),
         _ => json!({ "additionalContext": AID }),
     })
@@ -197,7 +209,7 @@ fn cursor_tool(intensity: &str, input: &Value) -> Want {
     Want::Json(match intensity {
         "block" => both("deny", BLOCK),
         // Cursor takes no rewritten input: deny, and say what to run instead.
-        "control" => both("deny", &rewrite_required(Some(input))),
+        "control" => both("deny", &rewrite_required(input)),
         "prompt" => both("ask", PROMPT),
         _ => json!({"permission": "allow", "agent_message": AID}),
     })
@@ -206,7 +218,6 @@ fn cursor_tool(intensity: &str, input: &Value) -> Want {
 fn cursor_stop(intensity: &str, _: &Value) -> Want {
     match intensity {
         "block" => Want::Json(json!({ "followup_message": BLOCK })),
-        "control" => Want::Json(json!({ "followup_message": rewrite_required(None) })),
         _ => Want::Silent,
     }
 }
@@ -232,7 +243,7 @@ fn kimi_tool(intensity: &str, input: &Value) -> Want {
 fn kimi_stop(intensity: &str, _: &Value) -> Want {
     match intensity {
         "block" => Want::Exit2(BLOCK),
-        "control" => Want::Exit2("rewrite required: [gate] control message"),
+        "control" => Want::Text(TOLD.into()),
         "prompt" => Want::Text(PROMPT.into()),
         _ => Want::Text(AID.into()),
     }
@@ -252,7 +263,7 @@ fn agenthooks_tool(intensity: &str, input: &Value) -> Want {
 fn agenthooks_stop(intensity: &str, _: &Value) -> Want {
     match intensity {
         "block" => Want::Exit2(BLOCK),
-        "control" => Want::Exit2("rewrite required: [gate] control message"),
+        "control" => Want::Json(json!({"decision": "allow", "additional_context": TOLD})),
         "prompt" => Want::Json(json!({"decision": "allow", "additional_context": PROMPT})),
         _ => Want::Json(json!({"decision": "allow", "additional_context": AID})),
     }
@@ -285,7 +296,7 @@ const CASES: &[Case] = &[
         event: None,
         fixture: "codex/Stop.json",
         ahp_event: "pre-agent-turn-stop",
-        want: claude_stop,
+        want: codex_stop,
     },
     Case {
         agent: "gemini",
@@ -856,4 +867,159 @@ fn every_fixture_is_understood() {
         }
     }
     assert!(seen >= 80, "only {seen} fixtures");
+}
+
+#[test]
+fn stops_refused_by_a_prompt_under_prompt_fallback_deny_count_towards_the_cap() {
+    let sb = Sandbox::new();
+    sb.write(
+        ".ahp/hooks.yaml",
+        "settings:\n  stop_block_cap: 2\n  prompt_fallback: deny\nhooks:\n  pre-agent-turn-stop:\n    - oracle: Rules\n      id: nag\n      config:\n        rules:\n          - condition: \"true\"\n            intensity: prompt\n            message: \"run the tests first\"\n",
+    );
+    let out: Vec<String> = (0..3)
+        .map(|_| hook(&sb, "gemini", None, &fixture("gemini/AfterAgent.json")).stdout)
+        .collect();
+    assert!(out[0].contains("\"decision\":\"deny\"") && out[1].contains("\"decision\":\"deny\""));
+    assert!(
+        !out[2].contains("deny") && out[2].contains("let the agent stop"),
+        "{}",
+        out[2]
+    );
+    assert_eq!(
+        records(&sb)
+            .iter()
+            .filter(|r| r["kind"] == "release")
+            .count(),
+        1
+    );
+}
+
+#[test]
+fn a_new_user_turn_starts_a_new_stop_streak() {
+    let sb = Sandbox::new();
+    sb.write(
+        ".ahp/hooks.yaml",
+        "settings:\n  stop_block_cap: 2\nhooks:\n  pre-agent-turn-stop:\n    - oracle: Rules\n      id: gate\n      config:\n        rules:\n          - condition: \"true\"\n            message: \"not done\"\n",
+    );
+    let prompt = json!({"session_id": "t", "cwd": "/tmp", "hook_event_name": "UserPromptSubmit",
+                        "prompt": "next task"})
+    .to_string();
+    // Two refused stops per turn, over three turns: the agent's own cap
+    // ends each turn, and ahp never releases.
+    for _ in 0..3 {
+        assert_eq!(hook(&sb, "kimi", None, &prompt).exit, 0);
+        for _ in 0..2 {
+            let r = hook(&sb, "kimi", None, &stop_payload("t"));
+            assert_eq!(r.exit, 2, "{} {}", r.stdout, r.stderr);
+        }
+    }
+    assert_eq!(
+        records(&sb)
+            .iter()
+            .filter(|r| r["kind"] == "release")
+            .count(),
+        0
+    );
+}
+
+#[test]
+fn an_invalid_hook_setting_is_a_config_error_everywhere() {
+    let sb = Sandbox::new();
+    sb.write(
+        ".ahp/hooks.yaml",
+        "settings:\n  stop_block_cap: 0\n  prompt_fallback: maybe\nhooks:\n  pre-tool-use:\n    - oracle: PermissionChecker\n",
+    );
+    let out = sb.ahp().arg("validate").output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("hooks.yaml:2:") && err.contains("settings.stop_block_cap"),
+        "{err}"
+    );
+    assert!(
+        err.contains("hooks.yaml:3:") && err.contains("settings.prompt_fallback"),
+        "{err}"
+    );
+    // The hook says so and fails open before deciding anything.
+    let run = hook(
+        &sb,
+        "claude-code",
+        None,
+        &fixture("claude-code/PreToolUse.json"),
+    );
+    assert_eq!((run.exit, run.stdout.as_str()), (0, ""));
+    assert!(
+        run.stderr.contains("settings.stop_block_cap"),
+        "{}",
+        run.stderr
+    );
+    assert!(!records(&sb).iter().any(|r| r["kind"] == "run"));
+}
+
+#[test]
+fn cursor_file_reads_cannot_ask_so_the_prompt_fallback_applies() {
+    let sb = Sandbox::new();
+    let policy = |fallback: &str| {
+        format!("settings:\n  prompt_fallback: {fallback}\nhooks:\n  pre-tool-use:\n    - oracle: Rules\n      id: env-files\n      config:\n        rules:\n          - condition: \"tool.name == read\"\n            intensity: prompt\n            message: \"reading a secrets file\"\n")
+    };
+    let payload = fixture("cursor/beforeReadFile.json");
+    sb.write(".ahp/hooks.yaml", &policy("deny"));
+    let out = hook(&sb, "cursor", None, &payload).json();
+    assert_eq!(out["permission"], "deny", "{out}");
+    sb.write(".ahp/hooks.yaml", &policy("context"));
+    let out = hook(&sb, "cursor", None, &payload).json();
+    assert_eq!(out["permission"], "allow", "{out}");
+    assert!(out["agent_message"]
+        .as_str()
+        .unwrap()
+        .contains("reading a secrets file"));
+}
+
+#[test]
+fn cursor_takes_the_project_from_the_workspace_not_the_shell_cwd() {
+    let sb = Sandbox::new();
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:\n  pre-tool-use:\n    - oracle: Rules\n      config:\n        rules:\n          - condition: \"tool.input.command ~ 'deploy'\"\n            message: \"no deploys from the agent\"\n",
+    );
+    let payload = json!({"conversation_id": "c", "hook_event_name": "beforeShellExecution",
+        "command": "make deploy", "cwd": "/", "workspace_roots": [sb.root().to_string_lossy()]});
+    let mut cmd = sb.ahp();
+    cmd.current_dir("/").args(["hook", "cursor"]);
+    let out = cmd.write_stdin(payload.to_string()).output().unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["permission"], "deny", "{v}");
+}
+
+#[test]
+fn a_gemini_rewrite_that_removes_a_field_sends_it_as_null() {
+    let sb = Sandbox::new();
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:\n  pre-tool-use:\n    - oracle: Rules\n      config:\n        rules:\n          - condition: \"tool.input.is_background == true\"\n            intensity: control\n            message: \"runs in the foreground\"\n            modifications:\n              - {target: tool.input.is_background, op: remove}\n",
+    );
+    let payload = json!({"session_id": "s", "cwd": "/tmp", "hook_event_name": "BeforeTool",
+        "tool_name": "run_shell_command", "tool_input": {"command": "make test", "is_background": true}});
+    let out = hook(&sb, "gemini", None, &payload.to_string()).json();
+    assert_eq!(
+        out["hookSpecificOutput"]["tool_input"],
+        json!({"command": "make test", "is_background": null})
+    );
+}
+
+#[test]
+fn fail_closed_does_not_end_the_session_on_events_that_only_observe() {
+    let sb = Sandbox::new();
+    sb.write(
+        ".ahp/hooks.yaml",
+        "settings:\n  fail_closed: true\nhooks:\n  post-tool-use:\n    - oracle: NoSuchOracle\n",
+    );
+    let run = hook(
+        &sb,
+        "claude-code",
+        None,
+        &fixture("claude-code/PostToolUse.json"),
+    );
+    assert_eq!((run.exit, run.stdout.as_str()), (0, ""), "{}", run.stderr);
+    assert!(run.stderr.contains("NoSuchOracle"));
 }

@@ -765,6 +765,9 @@ impl LoadedConfig {
         events: Option<&[Event]>,
     ) -> Result<(Policy, Vec<ConfigWarning>), ConfigErrors> {
         let (settings, fail_closed) = self.settings()?;
+        // Checked here so that `ahp validate` and every run report them,
+        // not only the agent hooks that read them.
+        self.hook_settings()?;
         let mut errors = Vec::new();
         let mut warnings = self.warnings.clone();
         let mut per_event: BTreeMap<Event, Vec<Entry>> = BTreeMap::new();

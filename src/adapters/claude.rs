@@ -134,7 +134,29 @@ fn specific(native: &str, fields: Value) -> Value {
     json!({ "hookSpecificOutput": inner })
 }
 
-/// Claude Code's answer (also Codex's, and VS Code's for Copilot).
+/// Codex's answer: Claude's, except that its stop hooks take no
+/// `hookSpecificOutput` (their schema rejects unknown fields), so context
+/// there goes to the user as `systemMessage`.
+pub(super) fn render_codex(
+    native: &str,
+    event: Event,
+    d: &Decision,
+    system_message: Option<&str>,
+) -> Reply {
+    match (event, d) {
+        (Event::PreAgentTurnStop | Event::PostSubagent, Decision::Allow { context: Some(c) }) => {
+            let mut out = json!({ "systemMessage": c });
+            if let Some(m) = system_message {
+                super::add_text(&mut out, "systemMessage", m);
+            }
+            Reply::json(out)
+        }
+        _ => render(native, event, d, system_message),
+    }
+}
+
+/// Claude Code's answer (also VS Code's for Copilot, and Codex's but for
+/// its stops).
 pub(super) fn render(
     native: &str,
     event: Event,

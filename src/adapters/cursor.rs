@@ -36,6 +36,8 @@ pub(super) const TOOLS: &[(&str, &str)] = &[
     ("Terminal", "shell"),
     ("Write", "write"),
     ("Edit", "edit"),
+    ("StrReplace", "edit"),
+    ("TabWrite", "write"),
     ("Delete", "edit"),
     ("Read", "read"),
     ("Grep", "read"),
@@ -62,14 +64,16 @@ pub(super) fn parse(
     let a = agent.name();
     let native = event_name(agent, obj, "hook_event_name", given)?;
     let event = agent.map_event(&native)?;
-    let cwd = match str_field(a, obj, &["cwd"])? {
-        Some(c) => Some(c),
-        None => obj
-            .get("workspace_roots")
-            .and_then(Value::as_array)
-            .and_then(|r| r.first())
-            .and_then(Value::as_str)
-            .map(str::to_string),
+    // The workspace is the project; a shell hook's `cwd` is only where
+    // its command runs (and stays in the tool input).
+    let cwd = match obj
+        .get("workspace_roots")
+        .and_then(Value::as_array)
+        .and_then(|r| r.first())
+        .and_then(Value::as_str)
+    {
+        Some(root) => Some(root.to_string()),
+        None => str_field(a, obj, &["cwd"])?,
     };
     let mut ctx = base_context(
         event,

@@ -93,10 +93,14 @@ pub(super) fn parse(
 }
 
 /// Gemini CLI's answer.
+///
+/// Gemini merges `tool_input` over the call's arguments, so a key the
+/// policy removed is sent as `null`, or the original value would survive.
 pub(super) fn render(
     native: &str,
     event: Event,
     d: &Decision,
+    sent: Option<&Value>,
     system_message: Option<&str>,
 ) -> Reply {
     let takes_context = matches!(
@@ -112,6 +116,14 @@ pub(super) fn render(
             reason,
             context,
         } => {
+            let mut input = input.clone();
+            if let (Some(Value::Object(before)), Value::Object(after)) = (sent, &mut input) {
+                for k in before.keys() {
+                    if !after.contains_key(k) {
+                        after.insert(k.clone(), Value::Null);
+                    }
+                }
+            }
             let mut o = json!({
                 "decision": "allow",
                 "reason": reason,

@@ -361,14 +361,20 @@ impl Decision {
             Outcome::Control => {
                 let reason = texts(v, Intensity::Control).unwrap_or_default();
                 let prompt_text = texts(v, Intensity::Prompt);
-                let only_input = !v.context_changes.is_empty()
-                    && v.context_changes.iter().all(|c| {
-                        c.modification.target == "tool.input"
-                            || c.modification.target.starts_with("tool.input.")
-                    });
-                let input = v.context.tool.as_ref().map(|t| t.input.clone());
+                // Only changes to the tool input reach an agent; others
+                // (to ahp's own view of a stop or a prompt) are told.
+                let touches_input = v.context_changes.iter().any(|c| {
+                    c.modification.target == "tool.input"
+                        || c.modification.target.starts_with("tool.input.")
+                });
+                let input = v
+                    .context
+                    .tool
+                    .as_ref()
+                    .map(|t| t.input.clone())
+                    .filter(|_| touches_input);
                 match input {
-                    Some(input) if caps.rewrite && only_input => match prompt_text {
+                    Some(input) if caps.rewrite => match prompt_text {
                         // A prompt next to a rewrite still asks: the user
                         // sees the rewritten input.
                         Some(p) if caps.ask => Decision::Ask {
@@ -381,20 +387,18 @@ impl Decision {
                             context: join_opt(p, aid),
                         },
                     },
-                    input => match rewrite {
-                        RewriteFallback::Deny => {
-                            let mut r = format!("rewrite required: {reason}");
-                            if let Some(i) = input.filter(|_| only_input) {
-                                r.push_str(&format!("\nRetry with this input: {i}"));
-                            }
-                            Decision::Deny { reason: r }
-                        }
-                        RewriteFallback::Context => Decision::Allow {
-                            context: join_opt(
-                                Some(format!("ahp would change the input: {reason}")),
-                                join_opt(prompt_text, aid),
-                            ),
-                        },
+                    // A tool input the agent cannot take rewritten: the
+                    // policy's fallback decides.
+                    Some(input) if rewrite == RewriteFallback::Deny => Decision::Deny {
+                        reason: format!(
+                            "rewrite required: {reason}\nRetry with this input: {input}"
+                        ),
+                    },
+                    _ => Decision::Allow {
+                        context: join_opt(
+                            Some(format!("ahp would change the input: {reason}")),
+                            join_opt(prompt_text, aid),
+                        ),
                     },
                 }
             }
@@ -484,16 +488,22 @@ impl Reply {
     }
 }
 
-/// What the agent can express at `event` (for [`Decision::from_verdict`]).
+/// What the agent can express at one of its events (`native`, mapped to
+/// `event`), for [`Decision::from_verdict`].
 ///
 /// ```
 /// use ahp::adapters::{caps, Agent};
 /// use ahp::Event;
-/// assert!(caps(Agent::ClaudeCode, Event::PreToolUse, false).ask);
-/// assert!(!caps(Agent::Codex, Event::PreToolUse, false).ask);
+/// assert!(caps(Agent::ClaudeCode, "PreToolUse", Event::PreToolUse, false).ask);
+/// assert!(!caps(Agent::Codex, "PreToolUse", Event::PreToolUse, false).ask);
+/// assert!(!caps(Agent::Cursor, "beforeReadFile", Event::PreToolUse, false).ask);
 /// ```
-pub fn caps(agent: Agent, event: Event, camel: bool) -> Caps {
+pub fn caps(agent: Agent, native: &str, event: Event, camel: bool) -> Caps {
     let tool = event == Event::PreToolUse;
+    // Cursor's file-read hooks know only allow and deny.
+    if agent == Agent::Cursor && matches!(native, "beforeReadFile" | "beforeTabFileRead") {
+        return Caps::default();
+    }
     match agent {
         Agent::ClaudeCode => Caps {
             ask: tool,
@@ -554,10 +564,14 @@ pub fn render(inbound: &Inbound, decision: &Decision, system_message: Option<&st
     };
     let native = inbound.native_event.as_str();
     match inbound.agent {
-        Agent::ClaudeCode | Agent::Codex => claude::render(native, event, decision, system_message),
+        Agent::ClaudeCode => claude::render(native, event, decision, system_message),
+        Agent::Codex => claude::render_codex(native, event, decision, system_message),
         Agent::Copilot if !inbound.camel => claude::render(native, event, decision, system_message),
         Agent::Copilot => copilot::render(event, decision, system_message),
-        Agent::Gemini => gemini::render(native, event, decision, system_message),
+        Agent::Gemini => {
+            let sent = inbound.context.tool.as_ref().map(|t| &t.input);
+            gemini::render(native, event, decision, sent, system_message)
+        }
         Agent::Cursor => cursor::render(native, event, decision, system_message),
         Agent::Kimi => kimi::render(native, event, decision, system_message),
         Agent::AgentHooks => agenthooks::render(event, decision, system_message),
