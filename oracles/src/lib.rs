@@ -70,6 +70,7 @@ pub mod process;
 pub mod review;
 pub mod rules;
 pub mod script;
+pub mod security;
 mod template;
 pub mod test_gate;
 
@@ -84,6 +85,7 @@ pub use permission::PermissionChecker;
 pub use review::ReviewTrigger;
 pub use rules::Rules;
 pub use script::ScriptHook;
+pub use security::SecurityScanner;
 pub use test_gate::TestGate;
 
 use ahp_engine::{Oracle, Registry};
@@ -170,6 +172,11 @@ pub fn register_builtins(registry: &mut Registry) {
         "DependencyChecker",
         "dependency manifests parse, lockfiles move with them, new dependencies are listed",
         |cfg| Ok(Arc::new(DependencyChecker::from_config(cfg)?) as Arc<dyn Oracle>),
+    );
+    registry.register(
+        "SecurityScanner",
+        "secrets, private keys, SQL/shell injection, curl|sh and world-writable modes in tool input or changed files",
+        |cfg| Ok(Arc::new(SecurityScanner::from_config(cfg)?) as Arc<dyn Oracle>),
     );
     // Config keys holding commands: set by a project's committed policy,
     // they run only once the user trusted the project (`ahp trust`).
