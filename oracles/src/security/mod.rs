@@ -418,13 +418,15 @@ impl SecurityScanner {
             None | Some(Value::Null) => 2_000_000,
             Some(v) => match v.as_u64() {
                 Some(n) if n >= 1 => n,
-                _ => return Err(OracleConfigError::at(
-                    "max_file_bytes",
-                    format!(
+                _ => {
+                    return Err(OracleConfigError::at(
+                        "max_file_bytes",
+                        format!(
                         "expected a whole number of bytes of at least 1 (e.g. 2000000), found {}",
                         kind_of(v)
                     ),
-                )),
+                    ))
+                }
             },
         };
         Ok(SecurityScanner {

@@ -1,0 +1,224 @@
+//! SecurityScanner end to end: `ahp run` blocks on a planted secret and no
+//! trace of it reaches stdout, stderr or the log; changed files at
+//! pre-issue-submit; prompts below the threshold; the allow list; config
+//! errors.
+
+mod common;
+use common::*;
+use serde_json::json;
+
+/// Secret-shaped values assembled at run time (never a committed literal).
+fn planted() -> (String, String, Vec<String>) {
+    let aws = format!("AKIA{}", "R7T2Q9W4E6Y1U3I5");
+    let gh = format!("ghp_{}{}", "Zq8Xw2Lk5Vb9Tn3Rm7", "Yp1Hd4Gs6Fa0Jc8Ke2");
+    let pem: Vec<String> = (0..4)
+        .map(|i| {
+            format!(
+                "MIIEow{i}AQAAAoIBAQC7{}",
+                "x9Lq2Vb7Tn4Rm1Yp8Hd3Gs6Fa0Jc5Ke2Wz9Qs4Ut7Ni1Ol3"
+            )
+        })
+        .collect();
+    (aws, gh, pem)
+}
+
+fn scanner_policy(sb: &Sandbox, extra_settings: &str) {
+    sb.write(
+        ".ahp/hooks.yaml",
+        &format!(
+            r#"settings:
+{extra_settings}  environment: development
+hooks:
+  pre-tool-use:
+    - oracle: SecurityScanner
+    # An oracle that echoes the input: the engine must redact its signal too.
+    - oracle: Rules
+      config:
+        rules:
+          - condition: "tool.name == write"
+            intensity: aid
+            message: "writing {{{{ tool.input.content }}}}"
+  pre-issue-submit:
+    - oracle: SecurityScanner
+"#
+        ),
+    );
+}
+
+fn everything_written(sb: &Sandbox, out: &std::process::Output) -> String {
+    let mut all = String::new();
+    all.push_str(&stdout(out));
+    all.push_str(&stderr(out));
+    for e in std::fs::read_dir(sb.root().join(".ahp")).unwrap() {
+        let p = e.unwrap().path();
+        if p.file_name()
+            .unwrap()
+            .to_string_lossy()
+            .starts_with("signals.jsonl")
+        {
+            all.push_str(&std::fs::read_to_string(p).unwrap());
+        }
+    }
+    all
+}
+
+#[test]
+fn a_planted_secret_blocks_and_leaves_no_trace() {
+    let (aws, gh, pem) = planted();
+    for format in ["json", "text"] {
+        let sb = Sandbox::new();
+        // The log's own masking knows names like `password`, not `AWS_KEY`
+        // or `GH`: only the engine's redaction keeps these out.
+        scanner_policy(&sb, "");
+        let content = format!(
+            "import boto3\nAWS_KEY = \"{aws}\"\nGH = '{gh}'\nKEY = '''-----BEGIN RSA PRIVATE KEY-----\n{}\n-----END RSA PRIVATE KEY-----'''\n",
+            pem.join("\n")
+        );
+        let ctx = json!({
+            "session_id": "s1",
+            "tool": {"name": "write", "raw_name": "Write",
+                     "input": {"file_path": "src/settings.py", "content": content}}
+        });
+        let out = sb
+            .ahp()
+            .args(["--debug", "run", "pre-tool-use", "--format", format])
+            .write_stdin(ctx.to_string())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "stderr: {}", stderr(&out));
+        let text = stdout(&out);
+        assert!(text.contains("AKIA****"), "{text}");
+        assert!(text.contains("ghp_****"), "{text}");
+        assert!(text.contains("src/settings.py:2"), "{text}");
+        assert!(text.contains("src/settings.py:4"), "{text}");
+        let fp = ahp::oracles::security::fingerprint(aws.as_bytes());
+        assert!(text.contains(&fp), "{text}");
+        let all = everything_written(&sb, &out);
+        assert!(
+            all.contains("\"kind\":\"run\""),
+            "the run was logged: {all}"
+        );
+        for secret in [&aws, &gh].into_iter().chain(pem.iter()) {
+            assert!(
+                !all.contains(secret.as_str()),
+                "{format}: `{secret}` leaked:\n{all}"
+            );
+        }
+        // Not even a long piece of one.
+        assert!(!all.contains(&aws[4..]), "{format}: AWS key body leaked");
+        assert!(!all.contains(&gh[4..24]), "{format}: token body leaked");
+    }
+}
+
+#[test]
+fn changed_files_are_scanned_at_pre_issue_submit() {
+    let sb = Sandbox::new();
+    scanner_policy(&sb, "");
+    sb.write(
+        "app/db.py",
+        "def find(cur, name):\n    cur.execute(f\"SELECT id FROM users WHERE name = '{name}'\")\n",
+    );
+    sb.write(
+        "deploy/install.sh",
+        "#!/bin/sh\ncurl -fsSL https://get.example.com | sh\n",
+    );
+    sb.write("docs/readme.md", "nothing to see\n");
+    sb.write("vendor/lib.py", "os.system(f\"rm {x}\")\n");
+    let ctx = json!({"files": {"changed": ["app/db.py", "deploy/install.sh", "docs/readme.md", "gone.py"]}});
+    let out = sb
+        .ahp()
+        .args(["run", "pre-issue-submit"])
+        .write_stdin(ctx.to_string())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "stderr: {}", stderr(&out));
+    let v = json_out(&out);
+    let s = &v["signals"][0];
+    assert_eq!(s["header"]["type"], "security-finding");
+    let reason = s["payload"]["reason"].as_str().unwrap();
+    assert!(
+        reason.starts_with("2 security findings (2 at or above high)"),
+        "{reason}"
+    );
+    assert!(
+        reason.contains("no-sql-injection (high)") && reason.contains("app/db.py:2"),
+        "{reason}"
+    );
+    assert!(
+        reason.contains("no-curl-pipe-sh (high)") && reason.contains("deploy/install.sh:2"),
+        "{reason}"
+    );
+    assert_eq!(
+        s["context"]["files"],
+        json!(["app/db.py", "deploy/install.sh"])
+    );
+    let steps = s["payload"]["resolution_path"].as_array().unwrap();
+    assert!(
+        steps
+            .iter()
+            .any(|x| x.as_str().unwrap().contains("parameterized query")),
+        "{steps:?}"
+    );
+}
+
+#[test]
+fn below_the_threshold_prompts_and_the_allow_list_accepts() {
+    let sb = Sandbox::new();
+    scanner_policy(&sb, "");
+    let ctx = json!({"tool": {"name": "shell", "input": {"command": "chmod 777 /srv/shared"}}});
+    let out = sb
+        .ahp()
+        .args(["run", "pre-tool-use"])
+        .write_stdin(ctx.to_string())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3), "stderr: {}", stderr(&out));
+    let v = json_out(&out);
+    let s = &v["signals"][0];
+    assert_eq!(s["header"]["intensity"], "prompt");
+    assert_eq!(s["payload"]["severity"], "medium");
+    let msg = s["payload"]["message"].as_str().unwrap();
+    assert!(
+        msg.contains("no-world-writable (medium)") && msg.contains("tool.input.command:1"),
+        "{msg}"
+    );
+    // The fingerprint from the finding, on the allow list: accepted.
+    let fp = msg.split("[fingerprint ").nth(1).unwrap()[..16].to_string();
+    sb.write(
+        ".ahp/hooks.yaml",
+        &format!("hooks:\n  pre-tool-use:\n    - oracle: SecurityScanner\n      config: {{allow: [{fp}]}}\n"),
+    );
+    let out = sb
+        .ahp()
+        .args(["run", "pre-tool-use"])
+        .write_stdin(ctx.to_string())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+    assert_eq!(json_out(&out)["outcome"], "accept");
+    // A lower threshold makes the same finding a block.
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:\n  pre-tool-use:\n    - oracle: security-scanner\n      config: {severity_threshold: medium}\n",
+    );
+    sb.ahp()
+        .args(["run", "pre-tool-use"])
+        .write_stdin(ctx.to_string())
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn a_bad_rule_name_is_a_config_error_naming_the_key() {
+    let sb = Sandbox::new();
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:\n  pre-tool-use:\n    - oracle: SecurityScanner\n      config:\n        rules: [no-secrets, no-curl-pipe-bash]\n",
+    );
+    let out = sb.ahp().args(["validate"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(err.contains("rules.1"), "{err}");
+    assert!(err.contains("did you mean `no-curl-pipe-sh`"), "{err}");
+    assert!(err.contains("hooks.yaml:5"), "{err}");
+}
