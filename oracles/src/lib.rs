@@ -53,6 +53,7 @@
 #![warn(missing_docs)]
 
 mod cfg;
+pub mod change_logger;
 pub mod checklist;
 mod command;
 pub mod commit_msg;
@@ -74,6 +75,7 @@ pub mod security;
 mod template;
 pub mod test_gate;
 
+pub use change_logger::ChangeLogger;
 pub use checklist::ChecklistValidator;
 pub use commit_msg::CommitMessageValidator;
 pub use completion::CompletionVerifier;
@@ -177,6 +179,11 @@ pub fn register_builtins(registry: &mut Registry) {
         "SecurityScanner",
         "secrets, private keys, SQL/shell injection, curl|sh and world-writable modes in tool input or changed files",
         |cfg| Ok(Arc::new(SecurityScanner::from_config(cfg)?) as Arc<dyn Oracle>),
+    );
+    registry.register(
+        "ChangeLogger",
+        "after a tool call: records what changed (tool, files, lines and bytes) as a structured aid",
+        |cfg| Ok(Arc::new(ChangeLogger::from_config(cfg)?) as Arc<dyn Oracle>),
     );
     // Config keys holding commands: set by a project's committed policy,
     // they run only once the user trusted the project (`ahp trust`).
