@@ -402,14 +402,33 @@ pub fn operations(input: &Value) -> Vec<Operation> {
     Vec::new()
 }
 
+/// An edit replacing `old` by `new`, counted as a diff would: lines (and
+/// bytes) the two share at the start and the end are not part of the
+/// change.
 fn edit(path: &str, old: &str, new: &str) -> Operation {
+    let (o, n): (Vec<&str>, Vec<&str>) = (old.lines().collect(), new.lines().collect());
+    let head = o.iter().zip(&n).take_while(|(a, b)| a == b).count();
+    let tail = o[head..]
+        .iter()
+        .rev()
+        .zip(n[head..].iter().rev())
+        .take_while(|(a, b)| a == b)
+        .count();
+    let (ob, nb) = (old.as_bytes(), new.as_bytes());
+    let bhead = ob.iter().zip(nb).take_while(|(a, b)| a == b).count();
+    let btail = ob[bhead..]
+        .iter()
+        .rev()
+        .zip(nb[bhead..].iter().rev())
+        .take_while(|(a, b)| a == b)
+        .count();
     Operation {
         path: path.to_string(),
         op: "edit".into(),
-        lines_added: count_lines(new),
-        lines_removed: count_lines(old),
-        bytes_added: new.len() as u64,
-        bytes_removed: old.len() as u64,
+        lines_added: (n.len() - head - tail) as u64,
+        lines_removed: (o.len() - head - tail) as u64,
+        bytes_added: (nb.len() - bhead - btail) as u64,
+        bytes_removed: (ob.len() - bhead - btail) as u64,
     }
 }
 
