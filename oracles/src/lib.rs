@@ -68,6 +68,7 @@ pub mod lint;
 mod pathglob;
 pub mod permission;
 pub mod process;
+pub mod retrospective;
 pub mod review;
 pub mod rules;
 pub mod script;
@@ -84,6 +85,7 @@ pub use deps::DependencyChecker;
 pub use file_limit::FileChangeLimiter;
 pub use lint::LintChecker;
 pub use permission::PermissionChecker;
+pub use retrospective::RetrospectiveGenerator;
 pub use review::ReviewTrigger;
 pub use rules::Rules;
 pub use script::ScriptHook;
@@ -184,6 +186,11 @@ pub fn register_builtins(registry: &mut Registry) {
         "ChangeLogger",
         "after a tool call: records what changed (tool, files, lines and bytes) as a structured aid",
         |cfg| Ok(Arc::new(ChangeLogger::from_config(cfg)?) as Arc<dyn Oracle>),
+    );
+    registry.register(
+        "RetrospectiveGenerator",
+        "after close: the issue's metrics from the signal log (signals, blocks and time to resolution, prompts dismissed, escalations) in a Markdown retrospective",
+        |cfg| Ok(Arc::new(RetrospectiveGenerator::from_config(cfg)?) as Arc<dyn Oracle>),
     );
     // Config keys holding commands: set by a project's committed policy,
     // they run only once the user trusted the project (`ahp trust`).
