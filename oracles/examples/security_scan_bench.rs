@@ -54,11 +54,6 @@ fn main() {
         scan.findings.len()
     );
 
-    if std::env::var_os("SHOW").is_some() {
-        for f in &scan.findings {
-            println!("  {} {} {}", f.rule, f.location(), f.shown);
-        }
-    }
     let files: Vec<&str> = split_files(&text, 1000);
     let t = Instant::now();
     let mut findings = 0;

@@ -28,7 +28,14 @@
 //! * [`LintChecker`] — runs linters and reports their findings; with
 //!   `auto_fix`, applies their fixers and reports the files they changed;
 //! * [`DependencyChecker`] — dependency manifests parse, lockfiles move
-//!   with them, new dependencies are listed.
+//!   with them, new dependencies are listed;
+//! * [`SecurityScanner`] — secrets, private keys, SQL and shell injection,
+//!   `curl | sh` and world-writable modes in tool input or changed files;
+//!   secrets are masked and handed to the engine for redaction;
+//! * [`ChangeLogger`] — after a tool call, what changed (tool, files, lines,
+//!   bytes) as an aid with structured `data`;
+//! * [`RetrospectiveGenerator`] — after close, the issue's metrics from the
+//!   signal log in a Markdown retrospective.
 //!
 //! What does **not** live here: the engine itself (events, context, signals,
 //! the [`Oracle`] trait, dispatch — `ahp-engine`) and loading hooks.yaml
@@ -106,13 +113,15 @@ use std::sync::Arc;
 /// for name in [
 ///     "PermissionChecker", "Rules", "Script", "ChecklistValidator", "ReviewTrigger",
 ///     "FileChangeLimiter", "CompletionVerifier", "CommitMessageValidator", "ContextLoader",
-///     "TestGate", "LintChecker", "DependencyChecker",
+///     "TestGate", "LintChecker", "DependencyChecker", "SecurityScanner", "ChangeLogger",
+///     "RetrospectiveGenerator",
 /// ] {
 ///     assert!(registry.names().iter().any(|n| n == name), "{name}");
 /// }
 /// assert_eq!(registry.resolve("rules"), Some("Rules"));
 /// assert_eq!(registry.command_keys("ReviewTrigger"), ["command"]);
 /// assert_eq!(registry.command_keys("TestGate"), ["command"]);
+/// assert_eq!(registry.resolve("security-scanner"), Some("SecurityScanner"));
 /// ```
 pub fn register_builtins(registry: &mut Registry) {
     registry.register(

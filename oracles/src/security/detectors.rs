@@ -43,6 +43,16 @@ pub(crate) struct Detector {
     pub(crate) kind: Kind,
     /// What to do about it (the first resolution step).
     pub(crate) advice: String,
+    /// The match does not count right after an identifier character
+    /// (`sql` in sql`SELECT …`): checked in code rather than with a
+    /// leading class, which would hide the pattern's literal from the
+    /// regex engine's prefilter.
+    pub(crate) not_after_ident: bool,
+    /// When set, the match counts only if this pattern (anchored with `$`)
+    /// matches the text just before it on the same line, and the finding
+    /// starts there. Rare matches are found by their literal first (fast);
+    /// the context is checked only for them.
+    pub(crate) before: Option<Regex>,
 }
 
 /// The size limit of one compiled pattern (as for PermissionChecker).
@@ -85,6 +95,8 @@ pub(crate) fn builtin(rule: &str) -> Result<Vec<Detector>, regex::Error> {
             re,
             kind,
             advice: advice.to_string(),
+            not_after_ident: false,
+            before: None,
         })
     };
     use Kind::*;
@@ -177,13 +189,17 @@ pub(crate) fn builtin(rule: &str) -> Result<Vec<Detector>, regex::Error> {
                 &format!(r#"(?i)(?:\b[fF][rR]?|\$@?)(?:"\s*{dq}|'\s*{sq})\{{[^}}\r\n]+\}}"#),
             )?,
             // `SELECT … ${x}` (JavaScript; not a tagged template like sql`…`)
-            d(
-                "SQL built in a template literal",
-                High,
-                Code,
-                SQL_ADVICE,
-                &format!(r"(?i)(?:^|[^\w.$])`\s*{multi}\$\{{"),
-            )?,
+            {
+                let mut t = d(
+                    "SQL built in a template literal",
+                    High,
+                    Code,
+                    SQL_ADVICE,
+                    &format!(r"(?i)`\s*{multi}\$\{{"),
+                )?;
+                t.not_after_ident = true;
+                t
+            },
             // "SELECT … %s" % x   (Python %-formatting, not execute(q, params))
             d(
                 "SQL built with %-formatting",
@@ -254,7 +270,14 @@ pub(crate) fn builtin(rule: &str) -> Result<Vec<Detector>, regex::Error> {
                 High,
                 Code,
                 SHELL_ADVICE,
-                r#"(?:`[^`\r\n]*#\{|\b(?:system|exec|spawn|popen|capture2e?|capture3)\(?\s*"[^"\r\n]*#\{)"#,
+                r#"`[^`\r\n]*#\{"#,
+            )?,
+            d(
+                "shell command built by interpolation (Ruby)",
+                High,
+                Code,
+                SHELL_ADVICE,
+                r#"\b(?:system|exec|spawn|popen|capture2e?|capture3)\(?\s*"[^"\r\n]*#\{"#,
             )?,
             d(
                 "shell command built from a string (sh -c in Go)",
@@ -286,12 +309,23 @@ pub(crate) fn builtin(rule: &str) -> Result<Vec<Detector>, regex::Error> {
                 CURL_ADVICE,
                 r"(?i)\b(?:curl|wget)\b[^|\r\n;&]*\|\s*(?:sudo\s+(?:-\S+\s+)*)?(?:env\s+(?:\S+=\S*\s+)*)?(?:/usr/bin/|/bin/|/usr/local/bin/)?(?:(?:ba|z|k|da)?sh|python[0-9.]*|perl|ruby|node)\b",
             )?,
+            {
+                let mut t = d(
+                    "download run by a shell",
+                    High,
+                    Code,
+                    CURL_ADVICE,
+                    r"(?i)(?:\$\(|<\()\s*(?:curl|wget)\b[^\r\n]*",
+                )?;
+                t.before = Some(ascii(r#"(?i)\b(?:ba|z|k|da)?sh\s+(?:-\w+\s+)*["']?$"#)?);
+                t
+            },
             d(
-                "download run by a shell",
+                "download sourced by a shell",
                 High,
                 Code,
                 CURL_ADVICE,
-                r#"(?i)(?:\b(?:ba|z|k|da)?sh\s+(?:-\w+\s+)*["']?(?:\$\(|<\()|\bsource\s+<\(|(?:^|[;&|]\s*)\.\s+<\()\s*(?:curl|wget)\b"#,
+                r"(?i)(?:\bsource|\.)\s+<\(\s*(?:curl|wget)\b",
             )?,
         ],
         "no-world-writable" => vec![
@@ -314,7 +348,7 @@ pub(crate) fn builtin(rule: &str) -> Result<Vec<Detector>, regex::Error> {
                 Medium,
                 Code,
                 CHMOD_ADVICE,
-                r"(?i)\b(?:os\.)?(?:chmod|chmodsync|fchmod|lchmod)\s*\([^)\r\n]*,\s*0o?[0-7]?[0-7][0-7][2367]\b",
+                r"\b(?:[fl]?chmod|chmodSync|[FL]?[cC]hmod)\s*\([^)\r\n]*,\s*0[oO]?[0-7]?[0-7][0-7][2367]\b",
             )?,
             d(
                 "umask leaving files world-writable",
@@ -337,6 +371,8 @@ fn private_key(rule: &str) -> Result<Vec<Detector>, regex::Error> {
         re: ascii(r"-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----")?,
         kind: Kind::PrivateKey,
         advice: KEY_ADVICE.to_string(),
+        not_after_ident: false,
+        before: None,
     }])
 }
 

@@ -451,7 +451,25 @@ impl SecurityScanner {
             match d.kind {
                 Kind::Code => {
                     for m in d.re.find_iter(text) {
-                        let matched = trim_lead(m.as_bytes());
+                        if d.not_after_ident
+                            && m.start() > 0
+                            && matches!(text[m.start() - 1], b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'_' | b'.' | b'$')
+                        {
+                            continue;
+                        }
+                        let mut start = m.start();
+                        if let Some(before) = &d.before {
+                            let line_start = text[..start]
+                                .iter()
+                                .rposition(|b| *b == b'\n')
+                                .map_or(0, |i| i + 1)
+                                .max(start.saturating_sub(200));
+                            match before.find(&text[line_start..start]) {
+                                Some(b) => start = line_start + b.start(),
+                                None => continue,
+                            }
+                        }
+                        let matched = trim_lead(&text[start..m.end()]);
                         let start = m.end() - matched.len();
                         raw.push((
                             start,
@@ -546,6 +564,8 @@ impl SecurityScanner {
                     re: re.clone(),
                     kind: Kind::Code,
                     advice: "keep private key files out of the repository (add them to .gitignore); if it was ever pushed, replace the key".into(),
+                    not_after_ident: false,
+                    before: None,
                 };
                 raw.push((
                     0,
@@ -694,7 +714,7 @@ impl SecurityScanner {
     pub fn signal(&self, findings: &[Finding]) -> Option<Signal> {
         let top = findings.iter().map(|f| f.severity).max()?;
         let mut sorted: Vec<&Finding> = findings.iter().collect();
-        sorted.sort_by(|a, b| b.severity.cmp(&a.severity));
+        sorted.sort_by_key(|f| std::cmp::Reverse(f.severity));
         let n = findings.len();
         let at_or_above = findings
             .iter()
@@ -869,6 +889,8 @@ fn custom_rule(m: &Map<String, Value>, key: &str) -> Result<Detector, OracleConf
             Kind::Code
         },
         advice: format!("fix what rule `{id}` found"),
+        not_after_ident: false,
+        before: None,
     })
 }
 
