@@ -222,3 +222,97 @@ fn a_bad_rule_name_is_a_config_error_naming_the_key() {
     assert!(err.contains("did you mean `no-curl-pipe-sh`"), "{err}");
     assert!(err.contains("hooks.yaml:5"), "{err}");
 }
+
+/// Echoes the command in an aid, like a chatty custom oracle would.
+struct Echo;
+
+#[ahp::async_trait]
+impl ahp::Oracle for Echo {
+    async fn evaluate(&self, ctx: &ahp::HookContext) -> Result<Vec<ahp::Signal>, ahp::OracleError> {
+        let cmd = ctx
+            .lookup("tool.input.command")
+            .and_then(|v| v.as_str().map(str::to_string));
+        Ok(vec![ahp::Signal::aid(format!(
+            "running {}",
+            cmd.unwrap_or_default()
+        ))])
+    }
+}
+
+/// Every record the engine hands to its sink, serialized.
+#[derive(Default)]
+struct Capture(std::sync::Mutex<Vec<String>>);
+
+impl ahp::engine::SignalSink for Capture {
+    fn record_signal(&self, s: &ahp::Signal) -> Result<(), ahp::engine::SinkError> {
+        self.0
+            .lock()
+            .unwrap()
+            .push(serde_json::to_string(s).unwrap());
+        Ok(())
+    }
+    fn record_diagnostic(&self, d: &ahp::engine::Diagnostic) -> Result<(), ahp::engine::SinkError> {
+        self.0
+            .lock()
+            .unwrap()
+            .push(serde_json::to_string(d).unwrap());
+        Ok(())
+    }
+    fn record_run(&self, r: &ahp::engine::RunRecord) -> Result<(), ahp::engine::SinkError> {
+        self.0
+            .lock()
+            .unwrap()
+            .push(serde_json::to_string(r).unwrap());
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn a_secret_found_in_a_later_wave_is_redacted_from_earlier_signals() {
+    use ahp::engine::{Entry, Policy, Settings};
+    use std::sync::Arc;
+    let token = format!("glpat-{}", "Hq3Xz8Lw2Vb7Tn5Rm1Yp");
+    let scanner = ahp::oracles::SecurityScanner::from_config(ahp::OracleConfig::empty()).unwrap();
+    let mut echo = Entry::new("Echo", Arc::new(Echo));
+    echo.priority = 0;
+    let mut scan = Entry::new("SecurityScanner", Arc::new(scanner));
+    scan.priority = 5;
+    let policy = Policy::new(
+        Settings::default(),
+        [(ahp::Event::PreToolUse, vec![echo, scan])],
+    )
+    .unwrap();
+    assert_eq!(policy.plan(ahp::Event::PreToolUse).unwrap().waves.len(), 2);
+    let sink = Arc::new(Capture::default());
+    let engine = ahp::Engine::builder()
+        .policy(policy)
+        .sink(sink.clone() as Arc<dyn ahp::engine::SignalSink>)
+        .build()
+        .unwrap();
+    let ctx: ahp::HookContext = serde_json::from_value(json!({
+        "tool": {"name": "shell", "input": {"command": format!("git push https://oauth2:{token}@gitlab.example.com/x.git")}}
+    }))
+    .unwrap();
+    let verdict = engine.dispatch(ahp::Event::PreToolUse, ctx).await;
+    assert_eq!(verdict.outcome, ahp::Outcome::Block);
+    let printed = serde_json::to_string(&verdict).unwrap();
+    assert!(
+        printed.contains("running git push https://oauth2:***@gitlab"),
+        "{printed}"
+    );
+    assert!(printed.contains("glpat-****"), "{printed}");
+    let records = sink.0.lock().unwrap().join("\n");
+    assert_eq!(records.matches("\"header\"").count(), 2, "{records}");
+    assert!(
+        !printed.contains(&token) && !records.contains(&token),
+        "{printed}\n{records}"
+    );
+    // The context handed back to the adapter is the agent's own.
+    assert!(verdict
+        .context
+        .lookup("tool.input.command")
+        .unwrap()
+        .as_str()
+        .unwrap()
+        .contains(&token));
+}
