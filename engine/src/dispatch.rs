@@ -7,7 +7,7 @@
 
 use crate::policy::{Entry, OnBlock, OnError, Plan, Policy};
 use crate::signal::{Modification, Payload};
-use crate::{Event, History, HookContext, Intensity, Outcome, Registry, Signal};
+use crate::{Evaluation, Event, History, HookContext, Intensity, Outcome, Registry, Signal};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use std::sync::{Arc, Mutex};
@@ -332,14 +332,82 @@ pub fn clamp(event: Event, intensity: Intensity) -> Intensity {
 }
 
 enum Outcome1 {
-    Signals(Vec<Signal>, Vec<String>),
+    Signals(Evaluation),
     Failed(String),
+}
+
+/// Secrets shorter than this are not redacted: replacing every `abc` of a
+/// record would mangle it and protect nothing.
+pub const MIN_REDACTION_LEN: usize = 8;
+
+/// What replaces a redacted secret.
+pub const REDACTED: &str = "***";
+
+/// Replaces every occurrence of each secret (longest first, those of at
+/// least [`MIN_REDACTION_LEN`] characters) in every string of `value` with
+/// `***`.
+///
+/// ```
+/// use ahp_engine::dispatch::redact_value;
+/// let mut v = serde_json::json!({"cmd": "export K=AKIAABCDEFGHIJKLMNOP", "n": [1, "AKIAABCDEFGHIJKLMNOP"]});
+/// redact_value(&mut v, &["AKIAABCDEFGHIJKLMNOP".to_string()]);
+/// assert_eq!(v, serde_json::json!({"cmd": "export K=***", "n": [1, "***"]}));
+/// ```
+pub fn redact_value(value: &mut serde_json::Value, secrets: &[String]) {
+    use serde_json::Value;
+    match value {
+        Value::String(s) => {
+            if let Some(r) = redact_str(s, secrets) {
+                *s = r;
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| redact_value(v, secrets)),
+        Value::Object(map) => map.values_mut().for_each(|v| redact_value(v, secrets)),
+        _ => {}
+    }
+}
+
+/// `s` with the secrets replaced, or `None` when it holds none.
+fn redact_str(s: &str, secrets: &[String]) -> Option<String> {
+    let mut out: Option<String> = None;
+    for secret in secrets {
+        let cur = out.as_deref().unwrap_or(s);
+        if cur.contains(secret.as_str()) {
+            out = Some(cur.replace(secret.as_str(), REDACTED));
+        }
+    }
+    out
+}
+
+/// The usable secrets of a dispatch: long enough, longest first (so a
+/// secret containing another is replaced whole), each once.
+fn redaction_list(mut secrets: Vec<String>) -> Vec<String> {
+    secrets.retain(|s| s.chars().count() >= MIN_REDACTION_LEN);
+    secrets.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
+    secrets.dedup();
+    secrets
+}
+
+/// A signal with the secrets redacted from all of its text.
+fn redact_signal(s: Signal, secrets: &[String]) -> Signal {
+    if secrets.is_empty() {
+        return s;
+    }
+    let Ok(mut v) = serde_json::to_value(&s) else {
+        return s;
+    };
+    let before = v.clone();
+    redact_value(&mut v, secrets);
+    if v == before {
+        return s;
+    }
+    serde_json::from_value(v).unwrap_or(s)
 }
 
 async fn run_entry(entry: &Entry, ctx: &HookContext, default_timeout: Duration) -> Outcome1 {
     let limit = entry.timeout.unwrap_or(default_timeout);
     match tokio::time::timeout(limit, entry.oracle.evaluate_full(ctx)).await {
-        Ok(Ok(ev)) => Outcome1::Signals(ev.signals, ev.notes),
+        Ok(Ok(ev)) => Outcome1::Signals(ev),
         Ok(Err(e)) => Outcome1::Failed(e.message),
         Err(_) => Outcome1::Failed(format!("timed out after {} ms", limit.as_millis())),
     }
@@ -452,6 +520,7 @@ impl Engine {
         };
         let selected: Vec<bool> = plan.entries.iter().map(|e| e.when.holds(&ctx)).collect();
         let mut blocked = false;
+        let mut redactions: Vec<String> = Vec::new();
         for (wave_no, wave) in plan.waves.iter().enumerate() {
             let members: Vec<usize> = wave
                 .iter()
@@ -479,10 +548,11 @@ impl Engine {
                 continue;
             }
             let results = self.run_wave(plan, &members, &ctx, event).await;
-            for (i, (result, elapsed)) in members.iter().copied().zip(results) {
+            for (i, (mut result, elapsed)) in members.iter().copied().zip(results) {
                 let entry = &plan.entries[i];
-                if let Outcome1::Signals(_, notes) = &result {
-                    for note in notes {
+                if let Outcome1::Signals(ev) = &mut result {
+                    redactions.append(&mut ev.redactions);
+                    for note in &ev.notes {
                         verdict.diagnostics.push(Diagnostic {
                             level: Level::Info,
                             timestamp: Utc::now(),
@@ -494,12 +564,14 @@ impl Engine {
                     }
                 }
                 let status = match result {
-                    Outcome1::Signals(signals, _) if signals.is_empty() => EntryStatus::Accepted,
-                    Outcome1::Signals(signals, _) => {
-                        for s in signals {
+                    Outcome1::Signals(ev) if ev.signals.is_empty() => EntryStatus::Accepted,
+                    Outcome1::Signals(ev) => {
+                        // Recorded once every entry has run, so that a
+                        // secret found by a later entry is redacted from
+                        // the signals of earlier ones too.
+                        for s in ev.signals {
                             let s = Self::finish_signal(entry, event, &ctx, s);
                             let s = self.escalate(event, &ctx, s);
-                            self.record_signal(&s, &mut verdict.diagnostics);
                             verdict.signals.push(s);
                         }
                         EntryStatus::Signalled
@@ -534,6 +606,15 @@ impl Engine {
         self.start_detached(plan, &selected, blocked, spawn, event, &ctx, &mut verdict);
         verdict.outcome =
             Outcome::from_strongest(verdict.signals.iter().map(Signal::intensity).max());
+        let redactions = redaction_list(redactions);
+        if !redactions.is_empty() {
+            Self::redact_verdict(&mut verdict, &redactions);
+        }
+        let signals = std::mem::take(&mut verdict.signals);
+        for s in &signals {
+            self.record_signal(s, &mut verdict.diagnostics);
+        }
+        verdict.signals = signals;
         for d in &verdict.diagnostics {
             if let Some(sink) = &self.sink {
                 // A diagnostic that cannot be written is still returned in
@@ -541,9 +622,39 @@ impl Engine {
                 let _ = sink.record_diagnostic(d);
             }
         }
+        let mut input = input;
+        redact_value(&mut input, &redactions);
         self.record_run(&verdict, &ctx, input, started);
         verdict.context = ctx;
         verdict
+    }
+
+    /// Redacts the secrets from everything of the verdict that is printed
+    /// or recorded. The context itself is left alone: it is what the agent
+    /// asked for, and adapters build their answer from it.
+    fn redact_verdict(verdict: &mut Verdict, secrets: &[String]) {
+        verdict.signals = std::mem::take(&mut verdict.signals)
+            .into_iter()
+            .map(|s| redact_signal(s, secrets))
+            .collect();
+        for d in &mut verdict.diagnostics {
+            if let Some(r) = redact_str(&d.message, secrets) {
+                d.message = r;
+            }
+        }
+        for c in &mut verdict.context_changes {
+            if let Some(v) = c.modification.value.as_mut() {
+                redact_value(v, secrets);
+            }
+            if let Some(r) = c
+                .modification
+                .description
+                .as_deref()
+                .and_then(|d| redact_str(d, secrets))
+            {
+                c.modification.description = Some(r);
+            }
+        }
     }
 
     fn record_run(
@@ -653,7 +764,6 @@ impl Engine {
                     entry.id, entry.origin
                 )]);
             let s = Self::finish_signal(entry, event, ctx, s);
-            self.record_signal(&s, &mut verdict.diagnostics);
             verdict.signals.push(s);
         }
     }
@@ -731,19 +841,21 @@ impl Engine {
                     let r = run_entry(&entry, &ctx, default_timeout).await;
                     let Some(sink) = sink else { return };
                     match r {
-                        Outcome1::Signals(signals, notes) => {
-                            for note in notes {
+                        Outcome1::Signals(ev) => {
+                            let secrets = redaction_list(ev.redactions);
+                            for note in ev.notes {
                                 let _ = sink.record_diagnostic(&Diagnostic {
                                     level: Level::Info,
                                     timestamp: Utc::now(),
                                     source: entry.id.clone(),
                                     event: Some(event),
                                     correlation_id: ctx.correlation_id.clone(),
-                                    message: note,
+                                    message: redact_str(&note, &secrets).unwrap_or(note),
                                 });
                             }
-                            for s in signals {
-                                let mut s = Self::finish_signal(&entry, event, &ctx, s);
+                            for s in ev.signals {
+                                let s = Self::finish_signal(&entry, event, &ctx, s);
+                                let mut s = redact_signal(s, &secrets);
                                 s.header.detached = true;
                                 let _ = sink.record_signal(&s);
                             }

@@ -39,7 +39,7 @@ pub trait Oracle: Send + Sync {
     async fn evaluate_full(&self, ctx: &HookContext) -> Result<Evaluation, OracleError> {
         Ok(Evaluation {
             signals: self.evaluate(ctx).await?,
-            notes: Vec::new(),
+            ..Evaluation::default()
         })
     }
 
@@ -50,14 +50,50 @@ pub trait Oracle: Send + Sync {
     }
 }
 
-/// What one evaluation produced: signals for the verdict, and notes that are
-/// only recorded (as `info` records).
+/// What one evaluation produced: signals for the verdict, notes that are
+/// only recorded (as `info` records), and secrets the oracle saw that must
+/// not leave the process.
+///
+/// ```
+/// use ahp_engine::{Evaluation, Signal};
+/// let ev = Evaluation::from(vec![Signal::block("a secret in the input")])
+///     .with_redactions(["AKIAEXAMPLEEXAMPLE12"]);
+/// assert_eq!(ev.redactions, ["AKIAEXAMPLEEXAMPLE12"]);
+/// ```
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Evaluation {
     /// The signals (none = accept).
     pub signals: Vec<Signal>,
     /// Lines for the log, not for the agent.
     pub notes: Vec<String>,
+    /// Secret values found in the context (e.g. by a scanner). The engine
+    /// replaces every occurrence of each (at least
+    /// [`MIN_REDACTION_LEN`](crate::dispatch::MIN_REDACTION_LEN) characters
+    /// long) with `***` in everything of the dispatch that leaves the
+    /// process: every signal, diagnostic and applied change of the verdict,
+    /// and the run record's input context.
+    pub redactions: Vec<String>,
+}
+
+impl From<Vec<Signal>> for Evaluation {
+    fn from(signals: Vec<Signal>) -> Self {
+        Evaluation {
+            signals,
+            ..Evaluation::default()
+        }
+    }
+}
+
+impl Evaluation {
+    /// Adds secret values to redact (see [`Evaluation::redactions`]).
+    pub fn with_redactions<I, S>(mut self, secrets: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.redactions.extend(secrets.into_iter().map(Into::into));
+        self
+    }
 }
 
 /// An oracle could not reach a decision.

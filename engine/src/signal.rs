@@ -201,6 +201,10 @@ pub struct AidPayload {
     /// Things to do next.
     #[serde(default)]
     pub follow_ups: Vec<String>,
+    /// Structured facts for the log and for tools reading it (e.g. the
+    /// change a `ChangeLogger` recorded); absent when the oracle has none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<Value>,
 }
 
 fn default_true() -> bool {
@@ -389,6 +393,7 @@ impl Signal {
             context_info: context_info.into(),
             best_practices: Vec::new(),
             follow_ups: Vec::new(),
+            data: None,
         }))
     }
 
@@ -434,6 +439,20 @@ impl Signal {
     pub fn with_severity(mut self, severity: Severity) -> Signal {
         if let Payload::Prompt(p) = &mut self.payload {
             p.severity = severity;
+        }
+        self
+    }
+
+    /// Sets an aid's structured `data` (ignored for other intensities).
+    ///
+    /// ```
+    /// use ahp_engine::{Payload, Signal};
+    /// let s = Signal::aid("Write src/a.rs: +3 lines").with_data(serde_json::json!({"lines_added": 3}));
+    /// assert!(matches!(&s.payload, Payload::Aid(a) if a.data.as_ref().unwrap()["lines_added"] == 3));
+    /// ```
+    pub fn with_data(mut self, data: Value) -> Signal {
+        if let Payload::Aid(a) = &mut self.payload {
+            a.data = Some(data);
         }
         self
     }
@@ -486,6 +505,7 @@ impl Signal {
                 context_info: summary,
                 best_practices: Vec::new(),
                 follow_ups: steps,
+                data: None,
             }),
         };
         self.header.intensity = target;

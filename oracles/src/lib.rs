@@ -28,7 +28,14 @@
 //! * [`LintChecker`] — runs linters and reports their findings; with
 //!   `auto_fix`, applies their fixers and reports the files they changed;
 //! * [`DependencyChecker`] — dependency manifests parse, lockfiles move
-//!   with them, new dependencies are listed.
+//!   with them, new dependencies are listed;
+//! * [`SecurityScanner`] — secrets, private keys, SQL and shell injection,
+//!   `curl | sh` and world-writable modes in tool input or changed files;
+//!   secrets are masked and handed to the engine for redaction;
+//! * [`ChangeLogger`] — after a tool call, what changed (tool, files, lines,
+//!   bytes) as an aid with structured `data`;
+//! * [`RetrospectiveGenerator`] — after close, the issue's metrics from the
+//!   signal log in a Markdown retrospective.
 //!
 //! What does **not** live here: the engine itself (events, context, signals,
 //! the [`Oracle`] trait, dispatch — `ahp-engine`) and loading hooks.yaml
@@ -53,6 +60,7 @@
 #![warn(missing_docs)]
 
 mod cfg;
+pub mod change_logger;
 pub mod checklist;
 mod command;
 pub mod commit_msg;
@@ -67,12 +75,15 @@ pub mod lint;
 mod pathglob;
 pub mod permission;
 pub mod process;
+pub mod retrospective;
 pub mod review;
 pub mod rules;
 pub mod script;
+pub mod security;
 mod template;
 pub mod test_gate;
 
+pub use change_logger::ChangeLogger;
 pub use checklist::ChecklistValidator;
 pub use commit_msg::CommitMessageValidator;
 pub use completion::CompletionVerifier;
@@ -81,9 +92,11 @@ pub use deps::DependencyChecker;
 pub use file_limit::FileChangeLimiter;
 pub use lint::LintChecker;
 pub use permission::PermissionChecker;
+pub use retrospective::RetrospectiveGenerator;
 pub use review::ReviewTrigger;
 pub use rules::Rules;
 pub use script::ScriptHook;
+pub use security::SecurityScanner;
 pub use test_gate::TestGate;
 
 use ahp_engine::{Oracle, Registry};
@@ -100,13 +113,15 @@ use std::sync::Arc;
 /// for name in [
 ///     "PermissionChecker", "Rules", "Script", "ChecklistValidator", "ReviewTrigger",
 ///     "FileChangeLimiter", "CompletionVerifier", "CommitMessageValidator", "ContextLoader",
-///     "TestGate", "LintChecker", "DependencyChecker",
+///     "TestGate", "LintChecker", "DependencyChecker", "SecurityScanner", "ChangeLogger",
+///     "RetrospectiveGenerator",
 /// ] {
 ///     assert!(registry.names().iter().any(|n| n == name), "{name}");
 /// }
 /// assert_eq!(registry.resolve("rules"), Some("Rules"));
 /// assert_eq!(registry.command_keys("ReviewTrigger"), ["command"]);
 /// assert_eq!(registry.command_keys("TestGate"), ["command"]);
+/// assert_eq!(registry.resolve("security-scanner"), Some("SecurityScanner"));
 /// ```
 pub fn register_builtins(registry: &mut Registry) {
     registry.register(
@@ -170,6 +185,21 @@ pub fn register_builtins(registry: &mut Registry) {
         "DependencyChecker",
         "dependency manifests parse, lockfiles move with them, new dependencies are listed",
         |cfg| Ok(Arc::new(DependencyChecker::from_config(cfg)?) as Arc<dyn Oracle>),
+    );
+    registry.register(
+        "SecurityScanner",
+        "secrets, private keys, SQL/shell injection, curl|sh and world-writable modes in tool input or changed files",
+        |cfg| Ok(Arc::new(SecurityScanner::from_config(cfg)?) as Arc<dyn Oracle>),
+    );
+    registry.register(
+        "ChangeLogger",
+        "after a tool call: records what changed (tool, files, lines and bytes) as a structured aid",
+        |cfg| Ok(Arc::new(ChangeLogger::from_config(cfg)?) as Arc<dyn Oracle>),
+    );
+    registry.register(
+        "RetrospectiveGenerator",
+        "after close: the issue's metrics from the signal log (signals, blocks and time to resolution, prompts dismissed, escalations) in a Markdown retrospective",
+        |cfg| Ok(Arc::new(RetrospectiveGenerator::from_config(cfg)?) as Arc<dyn Oracle>),
     );
     // Config keys holding commands: set by a project's committed policy,
     // they run only once the user trusted the project (`ahp trust`).

@@ -575,6 +575,7 @@ impl ReviewTrigger {
             return Ok(Evaluation {
                 signals: vec![signal],
                 notes,
+                redactions: Vec::new(),
             });
         }
 
@@ -598,6 +599,7 @@ impl ReviewTrigger {
         Ok(Evaluation {
             signals: vec![signal],
             notes,
+            redactions: Vec::new(),
         })
     }
 

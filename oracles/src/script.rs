@@ -490,6 +490,7 @@ impl ScriptHook {
                 Ok(Evaluation {
                     signals: vec![Signal::block(reason).with_type(SIGNAL_TYPE)],
                     notes: Vec::new(),
+                    redactions: Vec::new(),
                 })
             }
             Some(0) => self.interpret_stdout(&run.stdout),
@@ -524,6 +525,7 @@ impl ScriptHook {
             return Ok(Evaluation {
                 signals: vec![Signal::aid(context).with_type(SIGNAL_TYPE)],
                 notes: Vec::new(),
+                redactions: Vec::new(),
             });
         }
         let value: Value = serde_json::from_str(text).map_err(|e| {

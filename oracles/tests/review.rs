@@ -31,7 +31,7 @@ fn ctx(issue_id: Option<&str>, files: &[&str]) -> HookContext {
 }
 
 async fn review(t: &ReviewTrigger, c: &HookContext) -> (AidPayload, String, Vec<String>) {
-    let Evaluation { signals, notes } = t.review(c).await.unwrap();
+    let Evaluation { signals, notes, .. } = t.review(c).await.unwrap();
     assert_eq!(signals.len(), 1, "{signals:?}");
     let s = &signals[0];
     assert_eq!(s.intensity(), Intensity::Aid);

@@ -1,0 +1,1110 @@
+//! The `SecurityScanner` oracle (SPEC §5): secrets, private keys and
+//! dangerous code in what the agent is about to do.
+//!
+//! **What is scanned.** At an event with a tool call (`pre-tool-use`) it
+//! scans the tool's input: every string of `tool.input` — the command, the
+//! content being written, an edit's new text, a patch's added lines (the
+//! `+` lines of a unified diff or an `*** Begin Patch` block; removed and
+//! context lines are not the agent's doing). An edit's `old_string` is not
+//! scanned: removing a secret is not a finding. At an event without a tool
+//! (`pre-issue-submit`) it scans the changed files (the context's
+//! `files.changed`, else git — see [`crate::git`]), read from the project.
+//!
+//! **Rules** ([`BUILTIN_RULES`], all on by default):
+//!
+//! | rule | finds | severity |
+//! |---|---|---|
+//! | `no-secrets` | AWS access key ids, GitHub (`ghp_…`, `github_pat_…`), GitLab (`glpat-…`) and Slack (`xox?-…`, webhooks) tokens, JWTs, and high-entropy values assigned to names like `password`, `secret`, `token`, `api_key` | critical (tokens), high (JWT, webhook, assignments) |
+//! | `no-private-keys` | `-----BEGIN … PRIVATE KEY-----` blocks with a body; private key files (`id_rsa`, `*.p12`, `*.pfx`, `*.jks`, `*.ppk`) | critical / high |
+//! | `no-sql-injection` | SQL built from strings: concatenation (`"SELECT … " + id`, PHP `.`), interpolation (Python f-strings, C# `$"…"`, JS templates, Ruby `#{}`, PHP `$x`), `%`-formatting, `Sprintf`/`String.format` | high |
+//! | `no-shell-injection` | shell commands built from strings: `os.system`/`subprocess(…, shell=True)` with f-strings or `+`, Node `exec` with templates, PHP `system($_GET…)`, Ruby backticks with `#{}`, Go `sh -c` with `Sprintf`, Java `Runtime.exec("…" + x)`, shell `eval "$var"` | high |
+//! | `no-curl-pipe-sh` | `curl … \| sh` (bash, zsh, sudo, python, …), `sh -c "$(curl …)"`, `bash <(curl …)` | high |
+//! | `no-world-writable` | `chmod 777`/`666`/`o+w`/`a+w`, `mkdir -m 777`, `os.chmod(p, 0o777)`, `umask 000` | medium |
+//!
+//! Plus rules of your own: a map with `id`, `pattern` (a regex), `severity`
+//! (low, medium, high, critical; default high), `message`, and `secret:
+//! true` to mask the match like a credential (the first capture group is the
+//! secret when the pattern has one).
+//!
+//! **Decision.** Findings at or above `severity_threshold` (default `high`)
+//! make one **block**; otherwise one **prompt** (its severity: the highest
+//! finding's). Each finding names its rule, severity, `file:line` (or
+//! `tool.input.command:line`) and a **fingerprint**: the first 16 hex
+//! digits of the SHA-256 of the matched value. Accept a false positive by
+//! adding its fingerprint to `allow`.
+//!
+//! **Secrets never leave.** A secret is shown masked — its provider prefix
+//! and `****` (`AKIA****`, `ghp_****`) — and its value is handed to the
+//! engine as a redaction ([`Evaluation::redactions`]): every occurrence is
+//! replaced by `***` in the signals, diagnostics and the run record that
+//! reach stdout, stderr and the log, whichever oracle wrote it.
+//!
+//! **Assignments** (`password = "…"`) are reported only when the value is
+//! 12–200 characters, has a letter and a digit, has Shannon entropy of at
+//! least `entropy_threshold` bits per character (default 3.5), and is not a
+//! placeholder (`example`, `changeme`, `xxxx`, `${VAR}`, `<token>`, …). In
+//! test files (`tests/`, `fixtures/`, `testdata/`, `*_test.*`, `*.spec.*`,
+//! `test_*`) assignments are not reported at all unless
+//! `scan_test_assignments: true`; known token formats always are.
+//!
+//! ```yaml
+//! - oracle: SecurityScanner
+//!   config:
+//!     rules:                         # default: all built-in rules
+//!       - no-secrets
+//!       - no-private-keys
+//!       - no-curl-pipe-sh
+//!       - { id: no-internal-hosts, pattern: '\binternal\.corp\.example\b', severity: medium,
+//!           message: "internal host name" }
+//!     severity_threshold: high       # low | medium | high | critical
+//!     skip: ["vendor/**", "*.min.js"]   # paths not scanned
+//!     allow: ["5d41402abc4b2a76"]    # fingerprints of accepted findings
+//!     entropy_threshold: 3.5
+//!     max_file_bytes: 2000000        # larger changed files are skipped (noted in the log)
+//! ```
+//!
+//! ```
+//! use ahp_oracles::security::SecurityScanner;
+//! use ahp_engine::OracleConfig;
+//!
+//! let scanner = SecurityScanner::from_config(OracleConfig::empty()).unwrap();
+//! let key = format!("AKIA{}", "Q7WZ3K9T2M5X8B4R");
+//! let scan = scanner.scan_text("deploy.sh", format!("export AWS_ACCESS_KEY_ID={key}\n").as_bytes());
+//! let f = &scan.findings[0];
+//! assert_eq!((f.rule.as_str(), f.line), ("no-secrets", 1));
+//! assert_eq!(f.shown, "AKIA****");
+//! assert!(!format!("{scan:?}").contains(&key));
+//! assert!(scanner.scan_text("ok.sh", b"curl -o x.sh https://example.com/x.sh").findings.is_empty());
+//! ```
+
+mod detectors;
+
+use crate::cfg::{check_keys, join, one_of, opt_bool, opt_str};
+use crate::git::{project_dir_for, resolve_changes, FileStatus};
+use crate::pathglob::Globs;
+use ahp_engine::oracle::kind_of;
+use ahp_engine::{
+    async_trait, Evaluation, HookContext, Intensity, Oracle, OracleConfig, OracleConfigError,
+    OracleError, Severity, Signal,
+};
+use detectors::{Detector, Kind};
+use regex::bytes::Regex;
+use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
+use std::collections::BTreeSet;
+use std::io::Read;
+use std::path::PathBuf;
+
+/// The built-in rules, in report order.
+pub const BUILTIN_RULES: [&str; 6] = [
+    "no-secrets",
+    "no-private-keys",
+    "no-sql-injection",
+    "no-shell-injection",
+    "no-curl-pipe-sh",
+    "no-world-writable",
+];
+
+/// The signal type of every SecurityScanner signal.
+pub const SIGNAL_TYPE: &str = "security-finding";
+
+/// How many findings a signal lists (the count is always complete).
+const MAX_LISTED: usize = 10;
+
+/// How many characters of a code finding are shown.
+const MAX_SHOWN: usize = 80;
+
+const KEYS: &[&str] = &[
+    "rules",
+    "severity_threshold",
+    "skip",
+    "allow",
+    "entropy_threshold",
+    "scan_test_assignments",
+    "max_file_bytes",
+];
+const CUSTOM_KEYS: &[&str] = &["id", "pattern", "severity", "message", "secret"];
+
+/// The severity of a finding. Ordered: `Low < Medium < High < Critical`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum SecuritySeverity {
+    /// Worth knowing.
+    Low,
+    /// Worth fixing.
+    Medium,
+    /// Likely exploitable or exposing.
+    High,
+    /// A live credential or key.
+    Critical,
+}
+
+impl SecuritySeverity {
+    /// Every severity, lowest first.
+    pub const ALL: [SecuritySeverity; 4] = [
+        SecuritySeverity::Low,
+        SecuritySeverity::Medium,
+        SecuritySeverity::High,
+        SecuritySeverity::Critical,
+    ];
+
+    /// `low`, `medium`, `high` or `critical`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SecuritySeverity::Low => "low",
+            SecuritySeverity::Medium => "medium",
+            SecuritySeverity::High => "high",
+            SecuritySeverity::Critical => "critical",
+        }
+    }
+
+    fn parse(value: &Value, key: &str) -> Result<SecuritySeverity, OracleConfigError> {
+        let names: Vec<&str> = Self::ALL.iter().map(|s| s.as_str()).collect();
+        match value {
+            Value::String(s) => {
+                let n = one_of(s, &names, key, "severity")?;
+                Ok(Self::ALL
+                    .into_iter()
+                    .find(|x| x.as_str() == n)
+                    .unwrap_or(SecuritySeverity::High))
+            }
+            other => Err(OracleConfigError::at(
+                key,
+                format!(
+                    "expected one of low, medium, high, critical, found {}",
+                    kind_of(other)
+                ),
+            )),
+        }
+    }
+
+    /// The prompt severity of a finding of this severity.
+    fn prompt(self) -> Severity {
+        match self {
+            SecuritySeverity::Low => Severity::Low,
+            SecuritySeverity::Medium => Severity::Medium,
+            SecuritySeverity::High | SecuritySeverity::Critical => Severity::High,
+        }
+    }
+}
+
+/// One finding. It holds no secret: `shown` is masked for credentials.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    /// The rule (`no-secrets`, … or a custom rule's id).
+    pub rule: String,
+    /// What was found (`AWS access key id`).
+    pub what: String,
+    /// Its severity.
+    pub severity: SecuritySeverity,
+    /// The file (or `tool.input.KEY` for tool input that is not a file).
+    pub file: String,
+    /// 1-based line within the scanned text.
+    pub line: usize,
+    /// The first 16 hex digits of the SHA-256 of the matched value.
+    pub fingerprint: String,
+    /// What may be shown: `AKIA****` for a credential, the shortened match
+    /// for code.
+    pub shown: String,
+    /// What to do about it.
+    pub advice: String,
+}
+
+impl Finding {
+    /// `file:line`.
+    pub fn location(&self) -> String {
+        format!("{}:{}", self.file, self.line)
+    }
+}
+
+/// The result of scanning: the findings, how many the allow-list
+/// accepted, and the secret values (for redaction only: never printed, not
+/// part of `Debug`).
+#[derive(Clone, Default)]
+pub struct Scan {
+    /// Findings not on the allow-list, in text order.
+    pub findings: Vec<Finding>,
+    /// Findings accepted by `allow`.
+    pub allowed: usize,
+    secrets: Vec<String>,
+}
+
+impl std::fmt::Debug for Scan {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Scan")
+            .field("findings", &self.findings)
+            .field("allowed", &self.allowed)
+            .field("secrets", &format_args!("[{} masked]", self.secrets.len()))
+            .finish()
+    }
+}
+
+impl Scan {
+    /// The secret values found (allowed ones included), to hand to the
+    /// engine as redactions. Do not print them.
+    pub fn secrets(&self) -> &[String] {
+        &self.secrets
+    }
+
+    fn extend(&mut self, other: Scan) {
+        self.findings.extend(other.findings);
+        self.allowed += other.allowed;
+        self.secrets.extend(other.secrets);
+    }
+}
+
+/// Scans tool input and changed files for secrets and dangerous code. See
+/// the [module documentation](self).
+#[derive(Debug, Clone)]
+pub struct SecurityScanner {
+    detectors: Vec<Detector>,
+    key_files: Option<Regex>,
+    threshold: SecuritySeverity,
+    skip: Option<Globs>,
+    allow: BTreeSet<String>,
+    entropy_threshold: f64,
+    scan_test_assignments: bool,
+    max_file_bytes: u64,
+    project_dir: Option<PathBuf>,
+}
+
+impl SecurityScanner {
+    /// Builds the scanner from its `config:` map.
+    ///
+    /// ```
+    /// use ahp_oracles::security::SecurityScanner;
+    /// use ahp_engine::OracleConfig;
+    /// use serde_json::json;
+    /// let err = SecurityScanner::from_config(OracleConfig::new(&json!({"rules": ["no-secret"]}), None)).unwrap_err();
+    /// assert_eq!(err.key.as_deref(), Some("rules.0"));
+    /// assert!(err.message.contains("did you mean `no-secrets`"), "{err}");
+    /// let err = SecurityScanner::from_config(OracleConfig::new(&json!({"severity_treshold": "high"}), None)).unwrap_err();
+    /// assert!(err.message.contains("did you mean `severity_threshold`"), "{err}");
+    /// let err = SecurityScanner::from_config(OracleConfig::new(
+    ///     &json!({"rules": [{"id": "x", "pattern": "(unclosed"}]}), None)).unwrap_err();
+    /// assert_eq!(err.key.as_deref(), Some("rules.0.pattern"));
+    /// ```
+    pub fn from_config(cfg: OracleConfig<'_>) -> Result<Self, OracleConfigError> {
+        cfg.check_keys(KEYS)?;
+        let empty = Map::new();
+        let map = cfg.map()?.unwrap_or(&empty);
+        let mut detectors = Vec::new();
+        let mut key_files = None;
+        let builtin = |name: &str| {
+            detectors::builtin(name).map_err(|e| {
+                OracleConfigError::whole(format!("built-in rule `{name}` does not compile: {e}"))
+            })
+        };
+        match map.get("rules") {
+            None | Some(Value::Null) => {
+                for name in BUILTIN_RULES {
+                    detectors.extend(builtin(name)?);
+                }
+                key_files = Some(detectors::key_file_name());
+            }
+            Some(Value::Array(items)) => {
+                let mut seen = BTreeSet::new();
+                for (i, item) in items.iter().enumerate() {
+                    let key = format!("rules.{i}");
+                    let id = match item {
+                        Value::String(s) => {
+                            let name = one_of(s, &BUILTIN_RULES, &key, "rule")?;
+                            detectors.extend(builtin(name)?);
+                            if name == "no-private-keys" {
+                                key_files = Some(detectors::key_file_name());
+                            }
+                            name.to_string()
+                        }
+                        Value::Object(m) => {
+                            let d = custom_rule(m, &key)?;
+                            let id = d.rule.clone();
+                            detectors.push(d);
+                            id
+                        }
+                        other => {
+                            return Err(OracleConfigError::at(
+                                key,
+                                format!(
+                                    "expected a built-in rule name ({}) or a map {{id, pattern, severity, message}}, found {}",
+                                    BUILTIN_RULES.join(", "),
+                                    kind_of(other)
+                                ),
+                            ))
+                        }
+                    };
+                    if !seen.insert(id.clone()) {
+                        return Err(OracleConfigError::at(
+                            key,
+                            format!("rule `{id}` is listed twice"),
+                        ));
+                    }
+                }
+            }
+            Some(other) => {
+                return Err(OracleConfigError::at(
+                    "rules",
+                    format!(
+                        "expected a list of rules, e.g. [no-secrets, no-private-keys], found {}",
+                        kind_of(other)
+                    ),
+                ))
+            }
+        }
+        // `no-secrets` carries the private key detector for when
+        // `no-private-keys` is off; with both, the block is reported once,
+        // under `no-private-keys`.
+        if detectors
+            .iter()
+            .any(|d| d.rule == "no-private-keys" && d.kind == Kind::PrivateKey)
+        {
+            detectors.retain(|d| !(d.rule == "no-secrets" && d.kind == Kind::PrivateKey));
+        }
+        let threshold = match map.get("severity_threshold") {
+            None | Some(Value::Null) => SecuritySeverity::High,
+            Some(v) => SecuritySeverity::parse(v, "severity_threshold")?,
+        };
+        let skip = Globs::from_value(map.get("skip"), "skip")?;
+        let mut allow = BTreeSet::new();
+        match map.get("allow") {
+            None | Some(Value::Null) => {}
+            Some(Value::Array(items)) => {
+                for (i, item) in items.iter().enumerate() {
+                    let key = format!("allow.{i}");
+                    let fp = item.as_str().map(|s| s.trim().to_ascii_lowercase());
+                    match fp {
+                        Some(fp) if fp.len() == 16 && fp.bytes().all(|b| b.is_ascii_hexdigit()) => {
+                            allow.insert(fp);
+                        }
+                        _ => {
+                            return Err(OracleConfigError::at(
+                                key,
+                                format!(
+                                    "expected a fingerprint of 16 hex digits as printed in a finding (e.g. `5d41402abc4b2a76`), found {}",
+                                    match item {
+                                        Value::String(s) => format!("`{s}`"),
+                                        other => kind_of(other).to_string(),
+                                    }
+                                ),
+                            ))
+                        }
+                    }
+                }
+            }
+            Some(other) => {
+                return Err(OracleConfigError::at(
+                    "allow",
+                    format!("expected a list of fingerprints, found {}", kind_of(other)),
+                ))
+            }
+        }
+        let entropy_threshold = match map.get("entropy_threshold") {
+            None | Some(Value::Null) => 3.5,
+            Some(v) => match v.as_f64() {
+                Some(x) if (0.0..=8.0).contains(&x) => x,
+                _ => {
+                    return Err(OracleConfigError::at(
+                        "entropy_threshold",
+                        format!(
+                            "expected bits per character between 0 and 8 (e.g. 3.5), found {}",
+                            match v {
+                                Value::Number(n) => n.to_string(),
+                                other => kind_of(other).to_string(),
+                            }
+                        ),
+                    ))
+                }
+            },
+        };
+        let max_file_bytes = match map.get("max_file_bytes") {
+            None | Some(Value::Null) => 2_000_000,
+            Some(v) => match v.as_u64() {
+                Some(n) if n >= 1 => n,
+                _ => {
+                    return Err(OracleConfigError::at(
+                        "max_file_bytes",
+                        format!(
+                        "expected a whole number of bytes of at least 1 (e.g. 2000000), found {}",
+                        kind_of(v)
+                    ),
+                    ))
+                }
+            },
+        };
+        Ok(SecurityScanner {
+            detectors,
+            key_files,
+            threshold,
+            skip,
+            allow,
+            entropy_threshold,
+            scan_test_assignments: opt_bool(map, "", "scan_test_assignments")?.unwrap_or(false),
+            max_file_bytes,
+            project_dir: cfg.project_dir(),
+        })
+    }
+
+    /// Scans one text; `file` names it in findings and decides whether it
+    /// is a test file (see the [module documentation](self)).
+    pub fn scan_text(&self, file: &str, text: &[u8]) -> Scan {
+        let test_file = detectors::is_test_path(file);
+        let mut raw: Vec<(usize, Finding, Option<Vec<String>>)> = Vec::new();
+        for d in &self.detectors {
+            match d.kind {
+                Kind::Code => {
+                    for m in d.re.find_iter(text) {
+                        if d.not_after_ident
+                            && m.start() > 0
+                            && matches!(text[m.start() - 1], b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'_' | b'.' | b'$')
+                        {
+                            continue;
+                        }
+                        let mut start = m.start();
+                        if let Some(before) = &d.before {
+                            let line_start = text[..start]
+                                .iter()
+                                .rposition(|b| *b == b'\n')
+                                .map_or(0, |i| i + 1)
+                                .max(start.saturating_sub(200));
+                            match before.find(&text[line_start..start]) {
+                                Some(b) => start = line_start + b.start(),
+                                None => continue,
+                            }
+                        }
+                        let matched = trim_lead(&text[start..m.end()]);
+                        let start = m.end() - matched.len();
+                        raw.push((
+                            start,
+                            self.finding(d, file, &fingerprint(matched), shorten(matched)),
+                            None,
+                        ));
+                    }
+                }
+                Kind::Token { shown } => {
+                    for caps in d.re.captures_iter(text) {
+                        let Some(m) = caps.get(1).or_else(|| caps.get(0)) else {
+                            continue;
+                        };
+                        let v = m.as_bytes();
+                        if d.rule == "no-secrets" && looks_fake(v) {
+                            continue;
+                        }
+                        let secret = String::from_utf8_lossy(v).into_owned();
+                        raw.push((
+                            m.start(),
+                            self.finding(d, file, &fingerprint(v), mask(v, shown)),
+                            Some(vec![secret]),
+                        ));
+                    }
+                }
+                Kind::Assignment => {
+                    if test_file && !self.scan_test_assignments {
+                        continue;
+                    }
+                    for caps in d.re.captures_iter(text) {
+                        let Some(m) = caps.get(1).or(caps.get(2)).or(caps.get(3)) else {
+                            continue;
+                        };
+                        let v = m.as_bytes();
+                        let has_letter = v.iter().any(u8::is_ascii_alphabetic);
+                        let has_digit = v.iter().any(u8::is_ascii_digit);
+                        if !has_letter
+                            || !has_digit
+                            || detectors::is_placeholder(v)
+                            || detectors::entropy(v) < self.entropy_threshold
+                        {
+                            continue;
+                        }
+                        let name = name_of(&text[caps.get(0).map_or(0, |c| c.start())..m.start()]);
+                        let secret = String::from_utf8_lossy(v).into_owned();
+                        raw.push((
+                            m.start(),
+                            self.finding(d, file, &fingerprint(v), format!("{name}=****")),
+                            Some(vec![secret]),
+                        ));
+                    }
+                }
+                Kind::PrivateKey => {
+                    for caps in d.re.captures_iter(text) {
+                        let (Some(all), Some(label)) = (caps.get(0), caps.get(1)) else {
+                            continue;
+                        };
+                        let rest = &text[all.end()..];
+                        let end = find(rest, b"-----END").unwrap_or(rest.len().min(8192));
+                        let body = &rest[..end];
+                        let body_chars = body
+                            .iter()
+                            .filter(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/'))
+                            .count();
+                        if body_chars < 32 {
+                            continue;
+                        }
+                        let lines: Vec<String> = body
+                            .split(|b| *b == b'\n')
+                            .map(|l| String::from_utf8_lossy(l.trim_ascii()).into_owned())
+                            .filter(|l| l.len() >= 8 && !l.contains(':'))
+                            .collect();
+                        let shown = format!(
+                            "-----BEGIN {}-----****",
+                            String::from_utf8_lossy(label.as_bytes())
+                        );
+                        raw.push((
+                            all.start(),
+                            self.finding(d, file, &fingerprint(body.trim_ascii()), shown),
+                            Some(lines),
+                        ));
+                    }
+                }
+            }
+        }
+        if let Some(re) = &self.key_files {
+            if re.is_match(file.as_bytes()) && !text.is_empty() {
+                let d = Detector {
+                    rule: "no-private-keys".into(),
+                    what: "private key file".into(),
+                    severity: SecuritySeverity::High,
+                    re: re.clone(),
+                    kind: Kind::Code,
+                    advice: "keep private key files out of the repository (add them to .gitignore); if it was ever pushed, replace the key".into(),
+                    not_after_ident: false,
+                    before: None,
+                };
+                raw.push((
+                    0,
+                    self.finding(&d, file, &fingerprint(file.as_bytes()), file.to_string()),
+                    None,
+                ));
+            }
+        }
+        raw.sort_by_key(|(at, _, _)| *at);
+        let mut out = Scan::default();
+        let mut seen = BTreeSet::new();
+        let mut lines = LineIndex::new(text);
+        for (at, mut f, secrets) in raw {
+            let code = secrets.is_none();
+            if let Some(s) = secrets {
+                out.secrets.extend(s);
+            }
+            f.line = lines.line_of(at);
+            // One value found by two patterns (a token that is also a
+            // `token = …` assignment) is one finding; so are two patterns
+            // of one code rule on one line.
+            let key = if code {
+                format!("{}\0{}", f.line, f.rule)
+            } else {
+                format!("{}\0{}", f.line, f.fingerprint)
+            };
+            if !seen.insert(key) {
+                continue;
+            }
+            if self.allow.contains(&f.fingerprint) {
+                out.allowed += 1;
+            } else {
+                out.findings.push(f);
+            }
+        }
+        out
+    }
+
+    fn finding(&self, d: &Detector, file: &str, fingerprint: &str, shown: String) -> Finding {
+        Finding {
+            rule: d.rule.clone(),
+            what: d.what.clone(),
+            severity: d.severity,
+            file: file.to_string(),
+            line: 0,
+            fingerprint: fingerprint.to_string(),
+            shown,
+            advice: d.advice.clone(),
+        }
+    }
+
+    /// Scans a tool call's input (see the [module documentation](self)).
+    pub fn scan_tool_input(&self, input: &Value) -> Scan {
+        let mut out = Scan::default();
+        let path = input.as_object().and_then(|m| {
+            [
+                "file_path",
+                "path",
+                "filePath",
+                "notebook_path",
+                "target_file",
+                "filename",
+            ]
+            .iter()
+            .find_map(|k| m.get(*k).and_then(Value::as_str))
+        });
+        if let Some(p) = path {
+            if self.skipped(p) {
+                return out;
+            }
+        }
+        let mut key = Vec::new();
+        self.walk_input(input, path, &mut key, &mut out);
+        out
+    }
+
+    fn walk_input<'a>(
+        &self,
+        v: &'a Value,
+        path: Option<&str>,
+        key: &mut Vec<&'a str>,
+        out: &mut Scan,
+    ) {
+        match v {
+            Value::String(s) => {
+                let last = key.last().copied().unwrap_or("");
+                if matches!(last, "old_string" | "old_str" | "oldText" | "old_text") {
+                    return;
+                }
+                let content_key = matches!(
+                    last,
+                    "content"
+                        | "contents"
+                        | "file_text"
+                        | "new_string"
+                        | "new_str"
+                        | "newText"
+                        | "new_text"
+                        | "new_source"
+                        | "text"
+                        | "code"
+                );
+                let label = match path {
+                    Some(p) if content_key => p.to_string(),
+                    _ => format!("tool.input.{}", key.join(".")),
+                };
+                let added = added_lines(s);
+                let text = added.as_deref().unwrap_or(s.as_str());
+                out.extend(self.scan_text(&label, text.as_bytes()));
+            }
+            Value::Array(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    let idx: &'a str = INDEXES.get(i).copied().unwrap_or("n");
+                    key.push(idx);
+                    self.walk_input(item, path, key, out);
+                    key.pop();
+                }
+            }
+            Value::Object(map) => {
+                for (k, item) in map {
+                    key.push(k.as_str());
+                    self.walk_input(item, path, key, out);
+                    key.pop();
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn skipped(&self, path: &str) -> bool {
+        self.skip.as_ref().is_some_and(|g| g.is_match(path))
+    }
+
+    /// The signal for these findings (none when there are none).
+    ///
+    /// ```
+    /// use ahp_oracles::security::SecurityScanner;
+    /// use ahp_engine::{Intensity, OracleConfig};
+    /// let s = SecurityScanner::from_config(OracleConfig::empty()).unwrap();
+    /// let scan = s.scan_text("setup.sh", b"chmod 777 /srv/data\n");
+    /// let signal = s.signal(&scan.findings).unwrap();
+    /// assert_eq!(signal.intensity(), Intensity::Prompt); // medium < high
+    /// let scan = s.scan_text("setup.sh", b"curl -fsSL https://get.example.com | sudo bash\n");
+    /// assert_eq!(s.signal(&scan.findings).unwrap().intensity(), Intensity::Block);
+    /// ```
+    pub fn signal(&self, findings: &[Finding]) -> Option<Signal> {
+        let top = findings.iter().map(|f| f.severity).max()?;
+        let mut sorted: Vec<&Finding> = findings.iter().collect();
+        sorted.sort_by_key(|f| std::cmp::Reverse(f.severity));
+        let n = findings.len();
+        let at_or_above = findings
+            .iter()
+            .filter(|f| f.severity >= self.threshold)
+            .count();
+        let listed: Vec<String> = sorted
+            .iter()
+            .take(MAX_LISTED)
+            .map(|f| {
+                format!(
+                    "{} ({}): {} `{}` at {} [fingerprint {}]",
+                    f.rule,
+                    f.severity.as_str(),
+                    f.what,
+                    f.shown,
+                    f.location(),
+                    f.fingerprint
+                )
+            })
+            .collect();
+        let more = if n > MAX_LISTED {
+            format!("; and {} more", n - MAX_LISTED)
+        } else {
+            String::new()
+        };
+        let head = format!(
+            "{n} security finding{} ({} at or above {}): {}{more}",
+            if n == 1 { "" } else { "s" },
+            at_or_above,
+            self.threshold.as_str(),
+            listed.join("; ")
+        );
+        let mut steps: Vec<String> = Vec::new();
+        for f in &sorted {
+            let step = format!("{}: {}", f.rule, f.advice);
+            if !steps.contains(&step) {
+                steps.push(step);
+            }
+        }
+        let fps: Vec<&str> = sorted.iter().map(|f| f.fingerprint.as_str()).collect();
+        steps.push(format!(
+            "if a finding is a false positive, add its fingerprint to SecurityScanner's `allow` list (allow: [{}])",
+            fps.iter().take(MAX_LISTED).copied().collect::<Vec<_>>().join(", ")
+        ));
+        let mut files: Vec<String> = Vec::new();
+        for f in &sorted {
+            if !f.file.starts_with("tool.input.") && !files.contains(&f.file) {
+                files.push(f.file.clone());
+            }
+        }
+        let signal = if top >= self.threshold {
+            Signal::block(head)
+        } else {
+            Signal::prompt(head).with_severity(top.prompt())
+        };
+        Some(
+            signal
+                .with_type(SIGNAL_TYPE)
+                .with_resolution_path(steps)
+                .with_files(files),
+        )
+    }
+
+    /// Scans the changed files of the context (or git) under `dir`.
+    async fn scan_changed(&self, ctx: &HookContext) -> Result<(Scan, Vec<String>), OracleError> {
+        let dir = project_dir_for(self.project_dir.as_deref(), ctx);
+        let change = resolve_changes(ctx, &dir)
+            .await
+            .map_err(|e| OracleError::new(format!("cannot list the changed files: {e}")))?;
+        let mut out = Scan::default();
+        let mut notes = Vec::new();
+        for f in &change.files {
+            if f.status == FileStatus::Deleted || self.skipped(&f.path) {
+                continue;
+            }
+            let full = dir.join(&f.path);
+            let file = match std::fs::File::open(&full) {
+                Ok(file) => file,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                Err(e) => {
+                    notes.push(format!("SecurityScanner: cannot read {}: {e}", f.path));
+                    continue;
+                }
+            };
+            let mut bytes = Vec::new();
+            let read = file.take(self.max_file_bytes + 1).read_to_end(&mut bytes);
+            if let Err(e) = read {
+                notes.push(format!("SecurityScanner: cannot read {}: {e}", f.path));
+                continue;
+            }
+            if bytes.len() as u64 > self.max_file_bytes {
+                notes.push(format!(
+                    "SecurityScanner: {} skipped: larger than max_file_bytes ({})",
+                    f.path, self.max_file_bytes
+                ));
+                continue;
+            }
+            if bytes[..bytes.len().min(8192)].contains(&0) {
+                // Binary: only its name can be a finding.
+                bytes.clear();
+                bytes.push(b' ');
+            }
+            out.extend(self.scan_text(&f.path, &bytes));
+        }
+        Ok((out, notes))
+    }
+}
+
+/// Array indexes as `&'static str` for key paths (`edits.0.new_string`).
+const INDEXES: [&str; 16] = [
+    "0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "15",
+];
+
+#[async_trait]
+impl Oracle for SecurityScanner {
+    async fn evaluate(&self, ctx: &HookContext) -> Result<Vec<Signal>, OracleError> {
+        Ok(self.evaluate_full(ctx).await?.signals)
+    }
+
+    async fn evaluate_full(&self, ctx: &HookContext) -> Result<Evaluation, OracleError> {
+        let (scan, mut notes) = match &ctx.tool {
+            Some(tool) => (self.scan_tool_input(&tool.input), Vec::new()),
+            None => self.scan_changed(ctx).await?,
+        };
+        if scan.allowed > 0 {
+            notes.push(format!(
+                "SecurityScanner: {} finding(s) accepted by the allow list",
+                scan.allowed
+            ));
+        }
+        Ok(Evaluation {
+            signals: self.signal(&scan.findings).into_iter().collect(),
+            notes,
+            redactions: scan.secrets,
+        })
+    }
+
+    fn default_intensity(&self) -> Option<Intensity> {
+        Some(Intensity::Block)
+    }
+}
+
+/// A custom rule `{id, pattern, severity, message, secret}` at `key`.
+fn custom_rule(m: &Map<String, Value>, key: &str) -> Result<Detector, OracleConfigError> {
+    check_keys(m, key, CUSTOM_KEYS)?;
+    let id = crate::cfg::req_str(m, key, "id", "`id: no-internal-hosts`")?.trim();
+    if BUILTIN_RULES.contains(&id) {
+        return Err(OracleConfigError::at(
+            join(key, "id"),
+            format!("`{id}` is a built-in rule; list it by name, or give your rule another id"),
+        ));
+    }
+    let pattern = crate::cfg::req_str(m, key, "pattern", r"`pattern: '\binternal\.corp\b'`")?;
+    let re = regex::bytes::RegexBuilder::new(pattern)
+        .size_limit(detectors::REGEX_SIZE_LIMIT)
+        .build()
+        .map_err(|e| OracleConfigError::at(join(key, "pattern"), format!("invalid regex: {e}")))?;
+    let severity = match m.get("severity") {
+        None | Some(Value::Null) => SecuritySeverity::High,
+        Some(v) => SecuritySeverity::parse(v, &join(key, "severity"))?,
+    };
+    let message = opt_str(m, key, "message")?.unwrap_or(id).to_string();
+    let secret = opt_bool(m, key, "secret")?.unwrap_or(false);
+    Ok(Detector {
+        rule: id.to_string(),
+        what: message,
+        severity,
+        re,
+        kind: if secret {
+            Kind::Token { shown: 0 }
+        } else {
+            Kind::Code
+        },
+        advice: format!("fix what rule `{id}` found"),
+        not_after_ident: false,
+        before: None,
+    })
+}
+
+/// The first 16 hex digits of the SHA-256 of `v`.
+///
+/// ```
+/// assert_eq!(ahp_oracles::security::fingerprint(b"hello"), "2cf24dba5fb0a30e");
+/// ```
+pub fn fingerprint(v: &[u8]) -> String {
+    let digest = Sha256::digest(v);
+    digest.iter().take(8).map(|b| format!("{b:02x}")).collect()
+}
+
+/// `AKIA****`: the first `shown` characters (none when the value is short,
+/// so that at least 12 stay hidden), then `****`.
+fn mask(v: &[u8], shown: usize) -> String {
+    let keep = if v.len() >= shown + 12 { shown } else { 0 };
+    format!("{}****", String::from_utf8_lossy(&v[..keep]))
+}
+
+/// A known-format token that is clearly made up: the vendors' documented
+/// examples, or a body of (nearly) one repeated character.
+fn looks_fake(v: &[u8]) -> bool {
+    let lower = v.to_ascii_lowercase();
+    lower.windows(7).any(|w| w == b"example") || detectors::entropy(v) < 2.5
+}
+
+/// The variable name of an assignment match (`db_password` in
+/// `db_password = "…"`), for display.
+fn name_of(prefix: &[u8]) -> String {
+    let name: Vec<u8> = prefix
+        .iter()
+        .copied()
+        .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-'))
+        .collect();
+    String::from_utf8_lossy(&name).into_owned()
+}
+
+/// Drops the one character of context some patterns match before the
+/// finding (`[^\w]` before a template literal, `;` before `eval`).
+fn trim_lead(m: &[u8]) -> &[u8] {
+    let skip = m
+        .iter()
+        .take_while(|b| b.is_ascii_whitespace() || matches!(b, b';' | b'&' | b'|' | b'(' | b'='))
+        .count();
+    &m[skip..]
+}
+
+fn shorten(m: &[u8]) -> String {
+    let s = String::from_utf8_lossy(m);
+    let one_line: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    if one_line.chars().count() > MAX_SHOWN {
+        let cut: String = one_line.chars().take(MAX_SHOWN).collect();
+        format!("{cut}…")
+    } else {
+        one_line
+    }
+}
+
+fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    hay.windows(needle.len()).position(|w| w == needle)
+}
+
+/// The added lines of a patch (unified diff or `*** Begin Patch`), with
+/// every other line left empty so that line numbers still count lines of
+/// the patch; `None` when `s` is not a patch.
+fn added_lines(s: &str) -> Option<String> {
+    let is_patch = s.starts_with("*** Begin Patch")
+        || s.starts_with("diff --git")
+        || s.starts_with("--- ")
+        || s.contains("\n+++ ")
+        || s.contains("\n@@ ");
+    if !is_patch {
+        return None;
+    }
+    let mut out = String::with_capacity(s.len());
+    for line in s.split('\n') {
+        if let Some(rest) = line.strip_prefix('+') {
+            if !rest.starts_with("++") {
+                out.push_str(rest);
+            }
+        }
+        out.push('\n');
+    }
+    Some(out)
+}
+
+/// Byte offset → 1-based line, for offsets asked in increasing order.
+struct LineIndex<'a> {
+    text: &'a [u8],
+    at: usize,
+    line: usize,
+}
+
+impl<'a> LineIndex<'a> {
+    fn new(text: &'a [u8]) -> Self {
+        LineIndex {
+            text,
+            at: 0,
+            line: 1,
+        }
+    }
+
+    fn line_of(&mut self, offset: usize) -> usize {
+        let offset = offset.min(self.text.len());
+        if offset < self.at {
+            self.at = 0;
+            self.line = 1;
+        }
+        self.line += self.text[self.at..offset]
+            .iter()
+            .filter(|b| **b == b'\n')
+            .count();
+        self.at = offset;
+        self.line
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn scanner(config: Value) -> SecurityScanner {
+        SecurityScanner::from_config(OracleConfig::new(&config, None)).unwrap()
+    }
+
+    #[test]
+    fn patches_scan_only_added_lines() {
+        let s = scanner(json!({}));
+        let patch =
+            "--- a/x.sh\n+++ b/x.sh\n@@ -1,2 +1,2 @@\n-chmod 777 /srv\n+chmod 755 /srv\n context\n";
+        assert!(s
+            .scan_text("p", added_lines(patch).unwrap().as_bytes())
+            .findings
+            .is_empty());
+        let patch = "--- a/x.sh\n+++ b/x.sh\n@@ -1 +1 @@\n-chmod 755 /srv\n+chmod 777 /srv\n";
+        let scan = s.scan_text("p", added_lines(patch).unwrap().as_bytes());
+        assert_eq!(scan.findings.len(), 1);
+        assert_eq!(scan.findings[0].line, 5);
+    }
+
+    #[test]
+    fn edits_do_not_report_removed_secrets() {
+        let s = scanner(json!({}));
+        let key = format!("ghp_{}", "aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dF3hJ5");
+        let input = json!({"file_path": "src/a.py", "old_string": format!("T = '{key}'"), "new_string": "T = os.environ['T']"});
+        assert!(s.scan_tool_input(&input).findings.is_empty());
+        let input = json!({"file_path": "src/a.py", "old_string": "x", "new_string": format!("\nT = '{key}'")});
+        let scan = s.scan_tool_input(&input);
+        assert_eq!(scan.findings[0].location(), "src/a.py:2");
+        assert_eq!(scan.secrets(), [key]);
+    }
+
+    #[test]
+    fn skip_and_allow() {
+        let key = format!("AKIA{}", "Z2X4C6V8B1N3M5L7");
+        let text = format!("k = {key}\n");
+        let fp = fingerprint(key.as_bytes());
+        let s = scanner(json!({"allow": [fp.clone()]}));
+        let scan = s.scan_text("a.py", text.as_bytes());
+        assert!(scan.findings.is_empty());
+        assert_eq!(scan.allowed, 1);
+        assert_eq!(
+            scan.secrets().len(),
+            1,
+            "allowed secrets are still redacted"
+        );
+        let s = scanner(json!({"skip": ["vendor/**"]}));
+        let input = json!({"file_path": "vendor/x.py", "content": text});
+        assert!(s.scan_tool_input(&input).findings.is_empty());
+    }
+
+    #[test]
+    fn custom_rules_and_threshold() {
+        let s = scanner(json!({
+            "rules": [{"id": "no-todo-host", "pattern": "internal\\.corp", "severity": "low"}],
+            "severity_threshold": "medium"
+        }));
+        let scan = s.scan_text("a.txt", b"see http://internal.corp/x");
+        assert_eq!(scan.findings[0].rule, "no-todo-host");
+        let sig = s.signal(&scan.findings).unwrap();
+        assert_eq!(sig.intensity(), Intensity::Prompt);
+        let s = scanner(
+            json!({"rules": [{"id": "k", "pattern": "key=(\\w{12,})", "secret": true, "severity": "critical"}]}),
+        );
+        let scan = s.scan_text("a.txt", b"key=abcdefghijklmnop");
+        assert_eq!(scan.findings[0].shown, "****");
+        assert_eq!(scan.secrets(), ["abcdefghijklmnop".to_string()]);
+    }
+
+    #[test]
+    fn config_errors_name_the_key() {
+        let bad = |v: Value| {
+            SecurityScanner::from_config(OracleConfig::new(&v, None))
+                .unwrap_err()
+                .key
+        };
+        assert_eq!(
+            bad(json!({"severity_threshold": "hgh"})).as_deref(),
+            Some("severity_threshold")
+        );
+        assert_eq!(bad(json!({"allow": ["xyz"]})).as_deref(), Some("allow.0"));
+        assert_eq!(
+            bad(json!({"rules": [{"id": "a", "pattern": "x", "sevrity": "low"}]})).as_deref(),
+            Some("rules.0.sevrity")
+        );
+        assert_eq!(
+            bad(json!({"rules": ["no-secrets", "no-secrets"]})).as_deref(),
+            Some("rules.1")
+        );
+        assert_eq!(
+            bad(json!({"entropy_threshold": 9})).as_deref(),
+            Some("entropy_threshold")
+        );
+    }
+}
