@@ -1023,3 +1023,62 @@ fn fail_closed_does_not_end_the_session_on_events_that_only_observe() {
     assert_eq!((run.exit, run.stdout.as_str()), (0, ""), "{}", run.stderr);
     assert!(run.stderr.contains("NoSuchOracle"));
 }
+
+/// A secret the agent is about to write is denied, and no trace of it is
+/// in the agent's answer, on stderr or in the log: the engine's redaction
+/// holds through every adapter.
+#[test]
+fn a_planted_secret_never_reaches_the_agents_answer_or_the_log() {
+    let key = format!("AKIA{}", "R7T2Q9W4E6Y1U3I5");
+    let sb = Sandbox::new();
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:\n  pre-tool-use:\n    - oracle: SecurityScanner\n    - oracle: Rules\n      config:\n        rules:\n          - condition: \"tool.name == write\"\n            intensity: aid\n            message: \"writing {{ tool.input.content }}\"\n",
+    );
+    let content = format!("aws_access_key_id = {key}\n");
+    let cases = [
+        (
+            "claude-code",
+            None,
+            json!({"session_id": "s", "cwd": "/tmp", "hook_event_name": "PreToolUse",
+            "tool_name": "Write", "tool_input": {"file_path": "src/aws.py", "content": content}}),
+        ),
+        (
+            "gemini",
+            None,
+            json!({"session_id": "s", "cwd": "/tmp", "hook_event_name": "BeforeTool",
+            "tool_name": "write_file", "tool_input": {"file_path": "src/aws.py", "content": content}}),
+        ),
+        (
+            "copilot",
+            Some("preToolUse"),
+            json!({"sessionId": "s", "cwd": "/tmp", "toolName": "create",
+            "toolArgs": json!({"path": "src/aws.py", "file_text": content}).to_string()}),
+        ),
+        (
+            "agenthooks",
+            None,
+            json!({"event_type": "pre-tool-call", "session_id": "s", "work_dir": "/tmp",
+            "tool_name": "write_file", "tool_input": {"file_path": "src/aws.py", "content": content}}),
+        ),
+    ];
+    for (agent, event, payload) in cases {
+        let mut p = payload;
+        for k in ["cwd", "work_dir"] {
+            if p.get(k).is_some() {
+                p[k] = json!(sb.root().to_string_lossy());
+            }
+        }
+        let run = hook(&sb, agent, event, &p.to_string());
+        let said = format!("{}{}", run.stdout, run.stderr);
+        assert!(said.contains("AKIA****"), "{agent}: {said}");
+        assert!(!said.contains(&key), "{agent} leaked the key: {said}");
+        assert!(
+            run.exit == 2 || said.contains("deny"),
+            "{agent} did not deny: {said}"
+        );
+    }
+    let log = std::fs::read_to_string(sb.log_path()).unwrap();
+    assert!(log.contains("SecurityScanner"));
+    assert!(!log.contains(&key), "the log holds the key");
+}
