@@ -815,7 +815,7 @@ fn every_fixture_is_understood() {
     let sb = Sandbox::new();
     sb.write(
         ".ahp/hooks.yaml",
-        "hooks:\n  pre-tool-use:\n    - oracle: Rules\n      config:\n        rules:\n          - condition: \"true\"\n            intensity: aid\n            message: \"tool={{ tool.name }} raw={{ tool.raw_name }}\"\n",
+        "hooks:\n  pre-tool-use:\n    - oracle: Rules\n      config:\n        rules:\n          - condition: \"true\"\n            intensity: aid\n            message: \"tool={{ tool.name }} raw={{ tool.raw_name }} path=[{{ tool.path }}]\"\n",
     );
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/agents");
     let mut seen = 0;
@@ -843,6 +843,16 @@ fn every_fixture_is_understood() {
                 path.display(),
                 run.stderr
             );
+            // The written file, whatever the agent calls the field (Codex
+            // sends a patch, which names files inside its text).
+            if name.contains("write") && agent != "codex" {
+                assert!(
+                    !run.stdout.contains("path=[]"),
+                    "{}: no tool.path in {}",
+                    path.display(),
+                    run.stdout
+                );
+            }
             if name.contains("write") {
                 assert!(
                     run.stdout.contains("tool=write") || run.stdout.contains("tool=edit"),

@@ -24,6 +24,11 @@ pub struct ToolCall {
     /// The tool's input, as the agent sent it.
     #[serde(default)]
     pub input: Value,
+    /// The file the tool acts on, whatever the agent calls the field
+    /// (`file_path`, `path`, `filePath`, `notebook_path`): set by adapters
+    /// so that `when: {tool.path: …}` means the same in every agent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
     /// The agent's id for this call.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub use_id: Option<String>,

@@ -68,7 +68,7 @@ fn tool_ctx(input: Value) -> HookContext {
         raw_name: Some("Bash".into()),
         input,
         use_id: Some("tool_123".into()),
-        response: None,
+        ..ToolCall::default()
     });
     ctx
 }

@@ -129,7 +129,12 @@ pub(super) fn parse(
 }
 
 /// The camelCase hooks' answer.
-pub(super) fn render(event: Event, d: &Decision, system_message: Option<&str>) -> Reply {
+pub(super) fn render(
+    native: &str,
+    event: Event,
+    d: &Decision,
+    system_message: Option<&str>,
+) -> Reply {
     let mut out = match (event, d) {
         (Event::PreToolUse, Decision::Deny { reason }) => {
             json!({"permissionDecision": "deny", "permissionDecisionReason": reason})
@@ -162,10 +167,13 @@ pub(super) fn render(event: Event, d: &Decision, system_message: Option<&str>) -
         (Event::PreAgentTurnStop | Event::PostSubagent, Decision::Deny { reason }) => {
             json!({"decision": "block", "reason": reason})
         }
-        // No other camelCase hook reads a decision: exit 2 is the block
-        // every hook honours.
+        // No other camelCase hook reads a decision, and Copilot never
+        // blocks on an exit code: the refusal is logged by ahp, and said on
+        // stderr (which Copilot logs) for what it is.
         (_, Decision::Deny { reason } | Decision::Ask { reason, .. }) => {
-            return Reply::exit2(reason)
+            return Reply::exit2(&format!(
+                "ahp: Copilot cannot block at {native}; the policy refused it:\n{reason}"
+            ))
         }
         (_, Decision::Allow { context: Some(c) }) => json!({ "additionalContext": c }),
         (_, Decision::Allow { context: None }) => json!({}),

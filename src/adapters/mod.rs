@@ -567,7 +567,7 @@ pub fn render(inbound: &Inbound, decision: &Decision, system_message: Option<&st
         Agent::ClaudeCode => claude::render(native, event, decision, system_message),
         Agent::Codex => claude::render_codex(native, event, decision, system_message),
         Agent::Copilot if !inbound.camel => claude::render(native, event, decision, system_message),
-        Agent::Copilot => copilot::render(event, decision, system_message),
+        Agent::Copilot => copilot::render(native, event, decision, system_message),
         Agent::Gemini => {
             let sent = inbound.context.tool.as_ref().map(|t| &t.input);
             gemini::render(native, event, decision, sent, system_message)
@@ -666,14 +666,23 @@ fn tool_call(
     use_id: Option<String>,
     response: Option<Value>,
 ) -> ToolCall {
+    let path = PATH_FIELDS
+        .iter()
+        .find_map(|k| input.get(*k).and_then(Value::as_str))
+        .map(str::to_string);
     ToolCall {
         name: agent.normalize_tool(raw),
         raw_name: Some(raw.to_string()),
+        path,
         input,
         use_id,
         response,
     }
 }
+
+/// Where the agents put the file a tool acts on: Claude, Gemini, Cursor
+/// `file_path`; Kimi, Copilot `path`; VS Code `filePath`; notebooks.
+const PATH_FIELDS: &[&str] = &["file_path", "path", "filePath", "notebook_path"];
 
 /// Turn fields for agent-turn and stop events.
 fn turn(
