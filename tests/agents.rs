@@ -35,11 +35,22 @@ fn hook(sb: &Sandbox, agent: &str, event: Option<&str>, payload: &str) -> Run {
     if let Some(e) = event {
         cmd.args(["--event", e]);
     }
-    // Payloads written here say `"cwd": "/tmp"`: the agent's cwd is the
-    // sandbox project.
+    // Payloads written here say `"cwd": "/tmp"` (or `work_dir`, or
+    // Cursor's `workspace_roots`): the agent's project is the sandbox, so
+    // that nothing is decided by, or written to, a real /tmp/.ahp.
     let payload = match serde_json::from_str::<Value>(payload) {
-        Ok(mut v) if v.get("cwd") == Some(&json!("/tmp")) => {
-            v["cwd"] = json!(sb.root().to_string_lossy());
+        Ok(mut v) if v.is_object() => {
+            let root = json!(sb.root().to_string_lossy());
+            for k in ["cwd", "work_dir"] {
+                if v.get(k) == Some(&json!("/tmp")) {
+                    v[k] = root.clone();
+                }
+            }
+            if let Some(roots) = v.get_mut("workspace_roots").and_then(Value::as_array_mut) {
+                for r in roots.iter_mut().filter(|r| *r == "/tmp") {
+                    *r = root.clone();
+                }
+            }
             v.to_string()
         }
         _ => payload.to_string(),
@@ -232,9 +243,10 @@ fn kimi_tool(intensity: &str, input: &Value) -> Want {
     };
     match intensity {
         "block" => hso(json!({"permissionDecision": "deny", "permissionDecisionReason": BLOCK})),
-        "control" => {
-            hso(json!({"permissionDecisionReason": CONTROL, "updatedInput": rewritten(input)}))
-        }
+        // Kimi's docs list no rewrite field: deny, and say what to run instead.
+        "control" => hso(
+            json!({"permissionDecision": "deny", "permissionDecisionReason": rewrite_required(input)}),
+        ),
         "prompt" => Want::Text(PROMPT.into()),
         _ => Want::Text(AID.into()),
     }
@@ -332,6 +344,13 @@ const CASES: &[Case] = &[
         fixture: "copilot/PreToolUse-pascal.json",
         ahp_event: "pre-tool-use",
         want: claude_tool,
+    },
+    Case {
+        agent: "copilot",
+        event: None,
+        fixture: "copilot/Stop-pascal.json",
+        ahp_event: "pre-agent-turn-stop",
+        want: claude_stop,
     },
     Case {
         agent: "cursor",
@@ -463,64 +482,96 @@ fn every_adapter_answers_every_intensity_in_its_own_protocol() {
 /// Reads an agent's answer: did it deny?
 type Denied = fn(&Run) -> bool;
 
-/// The one policy, six agents, six shapes of the same shell command.
+/// The `run` records in the sandbox's log.
+fn runs(sb: &Sandbox) -> Vec<Value> {
+    records(sb)
+        .into_iter()
+        .filter(|r| r["kind"] == "run")
+        .collect()
+}
+
+/// The one policy, six agents, six shapes of the same shell command. Every
+/// payload points at the sandbox, and the policy's entry id exists only in
+/// the sandbox's .ahp/hooks.yaml (the built-in default policy blocks
+/// `rm -rf /` too, so a deny alone would not prove which policy ran).
 #[test]
 fn one_policy_blocks_rm_rf_root_in_every_agent() {
     let sb = Sandbox::new();
     sb.write(
         ".ahp/hooks.yaml",
-        "hooks:\n  pre-tool-use:\n    - oracle: PermissionChecker\n",
+        "hooks:\n  pre-tool-use:\n    - oracle: PermissionChecker\n      id: sandbox-guard\n",
     );
-    let cases: &[(&str, Option<&str>, Value, Denied)] = &[
+    let root = sb.root().to_string_lossy().to_string();
+    let cases: Vec<(&str, Option<&str>, Value, Denied)> = vec![
         (
             "claude-code",
             None,
-            json!({"session_id": "s", "cwd": "/tmp", "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "rm -rf /"}}),
+            json!({"session_id": "s", "cwd": root, "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "rm -rf /"}}),
             |r| r.json()["hookSpecificOutput"]["permissionDecision"] == "deny",
         ),
         (
             "gemini",
             None,
-            json!({"session_id": "s", "cwd": "/tmp", "hook_event_name": "BeforeTool", "tool_name": "run_shell_command", "tool_input": {"command": "rm -rf /"}}),
+            json!({"session_id": "s", "cwd": root, "hook_event_name": "BeforeTool", "tool_name": "run_shell_command", "tool_input": {"command": "rm -rf /"}}),
             |r| r.json()["decision"] == "deny",
         ),
         (
             "copilot",
             Some("preToolUse"),
-            json!({"sessionId": "s", "timestamp": 1795658541123u64, "cwd": "/tmp", "toolName": "bash", "toolArgs": "{\"command\":\"rm -rf /\"}"}),
+            json!({"sessionId": "s", "timestamp": 1795658541123u64, "cwd": root, "toolName": "bash", "toolArgs": "{\"command\":\"rm -rf /\"}"}),
             |r| r.json()["permissionDecision"] == "deny",
         ),
         (
             "cursor",
             None,
-            json!({"conversation_id": "c", "hook_event_name": "beforeShellExecution", "command": "rm -rf /", "cwd": "/tmp", "workspace_roots": ["/tmp"]}),
+            json!({"conversation_id": "c", "hook_event_name": "beforeShellExecution", "command": "rm -rf /", "cwd": root, "workspace_roots": [root]}),
             |r| r.json()["permission"] == "deny",
         ),
         (
             "kimi",
             None,
-            json!({"session_id": "s", "cwd": "/tmp", "hook_event_name": "PreToolUse", "tool_name": "Shell", "tool_input": {"command": "rm -rf /"}, "tool_call_id": "t"}),
+            json!({"session_id": "s", "cwd": root, "hook_event_name": "PreToolUse", "tool_name": "Shell", "tool_input": {"command": "rm -rf /"}, "tool_call_id": "t"}),
             |r| r.json()["hookSpecificOutput"]["permissionDecision"] == "deny",
         ),
         (
             "codex",
             None,
-            json!({"session_id": "s", "cwd": "/tmp", "hook_event_name": "PreToolUse", "tool_name": "shell", "tool_input": {"command": ["bash", "-lc", "rm -rf /"]}}),
+            json!({"session_id": "s", "cwd": root, "hook_event_name": "PreToolUse", "tool_name": "shell", "tool_input": {"command": ["bash", "-lc", "rm -rf /"]}}),
             |r| r.json()["hookSpecificOutput"]["permissionDecision"] == "deny",
         ),
         (
             "codex",
             None,
-            json!({"session_id": "s", "cwd": "/tmp", "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "rm -rf /"}}),
+            json!({"session_id": "s", "cwd": root, "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "rm -rf /"}}),
             |r| r.json()["hookSpecificOutput"]["permissionDecision"] == "deny",
         ),
     ];
-    for (agent, event, payload, denied) in cases {
+    for (agent, event, payload, denied) in &cases {
+        let before = runs(&sb).len();
         let run = hook(&sb, agent, *event, &payload.to_string());
         assert_eq!(run.exit, 0, "{agent}: {}", run.stderr);
         assert!(denied(&run), "{agent} did not deny: {}", run.stdout);
-        assert!(run.stdout.contains("rm-rf-root"), "{agent}: {}", run.stdout);
-        // And a harmless command passes silently.
+        // The sandbox's entry said it, about the rm-rf-root pattern.
+        assert!(
+            run.stdout
+                .contains("[sandbox-guard] Dangerous command blocked: `")
+                && run.stdout.contains("matches rm-rf-root"),
+            "{agent}: {}",
+            run.stdout
+        );
+        // And it is on the sandbox's record, as this agent's call.
+        let new = runs(&sb);
+        assert_eq!(
+            new.len(),
+            before + 1,
+            "{agent}: no run record in the sandbox"
+        );
+        let rec = new.last().unwrap();
+        assert_eq!(rec["context"]["agent"]["name"], *agent, "{rec}");
+        assert_eq!(rec["outcome"], "block", "{rec}");
+        assert_eq!(rec["entries"][0]["id"], "sandbox-guard", "{rec}");
+
+        // A harmless command passes silently, on the record too.
         let harmless = payload.to_string().replace("rm -rf /", "ls -la");
         let run = hook(&sb, agent, *event, &harmless);
         assert_eq!(run.exit, 0, "{agent}: {}", run.stderr);
@@ -529,6 +580,9 @@ fn one_policy_blocks_rm_rf_root_in_every_agent() {
             "{agent} denied ls: {}",
             run.stdout
         );
+        let new = runs(&sb);
+        assert_eq!(new.len(), before + 2, "{agent}: no run record for ls");
+        assert_eq!(new.last().unwrap()["outcome"], "accept");
     }
 }
 
@@ -575,30 +629,63 @@ fn control_modifications_of_several_oracles_compose_into_one_input() {
     );
     let payload = json!({"session_id": "s", "cwd": "/tmp", "hook_event_name": "PreToolUse",
         "tool_name": "Bash", "tool_input": {"command": "rm -rf build", "timeout": 600000, "run_in_background": false}});
-    for agent in ["claude-code", "codex", "kimi"] {
-        let mut p = payload.clone();
-        if agent == "kimi" {
-            p["tool_name"] = json!("Shell");
-        }
-        let run = hook(&sb, agent, None, &p.to_string());
-        assert_eq!(run.exit, 0, "{}", run.stderr);
-        let out = run.json();
-        assert_eq!(
-            out["hookSpecificOutput"]["updatedInput"],
-            json!({"command": "rm -ri build", "timeout": 60000, "run_in_background": false,
-                   "description": "rm -ri build (was rm -rf)"}),
-            "{agent}: {out}"
-        );
-        let reason = out["hookSpecificOutput"]["permissionDecisionReason"]
-            .as_str()
-            .unwrap();
+    let composed = json!({"command": "rm -ri build", "timeout": 60000, "run_in_background": false,
+                          "description": "rm -ri build (was rm -rf)"});
+    let in_order = |reason: &str| {
         let (a, b, c) = (
             reason.find("rm made interactive").unwrap(),
             reason.find("timeout capped").unwrap(),
             reason.find("described").unwrap(),
         );
         assert!(a < b && b < c, "{reason}");
+    };
+    for agent in ["claude-code", "codex"] {
+        let run = hook(&sb, agent, None, &payload.to_string());
+        assert_eq!(run.exit, 0, "{}", run.stderr);
+        let out = run.json();
+        assert_eq!(out["hookSpecificOutput"]["permissionDecision"], "allow");
+        assert_eq!(
+            out["hookSpecificOutput"]["updatedInput"], composed,
+            "{agent}: {out}"
+        );
+        in_order(
+            out["hookSpecificOutput"]["permissionDecisionReason"]
+                .as_str()
+                .unwrap(),
+        );
     }
+    // Kimi takes no rewritten input: it is refused with the same composed
+    // input to retry with (settings.rewrite_fallback: deny, the default)…
+    let mut k = payload.clone();
+    k["tool_name"] = json!("Shell");
+    let run = hook(&sb, "kimi", None, &k.to_string());
+    assert_eq!(run.exit, 0, "{}", run.stderr);
+    let out = run.json();
+    let hso = &out["hookSpecificOutput"];
+    assert_eq!(hso["permissionDecision"], "deny", "{out}");
+    assert!(hso.get("updatedInput").is_none(), "{out}");
+    let reason = hso["permissionDecisionReason"].as_str().unwrap();
+    assert!(reason.starts_with("rewrite required: "), "{reason}");
+    in_order(reason);
+    let (_, retry) = reason.split_once("\nRetry with this input: ").unwrap();
+    assert_eq!(serde_json::from_str::<Value>(retry).unwrap(), composed);
+    // …or let through unmodified with the change described
+    // (rewrite_fallback: context), as plain stdout, which Kimi adds to the
+    // model's context.
+    let policy = std::fs::read_to_string(sb.root().join(".ahp/hooks.yaml")).unwrap();
+    sb.write(
+        ".ahp/hooks.yaml",
+        &format!("settings:\n  rewrite_fallback: context\n{policy}"),
+    );
+    let run = hook(&sb, "kimi", None, &k.to_string());
+    assert_eq!(run.exit, 0, "{}", run.stderr);
+    let text = run.stdout.trim();
+    assert!(
+        text.starts_with("ahp would change the input: ") && !text.contains("deny"),
+        "{text}"
+    );
+    in_order(text);
+    sb.write(".ahp/hooks.yaml", &policy);
     // Gemini and Copilot get the same composed input in their own fields.
     let mut g = payload.clone();
     g["hook_event_name"] = json!("BeforeTool");
@@ -876,7 +963,7 @@ fn every_fixture_is_understood() {
             seen += 1;
         }
     }
-    assert!(seen >= 80, "only {seen} fixtures");
+    assert!(seen >= 108, "only {seen} fixtures");
 }
 
 #[test]
@@ -1032,6 +1119,119 @@ fn fail_closed_does_not_end_the_session_on_events_that_only_observe() {
     );
     assert_eq!((run.exit, run.stdout.as_str()), (0, ""), "{}", run.stderr);
     assert!(run.stderr.contains("NoSuchOracle"));
+}
+
+/// Something fails after the policy loaded (and said `fail_closed`): here
+/// the stop-loop guard cannot read a rotated log file (a symlink loop). The
+/// agent gets a deny in its own protocol, the error is on stderr and in
+/// the log.
+#[cfg(unix)]
+#[test]
+fn with_fail_closed_an_error_after_the_policy_loaded_blocks_in_the_agents_protocol() {
+    let sb = Sandbox::new();
+    sb.write(
+        ".ahp/hooks.yaml",
+        "settings:\n  fail_closed: true\nhooks:\n  pre-agent-turn-stop:\n    - oracle: Rules\n      id: gate\n      config:\n        rules:\n          - condition: \"true\"\n            message: \"tests fail\"\n",
+    );
+    std::os::unix::fs::symlink("signals.jsonl.1", sb.root().join(".ahp/signals.jsonl.1")).unwrap();
+    let cannot_read = "cannot open signal log";
+    let run = hook(&sb, "claude-code", None, &fixture("claude-code/Stop.json"));
+    assert_eq!(run.exit, 0, "{}", run.stderr);
+    let out = run.json();
+    assert_eq!(out["decision"], "block", "{out}");
+    let reason = out["reason"].as_str().unwrap();
+    assert!(
+        reason.starts_with("ahp failed and settings.fail_closed is true, so this is blocked: ")
+            && reason.contains(cannot_read),
+        "{reason}"
+    );
+    assert!(
+        run.stderr.contains(cannot_read) && !run.stderr.contains("failing open"),
+        "{}",
+        run.stderr
+    );
+    let recs = records(&sb);
+    // The policy did run (its verdict is on the record) before ahp failed.
+    assert!(recs
+        .iter()
+        .any(|r| r["kind"] == "run" && r["outcome"] == "block"));
+    let err = recs
+        .iter()
+        .find(|r| r["kind"] == "error")
+        .expect("an error record");
+    assert_eq!(err["event"], "pre-agent-turn-stop");
+    assert!(
+        err["message"].as_str().unwrap().contains(cannot_read),
+        "{err}"
+    );
+
+    // Another agent, its own refusal: Gemini's `decision: deny`.
+    let run = hook(&sb, "gemini", None, &fixture("gemini/AfterAgent.json"));
+    assert_eq!(run.exit, 0, "{}", run.stderr);
+    let out = run.json();
+    assert_eq!(out["decision"], "deny", "{out}");
+    assert!(
+        out["reason"].as_str().unwrap().contains("fail_closed"),
+        "{out}"
+    );
+}
+
+/// The same failure without `fail_closed`: exit 0 and nothing on stdout
+/// (the stop goes through), the reason on stderr, an error record.
+#[cfg(unix)]
+#[test]
+fn an_error_after_the_policy_loaded_fails_open_with_a_message_and_an_error_record() {
+    let sb = Sandbox::new();
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:\n  pre-agent-turn-stop:\n    - oracle: Rules\n      id: gate\n      config:\n        rules:\n          - condition: \"true\"\n            message: \"tests fail\"\n",
+    );
+    std::os::unix::fs::symlink("signals.jsonl.1", sb.root().join(".ahp/signals.jsonl.1")).unwrap();
+    let run = hook(&sb, "claude-code", None, &fixture("claude-code/Stop.json"));
+    assert_eq!((run.exit, run.stdout.as_str()), (0, ""), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("ahp: error: cannot open signal log")
+            && run.stderr.contains("failing open"),
+        "{}",
+        run.stderr
+    );
+    let recs = records(&sb);
+    let err = recs
+        .iter()
+        .find(|r| r["kind"] == "error")
+        .expect("an error record");
+    assert_eq!(err["event"], "pre-agent-turn-stop");
+    assert!(err["message"]
+        .as_str()
+        .unwrap()
+        .starts_with("ahp hook claude-code: cannot open signal log"));
+}
+
+/// Every event an adapter decides on has a real-shaped fixture
+/// (`tests/fixtures/agents/AGENT/EVENT.json`; Copilot's PascalCase events
+/// as `EVENT-pascal.json`), so `every_fixture_is_understood` reads them all.
+#[test]
+fn every_event_ahp_decides_on_has_a_fixture() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/agents");
+    let mut missing = Vec::new();
+    for agent in ahp::adapters::Agent::ALL {
+        for (name, event) in agent.events() {
+            if event.is_none() {
+                continue;
+            }
+            let pascal = agent == ahp::adapters::Agent::Copilot
+                && name.starts_with(|c: char| c.is_ascii_uppercase());
+            let file = if pascal {
+                format!("{name}-pascal.json")
+            } else {
+                format!("{name}.json")
+            };
+            if !dir.join(agent.name()).join(&file).is_file() {
+                missing.push(format!("{}/{file}", agent.name()));
+            }
+        }
+    }
+    assert!(missing.is_empty(), "no fixture for: {}", missing.join(", "));
 }
 
 /// A secret the agent is about to write is denied, and no trace of it is

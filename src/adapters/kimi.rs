@@ -1,6 +1,8 @@
 //! Kimi Code CLI: Claude-shaped events and payloads; a block is exit 2
-//! with the reason on stderr, and stdout on exit 0 is added to the model's
-//! context. It has no "ask"; its runner takes `updatedInput`.
+//! with the reason on stderr (or `permissionDecision: deny` at a tool
+//! call), and stdout on exit 0 is added to the model's context. It has no
+//! "ask" and, in its docs, no rewritten input: a control goes through
+//! `settings.rewrite_fallback` (see docs/decisions.md).
 
 use super::{Decision, Reply};
 use ahp_engine::Event;
@@ -54,30 +56,26 @@ pub(super) fn render(
             }
         }
     };
-    match d {
-        Decision::Deny { reason } if event == Event::PreToolUse => Reply::json(json!({
+    let deny = |reason: &str| {
+        Reply::json(json!({
             "hookSpecificOutput": {
                 "hookEventName": native,
                 "permissionDecision": "deny",
                 "permissionDecisionReason": reason,
             }
-        })),
+        }))
+    };
+    match d {
+        Decision::Deny { reason } if event == Event::PreToolUse => deny(reason),
         Decision::Deny { reason } => Reply::exit2(reason),
-        // Kimi's runner reads `updatedInput` (its transparent command
-        // rewriting), though its docs do not list it yet.
-        Decision::Rewrite { input, reason, .. } if event == Event::PreToolUse => {
-            Reply::json(json!({
-                "hookSpecificOutput": {
-                    "hookEventName": native,
-                    "permissionDecisionReason": reason,
-                    "updatedInput": input,
-                }
-            }))
-        }
+        // Kimi takes no rewritten input: `caps` never produces this, and a
+        // stray one is refused rather than let run unmodified.
+        Decision::Rewrite { input, reason, .. } if event == Event::PreToolUse => deny(&format!(
+            "rewrite required: {reason}\nRetry with this input: {input}"
+        )),
         // Kimi cannot ask: `caps` never produces this, but a stray one is
         // shown, not lost.
-        Decision::Ask { reason, .. } => text(Some(reason)),
-        Decision::Rewrite { reason, .. } => text(Some(reason)),
+        Decision::Ask { reason, .. } | Decision::Rewrite { reason, .. } => text(Some(reason)),
         Decision::Allow { context } => text(context.as_deref()),
     }
 }

@@ -497,6 +497,7 @@ impl Reply {
 /// assert!(caps(Agent::ClaudeCode, "PreToolUse", Event::PreToolUse, false).ask);
 /// assert!(!caps(Agent::Codex, "PreToolUse", Event::PreToolUse, false).ask);
 /// assert!(!caps(Agent::Cursor, "beforeReadFile", Event::PreToolUse, false).ask);
+/// assert!(!caps(Agent::Kimi, "PreToolUse", Event::PreToolUse, false).rewrite);
 /// ```
 pub fn caps(agent: Agent, native: &str, event: Event, camel: bool) -> Caps {
     let tool = event == Event::PreToolUse;
@@ -526,10 +527,9 @@ pub fn caps(agent: Agent, native: &str, event: Event, camel: bool) -> Caps {
             ask: tool,
             rewrite: false,
         },
-        Agent::Kimi => Caps {
-            ask: false,
-            rewrite: tool,
-        },
+        // Kimi's docs list no rewrite field: a rewrite it might ignore
+        // would let the original input run.
+        Agent::Kimi => Caps::default(),
         Agent::AgentHooks => Caps {
             ask: tool,
             rewrite: tool,
