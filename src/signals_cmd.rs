@@ -246,31 +246,21 @@ fn log_path(common: &Common) -> Result<PathBuf> {
     Ok(opts.project_root.join(".ahp").join("signals.jsonl"))
 }
 
-/// Streams every record of the log to `f`; a periodic progress line on
-/// stderr when it is a terminal and the read takes more than a second.
+/// Streams every record of the log to `f`; a progress bar on stderr when it
+/// is a terminal and the read takes a while.
 fn for_each(common: &Common, mut f: impl FnMut(Record) -> Result<()>) -> Result<()> {
     let path = log_path(common)?;
     let mut reader = ahp_signals_log::read_all(&path)?;
-    let progress = std::io::stderr().is_terminal();
-    let started = Instant::now();
-    let mut last = started;
-    let mut shown = false;
+    let mut progress = Progress::new(std::io::stderr().is_terminal(), reader.total_bytes());
     let mut n = 0u64;
-    for record in reader.by_ref() {
+    while let Some(record) = reader.next() {
         f(record?)?;
         n += 1;
-        if progress && n.is_multiple_of(65_536) && last.elapsed() >= Duration::from_secs(1) {
-            last = Instant::now();
-            shown = true;
-            eprint!("\rread {n} records ({}s)", started.elapsed().as_secs());
+        if n.is_multiple_of(Progress::CHECK_EVERY) {
+            progress.tick(reader.bytes_read(), n);
         }
     }
-    if shown {
-        eprintln!(
-            "\rread {n} records ({:.1}s)",
-            started.elapsed().as_secs_f64()
-        );
-    }
+    progress.clear();
     if reader.skipped() > 0 {
         eprintln!(
             "warning: {} unreadable lines skipped in {}",
@@ -279,6 +269,106 @@ fn for_each(common: &Common, mut f: impl FnMut(Record) -> Result<()>) -> Result<
         );
     }
     Ok(())
+}
+
+/// The progress bar of a long read: drawn on stderr (only when it is a
+/// terminal), first after [`Progress::DELAY`], then at most every
+/// [`Progress::EVERY`], and erased at the end.
+struct Progress {
+    on: bool,
+    total: u64,
+    started: Instant,
+    last: Option<Instant>,
+    width: usize,
+}
+
+impl Progress {
+    /// Records between two looks at the clock (no system call per record).
+    const CHECK_EVERY: u64 = 1024;
+    /// Reads shorter than this show no bar.
+    const DELAY: Duration = Duration::from_millis(300);
+    /// The least time between two redraws.
+    const EVERY: Duration = Duration::from_millis(100);
+
+    fn new(on: bool, total: u64) -> Progress {
+        Progress {
+            on,
+            total,
+            started: Instant::now(),
+            last: None,
+            width: 0,
+        }
+    }
+
+    fn tick(&mut self, done: u64, records: u64) {
+        if !self.on {
+            return;
+        }
+        let now = Instant::now();
+        let due = match self.last {
+            None => now.duration_since(self.started) >= Self::DELAY,
+            Some(last) => now.duration_since(last) >= Self::EVERY,
+        };
+        if !due {
+            return;
+        }
+        self.last = Some(now);
+        let line = progress_line(done, self.total, records, now.duration_since(self.started));
+        // Pad over a longer previous line.
+        let pad = self.width.saturating_sub(line.chars().count());
+        self.width = line.chars().count();
+        let mut err = std::io::stderr().lock();
+        let _ = write!(err, "\r{line}{}", " ".repeat(pad));
+        let _ = err.flush();
+    }
+
+    /// Erases the bar, if it was drawn.
+    fn clear(&mut self) {
+        if self.width > 0 {
+            let mut err = std::io::stderr().lock();
+            let _ = write!(err, "\r{}\r", " ".repeat(self.width));
+            let _ = err.flush();
+            self.width = 0;
+        }
+    }
+}
+
+/// Bytes as B, KiB, MiB or GiB with one decimal.
+fn human_bytes(b: u64) -> String {
+    const UNITS: [&str; 4] = ["B", "KiB", "MiB", "GiB"];
+    let mut v = b as f64;
+    let mut unit = 0;
+    while v >= 1024.0 && unit < UNITS.len() - 1 {
+        v /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{b} B")
+    } else {
+        format!("{v:.1} {}", UNITS[unit])
+    }
+}
+
+/// One line of the progress bar: a 30-cell bar and the share of the bytes
+/// read (capped at 100%: the log can grow while it is read), bytes, records
+/// and elapsed time.
+fn progress_line(done: u64, total: u64, records: u64, elapsed: Duration) -> String {
+    const CELLS: u64 = 30;
+    let ratio = if total == 0 {
+        1.0
+    } else {
+        (done as f64 / total as f64).min(1.0)
+    };
+    let filled = ((ratio * CELLS as f64) as u64).min(CELLS) as usize;
+    format!(
+        "[{}{}] {:>3}%  {} / {}  {records} records  {:.1}s",
+        "#".repeat(filled),
+        "-".repeat(CELLS as usize - filled),
+        (ratio * 100.0).floor() as u64,
+        human_bytes(done),
+        human_bytes(total),
+        elapsed.as_secs_f64()
+    )
 }
 
 fn stats(common: &Common, filter: &Filter) -> Result<Stats> {
@@ -569,4 +659,41 @@ fn replay(
         }
     }
     Ok(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_progress_line_shows_share_bytes_records_and_time() {
+        let mib = 1024 * 1024;
+        assert_eq!(
+            progress_line(0, 200 * mib, 0, Duration::ZERO),
+            "[------------------------------]   0%  0 B / 200.0 MiB  0 records  0.0s"
+        );
+        assert_eq!(
+            progress_line(90 * mib, 200 * mib, 1_234_567, Duration::from_millis(2_345)),
+            "[#############-----------------]  45%  90.0 MiB / 200.0 MiB  1234567 records  2.3s"
+        );
+        assert_eq!(
+            progress_line(200 * mib, 200 * mib, 9, Duration::from_secs(61)),
+            "[##############################] 100%  200.0 MiB / 200.0 MiB  9 records  61.0s"
+        );
+        // A log that grew while being read stops at 100%; an empty one is done.
+        assert!(progress_line(300, 200, 1, Duration::ZERO).contains("] 100%  300 B / 200 B"));
+        assert!(progress_line(0, 0, 0, Duration::ZERO).starts_with("[######"));
+        assert_eq!(human_bytes(1536), "1.5 KiB");
+        assert_eq!(human_bytes(3 * 1024 * mib), "3.0 GiB");
+    }
+
+    #[test]
+    fn the_progress_bar_draws_nothing_when_off_or_early() {
+        let mut p = Progress::new(false, 100);
+        p.tick(50, 1);
+        assert_eq!(p.width, 0);
+        let mut p = Progress::new(true, 100);
+        p.tick(50, 1); // before the delay
+        assert_eq!((p.width, p.last), (0, None));
+    }
 }

@@ -53,6 +53,11 @@ fn repeated_prompt_becomes_control_then_block_and_a_clean_run_resets() {
     );
     let (code, v) = run(&sb, BIG, &[]);
     assert_eq!((code, intensity(&v)), (2, "block".into()), "{v}");
+    assert_eq!(v["signals"][0]["header"]["escalated_from"], "prompt");
+    assert_eq!(
+        v["signals"][0]["header"]["escalation"],
+        "FileChangeLimiter/issue"
+    );
 
     // Another issue is counted on its own.
     let other = BIG.replace("FEAT-1", "FEAT-2");
@@ -63,6 +68,101 @@ fn repeated_prompt_becomes_control_then_block_and_a_clean_run_resets() {
     let (code, v) = run(&sb, SMALL, &[]);
     assert_eq!((code, v["outcome"].as_str()), (0, Some("accept")), "{v}");
     let (code, v) = run(&sb, BIG, &[]);
+    assert_eq!((code, intensity(&v)), (3, "prompt".into()), "{v}");
+}
+
+/// Moves every record of the log `by` into the past.
+fn age_log(sb: &Sandbox, by: chrono::Duration) {
+    let shift = |v: &mut Value| {
+        let t: chrono::DateTime<chrono::Utc> = v.as_str().unwrap().parse().unwrap();
+        *v = Value::String((t - by).to_rfc3339());
+    };
+    let mut text = String::new();
+    for mut l in sb.log_lines() {
+        if let Some(t) = l.pointer_mut("/header/timestamp") {
+            shift(t);
+        }
+        if let Some(t) = l.get_mut("timestamp") {
+            shift(t);
+        }
+        text.push_str(&l.to_string());
+        text.push('\n');
+    }
+    std::fs::write(sb.log_path(), text).unwrap();
+}
+
+#[test]
+fn a_firing_outside_the_window_does_not_count() {
+    let sb = Sandbox::new();
+    config(
+        &sb,
+        "{source: FileChangeLimiter, scope: issue, after_firings: 1, window: 1h}",
+    );
+    let (code, v) = run(&sb, BIG, &[]);
+    assert_eq!((code, intensity(&v)), (3, "prompt".into()), "{v}");
+    // That firing is now two hours old: out of the 1h window.
+    age_log(&sb, chrono::Duration::hours(2));
+    let signals = |since: &str| {
+        let out = sb
+            .ahp()
+            .args(["signals", "query", "--kind", "signal", "--since", since])
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        assert!(out.stderr.ends_with(b" records\n"), "{out:?}");
+        String::from_utf8_lossy(&out.stdout).lines().count()
+    };
+    // The aged record is still read, just not in the last hour.
+    assert_eq!((signals("3h"), signals("1h")), (1, 0));
+    let (code, v) = run(&sb, BIG, &[]);
+    assert_eq!((code, intensity(&v)), (3, "prompt".into()), "{v}");
+    assert!(v["signals"][0]["header"]["escalated_from"].is_null(), "{v}");
+    // The firing just now is inside it.
+    let (code, v) = run(&sb, BIG, &[]);
+    assert_eq!((code, intensity(&v)), (0, "control".into()), "{v}");
+
+    // Half an hour old still counts (two firings in the window → block).
+    age_log(&sb, chrono::Duration::minutes(30));
+    let (code, v) = run(&sb, BIG, &[]);
+    assert_eq!((code, intensity(&v)), (2, "block".into()), "{v}");
+}
+
+#[test]
+fn session_scope_counts_across_issues_within_one_session() {
+    let sb = Sandbox::new();
+    config(
+        &sb,
+        "{source: FileChangeLimiter, scope: session, after_firings: 1}",
+    );
+    let ctx = |session: Option<&str>, issue: &str| {
+        let session = session.map_or(String::new(), |s| format!("\"session_id\":\"{s}\","));
+        BIG.replace("{\"issue\"", &format!("{{{session}\"issue\""))
+            .replace("FEAT-1", issue)
+    };
+    // Three issues, one session: prompt, control, block.
+    let (code, v) = run(&sb, &ctx(Some("S-1"), "FEAT-1"), &[]);
+    assert_eq!((code, intensity(&v)), (3, "prompt".into()), "{v}");
+    let (code, v) = run(&sb, &ctx(Some("S-1"), "FEAT-2"), &[]);
+    assert_eq!((code, intensity(&v)), (0, "control".into()), "{v}");
+    assert_eq!(
+        v["signals"][0]["header"]["escalation"],
+        "FileChangeLimiter/session"
+    );
+    let (code, v) = run(&sb, &ctx(Some("S-1"), "FEAT-3"), &[]);
+    assert_eq!((code, intensity(&v)), (2, "block".into()), "{v}");
+    assert_eq!(v["signals"][0]["header"]["escalated_from"], "prompt");
+    assert_eq!(
+        v["signals"][0]["header"]["escalation"],
+        "FileChangeLimiter/session"
+    );
+
+    // Another session, even on the same issue, starts over.
+    let (code, v) = run(&sb, &ctx(Some("S-2"), "FEAT-1"), &[]);
+    assert_eq!((code, intensity(&v)), (3, "prompt".into()), "{v}");
+    // Without a session id a session rule does not apply.
+    let (code, v) = run(&sb, &ctx(None, "FEAT-1"), &[]);
+    assert_eq!((code, intensity(&v)), (3, "prompt".into()), "{v}");
+    let (code, v) = run(&sb, &ctx(None, "FEAT-1"), &[]);
     assert_eq!((code, intensity(&v)), (3, "prompt".into()), "{v}");
 }
 

@@ -62,9 +62,17 @@ pub fn read_all(path: impl AsRef<Path>) -> Result<LogReader, LogError> {
     }
     let _ = lock::unlock(&current);
     files.push_back((path.to_path_buf(), current));
+    // The sizes now: one fstat per file, once (the current file may grow
+    // while it is read).
+    let total_bytes = files
+        .iter()
+        .map(|(_, f)| f.metadata().map_or(0, |m| m.len()))
+        .sum();
     Ok(LogReader {
         files,
         current: None,
+        done_bytes: 0,
+        total_bytes,
         filter: Filter::default(),
         skipped: 0,
         skipped_at: Vec::new(),
@@ -82,6 +90,9 @@ pub fn read_all(path: impl AsRef<Path>) -> Result<LogReader, LogError> {
 pub struct LogReader {
     files: VecDeque<(PathBuf, File)>,
     current: Option<Reader>,
+    /// Bytes of the files already read to the end.
+    done_bytes: u64,
+    total_bytes: u64,
     filter: Filter,
     skipped: usize,
     skipped_at: Vec<(PathBuf, usize)>,
@@ -115,6 +126,19 @@ impl LogReader {
         all
     }
 
+    /// Bytes read so far over all files (counted as lines are read, no
+    /// extra system calls).
+    pub fn bytes_read(&self) -> u64 {
+        self.done_bytes + self.current.as_ref().map_or(0, Reader::bytes_read)
+    }
+
+    /// The size of the log and its rotated files when [`read_all`] opened
+    /// them: with [`LogReader::bytes_read`], the progress of the read (a
+    /// file that grows meanwhile can take `bytes_read` past it).
+    pub fn total_bytes(&self) -> u64 {
+        self.total_bytes
+    }
+
     /// The files still to read after the current one.
     pub fn remaining_files(&self) -> impl Iterator<Item = &Path> {
         self.files.iter().map(|(p, _)| p.as_path())
@@ -122,6 +146,7 @@ impl LogReader {
 
     fn finish_current(&mut self) {
         if let Some(r) = self.current.take() {
+            self.done_bytes += r.bytes_read();
             self.skipped += r.skipped();
             let room = KEEP_SKIPPED.saturating_sub(self.skipped_at.len());
             self.skipped_at.extend(

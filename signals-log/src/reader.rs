@@ -57,6 +57,7 @@ pub struct Reader<R = BufReader<File>> {
     path: PathBuf,
     buf: Vec<u8>,
     line: usize,
+    bytes: u64,
     skipped: usize,
     skipped_lines: Vec<usize>,
     done: bool,
@@ -70,6 +71,7 @@ impl<R: BufRead> Reader<R> {
             path: path.into(),
             buf: Vec::new(),
             line: 0,
+            bytes: 0,
             skipped: 0,
             skipped_lines: Vec::new(),
             done: false,
@@ -97,6 +99,12 @@ impl<R: BufRead> Reader<R> {
     pub fn lines_read(&self) -> usize {
         self.line
     }
+
+    /// How many bytes have been read so far (counted as lines are read, no
+    /// extra system calls): with the file's size, the progress of a read.
+    pub fn bytes_read(&self) -> u64 {
+        self.bytes
+    }
 }
 
 impl<R: BufRead> Iterator for Reader<R> {
@@ -107,8 +115,9 @@ impl<R: BufRead> Iterator for Reader<R> {
             self.buf.clear();
             match self.inner.read_until(b'\n', &mut self.buf) {
                 Ok(0) => self.done = true,
-                Ok(_) => {
+                Ok(n) => {
                     self.line += 1;
+                    self.bytes += n as u64;
                     let line = self.buf.trim_ascii();
                     if line.is_empty() {
                         continue;

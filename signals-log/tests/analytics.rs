@@ -346,6 +346,13 @@ fn report_is_self_contained_with_svg_charts() {
     }
     assert!(html.contains("PermissionChecker @ pre-tool-use"));
     assert!(html.contains("2.7 min"), "MTTR shown");
+    // Rates are drawn as a share of 100% (a 500-wide track): the 50%
+    // block rate is half of it, not the full width of the largest.
+    assert!(
+        html.contains(r##"width="250.0" height="16" fill="#cc0000""##),
+        "{html}"
+    );
+    assert!(html.contains(r##"width="500" height="16" fill="none" stroke="#ccc""##));
     assert!(html.contains("ahp &lt;signals&gt;"), "escaped title");
     assert!(!html.contains("http"), "no external URL");
     assert!(!html.contains("<script"));

@@ -83,8 +83,20 @@ fn rotation_keeps_the_newest_files_and_reads_them_oldest_first() {
 
     // Kept: .3 (60–69), .2 (70–79), .1 (80–89), current (90–94).
     let mut reader = read_all(&path).unwrap();
-    let numbers: Vec<_> = reader.by_ref().map(|r| note_number(&r.unwrap())).collect();
+    // The byte progress covers the rotated files too.
+    assert_eq!(reader.total_bytes(), line_len * 35);
+    assert_eq!(reader.bytes_read(), 0);
+    let first = reader.next().unwrap().unwrap();
+    assert_eq!(note_number(&first), 60);
+    assert_eq!(reader.bytes_read(), line_len);
+    let mut numbers = vec![60];
+    for r in reader.by_ref().take(14) {
+        numbers.push(note_number(&r.unwrap()));
+    }
+    assert_eq!(reader.bytes_read(), line_len * 15);
+    numbers.extend(reader.by_ref().map(|r| note_number(&r.unwrap())));
     assert_eq!(numbers, (60..95).collect::<Vec<_>>());
+    assert_eq!(reader.bytes_read(), reader.total_bytes());
     assert_eq!(reader.skipped(), 0);
 }
 

@@ -104,19 +104,22 @@ fn duration(secs: f64) -> String {
     }
 }
 
-/// Horizontal bars, one per label; `fmt` prints the value.
+/// Horizontal bars, one per label; `fmt` prints the value. With `full`
+/// (rates: 1.0) a bar's length is its share of `full`, drawn inside an
+/// outlined track, so an 8% rate looks like 8%; without it the largest
+/// value spans the width.
 fn bars_svg(
     title: &str,
     items: &[(String, f64)],
     fmt: impl Fn(f64) -> String,
     color: &str,
+    full: Option<f64>,
 ) -> String {
     let (w, row, label_w) = (900.0_f64, 22.0_f64, 320.0_f64);
     let h = row * items.len().max(1) as f64 + 10.0;
-    let max = items
-        .iter()
-        .map(|(_, v)| *v)
-        .fold(0.0, f64::max)
+    let span = w - label_w - 80.0;
+    let max = full
+        .unwrap_or_else(|| items.iter().map(|(_, v)| *v).fold(0.0, f64::max))
         .max(f64::MIN_POSITIVE);
     let mut s = format!(
         r#"<svg class="chart" role="img" aria-label="{}" viewBox="0 0 {w} {h}" width="{w}" height="{h}">"#,
@@ -124,7 +127,14 @@ fn bars_svg(
     );
     for (i, (label, v)) in items.iter().enumerate() {
         let y = 5.0 + i as f64 * row;
-        let bw = v / max * (w - label_w - 80.0);
+        let bw = (v / max).min(1.0) * span;
+        if full.is_some() {
+            let _ = write!(
+                s,
+                r##"<rect x="{label_w}" y="{y}" width="{span}" height="{bh}" fill="none" stroke="#ccc"/>"##,
+                bh = row - 6.0
+            );
+        }
         let _ = write!(
             s,
             r#"<text x="{lx}" y="{ty}" text-anchor="end" class="axis">{}</text><rect x="{label_w}" y="{y}" width="{bw:.1}" height="{bh}" fill="{color}"/><text x="{vx:.1}" y="{ty}" class="axis">{}</text>"#,
@@ -133,7 +143,7 @@ fn bars_svg(
             lx = label_w - 6.0,
             ty = y + 14.0,
             bh = row - 6.0,
-            vx = label_w + bw + 4.0
+            vx = label_w + full.map_or(bw, |_| span) + 4.0
         );
     }
     s.push_str("</svg>");
@@ -183,6 +193,7 @@ pub fn render(title: &str, stats: &Stats, findings: &[Finding]) -> String {
         &rates,
         |v| format!("{:.0}%", v * 100.0),
         "#cc0000",
+        Some(1.0),
     ));
     let dismiss: Vec<(String, f64)> = stats
         .rows
@@ -195,6 +206,7 @@ pub fn render(title: &str, stats: &Stats, findings: &[Finding]) -> String {
         &dismiss,
         |v| format!("{:.0}%", v * 100.0),
         "#c4a000",
+        Some(1.0),
     ));
     let mttr: Vec<(String, f64)> = stats
         .rows
@@ -202,7 +214,7 @@ pub fn render(title: &str, stats: &Stats, findings: &[Finding]) -> String {
         .filter_map(|r| r.mttr_secs.map(|v| (label(r), v)))
         .collect();
     h.push_str("<h2>Mean time to recover from a block</h2>");
-    h.push_str(&bars_svg("MTTR", &mttr, duration, "#3465a4"));
+    h.push_str(&bars_svg("MTTR", &mttr, duration, "#3465a4", None));
     h.push_str("<h2>Statistics</h2><table><tr><th>source</th><th>event</th><th>firings</th><th>aid</th><th>prompt</th><th>control</th><th>block</th><th>runs</th><th>block rate</th><th>MTTR</th><th>dismissed</th><th>proceed w/ risk</th></tr>");
     for r in &stats.rows {
         let _ = write!(
