@@ -616,3 +616,49 @@ fn hook_schema_is_available() {
     assert_eq!(v["title"], "HOOK.md frontmatter");
     assert!(kinds(&sb).is_empty());
 }
+
+/// An agent that says `"cwd": "."` (or a user passing `--project .`) gets the
+/// same project hooks as with an absolute path: the root is made absolute
+/// before hook directories are derived from it.
+#[test]
+fn a_relative_project_root_still_runs_project_hooks() {
+    let sb = Sandbox::new();
+    sb.hook(
+        true,
+        "no-rm",
+        TRIGGER,
+        "cat >/dev/null; echo 'rm is not allowed here' >&2; exit 2",
+    );
+    let trusted = sb.ahp().arg("trust").output().unwrap();
+    assert!(trusted.status.success(), "{}", stderr(&trusted));
+
+    let out = sb
+        .ahp()
+        .args(["hook", "claude-code"])
+        .write_stdin(
+            r#"{"session_id":"s","cwd":".","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm -rf /tmp/x"}}"#,
+        )
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("error"), "{}", stderr(&out));
+    let v = json_out(&out);
+    assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "deny");
+    assert!(v["hookSpecificOutput"]["permissionDecisionReason"]
+        .as_str()
+        .unwrap()
+        .contains("rm is not allowed here"));
+
+    let out = sb
+        .ahp()
+        .args(["run", "pre-tool-use", "--project", "."])
+        .write_stdin(SHELL_RM)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(json_out(&out)["signals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|s| s["header"]["source"] == "no-rm"));
+}

@@ -96,7 +96,10 @@ impl LoadOptions {
         let home = var("HOME");
         let xdg_config_home = var("XDG_CONFIG_HOME");
         let project_root = match project {
-            Some(p) => p,
+            // A relative root (`--project .`, an agent's `"cwd": "."`) would
+            // make every path derived from it relative, and HOOK.md hooks
+            // need an absolute directory to run in.
+            Some(p) => std::path::absolute(&p)?,
             None => {
                 let cwd = std::env::current_dir()?;
                 find_project_root(&cwd).unwrap_or(cwd)

@@ -155,14 +155,15 @@ impl fmt::Display for ConfigError {
         if let Some(src) = &self.snippet {
             let num = self.line.to_string();
             let pad = " ".repeat(num.len());
-            // Control characters would garble the terminal; show them escaped.
-            let shown: String = src.chars().flat_map(char::escape_debug).collect();
+            // Control characters would garble the terminal; show them
+            // escaped, and everything else (quotes, backslashes) as written.
+            let shown: String = src.chars().map(shown_char).collect();
             writeln!(f, "{pad} |")?;
             writeln!(f, "{num} | {shown}")?;
             let caret_at = src
                 .chars()
                 .take(self.column.saturating_sub(1))
-                .map(|c| c.escape_debug().count())
+                .map(|c| shown_char(c).chars().count())
                 .sum::<usize>();
             writeln!(f, "{pad} | {}^", " ".repeat(caret_at))?;
         }
@@ -170,6 +171,17 @@ impl fmt::Display for ConfigError {
             writeln!(f, "  help: {h}")?;
         }
         Ok(())
+    }
+}
+
+/// A source character as a snippet shows it: control characters escaped
+/// (`\u{1b}`), a tab as one space so the caret lines up, the rest as written
+/// (quotes and backslashes are the user's own text, not to be escaped).
+fn shown_char(c: char) -> String {
+    match c {
+        '\t' => " ".to_string(),
+        c if c.is_control() => c.escape_debug().collect(),
+        c => c.to_string(),
     }
 }
 
@@ -196,5 +208,44 @@ impl fmt::Display for ConfigErrors {
 impl From<ConfigError> for ConfigErrors {
     fn from(e: ConfigError) -> Self {
         ConfigErrors(vec![e])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn error_on(line: &str, column: usize) -> String {
+        ConfigError {
+            file: Some(PathBuf::from("hooks.yaml")),
+            line: 7,
+            column,
+            key: Some("hooks.x".into()),
+            message: "bad".into(),
+            help: None,
+            snippet: Some(line.into()),
+        }
+        .to_string()
+    }
+
+    #[test]
+    fn snippets_show_quotes_as_written_and_escape_control_characters() {
+        let shown = error_on(r#"  - condition: "a ~ 'b\d'""#, 17);
+        assert!(
+            shown.contains(r#"7 |   - condition: "a ~ 'b\d'""#),
+            "{shown}"
+        );
+        assert!(
+            shown.contains(&format!(" |{}^\n", " ".repeat(17))),
+            "{shown}"
+        );
+
+        let shown = error_on("\tkey: \u{1b}[31m", 7);
+        assert!(shown.contains(r"7 |  key: \u{1b}[31m"), "{shown}");
+        // The caret lands under the escape: the tab counts as one column.
+        assert!(
+            shown.contains(&format!(" |{}^\n", " ".repeat(7))),
+            "{shown}"
+        );
     }
 }
