@@ -1,6 +1,7 @@
 //! SecurityScanner end to end: `ahp run` blocks on a planted secret and no
-//! trace of it reaches stdout, stderr or the log; changed files at
-//! pre-issue-submit; prompts below the threshold; the allow list; config
+//! trace of it reaches stdout, stderr or the log — at pre-tool-use and, for
+//! the changed files of a git branch, at pre-issue-submit (`ahp gate`), for
+//! every secret family; changed files at pre-issue-submit; prompts below the threshold; the allow list; config
 //! errors.
 
 mod common;
@@ -159,6 +160,200 @@ fn changed_files_are_scanned_at_pre_issue_submit() {
             .any(|x| x.as_str().unwrap().contains("parameterized query")),
         "{steps:?}"
     );
+}
+
+/// One secret of each family the scanner knows, assembled at run time (no
+/// committed literal): (family, value, what the finding shows, a line of
+/// source holding it).
+fn families() -> Vec<(&'static str, String, &'static str, String)> {
+    let aws = format!("AKIA{}", "J4M7P2X9C3V6B8N5");
+    let gh = format!("ghp_{}{}", "Vt6Np1Qs8Kd3Wf5Hz9", "Xc2Lm7Rb4Gy0Ja6Pe3");
+    let slack = format!(
+        "xoxb-{}-{}-{}",
+        "620481937254", "7315920486371", "Qm4Zr8Tx2Wv6Yn1Ks5Lp9Hd3"
+    );
+    // A well-formed JWT: {"alg":"HS256","typ":"JWT"}.{"sub":…,"scope":"admin",…}.signature
+    let jwt = format!(
+        "eyJ{}.eyJ{}.{}",
+        "hbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9",
+        "zdWIiOiI4MjY0MTkzNyIsInNjb3BlIjoiYWRtaW4iLCJpYXQiOjE3MTcwMDAwMDB9",
+        "Gk7Vq2Ls9Xw4Nd1Rb6Ty3Hm8Pz5Jc0Fe2Ua7Wi4KoQ"
+    );
+    let glpat = format!("glpat-{}", "Lw4Tq9Zx2Nv7Rk5Hb1Yd");
+    let assigned = format!("{}{}", "S7q!Lz2@Vx9#", "Kd4$Wm8%Rb1^Tn6");
+    vec![
+        (
+            "AWS",
+            aws.clone(),
+            "AKIA****",
+            format!("BOTO_KEY = \"{aws}\""),
+        ),
+        (
+            "GitHub",
+            gh.clone(),
+            "ghp_****",
+            format!("  GH_RELEASE: {gh}"),
+        ),
+        (
+            "Slack",
+            slack.clone(),
+            "xoxb-****",
+            format!("const slack = new WebClient('{slack}');"),
+        ),
+        (
+            "JWT",
+            jwt.clone(),
+            "eyJh****",
+            format!("const bearer = \"{jwt}\";"),
+        ),
+        (
+            "GitLab",
+            glpat.clone(),
+            "glpat-****",
+            format!("git push https://oauth2:{glpat}@gitlab.example.com/acme/app.git"),
+        ),
+        (
+            "assignment",
+            assigned.clone(),
+            "SIGNING_SECRET=****",
+            format!("SIGNING_SECRET = \"{assigned}\""),
+        ),
+    ]
+}
+
+/// Neither a secret nor any 12-character piece of it is in `all`.
+fn assert_no_trace(all: &str, secrets: &[&str], what: &str) {
+    for secret in secrets {
+        assert!(!all.contains(secret), "{what}: `{secret}` leaked:\n{all}");
+        for i in 0..=secret.len().saturating_sub(12) {
+            let piece = &secret[i..i + 12];
+            assert!(
+                !all.contains(piece),
+                "{what}: `{piece}` of `{secret}` leaked:\n{all}"
+            );
+        }
+    }
+}
+
+fn git(dir: &std::path::Path, args: &[&str]) {
+    let out = std::process::Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn planted_secrets_of_every_family_block_pre_issue_submit_and_leave_no_trace() {
+    let fams = families();
+    let line = |family: &str| fams.iter().find(|f| f.0 == family).unwrap().3.clone();
+    let secrets: Vec<&str> = fams.iter().map(|f| f.1.as_str()).collect();
+    let sb = Sandbox::new();
+    let root = sb.root();
+    std::fs::remove_dir_all(root.join(".git")).unwrap();
+    git(root, &["init", "-q", "-b", "main"]);
+    git(root, &["config", "user.email", "dev@example.com"]);
+    git(root, &["config", "user.name", "Dev"]);
+    scanner_policy(&sb, "");
+    sb.write(".gitignore", ".ahp/signals.jsonl*\n");
+    sb.write("README.md", "# demo\n");
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-q", "-m", "chore: start"]);
+    git(root, &["checkout", "-q", "-b", "feat/release"]);
+    // Committed on the branch …
+    sb.write(
+        "config/settings.py",
+        &format!("import os\n{}\n{}\n", line("AWS"), line("assignment")),
+    );
+    sb.write("ci/release.yml", &format!("env:\n{}\n", line("GitHub")));
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-q", "-m", "feat: release config"]);
+    // … and untracked in the working tree.
+    sb.write(
+        "bot/notify.js",
+        &format!("// release notes to #releases\n{}\n", line("Slack")),
+    );
+    sb.write(
+        "web/src/session.ts",
+        &format!("// dev session\nexport {{}};\n{}\n", line("JWT")),
+    );
+    sb.write(
+        "scripts/publish.sh",
+        &format!("#!/bin/sh\n{}\n", line("GitLab")),
+    );
+    let expected = [
+        "config/settings.py:2",
+        "config/settings.py:3",
+        "ci/release.yml:2",
+        "bot/notify.js:2",
+        "web/src/session.ts:3",
+        "scripts/publish.sh:2",
+    ];
+    for format in ["json", "text"] {
+        let out = sb
+            .ahp()
+            .args(["--debug", "gate", "pre-issue-submit", "--format", format])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "stderr: {}", stderr(&out));
+        let text = stdout(&out);
+        if format == "json" {
+            let v = json_out(&out);
+            let s = &v["signals"][0];
+            assert_eq!(s["header"]["type"], "security-finding");
+            assert_eq!(s["header"]["intensity"], "block");
+        }
+        assert!(text.contains("no-secrets (critical)"), "{text}");
+        assert!(text.contains("no-secrets (high)"), "{text}");
+        for at in expected {
+            assert!(text.contains(at), "{format}: {at} not named:\n{text}");
+        }
+        for (_, _, shown, _) in &fams {
+            assert!(text.contains(shown), "{format}: {shown} not shown:\n{text}");
+        }
+        let all = everything_written(&sb, &out);
+        assert!(
+            all.contains("\"kind\":\"run\""),
+            "the run was logged: {all}"
+        );
+        assert_no_trace(&all, &secrets, &format!("pre-issue-submit {format}"));
+    }
+}
+
+#[test]
+fn every_family_written_by_a_tool_blocks_and_leaves_no_trace() {
+    let sb = Sandbox::new();
+    scanner_policy(&sb, "");
+    for (family, secret, shown, line) in families() {
+        let ctx = json!({
+            "session_id": "s1",
+            "tool": {"name": "write", "raw_name": "Write",
+                     "input": {"file_path": "src/release.txt", "content": format!("# release\n{line}\n")}}
+        });
+        let out = sb
+            .ahp()
+            .args(["--debug", "run", "pre-tool-use"])
+            .write_stdin(ctx.to_string())
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{family}: stderr: {}",
+            stderr(&out)
+        );
+        let text = stdout(&out);
+        assert!(text.contains("no-secrets ("), "{family}: {text}");
+        assert!(text.contains("src/release.txt:2"), "{family}: {text}");
+        assert!(text.contains(shown), "{family}: {text}");
+        let all = everything_written(&sb, &out);
+        assert_no_trace(&all, &[&secret], &format!("pre-tool-use {family}"));
+    }
 }
 
 #[test]

@@ -1,10 +1,15 @@
 //! Throughput of the SecurityScanner: generates SIZE MB (default 10) of
 //! mixed source — Python, JavaScript, Go, shell, YAML, minified JS — with a
 //! few planted findings, scans it as one text and as 1 000 files, and
-//! prints MB/s. Also times one 1 MB single-line file.
+//! prints MB/s.
 //!
-//! `cargo run --release -p ahp-oracles --example security_scan_bench [SIZE_MB]`
-//! (or `bench/security_scan.sh`).
+//! With `--line` it scans one 1 MB single-line file (minified-JS-like, with
+//! near misses for every rule) instead, in a process of its own, and prints
+//! the time and the process's peak resident memory before and after the
+//! scan (from `/proc/self/status`; Linux only).
+//!
+//! `cargo run --release -p ahp-oracles --example security_scan_bench [SIZE_MB | --line]`
+//! (or `bench/security_scan.sh`, which runs both).
 
 use ahp_engine::OracleConfig;
 use ahp_oracles::security::SecurityScanner;
@@ -20,11 +25,7 @@ const SNIPPETS: [&str; 6] = [
 ];
 
 fn main() {
-    let mb: usize = std::env::args()
-        .nth(1)
-        .and_then(|a| a.parse().ok())
-        .unwrap_or(10);
-    let size = mb * 1024 * 1024;
+    let arg = std::env::args().nth(1);
     let scanner = match SecurityScanner::from_config(OracleConfig::empty()) {
         Ok(s) => s,
         Err(e) => {
@@ -32,6 +33,12 @@ fn main() {
             std::process::exit(1);
         }
     };
+    if arg.as_deref() == Some("--line") {
+        one_line(&scanner);
+        return;
+    }
+    let mb: usize = arg.and_then(|a| a.parse().ok()).unwrap_or(10);
+    let size = mb * 1024 * 1024;
     let mut text = String::with_capacity(size + 4096);
     let mut i = 0;
     while text.len() < size {
@@ -70,18 +77,41 @@ fn main() {
         secs,
         text.len() as f64 / 1048576.0 / secs
     );
+}
 
+/// Scans a 1 MB single line; prints the time and the peak RSS.
+fn one_line(scanner: &SecurityScanner) {
     let unit = "var a=1,b='x';password=;select(\"q\");curl;chmod(x);eval;";
     let line: String = unit.repeat((1 << 20) / unit.len());
+    let before = status_kb("VmHWM:");
     let t = Instant::now();
     let scan = scanner.scan_text("dist/app.min.js", line.as_bytes());
     let secs = t.elapsed().as_secs_f64();
+    let after = status_kb("VmHWM:");
     println!(
         "1 MB line:  {:.3} s = {:.1} MB/s ({} findings)",
         secs,
         line.len() as f64 / 1048576.0 / secs,
         scan.findings.len()
     );
+    match (before, after) {
+        (Some(b), Some(a)) => println!(
+            "1 MB line:  peak RSS {:.1} MB ({:.1} MB before the scan: +{:.1} MB)",
+            a as f64 / 1024.0,
+            b as f64 / 1024.0,
+            a.saturating_sub(b) as f64 / 1024.0
+        ),
+        _ => println!("1 MB line:  peak RSS not available (no /proc/self/status)"),
+    }
+}
+
+/// A `kB` field of `/proc/self/status` (`VmHWM:` is the peak RSS so far).
+fn status_kb(field: &str) -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix(field))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
 }
 
 /// `n` pieces of `text`, cut at line ends.

@@ -438,6 +438,32 @@ pub(crate) fn is_placeholder(v: &[u8]) -> bool {
         || lower.starts_with(b"env:")
 }
 
+/// A version string (`1.0.0-alpha.12`, `v2.14.0-rc.3+build.20240101`):
+/// numbers and dots, then optional pre-release and build identifiers, as
+/// in SemVer. Structured, not random, even when its entropy is high; found
+/// in names like `credentials_helper_version`.
+pub(crate) fn is_version(v: &[u8]) -> bool {
+    let s = match v.first() {
+        Some(b'v' | b'V') => &v[1..],
+        _ => v,
+    };
+    let core_len = s
+        .iter()
+        .position(|b| !(b.is_ascii_digit() || *b == b'.'))
+        .unwrap_or(s.len());
+    let core: Vec<&[u8]> = s[..core_len].split(|b| *b == b'.').collect();
+    if core.len() < 2 || core.iter().any(|n| n.is_empty() || n.len() > 8) {
+        return false;
+    }
+    match s[core_len..].split_first() {
+        None => true,
+        Some((b'-' | b'+', rest)) => rest
+            .split(|b| matches!(b, b'.' | b'-' | b'+'))
+            .all(|id| !id.is_empty() && id.len() <= 12 && id.iter().all(u8::is_ascii_alphanumeric)),
+        Some(_) => false,
+    }
+}
+
 /// A test or fixture path, where `name = value` assignments are expected
 /// to hold made-up credentials.
 pub(crate) fn is_test_path(path: &str) -> bool {
@@ -479,6 +505,17 @@ mod tests {
         assert!(entropy(b"aaaaaaaaaaaaaaaa") < 0.1);
         assert!(entropy(b"password_confirmation") < 3.8);
         assert!(entropy(b"q8Xz1Lk3Vb9Tn2Rw7Ym4") > 4.0);
+    }
+
+    #[test]
+    fn version_strings() {
+        assert!(is_version(b"1.0.0-alpha.12"));
+        assert!(is_version(b"v2.14.0-rc.3+build.20240101"));
+        assert!(is_version(b"2024.01.15"));
+        assert!(!is_version(b"1.2-aB3dE5fG7hJ9kL1mN3pQ"));
+        assert!(!is_version(b"q8Xz1Lk3Vb9Tn2Rw7Ym4"));
+        assert!(!is_version(b"1.x9Lq2Vb7Tn4Rm1Yp8"));
+        assert!(!is_version(b"1..2-beta"));
     }
 
     #[test]

@@ -42,7 +42,8 @@
 //! **Assignments** (`password = "…"`) are reported only when the value is
 //! 12–200 characters, has a letter and a digit, has Shannon entropy of at
 //! least `entropy_threshold` bits per character (default 3.5), and is not a
-//! placeholder (`example`, `changeme`, `xxxx`, `${VAR}`, `<token>`, …). In
+//! placeholder (`example`, `changeme`, `xxxx`, `${VAR}`, `<token>`, …) nor a
+//! version string (`2.14.0-rc.3+build.20240101`). In
 //! test files (`tests/`, `fixtures/`, `testdata/`, `*_test.*`, `*.spec.*`,
 //! `test_*`) assignments are not reported at all unless
 //! `scan_test_assignments: true`; known token formats always are.
@@ -509,11 +510,12 @@ impl SecurityScanner {
                         if !has_letter
                             || !has_digit
                             || detectors::is_placeholder(v)
+                            || detectors::is_version(v)
                             || detectors::entropy(v) < self.entropy_threshold
                         {
                             continue;
                         }
-                        let name = name_of(&text[caps.get(0).map_or(0, |c| c.start())..m.start()]);
+                        let name = name_of(text, caps.get(0).map_or(0, |c| c.start()), m.start());
                         let secret = String::from_utf8_lossy(v).into_owned();
                         raw.push((
                             m.start(),
@@ -918,13 +920,24 @@ fn looks_fake(v: &[u8]) -> bool {
     lower.windows(7).any(|w| w == b"example") || detectors::entropy(v) < 2.5
 }
 
-/// The variable name of an assignment match (`db_password` in
-/// `db_password = "…"`), for display.
-fn name_of(prefix: &[u8]) -> String {
-    let name: Vec<u8> = prefix
+/// The variable name of an assignment match whose pattern matched from
+/// `start` (the secret word) to the value at `value`, for display: the
+/// whole identifier (`db_password` in `db_password = "…"`, `SIGNING_SECRET`
+/// though the pattern starts at `SECRET`). The part before the secret word
+/// is shown only when it is short (under 32 bytes): a longer run is more
+/// likely a blob than a name.
+fn name_of(text: &[u8], start: usize, value: usize) -> String {
+    let ident = |b: &u8| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-');
+    let back = text[start.saturating_sub(32)..start]
+        .iter()
+        .rev()
+        .take_while(|b| ident(b))
+        .count();
+    let back = if back < 32 { back } else { 0 };
+    let name: Vec<u8> = text[start - back..value]
         .iter()
         .copied()
-        .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-'))
+        .take_while(ident)
         .collect();
     String::from_utf8_lossy(&name).into_owned()
 }
@@ -1043,6 +1056,28 @@ mod tests {
         let scan = s.scan_tool_input(&input);
         assert_eq!(scan.findings[0].location(), "src/a.py:2");
         assert_eq!(scan.secrets(), [key]);
+    }
+
+    #[test]
+    fn assignments_show_the_whole_name_and_skip_versions() {
+        let s = scanner(json!({}));
+        let v = format!("{}{}", "Hq3Xz8Lw2V", "b7Tn5Rm1Yp");
+        let shown = |text: String| {
+            let scan = s.scan_text("src/a.py", text.as_bytes());
+            scan.findings
+                .iter()
+                .map(|f| f.shown.clone())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            shown(format!("SIGNING_SECRET = \"{v}\"")),
+            ["SIGNING_SECRET=****"]
+        );
+        assert_eq!(shown(format!("db_password: '{v}'")), ["db_password=****"]);
+        // A long run before the word is not shown (a blob, not a name).
+        let blob = "Ab1".repeat(20);
+        assert_eq!(shown(format!("{blob}token = \"{v}\"")), ["token=****"]);
+        assert!(shown("auth_token_version = \"2.14.0-rc.3+build.20240101\"".into()).is_empty());
     }
 
     #[test]
