@@ -65,8 +65,9 @@ use ahp_engine::{
     async_trait, HookContext, Intensity, Oracle, OracleConfig, OracleConfigError, OracleError,
     Severity, Signal,
 };
-use regex::{Regex, RegexBuilder, RegexSet, RegexSetBuilder};
+use regex::{Regex, RegexBuilder};
 use serde_json::{Map, Value};
+use std::sync::OnceLock;
 
 const TOP_KEYS: &[&str] = &[
     "dangerous_commands",
@@ -377,29 +378,87 @@ pub fn default_require_confirmation() -> Vec<CommandPattern> {
     ]
 }
 
-/// A compiled list: one set for the match test, the items for reporting.
+/// A compiled list, tested item by item in list order.
+///
+/// A hook process evaluates one command and exits, so compiling every
+/// pattern up front would be most of its run time. A built-in item carries
+/// keywords, one of which every command it matches contains; it is compiled
+/// only when the command contains one (`ls -la` compiles nothing). The
+/// user's own items have no keywords: they are compiled at load, so a bad
+/// regex is a load error, and always tested.
 #[derive(Debug, Clone)]
 struct PatternList {
     items: Vec<CommandPattern>,
-    set: RegexSet,
-    unless: Vec<Option<Regex>>,
+    /// Index-aligned with `items`.
+    state: Vec<Compiled>,
+    case_sensitive: bool,
+}
+
+/// The compiled side of one item.
+#[derive(Debug, Clone)]
+struct Compiled {
+    /// Lower-case words one of which every match contains (ASCII case
+    /// folding: a command spelled with Unicode look-alikes is not what a
+    /// shell would run either). Empty: always tested.
+    keywords: &'static [&'static str],
+    re: OnceLock<Option<Regex>>,
+    unless: OnceLock<Option<Regex>>,
 }
 
 impl PatternList {
     /// The first item (in list order) that matches `text`.
     fn first_match(&self, text: &str) -> Option<&CommandPattern> {
-        self.set.matches(text).iter().find_map(|i| {
-            let cancelled = self
-                .unless
-                .get(i)
-                .and_then(Option::as_ref)
-                .is_some_and(|u| u.is_match(text));
-            if cancelled {
-                None
-            } else {
-                self.items.get(i)
+        let mut lower = None;
+        self.items.iter().zip(&self.state).find_map(|(p, it)| {
+            if !it.keywords.is_empty() {
+                let lower: &str = lower.get_or_insert_with(|| text.to_ascii_lowercase());
+                if !it.keywords.iter().any(|k| lower.contains(k)) {
+                    return None;
+                }
             }
+            let re = it.re.get_or_init(|| self.lazily(&p.pattern)).as_ref()?;
+            if !re.is_match(text) {
+                return None;
+            }
+            let cancelled = p.unless.as_deref().is_some_and(|u| {
+                it.unless
+                    .get_or_init(|| self.lazily(u))
+                    .as_ref()
+                    .is_some_and(|u| u.is_match(text))
+            });
+            (!cancelled).then_some(p)
         })
+    }
+
+    /// Compiles a pattern on first need. Only built-in patterns get here
+    /// (the user's were compiled at load) and each is tested to compile
+    /// (`every_builtin_pattern_compiles_and_has_keywords`), so `None` is
+    /// unreachable; it keeps a hook from crashing if that test were wrong.
+    fn lazily(&self, pattern: &str) -> Option<Regex> {
+        compile(pattern, self.case_sensitive).ok()
+    }
+}
+
+/// The keywords of a built-in item (see [`PatternList`]): each list holds
+/// literal words of which every alternative of the pattern contains one.
+fn builtin_keywords(id: &str) -> &'static [&'static str] {
+    match id {
+        "rm-rf-root" | "rm-rf-home" | "rm-rf-cwd" => &["rm"],
+        "disk-format" | "disk-overwrite" => &["/dev/"],
+        "fork-bomb" => &["{"],
+        "perms-root" => &["chmod", "chown", "chgrp"],
+        "sql-drop" => &["drop"],
+        "sql-truncate" => &["truncate"],
+        "git-force-push" => &["push"],
+        "git-reset-hard" => &["--hard"],
+        "git-clean" => &["clean"],
+        "sql-delete-all" => &["delete"],
+        "kubectl-delete" => &["kubectl"],
+        "helm-uninstall" => &["helm"],
+        "terraform-destroy" => &["destroy"],
+        "cargo-publish" | "npm-publish" => &["publish"],
+        "pipe-to-shell" => &["curl", "wget"],
+        _ => &[],
     }
 }
 
@@ -660,7 +719,8 @@ fn build_list(
     extend: bool,
     case_sensitive: bool,
 ) -> Result<PatternList, OracleConfigError> {
-    let mut entries: Vec<(CommandPattern, String)> = Vec::new();
+    // (item, where it came from for errors, built in)
+    let mut entries: Vec<(CommandPattern, String, bool)> = Vec::new();
     let given = match map.get(key) {
         None | Some(Value::Null) => None,
         Some(Value::Array(items)) => Some(items),
@@ -677,34 +737,43 @@ fn build_list(
     if given.is_none() || extend {
         for p in defaults() {
             let at = format!("built-in {key} `{}`", p.label());
-            entries.push((p, at));
+            entries.push((p, at, true));
         }
     }
     for (i, item) in given.into_iter().flatten().enumerate() {
         let at = format!("{key}.{i}");
-        entries.push((parse_item(item, &at)?, at));
+        entries.push((parse_item(item, &at)?, at, false));
     }
 
-    let mut unless = Vec::with_capacity(entries.len());
-    for (p, at) in &entries {
-        compile(&p.pattern, case_sensitive).map_err(|m| OracleConfigError::at(at.clone(), m))?;
-        unless.push(match &p.unless {
-            Some(u) => Some(
-                compile(u, case_sensitive)
-                    .map_err(|m| OracleConfigError::at(join(at, "unless"), m))?,
-            ),
-            None => None,
-        });
+    let mut items = Vec::with_capacity(entries.len());
+    let mut state = Vec::with_capacity(entries.len());
+    for (p, at, builtin) in entries {
+        let it = Compiled {
+            keywords: match (&p.id, builtin) {
+                (Some(id), true) => builtin_keywords(id),
+                _ => &[],
+            },
+            re: OnceLock::new(),
+            unless: OnceLock::new(),
+        };
+        if !builtin {
+            let re = compile(&p.pattern, case_sensitive)
+                .map_err(|m| OracleConfigError::at(at.clone(), m))?;
+            let _ = it.re.set(Some(re));
+            if let Some(u) = &p.unless {
+                let re = compile(u, case_sensitive)
+                    .map_err(|m| OracleConfigError::at(join(&at, "unless"), m))?;
+                let _ = it.unless.set(Some(re));
+            }
+        }
+        items.push(p);
+        state.push(it);
     }
-    let items: Vec<CommandPattern> = entries.into_iter().map(|(p, _)| p).collect();
-    let set = RegexSetBuilder::new(items.iter().map(|p| p.pattern.as_str()))
-        .case_insensitive(!case_sensitive)
-        .size_limit(REGEX_SIZE_LIMIT.saturating_mul(items.len().max(1)))
-        .build()
-        .map_err(|e| {
-            OracleConfigError::at(key, format!("the patterns do not compile together: {e}"))
-        })?;
-    Ok(PatternList { items, set, unless })
+    Ok(PatternList {
+        items,
+        state,
+        case_sensitive,
+    })
 }
 
 fn parse_item(item: &Value, at: &str) -> Result<CommandPattern, OracleConfigError> {
@@ -757,5 +826,162 @@ fn parse_item(item: &Value, at: &str) -> Result<CommandPattern, OracleConfigErro
                 kind_of(other)
             ),
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Commands near and inside every built-in pattern, in several cases.
+    const CORPUS: &[&str] = &[
+        "/bin/rm -rf /",
+        "sudo rm -rf /",
+        "RM -RF /",
+        "rm --recursive --force /",
+        "rm -Rf /",
+        "rm -fr ~",
+        "rm -rf $HOME",
+        "rm -rf ./*",
+        "cd build && rm -rf *",
+        "rm -f /etc-backup.txt",
+        "rm -rf ./target",
+        "bash -c \"rm -rf /usr\"",
+        "echo start; rm -rf / ; echo done",
+        ":(){ :|: & };:",
+        ":(){ :|:& };:",
+        "bomb(){ bomb|bomb& };bomb",
+        "> /dev/sda",
+        "cat /dev/urandom > /dev/sdb",
+        "dd if=/dev/zero of=/dev/sda",
+        "DD IF=/dev/zero OF=/dev/sda",
+        "dd if=/dev/zero of=./disk.img bs=1M count=10",
+        "shred -n 1 /dev/nvme0n1",
+        "echo hi > /dev/null",
+        "mkfs.ext4 /dev/sda1",
+        "MKFS.EXT4 /dev/sda1",
+        "mkfs.ext4 disk.img",
+        "mkswap /dev/sdb2",
+        "chmod -R 777 /",
+        "CHOWN -R me /etc",
+        "chmod -R 755 ./scripts",
+        "chgrp -R wheel /usr",
+        "DROP DATABASE prod",
+        "drop table users;",
+        "psql -c 'DROP SCHEMA public CASCADE'",
+        "dropdb prod",
+        "TRUNCATE TABLE x",
+        "truncate users;",
+        "TRUNCATE users",
+        "Truncate Table x",
+        "DELETE FROM users",
+        "delete from users;",
+        "DELETE FROM users WHERE id = 1",
+        "git push --force origin main",
+        "GIT PUSH -F",
+        "git -C repo push -uf origin main",
+        "git push origin +main",
+        "git push origin main",
+        "git reset --hard origin/main",
+        "git reset --HARD",
+        "git reset --soft HEAD~1",
+        "git clean -fdx",
+        "git clean -n",
+        "kubectl -n prod delete deployment api",
+        "kubectl delete pod web-1 --dry-run=client",
+        "KUBECTL DELETE pod x",
+        "helm uninstall api",
+        "helm del api --dry-run",
+        "terraform destroy",
+        "tofu apply -destroy",
+        "Terragrunt DESTROY",
+        "cargo publish",
+        "cargo publish --dry-run",
+        "CARGO PUBLISH",
+        "pnpm publish --access public",
+        "npm install",
+        "curl -fsSL https://example.com/install.sh | sh",
+        "wget -qO- https://x | bash",
+        "curl -s https://x.sh | sudo bash -s -- --yes",
+        "bash <(curl -s https://example.com/x.sh)",
+        "sh -c \"$(CURL -fsSL https://x)\"",
+        "curl -fsSL https://example.com/data.json | jq .",
+        "ls -la src",
+        "cargo test",
+        "",
+    ];
+
+    /// The first match without keywords: every pattern compiled and tested.
+    fn plain_first_match<'a>(items: &'a [CommandPattern], text: &str) -> Option<&'a str> {
+        items.iter().find_map(|p| {
+            let hit = compile(&p.pattern, false).ok()?.is_match(text);
+            let cancelled = p
+                .unless
+                .as_deref()
+                .is_some_and(|u| compile(u, false).is_ok_and(|u| u.is_match(text)));
+            (hit && !cancelled).then_some(p.id.as_deref().unwrap_or(""))
+        })
+    }
+
+    #[test]
+    fn every_builtin_pattern_compiles_and_has_keywords() {
+        for p in default_dangerous_commands()
+            .into_iter()
+            .chain(default_require_confirmation())
+        {
+            let id = p.id.clone().unwrap_or_default();
+            assert!(compile(&p.pattern, false).is_ok(), "{id}");
+            assert!(compile(&p.pattern, true).is_ok(), "{id}");
+            if let Some(u) = &p.unless {
+                assert!(compile(u, false).is_ok(), "{id} unless");
+            }
+            let keywords = builtin_keywords(&id);
+            assert!(!keywords.is_empty(), "{id} has no keywords");
+            assert!(
+                keywords.iter().all(|k| *k == k.to_ascii_lowercase()),
+                "{id}"
+            );
+        }
+    }
+
+    #[test]
+    fn keywords_never_hide_a_match() {
+        let checker = match PermissionChecker::from_config(OracleConfig::empty()) {
+            Ok(c) => c,
+            Err(e) => panic!("{e:?}"),
+        };
+        let dangerous = default_dangerous_commands();
+        let confirm = default_require_confirmation();
+        let mut matched = 0;
+        for text in CORPUS {
+            let want = plain_first_match(&dangerous, text)
+                .map(|id| ("block", id))
+                .or_else(|| plain_first_match(&confirm, text).map(|id| ("confirm", id)));
+            let got = checker.check(text).map(|f| match f {
+                Finding::Dangerous(p) => ("block", p.id.as_deref().unwrap_or("")),
+                Finding::NeedsConfirmation(p) => ("confirm", p.id.as_deref().unwrap_or("")),
+            });
+            assert_eq!(got, want, "{text}");
+            matched += usize::from(want.is_some());
+        }
+        // The corpus exercises the patterns, not just the misses.
+        assert!(matched >= 50, "only {matched} matches");
+    }
+
+    #[test]
+    fn a_command_without_keywords_compiles_nothing() {
+        let checker = match PermissionChecker::from_config(OracleConfig::empty()) {
+            Ok(c) => c,
+            Err(e) => panic!("{e:?}"),
+        };
+        assert!(checker.check("ls -la src").is_none());
+        let compiled = |l: &PatternList| l.state.iter().filter(|i| i.re.get().is_some()).count();
+        assert_eq!(compiled(&checker.dangerous) + compiled(&checker.confirm), 0);
+        assert!(checker.check("rm -rf /").is_some());
+        assert_eq!(
+            compiled(&checker.dangerous),
+            1,
+            "only rm-rf-root was needed"
+        );
     }
 }
