@@ -1,7 +1,12 @@
 //! The built-in detectors of the SecurityScanner: one or more regexes per
-//! rule, compiled once, byte-oriented and ASCII-only (`unicode(false)`), so
-//! that scanning is linear in the input and does not care whether a file
-//! is valid UTF-8.
+//! rule, byte-oriented and ASCII-only (`unicode(false)`), so that scanning
+//! is linear in the input and does not care whether a file is valid UTF-8.
+//!
+//! A hook process scans one tool input and exits, so compiling every
+//! detector up front would cost more than the scan. Each built-in detector
+//! has keywords, one of which every match contains; the scanner looks for
+//! all keywords in one pass and compiles (once) and runs only the detectors
+//! whose keywords are there.
 //!
 //! Every pattern keeps to one line (`[^\r\n]` instead of `.`), except the
 //! JavaScript template-literal SQL pattern, which spans lines up to the
@@ -10,6 +15,40 @@
 
 use super::SecuritySeverity;
 use regex::bytes::{Regex, RegexBuilder};
+use std::sync::OnceLock;
+
+/// A detector's regex: a built-in's is compiled on first use, a custom
+/// rule's at load (so that a bad pattern is a load error).
+#[derive(Debug, Clone)]
+pub(crate) struct Pattern {
+    source: String,
+    re: OnceLock<Option<Regex>>,
+}
+
+impl Pattern {
+    fn lazy(source: &str) -> Self {
+        Pattern {
+            source: source.to_string(),
+            re: OnceLock::new(),
+        }
+    }
+
+    /// A pattern compiled already.
+    pub(crate) fn ready(re: Regex) -> Self {
+        let source = re.as_str().to_string();
+        Pattern {
+            source,
+            re: OnceLock::from(Some(re)),
+        }
+    }
+
+    /// The compiled regex. `None` only if a built-in pattern did not
+    /// compile, which `every_builtin_detector_compiles` rules out; the
+    /// detector is then skipped rather than crash the hook.
+    pub(crate) fn get(&self) -> Option<&Regex> {
+        self.re.get_or_init(|| ascii(&self.source).ok()).as_ref()
+    }
+}
 
 /// How a detector's match is turned into a finding.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,7 +78,10 @@ pub(crate) struct Detector {
     /// What it finds, for messages (`AWS access key`).
     pub(crate) what: String,
     pub(crate) severity: SecuritySeverity,
-    pub(crate) re: Regex,
+    pub(crate) re: Pattern,
+    /// Lower-case words one of which every match contains (compared
+    /// ASCII-case-insensitively); empty: always run.
+    pub(crate) keywords: &'static [&'static str],
     pub(crate) kind: Kind,
     /// What to do about it (the first resolution step).
     pub(crate) advice: String,
@@ -52,7 +94,7 @@ pub(crate) struct Detector {
     /// matches the text just before it on the same line, and the finding
     /// starts there. Rare matches are found by their literal first (fast);
     /// the context is checked only for them.
-    pub(crate) before: Option<Regex>,
+    pub(crate) before: Option<Pattern>,
 }
 
 /// The size limit of one compiled pattern (as for PermissionChecker).
@@ -88,11 +130,12 @@ fn sql_start(x: &str) -> String {
 /// The built-in detectors of `rule` (one of [`super::BUILTIN_RULES`]).
 pub(crate) fn builtin(rule: &str) -> Result<Vec<Detector>, regex::Error> {
     let d = |what: &str, sev: SecuritySeverity, kind: Kind, advice: &str, pattern: &str| {
-        ascii(pattern).map(|re| Detector {
+        Ok::<_, regex::Error>(Detector {
             rule: rule.to_string(),
             what: what.to_string(),
             severity: sev,
-            re,
+            re: Pattern::lazy(pattern),
+            keywords: keywords_of(what),
             kind,
             advice: advice.to_string(),
             not_after_ident: false,
@@ -317,7 +360,9 @@ pub(crate) fn builtin(rule: &str) -> Result<Vec<Detector>, regex::Error> {
                     CURL_ADVICE,
                     r"(?i)(?:\$\(|<\()\s*(?:curl|wget)\b[^\r\n]*",
                 )?;
-                t.before = Some(ascii(r#"(?i)\b(?:ba|z|k|da)?sh\s+(?:-\w+\s+)*["']?$"#)?);
+                t.before = Some(Pattern::lazy(
+                    r#"(?i)\b(?:ba|z|k|da)?sh\s+(?:-\w+\s+)*["']?$"#,
+                ));
                 t
             },
             d(
@@ -362,13 +407,56 @@ pub(crate) fn builtin(rule: &str) -> Result<Vec<Detector>, regex::Error> {
     })
 }
 
+/// Where SQL starts in every SQL detector (see [`sql_start`]).
+const SQL_KEYWORDS: &[&str] = &["select", "insert", "update", "delete", "replace"];
+
+/// The keywords of the built-in detector described as `what`: literal
+/// words of which every alternative of its pattern holds one.
+fn keywords_of(what: &str) -> &'static [&'static str] {
+    match what {
+        "AWS access key id" => &[
+            "akia", "asia", "abia", "acca", "agpa", "aida", "aroa", "anpa", "anva", "apka",
+        ],
+        "GitHub token" => &["ghp_", "gho_", "ghu_", "ghs_", "ghr_"],
+        "GitHub fine-grained token" => &["github_pat_"],
+        "GitLab token" => &["glpat-"],
+        "Slack token" => &["xox"],
+        "Slack webhook URL" => &["hooks.slack.com"],
+        "JSON Web Token" => &["eyj"],
+        "secret assigned to a variable" => &["pass", "secret", "token", "key", "credential"],
+        "private key" => &["private key"],
+        w if w.starts_with("SQL built") => SQL_KEYWORDS,
+        "shell command built from a string (os.system/os.popen)" => &["os."],
+        "shell command built from a string (subprocess with shell=True)"
+        | "shell command built from a string (subprocess.getoutput)" => &["subprocess."],
+        "shell command built from a string (child_process.exec)" => &["exec"],
+        "shell command built from request input (PHP)" => {
+            &["exec", "system", "passthru", "popen", "proc_open"]
+        }
+        "shell command built by interpolation (Ruby)" => &["#{"],
+        "shell command built from a string (sh -c in Go)" => &["exec.command"],
+        "shell command built from a string (Runtime.exec)" => &["getruntime()"],
+        "eval of a shell variable" => &["eval"],
+        "download piped into a shell"
+        | "download run by a shell"
+        | "download sourced by a shell" => &["curl", "wget"],
+        "world-writable permissions (chmod)" | "world-writable permissions (chmod call)" => {
+            &["chmod"]
+        }
+        "world-writable permissions (mkdir -m)" => &["mkdir", "install"],
+        "umask leaving files world-writable" => &["umask"],
+        _ => &[],
+    }
+}
+
 /// The `-----BEGIN … PRIVATE KEY-----` detector, reported under `rule`.
 fn private_key(rule: &str) -> Result<Vec<Detector>, regex::Error> {
     Ok(vec![Detector {
         rule: rule.to_string(),
         what: "private key".to_string(),
         severity: SecuritySeverity::Critical,
-        re: ascii(r"-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----")?,
+        re: Pattern::lazy(r"-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----"),
+        keywords: keywords_of("private key"),
         kind: Kind::PrivateKey,
         advice: KEY_ADVICE.to_string(),
         not_after_ident: false,
@@ -379,10 +467,10 @@ fn private_key(rule: &str) -> Result<Vec<Detector>, regex::Error> {
 /// A private key *file* by its name (`id_rsa`, `server.p12`, …): flagged by
 /// `no-private-keys` when one is written or changed. Public halves
 /// (`id_rsa.pub`) are not.
-pub(crate) fn key_file_name() -> Regex {
-    #[allow(clippy::expect_used)]
-    ascii(r"(?i)(?:^|/)(?:id_(?:rsa|dsa|ecdsa|ed25519)(?:_sk)?|[^/]*\.(?:p12|pfx|jks|keystore|ppk)|[^/]*private[_-]?key[^/]*\.(?:pem|key))$")
-        .expect("a valid built-in pattern")
+pub(crate) fn key_file_name() -> Pattern {
+    Pattern::lazy(
+        r"(?i)(?:^|/)(?:id_(?:rsa|dsa|ecdsa|ed25519)(?:_sk)?|[^/]*\.(?:p12|pfx|jks|keystore|ppk)|[^/]*private[_-]?key[^/]*\.(?:pem|key))$",
+    )
 }
 
 /// Shannon entropy in bits per byte.
@@ -494,9 +582,23 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_builtin_rule_compiles() {
+    fn every_builtin_detector_compiles_and_has_keywords() {
         for rule in super::super::BUILTIN_RULES {
-            assert!(!builtin(rule).unwrap().is_empty(), "{rule}");
+            let detectors = builtin(rule).unwrap();
+            assert!(!detectors.is_empty(), "{rule}");
+            for d in detectors {
+                // Compiled lazily in use: compile each here, so that a
+                // broken pattern fails this test rather than go unnoticed.
+                assert!(ascii(&d.re.source).is_ok(), "{rule}: {}", d.what);
+                if let Some(b) = &d.before {
+                    assert!(ascii(&b.source).is_ok(), "{rule}: {} (before)", d.what);
+                }
+                assert!(!d.keywords.is_empty(), "{rule}: {} has no keywords", d.what);
+                assert!(ascii(&key_file_name().source).is_ok());
+                for k in d.keywords {
+                    assert_eq!(*k, k.to_ascii_lowercase(), "{rule}: {}", d.what);
+                }
+            }
         }
     }
 

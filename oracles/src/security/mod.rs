@@ -83,13 +83,13 @@ mod detectors;
 use crate::cfg::{check_keys, join, one_of, opt_bool, opt_str};
 use crate::git::{project_dir_for, resolve_changes, FileStatus};
 use crate::pathglob::Globs;
+use aho_corasick::{AhoCorasick, AhoCorasickKind};
 use ahp_engine::oracle::kind_of;
 use ahp_engine::{
     async_trait, Evaluation, HookContext, Intensity, Oracle, OracleConfig, OracleConfigError,
     OracleError, Severity, Signal,
 };
 use detectors::{Detector, Kind};
-use regex::bytes::Regex;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeSet;
@@ -258,7 +258,8 @@ impl Scan {
 #[derive(Debug, Clone)]
 pub struct SecurityScanner {
     detectors: Vec<Detector>,
-    key_files: Option<Regex>,
+    gate: Gate,
+    key_files: Option<detectors::Pattern>,
     threshold: SecuritySeverity,
     skip: Option<Globs>,
     allow: BTreeSet<String>,
@@ -359,6 +360,7 @@ impl SecurityScanner {
         {
             detectors.retain(|d| !(d.rule == "no-secrets" && d.kind == Kind::PrivateKey));
         }
+        let gate = Gate::new(&detectors);
         let threshold = match map.get("severity_threshold") {
             None | Some(Value::Null) => SecuritySeverity::High,
             Some(v) => SecuritySeverity::parse(v, "severity_threshold")?,
@@ -432,6 +434,7 @@ impl SecurityScanner {
         };
         Ok(SecurityScanner {
             detectors,
+            gate,
             key_files,
             threshold,
             skip,
@@ -448,10 +451,15 @@ impl SecurityScanner {
     pub fn scan_text(&self, file: &str, text: &[u8]) -> Scan {
         let test_file = detectors::is_test_path(file);
         let mut raw: Vec<(usize, Finding, Option<Vec<String>>)> = Vec::new();
-        for d in &self.detectors {
+        let wanted = self.gate.select(text);
+        for (d, wanted) in self.detectors.iter().zip(wanted) {
+            if !wanted {
+                continue;
+            }
+            let Some(re) = d.re.get() else { continue };
             match d.kind {
                 Kind::Code => {
-                    for m in d.re.find_iter(text) {
+                    for m in re.find_iter(text) {
                         if d.not_after_ident
                             && m.start() > 0
                             && matches!(text[m.start() - 1], b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'_' | b'.' | b'$')
@@ -460,6 +468,7 @@ impl SecurityScanner {
                         }
                         let mut start = m.start();
                         if let Some(before) = &d.before {
+                            let Some(before) = before.get() else { continue };
                             let line_start = text[..start]
                                 .iter()
                                 .rposition(|b| *b == b'\n')
@@ -480,7 +489,7 @@ impl SecurityScanner {
                     }
                 }
                 Kind::Token { shown } => {
-                    for caps in d.re.captures_iter(text) {
+                    for caps in re.captures_iter(text) {
                         let Some(m) = caps.get(1).or_else(|| caps.get(0)) else {
                             continue;
                         };
@@ -500,7 +509,7 @@ impl SecurityScanner {
                     if test_file && !self.scan_test_assignments {
                         continue;
                     }
-                    for caps in d.re.captures_iter(text) {
+                    for caps in re.captures_iter(text) {
                         let Some(m) = caps.get(1).or(caps.get(2)).or(caps.get(3)) else {
                             continue;
                         };
@@ -525,7 +534,7 @@ impl SecurityScanner {
                     }
                 }
                 Kind::PrivateKey => {
-                    for caps in d.re.captures_iter(text) {
+                    for caps in re.captures_iter(text) {
                         let (Some(all), Some(label)) = (caps.get(0), caps.get(1)) else {
                             continue;
                         };
@@ -557,13 +566,14 @@ impl SecurityScanner {
                 }
             }
         }
-        if let Some(re) = &self.key_files {
+        if let Some(re) = self.key_files.as_ref().and_then(detectors::Pattern::get) {
             if re.is_match(file.as_bytes()) && !text.is_empty() {
                 let d = Detector {
                     rule: "no-private-keys".into(),
                     what: "private key file".into(),
                     severity: SecuritySeverity::High,
-                    re: re.clone(),
+                    re: detectors::Pattern::ready(re.clone()),
+                    keywords: &[],
                     kind: Kind::Code,
                     advice: "keep private key files out of the repository (add them to .gitignore); if it was ever pushed, replace the key".into(),
                     not_after_ident: false,
@@ -859,6 +869,80 @@ impl Oracle for SecurityScanner {
     }
 }
 
+/// Which detectors a text needs: one aho-corasick pass finds the keywords
+/// present (see the `detectors` module), so a detector whose keywords are
+/// absent is neither compiled nor run.
+#[derive(Debug, Clone)]
+struct Gate {
+    /// Every keyword once; `None` when there are none (or, should the
+    /// automaton fail to build, so that every detector runs: slower, never
+    /// blind).
+    ac: Option<AhoCorasick>,
+    words: usize,
+    /// Per detector, the ids of its keywords; empty: always run.
+    ids: Vec<Vec<usize>>,
+}
+
+impl Gate {
+    fn new(detectors: &[Detector]) -> Gate {
+        let mut words: Vec<&'static str> = Vec::new();
+        let ids = detectors
+            .iter()
+            .map(|d| {
+                d.keywords
+                    .iter()
+                    .map(|k| match words.iter().position(|w| w == k) {
+                        Some(i) => i,
+                        None => {
+                            words.push(k);
+                            words.len() - 1
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        let ac = if words.is_empty() {
+            None
+        } else {
+            // A contiguous NFA builds in microseconds (a DFA would cost more
+            // than a hook's whole scan) and still searches fast.
+            AhoCorasick::builder()
+                .ascii_case_insensitive(true)
+                .kind(Some(AhoCorasickKind::ContiguousNFA))
+                .build(&words)
+                .ok()
+        };
+        Gate {
+            ac,
+            words: words.len(),
+            ids,
+        }
+    }
+
+    /// For each detector, whether `text` holds one of its keywords.
+    fn select(&self, text: &[u8]) -> Vec<bool> {
+        let Some(ac) = &self.ac else {
+            return vec![true; self.ids.len()];
+        };
+        let mut found = vec![false; self.words];
+        let mut left = self.words;
+        for m in ac.find_overlapping_iter(text) {
+            let i = m.pattern().as_usize();
+            if !found[i] {
+                found[i] = true;
+                left -= 1;
+                if left == 0 {
+                    break;
+                }
+            }
+        }
+        self.ids
+            .iter()
+            .map(|ids| ids.is_empty() || ids.iter().any(|&i| found[i]))
+            .collect()
+    }
+}
+
 /// A custom rule `{id, pattern, severity, message, secret}` at `key`.
 fn custom_rule(m: &Map<String, Value>, key: &str) -> Result<Detector, OracleConfigError> {
     check_keys(m, key, CUSTOM_KEYS)?;
@@ -884,7 +968,8 @@ fn custom_rule(m: &Map<String, Value>, key: &str) -> Result<Detector, OracleConf
         rule: id.to_string(),
         what: message,
         severity,
-        re,
+        re: detectors::Pattern::ready(re),
+        keywords: &[],
         kind: if secret {
             Kind::Token { shown: 0 }
         } else {
