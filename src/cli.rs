@@ -342,7 +342,12 @@ fn report_left_out(cfg: &LoadedConfig) -> Vec<String> {
 pub(crate) fn log_options(cfg: &LoadedConfig) -> Result<ahp_signals_log::LogOptions> {
     use ahp_signals_log::{FsyncPolicy, LogOptions, Masking};
     let s = cfg.log_settings()?;
-    let mut o = LogOptions::default();
+    // One ahp process appends a record or two and exits: a flush at exit
+    // would make `batch` cost what `always` costs (docs/decisions.md).
+    let mut o = LogOptions {
+        sync_on_drop: false,
+        ..LogOptions::default()
+    };
     match s.fsync.as_deref() {
         Some("always") => o.fsync = FsyncPolicy::Always,
         Some("never") => o.fsync = FsyncPolicy::Never,

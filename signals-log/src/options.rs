@@ -15,9 +15,9 @@ use std::time::Duration;
 ///   append pays a disk flush: the slowest by far.
 /// - [`FsyncPolicy::Batch`] (the default): `fdatasync` at most once every
 ///   [`LogOptions::batch_interval`], on rotation and when the log is
-///   dropped. A crash of the *process* loses nothing (the records are in
-///   the OS's page cache); a crash of the *machine* can lose the last
-///   moments' records.
+///   dropped (unless [`LogOptions::sync_on_drop`] is off). A crash of the
+///   *process* loses nothing (the records are in the OS's page cache); a
+///   crash of the *machine* can lose the last moments' records.
 /// - [`FsyncPolicy::Never`]: leave it to the OS (which writes dirty pages
 ///   back within seconds on Linux). Fastest; a machine crash can lose more.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -63,6 +63,12 @@ pub struct LogOptions {
     pub batch_interval: Duration,
     /// What is masked before a record is written.
     pub mask: Masking,
+    /// For [`FsyncPolicy::Batch`]: sync what is unsynced when the log is
+    /// dropped (default `true`). A process that appends one record and
+    /// exits — `ahp hook`, once per tool call — turns this off: otherwise
+    /// every call would pay a disk flush, which is [`FsyncPolicy::Always`]
+    /// in all but name.
+    pub sync_on_drop: bool,
 }
 
 impl LogOptions {
@@ -80,6 +86,7 @@ impl Default for LogOptions {
             keep: LogOptions::DEFAULT_KEEP,
             batch_interval: Duration::from_millis(200),
             mask: Masking::default(),
+            sync_on_drop: true,
         }
     }
 }

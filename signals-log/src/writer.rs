@@ -292,7 +292,7 @@ impl SignalLog {
 
 impl Drop for SignalLog {
     fn drop(&mut self) {
-        if self.options.fsync == FsyncPolicy::Batch {
+        if self.options.fsync == FsyncPolicy::Batch && self.options.sync_on_drop {
             let state = self.lock();
             if state.dirty {
                 // Nobody to tell on failure; the data is in the page cache.
