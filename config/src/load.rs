@@ -453,6 +453,14 @@ impl LoadedConfig {
             }
         };
         let layer_start = self.entries.len();
+        // (event, id in kebab case) → position: one lookup per entry, so a
+        // policy of n entries merges in O(n), not O(n²).
+        let mut index: std::collections::HashMap<(Event, String), usize> = self
+            .entries
+            .iter()
+            .enumerate()
+            .map(|(pos, e)| ((e.event, to_kebab(&e.id)), pos))
+            .collect();
         for (key, list) in map {
             let event = match Event::parse(&key.name) {
                 Ok(e) => e,
@@ -514,11 +522,8 @@ impl LoadedConfig {
                     }
                     continue;
                 };
-                let merge_key = to_kebab(&id);
-                let existing = self
-                    .entries
-                    .iter()
-                    .position(|e| e.event == event && to_kebab(&e.id) == merge_key);
+                let merge_key = (event, to_kebab(&id));
+                let existing = index.get(&merge_key).copied();
                 match existing {
                     Some(pos) if pos >= layer_start => {
                         let first = &self.entries[pos].defined_at;
@@ -532,12 +537,15 @@ impl LoadedConfig {
                         ConfigError::at(&item.origin, Some(path), format!("entry `{id}` overrides nothing: no earlier layer defines `{id}` for {event}"))
                             .help("add `oracle: <Name>` to define a new entry, or fix the id"),
                     ),
-                    None => self.entries.push(MergedEntry {
-                        event,
-                        id,
-                        defined_at: item.origin.clone(),
-                        node: item,
-                    }),
+                    None => {
+                        index.insert(merge_key, self.entries.len());
+                        self.entries.push(MergedEntry {
+                            event,
+                            id,
+                            defined_at: item.origin.clone(),
+                            node: item,
+                        });
+                    }
                 }
             }
         }
