@@ -919,10 +919,16 @@ impl Gate {
         }
     }
 
+    /// Above this size every detector runs: compiling them all is cheap
+    /// next to scanning such a text, and the keyword pass would cost a
+    /// third of the scan (10 MB: 240 → 155 MB/s with the pass).
+    const MAX_GATED: usize = 64 * 1024;
+
     /// For each detector, whether `text` holds one of its keywords.
     fn select(&self, text: &[u8]) -> Vec<bool> {
-        let Some(ac) = &self.ac else {
-            return vec![true; self.ids.len()];
+        let ac = match &self.ac {
+            Some(ac) if text.len() <= Self::MAX_GATED => ac,
+            _ => return vec![true; self.ids.len()],
         };
         let mut found = vec![false; self.words];
         let mut left = self.words;
