@@ -369,3 +369,13 @@ async fn entry_intensity_override_and_when() {
     assert_eq!(v.signals[0].context.issue_id.as_deref(), Some("FIX-0007"));
     assert_eq!(*t.lock().unwrap(), vec!["big"]);
 }
+
+/// Library users spawn dispatches on multi-thread runtimes: the future
+/// must stay `Send` (checked at compile time).
+#[test]
+fn a_dispatch_can_be_spawned() {
+    fn assert_send<T: Send>(_: &T) {}
+    let e = engine("hooks: {}\n", &trail(), None);
+    let f = e.dispatch(Event::PreToolUse, HookContext::default());
+    assert_send(&f);
+}

@@ -1,8 +1,9 @@
 //! Dispatch: select → order → evaluate → clamp → verdict, and recording.
 //!
-//! A wave's entries run concurrently (each as a task, so a panicking oracle
-//! is an oracle error, not a crashed engine); results are taken in config
-//! order so verdicts are deterministic. Control modifications are applied
+//! A wave's entries run concurrently, polled together in the dispatching
+//! task (a panicking oracle is an oracle error, not a crashed engine; an
+//! oracle with heavy CPU work should hand it to `spawn_blocking`); results
+//! are taken in config order so verdicts are deterministic. Control modifications are applied
 //! to the context before the next wave.
 
 use crate::policy::{Entry, OnBlock, OnError, Plan, Policy};
@@ -10,9 +11,13 @@ use crate::signal::{Modification, Payload};
 use crate::{Evaluation, Event, History, HookContext, Intensity, Outcome, Registry, Signal};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::pin::Pin;
 use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
-use tokio::task::{JoinHandle, JoinSet};
+use tokio::task::JoinHandle;
 
 /// Warning or error.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -404,6 +409,54 @@ fn redact_signal(s: Signal, secrets: &[String]) -> Signal {
     serde_json::from_value(v).unwrap_or(s)
 }
 
+type WaveFuture<'a> = Pin<Box<dyn Future<Output = (Outcome1, Duration)> + Send + 'a>>;
+
+/// Runs a wave's entries concurrently inside the dispatching task: every
+/// pending future is polled on each wake, in config order. Spawning a task
+/// per entry cost more than most oracles' evaluation (a clone of the entry
+/// and of the context, a task allocation, a join); polling in place needs
+/// neither. A future that panics is dropped and its slot left empty, so a
+/// panicking oracle fails its entry, not the dispatch.
+struct WaveJoin<'a> {
+    futures: Vec<Option<WaveFuture<'a>>>,
+    done: Vec<Option<(Outcome1, Duration)>>,
+    left: usize,
+}
+
+impl<'a> WaveJoin<'a> {
+    fn new(futures: Vec<WaveFuture<'a>>) -> Self {
+        let left = futures.len();
+        WaveJoin {
+            done: (0..left).map(|_| None).collect(),
+            futures: futures.into_iter().map(Some).collect(),
+            left,
+        }
+    }
+}
+
+impl Future for WaveJoin<'_> {
+    type Output = Vec<Option<(Outcome1, Duration)>>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.get_mut();
+        for (slot, cell) in this.futures.iter_mut().enumerate() {
+            let Some(fut) = cell else { continue };
+            match std::panic::catch_unwind(AssertUnwindSafe(|| fut.as_mut().poll(cx))) {
+                Ok(Poll::Pending) => continue,
+                Ok(Poll::Ready(r)) => this.done[slot] = Some(r),
+                Err(_) => {}
+            }
+            *cell = None;
+            this.left -= 1;
+        }
+        if this.left == 0 {
+            Poll::Ready(std::mem::take(&mut this.done))
+        } else {
+            Poll::Pending
+        }
+    }
+}
+
 async fn run_entry(entry: &Entry, ctx: &HookContext, default_timeout: Duration) -> Outcome1 {
     let limit = entry.timeout.unwrap_or(default_timeout);
     match tokio::time::timeout(limit, entry.oracle.evaluate_full(ctx)).await {
@@ -506,15 +559,19 @@ impl Engine {
             entries: Vec::new(),
             context: HookContext::default(),
         };
-        let input = {
+        // The run record's copy of the input, taken before oracles change
+        // the context; nothing to take when nothing records.
+        let input = self.sink.as_ref().map(|_| {
             let mut v = ctx.to_value();
             if let Some(m) = v.as_object_mut() {
                 m.remove("raw");
             }
             v
-        };
+        });
         let Some(plan) = self.policy.plan(event) else {
-            self.record_run(&verdict, &ctx, input, started);
+            if let Some(input) = input {
+                self.record_run(&verdict, &ctx, input, started);
+            }
             verdict.context = ctx;
             return verdict;
         };
@@ -622,9 +679,10 @@ impl Engine {
                 let _ = sink.record_diagnostic(d);
             }
         }
-        let mut input = input;
-        redact_value(&mut input, &redactions);
-        self.record_run(&verdict, &ctx, input, started);
+        if let Some(mut input) = input {
+            redact_value(&mut input, &redactions);
+            self.record_run(&verdict, &ctx, input, started);
+        }
         verdict.context = ctx;
         verdict
     }
@@ -693,31 +751,27 @@ impl Engine {
         event: Event,
     ) -> Vec<(Outcome1, Duration)> {
         let default_timeout = self.policy.settings.default_timeout;
-        let shared = Arc::new(ctx.clone());
-        let mut set = JoinSet::new();
-        for (slot, &i) in members.iter().enumerate() {
-            let entry = plan.entries[i].clone();
-            let ctx = Arc::clone(&shared);
-            tracing::debug!(
-                "[HOOK DEBUG] [SYNC] Starting hook '{}' for event '{}'",
-                entry.id,
-                event
-            );
-            set.spawn(async move {
-                let start = Instant::now();
-                let r = run_entry(&entry, &ctx, default_timeout).await;
-                (slot, r, start.elapsed())
-            });
-        }
-        let mut out: Vec<Option<(Outcome1, Duration)>> = (0..members.len()).map(|_| None).collect();
-        while let Some(joined) = set.join_next().await {
-            if let Ok((slot, r, d)) = joined {
-                out[slot] = Some((r, d));
-            }
-        }
-        // A slot still empty is a task that panicked.
-        out.into_iter()
+        let futures = members
+            .iter()
+            .map(|&i| {
+                let entry = &plan.entries[i];
+                tracing::debug!(
+                    "[HOOK DEBUG] [SYNC] Starting hook '{}' for event '{}'",
+                    entry.id,
+                    event
+                );
+                Box::pin(async move {
+                    let start = Instant::now();
+                    let r = run_entry(entry, ctx, default_timeout).await;
+                    (r, start.elapsed())
+                }) as WaveFuture<'_>
+            })
+            .collect();
+        WaveJoin::new(futures)
+            .await
+            .into_iter()
             .map(|o| {
+                // An empty slot is an oracle that panicked.
                 o.unwrap_or_else(|| {
                     (
                         Outcome1::Failed("the oracle panicked".into()),
