@@ -239,14 +239,38 @@ pub fn main_with(registry: Registry) -> ExitCode {
         Err(e) => {
             let mut stderr = std::io::stderr().lock();
             // Config errors are already fully formatted.
-            if let Some(ce) = e.downcast_ref::<ConfigErrors>() {
-                let _ = write!(stderr, "{ce}");
-            } else {
-                let _ = writeln!(stderr, "error: {e:#}");
-            }
+            let text = match e.downcast_ref::<ConfigErrors>() {
+                Some(ce) => ce.to_string(),
+                None => format!("error: {e:#}\n"),
+            };
+            let _ = write!(stderr, "{}", terminal_safe(&text));
             ExitCode::from(EXIT_ERROR)
         }
     }
+}
+
+/// Text for a terminal: control characters other than newline and tab, and
+/// the bidirectional overrides, are escaped (`\u{1b}`), so that a hook's
+/// stderr, a value in a cloned repository's hooks.yaml or an agent's event
+/// name cannot drive the terminal that shows ahp's messages. The log keeps
+/// the text as it is (its JSON escapes it).
+pub(crate) fn terminal_safe(s: &str) -> std::borrow::Cow<'_, str> {
+    fn unsafe_char(c: char) -> bool {
+        (c.is_control() && c != '\n' && c != '\t')
+            || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    }
+    if !s.chars().any(unsafe_char) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 16);
+    for c in s.chars() {
+        if unsafe_char(c) {
+            out.extend(c.escape_debug());
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 fn init_tracing() {
@@ -332,7 +356,7 @@ fn report_left_out(cfg: &LoadedConfig) -> Vec<String> {
         lines.push(format!("hook not loaded: {}", e.to_string().trim_end()));
     }
     for l in &lines {
-        eprintln!("warning: {l}");
+        eprintln!("warning: {}", terminal_safe(l));
     }
     lines
 }
@@ -508,7 +532,7 @@ pub(crate) fn read_limited(r: impl Read, name: &str) -> Result<Vec<u8>> {
 fn print_warnings(cfg_warnings: &[ahp_config::ConfigWarning]) {
     let mut err = std::io::stderr().lock();
     for w in cfg_warnings {
-        let _ = writeln!(err, "warning: {w}");
+        let _ = writeln!(err, "warning: {}", terminal_safe(&w.to_string()));
     }
 }
 
@@ -548,7 +572,8 @@ fn run_command(cmd: Command, registry: Registry) -> Result<u8> {
             let verdict = &done.verdict;
             print_verdict(verdict, format)?;
             for d in &verdict.diagnostics {
-                eprintln!("{}: [{}] {}", d.level.as_str(), d.source, d.message);
+                let line = format!("{}: [{}] {}", d.level.as_str(), d.source, d.message);
+                eprintln!("{}", terminal_safe(&line));
             }
             if verdict.outcome == Outcome::Prompt {
                 // A prompt answered (by --respond or on the terminal) lets
@@ -594,7 +619,7 @@ fn run_command(cmd: Command, registry: Registry) -> Result<u8> {
         Command::Validate { project } => {
             let v = validate(project.project, &registry)?;
             for w in &v.warnings {
-                eprintln!("warning: {w}");
+                eprintln!("warning: {}", terminal_safe(w));
             }
             match v.result {
                 Ok(summary) => {
@@ -602,7 +627,7 @@ fn run_command(cmd: Command, registry: Registry) -> Result<u8> {
                     Ok(EXIT_PROCEED)
                 }
                 Err(errors) => {
-                    eprint!("{errors}");
+                    eprint!("{}", terminal_safe(&errors.to_string()));
                     Ok(EXIT_ERROR)
                 }
             }
@@ -837,8 +862,8 @@ fn print_verdict(v: &Verdict, format: Format) -> Result<()> {
                     out,
                     "  {:<7} {}{clamped}: {}",
                     s.intensity().as_str(),
-                    s.header.source,
-                    s.payload.summary()
+                    terminal_safe(&s.header.source),
+                    terminal_safe(&s.payload.summary())
                 )?;
                 let (label, steps) = match &s.payload {
                     Payload::Block(b) => ("fix", &b.resolution_path),
@@ -847,7 +872,7 @@ fn print_verdict(v: &Verdict, format: Format) -> Result<()> {
                     Payload::Control(_) => ("", &Vec::new()),
                 };
                 for step in steps {
-                    writeln!(out, "          {label}: {step}")?;
+                    writeln!(out, "          {label}: {}", terminal_safe(step))?;
                 }
             }
             for c in &v.context_changes {

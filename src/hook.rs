@@ -11,7 +11,7 @@
 use crate::adapters::{
     self, caps, render, Agent, Decision, Inbound, PromptFallback, Reply, RewriteFallback,
 };
-use crate::cli::{dispatch, parse_json, read_limited, DispatchRequest};
+use crate::cli::{dispatch, parse_json, read_limited, terminal_safe, DispatchRequest};
 use ahp_config::{ConfigErrors, LoadOptions};
 use ahp_engine::{Diagnostic, Event, Level, Outcome, Registry, Verdict};
 use ahp_signals_log::{read_all, Record, Release, SignalLog};
@@ -62,7 +62,7 @@ pub(crate) fn run(args: HookArgs, registry: &Registry) -> Result<u8> {
         out.flush().context("cannot write the answer to stdout")?;
     }
     if let Some(s) = &reply.stderr {
-        eprintln!("{s}");
+        eprintln!("{}", terminal_safe(s));
     }
     Ok(reply.exit)
 }
@@ -106,7 +106,8 @@ fn answer(args: &HookArgs, registry: &Registry, known: &mut Known) -> Result<Rep
     known.fail_closed = Some(settings.fail_closed);
     let verdict = &done.verdict;
     for d in &verdict.diagnostics {
-        eprintln!("ahp: {}: [{}] {}", d.level.as_str(), d.source, d.message);
+        let line = format!("ahp: {}: [{}] {}", d.level.as_str(), d.source, d.message);
+        eprintln!("{}", terminal_safe(&line));
     }
     let prompt = if settings.prompt_fallback == "deny" {
         PromptFallback::Deny

@@ -5,7 +5,9 @@
 //! default `~/.config/agents/hooks`) and `<project>/.agents/hooks/<name>/HOOK.md`
 //! (project); a project hook replaces a user hook of the same name. Only the
 //! frontmatter is read here — the body and the script are read when the hook
-//! fires — so a large HOOK.md costs nothing at start-up.
+//! fires — so a large HOOK.md costs nothing at start-up. A project hook's
+//! HOOK.md and entry point must resolve inside the project hooks directory,
+//! where `ahp trust` hashes them (see `confine_to_hooks_dir`).
 
 use crate::source::{ConfigError, Layer, Origin, SourceFile};
 use crate::yaml::{self, Node, NodeValue};
@@ -459,6 +461,11 @@ fn load_hook(
                 ),
             )
         })?;
+    if layer == Layer::Project {
+        for file in [&path, &entry] {
+            confine_to_hooks_dir(dir, file, &name, &origin)?;
+        }
+    }
     Ok(ScriptHookSpec {
         name,
         description,
@@ -475,6 +482,42 @@ fn load_hook(
         origin,
         replaces: None,
     })
+}
+
+/// A project hook's HOOK.md and entry point must resolve (symlinks
+/// followed) inside the project hooks directory: `ahp trust` hashes what is
+/// in there, but of a symlink only its target *name*, so a script linked
+/// from elsewhere could change without the hook set changing. User hooks
+/// are the user's own files and may link anywhere.
+fn confine_to_hooks_dir(
+    dir: &Path,
+    file: &Path,
+    name: &str,
+    origin: &Origin,
+) -> Result<(), ConfigError> {
+    let shown = file.strip_prefix(dir).unwrap_or(file).display().to_string();
+    let hooks_dir = dir.parent().unwrap_or(dir);
+    let resolved = std::fs::canonicalize(file);
+    let inside = std::fs::canonicalize(hooks_dir);
+    match (resolved, inside) {
+        (Ok(r), Ok(h)) if r.starts_with(&h) => Ok(()),
+        (Ok(r), Ok(_)) => Err(ConfigError::at(
+            origin,
+            None,
+            format!(
+                "project hook `{name}`: {shown} resolves to {}, outside the project hooks directory {}; \
+                 `ahp trust` covers only what is inside it, so the hook is not loaded",
+                r.display(),
+                hooks_dir.display()
+            ),
+        )
+        .help("copy the file into the hook folder instead of linking to it")),
+        (Err(e), _) | (_, Err(e)) => Err(ConfigError::at(
+            origin,
+            None,
+            format!("project hook `{name}`: cannot resolve {shown}: {e}"),
+        )),
+    }
 }
 
 #[cfg(test)]
@@ -602,6 +645,41 @@ mod tests {
         std::fs::write(dir.join("HOOK.md"), "# no frontmatter\n").unwrap();
         let d = discover(None, t.path());
         assert!(d.errors[0].to_string().contains("must start with a `---`"));
+    }
+
+    #[test]
+    fn project_hook_files_must_resolve_inside_the_hooks_dir() {
+        let outside = tempfile::tempdir().unwrap();
+        let target = outside.path().join("evil.sh");
+        std::fs::write(&target, "#!/bin/sh\nexit 0\n").unwrap();
+        let user = tempfile::tempdir().unwrap();
+        let project = tempfile::tempdir().unwrap();
+        let name = "linked";
+        let fm = "name: linked\ndescription: x\ntrigger: pre-tool-call\n";
+        for root in [user.path(), project.path()] {
+            let dir = hook(root, name, fm, None);
+            std::os::unix::fs::symlink(&target, dir.join("scripts/run")).unwrap();
+        }
+        // A link to a file inside the hooks directory is hashed by trust: fine.
+        let inner = hook(
+            project.path(),
+            "inner",
+            &fm.replace("linked", "inner"),
+            None,
+        );
+        std::fs::write(project.path().join("shared.sh"), "exit 0\n").unwrap();
+        std::os::unix::fs::symlink("../../shared.sh", inner.join("scripts/run.sh")).unwrap();
+
+        let d = discover(None, project.path());
+        assert_eq!(d.hooks.len(), 1, "{:?}", d.errors);
+        assert_eq!(d.hooks[0].name, "inner");
+        let msg = d.errors[0].to_string();
+        assert!(msg.contains("scripts/run resolves to"), "{msg}");
+        assert!(msg.contains("outside the project hooks directory"), "{msg}");
+        // The same link in a user hook is the user's own business.
+        let d = discover(Some(user.path()), tempfile::tempdir().unwrap().path());
+        assert!(d.errors.is_empty(), "{:?}", d.errors);
+        assert_eq!(d.hooks[0].name, "linked");
     }
 
     #[test]
