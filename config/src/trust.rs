@@ -329,9 +329,9 @@ fn io_err(path: &Path, action: &'static str) -> impl FnOnce(io::Error) -> TrustE
 /// outside the hooks directory (`../../scripts/run.sh`, `/usr/local/bin/x`)
 /// covers only the name of what it points to: editing that file does not
 /// change the digest. A symlink to another file inside the hooks directory
-/// is fine, as that file is hashed itself; callers that run hooks should
-/// treat symlinks resolving outside the hooks directory with suspicion, and
-/// `ahp trust` should show their targets.
+/// is fine, as that file is hashed itself. That is why discovery
+/// ([`crate::hookmd`]) refuses a project hook whose HOOK.md or entry point
+/// resolves outside the hooks directory.
 ///
 /// The set digest is the SHA-256 of an unambiguous serialization: a version
 /// tag, the entry count, then per entry its length-prefixed path, a kind

@@ -234,7 +234,8 @@ impl HookContext {
 
     /// Applies one modification. Targets under `tool.input` are changed in
     /// place; anything else goes through the JSON form, so every path a
-    /// condition can read can also be written.
+    /// condition can read can also be written. A modification that fails
+    /// changes nothing; `remove` of a path that does not exist is a no-op.
     pub fn apply(&mut self, m: &Modification) -> Result<(), ContextError> {
         let err = |reason: String| ContextError {
             target: m.target.clone(),
@@ -272,26 +273,21 @@ pub fn deep_merge(base: &mut Value, overlay: Value) {
 }
 
 fn apply_at(root: &mut Value, segs: &[&str], m: &Modification) -> Result<(), String> {
-    let value = || {
-        m.value
+    // Checked before anything is touched: a modification that fails must
+    // leave no trace (no parents created on the way to the error).
+    let value = match m.op {
+        ModOp::Remove => return remove_at(root, segs),
+        ModOp::Set | ModOp::Merge => m
+            .value
             .clone()
-            .ok_or_else(|| format!("`{}` needs a value", format!("{:?}", m.op).to_lowercase()))
+            .ok_or_else(|| format!("`{}` needs a value", format!("{:?}", m.op).to_lowercase()))?,
     };
     let Some((last, parents)) = segs.split_last() else {
-        return match m.op {
-            ModOp::Set => {
-                *root = value()?;
-                Ok(())
-            }
-            ModOp::Merge => {
-                deep_merge(root, value()?);
-                Ok(())
-            }
-            ModOp::Remove => {
-                *root = Value::Null;
-                Ok(())
-            }
-        };
+        match m.op {
+            ModOp::Merge => deep_merge(root, value),
+            _ => *root = value,
+        }
+        return Ok(());
     };
     let mut cur = root;
     for seg in parents {
@@ -313,35 +309,79 @@ fn apply_at(root: &mut Value, segs: &[&str], m: &Modification) -> Result<(), Str
             _ => return Err(format!("`{seg}` is inside a value that is not an object")),
         };
     }
-    if cur.is_null() && m.op != ModOp::Remove {
+    // Objects are only created where nothing was (or null), and below a
+    // created object every later step succeeds: so an error above came
+    // before any change. What is left cannot fail once `cur` is an object.
+    if cur.is_null() {
         *cur = Value::Object(Map::new());
     }
-    match (cur, m.op) {
-        (Value::Object(map), ModOp::Remove) => {
-            map.remove(*last);
+    match cur {
+        Value::Object(map) if m.op == ModOp::Set => {
+            map.insert(last.to_string(), value);
         }
-        (Value::Object(map), ModOp::Set) => {
-            map.insert(last.to_string(), value()?);
-        }
-        (Value::Object(map), ModOp::Merge) => {
+        Value::Object(map) => {
             let slot = map.entry(last.to_string()).or_insert(Value::Null);
-            deep_merge(slot, value()?);
+            deep_merge(slot, value);
         }
-        (Value::Array(a), op) => {
+        Value::Array(a) => {
             let i: usize = last
                 .parse()
                 .map_err(|_| format!("`{last}` is not an index into a list"))?;
             let len = a.len();
-            match op {
-                ModOp::Remove if i < len => {
-                    a.remove(i);
-                }
-                ModOp::Set if i < len => a[i] = value()?,
-                ModOp::Merge if i < len => deep_merge(&mut a[i], value()?),
-                _ => return Err(format!("index {i} out of range (length {len})")),
+            let slot = a
+                .get_mut(i)
+                .ok_or_else(|| format!("index {i} out of range (length {len})"))?;
+            match m.op {
+                ModOp::Merge => deep_merge(slot, value),
+                _ => *slot = value,
             }
         }
-        (Value::Null, ModOp::Remove) => {}
+        _ => return Err(format!("`{last}` is inside a value that is not an object")),
+    }
+    Ok(())
+}
+
+/// `remove`: deletes the target; a path that does not exist (a missing key
+/// or null on the way) is a no-op and creates nothing.
+fn remove_at(root: &mut Value, segs: &[&str]) -> Result<(), String> {
+    let Some((last, parents)) = segs.split_last() else {
+        *root = Value::Null;
+        return Ok(());
+    };
+    let mut cur = root;
+    for seg in parents {
+        cur = match cur {
+            Value::Object(map) => match map.get_mut(*seg) {
+                Some(v) => v,
+                None => return Ok(()),
+            },
+            Value::Array(a) => {
+                let i: usize = seg
+                    .parse()
+                    .map_err(|_| format!("`{seg}` is not an index into a list"))?;
+                let len = a.len();
+                a.get_mut(i)
+                    .ok_or_else(|| format!("index {i} out of range (length {len})"))?
+            }
+            Value::Null => return Ok(()),
+            _ => return Err(format!("`{seg}` is inside a value that is not an object")),
+        };
+    }
+    match cur {
+        Value::Object(map) => {
+            map.remove(*last);
+        }
+        Value::Array(a) => {
+            let i: usize = last
+                .parse()
+                .map_err(|_| format!("`{last}` is not an index into a list"))?;
+            let len = a.len();
+            if i >= len {
+                return Err(format!("index {i} out of range (length {len})"));
+            }
+            a.remove(i);
+        }
+        Value::Null => {}
         _ => return Err(format!("`{last}` is inside a value that is not an object")),
     }
     Ok(())

@@ -604,6 +604,7 @@ impl Engine {
                 }
                 continue;
             }
+            let wave_start = verdict.signals.len();
             let results = self.run_wave(plan, &members, &ctx, event).await;
             for (i, (mut result, elapsed)) in members.iter().copied().zip(results) {
                 let entry = &plan.entries[i];
@@ -653,7 +654,7 @@ impl Engine {
                     duration_us: u64::try_from(elapsed.as_micros()).unwrap_or(u64::MAX),
                 });
             }
-            self.apply_controls(&mut ctx, &mut verdict);
+            self.apply_controls(&mut ctx, &mut verdict, wave_start);
             blocked = verdict
                 .signals
                 .iter()
@@ -822,15 +823,14 @@ impl Engine {
         }
     }
 
-    fn apply_controls(&self, ctx: &mut HookContext, verdict: &mut Verdict) {
-        let already: std::collections::HashSet<uuid::Uuid> = verdict
-            .context_changes
-            .iter()
-            .map(|c| c.signal_id)
-            .collect();
+    /// Applies the modifications of the control signals from index `from`
+    /// of the verdict's signals on (those of the wave that just ran), in
+    /// order. Each is tried once: one that fails is a warning, and is not
+    /// tried again after a later wave.
+    fn apply_controls(&self, ctx: &mut HookContext, verdict: &mut Verdict, from: usize) {
         let mut changes = Vec::new();
-        for s in &verdict.signals {
-            if let (Payload::Control(c), false) = (&s.payload, already.contains(&s.header.id)) {
+        for s in &verdict.signals[from..] {
+            if let Payload::Control(c) = &s.payload {
                 for m in &c.modifications {
                     changes.push(AppliedChange {
                         source: s.header.source.clone(),

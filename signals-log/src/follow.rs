@@ -6,10 +6,15 @@ use std::collections::VecDeque;
 use std::fs::File;
 use std::io::BufReader;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 /// How many skipped-line locations a [`LogReader`] keeps (the count is
 /// always exact).
 const KEEP_SKIPPED: usize = 1024;
+
+/// How long [`read_all`] waits for the log to reappear when it finds it in
+/// the middle of a rotation (renamed to `.1`, the new file not yet created).
+const ROTATION_WAIT: Duration = Duration::from_millis(500);
 
 /// Opens the log at `path` and its rotated files for reading, oldest first:
 /// `signals.jsonl.N` … `signals.jsonl.1`, then `signals.jsonl`.
@@ -18,7 +23,8 @@ const KEEP_SKIPPED: usize = 1024;
 /// on the log while opening them, so a rotation by a writer cannot make it
 /// read a record twice or miss a file; records appended afterwards to the
 /// open current file are read too. A missing log is an error
-/// ([`LogError::Open`]).
+/// ([`LogError::Open`]); a log caught in the middle of a rotation (renamed
+/// to `.1`, the new file not created yet) is waited for, up to 0.5 s.
 ///
 /// ```
 /// use ahp_engine::Signal;
@@ -41,8 +47,23 @@ pub fn read_all(path: impl AsRef<Path>) -> Result<LogReader, LogError> {
         error,
     };
     // Lock the current file, and make sure it still is the current one.
+    let started = Instant::now();
     let current = loop {
-        let file = File::open(path).map_err(open_fail)?;
+        let file = match File::open(path) {
+            Ok(f) => f,
+            // A writer is rotating: it renamed the full log to `.1` and is
+            // about to create the new one. Wait for it rather than call a
+            // log with history missing.
+            Err(e)
+                if e.kind() == std::io::ErrorKind::NotFound
+                    && started.elapsed() < ROTATION_WAIT
+                    && rotated(path, 1).exists() =>
+            {
+                std::thread::sleep(Duration::from_millis(1));
+                continue;
+            }
+            Err(e) => return Err(open_fail(e)),
+        };
         lock::lock_shared(&file).map_err(open_fail)?;
         let facts = lock::facts(&file).map_err(open_fail)?;
         if lock::path_id(path).map_err(open_fail)? == Some(facts.id) {

@@ -252,8 +252,13 @@ impl SignalLog {
             state.file.sync_data()?;
         }
         self.rotate()?;
+        // The new log is created at once, still under the old file's lock
+        // and before any flush: between the rename and this open the log
+        // has no file, and readers (which wait for it) should not wait long.
+        let fresh = open_append(&self.path);
         lock::unlock(&state.file)?;
-        self.reopen(state)?;
+        state.file = fresh?;
+        state.dirty = false;
         Ok(None)
     }
 
@@ -302,12 +307,31 @@ impl Drop for SignalLog {
     }
 }
 
+/// Opens (creating) the log for appending. The log lives in the project,
+/// which may be a cloned repository: a committed symlink at its path would
+/// make ahp append to whatever file it names (a shell's rc file expands
+/// `$(…)` found in a logged command). So on Unix the last component must
+/// not be a symlink (`O_NOFOLLOW`).
 fn open_append(path: &Path) -> io::Result<File> {
-    OpenOptions::new()
-        .read(true)
-        .append(true)
-        .create(true)
-        .open(path)
+    let mut options = OpenOptions::new();
+    options.read(true).append(true).create(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        // The flag's value fits an i32 (it is one bit of open(2)'s flags).
+        options.custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32);
+    }
+    options.open(path).map_err(|e| {
+        #[cfg(unix)]
+        if e.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error()) {
+            return io::Error::new(
+                e.kind(),
+                "it is a symbolic link; the log is not written through a link \
+                 (a repository could point it at any of your files): remove the link",
+            );
+        }
+        e
+    })
 }
 
 fn ignore_missing(result: io::Result<()>) -> io::Result<()> {
