@@ -299,12 +299,8 @@ fn apply_at(root: &mut Value, segs: &[&str], m: &Modification) -> Result<(), Str
                 .entry(seg.to_string())
                 .or_insert_with(|| Value::Object(Map::new())),
             Value::Array(a) => {
-                let i: usize = seg
-                    .parse()
-                    .map_err(|_| format!("`{seg}` is not an index into a list"))?;
-                let len = a.len();
-                a.get_mut(i)
-                    .ok_or_else(|| format!("index {i} out of range (length {len})"))?
+                let i = list_index(seg, a.len())?;
+                &mut a[i]
             }
             _ => return Err(format!("`{seg}` is inside a value that is not an object")),
         };
@@ -324,13 +320,8 @@ fn apply_at(root: &mut Value, segs: &[&str], m: &Modification) -> Result<(), Str
             deep_merge(slot, value);
         }
         Value::Array(a) => {
-            let i: usize = last
-                .parse()
-                .map_err(|_| format!("`{last}` is not an index into a list"))?;
-            let len = a.len();
-            let slot = a
-                .get_mut(i)
-                .ok_or_else(|| format!("index {i} out of range (length {len})"))?;
+            let i = list_index(last, a.len())?;
+            let slot = &mut a[i];
             match m.op {
                 ModOp::Merge => deep_merge(slot, value),
                 _ => *slot = value,
@@ -339,6 +330,18 @@ fn apply_at(root: &mut Value, segs: &[&str], m: &Modification) -> Result<(), Str
         _ => return Err(format!("`{last}` is inside a value that is not an object")),
     }
     Ok(())
+}
+
+/// The position `seg` names in a list of `len` items.
+fn list_index(seg: &str, len: usize) -> Result<usize, String> {
+    let i: usize = seg
+        .parse()
+        .map_err(|_| format!("`{seg}` is not an index into a list"))?;
+    if i < len {
+        Ok(i)
+    } else {
+        Err(format!("index {i} out of range (length {len})"))
+    }
 }
 
 /// `remove`: deletes the target; a path that does not exist (a missing key
@@ -356,12 +359,8 @@ fn remove_at(root: &mut Value, segs: &[&str]) -> Result<(), String> {
                 None => return Ok(()),
             },
             Value::Array(a) => {
-                let i: usize = seg
-                    .parse()
-                    .map_err(|_| format!("`{seg}` is not an index into a list"))?;
-                let len = a.len();
-                a.get_mut(i)
-                    .ok_or_else(|| format!("index {i} out of range (length {len})"))?
+                let i = list_index(seg, a.len())?;
+                &mut a[i]
             }
             Value::Null => return Ok(()),
             _ => return Err(format!("`{seg}` is inside a value that is not an object")),
@@ -372,13 +371,7 @@ fn remove_at(root: &mut Value, segs: &[&str]) -> Result<(), String> {
             map.remove(*last);
         }
         Value::Array(a) => {
-            let i: usize = last
-                .parse()
-                .map_err(|_| format!("`{last}` is not an index into a list"))?;
-            let len = a.len();
-            if i >= len {
-                return Err(format!("index {i} out of range (length {len})"));
-            }
+            let i = list_index(last, a.len())?;
             a.remove(i);
         }
         Value::Null => {}

@@ -3,8 +3,8 @@
 //! A wave's entries run concurrently, polled together in the dispatching
 //! task (a panicking oracle is an oracle error, not a crashed engine; an
 //! oracle with heavy CPU work should hand it to `spawn_blocking`); results
-//! are taken in config order so verdicts are deterministic. Control modifications are applied
-//! to the context before the next wave.
+//! are taken in config order so verdicts are deterministic. Control
+//! modifications are applied to the context before the next wave.
 
 use crate::policy::{Entry, OnBlock, OnError, Plan, Policy};
 use crate::signal::{Modification, Payload};
