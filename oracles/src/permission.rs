@@ -405,6 +405,17 @@ struct Compiled {
     unless: OnceLock<Option<Regex>>,
 }
 
+impl Compiled {
+    /// Nothing compiled yet.
+    fn new(keywords: &'static [&'static str]) -> Self {
+        Compiled {
+            keywords,
+            re: OnceLock::new(),
+            unless: OnceLock::new(),
+        }
+    }
+}
+
 impl PatternList {
     /// The first item (in list order) that matches `text`.
     fn first_match(&self, text: &str) -> Option<&CommandPattern> {
@@ -719,8 +730,6 @@ fn build_list(
     extend: bool,
     case_sensitive: bool,
 ) -> Result<PatternList, OracleConfigError> {
-    // (item, where it came from for errors, built in)
-    let mut entries: Vec<(CommandPattern, String, bool)> = Vec::new();
     let given = match map.get(key) {
         None | Some(Value::Null) => None,
         Some(Value::Array(items)) => Some(items),
@@ -734,46 +743,33 @@ fn build_list(
             ))
         }
     };
+    let mut list = PatternList {
+        items: Vec::new(),
+        state: Vec::new(),
+        case_sensitive,
+    };
     if given.is_none() || extend {
         for p in defaults() {
-            let at = format!("built-in {key} `{}`", p.label());
-            entries.push((p, at, true));
+            list.state
+                .push(Compiled::new(p.id.as_deref().map_or(&[], builtin_keywords)));
+            list.items.push(p);
         }
     }
     for (i, item) in given.into_iter().flatten().enumerate() {
         let at = format!("{key}.{i}");
-        entries.push((parse_item(item, &at)?, at, false));
-    }
-
-    let mut items = Vec::with_capacity(entries.len());
-    let mut state = Vec::with_capacity(entries.len());
-    for (p, at, builtin) in entries {
-        let it = Compiled {
-            keywords: match (&p.id, builtin) {
-                (Some(id), true) => builtin_keywords(id),
-                _ => &[],
-            },
-            re: OnceLock::new(),
-            unless: OnceLock::new(),
-        };
-        if !builtin {
-            let re = compile(&p.pattern, case_sensitive)
-                .map_err(|m| OracleConfigError::at(at.clone(), m))?;
-            let _ = it.re.set(Some(re));
-            if let Some(u) = &p.unless {
-                let re = compile(u, case_sensitive)
-                    .map_err(|m| OracleConfigError::at(join(&at, "unless"), m))?;
-                let _ = it.unless.set(Some(re));
-            }
+        let p = parse_item(item, &at)?;
+        let it = Compiled::new(&[]);
+        let re = compile(&p.pattern, case_sensitive).map_err(|m| OracleConfigError::at(&at, m))?;
+        let _ = it.re.set(Some(re));
+        if let Some(u) = &p.unless {
+            let re = compile(u, case_sensitive)
+                .map_err(|m| OracleConfigError::at(join(&at, "unless"), m))?;
+            let _ = it.unless.set(Some(re));
         }
-        items.push(p);
-        state.push(it);
+        list.items.push(p);
+        list.state.push(it);
     }
-    Ok(PatternList {
-        items,
-        state,
-        case_sensitive,
-    })
+    Ok(list)
 }
 
 fn parse_item(item: &Value, at: &str) -> Result<CommandPattern, OracleConfigError> {
