@@ -175,8 +175,23 @@ fn scan(dir: &Path, layer: Layer, out: &mut Vec<ScriptHookSpec>, d: &mut Discove
         .filter(|p| p.join("HOOK.md").is_file())
         .collect();
     dirs.sort();
+    // Project hooks must resolve inside this directory (see
+    // `confine_to_hooks_dir`): resolved once here, not per file.
+    let confine = match layer {
+        Layer::Project => match std::fs::canonicalize(dir) {
+            Ok(c) => Some(c),
+            Err(e) => {
+                d.errors.push(ConfigError::in_file(
+                    dir,
+                    format!("cannot resolve the hooks directory: {e}"),
+                ));
+                return;
+            }
+        },
+        _ => None,
+    };
     for hook_dir in dirs {
-        match load_hook(&hook_dir, layer, &mut d.warnings) {
+        match load_hook(&hook_dir, layer, confine.as_deref(), &mut d.warnings) {
             Ok(h) => out.push(h),
             Err(e) => d.errors.push(e),
         }
@@ -268,9 +283,12 @@ fn int_in(node: &Node, key: &str, lo: i64, hi: i64, unit: &str) -> Result<i64, C
     }
 }
 
+/// Loads one hook; with `confine` (the resolved project hooks directory),
+/// its HOOK.md and entry point must resolve inside it.
 fn load_hook(
     dir: &Path,
     layer: Layer,
+    confine: Option<&Path>,
     warnings: &mut Vec<(Origin, String)>,
 ) -> Result<ScriptHookSpec, ConfigError> {
     let path = dir.join("HOOK.md");
@@ -461,9 +479,9 @@ fn load_hook(
                 ),
             )
         })?;
-    if layer == Layer::Project {
+    if let Some(hooks_dir) = confine {
         for file in [&path, &entry] {
-            confine_to_hooks_dir(dir, file, &name, &origin)?;
+            confine_to_hooks_dir(hooks_dir, dir, file, &name, &origin)?;
         }
     }
     Ok(ScriptHookSpec {
@@ -490,29 +508,27 @@ fn load_hook(
 /// from elsewhere could change without the hook set changing. User hooks
 /// are the user's own files and may link anywhere.
 fn confine_to_hooks_dir(
+    hooks_dir: &Path,
     dir: &Path,
     file: &Path,
     name: &str,
     origin: &Origin,
 ) -> Result<(), ConfigError> {
     let shown = file.strip_prefix(dir).unwrap_or(file).display().to_string();
-    let hooks_dir = dir.parent().unwrap_or(dir);
-    let resolved = std::fs::canonicalize(file);
-    let inside = std::fs::canonicalize(hooks_dir);
-    match (resolved, inside) {
-        (Ok(r), Ok(h)) if r.starts_with(&h) => Ok(()),
-        (Ok(r), Ok(_)) => Err(ConfigError::at(
+    match std::fs::canonicalize(file) {
+        Ok(r) if r.starts_with(hooks_dir) => Ok(()),
+        Ok(r) => Err(ConfigError::at(
             origin,
             None,
             format!(
                 "project hook `{name}`: {shown} resolves to {}, outside the project hooks directory {}; \
                  `ahp trust` covers only what is inside it, so the hook is not loaded",
                 r.display(),
-                hooks_dir.display()
+                dir.parent().unwrap_or(dir).display()
             ),
         )
         .help("copy the file into the hook folder instead of linking to it")),
-        (Err(e), _) | (_, Err(e)) => Err(ConfigError::at(
+        Err(e) => Err(ConfigError::at(
             origin,
             None,
             format!("project hook `{name}`: cannot resolve {shown}: {e}"),
