@@ -1121,6 +1121,20 @@ fn fail_closed_does_not_end_the_session_on_events_that_only_observe() {
     assert!(run.stderr.contains("NoSuchOracle"));
 }
 
+/// A policy (with `settings`) that blocks every stop, and a rotated log
+/// file that is a symlink to itself: the policy loads and runs, then the
+/// stop-loop guard's read of the log fails.
+#[cfg(unix)]
+fn stop_gate_with_an_unreadable_log(settings: &str) -> Sandbox {
+    let sb = Sandbox::new();
+    sb.write(
+        ".ahp/hooks.yaml",
+        &format!("{settings}hooks:\n  pre-agent-turn-stop:\n    - oracle: Rules\n      id: gate\n      config:\n        rules:\n          - condition: \"true\"\n            message: \"tests fail\"\n"),
+    );
+    std::os::unix::fs::symlink("signals.jsonl.1", sb.root().join(".ahp/signals.jsonl.1")).unwrap();
+    sb
+}
+
 /// Something fails after the policy loaded (and said `fail_closed`): here
 /// the stop-loop guard cannot read a rotated log file (a symlink loop). The
 /// agent gets a deny in its own protocol, the error is on stderr and in
@@ -1128,12 +1142,7 @@ fn fail_closed_does_not_end_the_session_on_events_that_only_observe() {
 #[cfg(unix)]
 #[test]
 fn with_fail_closed_an_error_after_the_policy_loaded_blocks_in_the_agents_protocol() {
-    let sb = Sandbox::new();
-    sb.write(
-        ".ahp/hooks.yaml",
-        "settings:\n  fail_closed: true\nhooks:\n  pre-agent-turn-stop:\n    - oracle: Rules\n      id: gate\n      config:\n        rules:\n          - condition: \"true\"\n            message: \"tests fail\"\n",
-    );
-    std::os::unix::fs::symlink("signals.jsonl.1", sb.root().join(".ahp/signals.jsonl.1")).unwrap();
+    let sb = stop_gate_with_an_unreadable_log("settings:\n  fail_closed: true\n");
     let cannot_read = "cannot open signal log";
     let run = hook(&sb, "claude-code", None, &fixture("claude-code/Stop.json"));
     assert_eq!(run.exit, 0, "{}", run.stderr);
@@ -1181,12 +1190,7 @@ fn with_fail_closed_an_error_after_the_policy_loaded_blocks_in_the_agents_protoc
 #[cfg(unix)]
 #[test]
 fn an_error_after_the_policy_loaded_fails_open_with_a_message_and_an_error_record() {
-    let sb = Sandbox::new();
-    sb.write(
-        ".ahp/hooks.yaml",
-        "hooks:\n  pre-agent-turn-stop:\n    - oracle: Rules\n      id: gate\n      config:\n        rules:\n          - condition: \"true\"\n            message: \"tests fail\"\n",
-    );
-    std::os::unix::fs::symlink("signals.jsonl.1", sb.root().join(".ahp/signals.jsonl.1")).unwrap();
+    let sb = stop_gate_with_an_unreadable_log("");
     let run = hook(&sb, "claude-code", None, &fixture("claude-code/Stop.json"));
     assert_eq!((run.exit, run.stdout.as_str()), (0, ""), "{}", run.stderr);
     assert!(

@@ -253,6 +253,12 @@ fn run_pre_tool_use(sb: &Sandbox, mark: &Marker, ctx: &str) -> Ran {
     )
 }
 
+/// `run_pre_tool_use` under `/usr/bin/time -v` where it exists, for the
+/// cases that bound peak memory.
+fn run_pre_tool_use_measured(sb: &Sandbox, mark: &Marker, stdin: Vec<u8>) -> Ran {
+    run_ahp(sb, mark, &["run", "pre-tool-use"], stdin, time_available())
+}
+
 fn frontmatter(timeout_ms: u64) -> String {
     format!("trigger: pre-tool-call\ntimeout: {timeout_ms}\n")
 }
@@ -337,29 +343,33 @@ fn a_fork_that_outlives_the_script_is_killed_when_it_exits() {
     }
 }
 
-#[test]
-fn a_script_ignoring_sigterm_and_hanging_is_killed_at_its_timeout() {
+/// A hook with a 500 ms timeout that never finishes on its own: answered
+/// (failing open) by its timeout, its whole group killed, and recorded.
+fn assert_killed_at_timeout(name: &str, script: &str) {
     let sb = Sandbox::new();
     let mark = Marker::new();
-    // SIG_IGN is inherited across fork and exec: the children ignore it too.
-    sb.hook(
-        false,
-        "stubborn",
-        &frontmatter(SHORT_TIMEOUT_MS),
-        "trap '' TERM\ncat >/dev/null\nsleep 30 &\nwhile :; do sleep 0.05; done",
-    );
+    sb.hook(false, name, &frontmatter(SHORT_TIMEOUT_MS), script);
     let ran = run_pre_tool_use(&sb, &mark, TOOL_CTX);
-    assert_eq!(ran.code(), Some(0), "{}", ran.stderr());
-    ran.assert_within(Duration::from_millis(SHORT_TIMEOUT_MS) + SLACK, "sigterm");
+    assert_eq!(ran.code(), Some(0), "{name}: {}", ran.stderr());
+    ran.assert_within(Duration::from_millis(SHORT_TIMEOUT_MS) + SLACK, name);
     assert!(
         ran.stderr().contains("timed out after 500 ms"),
-        "{}",
+        "{name}: {}",
         ran.stderr()
     );
-    assert_eq!(ran.json()["outcome"], "accept");
-    mark.assert_no_survivors("sigterm");
-    assert_run_record(&sb, "sigterm");
-    assert_record(&sb, "warning", "stubborn", "timed out", "sigterm");
+    assert_eq!(ran.json()["outcome"], "accept", "{name}");
+    mark.assert_no_survivors(name);
+    assert_run_record(&sb, name);
+    assert_record(&sb, "warning", name, "timed out after 500 ms", name);
+}
+
+#[test]
+fn a_script_ignoring_sigterm_and_hanging_is_killed_at_its_timeout() {
+    // SIG_IGN is inherited across fork and exec: the children ignore it too.
+    assert_killed_at_timeout(
+        "stubborn",
+        "trap '' TERM\ncat >/dev/null\nsleep 30 &\nwhile :; do sleep 0.05; done",
+    );
 }
 
 #[test]
@@ -372,13 +382,7 @@ fn a_script_writing_100_mb_on_stdout_is_capped_with_bounded_memory() {
         &frontmatter(10_000),
         "cat >/dev/null\nhead -c 104857600 /dev/zero | tr '\\0' 'a'\nexit 0",
     );
-    let ran = run_ahp(
-        &sb,
-        &mark,
-        &["run", "pre-tool-use"],
-        TOOL_CTX.as_bytes().to_vec(),
-        time_available(),
-    );
+    let ran = run_pre_tool_use_measured(&sb, &mark, TOOL_CTX.as_bytes().to_vec());
     assert_eq!(ran.code(), Some(0), "{}", cut(&ran.stderr()));
     ran.assert_within(Duration::from_secs(10) + SLACK, "100 MB stdout");
     assert_rss_bounded(&ran, "100 MB stdout");
@@ -475,21 +479,7 @@ fn a_script_closing_stdin_immediately_still_answers() {
 /// A script that keeps reading stdin after EOF and never exits.
 #[test]
 fn a_script_reading_stdin_forever_times_out() {
-    let sb = Sandbox::new();
-    let mark = Marker::new();
-    sb.hook(
-        false,
-        "reader",
-        &frontmatter(SHORT_TIMEOUT_MS),
-        "while :; do read -r _ || sleep 0.05; done",
-    );
-    let ran = run_pre_tool_use(&sb, &mark, TOOL_CTX);
-    assert_eq!(ran.code(), Some(0), "{}", ran.stderr());
-    ran.assert_within(Duration::from_millis(SHORT_TIMEOUT_MS) + SLACK, "reader");
-    assert_eq!(ran.json()["outcome"], "accept");
-    mark.assert_no_survivors("reader");
-    assert_run_record(&sb, "reader");
-    assert_record(&sb, "warning", "reader", "timed out after 500 ms", "reader");
+    assert_killed_at_timeout("reader", "while :; do read -r _ || sleep 0.05; done");
 }
 
 /// Hook names that try to leave the hooks directory, or carry control
@@ -652,13 +642,7 @@ fn a_hook_md_of_10_mb_is_handled_cheaply() {
     text.extend(std::iter::repeat_n(b'y', ten_mb)); // one 10 MB line
     std::fs::write(open.join("HOOK.md"), text).unwrap();
 
-    let ran = run_ahp(
-        &sb,
-        &mark,
-        &["run", "pre-tool-use"],
-        TOOL_CTX.as_bytes().to_vec(),
-        time_available(),
-    );
+    let ran = run_pre_tool_use_measured(&sb, &mark, TOOL_CTX.as_bytes().to_vec());
     assert_eq!(ran.code(), Some(2), "{}", cut(&ran.stderr()));
     ran.assert_within(Duration::from_secs(5) + SLACK, "10 MB HOOK.md");
     assert_rss_bounded(&ran, "10 MB HOOK.md");
@@ -684,13 +668,7 @@ fn a_hook_md_of_10_mb_is_handled_cheaply() {
 fn assert_input_refused(input: Vec<u8>, needle: &str, case: &str) {
     let sb = Sandbox::new();
     let mark = Marker::new();
-    let ran = run_ahp(
-        &sb,
-        &mark,
-        &["run", "pre-tool-use"],
-        input.clone(),
-        time_available(),
-    );
+    let ran = run_pre_tool_use_measured(&sb, &mark, input.clone());
     assert_eq!(ran.code(), Some(1), "{case}: {}", cut(&ran.stderr()));
     ran.assert_within(SLACK, case);
     assert_rss_bounded(&ran, case);

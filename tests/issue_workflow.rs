@@ -6,19 +6,6 @@ use common::*;
 use std::path::Path;
 use std::process::Command as Std;
 
-fn git(dir: &Path, args: &[&str]) {
-    let out = Std::new("git")
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
 fn example(rel: &str) -> String {
     std::fs::read_to_string(
         Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -45,10 +32,7 @@ fn gate(sb: &Sandbox, event: &str) -> (i32, serde_json::Value, String) {
 fn the_issue_story_from_submit_to_close() {
     let sb = Sandbox::new();
     let root = sb.root();
-    std::fs::remove_dir_all(root.join(".git")).unwrap();
-    git(root, &["init", "-q", "-b", "main"]);
-    git(root, &["config", "user.email", "dev@example.com"]);
-    git(root, &["config", "user.name", "Dev"]);
+    sb.git_init();
     sb.write("src/lib.rs", "pub fn answer() -> u32 { 42 }\n");
     sb.write("README.md", "# demo\n");
     git(root, &["add", "-A"]);

@@ -235,19 +235,6 @@ fn assert_no_trace(all: &str, secrets: &[&str], what: &str) {
     }
 }
 
-fn git(dir: &std::path::Path, args: &[&str]) {
-    let out = std::process::Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
 #[test]
 fn planted_secrets_of_every_family_block_pre_issue_submit_and_leave_no_trace() {
     let fams = families();
@@ -255,10 +242,7 @@ fn planted_secrets_of_every_family_block_pre_issue_submit_and_leave_no_trace() {
     let secrets: Vec<&str> = fams.iter().map(|f| f.1.as_str()).collect();
     let sb = Sandbox::new();
     let root = sb.root();
-    std::fs::remove_dir_all(root.join(".git")).unwrap();
-    git(root, &["init", "-q", "-b", "main"]);
-    git(root, &["config", "user.email", "dev@example.com"]);
-    git(root, &["config", "user.name", "Dev"]);
+    sb.git_init();
     scanner_policy(&sb, "");
     sb.write(".gitignore", ".ahp/signals.jsonl*\n");
     sb.write("README.md", "# demo\n");

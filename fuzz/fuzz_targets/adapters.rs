@@ -6,21 +6,11 @@
 use ahp::adapters::{parse, Agent};
 use libfuzzer_sys::fuzz_target;
 
-const AGENTS: [Agent; 7] = [
-    Agent::ClaudeCode,
-    Agent::Codex,
-    Agent::Gemini,
-    Agent::Copilot,
-    Agent::Cursor,
-    Agent::Kimi,
-    Agent::AgentHooks,
-];
-
 fuzz_target!(|data: &[u8]| {
     let Ok(value) = serde_json::from_slice::<serde_json::Value>(data) else {
         return;
     };
-    for agent in AGENTS {
+    for agent in Agent::ALL {
         for event in [None, Some("preToolUse"), Some("agentStop"), Some("\u{1b}[31m")] {
             let _ = parse(agent, &value, event);
         }

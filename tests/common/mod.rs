@@ -22,6 +22,16 @@ impl Sandbox {
         self.project.path()
     }
 
+    /// Makes the project a real git repository on `main`, with a committer
+    /// identity (the sandbox's `.git/` is only a project-root marker).
+    pub fn git_init(&self) {
+        let root = self.root();
+        std::fs::remove_dir_all(root.join(".git")).unwrap();
+        git(root, &["init", "-q", "-b", "main"]);
+        git(root, &["config", "user.email", "dev@example.com"]);
+        git(root, &["config", "user.name", "Dev"]);
+    }
+
     pub fn log_path(&self) -> PathBuf {
         self.root().join(".ahp/signals.jsonl")
     }
@@ -130,4 +140,18 @@ pub fn copy_dir(src: &Path, dst: &Path) {
             std::fs::copy(e.path(), &to).unwrap();
         }
     }
+}
+
+/// Runs `git ARGS` in `dir`; a failure fails the test with git's stderr.
+pub fn git(dir: &Path, args: &[&str]) {
+    let out = std::process::Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
