@@ -11,7 +11,7 @@
 
 use crate::source::{ConfigError, Layer, Origin, SourceFile};
 use crate::yaml::{self, Node, NodeValue};
-use ahp_engine::condition::compile_regex;
+use ahp_engine::pattern::Pattern;
 use ahp_engine::suggest::did_you_mean;
 use ahp_engine::Event;
 use serde_json::Value;
@@ -423,7 +423,7 @@ fn load_hook(
                             format!("expected a regex string, found {}", v.kind()),
                         ));
                     };
-                    compile_regex(re)
+                    Pattern::new(re)
                         .map_err(|e| ConfigError::at(&v.origin, Some(key.clone()), e.0))?;
                     *slot = Some(re.to_string());
                 }

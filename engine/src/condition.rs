@@ -6,6 +6,7 @@
 //! `<= 3`, `!= x`) compares, and `~regex` matches. A missing value never
 //! matches (and never fails).
 
+use crate::pattern::Pattern;
 use crate::HookContext;
 use regex::Regex;
 use serde_json::Value;
@@ -94,9 +95,9 @@ pub enum Matcher {
     /// Compares with `op` against this operand.
     Compare(CmpOp, Value),
     /// The value, as text, matches this regex.
-    Regex(Regex),
+    Regex(Pattern),
     /// The value, as text, does not match this regex (`!~`).
-    NotRegex(Regex),
+    NotRegex(Pattern),
     /// Any of these matches.
     AnyOf(Vec<Matcher>),
 }
@@ -148,22 +149,15 @@ pub fn parse_operand(s: &str) -> Value {
     Value::String(s.to_string())
 }
 
-/// Compiles a regex with a size limit, so a hostile pattern cannot eat
-/// memory (the regex crate is linear-time already).
+/// Compiles a regex now, with the size limit of policy regexes. Policy
+/// matchers use [`Pattern`], which compiles on first use.
 pub fn compile_regex(pattern: &str) -> Result<Regex, MatcherError> {
-    regex::RegexBuilder::new(pattern)
-        .size_limit(1 << 20)
-        .build()
-        .map_err(|e| {
-            // The regex crate renders a multi-line diagram; one line reads
-            // better inside a config error.
-            let full = e.to_string();
-            let detail = full
-                .rsplit_once("error: ")
-                .map_or(full.as_str(), |(_, d)| d)
-                .trim();
-            MatcherError(format!("invalid regex `{pattern}`: {detail}"))
-        })
+    crate::pattern::compile(pattern).map_err(|e| {
+        MatcherError(format!(
+            "invalid regex `{pattern}`: {}",
+            crate::pattern::one_line(&e.to_string())
+        ))
+    })
 }
 
 impl Matcher {
@@ -193,10 +187,10 @@ impl Matcher {
     fn parse_str(s: &str) -> Result<Matcher, MatcherError> {
         let t = s.trim_start();
         if let Some(rest) = t.strip_prefix("!~") {
-            return Ok(Matcher::NotRegex(compile_regex(rest.trim_start())?));
+            return Ok(Matcher::NotRegex(Pattern::new(rest.trim_start())?));
         }
         if let Some(rest) = t.strip_prefix('~') {
-            return Ok(Matcher::Regex(compile_regex(rest)?));
+            return Ok(Matcher::Regex(Pattern::new(rest)?));
         }
         if let Some((op, rest)) = CmpOp::strip(t) {
             if rest.trim().is_empty() {

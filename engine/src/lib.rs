@@ -42,6 +42,7 @@ pub mod escalation;
 pub mod event;
 pub mod intensity;
 pub mod oracle;
+pub mod pattern;
 pub mod policy;
 pub mod registry;
 pub mod signal;

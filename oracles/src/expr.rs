@@ -54,7 +54,8 @@
 //! );
 //! ```
 
-use ahp_engine::condition::{compile_regex, parse_operand, CmpOp, Matcher};
+use ahp_engine::condition::{parse_operand, CmpOp, Matcher};
+use ahp_engine::pattern::Pattern;
 use ahp_engine::HookContext;
 use serde_json::Value;
 use std::fmt;
@@ -558,7 +559,7 @@ impl Parser {
                 }
             }
             Op::Match | Op::NotMatch => {
-                let re = compile_regex(&text).map_err(|e| ExprError {
+                let re = Pattern::new(&text).map_err(|e| ExprError {
                     column: operand_column,
                     message: e.0,
                 })?;

@@ -101,13 +101,12 @@
 
 use crate::cfg::{as_map, check_keys, join, opt_str};
 use crate::template::truncate;
-use ahp_engine::condition::compile_regex;
 use ahp_engine::oracle::kind_of;
+use ahp_engine::pattern::Pattern;
 use ahp_engine::{
     async_trait, Evaluation, Event, HookContext, Modification, Oracle, OracleConfig,
     OracleConfigError, OracleError, Severity, Signal,
 };
-use regex::Regex;
 use serde_json::{Map, Value};
 use std::io;
 use std::path::{Path, PathBuf};
@@ -178,8 +177,8 @@ pub struct ScriptHook {
 
 #[derive(Debug, Clone)]
 struct ToolMatcher {
-    tool: Option<Regex>,
-    pattern: Option<Regex>,
+    tool: Option<Pattern>,
+    pattern: Option<Pattern>,
 }
 
 /// How the entry point is started.
@@ -665,10 +664,10 @@ impl Oracle for ScriptHook {
 impl ToolMatcher {
     fn from_config(map: &Map<String, Value>) -> Result<Option<ToolMatcher>, OracleConfigError> {
         check_keys(map, "matcher", MATCHER_KEYS)?;
-        let compile = |key: &str| -> Result<Option<Regex>, OracleConfigError> {
+        let compile = |key: &str| -> Result<Option<Pattern>, OracleConfigError> {
             match opt_str(map, "matcher", key)? {
                 None => Ok(None),
-                Some(src) => compile_regex(src)
+                Some(src) => Pattern::new(src)
                     .map(Some)
                     .map_err(|e| OracleConfigError::at(join("matcher", key), e.0)),
             }

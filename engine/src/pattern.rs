@@ -1,0 +1,274 @@
+//! [`Pattern`]: a policy regex that is checked when the policy loads and
+//! compiled only when a value could match it.
+//!
+//! Every hook call is a fresh process that loads the whole policy, and most
+//! of a policy's regexes never match the call at hand (`git push .*main`
+//! against `ls -la`). Compiling them all at load was the largest single cost
+//! of a hook call (a Unicode `.` alone makes the regex crate zero a 400 KB
+//! table). So a pattern is parsed at load, which reports every syntax error
+//! with the policy's file and line as before, and compiled at its first
+//! use; before that, a value that holds none of the literals every match
+//! must start with is answered "no match" without compiling anything.
+//!
+//! A pattern whose compiled size could come near the regex size limit is
+//! compiled at load instead, so "regex too big" stays a load-time error and
+//! a lazily compiled pattern cannot fail (docs/decisions.md, "Performance").
+
+use crate::condition::MatcherError;
+use memchr::memmem;
+use regex::Regex;
+use regex_syntax::hir::{literal, Class, Hir, HirKind};
+use std::fmt;
+use std::sync::{Arc, OnceLock};
+
+/// The compiled-size limit of a policy regex, so a hostile pattern cannot
+/// eat memory (the regex crate is linear-time already).
+const SIZE_LIMIT: usize = 1 << 20;
+
+/// Patterns whose estimated size (see [`estimate`]) is at most this are
+/// compiled lazily. Measured against the regex crate's own accounting, one
+/// unit of the estimate costs at most ~34 bytes (literals and empty
+/// alternatives; a Unicode class costs ~1–9 bytes per unit), so a lazy
+/// pattern stays under ~300 KB: a third of [`SIZE_LIMIT`], checked by the
+/// tests below.
+const LAZY_MAX_COST: u64 = 8192;
+
+/// A regex from a policy: syntax-checked when built, compiled on first use.
+///
+/// Cloning is cheap and clones share the compiled regex.
+///
+/// ```
+/// use ahp_engine::pattern::Pattern;
+/// let p = Pattern::new(r"git push .*\bmain\b").unwrap();
+/// assert!(!p.is_match("ls -la src")); // answered without compiling
+/// assert!(p.is_match("git push origin main"));
+/// assert_eq!(p.as_str(), r"git push .*\bmain\b");
+/// assert!(Pattern::new("(unclosed").unwrap_err().0.starts_with("invalid regex `(unclosed`"));
+/// ```
+#[derive(Clone)]
+pub struct Pattern(Arc<Inner>);
+
+struct Inner {
+    source: String,
+    /// Literals one of which starts every match; `None` when the pattern
+    /// has no such finite set (`.*x`, `\w+`, …).
+    prefixes: Option<Vec<Vec<u8>>>,
+    regex: OnceLock<Option<Regex>>,
+}
+
+impl Pattern {
+    /// Checks `source` and prepares it; the error reads like the regex
+    /// crate's, on one line, prefixed with "invalid regex `source`".
+    pub fn new(source: &str) -> Result<Pattern, MatcherError> {
+        let invalid = |detail: &str| MatcherError(format!("invalid regex `{source}`: {detail}"));
+        let hir = regex_syntax::ParserBuilder::new()
+            .build()
+            .parse(source)
+            .map_err(|e| invalid(&one_line(&e.to_string())))?;
+        let regex = OnceLock::new();
+        if estimate(&hir) > LAZY_MAX_COST {
+            // Large enough that the size limit might bite: find out now.
+            let re = compile(source).map_err(|e| invalid(&one_line(&e.to_string())))?;
+            let _ = regex.set(Some(re));
+        }
+        Ok(Pattern(Arc::new(Inner {
+            source: source.to_string(),
+            prefixes: required_prefixes(&hir),
+            regex,
+        })))
+    }
+
+    /// The pattern as written.
+    pub fn as_str(&self) -> &str {
+        &self.0.source
+    }
+
+    /// Whether `haystack` holds a match (unanchored, like
+    /// [`Regex::is_match`]).
+    pub fn is_match(&self, haystack: &str) -> bool {
+        if let Some(prefixes) = &self.0.prefixes {
+            let h = haystack.as_bytes();
+            if !prefixes.iter().any(|p| memmem::find(h, p).is_some()) {
+                return false;
+            }
+        }
+        match self.regex() {
+            Some(re) => re.is_match(haystack),
+            // Unreachable by construction (see LAZY_MAX_COST); should it
+            // happen, say so rather than let a rule silently never match.
+            None => {
+                tracing::error!(pattern = %self.0.source, "regex failed to compile at first use");
+                eprintln!(
+                    "ahp: error: regex `{}` failed to compile at first use; treating it as matching",
+                    self.0.source
+                );
+                true
+            }
+        }
+    }
+
+    /// The compiled regex (compiling it now if it was not yet).
+    pub fn regex(&self) -> Option<&Regex> {
+        self.0
+            .regex
+            .get_or_init(|| compile(&self.0.source).ok())
+            .as_ref()
+    }
+
+    /// Whether the regex has been compiled (for tests and benchmarks).
+    pub fn is_compiled(&self) -> bool {
+        self.0.regex.get().is_some()
+    }
+}
+
+impl fmt::Debug for Pattern {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("Pattern").field(&self.0.source).finish()
+    }
+}
+
+impl fmt::Display for Pattern {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0.source)
+    }
+}
+
+pub(crate) fn compile(source: &str) -> Result<Regex, regex::Error> {
+    regex::RegexBuilder::new(source)
+        .size_limit(SIZE_LIMIT)
+        .build()
+}
+
+/// The regex crates render a multi-line diagram; one line reads better
+/// inside a config error.
+pub(crate) fn one_line(full: &str) -> String {
+    full.rsplit_once("error: ")
+        .map_or(full, |(_, d)| d)
+        .trim()
+        .to_string()
+}
+
+/// The literals one of which every match starts with, when there is such a
+/// finite set of non-empty literals.
+fn required_prefixes(hir: &Hir) -> Option<Vec<Vec<u8>>> {
+    let seq = literal::Extractor::new().extract(hir);
+    let lits = seq.literals()?;
+    if lits.is_empty() || lits.iter().any(|l| l.as_bytes().is_empty()) {
+        return None;
+    }
+    Some(lits.iter().map(|l| l.as_bytes().to_vec()).collect())
+}
+
+/// A generous bound on the NFA states the pattern compiles to.
+fn estimate(hir: &Hir) -> u64 {
+    match hir.kind() {
+        HirKind::Empty | HirKind::Look(_) => 1,
+        HirKind::Literal(l) => l.0.len() as u64,
+        HirKind::Class(Class::Unicode(c)) if c.is_ascii() => 1 + c.ranges().len() as u64,
+        HirKind::Class(Class::Unicode(c)) => 64 * c.ranges().len() as u64,
+        HirKind::Class(Class::Bytes(c)) => 1 + c.ranges().len() as u64,
+        HirKind::Repetition(r) => {
+            let copies = u64::from(r.max.unwrap_or(r.min).max(r.min)) + 1;
+            estimate(&r.sub).saturating_mul(copies)
+        }
+        HirKind::Capture(c) => estimate(&c.sub).saturating_add(2),
+        HirKind::Concat(hs) => hs.iter().fold(0u64, |n, h| n.saturating_add(estimate(h))),
+        HirKind::Alternation(hs) => hs
+            .iter()
+            .fold(hs.len() as u64, |n, h| n.saturating_add(estimate(h))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_value_without_the_prefixes_is_answered_without_compiling() {
+        for (src, miss, hit) in [
+            ("^sudo ", "ls -la", "sudo rm x"),
+            (r"\.env$", "src/main.rs", "app/.env"),
+            ("git push .*main", "git status", "git push origin main"),
+            ("(&&|;).*(&&|;)", "ls -la src", "a && b; c"),
+            ("(?i)npm publish", "npm install", "NPM Publish --tag x"),
+        ] {
+            let p = Pattern::new(src).unwrap();
+            assert!(!p.is_match(miss), "{src} on {miss}");
+            assert!(!p.is_compiled(), "{src} compiled for {miss}");
+            assert!(p.is_match(hit), "{src} on {hit}");
+            assert!(p.is_compiled());
+        }
+    }
+
+    #[test]
+    fn patterns_without_a_required_literal_still_match() {
+        for (src, hit, miss) in [
+            (r"\w+", "x", " "),
+            ("a|", "", "never: matches everything"),
+            (r"(?i)k", "\u{212A}", "q"),
+            (r"\bdrop\s+table\b", "DROP table; drop   table", "droptable"),
+        ] {
+            let p = Pattern::new(src).unwrap();
+            let re = Regex::new(src).unwrap();
+            assert_eq!(p.is_match(hit), re.is_match(hit), "{src} on {hit:?}");
+            assert_eq!(p.is_match(miss), re.is_match(miss), "{src} on {miss:?}");
+        }
+    }
+
+    #[test]
+    fn errors_are_reported_at_load_on_one_line() {
+        let e = Pattern::new("(unclosed").unwrap_err().0;
+        assert!(e.starts_with("invalid regex `(unclosed`: "), "{e}");
+        assert!(!e.contains('\n'), "{e}");
+        // Too big for the size limit: still a load-time error.
+        let e = Pattern::new(r"\w{1000}").unwrap_err().0;
+        assert!(e.contains("exceeds size limit"), "{e}");
+        let e = Pattern::new(r"(?:.{100}){100}").unwrap_err().0;
+        assert!(e.contains("exceeds size limit"), "{e}");
+    }
+
+    #[test]
+    fn every_lazily_compiled_pattern_compiles() {
+        // Just under the bound, in the shapes that cost the most per unit
+        // of the estimate: each compiles within a third of the size limit.
+        for src in [
+            "a{8000}",
+            "(a){2700}",
+            "(?:a|){2000}",
+            "(?:^a$){2700}",
+            ".{63}",
+            r"\d",
+            r"\s{11}",
+            r"(?i)[a-zé]{20}",
+            r"(?:ab|cd|ef){900}",
+            r"[\x{80}-\x{10FFFF}]{127}",
+        ] {
+            let cost = estimate_of(src);
+            assert!(
+                cost <= LAZY_MAX_COST && cost > LAZY_MAX_COST / 2,
+                "{src}: {cost}"
+            );
+            let p = Pattern::new(src).unwrap();
+            assert!(!p.is_compiled(), "{src}");
+            assert!(
+                regex::RegexBuilder::new(src)
+                    .size_limit(SIZE_LIMIT / 3)
+                    .build()
+                    .is_ok(),
+                "{src} needs more than a third of the size limit"
+            );
+            assert!(p.regex().is_some(), "{src} did not compile");
+        }
+    }
+
+    fn estimate_of(src: &str) -> u64 {
+        estimate(&regex_syntax::Parser::new().parse(src).unwrap())
+    }
+
+    #[test]
+    fn large_patterns_compile_at_load() {
+        assert!(estimate_of(r"\w+") > LAZY_MAX_COST);
+        assert!(Pattern::new(r"\w+").unwrap().is_compiled());
+        assert!(!Pattern::new(".*").unwrap().is_compiled());
+    }
+}
