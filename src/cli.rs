@@ -217,7 +217,7 @@ enum Command {
 
 /// Runs the CLI with `registry` and returns the process exit code.
 pub fn main_with(registry: Registry) -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let cli = match parse_args(std::env::args_os()) {
         Ok(cli) => cli,
         Err(e) => {
             let code = if e.use_stderr() {
@@ -247,6 +247,35 @@ pub fn main_with(registry: Registry) -> ExitCode {
             ExitCode::from(EXIT_ERROR)
         }
     }
+}
+
+/// `ahp hook <agent> …` alone, with the global `--debug`.
+#[derive(Debug, Parser)]
+#[command(name = "ahp hook")]
+struct HookOnly {
+    #[arg(long)]
+    debug: bool,
+    #[command(flatten)]
+    args: crate::hook::HookArgs,
+}
+
+/// Parses the command line. `ahp hook …` is what agents run on every tool
+/// call, so it is first tried with the hook subcommand alone: building
+/// every subcommand's parser was a tenth of a hook call. Whatever that
+/// does not accept (`--help`, a typo) goes through the full parser, so
+/// help and errors read the same either way.
+fn parse_args<I: IntoIterator<Item = std::ffi::OsString>>(args: I) -> Result<Cli, clap::Error> {
+    let args: Vec<std::ffi::OsString> = args.into_iter().collect();
+    if args.get(1).is_some_and(|a| a == "hook") {
+        let rest = args.iter().skip(2).cloned();
+        if let Ok(h) = HookOnly::try_parse_from(std::iter::once("ahp hook".into()).chain(rest)) {
+            return Ok(Cli {
+                debug: h.debug,
+                command: Command::Hook(h.args),
+            });
+        }
+    }
+    Cli::try_parse_from(args)
 }
 
 /// Text for a terminal: control characters other than newline and tab, and
@@ -1198,4 +1227,41 @@ fn init(root: &Path, force: bool) -> Result<()> {
     }
     println!("next: edit the policy, then `ahp validate` and `ahp explain pre-tool-use`");
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_hook_fast_path_parses_exactly_as_the_full_parser() {
+        for line in [
+            "ahp hook claude-code",
+            "ahp hook claude-code --debug",
+            "ahp --debug hook gemini-cli",
+            "ahp hook --debug copilot --event preToolUse",
+            "ahp hook codex --project /p --log /l.jsonl",
+            "ahp hook cursor --no-log",
+            "ahp hook kimi --no-log --log x",
+            "ahp hook claude",
+            "ahp hook",
+            "ahp hook --help",
+            "ahp hook claude-code --bogus",
+            "ahp hook claude-code extra",
+            "ahp hooks claude-code",
+            "ahp run pre-tool-use",
+        ] {
+            let argv = || line.split(' ').map(std::ffi::OsString::from);
+            let fast = parse_args(argv());
+            let full = Cli::try_parse_from(argv());
+            match (fast, full) {
+                (Ok(a), Ok(b)) => assert_eq!(format!("{a:?}"), format!("{b:?}"), "{line}"),
+                (Err(a), Err(b)) => {
+                    assert_eq!(a.kind(), b.kind(), "{line}");
+                    assert_eq!(a.render().to_string(), b.render().to_string(), "{line}");
+                }
+                (a, b) => panic!("{line}: fast path {a:?}, full parser {b:?}"),
+            }
+        }
+    }
 }

@@ -497,7 +497,9 @@ impl Walk<'_> {
             return Err(self.too_large());
         }
         let mut hasher = Sha256::new();
-        let mut buf = vec![0u8; 64 * 1024];
+        // On the stack: a fresh 64 KiB heap buffer per file cost a page
+        // fault per 4 KiB on every hook call (bench/RESULTS.md).
+        let mut buf = [0u8; 8 * 1024];
         loop {
             let n = match file.read(&mut buf) {
                 Ok(0) => break,

@@ -473,6 +473,29 @@ pub(crate) fn key_file_name() -> Pattern {
     )
 }
 
+/// Whether `path` could name a private key file: every match of
+/// [`key_file_name`] ends with one of these (ASCII case folded), so any
+/// other name — every tool call's pseudo-file among them — is answered
+/// without compiling it.
+pub(crate) fn may_be_key_file(path: &str) -> bool {
+    const ENDS: [&str; 11] = [
+        "rsa",
+        "dsa",
+        "ed25519",
+        "_sk",
+        ".p12",
+        ".pfx",
+        ".jks",
+        ".keystore",
+        ".ppk",
+        ".pem",
+        ".key",
+    ];
+    let p = path.as_bytes();
+    ENDS.iter()
+        .any(|e| p.len() >= e.len() && p[p.len() - e.len()..].eq_ignore_ascii_case(e.as_bytes()))
+}
+
 /// Shannon entropy in bits per byte.
 ///
 /// Random base64 reaches about 4–6 bits for the lengths secrets have;
@@ -580,6 +603,37 @@ pub(crate) fn is_test_path(path: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_key_file_gate_lets_through_every_key_file_name() {
+        let re = key_file_name();
+        let re = re.get().unwrap();
+        for name in [
+            "id_rsa",
+            "home/.ssh/ID_ED25519",
+            "x/id_ecdsa_sk",
+            "id_dsa",
+            "a/cert.P12",
+            "b.pfx",
+            "store.jks",
+            "app.keystore",
+            "putty.ppk",
+            "my-private-key.pem",
+            "private_key.KEY",
+            "id_rsa.pub",
+            "rsa",
+            "notes.md",
+            "tool.input.command",
+            "",
+            "keys/server.key.bak",
+        ] {
+            if re.is_match(name.as_bytes()) {
+                assert!(may_be_key_file(name), "{name}");
+            }
+        }
+        assert!(!may_be_key_file("tool.input.command"));
+        assert!(!may_be_key_file("src/main.rs"));
+    }
 
     #[test]
     fn every_builtin_detector_compiles_and_has_keywords() {

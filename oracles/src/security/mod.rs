@@ -95,6 +95,7 @@ use sha2::{Digest, Sha256};
 use std::collections::BTreeSet;
 use std::io::Read;
 use std::path::PathBuf;
+use std::sync::OnceLock;
 
 /// The built-in rules, in report order.
 pub const BUILTIN_RULES: [&str; 6] = [
@@ -566,7 +567,11 @@ impl SecurityScanner {
                 }
             }
         }
-        if let Some(re) = self.key_files.as_ref().and_then(detectors::Pattern::get) {
+        let key_files = self
+            .key_files
+            .as_ref()
+            .filter(|_| detectors::may_be_key_file(file));
+        if let Some(re) = key_files.and_then(detectors::Pattern::get) {
             if re.is_match(file.as_bytes()) && !text.is_empty() {
                 let d = Detector {
                     rule: "no-private-keys".into(),
@@ -874,11 +879,12 @@ impl Oracle for SecurityScanner {
 /// absent is neither compiled nor run.
 #[derive(Debug, Clone)]
 struct Gate {
-    /// Every keyword once; `None` when there are none (or, should the
-    /// automaton fail to build, so that every detector runs: slower, never
-    /// blind).
-    ac: Option<AhoCorasick>,
-    words: usize,
+    /// Every keyword once, lower case.
+    words: Vec<&'static str>,
+    /// Built at the first text too long for a word-by-word scan; `None`
+    /// when it fails to build, so that every detector runs: slower, never
+    /// blind.
+    ac: OnceLock<Option<AhoCorasick>>,
     /// Per detector, the ids of its keywords; empty: always run.
     ids: Vec<Vec<usize>>,
 }
@@ -901,20 +907,9 @@ impl Gate {
                     .collect()
             })
             .collect();
-        let ac = if words.is_empty() {
-            None
-        } else {
-            // A contiguous NFA builds in microseconds (a DFA would cost more
-            // than a hook's whole scan) and still searches fast.
-            AhoCorasick::builder()
-                .ascii_case_insensitive(true)
-                .kind(Some(AhoCorasickKind::ContiguousNFA))
-                .build(&words)
-                .ok()
-        };
         Gate {
-            ac,
-            words: words.len(),
+            words,
+            ac: OnceLock::new(),
             ids,
         }
     }
@@ -924,28 +919,61 @@ impl Gate {
     /// third of the scan (10 MB: 240 → 155 MB/s with the pass).
     const MAX_GATED: usize = 64 * 1024;
 
+    /// Up to this size the keywords are looked for one by one: a tool
+    /// call's few hundred bytes are scanned sooner than the automaton for
+    /// one pass is built (~150 µs of a hook call).
+    const MAX_WORD_BY_WORD: usize = 4 * 1024;
+
     /// For each detector, whether `text` holds one of its keywords.
     fn select(&self, text: &[u8]) -> Vec<bool> {
-        let ac = match &self.ac {
-            Some(ac) if text.len() <= Self::MAX_GATED => ac,
-            _ => return vec![true; self.ids.len()],
-        };
-        let mut found = vec![false; self.words];
-        let mut left = self.words;
-        for m in ac.find_overlapping_iter(text) {
-            let i = m.pattern().as_usize();
-            if !found[i] {
-                found[i] = true;
-                left -= 1;
-                if left == 0 {
-                    break;
+        if text.len() > Self::MAX_GATED {
+            return vec![true; self.ids.len()];
+        }
+        let found = if text.len() <= Self::MAX_WORD_BY_WORD {
+            let folded = text.to_ascii_lowercase();
+            self.words
+                .iter()
+                .map(|w| memchr::memmem::find(&folded, w.as_bytes()).is_some())
+                .collect()
+        } else {
+            let Some(ac) = self.automaton() else {
+                return vec![true; self.ids.len()];
+            };
+            let mut found = vec![false; self.words.len()];
+            let mut left = self.words.len();
+            for m in ac.find_overlapping_iter(text) {
+                let i = m.pattern().as_usize();
+                if !found[i] {
+                    found[i] = true;
+                    left -= 1;
+                    if left == 0 {
+                        break;
+                    }
                 }
             }
-        }
+            found
+        };
         self.ids
             .iter()
             .map(|ids| ids.is_empty() || ids.iter().any(|&i| found[i]))
             .collect()
+    }
+
+    fn automaton(&self) -> Option<&AhoCorasick> {
+        self.ac
+            .get_or_init(|| {
+                if self.words.is_empty() {
+                    return None;
+                }
+                // A contiguous NFA builds in microseconds (a DFA would cost
+                // more than a hook's whole scan) and still searches fast.
+                AhoCorasick::builder()
+                    .ascii_case_insensitive(true)
+                    .kind(Some(AhoCorasickKind::ContiguousNFA))
+                    .build(&self.words)
+                    .ok()
+            })
+            .as_ref()
     }
 }
 
@@ -1120,6 +1148,32 @@ mod tests {
 
     fn scanner(config: Value) -> SecurityScanner {
         SecurityScanner::from_config(OracleConfig::new(&config, None)).unwrap()
+    }
+
+    #[test]
+    fn both_keyword_passes_find_the_same_things() {
+        // Word by word up to 4 KiB, one automaton pass above, every
+        // detector above 64 KiB: a finding must not depend on the size.
+        let s =
+            scanner(json!({"rules": ["no-secrets", "no-shell-injection", "no-world-writable"]}));
+        let body = "chmod 777 /srv/x\nexport AWS_ACCESS_KEY_ID=AKIAQYLPMN5HFIQR7XYZ\nos.system(\"rm \" + name)\n";
+        let plain = s.scan_text("a.py", body.as_bytes());
+        assert!(plain.findings.len() >= 3, "{:?}", plain.findings);
+        let what = |scan: &Scan| -> Vec<String> {
+            scan.findings
+                .iter()
+                .map(|f| format!("{}:{}", f.rule, f.what))
+                .collect()
+        };
+        for pad in [5 * 1024, 70 * 1024] {
+            let text = format!("{}{body}", "# filler line\n".repeat(pad / 14));
+            assert!(text.len() > Gate::MAX_WORD_BY_WORD);
+            assert_eq!(
+                what(&s.scan_text("a.py", text.as_bytes())),
+                what(&plain),
+                "padded by {pad}"
+            );
+        }
     }
 
     #[test]
