@@ -31,6 +31,7 @@
 // only built on the cold path of a broken config, where size does not matter.
 #![allow(clippy::result_large_err)]
 
+mod cache;
 pub mod escalation;
 pub mod hookmd;
 pub mod load;

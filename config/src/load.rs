@@ -64,6 +64,9 @@ pub struct LoadOptions {
     pub xdg_config_home: Option<PathBuf>,
     /// The project root.
     pub project_root: PathBuf,
+    /// Where parsed hooks.yaml trees are cached (see the crate docs'
+    /// "parse cache"); no cache when `None`.
+    pub parse_cache: Option<PathBuf>,
 }
 
 /// The nearest ancestor of `start` (itself included) that has `.ahp/` or
@@ -109,15 +112,18 @@ impl LoadOptions {
             home,
             xdg_config_home,
             project_root,
+            parse_cache: crate::cache::dir_from_env(),
         })
     }
 
-    /// Options for `home` and `project_root`, no XDG override.
+    /// Options for `home` and `project_root`, no XDG override, no parse
+    /// cache.
     pub fn new(home: Option<PathBuf>, project_root: PathBuf) -> LoadOptions {
         LoadOptions {
             home,
             xdg_config_home: None,
             project_root,
+            parse_cache: None,
         }
     }
 
@@ -297,7 +303,11 @@ impl LoadedConfig {
                 text: DEFAULT_POLICY.to_string(),
             }));
         }
-        let mut cfg = Self::from_files(opts.project_root.clone(), files)?;
+        let mut cfg = Self::from_files_cached(
+            opts.project_root.clone(),
+            files,
+            opts.parse_cache.as_deref(),
+        )?;
         let user_dir = opts.user_hooks_dir();
         let found = crate::hookmd::discover(
             user_dir.as_deref(),
@@ -370,6 +380,14 @@ impl LoadedConfig {
         project_root: PathBuf,
         files: Vec<Arc<SourceFile>>,
     ) -> Result<LoadedConfig, ConfigErrors> {
+        Self::from_files_cached(project_root, files, None)
+    }
+
+    fn from_files_cached(
+        project_root: PathBuf,
+        files: Vec<Arc<SourceFile>>,
+        parse_cache: Option<&Path>,
+    ) -> Result<LoadedConfig, ConfigErrors> {
         let mut errors = Vec::new();
         let mut cfg = LoadedConfig {
             project_root,
@@ -384,7 +402,11 @@ impl LoadedConfig {
             escalation: Vec::new(),
         };
         for file in files {
-            match yaml::parse(file) {
+            let parsed = match parse_cache {
+                Some(dir) => crate::cache::parse(dir, file),
+                None => yaml::parse(file),
+            };
+            match parsed {
                 Ok(root) => cfg.merge_layer(root, &mut errors),
                 Err(e) => errors.push(e),
             }
