@@ -1,6 +1,6 @@
-//! The parsed-config cache: the tree of a hooks.yaml layer as it was last
-//! parsed, so that a hook call does not parse YAML again while the file is
-//! unchanged.
+//! The parsed-config cache: the tree of a hooks.yaml layer or a HOOK.md
+//! frontmatter as it was last parsed, so that a hook call does not parse
+//! YAML again while the file is unchanged.
 //!
 //! Every hook call is a new process that loads every layer, and YAML
 //! parsing is most of what a large policy costs to load (a 1 000-entry
@@ -8,9 +8,8 @@
 //! parsed from and is used only when the text read now has the same hash,
 //! so an edit, a checkout or a clock that lies can never serve a stale
 //! tree. Entries live in `$XDG_CACHE_HOME/ahp/parsed/` (else
-//! `~/.cache/ahp/parsed/`), one per layer file, named by the hash of the
-//! file's path, so the cache holds at most one entry per policy file ever
-//! loaded. `AHP_NO_CACHE=1` turns it off.
+//! `~/.cache/ahp/parsed/`), one per file, named by the hash of the file's
+//! path, so the cache holds at most one entry per policy file ever loaded. `AHP_NO_CACHE=1` turns it off.
 //!
 //! The cache is an optimization and never a source of errors: an entry
 //! that is missing, from another ahp version, truncated or corrupt is

@@ -309,9 +309,10 @@ impl LoadedConfig {
             opts.parse_cache.as_deref(),
         )?;
         let user_dir = opts.user_hooks_dir();
-        let found = crate::hookmd::discover(
+        let found = crate::hookmd::discover_cached(
             user_dir.as_deref(),
             &crate::hookmd::project_hooks_dir(&opts.project_root),
+            opts.parse_cache.as_deref(),
         );
         cfg.script_hooks = found.hooks;
         cfg.hook_errors = found.errors;

@@ -404,3 +404,51 @@ fn commands_set_by_the_project_layer_are_found() {
         .collect();
     assert_eq!(ids, vec!["named", "mine"]);
 }
+
+#[test]
+fn the_parse_cache_serves_the_same_policy_and_never_a_stale_one() {
+    let mut f = fixture(None, Some(PROJECT), None);
+    let cache = f._home.path().join(".cache/ahp/parsed");
+    f.opts.parse_cache = Some(cache.clone());
+    write(
+        &f._home.path().join(".config/agents/hooks/fmt/HOOK.md"),
+        "---\nname: fmt\ndescription: formats\ntrigger:\n  event: post-tool-use\n---\nbody\n",
+    );
+    write(
+        &f._home.path().join(".config/agents/hooks/fmt/scripts/run"),
+        "#!/bin/sh\n",
+    );
+    f.opts.xdg_config_home = Some(f._home.path().join(".config"));
+    let uncached = LoadOptions {
+        parse_cache: None,
+        ..f.opts.clone()
+    };
+    let want = LoadedConfig::load(&uncached).unwrap();
+    let first = LoadedConfig::load(&f.opts).unwrap();
+    // hooks.yaml and the HOOK.md frontmatter.
+    assert_eq!(std::fs::read_dir(&cache).unwrap().count(), 2);
+    let second = LoadedConfig::load(&f.opts).unwrap();
+    for cfg in [&first, &second] {
+        // Values and the file:line:column of each, as `ahp config` shows them.
+        assert_eq!(cfg.render_text(), want.render_text());
+        assert_eq!(
+            format!("{:?}", cfg.script_hooks),
+            format!("{:?}", want.script_hooks)
+        );
+    }
+    write(
+        &f._project.path().join(".ahp/hooks.yaml"),
+        &PROJECT.replace("hello", "bye"),
+    );
+    let edited = LoadedConfig::load(&f.opts).unwrap().render_text();
+    assert!(
+        edited.contains("bye") && !edited.contains("hello"),
+        "{edited}"
+    );
+    // A broken edit is reported as such, not served from the cache.
+    write(&f._project.path().join(".ahp/hooks.yaml"), "hooks: [\n");
+    assert!(LoadedConfig::load(&f.opts)
+        .unwrap_err()
+        .to_string()
+        .contains("invalid YAML"));
+}

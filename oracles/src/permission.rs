@@ -181,17 +181,43 @@ fn expand(p: &str) -> String {
         r"(?:sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme[0-9]|mmcblk[0-9]|disk[0-9]|rdisk[0-9]|mapper/)";
     // A name in a shell function definition.
     const NAME: &str = r"[^\s(){};|&]+";
-    p.replace("%RFLAG%", RFLAG)
-        .replace("%ROOT%", ROOT)
-        .replace("%HOME%", HOME)
-        .replace("%CWD%", CWD)
-        .replace("%DISK%", DISK)
-        .replace("%NAME%", NAME)
-        .replace("%PRE%", PRE)
-        .replace("%ARG%", ARG)
-        .replace("%TEND%", TEND)
-        .replace("%END%", END)
-        .replace("%SP%", SP)
+    let fragment = |name: &str| match name {
+        "RFLAG" => Some(RFLAG),
+        "ROOT" => Some(ROOT),
+        "HOME" => Some(HOME),
+        "CWD" => Some(CWD),
+        "DISK" => Some(DISK),
+        "NAME" => Some(NAME),
+        "PRE" => Some(PRE),
+        "ARG" => Some(ARG),
+        "TEND" => Some(TEND),
+        "END" => Some(END),
+        "SP" => Some(SP),
+        _ => None,
+    };
+    // One pass: the built-in list is expanded on every hook call, and a
+    // `replace` per fragment allocated and rescanned each pattern 11 times.
+    let mut out = String::with_capacity(p.len() * 3);
+    let mut rest = p;
+    while let Some(i) = rest.find('%') {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 1..];
+        match after
+            .find('%')
+            .and_then(|j| fragment(&after[..j]).map(|f| (j, f)))
+        {
+            Some((j, f)) => {
+                out.push_str(f);
+                rest = &after[j + 1..];
+            }
+            None => {
+                out.push('%');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// `rm` with a recursive flag and `target` among its arguments, in either
@@ -828,6 +854,35 @@ fn parse_item(item: &Value, at: &str) -> Result<CommandPattern, OracleConfigErro
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn expand_fills_fragments_as_one_replace_per_fragment_did() {
+        let reference = |p: &str| {
+            let mut out = p.to_string();
+            for name in [
+                "RFLAG", "ROOT", "HOME", "CWD", "DISK", "NAME", "PRE", "ARG", "TEND", "END", "SP",
+            ] {
+                let one = expand(&format!("%{name}%"));
+                assert_ne!(one, format!("%{name}%"), "{name} is a fragment");
+                out = out.replace(&format!("%{name}%"), &one);
+            }
+            out
+        };
+        for t in [
+            "%PRE%git(?:%SP%%ARG%)*?%SP%reset%TEND%",
+            "rm%SP%%RFLAG%%SP%%ROOT%%END%",
+            "%HOME%|%CWD%|%DISK%|%NAME%",
+            "100%",
+            "%%SP%",
+            "a%b%SP%c",
+            "%FOO%%SP%",
+            "%SP",
+            "",
+            "no fragments",
+        ] {
+            assert_eq!(expand(t), reference(t), "{t}");
+        }
+    }
 
     /// Commands near and inside every built-in pattern, in several cases.
     const CORPUS: &[&str] = &[
