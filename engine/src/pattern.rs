@@ -15,7 +15,6 @@
 //! a lazily compiled pattern cannot fail (docs/decisions.md, "Performance").
 
 use crate::condition::MatcherError;
-use memchr::memmem;
 use regex::Regex;
 use regex_syntax::hir::{literal, Class, Hir, HirKind};
 use std::fmt;
@@ -52,7 +51,7 @@ struct Inner {
     source: String,
     /// Literals one of which starts every match; `None` when the pattern
     /// has no such finite set (`.*x`, `\w+`, …).
-    prefixes: Option<Vec<Vec<u8>>>,
+    prefixes: Option<Words>,
     regex: OnceLock<Option<Regex>>,
 }
 
@@ -87,8 +86,7 @@ impl Pattern {
     /// [`Regex::is_match`]).
     pub fn is_match(&self, haystack: &str) -> bool {
         if let Some(prefixes) = &self.0.prefixes {
-            let h = haystack.as_bytes();
-            if !prefixes.iter().any(|p| memmem::find(h, p).is_some()) {
+            if !prefixes.any_in(haystack.as_bytes()) {
                 return false;
             }
         }
@@ -150,13 +148,122 @@ pub(crate) fn one_line(full: &str) -> String {
 
 /// The literals one of which every match starts with, when there is such a
 /// finite set of non-empty literals.
-fn required_prefixes(hir: &Hir) -> Option<Vec<Vec<u8>>> {
+fn required_prefixes(hir: &Hir) -> Option<Words> {
     let seq = literal::Extractor::new().extract(hir);
     let lits = seq.literals()?;
     if lits.is_empty() || lits.iter().any(|l| l.as_bytes().is_empty()) {
         return None;
     }
-    Some(lits.iter().map(|l| l.as_bytes().to_vec()).collect())
+    Some(Words::new(lits.iter().map(|l| l.as_bytes())))
+}
+
+/// A set of words looked for in a text in one pass: the keyword gates in
+/// front of lazily compiled regexes (here, in SecurityScanner and in the
+/// log's masking trigger).
+///
+/// Built for texts of a few KiB, such as a tool call: it costs next to
+/// nothing to build (the words sorted by their first byte), where an
+/// automaton or a vectorized searcher costs more to set up than such a
+/// text takes to scan. Matching is exact: fold case before, if needed.
+///
+/// ```
+/// use ahp_engine::pattern::Words;
+/// let w = Words::new(["curl", "wget", "eval"]);
+/// assert!(w.any_in(b"curl -fsSL x | sh"));
+/// assert!(!w.any_in(b"ls -la src"));
+/// assert_eq!(w.found_in(b"wget x; eval y"), [false, true, true]);
+/// ```
+#[derive(Debug, Clone)]
+pub struct Words {
+    /// The words, sorted by first byte.
+    sorted: Vec<Box<[u8]>>,
+    /// The index given to `new` of each word of `sorted`.
+    ids: Vec<usize>,
+    /// The words starting with byte `b` are `sorted[start[b]..start[b + 1]]`.
+    start: Box<[u32; 257]>,
+    /// Ids of empty words, which every text holds.
+    empty: Vec<usize>,
+}
+
+impl Words {
+    /// The set of `words`; [`Words::found_in`] reports them in this order.
+    pub fn new<I, W>(words: I) -> Words
+    where
+        I: IntoIterator<Item = W>,
+        W: AsRef<[u8]>,
+    {
+        let mut all: Vec<(usize, Box<[u8]>)> = Vec::new();
+        let mut empty = Vec::new();
+        for (id, w) in words.into_iter().enumerate() {
+            match w.as_ref() {
+                [] => empty.push(id),
+                w => all.push((id, w.into())),
+            }
+        }
+        all.sort_by_key(|(_, w)| w[0]);
+        let mut start = Box::new([0u32; 257]);
+        for (_, w) in &all {
+            start[usize::from(w[0]) + 1] += 1;
+        }
+        for b in 1..257 {
+            start[b] += start[b - 1];
+        }
+        let (ids, sorted) = all.into_iter().unzip();
+        Words {
+            sorted,
+            ids,
+            start,
+            empty,
+        }
+    }
+
+    /// How many words the set holds.
+    pub fn len(&self) -> usize {
+        self.sorted.len() + self.empty.len()
+    }
+
+    /// Whether the set holds no word.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn starting_with(&self, b: u8) -> std::ops::Range<usize> {
+        let b = usize::from(b);
+        self.start[b] as usize..self.start[b + 1] as usize
+    }
+
+    /// Whether `text` holds any of the words.
+    pub fn any_in(&self, text: &[u8]) -> bool {
+        !self.empty.is_empty()
+            || (0..text.len()).any(|i| {
+                self.sorted[self.starting_with(text[i])]
+                    .iter()
+                    .any(|w| text[i..].starts_with(w))
+            })
+    }
+
+    /// For each word, in the order given to [`Words::new`], whether
+    /// `text` holds it.
+    pub fn found_in(&self, text: &[u8]) -> Vec<bool> {
+        let mut found = vec![false; self.len()];
+        for &id in &self.empty {
+            found[id] = true;
+        }
+        let mut left = self.sorted.len();
+        for i in 0..text.len() {
+            if left == 0 {
+                break;
+            }
+            for k in self.starting_with(text[i]) {
+                let id = self.ids[k];
+                if !found[id] && text[i..].starts_with(&self.sorted[k]) {
+                    found[id] = true;
+                    left -= 1;
+                }
+            }
+        }
+        found
+    }
 }
 
 /// A generous bound on the NFA states the pattern compiles to.
@@ -213,6 +320,22 @@ mod tests {
             assert_eq!(p.is_match(hit), re.is_match(hit), "{src} on {hit:?}");
             assert_eq!(p.is_match(miss), re.is_match(miss), "{src} on {miss:?}");
         }
+    }
+
+    #[test]
+    fn words_are_found_wherever_they_are() {
+        let words = ["ab", "abc", "b", "", "zz", "\u{e9}t\u{e9}"];
+        let w = Words::new(words);
+        assert_eq!(w.len(), 6);
+        for text in ["", "a", "ab", "xabcx", "bzz", "zz", "été", "ét", "zabzzb"] {
+            let want: Vec<bool> = words.iter().map(|x| text.contains(x)).collect();
+            assert_eq!(w.found_in(text.as_bytes()), want, "{text:?}");
+        }
+        let none = Words::new(["ab", "cd"]);
+        assert!(!none.any_in(b"acbd"));
+        assert!(none.any_in(b"xxcd"));
+        assert!(Words::new([""; 0]).is_empty());
+        assert!(!Words::new([""; 0]).any_in(b"abc"));
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! Masking of secrets before a record is written.
 
+use ahp_engine::pattern::Words;
 use regex::bytes::Regex as BytesRegex;
 use regex::Regex;
 use serde_json::{Map, Value};
@@ -247,9 +248,10 @@ fn builtin_trigger(text: &[u8]) -> bool {
             }
         })
         .collect();
-    TRIGGER_WORDS
-        .iter()
-        .any(|w| memchr::memmem::find(&folded, w).is_some())
+    static WORDS: OnceLock<Words> = OnceLock::new();
+    WORDS
+        .get_or_init(|| Words::new(TRIGGER_WORDS))
+        .any_in(&folded)
 }
 
 fn patterns() -> &'static [(Regex, &'static str); 4] {
