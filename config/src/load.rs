@@ -222,6 +222,20 @@ pub struct LoadedConfig {
     pub escalation: Vec<Node>,
 }
 
+/// What makes two paths the same file; `None` when there is no file. By
+/// device and inode on Unix: resolving every component of every layer path
+/// cost a syscall each on every hook call.
+#[cfg(unix)]
+fn file_identity(path: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+}
+
+#[cfg(not(unix))]
+fn file_identity(path: &Path) -> Option<PathBuf> {
+    std::fs::canonicalize(path).ok()
+}
+
 fn read_layer(layer: Layer, path: &Path) -> Result<Option<Arc<SourceFile>>, ConfigError> {
     match std::fs::read(path) {
         Ok(bytes) => {
@@ -283,15 +297,16 @@ impl LoadedConfig {
     /// policy when none exists.
     pub fn load(opts: &LoadOptions) -> Result<LoadedConfig, ConfigErrors> {
         let mut files = Vec::new();
-        let mut seen: Vec<PathBuf> = Vec::new();
+        let mut seen = Vec::new();
         for (layer, path) in opts.layer_paths() {
             // The user layer doubles as the project layer when the project
             // root is HOME; load the file once.
-            let canon = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
-            if seen.contains(&canon) {
-                continue;
+            if let Some(id) = file_identity(&path) {
+                if seen.contains(&id) {
+                    continue;
+                }
+                seen.push(id);
             }
-            seen.push(canon);
             if let Some(f) = read_layer(layer, &path)? {
                 files.push(f);
             }

@@ -11,7 +11,19 @@ use std::sync::OnceLock;
 fn project() -> &'static PathBuf {
     static P: OnceLock<PathBuf> = OnceLock::new();
     P.get_or_init(|| {
-        let dir = std::env::temp_dir().join(format!("ahp-fuzz-hook-md-{}", std::process::id()));
+        // libFuzzer exits without running destructors, so each run leaves
+        // its directory behind: remove those of processes that are gone.
+        const PREFIX: &str = "ahp-fuzz-hook-md-";
+        if let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) {
+            for e in entries.flatten() {
+                let name = e.file_name();
+                let pid = name.to_str().and_then(|n| n.strip_prefix(PREFIX));
+                if pid.is_some_and(|p| !std::path::Path::new("/proc").join(p).exists()) {
+                    let _ = std::fs::remove_dir_all(e.path());
+                }
+            }
+        }
+        let dir = std::env::temp_dir().join(format!("{PREFIX}{}", std::process::id()));
         let scripts = dir.join(".agents/hooks/fuzz-hook/scripts");
         if let Err(e) = std::fs::create_dir_all(&scripts) {
             panic!("cannot create {}: {e}", scripts.display());

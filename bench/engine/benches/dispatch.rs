@@ -9,7 +9,10 @@ use ahp_bench::{loaded, policy_yaml};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 
 fn dispatch(c: &mut Criterion) {
-    let rt = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+    let rt = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
         Ok(rt) => rt,
         Err(e) => panic!("runtime: {e}"),
     };

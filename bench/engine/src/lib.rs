@@ -14,7 +14,9 @@ pub fn policy_yaml(n: usize) -> String {
     for i in 0..n {
         match i {
             0 => s.push_str("    - oracle: PermissionChecker\n"),
-            1 => s.push_str("    - oracle: SecurityScanner\n      config: { severity_threshold: high }\n"),
+            1 => s.push_str(
+                "    - oracle: SecurityScanner\n      config: { severity_threshold: high }\n",
+            ),
             _ => {
                 let _ = write!(
                     s,
