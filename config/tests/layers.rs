@@ -212,6 +212,12 @@ fn bad_when_expression_is_located() {
     let msg = load_err(&f);
     assert!(msg.contains(".ahp/hooks.yaml:4:35"), "{msg}");
     assert!(msg.contains("no operand"), "{msg}");
+    // Regexes compile on first use, but one too big to compile is still
+    // an error when the policy loads, located like a syntax error.
+    let f = fixture(None, Some("hooks:\n  pre-tool-use:\n    - oracle: EchoOracle\n      when:\n        tool.input.command: \"~\\\\w{1000}\"\n"), None);
+    let msg = load_err(&f);
+    assert!(msg.contains(".ahp/hooks.yaml:5:29"), "{msg}");
+    assert!(msg.contains("exceeds size limit"), "{msg}");
 }
 
 #[test]
