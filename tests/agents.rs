@@ -417,6 +417,8 @@ fn every_adapter_answers_every_intensity_in_its_own_protocol() {
         for intensity in ["block", "control", "prompt", "aid"] {
             let sb = Sandbox::new();
             sb.write(".ahp/hooks.yaml", &policy(case.ahp_event, intensity));
+            // A committed control rewrites what the agent runs: it needs trust.
+            sb.trust();
             let run = hook(&sb, case.agent, case.event, &payload_text);
             let label = format!("{} {} {intensity}", case.agent, case.fixture);
             let ok = match (case.want)(intensity, &input) {
@@ -627,6 +629,7 @@ fn control_modifications_of_several_oracles_compose_into_one_input() {
               - {target: tool.input.description, op: set, value: "{{ tool.input.command }} (was rm -rf)"}
 "#,
     );
+    sb.trust();
     let payload = json!({"session_id": "s", "cwd": "/tmp", "hook_event_name": "PreToolUse",
         "tool_name": "Bash", "tool_input": {"command": "rm -rf build", "timeout": 600000, "run_in_background": false}});
     let composed = json!({"command": "rm -ri build", "timeout": 60000, "run_in_background": false,
@@ -677,6 +680,7 @@ fn control_modifications_of_several_oracles_compose_into_one_input() {
         ".ahp/hooks.yaml",
         &format!("settings:\n  rewrite_fallback: context\n{policy}"),
     );
+    sb.trust();
     let run = hook(&sb, "kimi", None, &k.to_string());
     assert_eq!(run.exit, 0, "{}", run.stderr);
     let text = run.stdout.trim();
@@ -686,6 +690,7 @@ fn control_modifications_of_several_oracles_compose_into_one_input() {
     );
     in_order(text);
     sb.write(".ahp/hooks.yaml", &policy);
+    sb.trust();
     // Gemini and Copilot get the same composed input in their own fields.
     let mut g = payload.clone();
     g["hook_event_name"] = json!("BeforeTool");
@@ -1095,6 +1100,7 @@ fn a_gemini_rewrite_that_removes_a_field_sends_it_as_null() {
         ".ahp/hooks.yaml",
         "hooks:\n  pre-tool-use:\n    - oracle: Rules\n      config:\n        rules:\n          - condition: \"tool.input.is_background == true\"\n            intensity: control\n            message: \"runs in the foreground\"\n            modifications:\n              - {target: tool.input.is_background, op: remove}\n",
     );
+    sb.trust();
     let payload = json!({"session_id": "s", "cwd": "/tmp", "hook_event_name": "BeforeTool",
         "tool_name": "run_shell_command", "tool_input": {"command": "make test", "is_background": true}});
     let out = hook(&sb, "gemini", None, &payload.to_string()).json();

@@ -339,15 +339,28 @@ impl LoadedConfig {
         Ok(cfg)
     }
 
-    /// The enabled entries whose command-holding `config` keys (per
-    /// `registry`, e.g. TestGate's `command`) were set by the project layer:
-    /// code from the repository, like project hooks.
+    /// The enabled entries whose command-holding or trust-needing `config`
+    /// keys (per `registry`: TestGate's `command`, a Rules control's
+    /// `rules.*.modifications`, …) were set by the project layer: code from
+    /// the repository, like project hooks.
     pub fn project_command_entries(&self, registry: &Registry) -> Vec<(Event, String)> {
         fn from_project(n: &Node) -> bool {
             match &n.value {
                 NodeValue::Map(m) if !m.is_empty() => m.iter().any(|(_, v)| from_project(v)),
                 NodeValue::Seq(items) if !items.is_empty() => items.iter().any(from_project),
                 _ => n.origin.layer() == Layer::Project,
+            }
+        }
+        // The nodes at a dotted key path, `*` standing for every item of a
+        // list (or value of a map).
+        fn any_at(n: &Node, path: &[&str], hit: &dyn Fn(&Node) -> bool) -> bool {
+            let Some((first, rest)) = path.split_first() else {
+                return hit(n);
+            };
+            match (&n.value, *first) {
+                (NodeValue::Seq(items), "*") => items.iter().any(|i| any_at(i, rest, hit)),
+                (NodeValue::Map(m), "*") => m.iter().any(|(_, v)| any_at(v, rest, hit)),
+                _ => n.get(first).is_some_and(|v| any_at(v, rest, hit)),
             }
         }
         self.entries
@@ -363,7 +376,8 @@ impl LoadedConfig {
                 registry
                     .command_keys(oracle)
                     .iter()
-                    .any(|k| config.get(k).is_some_and(from_project))
+                    .chain(registry.trust_keys(oracle))
+                    .any(|k| any_at(config, &k.split('.').collect::<Vec<_>>(), &from_project))
             })
             .map(|e| (e.event, e.id.clone()))
             .collect()

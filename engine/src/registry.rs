@@ -20,8 +20,16 @@ pub struct OracleInfo {
     pub description: String,
     /// The `config` keys that hold commands it runs (test runners, linters,
     /// …). Set from a project's committed policy, they are code from the
-    /// repository and need the user's trust.
+    /// repository and need the user's trust. Entries with command keys are
+    /// also left out of `ahp signals replay` unless asked for.
     pub command_keys: Vec<String>,
+    /// Other `config` keys whose values, set by a project's committed
+    /// policy, act on the user's machine though they run no command: a
+    /// Rules control that rewrites a tool input before the agent runs it, a
+    /// path a file is written to. They need trust like command keys. A key
+    /// is a dotted path; `*` stands for every item of a list
+    /// (`rules.*.modifications`).
+    pub trust_keys: Vec<String>,
     ctor: Constructor,
 }
 
@@ -123,6 +131,7 @@ impl Registry {
                 kebab: to_kebab(name),
                 description: description.to_string(),
                 command_keys: Vec::new(),
+                trust_keys: Vec::new(),
                 ctor: Arc::new(ctor),
             },
         );
@@ -132,21 +141,43 @@ impl Registry {
     /// Declares which `config` keys of `name` hold commands it runs (see
     /// [`OracleInfo::command_keys`]). Returns false when `name` is unknown.
     pub fn set_command_keys(&mut self, name: &str, keys: &[&str]) -> bool {
-        let Some(canonical) = self.resolve(name).map(str::to_string) else {
-            return false;
-        };
-        match self.oracles.get_mut(&canonical) {
-            Some(info) => {
-                info.command_keys = keys.iter().map(|k| k.to_string()).collect();
-                true
-            }
-            None => false,
-        }
+        self.info_mut(name)
+            .map(|info| info.command_keys = keys.iter().map(|k| k.to_string()).collect())
+            .is_some()
     }
 
     /// The `config` keys of `name` that hold commands (empty for most).
     pub fn command_keys(&self, name: &str) -> &[String] {
         self.info(name).map_or(&[], |i| i.command_keys.as_slice())
+    }
+
+    /// Declares which other `config` keys of `name` need trust when a
+    /// project sets them (see [`OracleInfo::trust_keys`]). Returns false
+    /// when `name` is unknown.
+    ///
+    /// ```
+    /// use ahp_engine::Registry;
+    /// let mut r = Registry::new();
+    /// # r.register("Rules", "rules", |_| unreachable!());
+    /// assert!(r.set_trust_keys("Rules", &["rules.*.modifications"]));
+    /// assert_eq!(r.trust_keys("rules"), ["rules.*.modifications"]);
+    /// assert!(r.command_keys("Rules").is_empty());
+    /// ```
+    pub fn set_trust_keys(&mut self, name: &str, keys: &[&str]) -> bool {
+        self.info_mut(name)
+            .map(|info| info.trust_keys = keys.iter().map(|k| k.to_string()).collect())
+            .is_some()
+    }
+
+    fn info_mut(&mut self, name: &str) -> Option<&mut OracleInfo> {
+        let canonical = self.resolve(name)?.to_string();
+        self.oracles.get_mut(&canonical)
+    }
+
+    /// The `config` keys of `name` that need trust without holding a
+    /// command (empty for most).
+    pub fn trust_keys(&self, name: &str) -> &[String] {
+        self.info(name).map_or(&[], |i| i.trust_keys.as_slice())
     }
 
     /// The PascalCase name for `name` in either form.

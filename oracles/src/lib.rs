@@ -206,4 +206,8 @@ pub fn register_builtins(registry: &mut Registry) {
     registry.set_command_keys("ReviewTrigger", &["command"]);
     registry.set_command_keys("TestGate", &["command"]);
     registry.set_command_keys("LintChecker", &["linters"]);
+    // Keys that act on the machine without a command: a control that
+    // rewrites the tool input the agent then runs, a path written to.
+    registry.set_trust_keys("Rules", &["rules.*.modifications"]);
+    registry.set_trust_keys("RetrospectiveGenerator", &["output"]);
 }

@@ -50,6 +50,12 @@ impl Sandbox {
         p
     }
 
+    /// `ahp trust` for the project as it is now: its hooks, its commands and
+    /// its controls run from here on (until a file changes).
+    pub fn trust(&self) {
+        self.ahp().arg("trust").assert().success();
+    }
+
     /// `ahp` with HOME pointing at the sandbox and the project as cwd.
     pub fn ahp(&self) -> Command {
         let mut c = Command::cargo_bin("ahp").unwrap();
