@@ -9,13 +9,15 @@
 //! so an edit, a checkout or a clock that lies can never serve a stale
 //! tree. Entries live in `$XDG_CACHE_HOME/ahp/parsed/` (else
 //! `~/.cache/ahp/parsed/`), one per file, named by the hash of the file's
-//! path, so the cache holds at most one entry per policy file ever loaded. `AHP_NO_CACHE=1` turns it off.
+//! path, so the cache holds one entry per policy file ever loaded.
+//! `AHP_NO_CACHE=1` turns it off.
 //!
 //! The cache is an optimization and never a source of errors: an entry
-//! that is missing, from another ahp version, truncated or corrupt is
-//! ignored and rewritten, and a cache directory that cannot be written is
-//! left alone (`--debug` says why). Only files that parse are cached;
-//! errors always come from the parser.
+//! that is missing, from another ahp build, truncated or corrupt is
+//! ignored and rewritten, and a cache directory that cannot be written, is
+//! not the user's or can be written by others is not used (`--debug` says
+//! why). Only files that parse are cached; errors always come from the
+//! parser.
 
 use crate::source::{ConfigError, Origin, SourceFile};
 use crate::yaml::{self, Key, Node, NodeValue};
@@ -24,9 +26,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-/// What an entry starts with; the ahp version follows, so a new ahp
-/// never reads an older ahp's entries. Bump the number whenever the
-/// encoding below or what [`yaml::parse`] makes of a text changes.
+/// What an entry starts with; the [`build_id`] follows, so a new ahp never
+/// reads an older ahp's entries. Bump the number when the encoding changes.
 const MAGIC: &[u8] = b"ahp-parsed-yaml 1\n";
 
 /// Deeper trees are refused on decoding (the YAML parser refuses them
@@ -36,19 +37,75 @@ const MAX_DEPTH: usize = 256;
 /// The tree of `file`, from the cache in `dir` when it holds one for this
 /// exact text, else parsed (and then stored).
 pub(crate) fn parse(dir: &Path, file: Arc<SourceFile>) -> Result<Node, ConfigError> {
+    let (Some(build), true) = (build_id(), private_dir(dir)) else {
+        return yaml::parse(file);
+    };
     let entry = dir.join(entry_name(&file.path));
     let digest: [u8; 32] = Sha256::digest(file.text.as_bytes()).into();
     if let Ok(bytes) = std::fs::read(&entry) {
-        match decode(&bytes, &digest, &file) {
+        match decode(&bytes, build, &digest, &file) {
             Some(node) => return Ok(node),
             None => tracing::debug!(entry = %entry.display(), "parse cache: entry not usable"),
         }
     }
     let node = yaml::parse(Arc::clone(&file))?;
-    if let Err(e) = store(dir, &entry, &digest, &node) {
+    if let Err(e) = store(&entry, build, &digest, &node) {
         tracing::debug!(entry = %entry.display(), error = %e, "parse cache: not stored");
     }
     Ok(node)
+}
+
+/// What an entry must have been written by: this ahp version, and this very
+/// executable (its size and modification time), so that a rebuilt or
+/// upgraded ahp — whose parser may read the same text differently — never
+/// takes an older one's trees. `None` (no cache) when the executable
+/// cannot be found.
+fn build_id() -> Option<&'static [u8]> {
+    static ID: std::sync::OnceLock<Option<Vec<u8>>> = std::sync::OnceLock::new();
+    ID.get_or_init(|| {
+        let meta = std::fs::metadata(std::env::current_exe().ok()?).ok()?;
+        let modified = meta
+            .modified()
+            .ok()?
+            .duration_since(std::time::UNIX_EPOCH)
+            .ok()?;
+        Some(
+            format!(
+                "{} {} {}.{:09}",
+                env!("CARGO_PKG_VERSION"),
+                meta.len(),
+                modified.as_secs(),
+                modified.subsec_nanos()
+            )
+            .into_bytes(),
+        )
+    })
+    .as_deref()
+}
+
+/// Whether `dir` is a directory only this user can write, creating it
+/// (0700) if missing: entries are trusted by their checksum, which anyone
+/// able to write them could forge, so a directory others can write (a
+/// shared `XDG_CACHE_HOME`) is not used at all.
+fn private_dir(dir: &Path) -> bool {
+    if std::fs::symlink_metadata(dir).is_err() && create_private_dir(dir).is_err() {
+        return false;
+    }
+    match std::fs::symlink_metadata(dir) {
+        Ok(meta) if meta.is_dir() => owned_and_not_shared(&meta),
+        _ => false,
+    }
+}
+
+#[cfg(unix)]
+fn owned_and_not_shared(meta: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    meta.uid() == rustix::process::geteuid().as_raw() && meta.mode() & 0o022 == 0
+}
+
+#[cfg(not(unix))]
+fn owned_and_not_shared(_: &std::fs::Metadata) -> bool {
+    true
 }
 
 /// The cache directory from the environment: `None` when `AHP_NO_CACHE`
@@ -75,21 +132,34 @@ fn entry_name(path: &Path) -> String {
     name
 }
 
-fn store(dir: &Path, entry: &Path, digest: &[u8; 32], node: &Node) -> std::io::Result<()> {
+fn store(entry: &Path, build: &[u8], digest: &[u8; 32], node: &Node) -> std::io::Result<()> {
     let mut out = Vec::with_capacity(4096);
     out.extend_from_slice(MAGIC);
-    put_bytes(&mut out, env!("CARGO_PKG_VERSION").as_bytes());
+    put_bytes(&mut out, build);
     out.extend_from_slice(digest);
     encode(&mut out, node);
     // The entry's own checksum: a damaged entry must be refused, not read
     // as another policy.
     let sum = Sha256::digest(&out);
     out.extend_from_slice(&sum);
-    create_private_dir(dir)?;
     // A temporary file renamed into place: a reader sees the old entry or
-    // the new one, never half of one.
+    // the new one, never half of one. Created new (never through a link);
+    // one left by a process killed while writing is replaced.
     let tmp = entry.with_extension(format!("tmp{}", std::process::id()));
-    let written = std::fs::File::create(&tmp)
+    let create = || {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+    };
+    let file = match create() {
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            std::fs::remove_file(&tmp)?;
+            create()
+        }
+        other => other,
+    };
+    let written = file
         .and_then(|mut f| f.write_all(&out))
         .and_then(|()| std::fs::rename(&tmp, entry));
     if written.is_err() {
@@ -171,16 +241,13 @@ fn encode(out: &mut Vec<u8>, node: &Node) {
 
 /// The tree in `bytes` if it is a whole, current entry for text with this
 /// digest; `None` for anything else.
-fn decode(bytes: &[u8], digest: &[u8; 32], file: &Arc<SourceFile>) -> Option<Node> {
+fn decode(bytes: &[u8], build: &[u8], digest: &[u8; 32], file: &Arc<SourceFile>) -> Option<Node> {
     let (bytes, sum) = bytes.split_at_checked(bytes.len().checked_sub(32)?)?;
     if Sha256::digest(bytes).as_slice() != sum {
         return None;
     }
     let mut r = Reader { bytes, at: 0, file };
-    if r.take(MAGIC.len())? != MAGIC
-        || r.bytes_field()? != env!("CARGO_PKG_VERSION").as_bytes()
-        || r.take(32)? != digest
-    {
+    if r.take(MAGIC.len())? != MAGIC || r.bytes_field()? != build || r.take(32)? != digest {
         return None;
     }
     let node = r.node(0)?;
@@ -371,7 +438,7 @@ mod tests {
         let file = source(TEXT);
         for cut in 0..good.len() {
             assert!(
-                decode(&good[..cut], &digest, &file).is_none(),
+                decode(&good[..cut], build_id().unwrap(), &digest, &file).is_none(),
                 "cut at {cut}"
             );
         }
@@ -380,15 +447,54 @@ mod tests {
                 let mut bad = good.clone();
                 bad[i] ^= flip;
                 assert!(
-                    decode(&bad, &digest, &file).is_none(),
+                    decode(&bad, build_id().unwrap(), &digest, &file).is_none(),
                     "byte {i} ^ {flip:#x}"
                 );
             }
         }
-        assert!(decode(&good, &digest, &file).is_some());
+        assert!(decode(&good, build_id().unwrap(), &digest, &file).is_some());
         std::fs::write(&entry, &good[..good.len() / 2]).unwrap();
         assert_eq!(show(&parse(dir.path(), source(TEXT)).unwrap()), want);
         assert_eq!(std::fs::read(&entry).unwrap(), good, "rewritten");
+    }
+
+    #[test]
+    fn entries_of_another_build_are_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        parse(dir.path(), source(TEXT)).unwrap();
+        let entry = std::fs::read_dir(dir.path())
+            .unwrap()
+            .next()
+            .unwrap()
+            .unwrap()
+            .path();
+        let good = std::fs::read(&entry).unwrap();
+        let digest: [u8; 32] = Sha256::digest(TEXT.as_bytes()).into();
+        assert!(decode(&good, build_id().unwrap(), &digest, &source(TEXT)).is_some());
+        assert!(decode(&good, b"0.1.0 1 2.000000000", &digest, &source(TEXT)).is_none());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_directory_others_can_write_is_not_used() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let shared = dir.path().join("shared");
+        std::fs::create_dir(&shared).unwrap();
+        std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o777)).unwrap();
+        let n = parse(&shared, source("a: 1\n")).unwrap();
+        assert_eq!(show(&n), "1:1{1:1\"a\"=1:4Int(1)}");
+        assert_eq!(
+            std::fs::read_dir(&shared).unwrap().count(),
+            0,
+            "nothing written"
+        );
+        // A new directory is made private.
+        let fresh = dir.path().join("new/parsed");
+        parse(&fresh, source("a: 1\n")).unwrap();
+        let mode = std::fs::metadata(&fresh).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o700, "{mode:o}");
+        assert_eq!(std::fs::read_dir(&fresh).unwrap().count(), 1);
     }
 
     #[test]
