@@ -421,18 +421,24 @@ mod tests {
         assert!(!dir.path().exists() || std::fs::read_dir(dir.path()).unwrap().count() == 0);
     }
 
-    #[test]
-    fn a_damaged_entry_is_ignored_and_rewritten() {
-        let dir = tempfile::tempdir().unwrap();
-        let want = show(&yaml::parse(source(TEXT)).unwrap());
-        parse(dir.path(), source(TEXT)).unwrap();
-        let entry = std::fs::read_dir(dir.path())
+    /// Caches TEXT in `dir`; the entry's path and bytes.
+    fn cached_entry(dir: &Path) -> (PathBuf, Vec<u8>) {
+        parse(dir, source(TEXT)).unwrap();
+        let entry = std::fs::read_dir(dir)
             .unwrap()
             .next()
             .unwrap()
             .unwrap()
             .path();
-        let good = std::fs::read(&entry).unwrap();
+        let bytes = std::fs::read(&entry).unwrap();
+        (entry, bytes)
+    }
+
+    #[test]
+    fn a_damaged_entry_is_ignored_and_rewritten() {
+        let dir = tempfile::tempdir().unwrap();
+        let want = show(&yaml::parse(source(TEXT)).unwrap());
+        let (entry, good) = cached_entry(dir.path());
         // Every truncation and every changed byte is refused.
         let digest: [u8; 32] = Sha256::digest(TEXT.as_bytes()).into();
         let file = source(TEXT);
@@ -461,14 +467,7 @@ mod tests {
     #[test]
     fn entries_of_another_build_are_not_read() {
         let dir = tempfile::tempdir().unwrap();
-        parse(dir.path(), source(TEXT)).unwrap();
-        let entry = std::fs::read_dir(dir.path())
-            .unwrap()
-            .next()
-            .unwrap()
-            .unwrap()
-            .path();
-        let good = std::fs::read(&entry).unwrap();
+        let (_, good) = cached_entry(dir.path());
         let digest: [u8; 32] = Sha256::digest(TEXT.as_bytes()).into();
         assert!(decode(&good, build_id().unwrap(), &digest, &source(TEXT)).is_some());
         assert!(decode(&good, b"0.1.0 1 2.000000000", &digest, &source(TEXT)).is_none());
