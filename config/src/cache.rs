@@ -88,13 +88,11 @@ fn build_id() -> Option<&'static [u8]> {
 /// able to write them could forge, so a directory others can write (a
 /// shared `XDG_CACHE_HOME`) is not used at all.
 fn private_dir(dir: &Path) -> bool {
-    if std::fs::symlink_metadata(dir).is_err() && create_private_dir(dir).is_err() {
-        return false;
-    }
-    match std::fs::symlink_metadata(dir) {
-        Ok(meta) if meta.is_dir() => owned_and_not_shared(&meta),
-        _ => false,
-    }
+    let meta = std::fs::symlink_metadata(dir).or_else(|_| {
+        create_private_dir(dir)?;
+        std::fs::symlink_metadata(dir)
+    });
+    meta.is_ok_and(|m| m.is_dir() && owned_and_not_shared(&m))
 }
 
 #[cfg(unix)]

@@ -351,16 +351,16 @@ impl LoadedConfig {
                 _ => n.origin.layer() == Layer::Project,
             }
         }
-        // The nodes at a dotted key path, `*` standing for every item of a
-        // list (or value of a map).
-        fn any_at(n: &Node, path: &[&str], hit: &dyn Fn(&Node) -> bool) -> bool {
+        // Whether a node at a dotted key path comes from the project, `*`
+        // standing for every item of a list (or value of a map).
+        fn from_project_at(n: &Node, path: &[&str]) -> bool {
             let Some((first, rest)) = path.split_first() else {
-                return hit(n);
+                return from_project(n);
             };
             match (&n.value, *first) {
-                (NodeValue::Seq(items), "*") => items.iter().any(|i| any_at(i, rest, hit)),
-                (NodeValue::Map(m), "*") => m.iter().any(|(_, v)| any_at(v, rest, hit)),
-                _ => n.get(first).is_some_and(|v| any_at(v, rest, hit)),
+                (NodeValue::Seq(items), "*") => items.iter().any(|i| from_project_at(i, rest)),
+                (NodeValue::Map(m), "*") => m.iter().any(|(_, v)| from_project_at(v, rest)),
+                _ => n.get(first).is_some_and(|v| from_project_at(v, rest)),
             }
         }
         self.entries
@@ -377,7 +377,7 @@ impl LoadedConfig {
                     .command_keys(oracle)
                     .iter()
                     .chain(registry.trust_keys(oracle))
-                    .any(|k| any_at(config, &k.split('.').collect::<Vec<_>>(), &from_project))
+                    .any(|k| from_project_at(config, &k.split('.').collect::<Vec<_>>()))
             })
             .map(|e| (e.event, e.id.clone()))
             .collect()

@@ -8,7 +8,6 @@
 
 use crate::pattern::Pattern;
 use crate::HookContext;
-use regex::Regex;
 use serde_json::Value;
 use std::cmp::Ordering;
 use std::fmt;
@@ -147,17 +146,6 @@ pub fn parse_operand(s: &str) -> Value {
         }
     }
     Value::String(s.to_string())
-}
-
-/// Compiles a regex now, with the size limit of policy regexes. Policy
-/// matchers use [`Pattern`], which compiles on first use.
-pub fn compile_regex(pattern: &str) -> Result<Regex, MatcherError> {
-    crate::pattern::compile(pattern).map_err(|e| {
-        MatcherError(format!(
-            "invalid regex `{pattern}`: {}",
-            crate::pattern::one_line(&e.to_string())
-        ))
-    })
 }
 
 impl Matcher {

@@ -132,7 +132,7 @@ impl fmt::Display for Pattern {
     }
 }
 
-pub(crate) fn compile(source: &str) -> Result<Regex, regex::Error> {
+fn compile(source: &str) -> Result<Regex, regex::Error> {
     regex::RegexBuilder::new(source)
         .size_limit(SIZE_LIMIT)
         .build()
@@ -140,7 +140,7 @@ pub(crate) fn compile(source: &str) -> Result<Regex, regex::Error> {
 
 /// The regex crates render a multi-line diagram; one line reads better
 /// inside a config error.
-pub(crate) fn one_line(full: &str) -> String {
+fn one_line(full: &str) -> String {
     full.rsplit_once("error: ")
         .map_or(full, |(_, d)| d)
         .trim()

@@ -125,7 +125,8 @@ fn run(program: &Path, args: &[&str], dir: &Path, home: &Path) {
 }
 
 fn spawn(c: &mut Criterion) {
-    let p = match project(&ahp_bin()) {
+    let built = ahp_bin();
+    let p = match project(&built) {
         Ok(p) => p,
         Err(e) => panic!("cannot set up the benchmark projects: {e}"),
     };
@@ -133,7 +134,7 @@ fn spawn(c: &mut Criterion) {
     // the linker has just written sits in the page cache in small pieces,
     // and each page fault on it costs more (~0.6 ms a call here).
     let ahp = p.home.join("ahp");
-    if let Err(e) = std::fs::copy(ahp_bin(), &ahp) {
+    if let Err(e) = std::fs::copy(&built, &ahp) {
         panic!("cannot copy the binary: {e}");
     }
     let script = p.b.join(".agents/hooks/check-shell/scripts/run");
