@@ -26,15 +26,21 @@ fn logged() -> Sandbox {
     sb
 }
 
-#[test]
-fn stats_counts_blocks_per_source() {
-    let sb = logged();
+/// `ahp signals stats --format json`, which must succeed.
+fn stats_json(sb: &Sandbox) -> std::process::Output {
     let out = sb
         .ahp()
         .args(["signals", "stats", "--format", "json"])
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
+    out
+}
+
+#[test]
+fn stats_counts_blocks_per_source() {
+    let sb = logged();
+    let out = stats_json(&sb);
     let v = json_out(&out);
     assert_eq!(v["runs"], 3);
     let row = &v["rows"][0];
@@ -273,12 +279,7 @@ fn a_torn_line_is_reported_as_skipped_and_the_other_records_count() {
     damaged.push_str(torn);
     std::fs::write(sb.log_path(), damaged).unwrap();
 
-    let out = sb
-        .ahp()
-        .args(["signals", "stats", "--format", "json"])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
+    let out = stats_json(&sb);
     let err = stderr(&out);
     assert!(
         err.contains(&format!(
