@@ -10,13 +10,17 @@
 //! use; before that, a value that holds none of the literals every match
 //! must start with is answered "no match" without compiling anything.
 //!
+//! A pattern that only spells out literals (`^Bash$`, `^(Edit|Write)$`,
+//! `npm publish`) is never compiled: it is answered by comparing strings,
+//! as most HOOK.md and `when` matchers are.
+//!
 //! A pattern whose compiled size could come near the regex size limit is
 //! compiled at load instead, so "regex too big" stays a load-time error and
 //! a lazily compiled pattern cannot fail (docs/decisions.md, "Performance").
 
 use crate::condition::MatcherError;
 use regex::Regex;
-use regex_syntax::hir::{literal, Class, Hir, HirKind};
+use regex_syntax::hir::{literal, Class, Hir, HirKind, Look};
 use std::fmt;
 use std::sync::{Arc, OnceLock};
 
@@ -53,7 +57,70 @@ struct Inner {
     /// Literals one of which starts every match; `None` when the pattern
     /// has no such finite set (`.*x`, `\w+`, …).
     prefixes: Option<Words>,
+    /// Set when the pattern's matches are a finite set of literals: then
+    /// no regex is ever compiled.
+    literals: Option<Literals>,
     regex: OnceLock<Option<Regex>>,
+}
+
+/// A pattern that matches exactly these strings, anchored or not.
+struct Literals {
+    words: Vec<Box<[u8]>>,
+    /// The same words, for the unanchored search.
+    anywhere: Words,
+    /// `^…`: a match must start the haystack.
+    start: bool,
+    /// `…$`: a match must end the haystack.
+    end: bool,
+}
+
+impl Literals {
+    /// `^lit$`, `^(a|b)`, `lit$`, `lit`: a top-level concatenation with at
+    /// most the text anchors at its ends, around a sub-pattern without any
+    /// other look-around whose literal extraction is finite and exact.
+    fn of(hir: &Hir) -> Option<Literals> {
+        let parts: &[Hir] = match hir.kind() {
+            HirKind::Concat(hs) => hs,
+            _ => std::slice::from_ref(hir),
+        };
+        let start = matches!(
+            parts.first().map(Hir::kind),
+            Some(HirKind::Look(Look::Start))
+        );
+        let end = parts.len() > usize::from(start)
+            && matches!(parts.last().map(Hir::kind), Some(HirKind::Look(Look::End)));
+        let inner = &parts[usize::from(start)..parts.len() - usize::from(end)];
+        let inner = Hir::concat(inner.to_vec());
+        if !inner.properties().look_set().is_empty() {
+            return None;
+        }
+        let seq = literal::Extractor::new().extract(&inner);
+        if !seq.is_exact() {
+            return None;
+        }
+        let words: Vec<Box<[u8]>> = seq
+            .literals()?
+            .iter()
+            .map(|l| l.as_bytes().into())
+            .collect();
+        let anywhere = Words::new(words.iter().map(|w| &w[..]));
+        Some(Literals {
+            words,
+            anywhere,
+            start,
+            end,
+        })
+    }
+
+    fn is_match(&self, haystack: &[u8]) -> bool {
+        let mut words = self.words.iter();
+        match (self.start, self.end) {
+            (true, true) => words.any(|w| haystack == &w[..]),
+            (true, false) => words.any(|w| haystack.starts_with(w)),
+            (false, true) => words.any(|w| haystack.ends_with(w)),
+            (false, false) => self.anywhere.any_in(haystack),
+        }
+    }
 }
 
 impl Pattern {
@@ -71,9 +138,15 @@ impl Pattern {
             let re = compile(source).map_err(|e| invalid(&one_line(&e.to_string())))?;
             let _ = regex.set(Some(re));
         }
+        let literals = Literals::of(&hir);
         Ok(Pattern(Arc::new(Inner {
             source: source.to_string(),
-            prefixes: required_prefixes(&hir),
+            // A literal pattern is answered by its literals alone.
+            prefixes: literals
+                .is_none()
+                .then(|| required_prefixes(&hir))
+                .flatten(),
+            literals,
             regex,
         })))
     }
@@ -90,6 +163,9 @@ impl Pattern {
             if !prefixes.any_in(haystack.as_bytes()) {
                 return false;
             }
+        }
+        if let Some(literals) = &self.0.literals {
+            return literals.is_match(haystack.as_bytes());
         }
         match self.regex() {
             Some(re) => re.is_match(haystack),
@@ -296,17 +372,80 @@ mod tests {
     #[test]
     fn a_value_without_the_prefixes_is_answered_without_compiling() {
         for (src, miss, hit) in [
-            ("^sudo ", "ls -la", "sudo rm x"),
-            (r"\.env$", "src/main.rs", "app/.env"),
+            ("^sudo +", "ls -la", "sudo  rm x"),
+            (r"\.env\s*$", "src/main.rs", "app/.env"),
             ("git push .*main", "git status", "git push origin main"),
             ("(&&|;).*(&&|;)", "ls -la src", "a && b; c"),
-            ("(?i)npm publish", "npm install", "NPM Publish --tag x"),
+            ("(?i)npm +publish", "pip install", "NPM  Publish --tag x"),
         ] {
             let p = Pattern::new(src).unwrap();
             assert!(!p.is_match(miss), "{src} on {miss}");
             assert!(!p.is_compiled(), "{src} compiled for {miss}");
             assert!(p.is_match(hit), "{src} on {hit}");
             assert!(p.is_compiled());
+        }
+    }
+
+    #[test]
+    fn literal_patterns_are_answered_without_a_regex() {
+        let haystacks = [
+            "",
+            "Bash",
+            "bash",
+            "BASH",
+            "Bash ",
+            " Bash",
+            "xBashx",
+            "Edit",
+            "MultiEdit",
+            "Edit\n",
+            "\nEdit",
+            "sudo rm",
+            "  sudo",
+            "npm publish",
+            "NPM Publish",
+            "k",
+            "\u{212A}",
+            "ſ",
+            "S",
+            "a",
+            "aa",
+            "ab",
+        ];
+        for src in [
+            "^Bash$",
+            "Bash",
+            "^Bash",
+            "Bash$",
+            "^(Bash|Edit|MultiEdit)$",
+            "^(?:Edit|Write)",
+            "(Edit|Write)$",
+            "^sudo ",
+            "(?i)npm",
+            "(?i)k",
+            "(?i)s",
+            "^$",
+            "",
+            "a|",
+            "^(a|)$",
+            "a{2}",
+            "^a{2}$",
+            "(?-u:a)b?",
+            "^b?$",
+            "^Edit\n?$",
+            "é|e\u{301}",
+        ] {
+            let p = Pattern::new(src).unwrap();
+            let re = Regex::new(src).unwrap();
+            for h in haystacks {
+                assert_eq!(p.is_match(h), re.is_match(h), "{src:?} on {h:?}");
+            }
+            assert!(!p.is_compiled(), "{src:?} was compiled");
+        }
+        // Anything beyond plain text and the text anchors takes the regex.
+        for src in ["(?m)^Bash$", r"\bBash\b", "^Ba.h$", "^Bash(?m:$)", "Bash+"] {
+            let p = Pattern::new(src).unwrap();
+            assert!(p.0.literals.is_none(), "{src:?}");
         }
     }
 

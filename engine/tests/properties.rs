@@ -566,3 +566,89 @@ fn failed_modifications_and_removes_of_missing_paths_leave_no_trace() {
         assert_eq!(ctx, before, "{target}");
     }
 }
+
+/// A policy pattern answers exactly as the regex crate does, whether it is
+/// gated by its prefixes, answered by its literals or compiled.
+mod pattern_agrees_with_regex {
+    use ahp_engine::pattern::Pattern;
+    use proptest::prelude::*;
+
+    fn piece() -> impl Strategy<Value = String> {
+        prop_oneof![
+            Just("a".to_string()),
+            Just("b".to_string()),
+            Just("ab".to_string()),
+            Just("é".to_string()),
+            Just(" ".to_string()),
+            Just(".".to_string()),
+            Just("[ab]".to_string()),
+            Just(r"\b".to_string()),
+            Just("a?".to_string()),
+            Just("b*".to_string()),
+            Just("(a|b)".to_string()),
+            Just("(?:ab|)".to_string()),
+            Just("(?i:k)".to_string()),
+            Just("(?i:s)".to_string()),
+            Just("a{2}".to_string()),
+            Just("(?m:^)".to_string()),
+            Just("(?m:$)".to_string()),
+        ]
+    }
+
+    fn pattern() -> impl Strategy<Value = String> {
+        (
+            any::<bool>(),
+            prop::collection::vec(piece(), 0..4),
+            prop::collection::vec(prop::collection::vec(piece(), 0..3), 0..3),
+            any::<bool>(),
+        )
+            .prop_map(|(start, first, alts, end)| {
+                let mut branches = vec![first.concat()];
+                branches.extend(alts.into_iter().map(|a| a.concat()));
+                let body = if branches.len() > 1 {
+                    format!("(?:{})", branches.join("|"))
+                } else {
+                    branches.concat()
+                };
+                format!(
+                    "{}{}{}",
+                    if start { "^" } else { "" },
+                    body,
+                    if end { "$" } else { "" }
+                )
+            })
+    }
+
+    fn haystack() -> impl Strategy<Value = String> {
+        prop::collection::vec(
+            prop_oneof![
+                Just('a'),
+                Just('b'),
+                Just('A'),
+                Just('B'),
+                Just(' '),
+                Just('\n'),
+                Just('é'),
+                Just('k'),
+                Just('K'),
+                Just('\u{212A}'),
+                Just('s'),
+                Just('ſ'),
+            ],
+            0..8,
+        )
+        .prop_map(|cs| cs.into_iter().collect())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+        #[test]
+        fn same_answer(src in pattern(), hays in prop::collection::vec(haystack(), 1..8)) {
+            let p = Pattern::new(&src).unwrap();
+            let re = regex::Regex::new(&src).unwrap();
+            for h in &hays {
+                prop_assert_eq!(p.is_match(h), re.is_match(h), "{:?} on {:?}", src, h);
+            }
+        }
+    }
+}
