@@ -9,15 +9,22 @@
 #      script directly: the engine's overhead per script hook;
 #   5. peak RSS of a hook run (`/usr/bin/time -v`).
 #
+# Measures the release build (`cargo build-release`, see .cargo/config.toml;
+# extra arguments of that alias go to rustc, so cargo options come first).
 # Needs hyperfine (Debian: apt-get install hyperfine) and python3.
 # Usage: bench/hook_latency.sh [RUNS]   (default 300 runs per command)
+#        bench/hook_latency.sh --check  (build, set up, check both projects
+#                                        answer a plain allow; no timing)
+# AHP_BIN=path/to/ahp measures (or checks) that binary instead of building.
 # Prints a table and writes target/bench/hook_latency.json.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+check_only=false
+if [ "${1:-}" = --check ]; then check_only=true; shift; fi
 runs=${1:-300}
-command -v hyperfine >/dev/null || { echo "hyperfine is needed: apt-get install hyperfine" >&2; exit 1; }
+$check_only || command -v hyperfine >/dev/null || { echo "hyperfine is needed: apt-get install hyperfine" >&2; exit 1; }
 
-cargo build --release --quiet --bin ahp
+if [ -n "${AHP_BIN:-}" ]; then built=$AHP_BIN; else cargo --quiet build-release; built=target/release/ahp; fi
 out=$PWD/target/bench
 mkdir -p "$out"
 
@@ -26,7 +33,7 @@ trap 'rm -rf "$work"' EXIT
 # Measure the binary as installed (`cargo install` copies it). The file the
 # linker has just written sits in the page cache in small pieces, and each
 # page fault on it costs more: ~0.6 ms more per call on this machine.
-cp target/release/ahp "$work/ahp"
+cp "$built" "$work/ahp"
 ahp=$work/ahp
 export HOME=$work/home XDG_CONFIG_HOME=$work/home/.config XDG_DATA_HOME=$work/home/.local/share
 unset AHP_DEBUG CLAUDE_PROJECT_DIR
@@ -52,6 +59,12 @@ for p in a b; do
   echo "project $p answers: ${answer:-<nothing: allow>}"
 done
 (cd "$work/b" && "$ahp" explain pre-tool-use) | sed 's/^/  /'
+if $check_only; then
+  # The matching hook must have run: its run record names it.
+  grep -q '"check-shell"' "$work/b/.ahp/signals.jsonl" || { echo "project b: check-shell did not run" >&2; exit 1; }
+  echo "hook_latency --check: both projects answer a plain allow ($(file -b "$ahp" | cut -d, -f1-4))"
+  exit 0
+fi
 
 script=$work/b/.agents/hooks/check-shell/scripts/run
 hyperfine --warmup 20 --runs "$runs" --style basic --export-json "$out/hook_latency.json" \

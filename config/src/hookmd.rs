@@ -534,6 +534,28 @@ fn load_hook(
     })
 }
 
+/// `file` resolved, where `file` lies under `dir` and `dir` resolves to
+/// `resolved_dir`: when no component below `dir` is a symlink, that is
+/// `resolved_dir` joined with the rest, found with one `lstat` per
+/// component instead of a `readlink` per component of the whole path (as
+/// `canonicalize` does, on every hook call); otherwise `canonicalize`.
+fn resolve_under(dir: &Path, resolved_dir: &Path, file: &Path) -> std::io::Result<PathBuf> {
+    let Ok(rest) = file.strip_prefix(dir) else {
+        return std::fs::canonicalize(file);
+    };
+    let mut probe = dir.to_path_buf();
+    for part in rest.components() {
+        let std::path::Component::Normal(name) = part else {
+            return std::fs::canonicalize(file);
+        };
+        probe.push(name);
+        if std::fs::symlink_metadata(&probe)?.file_type().is_symlink() {
+            return std::fs::canonicalize(file);
+        }
+    }
+    Ok(resolved_dir.join(rest))
+}
+
 /// A project hook's HOOK.md and entry point must resolve (symlinks
 /// followed) inside the project hooks directory: `ahp trust` hashes what is
 /// in there, but of a symlink only its target *name*, so a script linked
@@ -547,7 +569,13 @@ fn confine_to_hooks_dir(
     origin: &Origin,
 ) -> Result<(), ConfigError> {
     let shown = file.strip_prefix(dir).unwrap_or(file).display().to_string();
-    match std::fs::canonicalize(file) {
+    // `dir` is a folder of the hooks directory as scanned; `hooks_dir` is
+    // that directory resolved.
+    let resolved = match dir.parent() {
+        Some(scanned) => resolve_under(scanned, hooks_dir, file),
+        None => std::fs::canonicalize(file),
+    };
+    match resolved {
         Ok(r) if r.starts_with(hooks_dir) => Ok(()),
         Ok(r) => Err(ConfigError::at(
             origin,
@@ -571,6 +599,51 @@ fn confine_to_hooks_dir(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `resolve_under` gives what `canonicalize` gives, through symlinks
+    /// at every level (the hook folder, a folder in it, the file) and none.
+    #[cfg(unix)]
+    #[test]
+    fn resolving_under_a_resolved_directory_agrees_with_canonicalize() {
+        use std::os::unix::fs::symlink;
+        let tmp = tempfile::tempdir().unwrap();
+        let real = tmp.path().join("real");
+        let outside = tmp.path().join("outside");
+        std::fs::create_dir_all(real.join("hooks/plain/scripts")).unwrap();
+        std::fs::create_dir_all(outside.join("scripts")).unwrap();
+        std::fs::write(real.join("hooks/plain/scripts/run"), "x").unwrap();
+        std::fs::write(outside.join("scripts/run"), "x").unwrap();
+        std::fs::write(outside.join("HOOK.md"), "x").unwrap();
+        // The scanned directory is reached through a symlink itself.
+        symlink(&real, tmp.path().join("link")).unwrap();
+        let scanned = tmp.path().join("link/hooks");
+        let resolved = std::fs::canonicalize(&scanned).unwrap();
+        symlink(&outside, real.join("hooks/folder-link")).unwrap();
+        std::fs::create_dir_all(real.join("hooks/inner")).unwrap();
+        symlink(outside.join("scripts"), real.join("hooks/inner/scripts")).unwrap();
+        symlink("../plain/scripts/run", real.join("hooks/inner/run")).unwrap();
+        for rest in [
+            "plain/scripts/run",
+            "folder-link/HOOK.md",
+            "folder-link/scripts/run",
+            "inner/scripts/run",
+            "inner/run",
+        ] {
+            let file = scanned.join(rest);
+            assert_eq!(
+                resolve_under(&scanned, &resolved, &file).unwrap(),
+                std::fs::canonicalize(&file).unwrap(),
+                "{rest}"
+            );
+        }
+        let missing = scanned.join("plain/scripts/missing");
+        assert_eq!(
+            resolve_under(&scanned, &resolved, &missing)
+                .unwrap_err()
+                .kind(),
+            std::io::ErrorKind::NotFound
+        );
+    }
 
     fn hook(root: &Path, name: &str, frontmatter: &str, entry: Option<&str>) -> PathBuf {
         let dir = root.join(name);

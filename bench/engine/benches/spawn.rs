@@ -5,7 +5,7 @@
 //! hyperfine's shell-spawn correction, whose calibration moves the floor
 //! by ±0.1 ms from run to run — a third of the floor on this machine.
 //!
-//! Needs the release binary: `cargo build --release` at the repository
+//! Needs the release binary: `cargo build-release` at the repository
 //! root (or AHP_BIN=path/to/ahp), then
 //! `cargo bench --manifest-path bench/engine/Cargo.toml --bench spawn`.
 //!
@@ -28,7 +28,7 @@ fn ahp_bin() -> PathBuf {
         .map(PathBuf::from)
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/release/ahp"));
     if !bin.is_file() {
-        panic!("{} not found: run `cargo build --release` at the repository root first (or set AHP_BIN)", bin.display());
+        panic!("{} not found: run `cargo build-release` at the repository root first (or set AHP_BIN)", bin.display());
     }
     bin
 }
