@@ -115,11 +115,15 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=300, help="rounds measured (after 20 warm-up rounds)")
     ap.add_argument("builds", nargs="+", metavar="NAME=PATH", help="an ahp binary and the name to report it by")
     args = ap.parse_args()
+    if args.runs < 1:
+        sys.exit("--runs must be at least 1")
     builds = []
     for b in args.builds:
         name, sep, path = b.partition("=")
-        if not sep or not Path(path).is_file():
+        if not sep or not name or not Path(path).is_file():
             sys.exit(f"{b}: expected NAME=PATH to an ahp binary")
+        if any(name == n for n, _ in builds):
+            sys.exit(f"{name}: two builds have this name")
         builds.append((name, Path(path)))
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -140,10 +144,11 @@ def main() -> None:
                 # Trust the project (needed for the script hook) and check
                 # the call answers a plain allow before timing it.
                 subprocess.run([str(copy), "trust"], cwd=s[p], env=env, check=True, stdout=subprocess.DEVNULL)
-                out = subprocess.run(
-                    [str(copy), "hook", "claude-code"], cwd=s[p], env=env,
-                    stdin=open(work / f"{p}.json"), capture_output=True, text=True,
-                )
+                with open(work / f"{p}.json") as stdin:
+                    out = subprocess.run(
+                        [str(copy), "hook", "claude-code"], cwd=s[p], env=env,
+                        stdin=stdin, capture_output=True, text=True,
+                    )
                 if out.returncode != 0 or out.stderr or out.stdout.strip():
                     sys.exit(f"{name} on project {p}: exit {out.returncode}, stdout {out.stdout!r}, stderr {out.stderr!r}")
                 commands.append((f"{name} {p}", [str(copy), "hook", "claude-code"], s[p], work / f"{p}.json", env))

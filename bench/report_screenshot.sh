@@ -23,7 +23,7 @@ if [ -z "$browser" ]; then
   echo "FAIL: chromium not found: install it (apt-get install chromium), then rerun" >&2
   exit 1
 fi
-cargo build --release --quiet --bin ahp
+cargo --quiet build-release   # the binary as released (.cargo/config.toml)
 log="target/report-demo.jsonl"
 html="$PWD/target/report.html"
 cargo run --release --quiet -p ahp-signals-log --example gen_log -- "$log" 20000

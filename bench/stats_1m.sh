@@ -10,7 +10,7 @@ dir="$(mktemp -d)"
 trap 'rm -rf "$dir"' EXIT
 log="$dir/signals.jsonl"
 
-cargo build --release --quiet --bin ahp
+cargo --quiet build-release   # the binary as released (.cargo/config.toml)
 cargo run --release --quiet -p ahp-signals-log --example gen_log -- "$log" "$records"
 echo "log: $(du -h "$log" | cut -f1), $(wc -l < "$log") lines"
 

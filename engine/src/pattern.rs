@@ -78,7 +78,9 @@ impl Literals {
     /// `^lit$`, `^(a|b)`, `lit$`, `lit`: a top-level concatenation with at
     /// most the text anchors at its ends, around a sub-pattern without any
     /// other look-around whose literal extraction is finite and exact.
-    fn of(hir: &Hir) -> Option<Literals> {
+    /// `seq` is the extraction of the whole `hir`: the anchors extract as
+    /// the exact empty string, so it is the inner part's too.
+    fn of(hir: &Hir, seq: &literal::Seq) -> Option<Literals> {
         let parts: &[Hir] = match hir.kind() {
             HirKind::Concat(hs) => hs,
             _ => std::slice::from_ref(hir),
@@ -90,11 +92,9 @@ impl Literals {
         let end = parts.len() > usize::from(start)
             && matches!(parts.last().map(Hir::kind), Some(HirKind::Look(Look::End)));
         let inner = &parts[usize::from(start)..parts.len() - usize::from(end)];
-        let inner = Hir::concat(inner.to_vec());
-        if !inner.properties().look_set().is_empty() {
+        if inner.iter().any(|h| !h.properties().look_set().is_empty()) {
             return None;
         }
-        let seq = literal::Extractor::new().extract(&inner);
         if !seq.is_exact() {
             return None;
         }
@@ -138,13 +138,14 @@ impl Pattern {
             let re = compile(source).map_err(|e| invalid(&one_line(&e.to_string())))?;
             let _ = regex.set(Some(re));
         }
-        let literals = Literals::of(&hir);
+        let seq = literal::Extractor::new().extract(&hir);
+        let literals = Literals::of(&hir, &seq);
         Ok(Pattern(Arc::new(Inner {
             source: source.to_string(),
             // A literal pattern is answered by its literals alone.
             prefixes: literals
                 .is_none()
-                .then(|| required_prefixes(&hir))
+                .then(|| required_prefixes(&seq))
                 .flatten(),
             literals,
             regex,
@@ -225,8 +226,7 @@ fn one_line(full: &str) -> String {
 
 /// The literals one of which every match starts with, when there is such a
 /// finite set of non-empty literals.
-fn required_prefixes(hir: &Hir) -> Option<Words> {
-    let seq = literal::Extractor::new().extract(hir);
+fn required_prefixes(seq: &literal::Seq) -> Option<Words> {
     let lits = seq.literals()?;
     if lits.is_empty() || lits.iter().any(|l| l.as_bytes().is_empty()) {
         return None;

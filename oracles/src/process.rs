@@ -281,6 +281,9 @@ struct Capture<R> {
     reader: Option<R>,
     data: Vec<u8>,
     truncated: bool,
+    /// Where output past the cap is read to be dropped; allocated only
+    /// then (an array here would sit in every run's future).
+    sink: Option<Box<[u8]>>,
 }
 
 /// The first read's room; each later one doubles it, up to a pipe's size.
@@ -293,6 +296,7 @@ impl<R: AsyncRead + Unpin> Capture<R> {
             reader,
             data: Vec::new(),
             truncated: false,
+            sink: None,
         }
     }
 
@@ -307,8 +311,8 @@ impl<R: AsyncRead + Unpin> Capture<R> {
         let room = OUTPUT_CAP - self.data.len();
         let read = if room == 0 {
             // Past the cap: read and discard.
-            let mut sink = [0u8; 8 * 1024];
-            reader.read(&mut sink).await.map(|n| (n, n > 0))
+            let sink = self.sink.get_or_insert_with(|| vec![0; 8 * 1024].into());
+            reader.read(sink).await.map(|n| (n, n > 0))
         } else {
             let want = self.data.len().clamp(FIRST_READ, MAX_READ).min(room);
             self.data.reserve(want);
