@@ -446,8 +446,7 @@ mod tests {
             (OUTPUT_CAP + 1, true),
             (3 * OUTPUT_CAP, true),
         ] {
-            // Every byte differs from its neighbours' pattern, so a lost or
-            // repeated chunk shows.
+            // Each line numbers itself, so a lost or repeated chunk shows.
             let run = output_of(&format!(
                 "i=0; while [ $i -lt 400000 ]; do printf '%07d\\n' $i; i=$((i+1)); done | head -c {len}; head -c {len} /dev/zero >&2"
             ));
