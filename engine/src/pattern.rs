@@ -64,14 +64,16 @@ struct Inner {
 }
 
 /// A pattern that matches exactly these strings, anchored or not.
-struct Literals {
-    words: Vec<Box<[u8]>>,
-    /// The same words, for the unanchored search.
-    anywhere: Words,
-    /// `^…`: a match must start the haystack.
-    start: bool,
-    /// `…$`: a match must end the haystack.
-    end: bool,
+enum Literals {
+    /// No anchor: one of the words anywhere in the haystack.
+    Anywhere(Words),
+    /// `^…` (`start`), `…$` (`end`) or both: the haystack starts with,
+    /// ends with, or is one of the words.
+    Anchored {
+        words: Vec<Box<[u8]>>,
+        start: bool,
+        end: bool,
+    },
 }
 
 impl Literals {
@@ -98,27 +100,26 @@ impl Literals {
         if !seq.is_exact() {
             return None;
         }
-        let words: Vec<Box<[u8]>> = seq
-            .literals()?
-            .iter()
-            .map(|l| l.as_bytes().into())
-            .collect();
-        let anywhere = Words::new(words.iter().map(|w| &w[..]));
-        Some(Literals {
-            words,
-            anywhere,
-            start,
-            end,
+        let words = seq.literals()?.iter().map(|l| l.as_bytes());
+        Some(if start || end {
+            Literals::Anchored {
+                words: words.map(Box::from).collect(),
+                start,
+                end,
+            }
+        } else {
+            Literals::Anywhere(Words::new(words))
         })
     }
 
     fn is_match(&self, haystack: &[u8]) -> bool {
-        let mut words = self.words.iter();
-        match (self.start, self.end) {
-            (true, true) => words.any(|w| haystack == &w[..]),
-            (true, false) => words.any(|w| haystack.starts_with(w)),
-            (false, true) => words.any(|w| haystack.ends_with(w)),
-            (false, false) => self.anywhere.any_in(haystack),
+        match self {
+            Literals::Anywhere(words) => words.any_in(haystack),
+            Literals::Anchored { words, start, end } => words.iter().any(|w| match (start, end) {
+                (true, true) => haystack == &w[..],
+                (true, false) => haystack.starts_with(w),
+                (false, _) => haystack.ends_with(w),
+            }),
         }
     }
 }
