@@ -35,9 +35,10 @@ const MAGIC: &[u8] = b"ahp-parsed-yaml 1\n";
 const MAX_DEPTH: usize = 256;
 
 /// The tree of `file`, from the cache in `dir` when it holds one for this
-/// exact text, else parsed (and then stored).
-pub(crate) fn parse(dir: &Path, file: Arc<SourceFile>) -> Result<Node, ConfigError> {
-    let (Some(build), true) = (build_id(), private_dir(dir)) else {
+/// exact text, else parsed (and then stored). Without a directory, or with
+/// one that cannot be used, a plain parse.
+pub(crate) fn parse(dir: Option<&Path>, file: Arc<SourceFile>) -> Result<Node, ConfigError> {
+    let (Some(dir), Some(build)) = (dir.filter(|d| private_dir(d)), build_id()) else {
         return yaml::parse(file);
     };
     let entry = dir.join(entry_name(&file.path));
@@ -389,9 +390,9 @@ mod tests {
     fn a_cached_tree_is_the_parsed_tree() {
         let dir = tempfile::tempdir().unwrap();
         let parsed = yaml::parse(source(TEXT)).unwrap();
-        let first = parse(dir.path(), source(TEXT)).unwrap();
+        let first = parse(Some(dir.path()), source(TEXT)).unwrap();
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
-        let cached = parse(dir.path(), source(TEXT)).unwrap();
+        let cached = parse(Some(dir.path()), source(TEXT)).unwrap();
         assert_eq!(show(&first), show(&parsed));
         assert_eq!(show(&cached), show(&parsed));
         assert!(
@@ -404,8 +405,8 @@ mod tests {
     #[test]
     fn an_edited_file_is_parsed_again_and_the_entry_replaced() {
         let dir = tempfile::tempdir().unwrap();
-        parse(dir.path(), source("a: 1\n")).unwrap();
-        let edited = parse(dir.path(), source("a: 2\n")).unwrap();
+        parse(Some(dir.path()), source("a: 1\n")).unwrap();
+        let edited = parse(Some(dir.path()), source("a: 2\n")).unwrap();
         assert_eq!(show(&edited), "1:1{1:1\"a\"=1:4Int(2)}");
         // Still one entry for the one file.
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
@@ -414,14 +415,14 @@ mod tests {
     #[test]
     fn errors_come_from_the_parser_and_are_not_cached() {
         let dir = tempfile::tempdir().unwrap();
-        let e = parse(dir.path(), source("a: [1\n")).unwrap_err();
+        let e = parse(Some(dir.path()), source("a: [1\n")).unwrap_err();
         assert!(e.message.starts_with("invalid YAML"), "{e}");
         assert!(!dir.path().exists() || std::fs::read_dir(dir.path()).unwrap().count() == 0);
     }
 
     /// Caches TEXT in `dir`; the entry's path and bytes.
     fn cached_entry(dir: &Path) -> (PathBuf, Vec<u8>) {
-        parse(dir, source(TEXT)).unwrap();
+        parse(Some(dir), source(TEXT)).unwrap();
         let entry = std::fs::read_dir(dir)
             .unwrap()
             .next()
@@ -458,7 +459,7 @@ mod tests {
         }
         assert!(decode(&good, build_id().unwrap(), &digest, &file).is_some());
         std::fs::write(&entry, &good[..good.len() / 2]).unwrap();
-        assert_eq!(show(&parse(dir.path(), source(TEXT)).unwrap()), want);
+        assert_eq!(show(&parse(Some(dir.path()), source(TEXT)).unwrap()), want);
         assert_eq!(std::fs::read(&entry).unwrap(), good, "rewritten");
     }
 
@@ -479,7 +480,7 @@ mod tests {
         let shared = dir.path().join("shared");
         std::fs::create_dir(&shared).unwrap();
         std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o777)).unwrap();
-        let n = parse(&shared, source("a: 1\n")).unwrap();
+        let n = parse(Some(&shared), source("a: 1\n")).unwrap();
         assert_eq!(show(&n), "1:1{1:1\"a\"=1:4Int(1)}");
         assert_eq!(
             std::fs::read_dir(&shared).unwrap().count(),
@@ -488,7 +489,7 @@ mod tests {
         );
         // A new directory is made private.
         let fresh = dir.path().join("new/parsed");
-        parse(&fresh, source("a: 1\n")).unwrap();
+        parse(Some(&fresh), source("a: 1\n")).unwrap();
         let mode = std::fs::metadata(&fresh).unwrap().permissions().mode();
         assert_eq!(mode & 0o777, 0o700, "{mode:o}");
         assert_eq!(std::fs::read_dir(&fresh).unwrap().count(), 1);
@@ -499,7 +500,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let blocked = dir.path().join("file");
         std::fs::write(&blocked, "not a directory").unwrap();
-        let n = parse(&blocked.join("parsed"), source("a: 1\n")).unwrap();
+        let n = parse(Some(&blocked.join("parsed")), source("a: 1\n")).unwrap();
         assert_eq!(show(&n), "1:1{1:1\"a\"=1:4Int(1)}");
     }
 }

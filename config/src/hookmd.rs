@@ -10,7 +10,7 @@
 //! where `ahp trust` hashes them (see `confine_to_hooks_dir`).
 
 use crate::source::{ConfigError, Layer, Origin, SourceFile};
-use crate::yaml::{self, Node, NodeValue};
+use crate::yaml::{Node, NodeValue};
 use ahp_engine::pattern::Pattern;
 use ahp_engine::suggest::did_you_mean;
 use ahp_engine::Event;
@@ -327,10 +327,7 @@ fn load_hook(
         path: path.clone(),
         text,
     });
-    let root = match parse_cache {
-        Some(cache) => crate::cache::parse(cache, Arc::clone(&file))?,
-        None => yaml::parse(Arc::clone(&file))?,
-    };
+    let root = crate::cache::parse(parse_cache, Arc::clone(&file))?;
     let origin = Origin {
         file,
         line: 1,

@@ -432,11 +432,7 @@ impl LoadedConfig {
             escalation: Vec::new(),
         };
         for file in files {
-            let parsed = match parse_cache {
-                Some(dir) => crate::cache::parse(dir, file),
-                None => yaml::parse(file),
-            };
-            match parsed {
+            match crate::cache::parse(parse_cache, file) {
                 Ok(root) => cfg.merge_layer(root, &mut errors),
                 Err(e) => errors.push(e),
             }
