@@ -1,6 +1,13 @@
 //! YAML parsing into a tree that remembers where every key and value came
 //! from. The only place that knows the YAML crate (serde-saphyr), so it can
-//! be swapped by changing this file alone.
+//! be swapped by changing this module alone.
+//!
+//! Two ways in: [`direct`] builds the tree from the parser's events for the
+//! plain documents policies are made of, and serde-saphyr's spanned
+//! deserializer takes everything else (anchors, tags, merge keys, errors).
+//! Both give the same tree; the first is about three times faster.
+
+mod direct;
 
 use crate::source::{ConfigError, Origin, SourceFile};
 use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
@@ -277,6 +284,69 @@ pub fn parse(file: Arc<SourceFile>) -> Result<Node, ConfigError> {
             ),
         ));
     }
+    if let Some(node) = direct::parse(&file) {
+        return Ok(node);
+    }
+    parse_with_serde_saphyr(file)
+}
+
+/// Whether the fast path agrees with serde-saphyr on `text`: `Ok(true)`
+/// when [`direct`] answered and serde-saphyr gave the same tree with the
+/// same positions, `Ok(false)` when [`direct`] left the text to
+/// serde-saphyr, `Err` with both trees when they differ. For the
+/// differential tests and the `yaml_direct` fuzz target; not an API.
+#[doc(hidden)]
+pub fn direct_agrees(text: &str) -> Result<bool, String> {
+    let file = Arc::new(SourceFile {
+        layer: crate::source::Layer::Project,
+        path: "hooks.yaml".into(),
+        text: text.into(),
+    });
+    let Some(fast) = direct::parse(&file) else {
+        return Ok(false);
+    };
+    match parse_with_serde_saphyr(file) {
+        Ok(full) if flatten(&fast) == flatten(&full) => Ok(true),
+        Ok(full) => Err(format!(
+            "the trees differ for {text:?}\ndirect:       {:?}\nserde-saphyr: {:?}",
+            flatten(&fast),
+            flatten(&full)
+        )),
+        Err(e) => Err(format!(
+            "direct gave a tree, serde-saphyr an error for {text:?}: {e}"
+        )),
+    }
+}
+
+/// Every value and key as "path = value @line:column", in file order.
+fn flatten(node: &Node) -> Vec<String> {
+    fn walk(node: &Node, path: &str, out: &mut Vec<String>) {
+        let at = |o: &Origin| format!("@{}:{}", o.line, o.column);
+        match &node.value {
+            NodeValue::Seq(items) => {
+                out.push(format!("{path} = [..] {}", at(&node.origin)));
+                for (i, item) in items.iter().enumerate() {
+                    walk(item, &format!("{path}/{i}"), out);
+                }
+            }
+            NodeValue::Map(entries) => {
+                out.push(format!("{path} = {{..}} {}", at(&node.origin)));
+                for (k, v) in entries {
+                    out.push(format!("{path} key {:?} {}", k.name, at(&k.origin)));
+                    walk(v, &format!("{path}/{}", k.name), out);
+                }
+            }
+            value => out.push(format!("{path} = {value:?} {}", at(&node.origin))),
+        }
+    }
+    let mut out = Vec::new();
+    walk(node, "", &mut out);
+    out
+}
+
+/// The full parse: serde-saphyr's tree, or its error with file, line and
+/// column.
+fn parse_with_serde_saphyr(file: Arc<SourceFile>) -> Result<Node, ConfigError> {
     // YAML 1.2 core booleans only: `y`, `on`, `no` stay strings (the
     // "Norway problem" would turn a `when: {country: no}` into false).
     let options = serde_saphyr::options! { strict_booleans: true };
