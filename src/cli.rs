@@ -260,12 +260,18 @@ struct HookOnly {
 }
 
 /// Parses the command line. `ahp hook …` is what agents run on every tool
-/// call, so it is first tried with the hook subcommand alone: building
-/// every subcommand's parser was a tenth of a hook call. Whatever that
-/// does not accept (`--help`, a typo) goes through the full parser, so
-/// help and errors read the same either way.
+/// call, so the lines `ahp install` writes (`ahp hook <agent>`, plus
+/// `--event <NAME>` for Copilot) are read by hand, and other `ahp hook`
+/// lines are first tried with the hook subcommand alone: building clap's
+/// parser for every subcommand was a tenth of a hook call, and even the
+/// hook subcommand's alone is ~50 µs of a cold process. Whatever those do
+/// not accept (`--help`, a typo) goes through the full parser, so help and
+/// errors read the same either way.
 fn parse_args<I: IntoIterator<Item = std::ffi::OsString>>(args: I) -> Result<Cli, clap::Error> {
     let args: Vec<std::ffi::OsString> = args.into_iter().collect();
+    if let Some(cli) = installed_hook_line(&args) {
+        return Ok(cli);
+    }
     if args.get(1).is_some_and(|a| a == "hook") {
         let rest = args.iter().skip(2).cloned();
         if let Ok(h) = HookOnly::try_parse_from(std::iter::once("ahp hook".into()).chain(rest)) {
@@ -276,6 +282,37 @@ fn parse_args<I: IntoIterator<Item = std::ffi::OsString>>(args: I) -> Result<Cli
         }
     }
     Cli::try_parse_from(args)
+}
+
+/// `ahp hook <agent>` or `ahp hook <agent> --event <NAME>`, exactly, as
+/// clap would read them; `None` for anything else.
+fn installed_hook_line(args: &[std::ffi::OsString]) -> Option<Cli> {
+    use clap::ValueEnum;
+    let words: Vec<&str> = args
+        .iter()
+        .skip(1)
+        .map(|a| a.to_str())
+        .collect::<Option<_>>()?;
+    let (agent, event) = match words.as_slice() {
+        ["hook", agent] => (agent, None),
+        // clap takes a value that starts with `-` as a flag, not a name.
+        ["hook", agent, "--event", name] if !name.starts_with('-') => (agent, Some(name)),
+        _ => return None,
+    };
+    if agent.starts_with('-') {
+        return None;
+    }
+    let agent = crate::adapters::Agent::from_str(agent, false).ok()?;
+    Some(Cli {
+        debug: false,
+        command: Command::Hook(crate::hook::HookArgs {
+            agent,
+            event: event.map(|e| (*e).to_string()),
+            project: None,
+            log: None,
+            no_log: false,
+        }),
+    })
 }
 
 /// Text for a terminal: control characters other than newline and tab, and
@@ -1235,8 +1272,19 @@ mod tests {
 
     #[test]
     fn the_hook_fast_path_parses_exactly_as_the_full_parser() {
+        let mut read_by_hand = 0;
         for line in [
             "ahp hook claude-code",
+            "ahp hook kimi",
+            "ahp hook kimi-code",
+            "ahp hook copilot --event preToolUse",
+            "ahp hook copilot --event -x",
+            "ahp hook copilot --event",
+            "ahp hook copilot --event=preToolUse",
+            "ahp hook copilot --event a b",
+            "ahp hook --event x copilot",
+            "ahp hook -h",
+            "ahp hook CLAUDE-CODE",
             "ahp hook claude-code --debug",
             "ahp --debug hook gemini-cli",
             "ahp hook --debug copilot --event preToolUse",
@@ -1252,6 +1300,13 @@ mod tests {
             "ahp run pre-tool-use",
         ] {
             let argv = || line.split(' ').map(std::ffi::OsString::from);
+            if let Some(by_hand) = installed_hook_line(&argv().collect::<Vec<_>>()) {
+                read_by_hand += 1;
+                match Cli::try_parse_from(argv()) {
+                    Ok(full) => assert_eq!(format!("{by_hand:?}"), format!("{full:?}"), "{line}"),
+                    Err(e) => panic!("{line}: read by hand, but the full parser says {e}"),
+                }
+            }
             let fast = parse_args(argv());
             let full = Cli::try_parse_from(argv());
             match (fast, full) {
@@ -1263,5 +1318,7 @@ mod tests {
                 (a, b) => panic!("{line}: fast path {a:?}, full parser {b:?}"),
             }
         }
+        // The lines `ahp install` writes, and no others.
+        assert_eq!(read_by_hand, 3);
     }
 }
