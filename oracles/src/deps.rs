@@ -398,7 +398,8 @@ enum Base {
 /// Runs git in `root`: stdout on success, else the first line of stderr.
 async fn git(root: &Path, args: &[&str]) -> Result<String, String> {
     let mut cmd = tokio::process::Command::new("git");
-    cmd.args(args).current_dir(root);
+    cmd.args(args);
+    crate::process::working_dir(&mut cmd, root);
     match process::run(cmd, Vec::new(), GIT_TIMEOUT).await {
         Ok(run) if run.status.success() => Ok(run.stdout.text()),
         Ok(run) => {

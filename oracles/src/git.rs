@@ -718,8 +718,8 @@ impl Git {
     /// Runs git in `cwd` with the C locale (so messages can be recognized).
     async fn run(&self, cwd: &Path, args: &[&str]) -> Result<Run, GitError> {
         let mut cmd = Command::new(&self.program);
+        crate::process::working_dir(&mut cmd, cwd);
         cmd.args(args)
-            .current_dir(cwd)
             .env("LC_ALL", "C")
             .env("GIT_TERMINAL_PROMPT", "0")
             .env("GIT_OPTIONAL_LOCKS", "0");

@@ -148,8 +148,48 @@ pub async fn run_shell(
     timeout: Duration,
 ) -> Result<Run, ProcessError> {
     let mut cmd = Command::new("sh");
-    cmd.arg("-c").arg(line).current_dir(cwd);
+    cmd.arg("-c").arg(line);
+    working_dir(&mut cmd, cwd);
     run(cmd, Vec::new(), timeout).await
+}
+
+/// Sets `cmd` to start in `dir`, unless `dir` is already this process's
+/// working directory (the same device and inode, so a path through a
+/// symlink counts as the same).
+///
+/// Why not always `current_dir`: a statically linked ahp (the released
+/// binary) cannot look up glibc's `posix_spawn_file_actions_addchdir_np`
+/// at run time, so the standard library starts a command that has a
+/// working directory with `fork` instead of `posix_spawn`. `fork` copies
+/// this process's page tables, and every page ahp writes afterwards then
+/// faults once more. Agents start hooks in the project, which is where
+/// most commands run, so most spawns can skip it.
+///
+/// ```
+/// let mut cmd = tokio::process::Command::new("pwd");
+/// ahp_oracles::process::working_dir(&mut cmd, std::path::Path::new("/"));
+/// assert_eq!(cmd.as_std().get_current_dir(), Some(std::path::Path::new("/")));
+/// ```
+pub fn working_dir(cmd: &mut Command, dir: &std::path::Path) {
+    if !is_our_working_dir(dir) {
+        cmd.current_dir(dir);
+    }
+}
+
+#[cfg(unix)]
+fn is_our_working_dir(dir: &std::path::Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (std::fs::metadata("."), std::fs::metadata(dir)) {
+        (Ok(ours), Ok(theirs)) => {
+            theirs.is_dir() && ours.dev() == theirs.dev() && ours.ino() == theirs.ino()
+        }
+        _ => false,
+    }
+}
+
+#[cfg(not(unix))]
+fn is_our_working_dir(_dir: &std::path::Path) -> bool {
+    false
 }
 
 /// A finished run.
@@ -433,6 +473,48 @@ mod tests {
             Duration::from_secs(20),
         ))
         .unwrap()
+    }
+
+    #[test]
+    fn commands_start_in_the_directory_asked_for_whether_or_not_it_is_ours() {
+        let other = tempfile::tempdir().unwrap();
+        let here = std::env::current_dir().unwrap();
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        for (dir, same) in [
+            (std::path::PathBuf::from("."), true),
+            (here.clone(), true),
+            (here.join("."), true),
+            (other.path().to_path_buf(), false),
+        ] {
+            let mut cmd = Command::new("pwd");
+            working_dir(&mut cmd, &dir);
+            // Our own directory is left to inheritance (posix_spawn).
+            assert_eq!(
+                cmd.as_std().get_current_dir().is_none(),
+                same,
+                "{}",
+                dir.display()
+            );
+            let run = rt
+                .block_on(run(cmd, Vec::new(), Duration::from_secs(20)))
+                .unwrap();
+            let started_in = std::path::PathBuf::from(run.stdout.text().trim_end());
+            assert_eq!(
+                started_in.canonicalize().unwrap(),
+                dir.canonicalize().unwrap(),
+                "{}",
+                dir.display()
+            );
+        }
+        // A directory that is not there is still an error, not our own.
+        let mut cmd = Command::new("pwd");
+        working_dir(&mut cmd, &other.path().join("gone"));
+        assert!(rt
+            .block_on(run(cmd, Vec::new(), Duration::from_secs(20)))
+            .is_err());
     }
 
     #[test]

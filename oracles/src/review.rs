@@ -612,9 +612,9 @@ impl ReviewTrigger {
         issue_id: Option<&str>,
     ) -> String {
         let mut cmd = tokio::process::Command::new("sh");
+        process::working_dir(&mut cmd, root);
         cmd.arg("-c")
             .arg(command)
-            .current_dir(root)
             .env("AHP_REVIEWERS", reviewers.join(","))
             .env("AHP_ISSUE_ID", issue_id.unwrap_or(""))
             .env("AHP_PROJECT_DIR", root);
