@@ -124,10 +124,91 @@ impl Literals {
     }
 }
 
+/// Patterns longer than this always go through the regex parser (which
+/// also applies the size limit).
+const PLAIN_MAX_LEN: usize = 256;
+
+/// The literals of a pattern written as plain text, read without the regex
+/// parser: `lit`, `^lit`, `lit$` or `^lit$`, where `lit` is text or a group
+/// of alternatives `(a|b|c)`, and text is any characters but the regex
+/// metacharacters `\ . + * ? ( ) | [ ] { } ^ $`, or one of those escaped
+/// (`\.`). Most HOOK.md and `when` matchers look like this (`^Bash$`,
+/// `^(Write|Edit)$`), and the regex parser's first use costs a cold hook
+/// process tens of microseconds. `None` for anything else, which the regex
+/// parser then reads; a property test holds both readings to the regex
+/// crate's answers.
+fn plain_literals(source: &str) -> Option<Literals> {
+    if source.len() > PLAIN_MAX_LEN {
+        return None;
+    }
+    let (start, rest) = match source.strip_prefix('^') {
+        Some(rest) => (true, rest),
+        None => (false, source),
+    };
+    // `…\$` ends with a literal dollar, `…\\$` with a backslash and an anchor.
+    let (end, body) = match rest.strip_suffix('$') {
+        Some(body) if body.bytes().rev().take_while(|&b| b == b'\\').count() % 2 == 0 => {
+            (true, body)
+        }
+        _ => (false, rest),
+    };
+    let words = match body.strip_prefix('(').and_then(|b| b.strip_suffix(')')) {
+        Some(group) => plain_text(group, true)?,
+        None => plain_text(body, false)?,
+    };
+    if words.iter().any(Vec::is_empty) {
+        return None;
+    }
+    Some(if start || end {
+        Literals::Anchored {
+            words: words.into_iter().map(Vec::into_boxed_slice).collect(),
+            start,
+            end,
+        }
+    } else {
+        Literals::Anywhere(Words::new(words))
+    })
+}
+
+/// The literal text(s) of `text` with escapes removed, split at `|` when
+/// `alternatives`; `None` at any other metacharacter or escape.
+fn plain_text(text: &str, alternatives: bool) -> Option<Vec<Vec<u8>>> {
+    const META: &str = "\\.+*?()|[]{}^$";
+    let mut words = vec![Vec::new()];
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        let c = match c {
+            // Escaping a metacharacter (or `#&-~`, meta in verbose mode
+            // and classes) always means the character itself.
+            '\\' => chars
+                .next()
+                .filter(|e| META.contains(*e) || "#&-~".contains(*e))?,
+            '|' if alternatives => {
+                words.push(Vec::new());
+                continue;
+            }
+            c if META.contains(c) => return None,
+            c => c,
+        };
+        let last = words.last_mut()?;
+        let mut buf = [0; 4];
+        last.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+    }
+    Some(words)
+}
+
 impl Pattern {
     /// Checks `source` and prepares it; the error reads like the regex
     /// crate's, on one line, prefixed with "invalid regex `source`".
     pub fn new(source: &str) -> Result<Pattern, MatcherError> {
+        if let Some(literals) = plain_literals(source) {
+            return Ok(Pattern(Arc::new(Inner {
+                source: source.to_string(),
+                prefixes: None,
+                literals: Some(literals),
+                regex: OnceLock::new(),
+            })));
+        }
         let invalid = |detail: &str| MatcherError(format!("invalid regex `{source}`: {detail}"));
         let hir = regex_syntax::ParserBuilder::new()
             .build()
@@ -369,6 +450,35 @@ fn estimate(hir: &Hir) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn plain_text_patterns_skip_the_regex_parser() {
+        for src in [
+            "^Bash$",
+            "^(Write|Edit)$",
+            "npm publish",
+            r"\.env$",
+            "^sudo ",
+            r"a\$",
+            r"^\(x\|y\)$",
+            "mcp__github__",
+        ] {
+            assert!(plain_literals(src).is_some(), "{src}");
+        }
+        for src in [
+            "", "^", "$", "^$", "()", "(a|)", r"\d", r"a\", "(a)b", "a.b", "a|b", "(?i)a", r"\<",
+            "[ab]", "a+",
+        ] {
+            assert!(plain_literals(src).is_none(), "{src}");
+        }
+        let long = "x".repeat(PLAIN_MAX_LEN + 1);
+        assert!(plain_literals(&long).is_none());
+        // Read either way, the answers are the regex crate's.
+        let p = Pattern::new(r"^\(x\|y\)$").unwrap();
+        assert!(p.is_match("(x|y)") && !p.is_match("x"));
+        assert!(!p.is_compiled());
+        assert!(p.regex().is_some_and(|re| re.is_match("(x|y)")));
+    }
 
     #[test]
     fn a_value_without_the_prefixes_is_answered_without_compiling() {

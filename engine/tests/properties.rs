@@ -605,6 +605,30 @@ mod pattern_agrees_with_regex {
             })
     }
 
+    /// Patterns near the plain-text shapes read without the regex parser
+    /// (`^(a|b)$`, `a\.b`, …) and just outside them (`\d`, `(a)b`, `\<`).
+    fn plain_pattern() -> impl Strategy<Value = String> {
+        let piece = prop::sample::select(vec![
+            "a", "b", "ab", "é", " ", "-", "#", "&", "~", "/", "\\.", "\\$", "\\^", "\\(", "\\)",
+            "\\|", "\\\\", "\\-", "\\#", "|", "(", ")", ".", "$", "^", "\\d", "\\<", "\\b",
+        ]);
+        (
+            any::<bool>(),
+            any::<bool>(),
+            prop::collection::vec(piece, 0..5),
+            any::<bool>(),
+        )
+            .prop_map(|(start, group, pieces, end)| {
+                let body = pieces.concat();
+                format!(
+                    "{}{}{}",
+                    if start { "^" } else { "" },
+                    if group { format!("({body})") } else { body },
+                    if end { "$" } else { "" }
+                )
+            })
+    }
+
     fn haystack() -> impl Strategy<Value = String> {
         let chars = "abAB \nékK\u{212A}sſ".chars().collect::<Vec<_>>();
         prop::collection::vec(prop::sample::select(chars), 0..8)
@@ -621,5 +645,28 @@ mod pattern_agrees_with_regex {
                 prop_assert_eq!(p.is_match(h), re.is_match(h), "{:?} on {:?}", src, h);
             }
         }
+
+        #[test]
+        fn same_answer_for_plain_text(
+            src in plain_pattern(),
+            hays in prop::collection::vec(plain_haystack(), 1..8),
+        ) {
+            let re = regex::Regex::new(&src);
+            let p = Pattern::new(&src);
+            prop_assert_eq!(p.is_ok(), re.is_ok(), "{:?}", src);
+            if let (Ok(p), Ok(re)) = (p, re) {
+                for h in &hays {
+                    prop_assert_eq!(p.is_match(h), re.is_match(h), "{:?} on {:?}", src, h);
+                }
+            }
+        }
+    }
+
+    fn plain_haystack() -> impl Strategy<Value = String> {
+        let pieces = vec![
+            "a", "b", "é", " ", "-", "#", "&", "~", "/", ".", "$", "^", "(", ")", "|", "\\", "\n",
+            "1",
+        ];
+        prop::collection::vec(prop::sample::select(pieces), 0..7).prop_map(|ps| ps.concat())
     }
 }
