@@ -3,8 +3,9 @@
 //! YAML again while the file is unchanged.
 //!
 //! Every hook call is a new process that loads every layer, and YAML
-//! parsing is most of what a large policy costs to load (a 1 000-entry
-//! file: ~13 of 20 ms). A cache entry holds the SHA-256 of the text it was
+//! parsing is what a policy costs to load before anything is compiled
+//! (a cached tree is read without touching the parser's code at all). A
+//! cache entry holds the SHA-256 of the text it was
 //! parsed from and is used only when the text read now has the same hash,
 //! so an edit, a checkout or a clock that lies can never serve a stale
 //! tree. Entries live in `$XDG_CACHE_HOME/ahp/parsed/` (else
