@@ -532,6 +532,13 @@ mod tests {
             "^(?:Edit|Write)",
             "(Edit|Write)$",
             "^sudo ",
+            // The same shapes past the plain-text reader, through the
+            // regex parser's literal extraction.
+            "^(?:Bash)$",
+            "(?:Bash)$",
+            "^(?:Bash|Edit|MultiEdit)$",
+            "(?:Edit|Write)$",
+            "^(?:sudo )",
             "(?i)npm",
             "(?i)k",
             "(?i)s",
@@ -552,6 +559,10 @@ mod tests {
                 assert_eq!(p.is_match(h), re.is_match(h), "{src:?} on {h:?}");
             }
             assert!(!p.is_compiled(), "{src:?} was compiled");
+            assert!(
+                p.0.literals.is_some(),
+                "{src:?} is not answered by its literals"
+            );
         }
         // Anything beyond plain text and the text anchors takes the regex.
         for src in ["(?m)^Bash$", r"\bBash\b", "^Ba.h$", "^Bash(?m:$)", "Bash+"] {

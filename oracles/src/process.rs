@@ -154,7 +154,7 @@ pub async fn run_shell(
 }
 
 /// Sets `cmd` to start in `dir`, unless `dir` is already this process's
-/// working directory (the same device and inode, so a path through a
+/// working directory (their canonical paths are equal, so a path through a
 /// symlink counts as the same).
 ///
 /// Why not always `current_dir`: a statically linked ahp (the released
@@ -166,9 +166,14 @@ pub async fn run_shell(
 /// most commands run, so most spawns can skip it.
 ///
 /// ```
+/// let elsewhere = tempfile::tempdir().unwrap();
 /// let mut cmd = tokio::process::Command::new("pwd");
-/// ahp_oracles::process::working_dir(&mut cmd, std::path::Path::new("/"));
-/// assert_eq!(cmd.as_std().get_current_dir(), Some(std::path::Path::new("/")));
+/// ahp_oracles::process::working_dir(&mut cmd, elsewhere.path());
+/// assert_eq!(cmd.as_std().get_current_dir(), Some(elsewhere.path()));
+///
+/// let mut cmd = tokio::process::Command::new("pwd");
+/// ahp_oracles::process::working_dir(&mut cmd, std::path::Path::new("."));
+/// assert_eq!(cmd.as_std().get_current_dir(), None); // inherited
 /// ```
 pub fn working_dir(cmd: &mut Command, dir: &std::path::Path) {
     if !is_our_working_dir(dir) {
@@ -176,13 +181,13 @@ pub fn working_dir(cmd: &mut Command, dir: &std::path::Path) {
     }
 }
 
+/// By canonical path, not by device and inode: some filesystems (overlayfs
+/// without `xino`, some network mounts) give two directories one inode
+/// number, and a child must never start in the wrong one.
 #[cfg(unix)]
 fn is_our_working_dir(dir: &std::path::Path) -> bool {
-    use std::os::unix::fs::MetadataExt;
-    match (std::fs::metadata("."), std::fs::metadata(dir)) {
-        (Ok(ours), Ok(theirs)) => {
-            theirs.is_dir() && ours.dev() == theirs.dev() && ours.ino() == theirs.ino()
-        }
+    match (std::env::current_dir(), dir.canonicalize()) {
+        (Ok(ours), Ok(theirs)) => ours == theirs,
         _ => false,
     }
 }

@@ -6,21 +6,21 @@
 //! itself deserialized through a small map of locations, which costs about
 //! three times the parse (a 1 000-entry hooks.yaml: ~15 ms against ~4.5 ms
 //! of events). This builder reads the same parser (`granit-parser`, which
-//! serde-saphyr re-exports, with the same options) and keeps each event's
-//! position.
+//! serde-saphyr re-exports) with the settings serde-saphyr gives it, spelled
+//! out in [`parser_options`], and keeps each event's position.
 //!
 //! It never decides anything serde-saphyr would decide differently: it
 //! answers `None` at the first thing outside that subset — a syntax error,
 //! an anchor, an alias, a tag, a `<<` key, a second document, a duplicate
 //! or non-text key, a number in any spelling but plain decimal, or a
 //! document near serde-saphyr's budget — and the caller parses the file
-//! again with serde-saphyr, whose tree or error is then the answer. A
-//! differential test (`tests/yaml_direct.rs`) holds the two to the same
-//! trees and positions.
+//! again with serde-saphyr, whose tree or error is then the answer. The
+//! property tests below, `yaml::direct_agrees` and the `yaml_direct` fuzz
+//! target hold the two to the same trees and positions.
 
 use super::{Key, Node, NodeValue};
 use crate::source::{Origin, SourceFile};
-use serde_saphyr::granit_parser::{Event, Parser, ScalarStyle, Span};
+use serde_saphyr::granit_parser::{Event, Options, Parser, ScalarStyle, Span};
 use std::borrow::Cow;
 use std::sync::Arc;
 
@@ -36,9 +36,28 @@ enum Frame {
     Map(Origin, Vec<(Key, Node)>, Option<Key>),
 }
 
+/// The parser settings serde-saphyr uses with its default options and
+/// budget (`Options::parser_options` there), spelled out rather than
+/// taken from the parser's defaults, which a new granit-parser could
+/// change: both must accept exactly the same texts. A test pins the
+/// limits.
+fn parser_options() -> Options {
+    let mut options = Options::default();
+    options.simple_key_max_lookahead = 1024;
+    options.flow_nesting_limit = 255;
+    // serde-saphyr lets the parser nest one level past its depth budget
+    // (64), so that its own budget reports the error.
+    options.block_nesting_limit = Options::default().block_nesting_limit.max(64 + 1);
+    options.strict_indentation = false;
+    // Comment events would only make this builder give up; another crate
+    // enabling granit's `comments` feature must not turn them on.
+    options.set_emit_comments(false);
+    options
+}
+
 /// The tree of `file`, or `None` when serde-saphyr must parse it.
 pub(super) fn parse(file: &Arc<SourceFile>) -> Option<Node> {
-    let mut parser = Parser::new_from_str(&file.text);
+    let mut parser = Parser::new_from_str_with_options(&file.text, parser_options());
     let mut stack: Vec<Frame> = Vec::new();
     let mut root: Option<Node> = None;
     let mut documents = 0usize;
@@ -520,6 +539,57 @@ mod tests {
         }
         let deep = format!("{}1{}", "[".repeat(70), "]".repeat(70));
         assert!(parse(&file(&deep)).is_none());
+    }
+
+    /// The parser's limits, on both sides of each: whatever the direct
+    /// builder accepts, serde-saphyr accepts the same way (a granit-parser
+    /// whose defaults moved would fail here).
+    #[test]
+    fn parser_limits_are_serde_saphyrs() {
+        let long_key = |n: usize| format!("{}: 1\n", "k".repeat(n));
+        let flow = |n: usize| format!("a: {}1{}\n", "[".repeat(n), "]".repeat(n));
+        let block = |n: usize| {
+            (0..n)
+                .map(|i| format!("{}k{i}:\n", " ".repeat(i)))
+                .collect::<String>()
+        };
+        let texts = [
+            long_key(1000),
+            long_key(1024),
+            long_key(1025),
+            long_key(1030),
+            flow(50),
+            flow(254),
+            flow(255),
+            flow(256),
+            block(58),
+            block(64),
+            block(65),
+            block(66),
+        ];
+        // serde-saphyr's recursive descent through ~60 levels needs more
+        // than a test thread's 2 MiB in a debug build (a release ahp on
+        // its main thread handles it).
+        let checked = std::thread::Builder::new()
+            .stack_size(64 << 20)
+            .spawn(move || {
+                texts
+                    .iter()
+                    .map(|t| crate::yaml::direct_agrees(t))
+                    .collect::<Result<Vec<bool>, String>>()
+            })
+            .unwrap()
+            .join()
+            .unwrap();
+        match checked {
+            // Answered directly: keys up to the look-ahead limit, and
+            // nesting up to the direct builder's own depth limit.
+            Ok(direct) => assert_eq!(
+                direct,
+                [true, true, false, false, true, false, false, false, true, false, false, false]
+            ),
+            Err(e) => panic!("{e}"),
+        }
     }
 
     #[test]
