@@ -297,11 +297,7 @@ pub fn parse(file: Arc<SourceFile>) -> Result<Node, ConfigError> {
 /// differential tests and the `yaml_direct` fuzz target; not an API.
 #[doc(hidden)]
 pub fn direct_agrees(text: &str) -> Result<bool, String> {
-    let file = Arc::new(SourceFile {
-        layer: crate::source::Layer::Project,
-        path: "hooks.yaml".into(),
-        text: text.into(),
-    });
+    let file = in_memory(text);
     let Some(fast) = direct::parse(&file) else {
         return Ok(false);
     };
@@ -316,6 +312,15 @@ pub fn direct_agrees(text: &str) -> Result<bool, String> {
             "direct gave a tree, serde-saphyr an error for {text:?}: {e}"
         )),
     }
+}
+
+/// `text` as a project hooks.yaml that is not on disk (tests, fuzzing).
+fn in_memory(text: &str) -> Arc<SourceFile> {
+    Arc::new(SourceFile {
+        layer: crate::source::Layer::Project,
+        path: "hooks.yaml".into(),
+        text: text.into(),
+    })
 }
 
 /// Every value and key as "path = value @line:column", in file order.
@@ -400,11 +405,7 @@ mod tests {
     use crate::source::Layer;
 
     fn file(text: &str) -> Arc<SourceFile> {
-        Arc::new(SourceFile {
-            layer: Layer::Project,
-            path: "hooks.yaml".into(),
-            text: text.into(),
-        })
+        in_memory(text)
     }
 
     #[test]

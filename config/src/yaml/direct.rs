@@ -243,16 +243,8 @@ fn has_duplicate(entries: &[(Key, Node)]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::source::Layer;
+    use crate::yaml::in_memory as file;
     use proptest::prelude::*;
-
-    fn file(text: &str) -> Arc<SourceFile> {
-        Arc::new(SourceFile {
-            layer: Layer::Project,
-            path: "hooks.yaml".into(),
-            text: text.into(),
-        })
-    }
 
     /// True if the direct builder answered; a failure if its answer is
     /// not serde-saphyr's.
