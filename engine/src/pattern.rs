@@ -101,15 +101,21 @@ impl Literals {
             return None;
         }
         let words = seq.literals()?.iter().map(|l| l.as_bytes());
-        Some(if start || end {
+        Some(Literals::new(words, start, end))
+    }
+
+    /// `words`, found anywhere, or as the start, end or whole of the
+    /// haystack when anchored there.
+    fn new<W: AsRef<[u8]>>(words: impl IntoIterator<Item = W>, start: bool, end: bool) -> Literals {
+        if start || end {
             Literals::Anchored {
-                words: words.map(Box::from).collect(),
+                words: words.into_iter().map(|w| Box::from(w.as_ref())).collect(),
                 start,
                 end,
             }
         } else {
             Literals::Anywhere(Words::new(words))
-        })
+        }
     }
 
     fn is_match(&self, haystack: &[u8]) -> bool {
@@ -159,15 +165,7 @@ fn plain_literals(source: &str) -> Option<Literals> {
     if words.iter().any(Vec::is_empty) {
         return None;
     }
-    Some(if start || end {
-        Literals::Anchored {
-            words: words.into_iter().map(Vec::into_boxed_slice).collect(),
-            start,
-            end,
-        }
-    } else {
-        Literals::Anywhere(Words::new(words))
-    })
+    Some(Literals::new(words, start, end))
 }
 
 /// The literal text(s) of `text` with escapes removed, split at `|` when
