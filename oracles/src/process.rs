@@ -467,27 +467,28 @@ enum GroupSignal {
 mod tests {
     use super::*;
 
-    fn output_of(script: &str) -> Run {
-        let rt = tokio::runtime::Builder::new_current_thread()
+    fn runtime() -> tokio::runtime::Runtime {
+        tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
-            .unwrap();
-        rt.block_on(run_shell(
-            script,
-            std::path::Path::new("."),
-            Duration::from_secs(20),
-        ))
-        .unwrap()
+            .unwrap()
+    }
+
+    fn output_of(script: &str) -> Run {
+        runtime()
+            .block_on(run_shell(
+                script,
+                std::path::Path::new("."),
+                Duration::from_secs(20),
+            ))
+            .unwrap()
     }
 
     #[test]
     fn commands_start_in_the_directory_asked_for_whether_or_not_it_is_ours() {
         let other = tempfile::tempdir().unwrap();
         let here = std::env::current_dir().unwrap();
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
+        let rt = runtime();
         for (dir, same) in [
             (std::path::PathBuf::from("."), true),
             (here.clone(), true),
