@@ -174,6 +174,11 @@ pub async fn run_shell(
 /// let mut cmd = tokio::process::Command::new("pwd");
 /// ahp_oracles::process::working_dir(&mut cmd, std::path::Path::new("."));
 /// assert_eq!(cmd.as_std().get_current_dir(), None); // inherited
+///
+/// let here = std::env::current_dir().unwrap();
+/// let mut cmd = tokio::process::Command::new("pwd");
+/// ahp_oracles::process::working_dir(&mut cmd, &here);
+/// assert_eq!(cmd.as_std().get_current_dir(), None);
 /// ```
 pub fn working_dir(cmd: &mut Command, dir: &std::path::Path) {
     if !is_our_working_dir(dir) {
@@ -186,9 +191,11 @@ pub fn working_dir(cmd: &mut Command, dir: &std::path::Path) {
 /// number, and a child must never start in the wrong one.
 #[cfg(unix)]
 fn is_our_working_dir(dir: &std::path::Path) -> bool {
-    match (std::env::current_dir(), dir.canonicalize()) {
-        (Ok(ours), Ok(theirs)) => ours == theirs,
-        _ => false,
+    // The working directory is already canonical: a path equal to it
+    // names it without a lookup (a hook call's usual case).
+    match std::env::current_dir() {
+        Ok(ours) => ours == dir || dir.canonicalize().is_ok_and(|theirs| theirs == ours),
+        Err(_) => false,
     }
 }
 
