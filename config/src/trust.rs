@@ -444,8 +444,10 @@ impl Walk<'_> {
                     limit: MAX_ENTRIES,
                 });
             }
-            let meta = fs::symlink_metadata(&path).map_err(io_err(&path, "read"))?;
-            let kind = meta.file_type();
+            // The type the directory listing gives (one stat less per
+            // entry); std falls back to lstat where the filesystem does
+            // not say.
+            let kind = entry.file_type().map_err(io_err(&path, "read"))?;
             if kind.is_symlink() {
                 let target = fs::read_link(&path).map_err(io_err(&path, "read the symlink"))?;
                 let target =
