@@ -15,15 +15,21 @@
 # Usage: bench/hook_latency.sh [RUNS]   (default 300 runs per command)
 #        bench/hook_latency.sh --check  (build, set up, check both projects
 #                                        answer a plain allow; no timing)
+#        bench/hook_latency.sh --hot-symbols
+#             (needs valgrind: rewrite .cargo/hot-symbols.txt, the functions
+#              a hook call on either project runs, which `cargo
+#              build-release` links first; see that file's header)
 # AHP_BIN=path/to/ahp measures (or checks) that binary instead of building.
 # Prints a table and writes target/bench/hook_latency.json.
 set -euo pipefail
 check_only=false
+hot_symbols=false
 runs=300
 for arg in "$@"; do
   case $arg in
     --check) check_only=true ;;
-    *[!0-9]* | '') echo "usage: $0 [RUNS] [--check]" >&2; exit 2 ;;
+    --hot-symbols) check_only=true; hot_symbols=true ;;
+    *[!0-9]* | '') echo "usage: $0 [RUNS] [--check | --hot-symbols]" >&2; exit 2 ;;
     *) runs=$arg ;;
   esac
 done
@@ -31,6 +37,7 @@ done
 if [ -n "${AHP_BIN:-}" ]; then AHP_BIN=$(realpath "$AHP_BIN"); fi
 cd "$(dirname "$0")/.."
 $check_only || command -v hyperfine >/dev/null || { echo "hyperfine is needed: apt-get install hyperfine" >&2; exit 1; }
+$hot_symbols && { command -v valgrind >/dev/null || { echo "valgrind is needed: apt-get install valgrind" >&2; exit 1; }; }
 
 if [ -n "${AHP_BIN:-}" ]; then built=$AHP_BIN; else cargo --quiet build-release; built=target/release/ahp; fi
 out=$PWD/target/bench
@@ -72,6 +79,24 @@ for p in a b; do
   echo "project $p answers: ${answer:-<nothing: allow>}"
 done
 (cd "$work/b" && "$ahp" explain pre-tool-use) | sed 's/^/  /'
+if $hot_symbols; then
+  # Every function a warm hook call runs on either project, by its linker
+  # name: callgrind lists each function executed, however briefly, which
+  # sampling would miss. Sorted by name, so a change reads as a diff.
+  for p in a b; do
+    (cd "$work/$p" && valgrind --tool=callgrind --demangle=no --callgrind-out-file="$work/callgrind.$p" \
+      "$ahp" hook claude-code <"$work/$p.json" >/dev/null 2>"$work/valgrind.$p") \
+      || { cat "$work/valgrind.$p" >&2; exit 1; }
+  done
+  list=.cargo/hot-symbols.txt
+  { sed -n '/^#/p;/^[^#]/q' "$list"
+    sed -nE "s/^c?fn=\([0-9]+\) (.*)/\1/p" "$work"/callgrind.a "$work"/callgrind.b \
+      | sed -E "s/'[0-9]+\$//" | grep -vE '^(0x[0-9a-f]+|\(below main\))$' | LC_ALL=C sort -u
+  } >"$work/hot-symbols.txt"
+  mv "$work/hot-symbols.txt" "$list"
+  echo "$list: $(grep -vc '^#' "$list") functions"
+  exit 0
+fi
 if $check_only; then
   [ -e "$work/check-shell-ran" ] || { echo "project b: check-shell did not run" >&2; exit 1; }
   echo "hook_latency --check: both projects answer a plain allow ($(file -b "$ahp" | cut -d, -f1-4))"
