@@ -144,11 +144,6 @@ pub(crate) fn builtin(rule: &str) -> Result<Vec<Detector>, regex::Error> {
     };
     use Kind::*;
     use SecuritySeverity::*;
-    // One-line literals, in either quote: each may hold the other quote.
-    let dq = sql_start(r#""\r\n"#);
-    let sq = sql_start(r"'\r\n");
-    let lit = format!(r#"(?:"\s*{dq}"|'\s*{sq}')"#);
-    let multi = sql_start("`");
     Ok(match rule {
         "no-secrets" => {
             let mut v = vec![
@@ -214,64 +209,73 @@ pub(crate) fn builtin(rule: &str) -> Result<Vec<Detector>, regex::Error> {
             v
         }
         "no-private-keys" => private_key(rule)?,
-        "no-sql-injection" => vec![
-            // "SELECT … WHERE id = " + id   /   "…" . $id   /   "…" || x  /  "…".format(x)
-            d(
-                "SQL built by string concatenation",
-                High,
-                Code,
-                SQL_ADVICE,
-                &format!(r#"(?i){lit}\s*(?:\+|\.|\|\|)\s*[A-Za-z_$]"#),
-            )?,
-            // f"SELECT … {x}"  /  $"SELECT … {x}" (C#)
-            d(
-                "SQL built by string interpolation",
-                High,
-                Code,
-                SQL_ADVICE,
-                &format!(r#"(?i)(?:\b[fF][rR]?|\$@?)(?:"\s*{dq}|'\s*{sq})\{{[^}}\r\n]+\}}"#),
-            )?,
-            // `SELECT … ${x}` (JavaScript; not a tagged template like sql`…`)
-            {
-                let mut t = d(
-                    "SQL built in a template literal",
+        "no-sql-injection" => {
+            // One-line literals, in either quote: each may hold the other
+            // quote. Built here only: a hook call builds every rule's
+            // detectors, and these strings are long.
+            let dq = sql_start(r#""\r\n"#);
+            let sq = sql_start(r"'\r\n");
+            let lit = format!(r#"(?:"\s*{dq}"|'\s*{sq}')"#);
+            let multi = sql_start("`");
+            vec![
+                // "SELECT … WHERE id = " + id   /   "…" . $id   /   "…" || x  /  "…".format(x)
+                d(
+                    "SQL built by string concatenation",
                     High,
                     Code,
                     SQL_ADVICE,
-                    &format!(r"(?i)`\s*{multi}\$\{{"),
-                )?;
-                t.not_after_ident = true;
-                t
-            },
-            // "SELECT … %s" % x   (Python %-formatting, not execute(q, params))
-            d(
-                "SQL built with %-formatting",
-                High,
-                Code,
-                SQL_ADVICE,
-                &format!(
-                    r#"(?i)(?:"\s*{dq}%[sdr][^"\r\n]*"|'\s*{sq}%[sdr][^'\r\n]*')\s*%\s*[\w(\[{{]"#
-                ),
-            )?,
-            // Sprintf("SELECT … %s", x), String.format(…)
-            d(
-                "SQL built with a format function",
-                High,
-                Code,
-                SQL_ADVICE,
-                &format!(
-                    r#"(?i)\b(?:sprintf|format)\(\s*(?:"\s*{dq}|'\s*{sq}|`\s*{multi})%[svdq]"#
-                ),
-            )?,
-            // "SELECT … #{x}" (Ruby), "SELECT … $x" / "{$x}" (PHP)
-            d(
-                "SQL built by string interpolation",
-                High,
-                Code,
-                SQL_ADVICE,
-                &format!(r#"(?i)"\s*{dq}(?:#\{{|\{{\$|\$[A-Za-z_])"#),
-            )?,
-        ],
+                    &format!(r#"(?i){lit}\s*(?:\+|\.|\|\|)\s*[A-Za-z_$]"#),
+                )?,
+                // f"SELECT … {x}"  /  $"SELECT … {x}" (C#)
+                d(
+                    "SQL built by string interpolation",
+                    High,
+                    Code,
+                    SQL_ADVICE,
+                    &format!(r#"(?i)(?:\b[fF][rR]?|\$@?)(?:"\s*{dq}|'\s*{sq})\{{[^}}\r\n]+\}}"#),
+                )?,
+                // `SELECT … ${x}` (JavaScript; not a tagged template like sql`…`)
+                {
+                    let mut t = d(
+                        "SQL built in a template literal",
+                        High,
+                        Code,
+                        SQL_ADVICE,
+                        &format!(r"(?i)`\s*{multi}\$\{{"),
+                    )?;
+                    t.not_after_ident = true;
+                    t
+                },
+                // "SELECT … %s" % x   (Python %-formatting, not execute(q, params))
+                d(
+                    "SQL built with %-formatting",
+                    High,
+                    Code,
+                    SQL_ADVICE,
+                    &format!(
+                        r#"(?i)(?:"\s*{dq}%[sdr][^"\r\n]*"|'\s*{sq}%[sdr][^'\r\n]*')\s*%\s*[\w(\[{{]"#
+                    ),
+                )?,
+                // Sprintf("SELECT … %s", x), String.format(…)
+                d(
+                    "SQL built with a format function",
+                    High,
+                    Code,
+                    SQL_ADVICE,
+                    &format!(
+                        r#"(?i)\b(?:sprintf|format)\(\s*(?:"\s*{dq}|'\s*{sq}|`\s*{multi})%[svdq]"#
+                    ),
+                )?,
+                // "SELECT … #{x}" (Ruby), "SELECT … $x" / "{$x}" (PHP)
+                d(
+                    "SQL built by string interpolation",
+                    High,
+                    Code,
+                    SQL_ADVICE,
+                    &format!(r#"(?i)"\s*{dq}(?:#\{{|\{{\$|\$[A-Za-z_])"#),
+                )?,
+            ]
+        }
         "no-shell-injection" => vec![
             d(
                 "shell command built from a string (os.system/os.popen)",
