@@ -12,7 +12,10 @@
 //!
 //! A pattern that only spells out literals (`^Bash$`, `^(Edit|Write)$`,
 //! `npm publish`) is never compiled: it is answered by comparing strings,
-//! as most HOOK.md and `when` matchers are.
+//! as most HOOK.md and `when` matchers are. Such patterns, and sequences of
+//! text and gaps (`git push .*main`, `rm\s+-rf`), are read by hand rather
+//! than by the regex parser, whose first use costs a cold process more than
+//! the rest of a Rules entry's set-up.
 //!
 //! A pattern whose compiled size could come near the regex size limit is
 //! compiled at load instead, so "regex too big" stays a load-time error and
@@ -195,6 +198,96 @@ fn plain_text(text: &str, alternatives: bool) -> Option<Vec<Vec<u8>>> {
     Some(words)
 }
 
+/// The regex pieces [`plain_sequence`] reads besides text and groups:
+/// each is valid wherever it stands, and each compiles small (no Unicode
+/// class larger than `\s`), so a pattern made of them cannot come near the
+/// size limit. Longest first: `.*` before `.`.
+const SEQUENCE_GAPS: [&str; 7] = [".*", ".+", ".", r"\s*", r"\s+", r"\s", r"\b"];
+
+/// Reads, without the regex parser, a pattern made of plain text, groups
+/// of plain alternatives and the gaps of [`SEQUENCE_GAPS`], with `^` and
+/// `$` at its ends only: `git push .*main`, `(&&|;).*(&&|;)`,
+/// `rm\s+-rf\s+/`. Such a pattern is valid by construction, so it needs no
+/// parse to be checked; its regex is compiled at first use, as any other.
+///
+/// Returns the words one of which every match starts with: the text
+/// before the first group or gap, or the first group's alternatives
+/// (`None` when a gap comes first). `None` overall for any other pattern,
+/// which the regex parser then reads; a property test holds this reading
+/// to the regex crate's answers.
+fn plain_sequence(source: &str) -> Option<Option<Words>> {
+    if source.len() > PLAIN_MAX_LEN {
+        return None;
+    }
+    let rest = source.strip_prefix('^').unwrap_or(source);
+    let mut rest = match rest.strip_suffix('$') {
+        Some(body) if body.bytes().rev().take_while(|&b| b == b'\\').count() % 2 == 0 => body,
+        _ => rest,
+    };
+    // Set by the first piece: its words, or `None` for a gap.
+    let mut prefixes: Option<Option<Vec<Vec<u8>>>> = None;
+    while !rest.is_empty() {
+        let words = if let Some(gap) = SEQUENCE_GAPS.iter().find(|g| rest.starts_with(**g)) {
+            rest = &rest[gap.len()..];
+            None
+        } else if let Some(group) = rest.strip_prefix('(') {
+            // Closed by the first `)` not escaped: plain alternatives hold
+            // no other.
+            let close = unescaped(group, ')')?;
+            let words = plain_text(&group[..close], true)?;
+            if words.iter().any(Vec::is_empty) {
+                return None;
+            }
+            rest = &group[close + 1..];
+            Some(words)
+        } else {
+            // Text up to the next group or gap. A metacharacter in it that
+            // starts neither (a quantifier, a class) fails `plain_text`.
+            let end = [unescaped(rest, '('), unescaped(rest, '.'), gap_escape(rest)]
+                .into_iter()
+                .flatten()
+                .min()
+                .unwrap_or(rest.len());
+            let text = plain_text(&rest[..end], false)?.pop()?;
+            if text.is_empty() {
+                return None;
+            }
+            rest = &rest[end..];
+            Some(vec![text])
+        };
+        prefixes.get_or_insert(words);
+    }
+    // An empty pattern (or `^`, `$`) is the parser's.
+    Some(prefixes?.map(Words::new))
+}
+
+/// The byte offset of the first `c` in `text` that no backslash escapes.
+fn unescaped(text: &str, c: char) -> Option<usize> {
+    let mut chars = text.char_indices();
+    while let Some((i, x)) = chars.next() {
+        if x == '\\' {
+            chars.next();
+        } else if x == c {
+            return Some(i);
+        }
+    }
+    None
+}
+
+/// The byte offset of the first `\s` or `\b` in `text` (gaps of
+/// [`SEQUENCE_GAPS`]), skipping other escapes.
+fn gap_escape(text: &str) -> Option<usize> {
+    let mut chars = text.char_indices();
+    while let Some((i, x)) = chars.next() {
+        if x == '\\' {
+            if let Some((_, 's' | 'b')) = chars.next() {
+                return Some(i);
+            }
+        }
+    }
+    None
+}
+
 impl Pattern {
     /// Checks `source` and prepares it; the error reads like the regex
     /// crate's, on one line, prefixed with "invalid regex `source`".
@@ -204,6 +297,14 @@ impl Pattern {
                 source: source.to_string(),
                 prefixes: None,
                 literals: Some(literals),
+                regex: OnceLock::new(),
+            })));
+        }
+        if let Some(prefixes) = plain_sequence(source) {
+            return Ok(Pattern(Arc::new(Inner {
+                source: source.to_string(),
+                prefixes,
+                literals: None,
                 regex: OnceLock::new(),
             })));
         }
@@ -384,6 +485,21 @@ impl Words {
         self.len() == 0
     }
 
+    /// The words, in the order given to [`Words::new`].
+    #[cfg(test)]
+    fn words(&self) -> Vec<Vec<u8>> {
+        let mut all: Vec<(usize, Vec<u8>)> =
+            self.empty.iter().map(|&id| (id, Vec::new())).collect();
+        all.extend(
+            self.ids
+                .iter()
+                .zip(&self.sorted)
+                .map(|(&id, w)| (id, w.to_vec())),
+        );
+        all.sort();
+        all.into_iter().map(|(_, w)| w).collect()
+    }
+
     fn starting_with(&self, b: u8) -> std::ops::Range<usize> {
         let b = usize::from(b);
         self.start[b] as usize..self.start[b + 1] as usize
@@ -476,6 +592,56 @@ mod tests {
         assert!(p.is_match("(x|y)") && !p.is_match("x"));
         assert!(!p.is_compiled());
         assert!(p.regex().is_some_and(|re| re.is_match("(x|y)")));
+    }
+
+    #[test]
+    fn sequences_of_text_and_gaps_skip_the_regex_parser() {
+        let words = |src: &str| {
+            let prefixes = plain_sequence(src).unwrap_or_else(|| panic!("{src} not read"));
+            prefixes.map(|w| w.words())
+        };
+        let one = |w: &str| Some(vec![w.as_bytes().to_vec()]);
+        assert_eq!(words("git push .*main"), one("git push "));
+        assert_eq!(words(r"curl .*prod\."), one("curl "));
+        assert_eq!(words("docker run .*--privileged"), one("docker run "));
+        assert_eq!(words(r"^rm\s+-rf\s+/$"), one("rm"));
+        assert_eq!(words(r"\(x\).y"), one("(x)"));
+        assert_eq!(words("(a)b"), one("a"));
+        assert_eq!(words("git (push|pull)"), one("git "));
+        assert_eq!(
+            words("(&&|;).*(&&|;).*(&&|;).*(&&|;)"),
+            Some(vec![b"&&".to_vec(), b";".to_vec()])
+        );
+        for src in [".*x", r"\bword\b", r"^\s*#", "."] {
+            assert_eq!(words(src), None, "{src}");
+        }
+        for src in [
+            "", "^", "$", "a*", "a.*?b", "a.**", r"a\s+?", "(a|)b", "(a(b))", "((a)", "a|b.*c",
+            "(?i)a.*b", "[ab].*c", "a{2}.*", r"a\d.*", r"a\w", r"a\S", r"a\B", "a.*b)", r"a\",
+            r"a.\", "a^.*", "a$.*b", "(a|b)+",
+        ] {
+            assert!(plain_sequence(src).is_none(), "{src}");
+        }
+        assert!(plain_sequence(&format!("a.*{}", "x".repeat(PLAIN_MAX_LEN))).is_none());
+    }
+
+    #[test]
+    fn the_largest_sequences_compile_far_under_the_size_limit() {
+        // Read by hand, a sequence is compiled only at first use, so it must
+        // never be big enough to fail there (see LAZY_MAX_COST).
+        for gap in SEQUENCE_GAPS {
+            let src = gap.repeat(PLAIN_MAX_LEN / gap.len());
+            assert!(plain_sequence(&src).is_some(), "{src}");
+            let re = regex::RegexBuilder::new(&src)
+                .size_limit(SIZE_LIMIT / 4)
+                .build();
+            assert!(
+                re.is_ok(),
+                "{gap} x {}: {:?}",
+                PLAIN_MAX_LEN / gap.len(),
+                re.err()
+            );
+        }
     }
 
     #[test]

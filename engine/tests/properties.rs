@@ -662,6 +662,56 @@ mod pattern_agrees_with_regex {
         }
     }
 
+    /// Text, groups of alternatives and gaps (what `Pattern` reads without
+    /// the regex parser), mixed with pieces that take a pattern out of that
+    /// shape: quantifiers after text or a gap, classes, flags, bad groups.
+    fn sequence_pattern() -> impl Strategy<Value = String> {
+        let piece = prop::sample::select(vec![
+            "a", "b", "ab", "é", " ", "-", "#", "\\.", "\\(", "\\)", "\\|", "\\\\", "\\s", "(a|b)",
+            "(&&|;)", "(é)", ".*", ".+", ".", "\\s*", "\\s+", "\\b", "*", "+", "?", "{2}", "[ab]",
+            "(?i)", "(", ")", "|", "(a|)", "\\d", "\\w", "\\B", "$", "^",
+        ]);
+        (
+            any::<bool>(),
+            prop::collection::vec(piece, 0..7),
+            any::<bool>(),
+        )
+            .prop_map(|(start, pieces, end)| {
+                format!(
+                    "{}{}{}",
+                    if start { "^" } else { "" },
+                    pieces.concat(),
+                    if end { "$" } else { "" }
+                )
+            })
+    }
+
+    fn sequence_haystack() -> impl Strategy<Value = String> {
+        let pieces = vec![
+            "a", "b", "ab", "é", " ", "\t", "-", "#", "&&", ";", ".", "(", ")", "|", "\\", "\n",
+            "(x)", "1",
+        ];
+        prop::collection::vec(prop::sample::select(pieces), 0..9).prop_map(|ps| ps.concat())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3000))]
+        #[test]
+        fn same_answer_for_sequences(
+            src in sequence_pattern(),
+            hays in prop::collection::vec(sequence_haystack(), 1..10),
+        ) {
+            let re = regex::Regex::new(&src);
+            let p = Pattern::new(&src);
+            prop_assert_eq!(p.is_ok(), re.is_ok(), "{:?}", src);
+            if let (Ok(p), Ok(re)) = (p, re) {
+                for h in &hays {
+                    prop_assert_eq!(p.is_match(h), re.is_match(h), "{:?} on {:?}", src, h);
+                }
+            }
+        }
+    }
+
     fn plain_haystack() -> impl Strategy<Value = String> {
         let pieces = vec![
             "a", "b", "é", " ", "-", "#", "&", "~", "/", ".", "$", "^", "(", ")", "|", "\\", "\n",
