@@ -1,6 +1,5 @@
 //! Masking of secrets before a record is written.
 
-use ahp_engine::pattern::Words;
 use regex::bytes::Regex as BytesRegex;
 use regex::Regex;
 use serde_json::{Map, Value};
@@ -234,9 +233,11 @@ const TRIGGER_WORDS: [&[u8]; 13] = [
 ];
 
 /// Whether `text` holds one of [`TRIGGER_WORDS`], ASCII case folded. A
-/// plain scan rather than a regex: every run record of a hook call passes
+/// plain search rather than a regex: every run record of a hook call passes
 /// through here, and building the regex cost more than the rest of the
-/// append.
+/// append. One vectorized search per word: a record is mostly JSON keys
+/// and values full of the words' first letters, where a byte-by-byte scan
+/// for all of them at once cost three times as much.
 fn builtin_trigger(text: &[u8]) -> bool {
     let folded: Vec<u8> = text
         .iter()
@@ -248,10 +249,9 @@ fn builtin_trigger(text: &[u8]) -> bool {
             }
         })
         .collect();
-    static WORDS: OnceLock<Words> = OnceLock::new();
-    WORDS
-        .get_or_init(|| Words::new(TRIGGER_WORDS))
-        .any_in(&folded)
+    TRIGGER_WORDS
+        .iter()
+        .any(|w| memchr::memmem::find(&folded, w).is_some())
 }
 
 fn patterns() -> &'static [(Regex, &'static str); 4] {
