@@ -205,17 +205,22 @@ fn plain_text(text: &str, alternatives: bool) -> Option<Vec<Vec<u8>>> {
 const SEQUENCE_GAPS: [&str; 7] = [".*", ".+", ".", r"\s*", r"\s+", r"\s", r"\b"];
 
 /// Reads, without the regex parser, a pattern made of plain text, groups
-/// of plain alternatives and the gaps of [`SEQUENCE_GAPS`], with `^` and
-/// `$` at its ends only: `git push .*main`, `(&&|;).*(&&|;)`,
-/// `rm\s+-rf\s+/`. Such a pattern is valid by construction, so it needs no
-/// parse to be checked; its regex is compiled at first use, as any other.
+/// of plain alternatives and at least one of the gaps of
+/// [`SEQUENCE_GAPS`], with `^` and `$` at its ends only: `git push .*main`,
+/// `(&&|;).*(&&|;)`, `rm\s+-rf\s+/`. Such a pattern is valid by
+/// construction, so it needs no parse to be checked; its regex is compiled
+/// at first use, as any other. (Without a gap it is a finite set of
+/// literals, which the parser's extraction answers exactly.)
 ///
-/// Returns the words one of which every match starts with: the text
-/// before the first group or gap, or the first group's alternatives
-/// (`None` when a gap comes first). `None` overall for any other pattern,
-/// which the regex parser then reads; a property test holds this reading
-/// to the regex crate's answers.
+/// Returns the words one of which every match starts with: the text and
+/// groups before the first gap, spelled out (`git (push|pull) .*` → `git
+/// push `, `git pull `), or `None` when a gap comes first. `None` overall
+/// for any other pattern, which the regex parser then reads; a property
+/// test holds this reading to the regex crate's answers.
 fn plain_sequence(source: &str) -> Option<Option<Words>> {
+    /// More prefixes than this (groups before the first gap multiply them)
+    /// are left to the parser.
+    const MAX_PREFIXES: usize = 32;
     if source.len() > PLAIN_MAX_LEN {
         return None;
     }
@@ -224,12 +229,13 @@ fn plain_sequence(source: &str) -> Option<Option<Words>> {
         Some(body) if body.bytes().rev().take_while(|&b| b == b'\\').count() % 2 == 0 => body,
         _ => rest,
     };
-    // Set by the first piece: its words, or `None` for a gap.
-    let mut prefixes: Option<Option<Vec<Vec<u8>>>> = None;
+    let mut prefixes: Vec<Vec<u8>> = vec![Vec::new()];
+    let mut gaps = 0;
     while !rest.is_empty() {
         let words = if let Some(gap) = SEQUENCE_GAPS.iter().find(|g| rest.starts_with(**g)) {
             rest = &rest[gap.len()..];
-            None
+            gaps += 1;
+            continue;
         } else if let Some(group) = rest.strip_prefix('(') {
             // Closed by the first `)` not escaped: plain alternatives hold
             // no other.
@@ -239,7 +245,7 @@ fn plain_sequence(source: &str) -> Option<Option<Words>> {
                 return None;
             }
             rest = &group[close + 1..];
-            Some(words)
+            words
         } else {
             // Text up to the next group or gap. A metacharacter in it that
             // starts neither (a quantifier, a class) fails `plain_text`.
@@ -253,12 +259,23 @@ fn plain_sequence(source: &str) -> Option<Option<Words>> {
                 return None;
             }
             rest = &rest[end..];
-            Some(vec![text])
+            vec![text]
         };
-        prefixes.get_or_insert(words);
+        if gaps == 0 {
+            if prefixes.len() * words.len() > MAX_PREFIXES {
+                return None;
+            }
+            prefixes = prefixes
+                .iter()
+                .flat_map(|p| words.iter().map(move |w| [p.as_slice(), w].concat()))
+                .collect();
+        }
     }
-    // An empty pattern (or `^`, `$`) is the parser's.
-    Some(prefixes?.map(Words::new))
+    if gaps == 0 {
+        return None;
+    }
+    // A gap first leaves the one empty prefix: no word is required.
+    Some((prefixes != [Vec::<u8>::new()]).then(|| Words::new(prefixes)))
 }
 
 /// The byte offset of the first `c` in `text` that no backslash escapes.
@@ -606,8 +623,19 @@ mod tests {
         assert_eq!(words("docker run .*--privileged"), one("docker run "));
         assert_eq!(words(r"^rm\s+-rf\s+/$"), one("rm"));
         assert_eq!(words(r"\(x\).y"), one("(x)"));
-        assert_eq!(words("(a)b"), one("a"));
-        assert_eq!(words("git (push|pull)"), one("git "));
+        assert_eq!(
+            words(r"git (push|pull)\s+(-f|--force)"),
+            Some(vec![b"git push".to_vec(), b"git pull".to_vec()])
+        );
+        assert_eq!(
+            words("(a|b)(c|d).*"),
+            Some(vec![
+                b"ac".to_vec(),
+                b"ad".to_vec(),
+                b"bc".to_vec(),
+                b"bd".to_vec()
+            ])
+        );
         assert_eq!(
             words("(&&|;).*(&&|;).*(&&|;).*(&&|;)"),
             Some(vec![b"&&".to_vec(), b";".to_vec()])
@@ -616,13 +644,45 @@ mod tests {
             assert_eq!(words(src), None, "{src}");
         }
         for src in [
-            "", "^", "$", "a*", "a.*?b", "a.**", r"a\s+?", "(a|)b", "(a(b))", "((a)", "a|b.*c",
-            "(?i)a.*b", "[ab].*c", "a{2}.*", r"a\d.*", r"a\w", r"a\S", r"a\B", "a.*b)", r"a\",
-            r"a.\", "a^.*", "a$.*b", "(a|b)+",
+            "",
+            "^",
+            "$",
+            "a*",
+            "a.*?b",
+            "a.**",
+            r"a\s+?",
+            "(a|)b",
+            "(a(b))",
+            "((a)",
+            "a|b.*c",
+            "(?i)a.*b",
+            "[ab].*c",
+            "a{2}.*",
+            r"a\d.*",
+            r"a\w",
+            r"a\S",
+            r"a\B",
+            "a.*b)",
+            r"a\",
+            r"a.\",
+            "a^.*",
+            "a$.*b",
+            "(a|b)+",
+            // Without a gap, a finite set of literals: the parser's.
+            "(a)b",
+            "git (push|pull)",
+            "^(a|b)c$",
+            // Too many prefixes before the gap.
+            "(a|b)(c|d)(e|f)(g|h)(i|j)(k|l).*",
         ] {
             assert!(plain_sequence(src).is_none(), "{src}");
         }
         assert!(plain_sequence(&format!("a.*{}", "x".repeat(PLAIN_MAX_LEN))).is_none());
+        // Without a gap, the exact literals answer even a value that
+        // starts like them, and no regex is compiled.
+        let p = Pattern::new("(npm|yarn) publish").unwrap();
+        assert!(!p.is_match("npm install") && p.is_match("yarn publish --tag x"));
+        assert!(!p.is_compiled());
     }
 
     #[test]
