@@ -651,15 +651,22 @@ mod pattern_agrees_with_regex {
             src in plain_pattern(),
             hays in prop::collection::vec(plain_haystack(), 1..8),
         ) {
-            let re = regex::Regex::new(&src);
-            let p = Pattern::new(&src);
-            prop_assert_eq!(p.is_ok(), re.is_ok(), "{:?}", src);
-            if let (Ok(p), Ok(re)) = (p, re) {
-                for h in &hays {
-                    prop_assert_eq!(p.is_match(h), re.is_match(h), "{:?} on {:?}", src, h);
-                }
+            agrees(&src, &hays)?;
+        }
+    }
+
+    /// `Pattern` and the regex crate accept `src` alike and, when they do,
+    /// answer alike on every haystack.
+    fn agrees(src: &str, hays: &[String]) -> Result<(), TestCaseError> {
+        let re = regex::Regex::new(src);
+        let p = Pattern::new(src);
+        prop_assert_eq!(p.is_ok(), re.is_ok(), "{:?}", src);
+        if let (Ok(p), Ok(re)) = (p, re) {
+            for h in hays {
+                prop_assert_eq!(p.is_match(h), re.is_match(h), "{:?} on {:?}", src, h);
             }
         }
+        Ok(())
     }
 
     /// Text, groups of alternatives and gaps (what `Pattern` reads without
@@ -701,14 +708,7 @@ mod pattern_agrees_with_regex {
             src in sequence_pattern(),
             hays in prop::collection::vec(sequence_haystack(), 1..10),
         ) {
-            let re = regex::Regex::new(&src);
-            let p = Pattern::new(&src);
-            prop_assert_eq!(p.is_ok(), re.is_ok(), "{:?}", src);
-            if let (Ok(p), Ok(re)) = (p, re) {
-                for h in &hays {
-                    prop_assert_eq!(p.is_match(h), re.is_match(h), "{:?} on {:?}", src, h);
-                }
-            }
+            agrees(&src, &hays)?;
         }
     }
 
