@@ -147,20 +147,7 @@ const PLAIN_MAX_LEN: usize = 256;
 /// parser then reads; a property test holds both readings to the regex
 /// crate's answers.
 fn plain_literals(source: &str) -> Option<Literals> {
-    if source.len() > PLAIN_MAX_LEN {
-        return None;
-    }
-    let (start, rest) = match source.strip_prefix('^') {
-        Some(rest) => (true, rest),
-        None => (false, source),
-    };
-    // `…\$` ends with a literal dollar, `…\\$` with a backslash and an anchor.
-    let (end, body) = match rest.strip_suffix('$') {
-        Some(body) if body.bytes().rev().take_while(|&b| b == b'\\').count() % 2 == 0 => {
-            (true, body)
-        }
-        _ => (false, rest),
-    };
+    let (start, body, end) = plain_anchors(source)?;
     let words = match body.strip_prefix('(').and_then(|b| b.strip_suffix(')')) {
         Some(group) => plain_text(group, true)?,
         None => plain_text(body, false)?,
@@ -169,6 +156,25 @@ fn plain_literals(source: &str) -> Option<Literals> {
         return None;
     }
     Some(Literals::new(words, start, end))
+}
+
+/// A pattern short enough to read by hand, split into its leading `^`, the
+/// body and its trailing `$` (whether each is there).
+fn plain_anchors(source: &str) -> Option<(bool, &str, bool)> {
+    if source.len() > PLAIN_MAX_LEN {
+        return None;
+    }
+    let (start, rest) = match source.strip_prefix('^') {
+        Some(rest) => (true, rest),
+        None => (false, source),
+    };
+    // `…\$` ends with a literal dollar, `…\\$` with a backslash and an anchor.
+    Some(match rest.strip_suffix('$') {
+        Some(body) if body.bytes().rev().take_while(|&b| b == b'\\').count() % 2 == 0 => {
+            (start, body, true)
+        }
+        _ => (start, rest, false),
+    })
 }
 
 /// The literal text(s) of `text` with escapes removed, split at `|` when
@@ -221,14 +227,7 @@ fn plain_sequence(source: &str) -> Option<Option<Words>> {
     /// More prefixes than this (groups before the first gap multiply them)
     /// are left to the parser.
     const MAX_PREFIXES: usize = 32;
-    if source.len() > PLAIN_MAX_LEN {
-        return None;
-    }
-    let rest = source.strip_prefix('^').unwrap_or(source);
-    let mut rest = match rest.strip_suffix('$') {
-        Some(body) if body.bytes().rev().take_while(|&b| b == b'\\').count() % 2 == 0 => body,
-        _ => rest,
-    };
+    let (_, mut rest, _) = plain_anchors(source)?;
     let mut prefixes: Vec<Vec<u8>> = vec![Vec::new()];
     let mut gaps = 0;
     while !rest.is_empty() {
