@@ -216,28 +216,32 @@ const VALUE: &str = r#"(?:"[^"]*"|'[^']*'|[^\s"',;&]+)"#;
 
 /// The words without which neither rule's string patterns can match,
 /// lower case, `-` written `_` (see [`builtin_trigger`]).
-const TRIGGER_WORDS: [&[u8]; 13] = [
-    b"passw",
-    b"secret",
-    b"token",
-    b"api_key",
-    b"apikey",
-    b"access_key",
-    b"accesskey",
-    b"private_key",
-    b"privatekey",
-    b"authorization",
-    b"cookie",
-    b"credential",
-    b"bearer",
+const TRIGGER_WORDS: [&str; 13] = [
+    "passw",
+    "secret",
+    "token",
+    "api_key",
+    "apikey",
+    "access_key",
+    "accesskey",
+    "private_key",
+    "privatekey",
+    "authorization",
+    "cookie",
+    "credential",
+    "bearer",
 ];
 
 /// Whether `text` holds one of [`TRIGGER_WORDS`], ASCII case folded. A
 /// plain search rather than a regex: every run record of a hook call passes
 /// through here, and building the regex cost more than the rest of the
-/// append. One vectorized search per word: a record is mostly JSON keys
-/// and values full of the words' first letters, where a byte-by-byte scan
-/// for all of them at once cost three times as much.
+/// append. One search per word with the standard library's (SSE2) string
+/// search: a record is mostly JSON keys and values full of the words'
+/// first letters, where a byte-by-byte scan for all of them at once cost
+/// three times as much. Not the memchr crate's searcher: it asks the CPU
+/// what it supports on first use, and each `cpuid` traps to the hypervisor
+/// in a virtual machine (3.5 µs apiece here, seven of them), which cost
+/// more than the whole search.
 fn builtin_trigger(text: &[u8]) -> bool {
     let folded: Vec<u8> = text
         .iter()
@@ -249,9 +253,13 @@ fn builtin_trigger(text: &[u8]) -> bool {
             }
         })
         .collect();
-    TRIGGER_WORDS
-        .iter()
-        .any(|w| memchr::memmem::find(&folded, w).is_some())
+    match std::str::from_utf8(&folded) {
+        Ok(folded) => TRIGGER_WORDS.iter().any(|w| folded.contains(w)),
+        // Serialized records are UTF-8; anything else is searched plainly.
+        Err(_) => TRIGGER_WORDS
+            .iter()
+            .any(|w| folded.windows(w.len()).any(|at| at == w.as_bytes())),
+    }
 }
 
 fn patterns() -> &'static [(Regex, &'static str); 4] {
@@ -329,6 +337,16 @@ mod tests {
                 re.is_match(text.as_bytes()),
                 "{text:?}"
             );
+        }
+        // Bytes that are not UTF-8 take the other search.
+        for (text, want) in [
+            (&b"\xff\xfeSECRET\xff"[..], true),
+            (b"\xffapi-KEY", true),
+            (b"\xffsecre\xfft", false),
+            (b"\xc3", false),
+        ] {
+            assert_eq!(builtin_trigger(text), want, "{text:?}");
+            assert_eq!(re.is_match(text), want, "{text:?}");
         }
     }
 
