@@ -381,11 +381,16 @@ pub(crate) fn apply_trust(cfg: &mut LoadedConfig, registry: &Registry) {
     if !hooks && commands.is_empty() {
         return;
     }
+    let files = if cfg.local_is_repository_code {
+        ".agents/hooks, .ahp/hooks.yaml and .ahp/hooks.local.yaml"
+    } else {
+        ".agents/hooks and .ahp/hooks.yaml"
+    };
     let reason = match trust_status(&cfg.project_root) {
         Ok((_, TrustStatus::Trusted)) => return,
-        Ok((_, TrustStatus::Untrusted)) => {
-            "this project's hooks and commands are not trusted yet: review .agents/hooks and .ahp/hooks.yaml, then run `ahp trust`".to_string()
-        }
+        Ok((_, TrustStatus::Untrusted)) => format!(
+            "this project's hooks and commands are not trusted yet: review {files}, then run `ahp trust`"
+        ),
         Ok((_, TrustStatus::Changed { trusted_at, changed })) => format!(
             "this project's hooks or policy changed since you trusted them ({trusted_at}): {}; review them, then run `ahp trust`",
             changed.join(", ")
@@ -749,7 +754,7 @@ fn run_command(cmd: Command, registry: Registry) -> Result<u8> {
             project,
             show,
             revoke,
-        } => trust_command(project.project, show, revoke),
+        } => trust_command(project.project, show, revoke, &registry),
     }
 }
 
@@ -1160,7 +1165,57 @@ fn spawn_async_only(
     Ok(())
 }
 
-fn trust_command(project: Option<PathBuf>, show: bool, revoke: bool) -> Result<u8> {
+/// The project's own errors among `errors`: those in a file under the
+/// project root (its policy files, its HOOK.md hooks).
+fn project_errors(root: &Path, errors: &[ahp_config::ConfigError]) -> Vec<ahp_config::ConfigError> {
+    errors
+        .iter()
+        .filter(|e| e.file.as_ref().is_some_and(|f| f.starts_with(root)))
+        .cloned()
+        .collect()
+}
+
+/// `ahp trust` trusts only what would run as reviewed: a project whose
+/// policy files or hooks loading refuses (a symlink out of the project, an
+/// `oracle: Script`, a HOOK.md that does not load) is refused here too,
+/// naming each file, rather than trusted and then quietly left out.
+fn check_loads_as_reviewed(opts: &LoadOptions, registry: &Registry) -> Result<()> {
+    let root = &opts.project_root;
+    let refuse = |errors: Vec<ahp_config::ConfigError>| {
+        anyhow!(
+            "not trusted: ahp would not load {} of what you are trusting, so it would not run as reviewed:\n{}\nfix it, then run `ahp trust` again",
+            if errors.len() == 1 { "this part" } else { "these parts" },
+            ConfigErrors(errors)
+        )
+    };
+    let cfg = match LoadedConfig::load(opts) {
+        Ok(cfg) => cfg,
+        Err(e) => {
+            let mine = project_errors(root, &e.0);
+            return if mine.is_empty() {
+                Ok(())
+            } else {
+                Err(refuse(mine))
+            };
+        }
+    };
+    let mut mine = project_errors(root, &cfg.hook_errors);
+    if let Err(e) = cfg.compile_events(registry, None) {
+        mine.extend(project_errors(root, &e.0));
+    }
+    if mine.is_empty() {
+        Ok(())
+    } else {
+        Err(refuse(mine))
+    }
+}
+
+fn trust_command(
+    project: Option<PathBuf>,
+    show: bool,
+    revoke: bool,
+    registry: &Registry,
+) -> Result<u8> {
     let opts = LoadOptions::from_env(project).context("cannot determine the current directory")?;
     let root = &opts.project_root;
     let store = TrustStore::from_env()?;
@@ -1210,6 +1265,7 @@ fn trust_command(project: Option<PathBuf>, show: bool, revoke: bool) -> Result<u
         );
         return Ok(EXIT_PROCEED);
     }
+    check_loads_as_reviewed(&opts, registry)?;
     store.trust(&set)?;
     println!(
         "trusted {} file(s) of {} ({}); recorded in {}",

@@ -560,9 +560,9 @@ fn a_hook_name_with_dot_dot_is_refused() {
 }
 
 /// `scripts/run` of a project hook linking outside the hook folder: `ahp
-/// trust` hashes only the link's target name, so the hook is not loaded
-/// (docs/decisions.md, "Project hook files stay inside the hooks
-/// directory"). A user hook may link anywhere.
+/// trust` hashes only the link's target name, so it refuses the set, naming
+/// the link, and the hook is not loaded (docs/decisions.md, "Project hook
+/// files stay inside the hooks directory"). A user hook may link anywhere.
 #[test]
 fn a_project_hook_whose_entry_links_outside_is_refused() {
     let sb = Sandbox::new();
@@ -583,7 +583,12 @@ fn a_project_hook_whose_entry_links_outside_is_refused() {
     std::fs::remove_file(dir.join("scripts/run.sh")).unwrap();
     std::os::unix::fs::symlink(&target, dir.join("scripts/run")).unwrap();
     let trusted = run_ahp(&sb, &mark, &["trust"], Vec::new(), false);
-    assert_eq!(trusted.code(), Some(0), "{}", trusted.stderr());
+    assert_eq!(trusted.code(), Some(1), "{}", trusted.stderr());
+    assert!(
+        trusted.stderr().contains("linked/scripts/run") && trusted.stderr().contains("outside"),
+        "{}",
+        trusted.stderr()
+    );
 
     let ran = run_pre_tool_use(&sb, &mark, TOOL_CTX);
     assert_eq!(ran.code(), Some(0), "{}", ran.stderr());
@@ -829,9 +834,9 @@ fn an_untrusted_projects_control_cannot_rewrite_a_command() {
 }
 
 /// Which entries of a committed policy need trust, with the real oracles: a
-/// Rules control's modifications and a RetrospectiveGenerator output path
-/// (a file written anywhere) do; a Rules block and the default output do
-/// not; the user's own layers never do.
+/// Rules control's modifications and every RetrospectiveGenerator the
+/// repository defines (it writes files, wherever its output points) do; a
+/// Rules block does not; the user's own layers never do.
 #[test]
 fn controls_and_output_paths_from_the_project_need_trust() {
     let sb = Sandbox::new();
@@ -872,6 +877,7 @@ fn controls_and_output_paths_from_the_project_need_trust() {
         found,
         [
             (ahp::Event::PreToolUse, "control".to_string()),
+            (ahp::Event::PostIssueClose, "default-output".to_string()),
             (ahp::Event::PostIssueClose, "elsewhere".to_string()),
         ]
     );

@@ -171,6 +171,8 @@ fn a_scripted_history_gives_the_expected_numbers() {
         ".ahp/hooks.yaml",
         "hooks:\n  post-issue-close:\n    - oracle: RetrospectiveGenerator\n      config: {archive_issue: true, log: .ahp/signals.jsonl}\n",
     );
+    // A repository's RetrospectiveGenerator writes files: it runs once trusted.
+    sb.trust();
     let out = sb
         .ahp()
         .args([
@@ -267,6 +269,7 @@ fn without_an_issue_it_fails_open_with_a_warning() {
         ".ahp/hooks.yaml",
         "hooks:\n  post-issue-close:\n    - oracle: retrospective-generator\n",
     );
+    sb.trust();
     let out = sb
         .ahp()
         .args(["run", "post-issue-close"])

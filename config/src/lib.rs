@@ -38,6 +38,7 @@ pub mod load;
 pub mod schema;
 pub mod source;
 pub mod trust;
+pub mod untrusted;
 pub mod view;
 pub mod yaml;
 

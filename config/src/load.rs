@@ -216,6 +216,14 @@ pub struct LoadedConfig {
     /// hooks.yaml entries left out on purpose (event, id, why), e.g. a
     /// command-running oracle configured by an untrusted project.
     pub skipped_entries: Vec<(Event, String, String)>,
+    /// The project hooks of `skipped_hooks`, kept so that under
+    /// `fail_closed` each still blocks its event (see
+    /// [`LoadedConfig::compile_events`]).
+    pub skipped_hook_specs: Vec<ScriptHookSpec>,
+    /// Whether `.ahp/hooks.local.yaml` came with the repository (git tracks
+    /// it or does not ignore it): its command-running keys are then gated
+    /// by `ahp trust` like the project layer's.
+    pub local_is_repository_code: bool,
     /// Load-time warnings.
     pub warnings: Vec<ConfigWarning>,
     /// The `escalation:` lists of the layers, in layer order (rules append).
@@ -236,7 +244,36 @@ fn file_identity(path: &Path) -> Option<PathBuf> {
     std::fs::canonicalize(path).ok()
 }
 
+/// `entry` with its oracle replaced by one that blocks because `what` was
+/// not cleared by `ahp trust` (see [`crate::untrusted`]). Its place, `when`
+/// and priority stay; nothing can soften the block or make it async.
+fn untrusted(entry: Entry, what: String, why: &str) -> Entry {
+    Entry {
+        oracle: Arc::new(crate::untrusted::Untrusted {
+            what,
+            reason: why.to_string(),
+        }),
+        intensity: None,
+        intensity_by_environment: BTreeMap::new(),
+        is_async: false,
+        on_error: OnError::Block,
+        ..entry
+    }
+}
+
 fn read_layer(layer: Layer, path: &Path) -> Result<Option<Arc<SourceFile>>, ConfigError> {
+    // A repository's policy files are read only as the regular files that
+    // `ahp trust` hashes, never through a link to bytes it does not see.
+    if matches!(layer, Layer::Project | Layer::Local) {
+        if let Some(root) = path.parent().and_then(Path::parent) {
+            let rel = match layer {
+                Layer::Local => crate::trust::LOCAL_POLICY_FILE,
+                _ => crate::trust::POLICY_FILE,
+            };
+            crate::trust::check_policy_path(root, rel)
+                .map_err(|e| ConfigError::in_file(path, e.to_string()))?;
+        }
+    }
     match std::fs::read(path) {
         Ok(bytes) => {
             let text = String::from_utf8(bytes).map_err(|e| {
@@ -329,6 +366,23 @@ impl LoadedConfig {
             &crate::hookmd::project_hooks_dir(&opts.project_root),
             opts.parse_cache.as_deref(),
         );
+        cfg.local_is_repository_code = cfg.files.iter().any(|f| f.layer == Layer::Local)
+            && crate::trust::local_policy_is_repository_code(&opts.project_root);
+        if cfg.local_is_repository_code {
+            cfg.warnings.push(ConfigWarning {
+                location: opts
+                    .project_root
+                    .join(crate::trust::LOCAL_POLICY_FILE)
+                    .display()
+                    .to_string(),
+                message: format!(
+                    "{} is tracked by git or not git-ignored, so it is treated as the \
+                     repository's code: its commands and controls run only after `ahp trust`. \
+                     If the file is yours, add it to .gitignore",
+                    crate::trust::LOCAL_POLICY_FILE
+                ),
+            });
+        }
         cfg.script_hooks = found.hooks;
         cfg.hook_errors = found.errors;
         cfg.warnings
@@ -344,23 +398,39 @@ impl LoadedConfig {
     /// `rules.*.modifications`, …) were set by the project layer: code from
     /// the repository, like project hooks.
     pub fn project_command_entries(&self, registry: &Registry) -> Vec<(Event, String)> {
-        fn from_project(n: &Node) -> bool {
-            match &n.value {
-                NodeValue::Map(m) if !m.is_empty() => m.iter().any(|(_, v)| from_project(v)),
-                NodeValue::Seq(items) if !items.is_empty() => items.iter().any(from_project),
-                _ => n.origin.layer() == Layer::Project,
+        let local = self.local_is_repository_code;
+        let from_project = |n: &Node| -> bool {
+            fn walk(n: &Node, local: bool) -> bool {
+                match &n.value {
+                    NodeValue::Map(m) if !m.is_empty() => m.iter().any(|(_, v)| walk(v, local)),
+                    NodeValue::Seq(items) if !items.is_empty() => {
+                        items.iter().any(|i| walk(i, local))
+                    }
+                    _ => match n.origin.layer() {
+                        Layer::Project => true,
+                        Layer::Local => local,
+                        _ => false,
+                    },
+                }
             }
-        }
+            walk(n, local)
+        };
         // Whether a node at a dotted key path comes from the project, `*`
         // standing for every item of a list (or value of a map).
-        fn from_project_at(n: &Node, path: &[&str]) -> bool {
+        fn from_project_at(n: &Node, path: &[&str], from_project: &dyn Fn(&Node) -> bool) -> bool {
             let Some((first, rest)) = path.split_first() else {
                 return from_project(n);
             };
             match (&n.value, *first) {
-                (NodeValue::Seq(items), "*") => items.iter().any(|i| from_project_at(i, rest)),
-                (NodeValue::Map(m), "*") => m.iter().any(|(_, v)| from_project_at(v, rest)),
-                _ => n.get(first).is_some_and(|v| from_project_at(v, rest)),
+                (NodeValue::Seq(items), "*") => {
+                    items.iter().any(|i| from_project_at(i, rest, from_project))
+                }
+                (NodeValue::Map(m), "*") => m
+                    .iter()
+                    .any(|(_, v)| from_project_at(v, rest, from_project)),
+                _ => n
+                    .get(first)
+                    .is_some_and(|v| from_project_at(v, rest, from_project)),
             }
         }
         self.entries
@@ -370,6 +440,10 @@ impl LoadedConfig {
                 let Some(oracle) = e.oracle() else {
                     return false;
                 };
+                if registry.writes_files(oracle) && e.node.get("oracle").is_some_and(&from_project)
+                {
+                    return true;
+                }
                 let Some(config) = e.node.get("config") else {
                     return false;
                 };
@@ -377,7 +451,9 @@ impl LoadedConfig {
                     .command_keys(oracle)
                     .iter()
                     .chain(registry.trust_keys(oracle))
-                    .any(|k| from_project_at(config, &k.split('.').collect::<Vec<_>>()))
+                    .any(|k| {
+                        from_project_at(config, &k.split('.').collect::<Vec<_>>(), &from_project)
+                    })
             })
             .map(|e| (e.event, e.id.clone()))
             .collect()
@@ -398,7 +474,8 @@ impl LoadedConfig {
             .into_iter()
             .partition(|h| h.layer == Layer::Project);
         self.script_hooks = rest;
-        let names: Vec<String> = project.into_iter().map(|h| h.name).collect();
+        let names: Vec<String> = project.iter().map(|h| h.name.clone()).collect();
+        self.skipped_hook_specs.extend(project);
         for n in &names {
             self.skipped_hooks.push((n.clone(), reason.to_string()));
         }
@@ -428,6 +505,8 @@ impl LoadedConfig {
             hook_errors: Vec::new(),
             skipped_hooks: Vec::new(),
             skipped_entries: Vec::new(),
+            skipped_hook_specs: Vec::new(),
+            local_is_repository_code: false,
             warnings: Vec::new(),
             escalation: Vec::new(),
         };
@@ -838,11 +917,22 @@ impl LoadedConfig {
                 self.check_reference(me, &mut errors);
                 continue;
             }
-            if self
+            if let Some((_, _, why)) = self
                 .skipped_entries
                 .iter()
-                .any(|(e, id, _)| *e == me.event && *id == me.id)
+                .find(|(e, id, _)| *e == me.event && *id == me.id)
             {
+                if fail_closed {
+                    match self.compile_entry(me, registry, fail_closed, &mut warnings) {
+                        Ok(Some(entry)) => per_event.entry(me.event).or_default().push(untrusted(
+                            entry,
+                            format!("entry `{}`", me.id),
+                            why,
+                        )),
+                        Ok(None) => {}
+                        Err(mut es) => errors.append(&mut es),
+                    }
+                }
                 continue;
             }
             match self.compile_entry(me, registry, fail_closed, &mut warnings) {
@@ -865,6 +955,31 @@ impl LoadedConfig {
                 Ok(Some(entry)) => per_event.entry(spec.trigger).or_default().push(entry),
                 Ok(None) => {}
                 Err(mut es) => errors.append(&mut es),
+            }
+        }
+        if fail_closed {
+            for spec in &self.skipped_hook_specs {
+                if events.is_some_and(|evs| !evs.contains(&spec.trigger)) {
+                    continue;
+                }
+                let why = self
+                    .skipped_hooks
+                    .iter()
+                    .find(|(n, _)| *n == spec.name)
+                    .map_or("not trusted", |(_, why)| why.as_str());
+                let reference = self.entries.iter().find(|me| {
+                    me.event == spec.trigger
+                        && me.node.get("hook").and_then(Node::as_str) == Some(spec.name.as_str())
+                });
+                match self.compile_script(spec, reference, registry, fail_closed, &mut warnings) {
+                    Ok(Some(entry)) => per_event.entry(spec.trigger).or_default().push(untrusted(
+                        entry,
+                        format!("project hook `{}`", spec.name),
+                        why,
+                    )),
+                    Ok(None) => {}
+                    Err(mut es) => errors.append(&mut es),
+                }
             }
         }
         let rules = crate::escalation::compile_rules(&self.escalation).unwrap_or_else(|mut es| {
@@ -1151,6 +1266,25 @@ impl LoadedConfig {
         let oracle_node = node.get("oracle");
         let oracle_name = match oracle_node.map(|n| (n, n.as_str())) {
             Some((n, Some(name))) => match registry.resolve(name) {
+                // A Script entry names a program to run by its path; a
+                // hooks file that could do that would let a repository's
+                // policy run any file with no `ahp trust` (the trust digest
+                // covers `.agents/hooks`, not wherever a path points).
+                Some(SCRIPT_ORACLE) => {
+                    errors.push(
+                        ConfigError::at(
+                            &n.origin,
+                            Some(me.path("oracle")),
+                            "oracle `Script` cannot be configured in a hooks file",
+                        )
+                        .help(
+                            "script hooks are HOOK.md folders in ~/.config/agents/hooks or \
+                             .agents/hooks (run `ahp trust` for a project's); adjust one here \
+                             with `- hook: NAME`",
+                        ),
+                    );
+                    None
+                }
                 Some(canonical) => Some(canonical.to_string()),
                 None => {
                     let known = registry.names();

@@ -48,6 +48,11 @@ pub const HOOKS_DIR: &str = ".agents/hooks";
 /// The project's committed policy, trusted together with the hooks.
 pub const POLICY_FILE: &str = ".ahp/hooks.yaml";
 
+/// The personal layer. It is the user's own only while git ignores it and
+/// does not track it (see [`local_policy_is_repository_code`]); otherwise
+/// it came with the repository and is trusted together with the hooks.
+pub const LOCAL_POLICY_FILE: &str = ".ahp/hooks.local.yaml";
+
 /// At most this many entries (files, symlinks and directories together)
 /// under [`HOOKS_DIR`].
 pub const MAX_ENTRIES: usize = 10_000;
@@ -297,6 +302,32 @@ pub enum TrustError {
         /// The lock file.
         path: PathBuf,
     },
+    /// A symlink under the hooks directory that resolves outside it: what
+    /// it points to could change without changing the digest.
+    #[error(
+        "`{}` is a symlink to `{target}`, which is outside `{}`; a trusted hook set must hold \
+         every file it runs: copy what it points to into the hooks directory",
+        path.display(), dir.display()
+    )]
+    SymlinkOutside {
+        /// The symlink.
+        path: PathBuf,
+        /// Its target, as written in the link.
+        target: String,
+        /// The hooks directory.
+        dir: PathBuf,
+    },
+    /// A project policy file (or its `.ahp` directory) is a symlink: the
+    /// loader would read a file the digest does not cover.
+    #[error(
+        "`{}` is a symlink; a project's policy must be a regular file inside the project, so \
+         that `ahp trust` covers exactly what is loaded: replace the link with a copy of the file",
+        path.display()
+    )]
+    SymlinkedPolicy {
+        /// The symlink.
+        path: PathBuf,
+    },
     /// `<project>/.agents/hooks` exists but is not a directory.
     #[error("`{}` is not a directory; hook scripts belong in a directory there", path.display())]
     NotADirectory {
@@ -325,13 +356,18 @@ fn io_err(path: &Path, action: &'static str) -> impl FnOnce(io::Error) -> TrustE
 /// nothing). `.agents/hooks` itself may be a symlink (its target's content
 /// is hashed), but below it **symlinks are not followed**: a symlink
 /// contributes its path and its target *string*, never the target's content.
-/// So re-pointing a symlink changes the digest, but a symlink that points
-/// outside the hooks directory (`../../scripts/run.sh`, `/usr/local/bin/x`)
-/// covers only the name of what it points to: editing that file does not
-/// change the digest. A symlink to another file inside the hooks directory
-/// is fine, as that file is hashed itself. That is why discovery
-/// ([`crate::hookmd`]) refuses a project hook whose HOOK.md or entry point
-/// resolves outside the hooks directory.
+/// So re-pointing a symlink changes the digest. A symlink to another file
+/// or directory inside the hooks directory is fine, as what it reaches is
+/// hashed itself; one that resolves outside it (`../../scripts/lib`,
+/// `/usr/local/bin/x`, dangling or not) is an error
+/// ([`TrustError::SymlinkOutside`]): editing what it points to would not
+/// change the digest, so no such set can be trusted or run.
+///
+/// The project's `.ahp/hooks.yaml` is part of the set, and so is
+/// `.ahp/hooks.local.yaml` when it came with the repository
+/// ([`local_policy_is_repository_code`]); either one being a symlink, or
+/// under a symlinked `.ahp`, is an error ([`check_policy_path`]), as the
+/// loader refuses it too.
 ///
 /// The set digest is the SHA-256 of an unambiguous serialization: a version
 /// tag, the entry count, then per entry its length-prefixed path, a kind
@@ -342,7 +378,8 @@ fn io_err(path: &Path, action: &'static str) -> impl FnOnce(io::Error) -> TrustE
 /// [`EMPTY_HOOK_SET_DIGEST`]. Errors: more than [`MAX_ENTRIES`] entries,
 /// more than [`MAX_TOTAL_BYTES`] of content, paths deeper than
 /// [`MAX_DEPTH`], names that are not UTF-8, FIFOs and other special files,
-/// and IO errors.
+/// symlinks out of the hooks directory, symlinked policy files, and IO
+/// errors.
 ///
 /// ```
 /// # let tmp = tempfile::tempdir().unwrap();
@@ -364,6 +401,7 @@ pub fn hook_set(project_root: &Path) -> Result<HookSet, TrustError> {
         Ok(_) => {
             let mut walk = Walk {
                 root: &dir,
+                canonical_root: Some(fs::canonicalize(&dir).map_err(io_err(&dir, "resolve"))?),
                 files: Vec::new(),
                 entries: 0,
                 bytes: 0,
@@ -374,23 +412,34 @@ pub fn hook_set(project_root: &Path) -> Result<HookSet, TrustError> {
     };
     let mut files = files;
     // The committed policy can name commands (test runners, linters) and
-    // adjust hooks: it is part of what the user trusts.
-    let policy = project_root.join(POLICY_FILE);
-    if let Ok(meta) = fs::symlink_metadata(&policy) {
-        if meta.is_file() {
-            let mut walk = Walk {
-                root: &dir,
-                files: Vec::new(),
-                entries: 0,
-                bytes: 0,
-            };
-            let (hash, executable) = walk.hash_file(&policy)?;
-            files.push(HookFile {
-                path: POLICY_FILE.to_string(),
-                digest: tagged(&hash),
-                executable,
-                symlink_target: None,
-            });
+    // adjust hooks: it is part of what the user trusts. So is a local layer
+    // that came with the repository.
+    let mut policies = vec![POLICY_FILE];
+    if local_policy_is_repository_code(project_root) {
+        policies.push(LOCAL_POLICY_FILE);
+    }
+    for rel in policies {
+        let policy = project_root.join(rel);
+        check_policy_path(project_root, rel)?;
+        if let Ok(meta) = fs::symlink_metadata(&policy) {
+            if meta.is_file() {
+                let mut walk = Walk {
+                    root: &dir,
+                    canonical_root: None,
+                    files: Vec::new(),
+                    entries: 0,
+                    bytes: 0,
+                };
+                let (hash, executable) = walk.hash_file(&policy)?;
+                files.push(HookFile {
+                    path: rel.to_string(),
+                    digest: tagged(&hash),
+                    executable,
+                    symlink_target: None,
+                });
+            } else if !meta.is_dir() {
+                return Err(TrustError::UnsupportedFileType { path: policy });
+            }
         }
     }
     files.sort_by(|a, b| a.path.cmp(&b.path));
@@ -405,6 +454,9 @@ pub fn hook_set(project_root: &Path) -> Result<HookSet, TrustError> {
 struct Walk<'a> {
     /// The hooks directory (for error messages).
     root: &'a Path,
+    /// The hooks directory with every symlink resolved, which every
+    /// symlink under it must resolve inside (`None`: hashing a policy file).
+    canonical_root: Option<PathBuf>,
     /// What was found so far.
     files: Vec<HookFile>,
     /// Entries seen so far (files, symlinks, directories).
@@ -458,6 +510,7 @@ impl Walk<'_> {
                             path: path.clone(),
                             what: "symlink target",
                         })?;
+                self.check_link(&path, &target)?;
                 self.files.push(HookFile {
                     path: rel_path,
                     digest: tagged(&Sha256::digest(target.as_bytes())),
@@ -518,6 +571,34 @@ impl Walk<'_> {
         Ok((hasher.finalize().into(), is_executable(&meta)))
     }
 
+    /// Refuses a symlink that resolves outside the hooks directory: the
+    /// digest covers its target string only, so the file it reaches must
+    /// be hashed itself. A dangling link is judged by its target's path,
+    /// since the file it names could appear later.
+    fn check_link(&self, link: &Path, target: &str) -> Result<(), TrustError> {
+        let Some(canonical_root) = &self.canonical_root else {
+            return Ok(());
+        };
+        let inside = match fs::canonicalize(link) {
+            Ok(resolved) => resolved.starts_with(canonical_root),
+            Err(_) => {
+                let joined = link.parent().unwrap_or(self.root).join(target);
+                let lexical = normalize_lexically(&joined);
+                lexical.starts_with(normalize_lexically(self.root))
+                    || lexical.starts_with(canonical_root)
+            }
+        };
+        if inside {
+            Ok(())
+        } else {
+            Err(TrustError::SymlinkOutside {
+                path: link.to_path_buf(),
+                target: target.to_string(),
+                dir: self.root.to_path_buf(),
+            })
+        }
+    }
+
     /// The error for more than [`MAX_TOTAL_BYTES`].
     fn too_large(&self) -> TrustError {
         TrustError::TooLarge {
@@ -525,6 +606,85 @@ impl Walk<'_> {
             limit: MAX_TOTAL_BYTES,
         }
     }
+}
+
+/// `path` with `.` and `a/..` removed, without touching the filesystem.
+fn normalize_lexically(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// Refuses a project policy file `rel` (`.ahp/hooks.yaml`,
+/// `.ahp/hooks.local.yaml`) when it or its `.ahp` directory is a symlink:
+/// the loader would read bytes the digest does not cover. The loader calls
+/// this too, so `ahp trust` refuses exactly what loading refuses.
+///
+/// ```
+/// # let tmp = tempfile::tempdir().unwrap();
+/// std::fs::create_dir_all(tmp.path().join(".ahp")).unwrap();
+/// # #[cfg(unix)] {
+/// std::os::unix::fs::symlink("../policy.yaml", tmp.path().join(".ahp/hooks.yaml")).unwrap();
+/// assert!(ahp_config::trust::check_policy_path(tmp.path(), ".ahp/hooks.yaml").is_err());
+/// # }
+/// assert!(ahp_config::trust::check_policy_path(tmp.path(), ".ahp/hooks.local.yaml").is_ok());
+/// ```
+pub fn check_policy_path(project_root: &Path, rel: &str) -> Result<(), TrustError> {
+    let mut path = project_root.to_path_buf();
+    for part in rel.split('/') {
+        path.push(part);
+        match fs::symlink_metadata(&path) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                return Err(TrustError::SymlinkedPolicy { path });
+            }
+            Ok(_) => {}
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+            Err(e) => return Err(io_err(&path, "read")(e)),
+        }
+    }
+    Ok(())
+}
+
+/// Whether `<project>/.ahp/hooks.local.yaml` exists and came with the
+/// repository: git tracks it, or does not ignore it (including when the
+/// project is no git repository, or git cannot say). Such a file is gated
+/// by `ahp trust` like `.ahp/hooks.yaml`; an ignored, untracked one is the
+/// user's own. Asks `git check-ignore`, only when the file exists.
+///
+/// ```
+/// # let tmp = tempfile::tempdir().unwrap();
+/// assert!(!ahp_config::trust::local_policy_is_repository_code(tmp.path()));
+/// std::fs::create_dir_all(tmp.path().join(".ahp")).unwrap();
+/// std::fs::write(tmp.path().join(".ahp/hooks.local.yaml"), "hooks: {}\n").unwrap();
+/// // Not a git repository: nothing says the file is the user's own.
+/// assert!(ahp_config::trust::local_policy_is_repository_code(tmp.path()));
+/// ```
+pub fn local_policy_is_repository_code(project_root: &Path) -> bool {
+    if fs::symlink_metadata(project_root.join(LOCAL_POLICY_FILE)).is_err() {
+        return false;
+    }
+    // Exit 0: ignored and untracked. A repository's own git config cannot
+    // run a program here: fsmonitor is switched off for this call.
+    let ignored = std::process::Command::new("git")
+        .arg("-C")
+        .arg(project_root)
+        .args(["-c", "core.fsmonitor=false", "check-ignore", "-q", "--"])
+        .arg(LOCAL_POLICY_FILE)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    !ignored
 }
 
 #[cfg(unix)]

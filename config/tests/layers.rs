@@ -63,6 +63,9 @@ fn fixture(user: Option<&str>, project: Option<&str>, local: Option<&str>) -> Fi
     }
     if let Some(t) = local {
         write(&proj.path().join(".ahp/hooks.local.yaml"), t);
+        // The user's own local layer, as `ahp init` leaves it: git-ignored
+        // (one that is not is the repository's, gated by trust).
+        git_init_ignoring_local(proj.path());
     }
     let opts = LoadOptions::new(Some(home.path().to_path_buf()), proj.path().to_path_buf());
     Fixture {
@@ -70,6 +73,17 @@ fn fixture(user: Option<&str>, project: Option<&str>, local: Option<&str>) -> Fi
         _project: proj,
         opts,
     }
+}
+
+fn git_init_ignoring_local(dir: &std::path::Path) {
+    let ok = std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(dir)
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "git init");
+    write(&dir.join(".gitignore"), ".ahp/hooks.local.yaml\n");
 }
 
 fn load_err(f: &Fixture) -> String {
@@ -378,6 +392,33 @@ fn text_view_renders_lists_of_maps_as_yaml_items() {
         lines[i + 2].starts_with("          - [\"x\", \"y\"]"),
         "{text}"
     );
+}
+
+#[test]
+fn commands_set_by_a_local_layer_that_is_not_ignored_are_the_repositorys() {
+    let mut r = registry();
+    r.register("Runner", "runs config.command", |cfg: OracleConfig<'_>| {
+        cfg.check_keys(&["command"])?;
+        Ok(Arc::new(Echo(String::new())) as Arc<dyn Oracle>)
+    });
+    assert!(r.set_command_keys("runner", &["command"]));
+    let local = "hooks:\n  pre-issue-close:\n    - {oracle: Runner, id: lint, config: {command: make lint}}\n";
+    let f = fixture(None, None, Some(local));
+    let cfg = LoadedConfig::load(&f.opts).unwrap();
+    assert!(!cfg.local_is_repository_code);
+    assert!(cfg.project_command_entries(&r).is_empty());
+    // Not ignored any more: the repository's code, and said so.
+    std::fs::remove_file(f.opts.project_root.join(".gitignore")).unwrap();
+    let cfg = LoadedConfig::load(&f.opts).unwrap();
+    assert!(cfg.local_is_repository_code);
+    assert_eq!(
+        cfg.project_command_entries(&r),
+        vec![(Event::PreIssueClose, "lint".to_string())]
+    );
+    assert!(cfg
+        .warnings
+        .iter()
+        .any(|w| w.message.contains("not git-ignored")));
 }
 
 #[test]

@@ -440,44 +440,54 @@ fn files_are_sorted_by_relative_path_in_byte_order() {
 
 #[cfg(unix)]
 #[test]
-fn symlinks_contribute_their_target_string_not_the_content() {
+fn symlinks_contribute_their_target_string_and_must_stay_inside() {
     use std::os::unix::fs::symlink;
     let fx = Fixture::new();
     let project = fx.project("p");
     let outside = fx.tmp.path().join("outside.sh");
     fs::write(&outside, "echo v1\n").unwrap();
     fs::create_dir_all(project.join(".agents/hooks")).unwrap();
+    fs::write(project.join(".agents/hooks/real.sh"), "echo\n").unwrap();
     let link = project.join(".agents/hooks/run.sh");
-    symlink(&outside, &link).unwrap();
+    symlink("real.sh", &link).unwrap();
 
     let set = hook_set(&project).unwrap();
-    assert_eq!(set.files.len(), 1);
-    let entry = &set.files[0];
+    assert_eq!(set.files.len(), 2);
+    let entry = &set.files[1];
     assert_eq!(entry.path, ".agents/hooks/run.sh");
-    assert_eq!(entry.symlink_target.as_deref(), outside.to_str());
+    assert_eq!(entry.symlink_target.as_deref(), Some("real.sh"));
     assert!(!entry.executable);
     let store = fx.store();
     store.trust(&set).unwrap();
 
-    // The target's content is not hashed: editing it goes unnoticed.
-    fs::write(&outside, "echo v2 (not covered)\n").unwrap();
-    let after_edit = hook_set(&project).unwrap();
-    assert_eq!(after_edit.digest, set.digest);
-    assert_eq!(store.status(&after_edit).unwrap(), TrustStatus::Trusted);
-
-    // Re-pointing the link is a change of that entry.
+    // Re-pointing the link inside is a change of that entry.
+    fs::write(project.join(".agents/hooks/other.sh"), "echo\n").unwrap();
     fs::remove_file(&link).unwrap();
-    symlink("../../elsewhere.sh", &link).unwrap();
+    symlink("other.sh", &link).unwrap();
     let repointed = hook_set(&project).unwrap();
     assert_ne!(repointed.digest, set.digest);
     assert_eq!(
-        repointed.files[0].symlink_target.as_deref(),
-        Some("../../elsewhere.sh")
-    );
-    assert_eq!(
         changed(store.status(&repointed).unwrap()),
-        [".agents/hooks/run.sh"]
+        [".agents/hooks/other.sh", ".agents/hooks/run.sh"]
     );
+
+    // Pointing outside: the target's content would not be hashed, so the
+    // set is refused, naming the link (by its absolute or relative target,
+    // dangling or not).
+    for target in [
+        outside.to_str().unwrap(),
+        "../../../outside.sh",
+        "../../../missing.sh",
+    ] {
+        fs::remove_file(&link).unwrap();
+        symlink(target, &link).unwrap();
+        let err = hook_set(&project).unwrap_err();
+        assert!(
+            matches!(err, TrustError::SymlinkOutside { .. }),
+            "{target}: {err:?}"
+        );
+        assert!(err.to_string().contains(".agents/hooks/run.sh"), "{err}");
+    }
 }
 
 #[cfg(unix)]
@@ -505,8 +515,10 @@ fn symlinked_directories_are_not_followed() {
     fs::create_dir_all(&outside).unwrap();
     fs::write(outside.join("inner.sh"), "echo\n").unwrap();
     fs::create_dir_all(project.join(".agents/hooks")).unwrap();
-    symlink(&outside, project.join(".agents/hooks/dir")).unwrap();
-    // A dangling link and a link loop are fine too: nothing is followed.
+    fs::create_dir_all(project.join(".agents/hooks/lib")).unwrap();
+    symlink("lib", project.join(".agents/hooks/dir")).unwrap();
+    // A dangling link and a link loop inside are fine too: nothing is
+    // followed into the hash.
     symlink("missing", project.join(".agents/hooks/dangling")).unwrap();
     symlink("loop", project.join(".agents/hooks/loop")).unwrap();
     let set = hook_set(&project).unwrap();
@@ -520,6 +532,10 @@ fn symlinked_directories_are_not_followed() {
         ]
     );
     assert!(set.files.iter().all(|f| f.symlink_target.is_some()));
+    // A directory link out of the hooks directory is refused.
+    symlink(&outside, project.join(".agents/hooks/out")).unwrap();
+    let err = hook_set(&project).unwrap_err();
+    assert!(matches!(err, TrustError::SymlinkOutside { .. }), "{err:?}");
 }
 
 #[cfg(unix)]
@@ -724,8 +740,21 @@ fn the_committed_policy_is_part_of_the_set() {
         changed(fx.store().status(&now).unwrap()),
         [".ahp/hooks.yaml"]
     );
-    // The personal layer is not part of it.
+    // The personal layer is part of it only while git does not ignore it
+    // (here: no repository at all, so nothing says it is the user's).
     fs::write(project.join(".ahp/hooks.local.yaml"), "hooks: {}\n").unwrap();
+    assert!(hook_set(&project)
+        .unwrap()
+        .files
+        .iter()
+        .any(|f| f.path == ".ahp/hooks.local.yaml"));
+    let git = std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(&project)
+        .status()
+        .unwrap();
+    assert!(git.success());
+    fs::write(project.join(".gitignore"), ".ahp/hooks.local.yaml\n").unwrap();
     assert!(!hook_set(&project)
         .unwrap()
         .files

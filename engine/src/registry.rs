@@ -30,6 +30,10 @@ pub struct OracleInfo {
     /// is a dotted path; `*` stands for every item of a list
     /// (`rules.*.modifications`).
     pub trust_keys: Vec<String>,
+    /// Whether an entry of this oracle that a repository's policy defines
+    /// needs trust whatever its config: it writes files (a retrospective,
+    /// an archived issue), and an untrusted checkout writes nothing.
+    pub writes_files: bool,
     ctor: Constructor,
 }
 
@@ -132,6 +136,7 @@ impl Registry {
                 description: description.to_string(),
                 command_keys: Vec::new(),
                 trust_keys: Vec::new(),
+                writes_files: false,
                 ctor: Arc::new(ctor),
             },
         );
@@ -167,6 +172,28 @@ impl Registry {
         self.info_mut(name)
             .map(|info| info.trust_keys = keys.iter().map(|k| k.to_string()).collect())
             .is_some()
+    }
+
+    /// Declares that `name` writes files (see [`OracleInfo::writes_files`]).
+    /// Returns false when `name` is unknown.
+    ///
+    /// ```
+    /// use ahp_engine::Registry;
+    /// let mut r = Registry::new();
+    /// # r.register("Notes", "writes notes", |_| unreachable!());
+    /// assert!(!r.writes_files("Notes"));
+    /// assert!(r.set_writes_files("Notes"));
+    /// assert!(r.writes_files("notes"));
+    /// ```
+    pub fn set_writes_files(&mut self, name: &str) -> bool {
+        self.info_mut(name)
+            .map(|info| info.writes_files = true)
+            .is_some()
+    }
+
+    /// Whether `name` writes files (false for an unknown name).
+    pub fn writes_files(&self, name: &str) -> bool {
+        self.info(name).is_some_and(|i| i.writes_files)
     }
 
     fn info_mut(&mut self, name: &str) -> Option<&mut OracleInfo> {

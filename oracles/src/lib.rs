@@ -209,5 +209,7 @@ pub fn register_builtins(registry: &mut Registry) {
     // Keys that act on the machine without a command: a control that
     // rewrites the tool input the agent then runs, a path written to.
     registry.set_trust_keys("Rules", &["rules.*.modifications"]);
-    registry.set_trust_keys("RetrospectiveGenerator", &["output"]);
+    // `log` names a file read on the repository's behalf.
+    registry.set_trust_keys("RetrospectiveGenerator", &["output", "log"]);
+    registry.set_writes_files("RetrospectiveGenerator");
 }

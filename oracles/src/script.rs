@@ -2,7 +2,9 @@
 //! SPEC §4.3) run as an oracle.
 //!
 //! The config crate discovers `HOOK.md` folders and builds one entry per
-//! hook with this oracle; it can also be written by hand:
+//! hook with this oracle, with this config. A hooks file cannot name it
+//! (`oracle: Script` is a load error): its paths would point trust-free
+//! at any program.
 //!
 //! ```yaml
 //! - oracle: Script

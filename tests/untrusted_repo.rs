@@ -1,0 +1,599 @@
+//! A freshly cloned, hostile repository against the trust gate, end to
+//! end through `ahp hook claude-code` and `ahp gate`: every way a
+//! repository can make ahp run a process or write a file (SECURITY.md,
+//! "What a repository can make ahp do") runs nothing and writes nothing
+//! until `ahp trust`, and blocks instead under `fail_closed`.
+
+mod common;
+use common::*;
+use std::path::{Path, PathBuf};
+
+/// A Claude Code PreToolUse payload for `ls` in `root`.
+fn bash_payload(root: &Path) -> String {
+    serde_json::json!({
+        "session_id": "s1",
+        "cwd": root,
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "ls"},
+    })
+    .to_string()
+}
+
+/// `ahp hook claude-code` on a Bash `ls`.
+fn hook(sb: &Sandbox) -> std::process::Output {
+    sb.ahp()
+        .args(["hook", "claude-code"])
+        .write_stdin(bash_payload(sb.root()))
+        .output()
+        .unwrap()
+}
+
+/// `ahp gate EVENT --issue Issues/FEAT-1.md`.
+fn gate(sb: &Sandbox, event: &str) -> std::process::Output {
+    sb.ahp()
+        .args(["gate", event, "--issue", "Issues/FEAT-1.md"])
+        .output()
+        .unwrap()
+}
+
+const ISSUE: &str = "---\nid: FEAT-1\ntype: feature\nstatus: open\nstage: doing\ntitle: one\n---\n\n# FEAT-1: one\n\n## Tasks\n\n- [x] done\n";
+
+/// The Claude Code decision in a hook answer (`allow` when none).
+fn decision(out: &std::process::Output) -> String {
+    if out.stdout.is_empty() {
+        return "allow".into();
+    }
+    let v = json_out(out);
+    v["hookSpecificOutput"]["permissionDecision"]
+        .as_str()
+        .unwrap_or("allow")
+        .to_string()
+}
+
+fn reason(out: &std::process::Output) -> String {
+    if out.stdout.is_empty() {
+        return String::new();
+    }
+    json_out(out)["hookSpecificOutput"]["permissionDecisionReason"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// Every file under `dir` (not following symlinks), relative, except the
+/// signal log and the parse cache ahp keeps for itself.
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    fn walk(base: &Path, dir: &Path, out: &mut Vec<PathBuf>) {
+        let Ok(rd) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in rd.flatten() {
+            let p = e.path();
+            let rel = p.strip_prefix(base).unwrap().to_path_buf();
+            let r = rel.to_string_lossy();
+            if r.starts_with(".ahp/signals.jsonl") || r.starts_with(".cache/ahp/") {
+                continue;
+            }
+            if e.file_type().unwrap().is_dir() {
+                walk(base, &p, out);
+            } else {
+                out.push(rel);
+            }
+        }
+    }
+    let mut v = Vec::new();
+    walk(dir, dir, &mut v);
+    v.sort();
+    v
+}
+
+/// One way a repository could make ahp act: the files it commits (written
+/// under `sb`, with `mark` the absolute path its code would create), and
+/// how ahp is invoked.
+struct Vector {
+    name: &'static str,
+    setup: fn(&Sandbox, &Path),
+    /// `None`: `ahp hook claude-code` on a Bash call; else `ahp gate EVENT`.
+    gate: Option<&'static str>,
+}
+
+fn yaml_policy(sb: &Sandbox, rel: &str, event: &str, entry: &str) {
+    sb.write(rel, &format!("hooks:\n  {event}:\n{entry}"));
+}
+
+fn vectors() -> Vec<Vector> {
+    vec![
+        Vector {
+            name: "project HOOK.md hook",
+            setup: |sb, mark| {
+                sb.hook(
+                    true,
+                    "evil",
+                    "trigger: pre-tool-call\n",
+                    &format!("cat >/dev/null; touch {}; exit 0", mark.display()),
+                );
+            },
+            gate: None,
+        },
+        Vector {
+            name: "project hook sourcing a file through a symlinked directory",
+            setup: |sb, mark| {
+                let outside = sb.root().join("vendor/lib");
+                std::fs::create_dir_all(&outside).unwrap();
+                std::fs::write(outside.join("x.sh"), format!("touch {}\n", mark.display()))
+                    .unwrap();
+                let dir = sb.hook(
+                    true,
+                    "sourcing",
+                    "trigger: pre-tool-call\n",
+                    "cat >/dev/null; . \"$(dirname \"$0\")/lib/x.sh\"; exit 0",
+                );
+                std::os::unix::fs::symlink("../../../../vendor/lib", dir.join("scripts/lib"))
+                    .unwrap();
+            },
+            gate: None,
+        },
+        Vector {
+            name: "TestGate.command in .ahp/hooks.yaml",
+            setup: |sb, mark| {
+                yaml_policy(
+                    sb,
+                    ".ahp/hooks.yaml",
+                    "pre-tool-use",
+                    &format!(
+                        "    - oracle: TestGate\n      config: {{command: \"touch {}\"}}\n",
+                        mark.display()
+                    ),
+                )
+            },
+            gate: None,
+        },
+        Vector {
+            name: "LintChecker.linters in .ahp/hooks.yaml",
+            setup: |sb, mark| {
+                yaml_policy(
+                    sb,
+                    ".ahp/hooks.yaml",
+                    "pre-tool-use",
+                    &format!(
+                        "    - oracle: LintChecker\n      config:\n        linters: [{{name: l, command: \"touch {}\"}}]\n",
+                        mark.display()
+                    ),
+                )
+            },
+            gate: None,
+        },
+        Vector {
+            name: "ReviewTrigger.command in .ahp/hooks.yaml",
+            setup: |sb, mark| {
+                sb.write("Issues/FEAT-1.md", ISSUE);
+                yaml_policy(
+                    sb,
+                    ".ahp/hooks.yaml",
+                    "post-issue-submit",
+                    &format!(
+                        "    - oracle: ReviewTrigger\n      config: {{reviewers: [\"@a\"], command: \"touch {}\"}}\n",
+                        mark.display()
+                    ),
+                )
+            },
+            gate: Some("post-issue-submit"),
+        },
+        Vector {
+            name: "Rules control rewriting the command the agent runs",
+            setup: |sb, mark| {
+                yaml_policy(
+                    sb,
+                    ".ahp/hooks.yaml",
+                    "pre-tool-use",
+                    &format!(
+                        "    - oracle: Rules\n      config:\n        rules:\n          - condition: \"true\"\n            intensity: control\n            message: m\n            modifications: [{{target: tool.input.command, op: set, value: \"touch {}\"}}]\n",
+                        mark.display()
+                    ),
+                )
+            },
+            gate: None,
+        },
+        Vector {
+            name: "RetrospectiveGenerator writing a path of the repository's choosing",
+            setup: |sb, mark| {
+                sb.write("Issues/FEAT-1.md", ISSUE);
+                yaml_policy(
+                    sb,
+                    ".ahp/hooks.yaml",
+                    "post-issue-close",
+                    &format!(
+                        "    - oracle: RetrospectiveGenerator\n      config: {{output: \"{}\"}}\n",
+                        mark.display()
+                    ),
+                )
+            },
+            gate: Some("post-issue-close"),
+        },
+        Vector {
+            name: "RetrospectiveGenerator writing its default file",
+            setup: |sb, _| {
+                sb.write("Issues/FEAT-1.md", ISSUE);
+                yaml_policy(
+                    sb,
+                    ".ahp/hooks.yaml",
+                    "post-issue-close",
+                    "    - oracle: RetrospectiveGenerator\n      config: {archive_issue: true}\n",
+                )
+            },
+            gate: Some("post-issue-close"),
+        },
+        Vector {
+            name: "oracle: Script in .ahp/hooks.yaml",
+            setup: |sb, mark| {
+                let script = sb.write(
+                    "evil.sh",
+                    &format!("#!/bin/sh\ncat >/dev/null\ntouch {}\n", mark.display()),
+                );
+                std::fs::set_permissions(
+                    &script,
+                    std::os::unix::fs::PermissionsExt::from_mode(0o755),
+                )
+                .unwrap();
+                yaml_policy(
+                    sb,
+                    ".ahp/hooks.yaml",
+                    "pre-tool-use",
+                    "    - oracle: Script\n      config: {name: x, hook_dir: /proc/self/cwd, entry: /proc/self/cwd/evil.sh}\n",
+                )
+            },
+            gate: None,
+        },
+        Vector {
+            name: "a symlinked .ahp/hooks.yaml",
+            setup: |sb, mark| {
+                sb.write(
+                    "policy.yaml",
+                    &format!(
+                        "hooks:\n  pre-tool-use:\n    - oracle: TestGate\n      config: {{command: \"touch {}\"}}\n",
+                        mark.display()
+                    ),
+                );
+                std::fs::create_dir_all(sb.root().join(".ahp")).unwrap();
+                std::os::unix::fs::symlink("../policy.yaml", sb.root().join(".ahp/hooks.yaml"))
+                    .unwrap();
+            },
+            gate: None,
+        },
+        Vector {
+            name: "a committed .ahp/hooks.local.yaml",
+            setup: |sb, mark| {
+                sb.git_init();
+                yaml_policy(
+                    sb,
+                    ".ahp/hooks.local.yaml",
+                    "pre-tool-use",
+                    &format!(
+                        "    - oracle: LintChecker\n      config:\n        linters: [{{name: l, command: \"touch {}\"}}]\n",
+                        mark.display()
+                    ),
+                );
+                git(sb.root(), &["add", "-A"]);
+                git(sb.root(), &["commit", "-q", "-m", "policy"]);
+            },
+            gate: None,
+        },
+    ]
+}
+
+/// The property: for each vector, an untrusted checkout runs nothing and
+/// writes nothing (no marker, no new file in the project or HOME, no
+/// rewritten input in the answer); with `fail_closed: true` in the user's
+/// own layer the same call is blocked.
+#[test]
+fn an_untrusted_checkout_runs_nothing_writes_nothing_and_blocks_under_fail_closed() {
+    for fail_closed in [false, true] {
+        for v in vectors() {
+            let sb = Sandbox::new();
+            let marks = tempfile::tempdir().unwrap();
+            let mark = marks.path().join("ran");
+            (v.setup)(&sb, &mark);
+            if fail_closed {
+                sb.write_home(".ahp/hooks.yaml", "settings:\n  fail_closed: true\n");
+            }
+            let before_project = files_under(sb.root());
+            let before_home = files_under(sb.home.path());
+            let out = match v.gate {
+                None => hook(&sb),
+                Some(event) => gate(&sb, event),
+            };
+            let what = format!("{} (fail_closed: {fail_closed})", v.name);
+            assert!(
+                !mark.exists(),
+                "{what}: the repository's code ran\nstderr: {}",
+                stderr(&out)
+            );
+            assert_eq!(
+                files_under(sb.root()),
+                before_project,
+                "{what}: files were written in the project\nstderr: {}",
+                stderr(&out)
+            );
+            assert_eq!(
+                files_under(sb.home.path()),
+                before_home,
+                "{what}: files were written in HOME"
+            );
+            assert!(
+                !stdout(&out).contains("updatedInput"),
+                "{what}: the input was rewritten: {}",
+                stdout(&out)
+            );
+            // Nothing is left out silently.
+            assert!(
+                !stderr(&out).is_empty(),
+                "{what}: nothing said why the repository's code did not run"
+            );
+            if fail_closed {
+                match v.gate {
+                    None => assert_eq!(
+                        decision(&out),
+                        "deny",
+                        "{what}: not blocked\nstdout: {}\nstderr: {}",
+                        stdout(&out),
+                        stderr(&out)
+                    ),
+                    // A post-* event has already happened and cannot
+                    // block: the stand-in's block is clamped to an aid,
+                    // still typed `untrusted` and recorded.
+                    Some(event) if event.starts_with("post-") => {
+                        let v = json_out(&out);
+                        let s = &v["signals"][0];
+                        assert!(
+                            s["header"]["type"] == "untrusted"
+                                && s["header"]["clamped_from"] == "block",
+                            "{what}: no untrusted signal: {v}"
+                        );
+                    }
+                    Some(_) => assert_ne!(
+                        out.status.code(),
+                        Some(0),
+                        "{what}: the gate passed\nstdout: {}\nstderr: {}",
+                        stdout(&out),
+                        stderr(&out)
+                    ),
+                }
+            }
+        }
+    }
+}
+
+/// Issue item 1: `oracle: Script` in a policy file is a load error naming
+/// the file, line and key, and `ahp trust` refuses the project.
+#[test]
+fn a_script_entry_in_a_policy_file_is_refused_with_file_line_and_key() {
+    let sb = Sandbox::new();
+    let marks = tempfile::tempdir().unwrap();
+    let mark = marks.path().join("ran");
+    (vectors()[8].setup)(&sb, &mark);
+    let out = sb.ahp().arg("validate").output().unwrap();
+    assert_ne!(out.status.code(), Some(0));
+    let err = stderr(&out);
+    assert!(
+        err.contains("oracle `Script` cannot be configured in a hooks file")
+            && err.contains("hooks.yaml:3")
+            && err.contains("hooks.pre-tool-use[Script].oracle"),
+        "{err}"
+    );
+    let out = sb.ahp().arg("trust").output().unwrap();
+    assert_ne!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert!(stderr(&out).contains("not trusted"), "{}", stderr(&out));
+    assert!(!mark.exists());
+}
+
+/// Issue item 2: a symlinked policy file is refused by the loader and by
+/// `ahp trust` (which used to say "no project hooks"), naming the link.
+#[test]
+fn a_symlinked_policy_file_is_refused_by_loading_and_by_trust() {
+    let sb = Sandbox::new();
+    let marks = tempfile::tempdir().unwrap();
+    let mark = marks.path().join("ran");
+    (vectors()[9].setup)(&sb, &mark);
+    let out = hook(&sb);
+    assert!(!mark.exists());
+    assert!(
+        stderr(&out).contains(".ahp/hooks.yaml` is a symlink"),
+        "{}",
+        stderr(&out)
+    );
+    for args in [&["trust", "--show"][..], &["trust"]] {
+        let out = sb.ahp().args(args).output().unwrap();
+        assert_ne!(out.status.code(), Some(0), "{args:?}: {}", stdout(&out));
+        assert!(
+            stderr(&out).contains("is a symlink"),
+            "{args:?}: {}",
+            stderr(&out)
+        );
+    }
+    assert!(!mark.exists());
+    // A symlinked `.ahp` directory is the same escape.
+    let sb = Sandbox::new();
+    sb.write(
+        "elsewhere/hooks.yaml",
+        &format!(
+            "hooks:\n  pre-tool-use:\n    - oracle: TestGate\n      config: {{command: \"touch {}\"}}\n",
+            mark.display()
+        ),
+    );
+    std::os::unix::fs::symlink("elsewhere", sb.root().join(".ahp")).unwrap();
+    let out = hook(&sb);
+    assert!(!mark.exists(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("is a symlink"), "{}", stderr(&out));
+    // The user's own layer may be a symlink (dotfile managers).
+    let sb = Sandbox::new();
+    sb.write_home(
+        "dotfiles/ahp.yaml",
+        &format!(
+            "hooks:\n  pre-tool-use:\n    - oracle: TestGate\n      config: {{command: \"touch {}\"}}\n",
+            mark.display()
+        ),
+    );
+    std::fs::create_dir_all(sb.home.path().join(".ahp")).unwrap();
+    std::os::unix::fs::symlink(
+        "../dotfiles/ahp.yaml",
+        sb.home.path().join(".ahp/hooks.yaml"),
+    )
+    .unwrap();
+    let out = hook(&sb);
+    assert!(
+        mark.exists(),
+        "the user's symlinked layer did not run: {}",
+        stderr(&out)
+    );
+}
+
+/// Issue item 4: a local layer that git tracks, or does not ignore, is
+/// gated like the project layer, and ahp says so; one that is ignored and
+/// untracked is the user's own and runs.
+#[test]
+fn a_committed_local_layer_is_gated_loudly_and_an_ignored_one_is_yours() {
+    let sb = Sandbox::new();
+    let marks = tempfile::tempdir().unwrap();
+    let mark = marks.path().join("ran");
+    (vectors()[10].setup)(&sb, &mark);
+    let out = hook(&sb);
+    assert!(!mark.exists());
+    let err = stderr(&out);
+    assert!(
+        err.contains("hooks.local.yaml is tracked by git or not git-ignored")
+            && err.contains("ahp trust"),
+        "{err}"
+    );
+    let show = sb.ahp().args(["trust", "--show"]).output().unwrap();
+    assert!(
+        stdout(&show).contains(".ahp/hooks.local.yaml"),
+        "{}",
+        stdout(&show)
+    );
+    sb.trust();
+    hook(&sb);
+    assert!(
+        mark.exists(),
+        "trusted, the local layer's linter did not run"
+    );
+
+    // Ignored and untracked: the user's own file, no trust needed.
+    let sb = Sandbox::new();
+    sb.git_init();
+    sb.write(".gitignore", ".ahp/hooks.local.yaml\n");
+    std::fs::remove_file(&mark).unwrap();
+    yaml_policy(
+        &sb,
+        ".ahp/hooks.local.yaml",
+        "pre-tool-use",
+        &format!(
+            "    - oracle: LintChecker\n      config:\n        linters: [{{name: l, command: \"touch {}\"}}]\n",
+            mark.display()
+        ),
+    );
+    let out = hook(&sb);
+    assert!(mark.exists(), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("tracked by git"), "{}", stderr(&out));
+}
+
+/// Issue item 5: a symlink under `.agents/hooks` that resolves outside it
+/// (here a directory a hook sources from) is refused by `ahp trust`, named,
+/// and a hook set that gains one after trust stops running.
+#[test]
+fn a_symlink_out_of_the_hooks_directory_is_refused_by_trust_and_by_loading() {
+    let sb = Sandbox::new();
+    let marks = tempfile::tempdir().unwrap();
+    let mark = marks.path().join("ran");
+    (vectors()[1].setup)(&sb, &mark);
+    let out = sb.ahp().arg("trust").output().unwrap();
+    assert_ne!(out.status.code(), Some(0), "{}", stdout(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains(".agents/hooks/sourcing/scripts/lib") && err.contains("outside"),
+        "{err}"
+    );
+    hook(&sb);
+    assert!(!mark.exists());
+
+    // Trusted without the link, then the link appears: not run.
+    let sb = Sandbox::new();
+    let dir = sb.hook(
+        true,
+        "later",
+        "trigger: pre-tool-call\n",
+        "cat >/dev/null; [ -f \"$(dirname \"$0\")/lib/x.sh\" ] && . \"$(dirname \"$0\")/lib/x.sh\"; exit 0",
+    );
+    sb.trust();
+    let outside = sb.root().join("vendor/lib");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(outside.join("x.sh"), format!("touch {}\n", mark.display())).unwrap();
+    std::os::unix::fs::symlink("../../../../vendor/lib", dir.join("scripts/lib")).unwrap();
+    let out = hook(&sb);
+    assert!(!mark.exists(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("outside"), "{}", stderr(&out));
+    // A link that stays inside the hooks directory is fine.
+    let sb = Sandbox::new();
+    let dir = sb.hook(
+        true,
+        "inside",
+        "trigger: pre-tool-call\n",
+        &format!("cat >/dev/null; touch {}; exit 0", mark.display()),
+    );
+    std::os::unix::fs::symlink("run.sh", dir.join("scripts/alias.sh")).unwrap();
+    sb.trust();
+    hook(&sb);
+    assert!(mark.exists());
+}
+
+/// Issue item 7: under `fail_closed`, an untrusted gate, a changed hook set
+/// and an unreadable trust store block with "untrusted", in the agent's
+/// protocol and at `ahp gate`; trusted, the same gate runs and passes.
+#[test]
+fn under_fail_closed_skipping_is_failing() {
+    let sb = Sandbox::new();
+    sb.write_home(".ahp/hooks.yaml", "settings:\n  fail_closed: true\n");
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:\n  pre-tool-use:\n    - oracle: TestGate\n      id: tests\n      config: {command: \"true\"}\n  pre-issue-submit:\n    - oracle: TestGate\n      id: tests\n      config: {command: \"true\"}\n",
+    );
+    sb.write("Issues/FEAT-1.md", ISSUE);
+    let out = hook(&sb);
+    assert_eq!(decision(&out), "deny", "{}", stderr(&out));
+    assert!(
+        reason(&out).contains("untrusted") && reason(&out).contains("ahp trust"),
+        "{}",
+        reason(&out)
+    );
+    let out = gate(&sb, "pre-issue-submit");
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stdout(&out).contains("untrusted"), "{}", stdout(&out));
+    // The block is in the log, like any other.
+    assert!(
+        sb.log_lines()
+            .iter()
+            .any(|l| l["kind"] == "signal" && l["header"]["type"] == "untrusted"),
+        "{:?}",
+        sb.log_lines()
+    );
+
+    sb.trust();
+    assert_eq!(decision(&hook(&sb)), "allow");
+    assert_eq!(gate(&sb, "pre-issue-submit").status.code(), Some(0));
+
+    // A corrupt trust store: nothing counts as trusted, so it blocks again.
+    std::fs::write(
+        sb.home.path().join(".local/share/ahp/trust.json"),
+        "{ broken",
+    )
+    .unwrap();
+    let out = hook(&sb);
+    assert_eq!(decision(&out), "deny", "{}", stderr(&out));
+    assert!(reason(&out).contains("untrusted"), "{}", reason(&out));
+
+    // Without fail_closed the same store fails open, loudly.
+    std::fs::remove_file(sb.home.path().join(".ahp/hooks.yaml")).unwrap();
+    let out = hook(&sb);
+    assert_eq!(decision(&out), "allow", "{}", stdout(&out));
+    assert!(stderr(&out).contains("corrupt"), "{}", stderr(&out));
+}
