@@ -597,3 +597,46 @@ fn under_fail_closed_skipping_is_failing() {
     assert_eq!(decision(&out), "allow", "{}", stdout(&out));
     assert!(stderr(&out).contains("corrupt"), "{}", stderr(&out));
 }
+
+/// ContextLoader reads, untrusted, the files an issue lists: a committed
+/// symlink to a file of yours (`notes.md -> ~/.ssh/id_rsa`) must not
+/// carry its content into the agent's context or the log; a FIFO must
+/// not hang the gate.
+#[test]
+fn context_loader_does_not_read_through_a_symlink_out_of_the_project() {
+    let sb = Sandbox::new();
+    let secret = "PRIVATE-LINE-7f3c2a-never-to-be-shown";
+    let key = sb.write_home(".ssh/id_rsa", &format!("{secret}\n"));
+    std::os::unix::fs::symlink(&key, sb.root().join("notes.md")).unwrap();
+    sb.write("inside.md", "inside line\n");
+    let fifo = sb.root().join("pipe.md");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    sb.write(
+        "Issues/FEAT-1.md",
+        &ISSUE.replace(
+            "title: one\n",
+            "title: one\nfiles: [notes.md, inside.md, pipe.md]\n",
+        ),
+    );
+    sb.write_home(
+        ".ahp/hooks.yaml",
+        "hooks:\n  post-issue-start:\n    - oracle: ContextLoader\n      config: {include_git_history: false}\n",
+    );
+    let out = sb
+        .ahp()
+        .args(["gate", "post-issue-start", "--issue", "Issues/FEAT-1.md"])
+        .timeout(std::time::Duration::from_secs(20))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("inside line"), "{text}");
+    assert!(text.contains("notes.md: not read"), "{text}");
+    assert!(text.contains("pipe.md: not read"), "{text}");
+    let log = std::fs::read_to_string(sb.log_path()).unwrap();
+    assert!(!text.contains(secret) && !log.contains(secret), "{text}");
+}

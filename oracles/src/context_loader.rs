@@ -210,7 +210,7 @@ impl Oracle for ContextLoader {
             ));
             let mut budget = self.max_total_bytes;
             for p in &inside {
-                let (lines, found) = self.describe(p, &dir.join(p), &mut budget);
+                let (lines, found) = self.describe(p, &dir, &dir.join(p), &mut budget);
                 if !found {
                     missing.push(p.clone());
                 }
@@ -282,10 +282,38 @@ impl Oracle for ContextLoader {
 
 impl ContextLoader {
     /// The lines describing one file, and whether it exists.
-    fn describe(&self, shown: &str, full: &Path, budget: &mut u64) -> (Vec<String>, bool) {
+    fn describe(
+        &self,
+        shown: &str,
+        dir: &Path,
+        full: &Path,
+        budget: &mut u64,
+    ) -> (Vec<String>, bool) {
         let Ok(meta) = std::fs::metadata(full) else {
             return (vec![format!("- {shown}: not found")], false);
         };
+        // A repository can commit `notes.md -> ~/.ssh/id_rsa`: what the path
+        // reaches, symlinks followed, must still be inside the project.
+        let inside = match (std::fs::canonicalize(full), std::fs::canonicalize(dir)) {
+            (Ok(f), Ok(d)) => f.starts_with(d),
+            _ => false,
+        };
+        if !inside {
+            return (
+                vec![format!(
+                    "- {shown}: not read (a symlink to outside the project)"
+                )],
+                true,
+            );
+        }
+        // A FIFO would block the read until the timeout; devices are no
+        // context either.
+        if !meta.is_dir() && !meta.is_file() {
+            return (
+                vec![format!("- {shown}: not read (not a regular file)")],
+                true,
+            );
+        }
         if meta.is_dir() {
             let entries = std::fs::read_dir(full).map(|d| d.count()).unwrap_or(0);
             return (
