@@ -1286,15 +1286,18 @@ fn init(root: &Path, force: bool) -> Result<()> {
             hooks.display()
         ));
     }
-    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    std::fs::write(&hooks, ahp_config::STARTER_POLICY)
-        .with_context(|| format!("cannot write {}", hooks.display()))?;
+    // The project may be a cloned repository: its `.ahp/` and `.gitignore`
+    // are written without following a symlink it committed.
+    let write = |rel: &str, text: &str| {
+        ahp_oracles::safe_write::write_in_project(root, Path::new(rel), text.as_bytes())
+            .map_err(|e| anyhow!("ahp init: {e}"))
+    };
+    write(".ahp/hooks.yaml", ahp_config::STARTER_POLICY)?;
     let schema = dir.join("hooks.schema.json");
-    std::fs::write(
-        &schema,
-        serde_json::to_string_pretty(&ahp_config::hooks_schema())? + "\n",
-    )
-    .with_context(|| format!("cannot write {}", schema.display()))?;
+    write(
+        ".ahp/hooks.schema.json",
+        &(serde_json::to_string_pretty(&ahp_config::hooks_schema())? + "\n"),
+    )?;
     let gitignore = root.join(".gitignore");
     let existing = match std::fs::read_to_string(&gitignore) {
         Ok(s) => s,
@@ -1317,8 +1320,7 @@ fn init(root: &Path, force: bool) -> Result<()> {
             text.push_str(m);
             text.push('\n');
         }
-        std::fs::write(&gitignore, text)
-            .with_context(|| format!("cannot write {}", gitignore.display()))?;
+        write(".gitignore", &text)?;
     }
     println!("wrote {}", hooks.display());
     println!("wrote {}", schema.display());

@@ -4,15 +4,16 @@
 //! ([`crate::adapters`]), dispatches like `ahp run`, applies the stop-loop
 //! guard, and answers in the agent's protocol. Errors inside ahp fail open
 //! (exit 0, a message on stderr, an `error` record in the log) unless
-//! `settings.fail_closed: true`, which turns them into a block: an agent
-//! must never be stopped by a bug of ahp it did not ask to be stopped by,
-//! and never let through silently either.
+//! `fail_closed` is on (`settings.fail_closed: true` in any layer, or
+//! `AHP_FAIL_CLOSED`; see [`ahp_config::fail_closed`]), which turns them
+//! into a block: an agent must never be stopped by a bug of ahp it did not
+//! ask to be stopped by, and never let through silently either.
 
 use crate::adapters::{
     self, caps, render, Agent, Decision, Inbound, PromptFallback, Reply, RewriteFallback,
 };
 use crate::cli::{dispatch, parse_json, read_limited, terminal_safe, DispatchRequest};
-use ahp_config::{ConfigErrors, LoadOptions};
+use ahp_config::{ConfigErrors, FailClosed, LoadOptions};
 use ahp_engine::{Diagnostic, Event, Level, Outcome, Registry, Verdict};
 use ahp_signals_log::{read_all, Record, Release, SignalLog};
 use anyhow::{Context, Result};
@@ -46,7 +47,9 @@ pub struct HookArgs {
 struct Known {
     inbound: Option<Inbound>,
     root: Option<PathBuf>,
-    fail_closed: Option<bool>,
+    /// Decided by the loaded policy (`Some(None)`: fail open); `None` when
+    /// it did not load, and the layer files decide.
+    fail_closed: Option<Option<FailClosed>>,
 }
 
 /// Runs one hook call and returns the exit code for the agent.
@@ -103,7 +106,7 @@ fn answer(args: &HookArgs, registry: &Registry, known: &mut Known) -> Result<Rep
     .context("the dispatch gave no verdict")?;
     // Checked when the policy was compiled; defaults cannot be reached.
     let settings = done.cfg.hook_settings().unwrap_or_default();
-    known.fail_closed = Some(settings.fail_closed);
+    known.fail_closed = Some(done.cfg.fail_closed().cloned());
     let verdict = &done.verdict;
     for d in &verdict.diagnostics {
         let line = format!("ahp: {}: [{}] {}", d.level.as_str(), d.source, d.message);
@@ -235,9 +238,8 @@ impl StopGuard<'_> {
     }
 }
 
-/// The answer when ahp itself failed: open by default, closed when the
-/// policy says `fail_closed: true`. Either way the failure is on stderr
-/// and in the log.
+/// The answer when ahp itself failed: open by default, closed when
+/// `fail_closed` is on. Either way the failure is on stderr and in the log.
 fn fail(args: &HookArgs, known: &Known, e: &anyhow::Error) -> Reply {
     let message = match e.downcast_ref::<ConfigErrors>() {
         Some(ce) => ce.to_string().trim_end().to_string(),
@@ -250,10 +252,14 @@ fn fail(args: &HookArgs, known: &Known, e: &anyhow::Error) -> Reply {
     let event = known.inbound.as_ref().and_then(|i| i.event);
     // Events that only observe (post-tool-use, post-session, …) cannot be
     // blocked: failing closed there would end the whole session.
-    let closed = event.is_none_or(|e| e.allows(ahp_engine::Intensity::Block))
-        && known
-            .fail_closed
-            .unwrap_or_else(|| root.as_deref().is_some_and(fail_closed_in_files));
+    let closed = if event.is_none_or(|e| e.allows(ahp_engine::Intensity::Block)) {
+        match &known.fail_closed {
+            Some(decided) => decided.clone(),
+            None => fail_closed_from_files(root.as_deref()),
+        }
+    } else {
+        None
+    };
     let mut stderr = format!("ahp: error: {message}");
     if !args.no_log {
         let path = args
@@ -276,7 +282,7 @@ fn fail(args: &HookArgs, known: &Known, e: &anyhow::Error) -> Reply {
             stderr.push_str(&format!("\nahp: the error was not recorded: {le}"));
         }
     }
-    if !closed {
+    let Some(why) = closed else {
         stderr
             .push_str("\nahp: failing open (settings.fail_closed: true blocks on errors instead)");
         return Reply {
@@ -284,9 +290,8 @@ fn fail(args: &HookArgs, known: &Known, e: &anyhow::Error) -> Reply {
             stdout: None,
             stderr: Some(stderr),
         };
-    }
-    let reason =
-        format!("ahp failed and settings.fail_closed is true, so this is blocked: {message}");
+    };
+    let reason = format!("ahp failed and {why}, so this is blocked: {message}");
     let mut reply = match known.inbound.as_ref().filter(|i| i.event.is_some()) {
         Some(inbound) => render(
             inbound,
@@ -305,28 +310,13 @@ fn fail(args: &HookArgs, known: &Known, e: &anyhow::Error) -> Reply {
     reply
 }
 
-/// `fail_closed: true` in the last layer that sets it, read as plain text:
-/// used only when the config could not be loaded, so that a broken policy
-/// that asked to fail closed still does.
-fn fail_closed_in_files(root: &Path) -> bool {
-    let Ok(opts) = LoadOptions::from_env(Some(root.to_path_buf())) else {
-        return false;
-    };
-    let mut closed = false;
-    for (_, path) in opts.layer_paths() {
-        let Ok(text) = std::fs::read_to_string(&path) else {
-            continue;
-        };
-        for line in text.lines() {
-            let line = line.split('#').next().unwrap_or("").trim();
-            if let Some(v) = line.strip_prefix("fail_closed:") {
-                match v.trim() {
-                    "true" => closed = true,
-                    "false" => closed = false,
-                    _ => {}
-                }
-            }
-        }
+/// `fail_closed` when the policy could not be loaded: from the layer
+/// files, each parsed on its own (see [`ahp_config::fail_closed`]), so
+/// that a broken project file neither hides the user's `true` nor undoes
+/// it, and a user layer that cannot be read fails closed.
+fn fail_closed_from_files(root: Option<&Path>) -> Option<FailClosed> {
+    match LoadOptions::from_env(root.map(Path::to_path_buf)) {
+        Ok(opts) => ahp_config::fail_closed_from_layers(&opts),
+        Err(_) => ahp_config::fail_closed_env().then_some(FailClosed::Env),
     }
-    closed
 }

@@ -724,6 +724,36 @@ fn apply(change: &Change) -> Result<()> {
     }
 }
 
+/// [`apply`] for a config file inside the project `root`: written with
+/// [`ahp_oracles::safe_write`], removed only when its directory resolves
+/// inside the project (removing a link removes the link, not its target).
+fn apply_in_project(root: &Path, change: &Change) -> Result<()> {
+    match &change.after {
+        Some(text) => {
+            let rel = change.path.strip_prefix(root).unwrap_or(&change.path);
+            ahp_oracles::safe_write::write_in_project(root, rel, text.as_bytes())
+                .map_err(|e| anyhow!("{e}"))
+        }
+        None if change.before.is_some() => {
+            let dir = change.path.parent().unwrap_or(root);
+            let inside = match (std::fs::canonicalize(dir), std::fs::canonicalize(root)) {
+                (Ok(d), Ok(r)) => d.starts_with(r),
+                _ => false,
+            };
+            if !inside {
+                bail!(
+                    "refusing to remove {}: its directory resolves outside the project {}",
+                    change.path.display(),
+                    root.display()
+                );
+            }
+            std::fs::remove_file(&change.path)
+                .with_context(|| format!("cannot remove {}", change.path.display()))
+        }
+        None => Ok(()),
+    }
+}
+
 fn project_root(project: Option<PathBuf>) -> Result<PathBuf> {
     match project {
         Some(p) => Ok(p),
@@ -804,7 +834,12 @@ pub(crate) fn run(args: InstallArgs, remove: bool) -> Result<u8> {
         }
         return Ok(crate::cli::EXIT_PROCEED);
     }
-    apply(&change)?;
+    match scope {
+        Scope::User => apply(&change)?,
+        // The project's config files are the repository's: never written
+        // through a symlink it committed, nor outside it.
+        Scope::Project | Scope::Local => apply_in_project(&root, &change)?,
+    }
     if remove {
         let what = if change.after.is_none() {
             "; the file held nothing else and was removed"

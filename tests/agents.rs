@@ -1302,3 +1302,154 @@ fn a_planted_secret_never_reaches_the_agents_answer_or_the_log() {
     assert!(log.contains("SecurityScanner"));
     assert!(!log.contains(&key), "the log holds the key");
 }
+
+/// Issue 19, item 6: `fail_closed` is decided from the parsed layers, not
+/// from lines that start with `fail_closed:`. The user layer (or
+/// `AHP_FAIL_CLOSED`) switches it on in any form YAML allows, a project
+/// layer cannot switch it off (broken or not), and a user layer that
+/// cannot be parsed fails closed. What the agent sees: a deny in its own
+/// protocol with the error in the reason — or, where nothing asked for
+/// it, the fail-open answer (nothing on stdout).
+#[test]
+fn fail_closed_is_decided_from_the_parsed_layers() {
+    /// A project file that does not parse (a tab where YAML wants spaces),
+    /// with a block scalar holding `fail_closed: false` as text.
+    const BROKEN_PROJECT: &str = "settings:\n  fail_closed: false\nhooks:\n  pre-tool-use:\n    - oracle: Rules\n      config:\n        note: |\n          fail_closed: false\n\t- bad\n";
+    /// A project file that parses but does not compile.
+    const UNKNOWN_ORACLE: &str = "hooks:\n  pre-tool-use:\n    - oracle: NoSuchOracle\n";
+    struct Case {
+        name: &'static str,
+        user: Option<&'static str>,
+        project: &'static str,
+        env: Option<&'static str>,
+        /// Some(text the deny reason contains); None: fail open.
+        deny: Option<&'static str>,
+    }
+    let cases = [
+        Case {
+            name: "flow form in the user layer",
+            user: Some("settings: {fail_closed: true}\n"),
+            project: UNKNOWN_ORACLE,
+            env: None,
+            deny: Some("NoSuchOracle"),
+        },
+        Case {
+            name: "space before the colon",
+            user: Some("settings:\n  fail_closed : true\n"),
+            project: UNKNOWN_ORACLE,
+            env: None,
+            deny: Some("NoSuchOracle"),
+        },
+        Case {
+            name: "quoted key",
+            user: Some("settings:\n  \"fail_closed\": true\n"),
+            project: UNKNOWN_ORACLE,
+            env: None,
+            deny: Some("NoSuchOracle"),
+        },
+        Case {
+            name: "True (a YAML 1.2 boolean)",
+            user: Some("settings:\n  fail_closed: True\n"),
+            project: UNKNOWN_ORACLE,
+            env: None,
+            deny: Some("NoSuchOracle"),
+        },
+        Case {
+            name: "broken project file saying false in a block scalar",
+            user: Some("settings:\n  fail_closed: true\n"),
+            project: BROKEN_PROJECT,
+            env: None,
+            deny: Some("invalid YAML"),
+        },
+        Case {
+            name: "project switching off the user's true (policy broken further down)",
+            user: Some("settings:\n  fail_closed: true\n"),
+            project: "settings:\n  fail_closed: false\nhooks:\n  pre-tool-use:\n    - oracle: NoSuchOracle\n",
+            env: None,
+            deny: Some("NoSuchOracle"),
+        },
+        Case {
+            name: "project switching off the user's true (policy loads, an oracle fails)",
+            // The failing oracle is the user's own: one a repository
+            // defines waits for `ahp trust` instead.
+            user: Some("settings:\n  fail_closed: true\nhooks:\n  pre-tool-use:\n    - oracle: RetrospectiveGenerator\n"),
+            project: "settings:\n  fail_closed: false\n",
+            env: None,
+            deny: Some("no issue in the context"),
+        },
+        Case {
+            name: "broken user file",
+            user: Some("settings:\n  fail_closed: [true\n"),
+            project: UNKNOWN_ORACLE,
+            env: None,
+            deny: Some("cannot be read"),
+        },
+        Case {
+            name: "AHP_FAIL_CLOSED=1",
+            user: None,
+            project: BROKEN_PROJECT,
+            env: Some("1"),
+            deny: Some("AHP_FAIL_CLOSED is set"),
+        },
+        Case {
+            name: "project-only true in a file that parses",
+            user: None,
+            project: "settings: {fail_closed: true}\nhooks:\n  pre-tool-use:\n    - oracle: NoSuchOracle\n",
+            env: None,
+            deny: Some("NoSuchOracle"),
+        },
+        // Nothing asked to fail closed: the default stays open.
+        Case {
+            name: "nothing asks for it",
+            user: Some("settings:\n  fail_closed: false\n"),
+            project: BROKEN_PROJECT,
+            env: Some("0"),
+            deny: None,
+        },
+    ];
+    let payload = r#"{"session_id":"s","cwd":"/tmp","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}"#;
+    let mut failures = Vec::new();
+    for case in cases {
+        let sb = Sandbox::new();
+        if let Some(user) = case.user {
+            sb.write_home(".ahp/hooks.yaml", user);
+        }
+        sb.write(".ahp/hooks.yaml", case.project);
+        let mut cmd = sb.ahp();
+        cmd.env_remove("CLAUDE_PROJECT_DIR")
+            .args(["hook", "claude-code"]);
+        if let Some(v) = case.env {
+            cmd.env("AHP_FAIL_CLOSED", v);
+        }
+        let payload = payload.replace("/tmp", &sb.root().to_string_lossy());
+        let out = cmd.write_stdin(payload).output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let got = match (out.status.code(), case.deny) {
+            (Some(0), Some(want)) => match serde_json::from_str::<Value>(stdout.trim()) {
+                Ok(v) => {
+                    let o = &v["hookSpecificOutput"];
+                    let reason = o["permissionDecisionReason"].as_str().unwrap_or_default();
+                    if o["permissionDecision"] == "deny" && reason.contains(want) {
+                        Ok(())
+                    } else {
+                        Err(format!("want a deny with `{want}` in the reason, got {v}"))
+                    }
+                }
+                Err(_) => Err(format!(
+                    "want a deny with `{want}`, got {stdout:?}; stderr: {stderr}"
+                )),
+            },
+            (Some(0), None) if stdout.trim().is_empty() && stderr.contains("failing open") => {
+                Ok(())
+            }
+            (code, _) => Err(format!(
+                "exit {code:?}, stdout {stdout:?}, stderr: {stderr}"
+            )),
+        };
+        if let Err(e) = got {
+            failures.push(format!("{}: {e}", case.name));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}

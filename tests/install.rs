@@ -420,3 +420,41 @@ fn doctor_names_why_cursor_hooks_would_not_fire() {
     assert_eq!(out.status.code(), Some(1));
     assert!(stdout(&out).contains("no agent config has ahp's hooks"));
 }
+
+/// A repository that commits its agent config as a symlink (to a file of
+/// the user's, or through a linked directory) does not get ahp's install
+/// written there: the project scope is the repository's, so the write is
+/// refused with the path, and the linked file is untouched.
+#[cfg(unix)]
+#[test]
+fn a_committed_symlink_does_not_redirect_a_project_install() {
+    use std::os::unix::fs::symlink;
+    for linked_dir in [false, true] {
+        let sb = Sandbox::new();
+        let theirs = sb.write_home(
+            "dotfiles/claude/settings.json",
+            "{\n  \"model\": \"opus\"\n}\n",
+        );
+        if linked_dir {
+            symlink(theirs.parent().unwrap(), sb.root().join(".claude")).unwrap();
+        } else {
+            std::fs::create_dir_all(sb.root().join(".claude")).unwrap();
+            symlink(&theirs, sb.root().join(".claude/settings.json")).unwrap();
+        }
+        let before = std::fs::read(&theirs).unwrap();
+        let out = sb
+            .ahp()
+            .args(["install", "claude-code", "--scope", "project"])
+            .output()
+            .unwrap();
+        assert_ne!(out.status.code(), Some(0), "{}", stdout(&out));
+        let err = stderr(&out);
+        let want = if linked_dir {
+            "leads, outside the project"
+        } else {
+            "refusing to write through a symlink: .claude/settings.json -> "
+        };
+        assert!(err.contains(want), "want `{want}` in {err}");
+        assert_eq!(std::fs::read(&theirs).unwrap(), before);
+    }
+}

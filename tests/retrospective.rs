@@ -283,3 +283,155 @@ fn without_an_issue_it_fails_open_with_a_warning() {
         stderr(&out)
     );
 }
+
+/// Issue 19, item 3: a committed symlink must not turn the retrospective
+/// into a file-overwrite primitive, and an issue title with a line break
+/// must not add lines to the document. Each case is a repository layout
+/// that points a write ahp makes on its behalf somewhere else; the target
+/// stays as it was and the user is told which path was refused and why.
+#[cfg(unix)]
+#[test]
+fn a_committed_symlink_does_not_redirect_the_retrospective() {
+    use std::os::unix::fs::symlink;
+    use std::path::PathBuf;
+    struct Case {
+        name: &'static str,
+        config: &'static str,
+        /// Lays out the repository; returns the file that must stay untouched.
+        setup: fn(&Sandbox) -> PathBuf,
+        want: fn(&Sandbox) -> String,
+    }
+    const ISSUE: &str = "---\nid: FEAT-1\ntype: feature\nstatus: closed\nstage: done\ntitle: \"Fix\\n---\\nstatus: hacked\"\n---\n# Fix\n\n## Tasks\n- [x] done\n";
+    let cases = [
+        Case {
+            name: "symlink at the retrospective",
+            config: "{}",
+            setup: |sb| {
+                sb.write("Issues/FEAT-1.md", ISSUE);
+                let bashrc = sb.write_home(".bashrc", "original\n");
+                symlink(&bashrc, sb.root().join("Issues/FEAT-1.retrospective.md")).unwrap();
+                bashrc
+            },
+            want: |sb| {
+                format!(
+                    "refusing to write through a symlink: Issues/FEAT-1.retrospective.md -> {}",
+                    sb.home.path().join(".bashrc").display()
+                )
+            },
+        },
+        Case {
+            name: "symlinked directory out of the project",
+            config: "{}",
+            setup: |sb| {
+                let outside = sb.home.path().join("elsewhere");
+                std::fs::create_dir_all(&outside).unwrap();
+                std::fs::write(outside.join("FEAT-1.md"), ISSUE).unwrap();
+                symlink(&outside, sb.root().join("Issues")).unwrap();
+                outside.join("FEAT-1.retrospective.md")
+            },
+            want: |sb| {
+                format!(
+                    "refusing to write Issues/FEAT-1.retrospective.md: Issues -> {} leads, outside the project",
+                    sb.home.path().join("elsewhere").display()
+                )
+            },
+        },
+        Case {
+            name: "archive_issue into a symlinked issue file",
+            config: "{archive_issue: true, output: \"retro/{id}.md\"}",
+            setup: |sb| {
+                let real = sb.write_home("issue.md", ISSUE);
+                std::fs::create_dir_all(sb.root().join("Issues")).unwrap();
+                symlink(&real, sb.root().join("Issues/FEAT-1.md")).unwrap();
+                real
+            },
+            want: |sb| {
+                format!(
+                    "archive_issue: refusing to write through a symlink: Issues/FEAT-1.md -> {}",
+                    sb.home.path().join("issue.md").display()
+                )
+            },
+        },
+        Case {
+            name: "output path out of the project",
+            config: "{output: \"../stolen/{id}.md\"}",
+            setup: |sb| {
+                sb.write("Issues/FEAT-1.md", ISSUE);
+                sb.root().parent().unwrap().join("stolen/FEAT-1.md")
+            },
+            want: |_| "refusing to write ../stolen/FEAT-1.md: it goes up with `..`".into(),
+        },
+    ];
+    let mut failures = Vec::new();
+    for case in cases {
+        let sb = Sandbox::new();
+        sb.write(
+            ".ahp/hooks.yaml",
+            &format!(
+                "hooks:\n  post-issue-close:\n    - oracle: RetrospectiveGenerator\n      config: {}\n",
+                case.config
+            ),
+        );
+        sb.trust();
+        let victim = (case.setup)(&sb);
+        let before = std::fs::read(&victim).ok();
+        let out = sb
+            .ahp()
+            .args([
+                "gate",
+                "post-issue-close",
+                "--issue",
+                "Issues/FEAT-1.md",
+                "--no-log",
+            ])
+            .output()
+            .unwrap();
+        let err = stderr(&out);
+        let want = (case.want)(&sb);
+        if std::fs::read(&victim).ok() != before {
+            failures.push(format!("{}: {} was written", case.name, victim.display()));
+        } else if !err.contains(&want) {
+            failures.push(format!("{}: want `{want}` in stderr:\n{err}", case.name));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// The same issue without the symlink: the title's line breaks are
+/// flattened, so the document has exactly the lines ahp put there.
+#[test]
+fn an_issue_title_cannot_add_lines_to_the_retrospective() {
+    let sb = Sandbox::new();
+    sb.write(
+        "Issues/FEAT-1.md",
+        "---\nid: FEAT-1\ntype: feature\nstatus: closed\nstage: done\ntitle: \"Fix\\n---\\nstatus: hacked\\r\\n## Injected\"\n---\n# Fix\n\n## Tasks\n- [x] done\n",
+    );
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:\n  post-issue-close:\n    - oracle: RetrospectiveGenerator\n",
+    );
+    sb.trust();
+    let out = sb
+        .ahp()
+        .args([
+            "gate",
+            "post-issue-close",
+            "--issue",
+            "Issues/FEAT-1.md",
+            "--no-log",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+    let md = std::fs::read_to_string(sb.root().join("Issues/FEAT-1.retrospective.md")).unwrap();
+    let first = md.lines().next().unwrap_or_default();
+    assert_eq!(
+        first, "# Retrospective: FEAT-1 — Fix --- status: hacked  ## Injected",
+        "{md}"
+    );
+    assert!(
+        !md.lines()
+            .any(|l| l == "---" || l.starts_with("status:") || l == "## Injected"),
+        "{md}"
+    );
+}

@@ -33,6 +33,7 @@
 
 mod cache;
 pub mod escalation;
+pub mod fail_closed;
 pub mod hookmd;
 pub mod load;
 pub mod schema;
@@ -42,6 +43,7 @@ pub mod untrusted;
 pub mod view;
 pub mod yaml;
 
+pub use fail_closed::{fail_closed_env, fail_closed_from_layers, FailClosed, FAIL_CLOSED_ENV};
 pub use load::{
     compile_when, find_project_root, ConfigWarning, HookSettings, LoadOptions, LoadedConfig,
     LogSettings, MergedEntry, Only, DEFAULT_POLICY, DEFAULT_POLICY_NAME,

@@ -1,6 +1,7 @@
 //! Finding, parsing and merging the layers, and compiling the merged
 //! entries into an engine [`Policy`].
 
+use crate::fail_closed::FailClosed;
 use crate::hookmd::ScriptHookSpec;
 use crate::source::{ConfigError, ConfigErrors, Layer, Origin, SourceFile};
 use crate::yaml::{self, Key, Node, NodeValue};
@@ -67,6 +68,9 @@ pub struct LoadOptions {
     /// Where parsed hooks.yaml trees are cached (see the crate docs'
     /// "parse cache"); no cache when `None`.
     pub parse_cache: Option<PathBuf>,
+    /// `AHP_FAIL_CLOSED` is set: `fail_closed` is on whatever the layers
+    /// say (see [`crate::fail_closed`]).
+    pub fail_closed_env: bool,
 }
 
 /// The nearest ancestor of `start` (itself included) that has `.ahp/` or
@@ -113,6 +117,7 @@ impl LoadOptions {
             xdg_config_home,
             project_root,
             parse_cache: crate::cache::dir_from_env(),
+            fail_closed_env: crate::fail_closed::fail_closed_env(),
         })
     }
 
@@ -124,6 +129,7 @@ impl LoadOptions {
             xdg_config_home: None,
             project_root,
             parse_cache: None,
+            fail_closed_env: false,
         }
     }
 
@@ -228,6 +234,10 @@ pub struct LoadedConfig {
     pub warnings: Vec<ConfigWarning>,
     /// The `escalation:` lists of the layers, in layer order (rules append).
     pub escalation: Vec<Node>,
+    /// Why `fail_closed` is on, if it is: the environment or the first
+    /// layer that switched it on. Not the merged `settings` value, which a
+    /// later layer could set back to false.
+    fail_closed: Option<FailClosed>,
 }
 
 /// What makes two paths the same file; `None` when there is no file. By
@@ -383,6 +393,9 @@ impl LoadedConfig {
                 ),
             });
         }
+        if opts.fail_closed_env {
+            cfg.fail_closed = Some(FailClosed::Env);
+        }
         cfg.script_hooks = found.hooks;
         cfg.hook_errors = found.errors;
         cfg.warnings
@@ -509,10 +522,15 @@ impl LoadedConfig {
             local_is_repository_code: false,
             warnings: Vec::new(),
             escalation: Vec::new(),
+            fail_closed: None,
         };
         for file in files {
+            let path = file.path.clone();
             match crate::cache::parse(parse_cache, file) {
-                Ok(root) => cfg.merge_layer(root, &mut errors),
+                Ok(root) => {
+                    cfg.note_fail_closed(&root, path, &mut errors);
+                    cfg.merge_layer(root, &mut errors)
+                }
                 Err(e) => errors.push(e),
             }
         }
@@ -521,6 +539,38 @@ impl LoadedConfig {
         } else {
             Err(ConfigErrors(errors))
         }
+    }
+
+    /// Records a layer's `settings.fail_closed: true` (switching on is all
+    /// a layer can do) and reports a value that is not a boolean, in any
+    /// layer: the merged value would show only the last one.
+    fn note_fail_closed(&mut self, root: &Node, path: PathBuf, errors: &mut Vec<ConfigError>) {
+        match crate::fail_closed::layer_value(root) {
+            Ok(Some(true)) if self.fail_closed.is_none() => {
+                self.fail_closed = Some(FailClosed::Layer(path))
+            }
+            Ok(_) => {}
+            Err(_) => {
+                // The shapes of the top level and of `settings` are reported
+                // by merge_layer; only the value itself is checked here.
+                if let Some(n) = root.get("settings").and_then(|s| s.get("fail_closed")) {
+                    if !matches!(n.value, NodeValue::Bool(_)) {
+                        errors.push(type_error(
+                            n,
+                            "settings.fail_closed".into(),
+                            "true or false",
+                        ));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Why `fail_closed` is on (`None`: errors inside ahp fail open). See
+    /// [`crate::fail_closed`]: any layer or `AHP_FAIL_CLOSED` switches it
+    /// on and no layer switches it off.
+    pub fn fail_closed(&self) -> Option<&FailClosed> {
+        self.fail_closed.as_ref()
     }
 
     fn merge_layer(&mut self, root: Node, errors: &mut Vec<ConfigError>) {
@@ -777,7 +827,10 @@ impl LoadedConfig {
     /// assert_eq!(s.rewrite_fallback, "deny");
     /// ```
     pub fn hook_settings(&self) -> Result<HookSettings, ConfigErrors> {
-        let mut out = HookSettings::default();
+        let mut out = HookSettings {
+            fail_closed: self.fail_closed.is_some(),
+            ..HookSettings::default()
+        };
         let mut errors = Vec::new();
         let Some(node) = &self.settings else {
             return Ok(out);
@@ -808,11 +861,7 @@ impl LoadedConfig {
                 }
             }
         }
-        if let Some(n) = node.get("fail_closed") {
-            if let NodeValue::Bool(b) = n.value {
-                out.fail_closed = b;
-            }
-        }
+        out.fail_closed = self.fail_closed.is_some();
         if errors.is_empty() {
             Ok(out)
         } else {
@@ -834,7 +883,8 @@ impl LoadedConfig {
     pub fn settings(&self) -> Result<(Settings, bool), ConfigErrors> {
         let mut errors = Vec::new();
         let mut s = Settings::default();
-        let mut fail_closed = false;
+        // Checked per layer when the layers were merged.
+        let fail_closed = self.fail_closed.is_some();
         if let Some(node) = &self.settings {
             if let Some(n) = node.get("environment") {
                 match n.as_str() {
@@ -854,16 +904,6 @@ impl LoadedConfig {
                         &n.origin,
                         Some("settings.on_block".into()),
                         "expected `stop` or `collect`",
-                    )),
-                }
-            }
-            if let Some(n) = node.get("fail_closed") {
-                match n.value {
-                    NodeValue::Bool(b) => fail_closed = b,
-                    _ => errors.push(type_error(
-                        n,
-                        "settings.fail_closed".into(),
-                        "true or false",
                     )),
                 }
             }
@@ -1488,7 +1528,9 @@ pub struct HookSettings {
     /// `deny` or `context`: a control where the agent cannot take a
     /// rewritten input.
     pub rewrite_fallback: String,
-    /// `settings.fail_closed`: errors inside ahp block instead of allowing.
+    /// Errors inside ahp block instead of allowing: `AHP_FAIL_CLOSED` or
+    /// `settings.fail_closed: true` in any layer (see
+    /// [`LoadedConfig::fail_closed`]).
     pub fail_closed: bool,
 }
 

@@ -37,6 +37,10 @@
 //! * [`RetrospectiveGenerator`] — after close, the issue's metrics from the
 //!   signal log in a Markdown retrospective.
 //!
+//! Files written on a repository's behalf (a retrospective, an archived
+//! issue, `ahp init`'s files) go through [`safe_write`]: never through a
+//! symlink, never out of the project, atomically.
+//!
 //! What does **not** live here: the engine itself (events, context, signals,
 //! the [`Oracle`] trait, dispatch — `ahp-engine`) and loading hooks.yaml
 //! (`ahp-config`). Each oracle is built from its entry's `config:` map by
@@ -78,6 +82,7 @@ pub mod process;
 pub mod retrospective;
 pub mod review;
 pub mod rules;
+pub mod safe_write;
 pub mod script;
 pub mod security;
 mod template;

@@ -33,6 +33,14 @@
 //! the archived issue carries its history. With `generate_metrics: false`
 //! the file holds only the headings for a written retrospective.
 //!
+//! Both paths come from the repository (its issue files, its hooks.yaml),
+//! so both are written with [`crate::safe_write`]: a symlink at the file,
+//! a directory symlink out of the project or a path out of it (`..`, an
+//! absolute path elsewhere) is refused with an error naming the path. The
+//! issue's id and title are flattened to one line (line breaks and other
+//! control characters become spaces) before they go into the Markdown, so
+//! a title cannot add lines, headings or table rows of its own.
+//!
 //! ```yaml
 //! hooks:
 //!   post-issue-close:
@@ -57,6 +65,7 @@
 
 use crate::cfg::opt_bool;
 use crate::git::project_dir_for;
+use crate::safe_write::write_in_project;
 use ahp_engine::oracle::kind_of;
 use ahp_engine::{
     async_trait, Action, HookContext, Intensity, Oracle, OracleConfig, OracleConfigError,
@@ -428,7 +437,7 @@ impl IssueMetrics {
         let events: Vec<String> = self
             .runs_by_event
             .iter()
-            .map(|(e, n)| format!("{e} {n}"))
+            .map(|(e, n)| format!("{} {n}", cell(e)))
             .collect();
         out.push_str(&format!(
             "| dispatches | {}{} |\n",
@@ -485,8 +494,8 @@ impl IssueMetrics {
             for e in &self.block_episodes {
                 out.push_str(&format!(
                     "| {} | {} | {} | {} |\n",
-                    e.event,
-                    e.sources.join(", "),
+                    cell(&e.event),
+                    cell(&e.sources.join(", ")),
                     e.blocked_at.format("%Y-%m-%d %H:%M:%S UTC"),
                     e.resolution_secs
                         .map(duration)
@@ -498,15 +507,19 @@ impl IssueMetrics {
             out.push_str("\n### Signals by source\n\n| source | block | control | prompt | aid |\n|---|---|---|---|---|\n");
             for (src, c) in &self.by_source {
                 out.push_str(&format!(
-                    "| {src} | {} | {} | {} | {} |\n",
-                    c.block, c.control, c.prompt, c.aid
+                    "| {} | {} | {} | {} | {} |\n",
+                    cell(src),
+                    c.block,
+                    c.control,
+                    c.prompt,
+                    c.aid
                 ));
             }
         }
         if !self.escalations_by_rule.is_empty() {
             out.push_str("\n### Escalations\n\n| rule | signals |\n|---|---|\n");
             for (rule, n) in &self.escalations_by_rule {
-                out.push_str(&format!("| {rule} | {n} |\n"));
+                out.push_str(&format!("| {} | {n} |\n", cell(rule)));
             }
         }
         out
@@ -651,10 +664,11 @@ impl Oracle for RetrospectiveGenerator {
             IssueMetrics::from_log(&dir.join(&self.log), &id).map_err(OracleError::new)?;
 
         let mut doc = format!(
-            "# Retrospective: {id}{}\n\nClosed {}.\n\n",
+            "# Retrospective: {}{}\n\nClosed {}.\n\n",
+            one_line(&id),
             title
                 .as_deref()
-                .map(|t| format!(" — {t}"))
+                .map(|t| format!(" — {}", one_line(t)))
                 .unwrap_or_default(),
             ctx.timestamp.format("%Y-%m-%d %H:%M UTC"),
         );
@@ -670,19 +684,12 @@ impl Oracle for RetrospectiveGenerator {
             "## What went well\n\n- \n\n## What to improve\n\n- \n\n## Follow-ups\n\n- \n",
         );
         let out = self.output_path(&id, issue_path.as_deref());
-        let full = dir.join(&out);
-        if let Some(parent) = full.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| {
-                OracleError::new(format!("cannot create {}: {e}", parent.display()))
-            })?;
-        }
-        std::fs::write(&full, &doc)
-            .map_err(|e| OracleError::new(format!("cannot write {}: {e}", full.display())))?;
+        write_in_project(&dir, &out, doc.as_bytes())
+            .map_err(|e| OracleError::new(format!("retrospective: {e}")))?;
         let mut files = vec![out.to_string_lossy().into_owned()];
         if self.archive_issue {
             if let Some(p) = &issue_path {
-                let issue_file = dir.join(p);
-                archive_into(&issue_file, &metrics)?;
+                archive_into(&dir, Path::new(p), &metrics)?;
                 files.push(p.clone());
             }
         }
@@ -715,9 +722,31 @@ impl Oracle for RetrospectiveGenerator {
     }
 }
 
-/// Writes (or replaces) the `## Retrospective` section of the issue file.
-fn archive_into(issue_file: &Path, metrics: &IssueMetrics) -> Result<(), OracleError> {
-    let text = std::fs::read_to_string(issue_file).map_err(|e| {
+/// One line of Markdown text: line breaks and other control characters
+/// (Unicode's line and paragraph separators too) become spaces, so text
+/// from an issue file cannot start a line of its own in the document.
+fn one_line(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_control() || matches!(c, '\u{2028}' | '\u{2029}') {
+                ' '
+            } else {
+                c
+            }
+        })
+        .collect()
+}
+
+/// A table cell: one line, and `|` escaped so it cannot open a column.
+fn cell(text: &str) -> String {
+    one_line(text).replace('|', "\\|")
+}
+
+/// Writes (or replaces) the `## Retrospective` section of the issue file
+/// `rel` of the project `dir`.
+fn archive_into(dir: &Path, rel: &Path, metrics: &IssueMetrics) -> Result<(), OracleError> {
+    let issue_file = dir.join(rel);
+    let text = std::fs::read_to_string(&issue_file).map_err(|e| {
         OracleError::new(format!(
             "archive_issue: cannot read {}: {e}",
             issue_file.display()
@@ -749,17 +778,19 @@ fn archive_into(issue_file: &Path, metrics: &IssueMetrics) -> Result<(), OracleE
             out.push_str(&section);
         }
     }
-    std::fs::write(issue_file, out).map_err(|e| {
-        OracleError::new(format!(
-            "archive_issue: cannot write {}: {e}",
-            issue_file.display()
-        ))
-    })
+    write_in_project(dir, rel, out.as_bytes())
+        .map_err(|e| OracleError::new(format!("archive_issue: {e}")))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn text_from_the_issue_stays_on_its_line_and_in_its_cell() {
+        assert_eq!(one_line("a\n---\r\nb\u{2028}c\td"), "a ---  b c d");
+        assert_eq!(cell("x | y\n| z"), "x \\| y \\| z");
+    }
 
     #[test]
     fn durations() {
@@ -791,8 +822,8 @@ mod tests {
         let p = dir.path().join("i.md");
         std::fs::write(&p, "# I\n\n## Tasks\n\n- [x] a\n").unwrap();
         let m = IssueMetrics::new("I").finish();
-        archive_into(&p, &m).unwrap();
-        archive_into(&p, &m).unwrap();
+        archive_into(dir.path(), Path::new("i.md"), &m).unwrap();
+        archive_into(dir.path(), Path::new("i.md"), &m).unwrap();
         let text = std::fs::read_to_string(&p).unwrap();
         assert_eq!(text.matches(ISSUE_SECTION).count(), 1, "{text}");
         assert!(text.starts_with("# I\n\n## Tasks\n\n- [x] a\n\n## Retrospective\n"));

@@ -63,6 +63,7 @@ impl Sandbox {
             .env("XDG_CONFIG_HOME", self.home.path().join(".config"))
             .env("XDG_DATA_HOME", self.home.path().join(".local/share"))
             .env_remove("AHP_DEBUG")
+            .env_remove("AHP_FAIL_CLOSED")
             .current_dir(self.root());
         c
     }

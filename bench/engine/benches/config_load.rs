@@ -48,6 +48,7 @@ fn entries(c: &mut Criterion) {
             xdg_config_home: None,
             project_root: project,
             parse_cache: Some(dir.path().join("cache")),
+            fail_closed_env: false,
         };
         group.bench_with_input(BenchmarkId::from_parameter(n), &opts, |b, opts| {
             b.iter(|| {
@@ -85,6 +86,7 @@ fn hooks(c: &mut Criterion) {
             xdg_config_home: Some(home.path().join(".config")),
             project_root: project.path().to_path_buf(),
             parse_cache: None,
+            fail_closed_env: false,
         };
         group.bench_with_input(BenchmarkId::from_parameter(n), &opts, |b, opts| {
             b.iter(|| {
