@@ -279,3 +279,38 @@ fn validate_warns_about_an_escalation_rule_that_matches_no_entry() {
     );
     assert_eq!(err.matches("matches no entry").count(), 1, "{err}");
 }
+
+/// `ahp config` shows the merged `fail_closed: false` of a project that
+/// tries to switch it off, and says it is on all the same, and why.
+#[test]
+fn config_says_fail_closed_is_on_whatever_the_merged_value() {
+    let sb = Sandbox::new();
+    sb.write_home(".ahp/hooks.yaml", "settings:\n  fail_closed: true\n");
+    sb.write(".ahp/hooks.yaml", "settings:\n  fail_closed: false\n");
+    let out = sb.ahp().arg("config").output().unwrap();
+    let text = stdout(&out);
+    assert!(
+        text.contains("# fail_closed: on, from")
+            && text.contains(".ahp/hooks.yaml (no layer can switch it off)"),
+        "{text}"
+    );
+    let out = sb
+        .ahp()
+        .arg("config")
+        .env("AHP_FAIL_CLOSED", "1")
+        .current_dir(sb.home.path())
+        .output()
+        .unwrap();
+    assert!(
+        stdout(&out).contains("# fail_closed: on"),
+        "{}",
+        stdout(&out)
+    );
+    std::fs::remove_file(sb.home.path().join(".ahp/hooks.yaml")).unwrap();
+    let out = sb.ahp().arg("config").output().unwrap();
+    assert!(
+        !stdout(&out).contains("# fail_closed: on"),
+        "{}",
+        stdout(&out)
+    );
+}

@@ -72,7 +72,10 @@ pub struct SettingsSpec {
     /// `stop` (default): a block skips later waves; `collect`: run them all
     /// for full feedback.
     pub on_block: Option<OnBlock>,
-    /// Default `on_error` of every entry: true = fail closed (block).
+    /// true: an oracle that fails, an error of ahp itself, and an entry
+    /// that `ahp trust` keeps from running all block (the default
+    /// `on_error` becomes block). Any layer, or `AHP_FAIL_CLOSED=1`, can
+    /// switch it on; no layer can switch it back off.
     pub fail_closed: Option<bool>,
     /// Default time limit of an entry, in milliseconds (30000).
     #[schemars(range(min = 1, max = 3_600_000))]

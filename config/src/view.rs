@@ -105,6 +105,21 @@ impl LoadedConfig {
         for f in &self.files {
             let _ = writeln!(out, "# layer {:<8} {}", f.layer.as_str(), f.path.display());
         }
+        // The merged value is the last layer's; `fail_closed` is on when
+        // any layer or the environment says so, which the merge cannot show.
+        match self.fail_closed() {
+            Some(crate::fail_closed::FailClosed::Layer(p)) => {
+                let _ = writeln!(
+                    out,
+                    "# fail_closed: on, from {} (no layer can switch it off)",
+                    p.display()
+                );
+            }
+            Some(why) => {
+                let _ = writeln!(out, "# fail_closed: on ({why})");
+            }
+            None => {}
+        }
         if let Some(s) = &self.settings {
             render(&mut out, "settings", s, 0);
         }
