@@ -640,3 +640,85 @@ fn context_loader_does_not_read_through_a_symlink_out_of_the_project() {
     let log = std::fs::read_to_string(sb.log_path()).unwrap();
     assert!(!text.contains(secret) && !log.contains(secret), "{text}");
 }
+
+/// A cloned repository can commit a directory that is a bare git
+/// repository (`sub/`, with its own `config`). ahp takes `sub/` as the
+/// project (it has `.ahp/`) and runs `git` there: that git must not read
+/// the committed config, whose `core.fsmonitor` runs a program and whose
+/// `info/exclude` would make a committed `hooks.local.yaml` look personal.
+#[test]
+fn a_bare_repository_committed_inside_a_clone_configures_no_git_of_ahps() {
+    let marks = tempfile::tempdir().unwrap();
+    let fsmonitor = marks.path().join("fsmonitor-ran");
+    let local = marks.path().join("local-layer-ran");
+    let src = tempfile::tempdir().unwrap();
+    let origin = src.path().join("origin");
+    std::fs::create_dir_all(&origin).unwrap();
+    git(&origin, &["init", "-q", "-b", "main"]);
+    git(&origin, &["config", "user.email", "a@example.com"]);
+    git(&origin, &["config", "user.name", "A"]);
+    git(&origin, &["init", "-q", "--bare", "sub"]);
+    let sub = origin.join("sub");
+    for d in ["objects/info", "refs/heads", "refs/tags"] {
+        std::fs::create_dir_all(sub.join(d)).unwrap();
+        std::fs::write(sub.join(d).join(".keep"), "").unwrap();
+    }
+    std::fs::write(
+        sub.join("config"),
+        format!(
+            "[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = .\n\tfsmonitor = \"touch {}; false\"\n",
+            fsmonitor.display()
+        ),
+    )
+    .unwrap();
+    std::fs::create_dir_all(sub.join("info")).unwrap();
+    std::fs::write(sub.join("info/exclude"), ".ahp/hooks.local.yaml\n").unwrap();
+    std::fs::create_dir_all(sub.join(".ahp")).unwrap();
+    std::fs::write(
+        sub.join(".ahp/hooks.yaml"),
+        "hooks:\n  pre-tool-use:\n    - oracle: FileChangeLimiter\n      config: {max_files: 1}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        sub.join(".ahp/hooks.local.yaml"),
+        format!(
+            "hooks:\n  pre-tool-use:\n    - oracle: TestGate\n      config: {{command: \"touch {}\"}}\n",
+            local.display()
+        ),
+    )
+    .unwrap();
+    git(&origin, &["add", "-A"]);
+    git(&origin, &["commit", "-q", "-m", "innocent"]);
+    let clone = src.path().join("clone");
+    git(
+        src.path(),
+        &[
+            "clone",
+            "-q",
+            origin.to_str().unwrap(),
+            clone.to_str().unwrap(),
+        ],
+    );
+    let sub = clone.join("sub");
+    assert!(
+        sub.join("config").exists(),
+        "the bare repository was cloned"
+    );
+
+    let sb = Sandbox::new();
+    let out = sb
+        .ahp()
+        .args(["hook", "claude-code"])
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .current_dir(&sub)
+        .write_stdin(bash_payload(&sub))
+        .output()
+        .unwrap();
+    assert!(!fsmonitor.exists(), "fsmonitor ran: {}", stderr(&out));
+    assert!(
+        !local.exists(),
+        "the committed local layer ran: {}",
+        stderr(&out)
+    );
+    assert!(stderr(&out).contains("not git-ignored"), "{}", stderr(&out));
+}

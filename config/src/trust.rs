@@ -672,12 +672,14 @@ pub fn local_policy_is_repository_code(project_root: &Path) -> bool {
     if fs::symlink_metadata(project_root.join(LOCAL_POLICY_FILE)).is_err() {
         return false;
     }
-    // Exit 0: ignored and untracked. A repository's own git config cannot
-    // run a program here: fsmonitor is switched off for this call.
+    // Exit 0: ignored and untracked. A bare repository committed inside
+    // the project is not asked (see `GIT_SAFE_CONFIG`): git then fails,
+    // and the file counts as the repository's.
     let ignored = std::process::Command::new("git")
+        .args(ahp_engine::GIT_SAFE_CONFIG)
         .arg("-C")
         .arg(project_root)
-        .args(["-c", "core.fsmonitor=false", "check-ignore", "-q", "--"])
+        .args(["check-ignore", "-q", "--"])
         .arg(LOCAL_POLICY_FILE)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())

@@ -49,6 +49,27 @@ pub mod signal;
 pub mod suggest;
 
 pub use async_trait::async_trait;
+
+/// The options every `git` that ahp runs in a project gets before its
+/// subcommand. A cloned repository can commit a directory that is a bare
+/// repository (`sub/` with `HEAD`, `objects/`, `refs/` and a `config`);
+/// `git` started inside it would read that config, whose `core.fsmonitor`
+/// runs a program and whose `info/exclude` decides what is ignored. Git
+/// honours `safe.bareRepository` only from protected configuration, which
+/// includes the command line; `core.fsmonitor=false` covers a `.git` that
+/// came in an archive.
+///
+/// ```
+/// let mut cmd = std::process::Command::new("git");
+/// cmd.args(ahp_engine::GIT_SAFE_CONFIG).args(["status", "--short"]);
+/// assert_eq!(ahp_engine::GIT_SAFE_CONFIG[1], "safe.bareRepository=explicit");
+/// ```
+pub const GIT_SAFE_CONFIG: [&str; 4] = [
+    "-c",
+    "safe.bareRepository=explicit",
+    "-c",
+    "core.fsmonitor=false",
+];
 pub use context::{deep_merge, Files, HookContext, ToolCall, Turn};
 pub use dispatch::{
     clamp, AppliedChange, Diagnostic, Engine, EngineBuilder, EngineError, EntryRun, EntryStatus,

@@ -398,7 +398,7 @@ enum Base {
 /// Runs git in `root`: stdout on success, else the first line of stderr.
 async fn git(root: &Path, args: &[&str]) -> Result<String, String> {
     let mut cmd = tokio::process::Command::new("git");
-    cmd.args(args);
+    cmd.args(ahp_engine::GIT_SAFE_CONFIG).args(args);
     crate::process::working_dir(&mut cmd, root);
     match process::run(cmd, Vec::new(), GIT_TIMEOUT).await {
         Ok(run) if run.status.success() => Ok(run.stdout.text()),

@@ -719,7 +719,8 @@ impl Git {
     async fn run(&self, cwd: &Path, args: &[&str]) -> Result<Run, GitError> {
         let mut cmd = Command::new(&self.program);
         crate::process::working_dir(&mut cmd, cwd);
-        cmd.args(args)
+        cmd.args(ahp_engine::GIT_SAFE_CONFIG)
+            .args(args)
             .env("LC_ALL", "C")
             .env("GIT_TERMINAL_PROMPT", "0")
             .env("GIT_OPTIONAL_LOCKS", "0");

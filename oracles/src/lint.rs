@@ -534,7 +534,7 @@ async fn git_dirty(root: &Path) -> Option<BTreeSet<String>> {
 /// Runs git in `root`; its stdout when it succeeds.
 async fn git(root: &Path, args: &[&str]) -> Option<String> {
     let mut cmd = tokio::process::Command::new("git");
-    cmd.args(args);
+    cmd.args(ahp_engine::GIT_SAFE_CONFIG).args(args);
     crate::process::working_dir(&mut cmd, root);
     match process::run(cmd, Vec::new(), GIT_TIMEOUT).await {
         Ok(run) if run.status.success() => Some(run.stdout.text()),
