@@ -722,3 +722,91 @@ fn a_bare_repository_committed_inside_a_clone_configures_no_git_of_ahps() {
     );
     assert!(stderr(&out).contains("not git-ignored"), "{}", stderr(&out));
 }
+
+/// Paths a repository names for ahp to read (TestGate reports, CODEOWNERS,
+/// manifests) reach only regular files inside the project: a report path
+/// of `/proc/self/fd/1` or `/dev/zero` cannot hang a hook past every
+/// timeout (under `fail_closed` the call is denied at once), and one of
+/// `~/.netrc`, named or through a committed symlink, puts none of it in the
+/// agent's answer or the log.
+#[test]
+fn files_a_repository_names_are_read_only_inside_the_project() {
+    let secret = "netrc-password-9f8e7d-never-shown";
+    for (name, path, fail_closed) in [
+        ("report on the terminal", "/proc/self/fd/1", true),
+        ("report on /dev/zero", "/dev/zero", true),
+        ("report in HOME", "HOME/.netrc", false),
+        (
+            "report through a committed symlink",
+            "target/lcov.info",
+            false,
+        ),
+    ] {
+        let sb = Sandbox::new();
+        let netrc = sb.write_home(".netrc", &format!("machine x login u password {secret}\n"));
+        std::fs::create_dir_all(sb.root().join("target")).unwrap();
+        std::os::unix::fs::symlink(&netrc, sb.root().join("target/lcov.info")).unwrap();
+        let path = path.replace("HOME", &sb.home.path().to_string_lossy());
+        if fail_closed {
+            sb.write_home(".ahp/hooks.yaml", "settings:\n  fail_closed: true\n");
+        }
+        sb.write(
+            ".ahp/hooks.yaml",
+            &format!(
+                "hooks:\n  pre-tool-use:\n    - oracle: TestGate\n      on_error: block\n      config: {{coverage: {{format: lcov, path: \"{path}\"}}}}\n"
+            ),
+        );
+        let started = std::time::Instant::now();
+        let out = sb
+            .ahp()
+            .args(["hook", "claude-code"])
+            .write_stdin(bash_payload(sb.root()))
+            .timeout(std::time::Duration::from_secs(60))
+            .output()
+            .unwrap();
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(20),
+            "{name}: took {:?}",
+            started.elapsed()
+        );
+        assert_eq!(decision(&out), "deny", "{name}: {}", stderr(&out));
+        assert!(
+            ["outside the project", "not a regular file", "not found at"]
+                .iter()
+                .any(|w| reason(&out).contains(w)),
+            "{name}: {}",
+            reason(&out)
+        );
+        let log = std::fs::read_to_string(sb.log_path()).unwrap_or_default();
+        for (what, text) in [
+            ("answer", stdout(&out)),
+            ("stderr", stderr(&out)),
+            ("log", log),
+        ] {
+            assert!(
+                !text.contains(secret),
+                "{name}: the {what} holds the file: {text}"
+            );
+        }
+    }
+
+    // CODEOWNERS committed as a symlink to a file of yours.
+    let sb = Sandbox::new();
+    let netrc = sb.write_home(".netrc", &format!("machine x login u password {secret}\n"));
+    std::os::unix::fs::symlink(&netrc, sb.root().join("CODEOWNERS")).unwrap();
+    sb.write("Issues/FEAT-1.md", ISSUE);
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:\n  post-issue-submit:\n    - oracle: ReviewTrigger\n      config: {reviewers: [\"@a\"]}\n",
+    );
+    let out = gate(&sb, "post-issue-submit");
+    let log = std::fs::read_to_string(sb.log_path()).unwrap_or_default();
+    assert!(
+        stderr(&out).contains("outside the project"),
+        "{}",
+        stderr(&out)
+    );
+    for text in [stdout(&out), stderr(&out), log] {
+        assert!(!text.contains(secret), "{text}");
+    }
+}

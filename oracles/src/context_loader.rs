@@ -289,32 +289,9 @@ impl ContextLoader {
         full: &Path,
         budget: &mut u64,
     ) -> (Vec<String>, bool) {
-        let Ok(meta) = std::fs::metadata(full) else {
-            return (vec![format!("- {shown}: not found")], false);
-        };
-        // A repository can commit `notes.md -> ~/.ssh/id_rsa`: what the path
-        // reaches, symlinks followed, must still be inside the project.
-        let inside = match (std::fs::canonicalize(full), std::fs::canonicalize(dir)) {
-            (Ok(f), Ok(d)) => f.starts_with(d),
-            _ => false,
-        };
-        if !inside {
-            return (
-                vec![format!(
-                    "- {shown}: not read (a symlink to outside the project)"
-                )],
-                true,
-            );
-        }
-        // A FIFO would block the read until the timeout; devices are no
-        // context either.
-        if !meta.is_dir() && !meta.is_file() {
-            return (
-                vec![format!("- {shown}: not read (not a regular file)")],
-                true,
-            );
-        }
-        if meta.is_dir() {
+        use crate::project_file::{open_in_project, ReadError};
+        // Only a count of entries is shown of a directory.
+        if std::fs::metadata(full).is_ok_and(|m| m.is_dir()) {
             let entries = std::fs::read_dir(full).map(|d| d.count()).unwrap_or(0);
             return (
                 vec![format!(
@@ -325,6 +302,21 @@ impl ContextLoader {
                 true,
             );
         }
+        // A repository can commit `notes.md -> ~/.ssh/id_rsa`, or a FIFO.
+        let (file, meta) = match open_in_project(dir, Path::new(shown)) {
+            Ok(opened) => opened,
+            Err(ReadError::NotFound { .. }) => {
+                return (vec![format!("- {shown}: not found")], false)
+            }
+            Err(e @ (ReadError::OutsideProject { .. } | ReadError::NotAFile { .. })) => {
+                let why = match e {
+                    ReadError::OutsideProject { .. } => "a symlink to outside the project",
+                    _ => "not a regular file",
+                };
+                return (vec![format!("- {shown}: not read ({why})")], true);
+            }
+            Err(_) => return (vec![format!("- {shown}: could not be read")], true),
+        };
         let size = meta.len();
         if *budget == 0 {
             return (
@@ -337,9 +329,7 @@ impl ContextLoader {
         }
         let want = size.min(self.max_file_bytes).min(*budget);
         let mut data = Vec::new();
-        let read = std::fs::File::open(full)
-            .and_then(|f| f.take(want).read_to_end(&mut data))
-            .is_ok();
+        let read = file.take(want).read_to_end(&mut data).is_ok();
         if !read {
             return (
                 vec![format!("- {shown} ({}; could not be read)", human(size))],

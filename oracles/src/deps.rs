@@ -373,18 +373,14 @@ fn check_manifest_name(s: &str, key: &str) -> Result<(), OracleConfigError> {
 
 /// Reads a manifest; an error when it cannot be read or is too big.
 fn read_manifest(root: &Path, path: &str) -> Result<String, OracleError> {
-    let full = root.join(path);
-    let meta = std::fs::metadata(&full)
-        .map_err(|e| OracleError::new(format!("cannot read {path}: {e}")))?;
-    if meta.len() > MAX_MANIFEST {
-        return Err(OracleError::new(format!(
-            "{path} is {} bytes, more than a manifest can reasonably be ({MAX_MANIFEST}); is it the right file?",
-            meta.len()
-        )));
+    use crate::project_file::{read_in_project, ReadError};
+    match read_in_project(root, Path::new(path), MAX_MANIFEST) {
+        Ok(bytes) => Ok(String::from_utf8_lossy(&bytes).into_owned()),
+        Err(ReadError::TooLarge { .. }) => Err(OracleError::new(format!(
+            "{path} is more than {MAX_MANIFEST} bytes, more than a manifest can reasonably be; is it the right file?"
+        ))),
+        Err(e) => Err(OracleError::new(e.to_string())),
     }
-    let bytes =
-        std::fs::read(&full).map_err(|e| OracleError::new(format!("cannot read {path}: {e}")))?;
-    Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
 /// What the merge base says about a manifest.

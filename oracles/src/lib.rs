@@ -79,6 +79,7 @@ pub mod lint;
 mod pathglob;
 pub mod permission;
 pub mod process;
+pub mod project_file;
 pub mod retrospective;
 pub mod review;
 pub mod rules;

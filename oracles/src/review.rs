@@ -210,19 +210,11 @@ impl CodeOwners {
         out
     }
 
-    /// Reads and parses a CODEOWNERS file.
-    pub fn load(path: &Path) -> Result<CodeOwners, String> {
-        let meta =
-            std::fs::metadata(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-        if meta.len() > MAX_CODEOWNERS_BYTES {
-            return Err(format!(
-                "{} is {} bytes; a CODEOWNERS file may have at most {MAX_CODEOWNERS_BYTES}",
-                path.display(),
-                meta.len()
-            ));
-        }
-        let bytes =
-            std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    /// Reads and parses the CODEOWNERS file at `path` of the project
+    /// `root`: only a regular file inside it (see [`crate::project_file`]).
+    pub fn load(root: &Path, path: &Path) -> Result<CodeOwners, String> {
+        let bytes = crate::project_file::read_in_project(root, path, MAX_CODEOWNERS_BYTES)
+            .map_err(|e| e.to_string())?;
         Ok(CodeOwners::parse(&String::from_utf8_lossy(&bytes)))
     }
 
@@ -483,7 +475,7 @@ impl ReviewTrigger {
         let owners_file = self.codeowners_file(&root);
         let codeowners = match &owners_file {
             Some(path) => {
-                let parsed = CodeOwners::load(path).map_err(OracleError::new)?;
+                let parsed = CodeOwners::load(&root, path).map_err(OracleError::new)?;
                 notes.extend(
                     parsed
                         .notes

@@ -248,7 +248,7 @@ impl TestGate {
             }
             for file in files {
                 let shown = relative_to(root, &file.to_string_lossy());
-                let text = read_text(&file)
+                let text = read_text(root, &file)
                     .map_err(|e| OracleError::new(format!("JUnit report {shown}: {e}")))?;
                 let one = junit::parse_junit(&text).map_err(|e| {
                     OracleError::new(format!("JUnit report {shown} does not parse: {e}"))
@@ -265,8 +265,7 @@ impl TestGate {
         let Some(src) = &self.coverage else {
             return Ok(None);
         };
-        let file = root.join(&src.path);
-        let text = read_text(&file).map_err(|e| {
+        let text = read_text(root, Path::new(&src.path)).map_err(|e| {
             OracleError::new(format!(
                 "coverage report {} ({}): {e}",
                 src.path,
@@ -453,15 +452,15 @@ fn read_junit(v: Option<&Value>) -> Result<Vec<String>, OracleConfigError> {
     Ok(out)
 }
 
-/// Reads a report as text (invalid UTF-8 replaced); a missing file says so.
-fn read_text(path: &Path) -> Result<String, String> {
-    match std::fs::read(path) {
-        Ok(bytes) => Ok(String::from_utf8_lossy(&bytes).into_owned()),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            Err(format!("not found at {}", path.display()))
-        }
-        Err(e) => Err(format!("cannot read {}: {e}", path.display())),
-    }
+/// The largest report read.
+const MAX_REPORT_BYTES: u64 = 256 * 1024 * 1024;
+
+/// Reads a report as text (invalid UTF-8 replaced): only a regular file
+/// inside the project (see [`crate::project_file`]); a missing file says so.
+fn read_text(root: &Path, path: &Path) -> Result<String, String> {
+    crate::project_file::read_in_project(root, path, MAX_REPORT_BYTES)
+        .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+        .map_err(|e| e.to_string())
 }
 
 fn has_glob(s: &str) -> bool {
