@@ -358,6 +358,26 @@ pub(crate) fn runtime() -> Result<tokio::runtime::Runtime> {
         .context("cannot start the async runtime")
 }
 
+/// The project's signal log, `.ahp/signals.jsonl`: the one place that
+/// names it. Refused when `.ahp` is a symlink: a repository that commits
+/// `.ahp -> elsewhere` would have ahp append to, and rotate, files outside
+/// the project (another project's log, feeding its escalation).
+pub(crate) fn project_log_path(root: &Path) -> Result<PathBuf> {
+    let dir = root.join(".ahp");
+    if let Ok(meta) = std::fs::symlink_metadata(&dir) {
+        if meta.file_type().is_symlink() {
+            let target = std::fs::read_link(&dir).unwrap_or_default();
+            return Err(anyhow!(
+                "{} is a symlink to {}; ahp keeps a project's signal log only inside the project \
+                 (replace the link with a directory, or pass --log)",
+                dir.display(),
+                target.display()
+            ));
+        }
+    }
+    Ok(dir.join("signals.jsonl"))
+}
+
 fn parse_event(name: &str) -> Result<Event> {
     Event::parse(name).map_err(|e| anyhow!("{e}"))
 }
@@ -731,11 +751,11 @@ fn run_command(cmd: Command, registry: Registry) -> Result<u8> {
         } => {
             let log = match log {
                 Some(p) => p,
-                None => LoadOptions::from_env(project.project)
-                    .context("cannot determine the current directory")?
-                    .project_root
-                    .join(".ahp")
-                    .join("signals.jsonl"),
+                None => project_log_path(
+                    &LoadOptions::from_env(project.project)
+                        .context("cannot determine the current directory")?
+                        .project_root,
+                )?,
             };
             let response = crate::respond::respond(&log, &signal_id, &action, details.as_deref())?;
             println!("{}", serde_json::to_string(&response)?);
@@ -847,8 +867,17 @@ pub(crate) fn dispatch(req: DispatchRequest<'_>) -> Result<Option<Dispatched>> {
     } else {
         report_left_out(&cfg)
     };
-    let log_path = (!no_log)
-        .then(|| log.unwrap_or_else(|| cfg.project_root.join(".ahp").join("signals.jsonl")));
+    let log_path = match (no_log, log) {
+        (true, _) => None,
+        (false, Some(path)) => Some(path),
+        (false, None) => match project_log_path(&cfg.project_root) {
+            Ok(path) => Some(path),
+            Err(e) => {
+                eprintln!("warning: signals will not be recorded: {e:#}");
+                None
+            }
+        },
+    };
     let history = match &log_path {
         Some(path) if !async_only => crate::respond::history_for(&policy, &ctx, path)?,
         _ => None,

@@ -262,10 +262,15 @@ fn fail(args: &HookArgs, known: &Known, e: &anyhow::Error) -> Reply {
     };
     let mut stderr = format!("ahp: error: {message}");
     if !args.no_log {
-        let path = args
-            .log
-            .clone()
-            .or_else(|| root.as_ref().map(|r| r.join(".ahp").join("signals.jsonl")));
+        let path = match (&args.log, &root) {
+            (Some(p), _) => Ok(Some(p.clone())),
+            (None, Some(r)) => crate::cli::project_log_path(r).map(Some),
+            (None, None) => Ok(None),
+        };
+        let path = path.unwrap_or_else(|e| {
+            stderr.push_str(&format!("\nahp: the error was not recorded: {e:#}"));
+            None
+        });
         let recorded = path.map(|p| {
             SignalLog::open(&p).and_then(|log| {
                 log.append(&Record::diagnostic(Diagnostic {

@@ -243,7 +243,7 @@ fn log_path(common: &Common) -> Result<PathBuf> {
     }
     let opts = LoadOptions::from_env(common.project.clone())
         .context("cannot determine the current directory")?;
-    Ok(opts.project_root.join(".ahp").join("signals.jsonl"))
+    crate::cli::project_log_path(&opts.project_root)
 }
 
 /// Streams every record of the log to `f`; a progress bar on stderr when it

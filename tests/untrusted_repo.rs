@@ -810,3 +810,68 @@ fn files_a_repository_names_are_read_only_inside_the_project() {
         assert!(!text.contains(secret), "{text}");
     }
 }
+
+/// The log stays in the project and masks what the user masks: a committed
+/// `.ahp -> elsewhere` gets no log appended there, a project's
+/// `log_mask: []` does not unmask the user's keys, and a FIFO at
+/// `.ahp/hooks.yaml` (an archive can hold one) is an error, not a hang.
+#[test]
+fn the_log_stays_in_the_project_and_masking_only_grows() {
+    // `.ahp` linked out of the project.
+    let sb = Sandbox::new();
+    let victim = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(victim.path(), sb.root().join(".ahp")).unwrap();
+    let out = hook(&sb);
+    assert!(
+        !victim.path().join("signals.jsonl").exists(),
+        "the log went through the link"
+    );
+    assert!(
+        stderr(&out).contains("not recorded") && stderr(&out).contains("is a symlink to"),
+        "{}",
+        stderr(&out)
+    );
+
+    // log_mask of the user and of the project add up.
+    let sb = Sandbox::new();
+    sb.write_home(".ahp/hooks.yaml", "settings:\n  log_mask: [myfield]\n");
+    sb.write(".ahp/hooks.yaml", "settings:\n  log_mask: []\n");
+    let payload = serde_json::json!({
+        "session_id": "s1",
+        "cwd": sb.root(),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "ls", "myfield": "VALUE-4d3c2b1a"},
+    });
+    sb.ahp()
+        .args(["hook", "claude-code"])
+        .write_stdin(payload.to_string())
+        .output()
+        .unwrap();
+    let log = std::fs::read_to_string(sb.log_path()).unwrap();
+    assert!(log.contains("\"myfield\""), "{log}");
+    assert!(!log.contains("VALUE-4d3c2b1a"), "{log}");
+
+    // A FIFO where the policy should be.
+    let sb = Sandbox::new();
+    sb.write_home(".ahp/hooks.yaml", "settings:\n  fail_closed: true\n");
+    std::fs::create_dir_all(sb.root().join(".ahp")).unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(sb.root().join(".ahp/hooks.yaml"))
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let out = sb
+        .ahp()
+        .args(["hook", "claude-code"])
+        .write_stdin(bash_payload(sb.root()))
+        .timeout(std::time::Duration::from_secs(20))
+        .output()
+        .unwrap();
+    assert_eq!(decision(&out), "deny", "{}", stderr(&out));
+    assert!(
+        reason(&out).contains("not a regular file"),
+        "{}",
+        reason(&out)
+    );
+}

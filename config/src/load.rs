@@ -238,6 +238,9 @@ pub struct LoadedConfig {
     /// layer that switched it on. Not the merged `settings` value, which a
     /// later layer could set back to false.
     fail_closed: Option<FailClosed>,
+    /// `settings.log_mask` of every layer, in layer order: later layers add
+    /// names, never remove one (see `note_log_mask`).
+    log_mask: Vec<String>,
 }
 
 /// What makes two paths the same file; `None` when there is no file. By
@@ -283,6 +286,16 @@ fn read_layer(layer: Layer, path: &Path) -> Result<Option<Arc<SourceFile>>, Conf
             crate::trust::check_policy_path(root, rel)
                 .map_err(|e| ConfigError::in_file(path, e.to_string()))?;
         }
+    }
+    // A FIFO would block the read, and so every hook call, forever.
+    match std::fs::metadata(path) {
+        Ok(meta) if !meta.is_file() => {
+            return Err(ConfigError::in_file(
+                path,
+                "not a regular file; a policy file must be a plain YAML file",
+            ));
+        }
+        _ => {}
     }
     match std::fs::read(path) {
         Ok(bytes) => {
@@ -523,12 +536,14 @@ impl LoadedConfig {
             warnings: Vec::new(),
             escalation: Vec::new(),
             fail_closed: None,
+            log_mask: Vec::new(),
         };
         for file in files {
             let path = file.path.clone();
             match crate::cache::parse(parse_cache, file) {
                 Ok(root) => {
                     cfg.note_fail_closed(&root, path, &mut errors);
+                    cfg.note_log_mask(&root);
                     cfg.merge_layer(root, &mut errors)
                 }
                 Err(e) => errors.push(e),
@@ -538,6 +553,25 @@ impl LoadedConfig {
             Ok(cfg)
         } else {
             Err(ConfigErrors(errors))
+        }
+    }
+
+    /// Adds a layer's `settings.log_mask` names to those of the layers
+    /// before it: masking only ever grows, so a repository's
+    /// `log_mask: []` cannot unmask what the user's layer masks. The type
+    /// is checked on the merged value (see [`LoadedConfig::log_settings`]).
+    fn note_log_mask(&mut self, root: &Node) {
+        let Some(NodeValue::Seq(items)) = root
+            .get("settings")
+            .and_then(|s| s.get("log_mask"))
+            .map(|n| &n.value)
+        else {
+            return;
+        };
+        for name in items.iter().filter_map(Node::as_str) {
+            if !self.log_mask.iter().any(|m| m == name) {
+                self.log_mask.push(name.to_string());
+            }
         }
     }
 
@@ -792,10 +826,7 @@ impl LoadedConfig {
         if let Some(n) = node.get("log_mask") {
             match &n.value {
                 NodeValue::Seq(items) if items.iter().all(|i| i.as_str().is_some()) => {
-                    out.mask = items
-                        .iter()
-                        .filter_map(|i| i.as_str().map(str::to_string))
-                        .collect();
+                    out.mask = self.log_mask.clone();
                 }
                 _ => errors.push(type_error(
                     n,
