@@ -143,8 +143,8 @@ pub fn token(what: &str) -> Option<&'static Shape> {
 /// credential or cookie; a name ending in `pass`/`pwd` after a separator or
 /// alone (`DB_PASS`, not `bypass`); an environment-style `…_KEY`.
 const NAMES: &str = r"(?:[a-z0-9_.-]*(?:password|passwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|auth[_-]?key|credentials?|cookie)[a-z0-9_-]*|(?:[a-z0-9.-]*[_-])?(?:pass|pwd)|[a-z0-9.-]*_key)";
-/// A value: quoted whole, or up to a blank, quote or separator.
-const VALUE: &str = r#"(?:"[^"]*"|'[^']*'|[^\s"',;&|]+)"#;
+/// A value: quoted whole, or up to a blank, quote, backtick or separator.
+const VALUE: &str = r#"(?:"[^"]*"|'[^']*'|[^\s"',;&|`]+)"#;
 
 /// How a rule's match is rewritten.
 #[derive(Debug, Clone, Copy)]
@@ -176,8 +176,9 @@ fn rules() -> &'static [Rule] {
         let mut v = vec![after(
             PRIVATE_KEY_KEYWORDS,
             // The body up to the matching footer, or to the end of a text
-            // that was cut short.
-            r"(-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----)(?s:.*?)(-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\z)"
+            // that was cut short. A header alone (a finding that names the
+            // key's type) is left as it is.
+            r"(-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----)\r?\n(?s:.*?)(-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\z)"
                 .to_string(),
         )];
         v.extend(TOKENS.iter().map(|t| Rule {
@@ -216,7 +217,11 @@ fn rules() -> &'static [Rule] {
                 r#"\b(curl\b[^\r\n;&|]*?\s(?:-u|-U|--user|--proxy-user)(?:\s+|=)?['"]?[^\s:'"]*:)[^\s'"]+"#
                     .to_string(),
             ),
-            after(NAME_KEYWORDS, format!(r"(?i)(--?{NAMES}(?:\s+|=)){VALUE}")),
+            // A flag starts a word: `no-secrets (critical)` is not one.
+            after(
+                NAME_KEYWORDS,
+                format!(r#"(?i)((?:^|[\s"'(\[])--?{NAMES}(?:\s+|=)){VALUE}"#),
+            ),
             after(
                 NAME_KEYWORDS,
                 format!(r#"(?i)\b({NAMES}["']?\s*[=:]\s*){VALUE}"#),
@@ -327,7 +332,21 @@ pub fn mask(text: &str) -> Cow<'_, str> {
                 r.extend_from_slice(&whole[start + secret.len()..]);
                 r
             }),
-            Rewrite::After => re.replace_all(&out, &b"${1}***${2}"[..]),
+            Rewrite::After => re.replace_all(&out, |c: &Captures<'_>| {
+                let whole = c.get(0).map_or(&b""[..], |m| m.as_bytes());
+                let kept = c.get(1).map_or(0, |m| m.len());
+                let tail = c.get(2).map_or(0, |m| m.len());
+                let value = &whole[kept..whole.len() - tail];
+                // Already masked (here, or by the scanner's `****`): left
+                // as it is, so masking twice changes nothing.
+                if value.iter().all(|b| matches!(b, b'*' | b'"' | b'\'')) && value.contains(&b'*') {
+                    return whole.to_vec();
+                }
+                let mut r = whole[..kept].to_vec();
+                r.extend_from_slice(MASK.as_bytes());
+                r.extend_from_slice(&whole[whole.len() - tail..]);
+                r
+            }),
         };
         if let Cow::Owned(next) = next {
             out = Cow::Owned(next);
@@ -415,6 +434,13 @@ mod tests {
                 "cut -----BEGIN PRIVATE KEY-----\nMIIE",
                 "cut -----BEGIN PRIVATE KEY-----***",
             ),
+            ("no-secrets (critical) found", "no-secrets (critical) found"),
+            (
+                "key `-----BEGIN RSA PRIVATE KEY-----` at a.py:4",
+                "key `-----BEGIN RSA PRIVATE KEY-----` at a.py:4",
+            ),
+            ("SIGNING_SECRET=**** shown", "SIGNING_SECRET=**** shown"),
+            ("--token abc", "--token ***"),
             ("nothing to see here", "nothing to see here"),
             ("tokens used: 3", "tokens used: 3"),
             ("bypass: true, compass: north", "bypass: true, compass: north"),
