@@ -315,12 +315,22 @@ fn installed_hook_line(args: &[std::ffi::OsString]) -> Option<Cli> {
     })
 }
 
-/// Text for a terminal: control characters other than newline and tab, and
-/// the bidirectional overrides, are escaped (`\u{1b}`), so that a hook's
+/// Text for a terminal, or any stream a person or agent reads: the
+/// credential shapes of [`ahp_engine::secrets`] are masked, as in the log
+/// (a config value, a hook's stderr or an error can quote a command with
+/// its password); control characters other than newline and tab, and the
+/// bidirectional overrides, are escaped (`\u{1b}`), so that a hook's
 /// stderr, a value in a cloned repository's hooks.yaml or an agent's event
 /// name cannot drive the terminal that shows ahp's messages. The log keeps
-/// the text as it is (its JSON escapes it).
+/// the text as masked (its JSON escapes it).
 pub(crate) fn terminal_safe(s: &str) -> std::borrow::Cow<'_, str> {
+    match ahp_engine::secrets::mask(s) {
+        std::borrow::Cow::Borrowed(s) => control_safe(s),
+        std::borrow::Cow::Owned(m) => std::borrow::Cow::Owned(control_safe(&m).into_owned()),
+    }
+}
+
+fn control_safe(s: &str) -> std::borrow::Cow<'_, str> {
     fn unsafe_char(c: char) -> bool {
         (c.is_control() && c != '\n' && c != '\t')
             || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
@@ -342,11 +352,31 @@ pub(crate) fn terminal_safe(s: &str) -> std::borrow::Cow<'_, str> {
 fn init_tracing() {
     let _ = tracing_subscriber::fmt()
         .with_max_level(tracing::Level::DEBUG)
-        .with_writer(std::io::stderr)
+        .with_writer(|| MaskedStderr)
         .without_time()
         .with_level(false)
         .with_target(false)
         .try_init();
+}
+
+/// `--debug` output on its way to stderr, through [`terminal_safe`]: a
+/// debug line quotes signals, hook output and errors. The formatter hands
+/// over each event whole, in one write, so a secret is never split across
+/// two calls.
+struct MaskedStderr;
+
+impl std::io::Write for MaskedStderr {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let text = String::from_utf8_lossy(buf);
+        std::io::stderr()
+            .lock()
+            .write_all(terminal_safe(&text).as_bytes())?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        std::io::stderr().flush()
+    }
 }
 
 pub(crate) fn runtime() -> Result<tokio::runtime::Runtime> {
@@ -540,7 +570,10 @@ async fn enrich(
                 }
             }
             // Not fatal: oracles that need the files say so themselves.
-            Err(e) => eprintln!("note: changed files unknown: {e}"),
+            Err(e) => eprintln!(
+                "note: changed files unknown: {}",
+                terminal_safe(&e.to_string())
+            ),
         }
     }
     Ok(())
@@ -899,14 +932,17 @@ pub(crate) fn dispatch(req: DispatchRequest<'_>) -> Result<Option<Dispatched>> {
                         message,
                     };
                     if let Err(e) = sink.record_diagnostic(&d) {
-                        eprintln!("warning: {e}");
+                        eprintln!("warning: {}", terminal_safe(&e.to_string()));
                     }
                 }
                 builder = builder.sink(Arc::new(sink) as Arc<dyn SignalSink>);
             }
             // Logging must not decide the verdict, but it must not
             // fail silently either.
-            Err(e) => eprintln!("warning: signals will not be recorded: {e}"),
+            Err(e) => eprintln!(
+                "warning: signals will not be recorded: {}",
+                terminal_safe(&e.to_string())
+            ),
         }
     }
     let engine = builder.defer_detached(true).build()?;
@@ -926,7 +962,10 @@ pub(crate) fn dispatch(req: DispatchRequest<'_>) -> Result<Option<Dispatched>> {
             &cfg.project_root,
             log_path.as_deref(),
         ) {
-            eprintln!("warning: async entries were not started: {e:#}");
+            eprintln!(
+                "warning: async entries were not started: {}",
+                terminal_safe(&format!("{e:#}"))
+            );
         }
     }
     // The process ends right after the answer (`ahp hook` and `ahp run`
@@ -947,7 +986,10 @@ fn print_verdict(v: &Verdict, format: Format) -> Result<()> {
     let mut out = std::io::stdout().lock();
     match format {
         Format::Json => {
-            serde_json::to_writer(&mut out, v)?;
+            // The verdict quotes the tool input: masked like the log.
+            let mut value = serde_json::to_value(v)?;
+            ahp_engine::secrets::mask_value(&mut value);
+            serde_json::to_writer(&mut out, &value)?;
             writeln!(out)?;
         }
         Format::Text => {

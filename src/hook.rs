@@ -245,6 +245,9 @@ fn fail(args: &HookArgs, known: &Known, e: &anyhow::Error) -> Reply {
         Some(ce) => ce.to_string().trim_end().to_string(),
         None => format!("{e:#}"),
     };
+    // The error may quote the input (a payload that did not parse); it
+    // reaches the agent as a reason, so it is masked like the log.
+    let message = ahp_engine::secrets::mask(&message).into_owned();
     let root = known
         .root
         .clone()

@@ -45,6 +45,7 @@ pub mod oracle;
 pub mod pattern;
 pub mod policy;
 pub mod registry;
+pub mod secrets;
 pub mod signal;
 pub mod suggest;
 

@@ -49,7 +49,7 @@ pub fn read_all(path: impl AsRef<Path>) -> Result<LogReader, LogError> {
     // Lock the current file, and make sure it still is the current one.
     let started = Instant::now();
     let current = loop {
-        let file = match File::open(path) {
+        let file = match lock::open_read(path) {
             Ok(f) => f,
             // A writer is rotating: it renamed the full log to `.1` and is
             // about to create the new one. Wait for it rather than call a
@@ -74,7 +74,7 @@ pub fn read_all(path: impl AsRef<Path>) -> Result<LogReader, LogError> {
     let mut n = 1;
     loop {
         let p = rotated(path, n);
-        match File::open(&p) {
+        match lock::open_read(&p) {
             Ok(f) => files.push_front((p, f)),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => break,
             Err(error) => return Err(LogError::Open { path: p, error }),

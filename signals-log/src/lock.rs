@@ -97,6 +97,69 @@ mod imp {
 
 pub(crate) use imp::{facts, lock, lock_shared, path_id, unlock};
 
+/// The `O_NONBLOCK` bit for `custom_flags`: opening a FIFO for reading
+/// would otherwise wait for a writer, and a hook call must never hang on
+/// its log. Regular files ignore it.
+#[cfg(unix)]
+pub(crate) fn nonblock_flag() -> i32 {
+    // The flag's value fits an i32 (it is one bit of open(2)'s flags).
+    rustix::fs::OFlags::NONBLOCK.bits() as i32
+}
+
+/// Opens an existing log file for reading, refusing (without waiting on
+/// it) whatever is not a regular file.
+pub(crate) fn open_read(path: &Path) -> io::Result<File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(nonblock_flag());
+    }
+    let file = options.open(path)?;
+    ensure_regular(&file)?;
+    Ok(file)
+}
+
+/// An error unless `file` is a regular file. A FIFO, socket or device at
+/// the log's path would swallow records (or block) without a word, so it
+/// is refused like a directory is.
+pub(crate) fn ensure_regular(file: &File) -> io::Result<std::fs::Metadata> {
+    let meta = file.metadata()?;
+    let kind = meta.file_type();
+    if kind.is_file() {
+        return Ok(meta);
+    }
+    let what = if kind.is_dir() {
+        "a directory"
+    } else {
+        non_regular_kind(&kind)
+    };
+    Err(io::Error::new(
+        io::ErrorKind::InvalidInput,
+        format!("it is {what}, not a regular file; the log is only written to a regular file: remove it or pass another --log path"),
+    ))
+}
+
+#[cfg(unix)]
+fn non_regular_kind(kind: &std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if kind.is_fifo() {
+        "a FIFO"
+    } else if kind.is_socket() {
+        "a socket"
+    } else if kind.is_char_device() || kind.is_block_device() {
+        "a device"
+    } else {
+        "not a regular file"
+    }
+}
+
+#[cfg(not(unix))]
+fn non_regular_kind(_: &std::fs::FileType) -> &'static str {
+    "a special file"
+}
+
 /// The name of the `n`th rotated file: `signals.jsonl.3`.
 pub(crate) fn rotated(path: &Path, n: usize) -> std::path::PathBuf {
     let mut name = path.as_os_str().to_owned();

@@ -1,10 +1,9 @@
 //! Masking of secrets before a record is written.
 
+use ahp_engine::secrets;
 use regex::bytes::Regex as BytesRegex;
-use regex::Regex;
 use serde_json::{Map, Value};
 use std::borrow::Cow;
-use std::sync::OnceLock;
 
 /// What replaces a masked value.
 pub const MASK: &str = "***";
@@ -38,15 +37,19 @@ pub const SENSITIVE_KEYS: [&str; 12] = [
 ///    of the dotted [`Masking::paths`] (`tool.input.command` matches that
 ///    key path wherever it occurs, e.g. in a run's `context`) — is
 ///    replaced, whole, by `"***"`;
-/// 2. inside every string, secret-looking patterns keep their name and
-///    lose their value: `API_TOKEN=abc`, `password: abc`,
-///    `--password abc`, `--token=abc`, `Authorization: Bearer abc`,
-///    `Bearer abc`.
+/// 2. inside every string, every credential shape of
+///    [`ahp_engine::secrets`] — the one list the SecurityScanner oracle
+///    reports from — is masked whether or not any oracle ran: provider
+///    tokens keep their prefix (`AKIA***`), private key blocks their
+///    header, `API_TOKEN=abc`, `DB_PASS=abc`, `password: abc`,
+///    `--password abc`, `mysql -pabc`, `sshpass -p abc`,
+///    `curl -u user:abc`, `postgres://user:abc@host`,
+///    `Authorization: Basic abc` and `Bearer abc` their name.
 ///
-/// This is a **safety net, not a scanner**: it catches the common shapes
-/// in which secrets reach the log, not a secret under an innocent name or
-/// a bare high-entropy string (the SecurityScanner oracle is for that). It
-/// errs towards masking: `token: expired` loses `expired`.
+/// This is a **safety net, not a scanner**: it catches the shapes in
+/// which secrets usually reach the log, not a secret under an innocent
+/// name or a bare high-entropy string. It errs towards masking:
+/// `token: expired` loses `expired`.
 ///
 /// Records with nothing that could match (checked with one scan of the
 /// serialized line) are written unchanged; the others are re-serialized,
@@ -158,7 +161,8 @@ impl Masking {
     /// pre-check; false positives only cost the slow path).
     pub(crate) fn might_match(&self, line: &[u8]) -> bool {
         self.enabled
-            && (builtin_trigger(line) || self.trigger.as_ref().is_some_and(|t| t.is_match(line)))
+            && (secrets::might_hold(line)
+                || self.trigger.as_ref().is_some_and(|t| t.is_match(line)))
     }
 
     /// Masks `value` in place by both rules.
@@ -210,92 +214,9 @@ fn normalize(key: &str) -> String {
     key.to_lowercase().replace('-', "_")
 }
 
-/// Names that make `name=value`, `name: value` and `--name value` secret.
-const NAMES: &str = r"[a-z0-9_.-]*(?:password|passwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credentials?|cookie)[a-z0-9_-]*";
-const VALUE: &str = r#"(?:"[^"]*"|'[^']*'|[^\s"',;&]+)"#;
-
-/// The words without which neither rule's string patterns can match,
-/// lower case, `-` written `_` (see [`builtin_trigger`]).
-const TRIGGER_WORDS: [&str; 13] = [
-    "passw",
-    "secret",
-    "token",
-    "api_key",
-    "apikey",
-    "access_key",
-    "accesskey",
-    "private_key",
-    "privatekey",
-    "authorization",
-    "cookie",
-    "credential",
-    "bearer",
-];
-
-/// Whether `text` holds one of [`TRIGGER_WORDS`], ASCII case folded. A
-/// plain search rather than a regex: every run record of a hook call passes
-/// through here, and building the regex cost more than the rest of the
-/// append. One search per word with the standard library's (SSE2) string
-/// search: a record is mostly JSON keys and values full of the words'
-/// first letters, where a byte-by-byte scan for all of them at once cost
-/// three times as much. Not the memchr crate's searcher: it asks the CPU
-/// what it supports on first use, and each `cpuid` traps to the hypervisor
-/// in a virtual machine (3.5 µs apiece here, seven of them), which cost
-/// more than the whole search.
-fn builtin_trigger(text: &[u8]) -> bool {
-    let folded: Vec<u8> = text
-        .iter()
-        .map(|&b| {
-            if b == b'-' {
-                b'_'
-            } else {
-                b.to_ascii_lowercase()
-            }
-        })
-        .collect();
-    match std::str::from_utf8(&folded) {
-        Ok(folded) => TRIGGER_WORDS.iter().any(|w| folded.contains(w)),
-        // Serialized records are UTF-8; anything else is searched plainly.
-        Err(_) => TRIGGER_WORDS
-            .iter()
-            .any(|w| folded.windows(w.len()).any(|at| at == w.as_bytes())),
-    }
-}
-
-fn patterns() -> &'static [(Regex, &'static str); 4] {
-    static RE: OnceLock<[(Regex, &'static str); 4]> = OnceLock::new();
-    RE.get_or_init(|| {
-        #[allow(clippy::expect_used)]
-        let re = |p: String| Regex::new(&p).expect("a valid built-in pattern");
-        [
-            (
-                re(format!(
-                    r#"(?i)\b(authorization["']?\s*[:=]\s*["']?(?:(?:bearer|basic|token|digest)\s+)?){VALUE}"#
-                )),
-                "${1}***",
-            ),
-            (re(format!(r"(?i)\b(bearer\s+){VALUE}")), "${1}***"),
-            (re(format!(r"(?i)(--?{NAMES}(?:\s+|=)){VALUE}")), "${1}***"),
-            (
-                re(format!(r#"(?i)\b({NAMES}["']?\s*[=:]\s*){VALUE}"#)),
-                "${1}***",
-            ),
-        ]
-    })
-}
-
-/// Masks the secret-looking patterns of rule 2 in one string.
+/// Masks the credential shapes of rule 2 in one string.
 fn mask_string(s: &str) -> Cow<'_, str> {
-    if !builtin_trigger(s.as_bytes()) {
-        return Cow::Borrowed(s);
-    }
-    let mut out = Cow::Borrowed(s);
-    for (re, with) in patterns() {
-        if let Cow::Owned(next) = re.replace_all(&out, *with) {
-            out = Cow::Owned(next);
-        }
-    }
-    out
+    secrets::mask(s)
 }
 
 #[cfg(test)]
@@ -303,51 +224,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_trigger_scan_finds_what_the_trigger_regex_found() {
-        // The regex the scan replaced, kept here as the reference.
-        let re = regex::bytes::RegexBuilder::new(
-            r"(?i)passw|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|authorization|cookie|credential|bearer",
-        )
-        .unicode(false)
-        .build()
-        .unwrap();
-        for text in [
-            "PASSWORD=x",
-            "db_Passwd",
-            "Api-Key: x",
-            "X-API_KEY",
-            "apikey",
-            "api--key",
-            "accessKey",
-            "ACCESS-key",
-            "Private-Key",
-            "private__key",
-            "Authorization: Basic x",
-            "BEARER abc",
-            "Set-Cookie",
-            "credentials",
-            "s3cret",
-            "toke n",
-            "ls -la src",
-            "",
-            "ПАРОЛЬ token",
-        ] {
-            assert_eq!(
-                builtin_trigger(text.as_bytes()),
-                re.is_match(text.as_bytes()),
-                "{text:?}"
-            );
+    fn every_sensitive_key_passes_the_trigger() {
+        for key in SENSITIVE_KEYS {
+            let line = format!(r#"{{"kind":"run","{key}":"x"}}"#);
+            assert!(Masking::default().might_match(line.as_bytes()), "{key}");
+            let upper = line.to_uppercase().replace('_', "-");
+            assert!(Masking::default().might_match(upper.as_bytes()), "{key}");
         }
-        // Bytes that are not UTF-8 take the other search.
-        for (text, want) in [
-            (&b"\xff\xfeSECRET\xff"[..], true),
-            (b"\xffapi-KEY", true),
-            (b"\xffsecre\xfft", false),
-            (b"\xc3", false),
-        ] {
-            assert_eq!(builtin_trigger(text), want, "{text:?}");
-            assert_eq!(re.is_match(text), want, "{text:?}");
-        }
+        assert!(!Masking::default().might_match(br#"{"kind":"run","command":"ls -la"}"#));
     }
 
     #[test]

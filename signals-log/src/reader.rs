@@ -27,7 +27,7 @@ const KEEP_SKIPPED_LINES: usize = 1024;
 /// ```
 pub fn read(path: impl AsRef<Path>) -> Result<Reader, LogError> {
     let path = path.as_ref();
-    let file = File::open(path).map_err(|error| LogError::Open {
+    let file = crate::lock::open_read(path).map_err(|error| LogError::Open {
         path: path.to_path_buf(),
         error,
     })?;

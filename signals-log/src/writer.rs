@@ -311,7 +311,12 @@ impl Drop for SignalLog {
 /// which may be a cloned repository: a committed symlink at its path would
 /// make ahp append to whatever file it names (a shell's rc file expands
 /// `$(…)` found in a logged command). So on Unix the last component must
-/// not be a symlink (`O_NOFOLLOW`).
+/// not be a symlink (`O_NOFOLLOW`), the open does not wait on a FIFO
+/// (`O_NONBLOCK`), and anything but a regular file is refused.
+///
+/// A new log is created readable by its owner only (0600): even masked,
+/// it records the commands and files of every tool call. An existing one
+/// that others may read is narrowed to that, where we own it.
 fn open_append(path: &Path) -> io::Result<File> {
     let mut options = OpenOptions::new();
     options.read(true).append(true).create(true);
@@ -319,9 +324,11 @@ fn open_append(path: &Path) -> io::Result<File> {
     {
         use std::os::unix::fs::OpenOptionsExt;
         // The flag's value fits an i32 (it is one bit of open(2)'s flags).
-        options.custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32);
+        options
+            .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32 | lock::nonblock_flag())
+            .mode(0o600);
     }
-    options.open(path).map_err(|e| {
+    let file = options.open(path).map_err(|e| {
         #[cfg(unix)]
         if e.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error()) {
             return io::Error::new(
@@ -331,7 +338,23 @@ fn open_append(path: &Path) -> io::Result<File> {
             );
         }
         e
-    })
+    })?;
+    let meta = lock::ensure_regular(&file)?;
+    #[cfg(unix)]
+    private(&file, &meta);
+    #[cfg(not(unix))]
+    drop(meta);
+    Ok(file)
+}
+
+/// Narrows a log that group or others may read to its owner. Best effort:
+/// someone else's log (a shared project) keeps its mode.
+#[cfg(unix)]
+fn private(file: &File, meta: &fs::Metadata) {
+    use std::os::unix::fs::PermissionsExt;
+    if meta.permissions().mode() & 0o077 != 0 {
+        let _ = file.set_permissions(fs::Permissions::from_mode(0o600));
+    }
 }
 
 fn ignore_missing(result: io::Result<()>) -> io::Result<()> {

@@ -5,7 +5,7 @@ use ahp_engine::{
     Action, Diagnostic, Event, Intensity, Level, Modification, Severity, Signal, SignalResponse,
     SignalSink,
 };
-use ahp_signals_log::{read, LogError, Reader, Record, SignalLog};
+use ahp_signals_log::{read, LogError, LogOptions, Reader, Record, SignalLog};
 use serde_json::{json, Value};
 use std::collections::HashSet;
 use std::fs;
@@ -450,15 +450,14 @@ fn opening_below_a_file_is_a_clear_error() {
     );
 }
 
-#[cfg(target_os = "linux")]
 #[test]
 fn write_failures_reach_the_engine_with_the_path() {
-    // /dev/full accepts the open and fails every write with ENOSPC.
-    let path = Path::new("/dev/full");
-    if !path.exists() {
-        return;
-    }
-    let log = SignalLog::open(path).unwrap();
+    // The log's directory removed under an open handle: the append finds
+    // the file gone, and cannot create it again.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("gone/signals.jsonl");
+    let log = SignalLog::open(&path).unwrap();
+    fs::remove_dir_all(dir.path().join("gone")).unwrap();
     let err = log.append(&Record::from(Signal::aid("x"))).unwrap_err();
     assert!(matches!(err, LogError::Write { .. }), "{err}");
     let sink: &dyn SignalSink = &log;
@@ -466,13 +465,69 @@ fn write_failures_reach_the_engine_with_the_path() {
         .record_signal(&Signal::aid("x"))
         .unwrap_err()
         .to_string();
-    assert!(
-        msg.starts_with("cannot write to signal log `/dev/full`: "),
-        "{msg}"
-    );
+    let prefix = format!("cannot write to signal log `{}`: ", path.display());
+    assert!(msg.starts_with(&prefix), "{msg}");
     let msg = sink
         .record_diagnostic(&diagnostic(Level::Error, "x"))
         .unwrap_err()
         .to_string();
-    assert!(msg.contains("`/dev/full`"), "{msg}");
+    assert!(msg.contains(&path.display().to_string()), "{msg}");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_fifo_or_device_at_the_path_is_refused_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("signals.jsonl");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    if made.is_ok_and(|s| s.success()) {
+        // Neither the writer nor a reader waits for the other end.
+        let err = SignalLog::open(&fifo).unwrap_err();
+        assert!(
+            err.to_string().contains("a FIFO, not a regular file"),
+            "{err}"
+        );
+        let err = ahp_signals_log::read_all(&fifo).err().unwrap();
+        assert!(err.to_string().contains("a FIFO"), "{err}");
+        assert!(ahp_signals_log::read(&fifo).is_err());
+    }
+    let dev = Path::new("/dev/null");
+    if dev.exists() {
+        let err = SignalLog::open(dev).unwrap_err();
+        assert!(err.to_string().contains("a device"), "{err}");
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn new_and_rotated_logs_are_private_to_their_owner() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("signals.jsonl");
+    let options = LogOptions {
+        max_bytes: Some(300),
+        keep: 2,
+        ..LogOptions::default()
+    };
+    let log = SignalLog::open_with(&path, options).unwrap();
+    for i in 0..10 {
+        log.append(&Record::from(Signal::aid(format!(
+            "record {i} {}",
+            "x".repeat(80)
+        ))))
+        .unwrap();
+    }
+    let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&path), 0o600);
+    for k in 1..=2 {
+        let rotated = dir.path().join(format!("signals.jsonl.{k}"));
+        assert!(rotated.exists(), "{k}");
+        assert_eq!(mode(&rotated), 0o600, "{k}");
+    }
+    // An existing log that others could read is narrowed when opened.
+    let old = dir.path().join("old.jsonl");
+    fs::write(&old, "").unwrap();
+    fs::set_permissions(&old, fs::Permissions::from_mode(0o644)).unwrap();
+    drop(SignalLog::open(&old).unwrap());
+    assert_eq!(mode(&old), 0o600);
 }

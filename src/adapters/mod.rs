@@ -335,6 +335,17 @@ impl Decision {
         prompt: PromptFallback,
         rewrite: RewriteFallback,
     ) -> Decision {
+        let mut d = Self::unmasked(v, caps, prompt, rewrite);
+        d.mask_secrets();
+        d
+    }
+
+    fn unmasked(
+        v: &Verdict,
+        caps: Caps,
+        prompt: PromptFallback,
+        rewrite: RewriteFallback,
+    ) -> Decision {
         let aid = texts(v, Intensity::Aid);
         match v.outcome {
             Outcome::Accept => Decision::Allow { context: None },
@@ -402,6 +413,28 @@ impl Decision {
                     },
                 }
             }
+        }
+    }
+
+    /// Masks the credential shapes of [`ahp_engine::secrets`] in the text
+    /// shown to the agent (reasons, context), as in the log: an oracle or a
+    /// hook that quotes a command must not hand its password back to the
+    /// model. A rewritten tool input is left whole: it is what runs.
+    pub fn mask_secrets(&mut self) {
+        let m = |s: &mut String| {
+            if let std::borrow::Cow::Owned(masked) = ahp_engine::secrets::mask(s) {
+                *s = masked;
+            }
+        };
+        match self {
+            Decision::Allow { context } => context.iter_mut().for_each(m),
+            Decision::Rewrite {
+                reason, context, ..
+            } => {
+                m(reason);
+                context.iter_mut().for_each(m);
+            }
+            Decision::Ask { reason, .. } | Decision::Deny { reason } => m(reason),
         }
     }
 

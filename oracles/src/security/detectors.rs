@@ -14,6 +14,7 @@
 //! a long file costs time proportional to its length, never more.
 
 use super::SecuritySeverity;
+use ahp_engine::secrets;
 use regex::bytes::{Regex, RegexBuilder};
 use std::sync::OnceLock;
 
@@ -146,64 +147,32 @@ pub(crate) fn builtin(rule: &str) -> Result<Vec<Detector>, regex::Error> {
     use SecuritySeverity::*;
     Ok(match rule {
         "no-secrets" => {
-            let mut v = vec![
-                d(
-                    "AWS access key id",
-                    Critical,
-                    Token { shown: 4 },
-                    SECRET_ADVICE,
-                    r"\b((?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|APKA)[0-9A-Z]{16})\b",
-                )?,
-                d(
-                    "GitHub token",
-                    Critical,
-                    Token { shown: 4 },
-                    SECRET_ADVICE,
-                    r"\b(gh[pousr]_[A-Za-z0-9]{36,251})\b",
-                )?,
-                d(
-                    "GitHub fine-grained token",
-                    Critical,
-                    Token { shown: 11 },
-                    SECRET_ADVICE,
-                    r"\b(github_pat_[A-Za-z0-9_]{40,255})\b",
-                )?,
-                d(
-                    "GitLab token",
-                    Critical,
-                    Token { shown: 6 },
-                    SECRET_ADVICE,
-                    r"\b(glpat-[A-Za-z0-9_-]{20,})",
-                )?,
-                d(
-                    "Slack token",
-                    Critical,
-                    Token { shown: 5 },
-                    SECRET_ADVICE,
-                    r"\b(xox[abposr]-[0-9A-Za-z-]{10,})",
-                )?,
-                d(
-                    "Slack webhook URL",
-                    High,
-                    Token { shown: 34 },
-                    SECRET_ADVICE,
-                    r"(https://hooks\.slack\.com/services/T[A-Z0-9]{6,}/B[A-Z0-9]{6,}/[A-Za-z0-9]{16,})",
-                )?,
-                d(
-                    "JSON Web Token",
-                    High,
-                    Token { shown: 4 },
-                    SECRET_ADVICE,
-                    r"\b(eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{16,})",
-                )?,
-                d(
+            // The token shapes are shared with the log's masking
+            // (ahp_engine::secrets), so that what is reported here is also
+            // never logged, whether or not this scanner ran.
+            let mut v = secrets::TOKENS
+                .iter()
+                .map(|t| {
+                    let sev = match t.what {
+                        "Slack webhook URL" | "JSON Web Token" => High,
+                        _ => Critical,
+                    };
+                    d(
+                        t.what,
+                        sev,
+                        Token { shown: t.shown },
+                        SECRET_ADVICE,
+                        t.pattern,
+                    )
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            v.push(d(
                     "secret assigned to a variable",
                     High,
                     Assignment,
                     SECRET_ADVICE,
                     r#"(?i)(?:password|passwd|secret|token|api[_-]?key|apikey|access[_-]?key|auth[_-]?key|private[_-]?key|credentials?)[a-z0-9_-]*["']?\s*(?::=|=>|==?|:)\s*(?:"([^"\r\n]{12,200})"|'([^'\r\n]{12,200})'|([A-Za-z0-9+/=_-]{12,200}))"#,
-                )?,
-            ];
+                )?);
             // Without `no-private-keys`, key blocks are still secrets.
             v.extend(private_key(rule)?);
             v
@@ -418,17 +387,8 @@ const SQL_KEYWORDS: &[&str] = &["select", "insert", "update", "delete", "replace
 /// words of which every alternative of its pattern holds one.
 fn keywords_of(what: &str) -> &'static [&'static str] {
     match what {
-        "AWS access key id" => &[
-            "akia", "asia", "abia", "acca", "agpa", "aida", "aroa", "anpa", "anva", "apka",
-        ],
-        "GitHub token" => &["ghp_", "gho_", "ghu_", "ghs_", "ghr_"],
-        "GitHub fine-grained token" => &["github_pat_"],
-        "GitLab token" => &["glpat-"],
-        "Slack token" => &["xox"],
-        "Slack webhook URL" => &["hooks.slack.com"],
-        "JSON Web Token" => &["eyj"],
         "secret assigned to a variable" => &["pass", "secret", "token", "key", "credential"],
-        "private key" => &["private key"],
+        "private key" => secrets::PRIVATE_KEY_KEYWORDS,
         w if w.starts_with("SQL built") => SQL_KEYWORDS,
         "shell command built from a string (os.system/os.popen)" => &["os."],
         "shell command built from a string (subprocess with shell=True)"
@@ -449,7 +409,7 @@ fn keywords_of(what: &str) -> &'static [&'static str] {
         }
         "world-writable permissions (mkdir -m)" => &["mkdir", "install"],
         "umask leaving files world-writable" => &["umask"],
-        _ => &[],
+        w => secrets::token(w).map_or(&[], |t| t.keywords),
     }
 }
 
@@ -459,7 +419,7 @@ fn private_key(rule: &str) -> Result<Vec<Detector>, regex::Error> {
         rule: rule.to_string(),
         what: "private key".to_string(),
         severity: SecuritySeverity::Critical,
-        re: Pattern::lazy(r"-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----"),
+        re: Pattern::lazy(secrets::PRIVATE_KEY_HEADER),
         keywords: keywords_of("private key"),
         kind: Kind::PrivateKey,
         advice: KEY_ADVICE.to_string(),

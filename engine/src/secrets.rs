@@ -1,0 +1,491 @@
+//! The shapes of credentials: one list, used by the SecurityScanner oracle
+//! to report a secret and by the signal log (and every message ahp prints)
+//! to hide one.
+//!
+//! Two users, one list, so that a shape the scanner knows is never written
+//! to the log verbatim just because the scanner did not run for that call
+//! (another entry blocked first, or the policy has no scanner at all).
+//!
+//! - [`TOKENS`]: credentials of a known format (`AKIA…`, `ghp_…`, JWTs, …),
+//!   reported by the scanner and masked down to their prefix here;
+//! - the context shapes that only mask: private key blocks, the password
+//!   of a URL's userinfo, `Authorization:` headers and `Bearer` values,
+//!   password flags (`--password x`, `mysql -pX`, `sshpass -p x`,
+//!   `curl -u user:x`) and assignments with a secret-sounding name
+//!   (`DB_PASS=x`, `"api_key": "x"`).
+//!
+//! Every pattern is compiled with the regex crate (linear in the text) and
+//! only on first use: each shape has keywords, one of which every match
+//! holds, and [`mask`] compiles and runs only the shapes whose keywords the
+//! text holds. A hook call whose record holds none compiles nothing.
+//!
+//! This is a net for the shapes in which secrets usually travel, not a
+//! proof that none gets through: a bare random string under an innocent
+//! name has no shape to recognize.
+
+use crate::pattern::Words;
+use regex::bytes::{Captures, Regex, RegexBuilder};
+use serde_json::Value;
+use std::borrow::Cow;
+use std::sync::OnceLock;
+
+/// What a masked value becomes (after a token's prefix, if any).
+pub const MASK: &str = "***";
+
+/// A credential of a known format.
+#[derive(Debug, Clone, Copy)]
+pub struct Shape {
+    /// What it is, for messages (`AWS access key id`).
+    pub what: &'static str,
+    /// An ASCII, byte-oriented pattern whose capture group 1 is the secret.
+    pub pattern: &'static str,
+    /// Lower-case words one of which every match holds (compared with the
+    /// text ASCII-lower-cased).
+    pub keywords: &'static [&'static str],
+    /// How many leading characters (the provider prefix) may be shown.
+    pub shown: usize,
+}
+
+/// The credentials of a known format, in the order they are masked (a
+/// longer prefix before a shorter one that it contains).
+pub const TOKENS: &[Shape] = &[
+    Shape {
+        what: "AWS access key id",
+        pattern: r"\b((?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|APKA)[0-9A-Z]{16})\b",
+        keywords: &[
+            "akia", "asia", "abia", "acca", "agpa", "aida", "aroa", "anpa", "anva", "apka",
+        ],
+        shown: 4,
+    },
+    Shape {
+        what: "GitHub token",
+        pattern: r"\b(gh[pousr]_[A-Za-z0-9]{36,251})\b",
+        keywords: &["ghp_", "gho_", "ghu_", "ghs_", "ghr_"],
+        shown: 4,
+    },
+    Shape {
+        what: "GitHub fine-grained token",
+        pattern: r"\b(github_pat_[A-Za-z0-9_]{40,255})\b",
+        keywords: &["github_pat_"],
+        shown: 11,
+    },
+    Shape {
+        what: "GitLab token",
+        pattern: r"\b(glpat-[A-Za-z0-9_-]{20,})",
+        keywords: &["glpat-"],
+        shown: 6,
+    },
+    Shape {
+        what: "Slack token",
+        pattern: r"\b(xox[abposr]-[0-9A-Za-z-]{10,})",
+        keywords: &["xox"],
+        shown: 5,
+    },
+    Shape {
+        what: "Slack webhook URL",
+        pattern: r"(https://hooks\.slack\.com/services/T[A-Z0-9]{6,}/B[A-Z0-9]{6,}/[A-Za-z0-9]{16,})",
+        keywords: &["hooks.slack.com"],
+        shown: 34,
+    },
+    Shape {
+        what: "JSON Web Token",
+        pattern: r"\b(eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{16,})",
+        keywords: &["eyj"],
+        shown: 4,
+    },
+    Shape {
+        what: "Stripe secret key",
+        pattern: r"\b((?:sk|rk)_live_[0-9A-Za-z]{16,247})\b",
+        keywords: &["sk_live_", "rk_live_"],
+        shown: 8,
+    },
+    Shape {
+        what: "Google API key",
+        pattern: r"\b(AIza[0-9A-Za-z_-]{35})",
+        keywords: &["aiza"],
+        shown: 4,
+    },
+    Shape {
+        what: "npm token",
+        pattern: r"\b(npm_[A-Za-z0-9]{36})\b",
+        keywords: &["npm_"],
+        shown: 4,
+    },
+    Shape {
+        what: "Anthropic API key",
+        pattern: r"\b(sk-ant-[A-Za-z0-9_-]{20,})",
+        keywords: &["sk-ant-"],
+        shown: 7,
+    },
+    Shape {
+        what: "OpenAI API key",
+        // `T3BlbkFJ` is base64 of `OpenAI`, in the middle of its older keys.
+        pattern: r"\b(sk-(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}|[A-Za-z0-9]{20,}T3BlbkFJ[A-Za-z0-9]{20,}))",
+        keywords: &["sk-proj-", "sk-svcacct-", "sk-admin-", "t3blbkfj"],
+        shown: 3,
+    },
+];
+
+/// The header of a private key block (`-----BEGIN RSA PRIVATE KEY-----`,
+/// `OPENSSH`, `EC`, `PGP … BLOCK`, plain PKCS#8); group 1 is the key type.
+pub const PRIVATE_KEY_HEADER: &str = r"-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----";
+
+/// The keywords of [`PRIVATE_KEY_HEADER`].
+pub const PRIVATE_KEY_KEYWORDS: &[&str] = &["private key"];
+
+/// The token shape described as `what`, if there is one.
+pub fn token(what: &str) -> Option<&'static Shape> {
+    TOKENS.iter().find(|s| s.what == what)
+}
+
+/// Names that make `name=value`, `name: value` and `--name value` secret:
+/// anything holding password, secret, token, api/access/private/auth key,
+/// credential or cookie; a name ending in `pass`/`pwd` after a separator or
+/// alone (`DB_PASS`, not `bypass`); an environment-style `…_KEY`.
+const NAMES: &str = r"(?:[a-z0-9_.-]*(?:password|passwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|auth[_-]?key|credentials?|cookie)[a-z0-9_-]*|(?:[a-z0-9.-]*[_-])?(?:pass|pwd)|[a-z0-9.-]*_key)";
+/// A value: quoted whole, or up to a blank, quote, backtick or separator.
+const VALUE: &str = r#"(?:"[^"]*"|'[^']*'|[^\s"',;&|`]+)"#;
+
+/// How a rule's match is rewritten.
+#[derive(Debug, Clone, Copy)]
+enum Rewrite {
+    /// A token: capture 1 keeps its first `shown` characters.
+    Token(usize),
+    /// Capture 1 (the name or flag) is kept, the value after it masked,
+    /// then capture 2 (if any) kept.
+    After,
+}
+
+struct Rule {
+    keywords: &'static [&'static str],
+    pattern: Cow<'static, str>,
+    rewrite: Rewrite,
+}
+
+/// The rules of [`mask`], in order: private key blocks first (their body
+/// could hold anything), tokens, then the shapes that find a secret by
+/// what surrounds it.
+fn rules() -> &'static [Rule] {
+    static RULES: OnceLock<Vec<Rule>> = OnceLock::new();
+    RULES.get_or_init(|| {
+        let after = |keywords: &'static [&'static str], pattern: String| Rule {
+            keywords,
+            pattern: Cow::Owned(pattern),
+            rewrite: Rewrite::After,
+        };
+        let mut v = vec![after(
+            PRIVATE_KEY_KEYWORDS,
+            // The body up to the matching footer, or to the end of a text
+            // that was cut short. A header alone (a finding that names the
+            // key's type) is left as it is.
+            r"(-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----)\r?\n(?s:.*?)(-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\z)"
+                .to_string(),
+        )];
+        v.extend(TOKENS.iter().map(|t| Rule {
+            keywords: t.keywords,
+            pattern: Cow::Borrowed(t.pattern),
+            rewrite: Rewrite::Token(t.shown),
+        }));
+        v.extend([
+            // scheme://user:PASSWORD@host
+            after(
+                &["://"],
+                r#"(?i)\b([a-z][a-z0-9+.-]*://[^\s/:@'"]*:)[^\s/@'"]+(@)"#.to_string(),
+            ),
+            after(
+                &["authorization"],
+                format!(
+                    r#"(?i)\b(authorization["']?\s*[:=]\s*["']?(?:(?:bearer|basic|token|digest)\s+)?){VALUE}"#
+                ),
+            ),
+            after(&["bearer"], format!(r"(?i)\b(bearer\s+){VALUE}")),
+            // The MySQL clients take the password glued to `-p`; `-p`
+            // alone (then a blank) asks for it.
+            after(
+                &["mysql", "mariadb"],
+                format!(
+                    r"\b((?:mysql[a-z]*|mariadb[a-z-]*)\b[^\r\n;&|]*?\s-p){VALUE}"
+                ),
+            ),
+            after(
+                &["sshpass"],
+                format!(r"\b(sshpass\b[^\r\n;&|]*?\s-p\s*){VALUE}"),
+            ),
+            // curl -u user:PASSWORD (also --user, --proxy-user, -U).
+            after(
+                &["curl"],
+                r#"\b(curl\b[^\r\n;&|]*?\s(?:-u|-U|--user|--proxy-user)(?:\s+|=)?['"]?[^\s:'"]*:)[^\s'"]+"#
+                    .to_string(),
+            ),
+            // A flag starts a word: `no-secrets (critical)` is not one.
+            after(
+                NAME_KEYWORDS,
+                format!(r#"(?i)((?:^|[\s"'(\[])--?{NAMES}(?:\s+|=)){VALUE}"#),
+            ),
+            after(
+                NAME_KEYWORDS,
+                format!(r#"(?i)\b({NAMES}["']?\s*[=:]\s*){VALUE}"#),
+            ),
+        ]);
+        v
+    })
+}
+
+/// The keywords of [`NAMES`]: one of them is in every name it matches.
+const NAME_KEYWORDS: &[&str] = &[
+    "pass",
+    "pwd",
+    "secret",
+    "token",
+    "apikey",
+    "_key",
+    "-key",
+    "credential",
+    "cookie",
+];
+
+/// The rules' regexes, each compiled on first use.
+fn compiled(i: usize) -> Option<&'static Regex> {
+    static RE: OnceLock<Vec<OnceLock<Option<Regex>>>> = OnceLock::new();
+    let all = RE.get_or_init(|| rules().iter().map(|_| OnceLock::new()).collect());
+    all.get(i)?
+        .get_or_init(|| {
+            let rule = rules().get(i)?;
+            RegexBuilder::new(&rule.pattern)
+                .unicode(false)
+                .size_limit(1 << 22)
+                .build()
+                .ok()
+        })
+        .as_ref()
+}
+
+/// Every keyword of every rule, and per rule the ids of its keywords.
+fn gate() -> &'static (Words, Vec<Vec<usize>>) {
+    static GATE: OnceLock<(Words, Vec<Vec<usize>>)> = OnceLock::new();
+    GATE.get_or_init(|| {
+        let mut words: Vec<&'static str> = Vec::new();
+        let ids = rules()
+            .iter()
+            .map(|r| {
+                r.keywords
+                    .iter()
+                    .map(|k| match words.iter().position(|w| w == k) {
+                        Some(i) => i,
+                        None => {
+                            words.push(k);
+                            words.len() - 1
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        (Words::new(&words), ids)
+    })
+}
+
+/// Whether `text` might hold a credential of any shape (a cheap check:
+/// false positives only cost [`mask`] a closer look). Never false for a
+/// text in which [`mask`] would change something.
+pub fn might_hold(text: &[u8]) -> bool {
+    gate().0.any_in(&text.to_ascii_lowercase())
+}
+
+/// `text` with every credential of a known shape masked: a token keeps
+/// its provider prefix (`AKIA***`), a key block its header and footer, a
+/// name or flag its name (`DB_PASS=***`, `--password ***`), a URL all but
+/// its password (`postgres://app:***@db`).
+///
+/// ```
+/// use ahp_engine::secrets::mask;
+/// let key = format!("AKIA{}", "Q7W2E9R4T6Y1U3I5");
+/// assert_eq!(mask(&format!("aws s3 ls # {key}")), "aws s3 ls # AKIA***");
+/// assert_eq!(mask("psql postgres://app:hunter22@db/x"), "psql postgres://app:***@db/x");
+/// assert_eq!(mask("mysql -u root -phunter22 shop"), "mysql -u root -p*** shop");
+/// assert_eq!(mask("DB_PASS=hunter22 ./run"), "DB_PASS=*** ./run");
+/// assert_eq!(mask("ls -la src"), "ls -la src");
+/// ```
+pub fn mask(text: &str) -> Cow<'_, str> {
+    let (words, ids) = gate();
+    let found = words.found_in(&text.as_bytes().to_ascii_lowercase());
+    let mut out: Cow<'_, [u8]> = Cow::Borrowed(text.as_bytes());
+    for (i, rule) in rules().iter().enumerate() {
+        let wanted = ids.get(i).is_some_and(|k| k.iter().any(|&k| found[k]));
+        if !wanted {
+            continue;
+        }
+        let Some(re) = compiled(i) else {
+            continue;
+        };
+        let next = match rule.rewrite {
+            Rewrite::Token(shown) => re.replace_all(&out, |c: &Captures<'_>| {
+                let whole = c.get(0).map_or(&b""[..], |m| m.as_bytes());
+                let secret = c.get(1).map_or(whole, |m| m.as_bytes());
+                let keep = secret.len().min(shown);
+                let start = c
+                    .get(1)
+                    .zip(c.get(0))
+                    .map_or(0, |(s, w)| s.start() - w.start());
+                let mut r = whole[..start].to_vec();
+                r.extend_from_slice(&secret[..keep]);
+                r.extend_from_slice(MASK.as_bytes());
+                r.extend_from_slice(&whole[start + secret.len()..]);
+                r
+            }),
+            Rewrite::After => re.replace_all(&out, |c: &Captures<'_>| {
+                let whole = c.get(0).map_or(&b""[..], |m| m.as_bytes());
+                let kept = c.get(1).map_or(0, |m| m.len());
+                let tail = c.get(2).map_or(0, |m| m.len());
+                let value = &whole[kept..whole.len() - tail];
+                // Already masked (here, or by the scanner's `****`): left
+                // as it is, so masking twice changes nothing.
+                if value.iter().all(|b| matches!(b, b'*' | b'"' | b'\'')) && value.contains(&b'*') {
+                    return whole.to_vec();
+                }
+                let mut r = whole[..kept].to_vec();
+                r.extend_from_slice(MASK.as_bytes());
+                r.extend_from_slice(&whole[whole.len() - tail..]);
+                r
+            }),
+        };
+        if let Cow::Owned(next) = next {
+            out = Cow::Owned(next);
+        }
+    }
+    match out {
+        Cow::Borrowed(_) => Cow::Borrowed(text),
+        // Every match starts and ends next to an ASCII byte or at an end
+        // of the text, so the result is still UTF-8; lossy just in case.
+        Cow::Owned(bytes) => Cow::Owned(match String::from_utf8(bytes) {
+            Ok(s) => s,
+            Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+        }),
+    }
+}
+
+/// Masks (see [`mask`]) every string of `value`, in place; keys are kept.
+pub fn mask_value(value: &mut Value) {
+    match value {
+        Value::String(s) => {
+            if let Cow::Owned(m) = mask(s) {
+                *s = m;
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(mask_value),
+        Value::Object(map) => map.values_mut().for_each(mask_value),
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_rule_compiles_and_has_lower_case_keywords() {
+        for (i, rule) in rules().iter().enumerate() {
+            assert!(compiled(i).is_some(), "{}", rule.pattern);
+            assert!(!rule.keywords.is_empty(), "{}", rule.pattern);
+            for k in rule.keywords {
+                assert_eq!(*k, k.to_ascii_lowercase());
+            }
+        }
+    }
+
+    #[test]
+    fn the_context_shapes_keep_the_name_and_lose_the_value() {
+        let cases = [
+            ("Authorization: Bearer abc123", "Authorization: Bearer ***"),
+            (
+                "curl -H 'authorization: token ghx_x'",
+                "curl -H 'authorization: token ***'",
+            ),
+            ("use bearer eyJhbGc.x.y now", "use bearer *** now"),
+            ("psql --password hunter2 -U me", "psql --password *** -U me"),
+            (
+                "tool --api-key=k1 --other x",
+                "tool --api-key=*** --other x",
+            ),
+            ("GITHUB_TOKEN=abc make", "GITHUB_TOKEN=*** make"),
+            (r#"{"password": "hunter2"}"#, r#"{"password": ***}"#),
+            ("db_password: 's3cr et'", "db_password: ***"),
+            ("export DB_PASS=hunter2", "export DB_PASS=***"),
+            ("MYSQL_PWD=x1 mysql", "MYSQL_PWD=*** mysql"),
+            ("STRIPE_KEY=abc", "STRIPE_KEY=***"),
+            ("mysql -uroot -ps3cr3t db", "mysql -uroot -p*** db"),
+            ("mysqldump -p'a b' db", "mysqldump -p*** db"),
+            ("mysql -u root -p db", "mysql -u root -p db"),
+            ("sshpass -p hunter2 ssh h", "sshpass -p *** ssh h"),
+            ("sshpass -phunter2 ssh h", "sshpass -p*** ssh h"),
+            (
+                "curl -u admin:hunter2 https://x",
+                "curl -u admin:*** https://x",
+            ),
+            ("curl --user=admin:pw https://x", "curl --user=admin:*** https://x"),
+            (
+                "git clone https://me:pw@example.com/r",
+                "git clone https://me:***@example.com/r",
+            ),
+            (
+                "-----BEGIN OPENSSH PRIVATE KEY-----\nb3Blbn\nNzaC1\n-----END OPENSSH PRIVATE KEY-----\nrest",
+                "-----BEGIN OPENSSH PRIVATE KEY-----***-----END OPENSSH PRIVATE KEY-----\nrest",
+            ),
+            (
+                "cut -----BEGIN PRIVATE KEY-----\nMIIE",
+                "cut -----BEGIN PRIVATE KEY-----***",
+            ),
+            ("no-secrets (critical) found", "no-secrets (critical) found"),
+            (
+                "key `-----BEGIN RSA PRIVATE KEY-----` at a.py:4",
+                "key `-----BEGIN RSA PRIVATE KEY-----` at a.py:4",
+            ),
+            ("SIGNING_SECRET=**** shown", "SIGNING_SECRET=**** shown"),
+            ("--token abc", "--token ***"),
+            ("nothing to see here", "nothing to see here"),
+            ("tokens used: 3", "tokens used: 3"),
+            ("bypass: true, compass: north", "bypass: true, compass: north"),
+            ("https://example.com/a@b", "https://example.com/a@b"),
+            ("docker run -u 1000:1000 img", "docker run -u 1000:1000 img"),
+        ];
+        for (input, want) in cases {
+            assert_eq!(mask(input), want, "{input}");
+            assert!(might_hold(input.as_bytes()) || input == want, "{input}");
+        }
+    }
+
+    #[test]
+    fn tokens_keep_their_prefix() {
+        let body = "Q7W2E9R4T6Y1U3I5Q7W2E9R4T6Y1U3I5Q7W2E9R4";
+        let cases = [
+            format!("AKIA{}", &body[..16]),
+            format!("ghp_{}", &body[..36]),
+            format!("github_pat_{}", &body[..40]),
+            format!("glpat-{}", &body[..20]),
+            format!("xoxb-{}", &body[..12]),
+            format!("sk_live_{}", &body[..24]),
+            format!("AIza{}", &body[..35]),
+            format!("npm_{}", &body[..36]),
+            format!("sk-ant-api03-{}", &body[..30]),
+            format!("sk-proj-{}", &body[..30]),
+            format!("sk-{}T3BlbkFJ{}", &body[..20], &body[..20]),
+        ];
+        for token in cases {
+            let text = format!("x {token} y");
+            let masked = mask(&text);
+            assert!(!masked.contains(&token), "{masked}");
+            assert!(masked.contains("*** y"), "{masked}");
+        }
+    }
+
+    #[test]
+    fn masking_is_idempotent_and_leaves_utf8_alone() {
+        for s in [
+            "pässword=hünter2 und mehr",
+            "token: ünïcode",
+            "DB_PASS=x ПАРОЛЬ",
+        ] {
+            let once = mask(s).into_owned();
+            assert_eq!(mask(&once), once, "{s}");
+        }
+    }
+}

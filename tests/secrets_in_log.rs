@@ -1,0 +1,528 @@
+//! Secrets never reach the signal log, nor ahp's stdout and stderr,
+//! whichever oracles ran: a corpus of credential shapes carried by tool
+//! input, file content, a script hook's reason, additional context, log
+//! lines and error messages, through the binary as Claude Code calls it
+//! (`ahp hook claude-code`) and through `ahp run`; then the log, its
+//! rotated files, `ahp signals query` and `ahp signals report --out` are
+//! searched for every secret.
+//!
+//! Secret-shaped values are generated here (never a committed literal);
+//! they have the shape of real credentials and are valid for nothing.
+
+mod common;
+use common::*;
+use serde_json::{json, Value};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// A small deterministic generator (xorshift64*): the same corpus every run.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// `n` characters of `alphabet`, with a digit and a letter in them.
+    fn of(&mut self, alphabet: &str, n: usize) -> String {
+        let a = alphabet.as_bytes();
+        loop {
+            let s: String = (0..n)
+                .map(|_| a[(self.next() % a.len() as u64) as usize] as char)
+                .collect();
+            let both = a.iter().any(u8::is_ascii_digit) && a.iter().any(u8::is_ascii_alphabetic);
+            if !both
+                || (s.bytes().any(|b| b.is_ascii_digit())
+                    && s.bytes().any(|b| b.is_ascii_alphabetic()))
+            {
+                return s;
+            }
+        }
+    }
+}
+
+const UPPER: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+const ALNUM: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+const B64URL: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+const B64: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/// One planted secret: the text that carries it, and the values that must
+/// not appear anywhere ahp writes.
+struct Secret {
+    shape: &'static str,
+    text: String,
+    values: Vec<String>,
+}
+
+fn pem(rng: &mut Rng, kind: &str) -> Secret {
+    let lines: Vec<String> = (0..4).map(|_| rng.of(B64, 64)).collect();
+    Secret {
+        shape: "private key block",
+        text: format!(
+            "-----BEGIN {kind}PRIVATE KEY-----\n{}\n-----END {kind}PRIVATE KEY-----\n",
+            lines.join("\n")
+        ),
+        values: lines,
+    }
+}
+
+/// At least 40 secrets in at least 15 shapes.
+fn corpus() -> Vec<Secret> {
+    let mut r = Rng(0x5EC2_E7F0_0D15_EA5E);
+    let mut v = Vec::new();
+    let token = |shape: &'static str, t: String, text: &dyn Fn(&str) -> String| Secret {
+        shape,
+        text: text(&t),
+        values: vec![t],
+    };
+    let plain = |t: &str| format!("echo {t}");
+    for p in ["AKIA", "ASIA", "AKIA"] {
+        let t = format!("{p}{}", r.of(UPPER, 16));
+        v.push(token("AWS access key id", t, &|t| {
+            format!("aws sts get-caller-identity # key {t}")
+        }));
+    }
+    for name in ["AWS_SECRET_ACCESS_KEY", "aws_secret_access_key"] {
+        let t = r.of(B64, 40);
+        v.push(token("AWS secret key assignment", t, &|t| {
+            format!("export {name}={t}")
+        }));
+    }
+    for _ in 0..2 {
+        let t = format!("ghp_{}", r.of(ALNUM, 36));
+        v.push(token("GitHub token", t, &plain));
+    }
+    let t = format!("github_pat_{}", r.of(&format!("{ALNUM}_"), 82));
+    v.push(token("GitHub fine-grained token", t, &plain));
+    let t = format!("glpat-{}", r.of(B64URL, 20));
+    v.push(token("GitLab token", t, &|t| {
+        format!("curl --header 'PRIVATE-TOKEN: {t}' https://gitlab.example.com/api/v4/user")
+    }));
+    let t = format!("glpat-{}", r.of(B64URL, 20));
+    v.push(token("GitLab token in a URL", t, &|t| {
+        format!("git push https://oauth2:{t}@gitlab.example.com/acme/app.git")
+    }));
+    for p in ["xoxb", "xoxp"] {
+        let t = format!("{p}-{}-{}", r.of("0123456789", 12), r.of(ALNUM, 24));
+        v.push(token("Slack token", t, &plain));
+    }
+    let hook = r.of(ALNUM, 24);
+    v.push(Secret {
+        shape: "Slack webhook",
+        text: format!(
+            "curl -X POST https://hooks.slack.com/services/T{}/B{}/{hook} -d x",
+            r.of(UPPER, 8),
+            r.of(UPPER, 10)
+        ),
+        values: vec![hook],
+    });
+    for p in ["sk_live_", "rk_live_"] {
+        let t = format!("{p}{}", r.of(ALNUM, 24));
+        v.push(token("Stripe key", t, &plain));
+    }
+    for _ in 0..2 {
+        let t = format!(
+            "eyJ{}.eyJ{}.{}",
+            r.of(B64URL, 30),
+            r.of(B64URL, 50),
+            r.of(B64URL, 43)
+        );
+        v.push(token("JSON Web Token", t, &|t| {
+            format!("http GET api.example.com jwt={t}")
+        }));
+    }
+    v.push(pem(&mut r, "OPENSSH "));
+    v.push(pem(&mut r, "RSA "));
+    v.push(pem(&mut r, "EC "));
+    for (scheme, user) in [("postgres", "app"), ("https", "deploy"), ("mysql", "root")] {
+        let pw = r.of(ALNUM, 14);
+        v.push(Secret {
+            shape: "URL userinfo",
+            text: format!("psql {scheme}://{user}:{pw}@db.internal:5432/app"),
+            values: vec![pw],
+        });
+    }
+    for flag in ["-u", "--user"] {
+        let pw = r.of(ALNUM, 14);
+        v.push(Secret {
+            shape: "curl -u",
+            text: format!("curl {flag} admin:{pw} https://api.example.com/x"),
+            values: vec![pw],
+        });
+    }
+    let pw = r.of(ALNUM, 14);
+    v.push(Secret {
+        shape: "mysql -pPASS",
+        text: format!("mysql -h db -u root -p{pw} shop -e 'select 1'"),
+        values: vec![pw],
+    });
+    let pw = r.of(ALNUM, 14);
+    v.push(Secret {
+        shape: "--password=",
+        text: format!("mysqldump --password={pw} shop"),
+        values: vec![pw],
+    });
+    for glued in [false, true] {
+        let pw = r.of(ALNUM, 14);
+        let sep = if glued { "" } else { " " };
+        v.push(Secret {
+            shape: "sshpass -p",
+            text: format!("sshpass -p{sep}{pw} ssh deploy@host uptime"),
+            values: vec![pw],
+        });
+    }
+    let t = r.of(B64URL, 40);
+    v.push(token("Authorization: Bearer", t, &|t| {
+        format!("curl -H 'Authorization: Bearer {t}' https://api.example.com")
+    }));
+    let t = r.of(B64, 32);
+    v.push(token("Authorization: Basic", t, &|t| {
+        format!("curl -H \"Authorization: Basic {t}\" https://api.example.com")
+    }));
+    for name in ["DB_PASS", "DB_PASSWORD", "API_TOKEN", "STRIPE_KEY"] {
+        let pw = r.of(ALNUM, 18);
+        v.push(Secret {
+            shape: "KEY=value",
+            text: format!("{name}={pw} ./run-migrations"),
+            values: vec![pw],
+        });
+    }
+    let t = format!("AIza{}", r.of(B64URL, 35));
+    v.push(token("Google API key", t, &plain));
+    let t = format!("npm_{}", r.of(ALNUM, 36));
+    v.push(token("npm token", t, &|t| {
+        format!("npm config set //registry.example.com/:_authToken {t}")
+    }));
+    let t = format!("sk-proj-{}", r.of(B64URL, 48));
+    v.push(token("OpenAI key", t, &plain));
+    let t = format!("sk-{}T3BlbkFJ{}", r.of(ALNUM, 20), r.of(ALNUM, 20));
+    v.push(token("OpenAI key (older)", t, &plain));
+    let t = format!("sk-ant-api03-{}", r.of(B64URL, 90));
+    v.push(token("Anthropic key", t, &plain));
+    v
+}
+
+/// Where a secret is planted.
+#[derive(Debug, Clone, Copy)]
+enum Carrier {
+    BashCommand,
+    WriteContent,
+    HookReason,
+    HookStderrReason,
+    HookContext,
+    HookLog,
+    HookError,
+}
+
+const CARRIERS: [Carrier; 7] = [
+    Carrier::BashCommand,
+    Carrier::WriteContent,
+    Carrier::HookReason,
+    Carrier::HookStderrReason,
+    Carrier::HookContext,
+    Carrier::HookLog,
+    Carrier::HookError,
+];
+
+/// A user hook (no trust needed) that answers what the test put in its
+/// directory: `mode` says how, `answer` is the text.
+const LEAK_HOOK: &str = r#"cat >/dev/null
+case "$(cat "$AHP_HOOK_DIR/mode")" in
+  stderr) cat "$AHP_HOOK_DIR/answer" >&2; exit 2 ;;
+  none) exit 0 ;;
+  *) cat "$AHP_HOOK_DIR/answer"; exit 0 ;;
+esac"#;
+
+fn set_hook(dir: &Path, mode: &str, answer: &str) {
+    std::fs::write(dir.join("mode"), mode).unwrap();
+    std::fs::write(dir.join("answer"), answer).unwrap();
+}
+
+fn bash(sb: &Sandbox, command: &str) -> Value {
+    json!({"session_id": "s", "cwd": sb.root(), "hook_event_name": "PreToolUse",
+           "tool_name": "Bash", "tool_input": {"command": command}})
+}
+
+fn write(sb: &Sandbox, content: &str) -> Value {
+    json!({"session_id": "s", "cwd": sb.root(), "hook_event_name": "PreToolUse",
+           "tool_name": "Write",
+           "tool_input": {"file_path": sb.root().join("deploy/.env").display().to_string(),
+                          "content": format!("# settings\n{content}\nLOG_LEVEL=info\n")}})
+}
+
+fn hook_call(sb: &Sandbox, payload: &Value) -> std::process::Output {
+    sb.ahp()
+        .args(["hook", "claude-code"])
+        .write_stdin(payload.to_string())
+        .output()
+        .unwrap()
+}
+
+fn record(all: &mut String, what: &str, out: &std::process::Output) {
+    all.push_str(&format!("\n== {what}: stdout\n{}", stdout(out)));
+    all.push_str(&format!("\n== {what}: stderr\n{}", stderr(out)));
+}
+
+/// The log and every rotated file, concatenated.
+fn logs(sb: &Sandbox) -> (String, usize) {
+    let mut text = String::new();
+    let mut files = 0;
+    for e in std::fs::read_dir(sb.root().join(".ahp")).unwrap() {
+        let p = e.unwrap().path();
+        if p.file_name()
+            .unwrap()
+            .to_string_lossy()
+            .starts_with("signals.jsonl")
+        {
+            files += 1;
+            text.push_str(&std::fs::read_to_string(p).unwrap());
+        }
+    }
+    (text, files)
+}
+
+fn assert_absent(secrets: &[Secret], haystack: &str, where_: &str) {
+    for s in secrets {
+        for v in &s.values {
+            assert!(
+                !haystack.contains(v.as_str()),
+                "{}: `{v}` reached {where_}:\n{haystack}",
+                s.shape
+            );
+        }
+    }
+}
+
+#[test]
+fn the_corpus_has_forty_secrets_in_fifteen_shapes() {
+    let c = corpus();
+    let shapes: std::collections::BTreeSet<&str> = c.iter().map(|s| s.shape).collect();
+    assert!(c.len() >= 40, "{}", c.len());
+    assert!(shapes.len() >= 15, "{shapes:?}");
+    for s in &c {
+        for v in &s.values {
+            assert!(s.text.contains(v.as_str()), "{}", s.shape);
+            assert!(v.len() >= 12, "{}: {v}", s.shape);
+        }
+    }
+}
+
+#[test]
+fn no_secret_of_the_corpus_reaches_the_log_or_the_output() {
+    let sb = Sandbox::new();
+    // Small files: the corpus rotates the log several times.
+    sb.write(
+        ".ahp/hooks.yaml",
+        "settings:\n  log_max_bytes: 6000\n  log_keep: 200\n",
+    );
+    let hook = sb.hook(false, "leak", "trigger: pre-tool-call\n", LEAK_HOOK);
+    let secrets = corpus();
+    let mut all = String::new();
+    let mut calls = 0;
+    for (i, s) in secrets.iter().enumerate() {
+        let carrier = CARRIERS[i % CARRIERS.len()];
+        let payload = match carrier {
+            Carrier::BashCommand => {
+                set_hook(&hook, "none", "");
+                bash(&sb, &s.text)
+            }
+            Carrier::WriteContent => {
+                set_hook(&hook, "none", "");
+                write(&sb, &s.text)
+            }
+            Carrier::HookReason => {
+                let answer = json!({"decision": "deny", "reason": format!("leak-check: refused {}", s.text)});
+                set_hook(&hook, "json", &answer.to_string());
+                bash(&sb, "ls -la")
+            }
+            Carrier::HookStderrReason => {
+                set_hook(&hook, "stderr", &format!("leak-check: refused {}", s.text));
+                bash(&sb, "ls -la")
+            }
+            Carrier::HookContext => {
+                let answer =
+                    json!({"additional_context": format!("leak-check: remember {}", s.text)});
+                set_hook(&hook, "json", &answer.to_string());
+                bash(&sb, "ls -la")
+            }
+            Carrier::HookLog => {
+                let answer = json!({"log": [format!("leak-check: saw {}", s.text)]});
+                set_hook(&hook, "json", &answer.to_string());
+                bash(&sb, "ls -la")
+            }
+            Carrier::HookError => {
+                set_hook(&hook, "json", &format!("not json {}", s.text));
+                bash(&sb, "ls -la")
+            }
+        };
+        let out = hook_call(&sb, &payload);
+        calls += 1;
+        let what = format!("{} via {carrier:?}", s.shape);
+        assert!(out.status.success(), "{what}: {}", stderr(&out));
+        match carrier {
+            // The agent still gets the reason, masked.
+            Carrier::HookReason | Carrier::HookStderrReason => {
+                let v = json_out(&out);
+                let o = &v["hookSpecificOutput"];
+                assert_eq!(o["permissionDecision"], "deny", "{what}: {v}");
+                let reason = o["permissionDecisionReason"].as_str().unwrap();
+                assert!(reason.contains("leak-check: refused"), "{what}: {reason}");
+                assert!(reason.contains("***"), "{what}: {reason}");
+            }
+            Carrier::HookContext => {
+                let v = json_out(&out);
+                let text = v.to_string();
+                assert!(text.contains("leak-check: remember"), "{what}: {text}");
+            }
+            _ => {}
+        }
+        record(&mut all, &what, &out);
+        // Some through `ahp run` as well, in both formats, with --debug.
+        if i % 5 == 0 {
+            let ctx = json!({"session_id": "s", "tool": {"name": "shell", "raw_name": "Bash",
+                             "input": {"command": s.text}}});
+            for format in ["json", "text"] {
+                let out = sb
+                    .ahp()
+                    .args(["--debug", "run", "pre-tool-use", "--format", format])
+                    .write_stdin(ctx.to_string())
+                    .output()
+                    .unwrap();
+                calls += 1;
+                record(&mut all, &format!("{} via ahp run {format}", s.shape), &out);
+            }
+        }
+    }
+    set_hook(&hook, "none", "");
+
+    let (log, files) = logs(&sb);
+    assert!(files > 1, "the log was rotated: {files} file(s)");
+    let runs = log.matches("\"kind\":\"run\"").count();
+    assert_eq!(runs, calls, "every call left its run record");
+    assert!(log.contains("***"), "masking left its marker");
+    assert!(log.contains("leak-check: refused"), "reasons are logged");
+    assert!(log.contains("leak-check: saw"), "hook log lines are logged");
+    assert_absent(&secrets, &log, "the log");
+    assert_absent(&secrets, &all, "stdout or stderr");
+
+    let query = sb
+        .ahp()
+        .args(["signals", "query", "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(query.status.success(), "{}", stderr(&query));
+    assert!(stdout(&query).contains("leak-check"), "{}", stdout(&query));
+    let report = sb.root().join("report.html");
+    let out = sb
+        .ahp()
+        .args(["signals", "report", "--out"])
+        .arg(&report)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let html = std::fs::read_to_string(&report).unwrap();
+    let mut printed = String::new();
+    record(&mut printed, "query", &query);
+    record(&mut printed, "report", &out);
+    assert_absent(&secrets, &printed, "ahp signals query/report output");
+    assert_absent(&secrets, &html, "the report");
+}
+
+#[test]
+fn a_token_in_a_command_permission_checker_blocks_is_masked() {
+    let sb = Sandbox::new();
+    let key = format!("AKIA{}", "Z2X7C4V9B1N6M3Q8");
+    let cmd = format!("rm -rf / ; echo {key}");
+    let out = hook_call(&sb, &bash(&sb, &cmd));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v = json_out(&out);
+    assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "deny", "{v}");
+    let (log, _) = logs(&sb);
+    assert!(log.contains("\"kind\":\"run\""), "{log}");
+    assert!(log.contains("PermissionChecker"), "{log}");
+    assert!(log.contains("AKIA***"), "{log}");
+    let all = format!("{log}{}{}", stdout(&out), stderr(&out));
+    assert!(!all.contains(&key), "{all}");
+    assert!(!all.contains(&key[4..]), "{all}");
+}
+
+#[test]
+fn a_secret_in_a_write_reaches_neither_log_nor_answer_with_the_default_policy() {
+    let sb = Sandbox::new();
+    let body: Vec<String> = (0..3)
+        .map(|i| format!("b3BlbnNzaC1rZXktdjEAAAAA{i}Qm9uZEphbWVzMDA3TGljZW5zZVRvS2lsbA"))
+        .collect();
+    let pass = format!("{}{}", "Vx9", "qL2mR7tK4wZ1");
+    let content = format!(
+        "-----BEGIN OPENSSH PRIVATE KEY-----\n{}\n-----END OPENSSH PRIVATE KEY-----\nDB_PASS={pass}\n",
+        body.join("\n")
+    );
+    let out = hook_call(&sb, &write(&sb, &content));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let (log, _) = logs(&sb);
+    assert!(log.contains("\"kind\":\"run\""), "{log}");
+    assert!(log.contains("DB_PASS=***"), "{log}");
+    assert!(
+        log.contains("-----BEGIN OPENSSH PRIVATE KEY-----***"),
+        "{log}"
+    );
+    for secret in body.iter().chain([&pass]) {
+        assert!(!log.contains(secret.as_str()), "{secret}: {log}");
+    }
+}
+
+#[test]
+fn mysql_dash_p_masks_the_password_not_the_next_word() {
+    let sb = Sandbox::new();
+    let pass = format!("{}{}", "Hn4", "tY8pW2sQ6");
+    let out = hook_call(&sb, &bash(&sb, &format!("mysql -u root -p{pass} shop")));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let (log, _) = logs(&sb);
+    assert!(log.contains("mysql -u root -p*** shop"), "{log}");
+    assert!(!log.contains(&pass), "{log}");
+}
+
+#[test]
+fn a_fifo_at_the_log_path_is_a_warning_not_a_hang() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.root().join(".ahp")).unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(sb.log_path())
+        .status();
+    if !made.is_ok_and(|s| s.success()) {
+        return;
+    }
+    let started = Instant::now();
+    let mut child = sb.ahp();
+    child
+        .args(["hook", "claude-code"])
+        .timeout(Duration::from_secs(20));
+    let out = child
+        .write_stdin(bash(&sb, "rm -rf /").to_string())
+        .output()
+        .unwrap();
+    assert!(started.elapsed() < Duration::from_secs(15), "it hung");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v = json_out(&out);
+    assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "deny", "{v}");
+    let err = stderr(&out);
+    assert!(err.contains("signals will not be recorded"), "{err}");
+    assert!(err.contains("FIFO"), "{err}");
+}
+
+#[cfg(unix)]
+#[test]
+fn the_log_is_created_private() {
+    use std::os::unix::fs::PermissionsExt;
+    let sb = Sandbox::new();
+    let out = hook_call(&sb, &bash(&sb, "ls"));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let mode = std::fs::metadata(sb.log_path())
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o600);
+}
