@@ -15,18 +15,13 @@ use serde_json::{json, Value};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-/// A small deterministic generator (xorshift64*): the same corpus every run.
-struct Rng(u64);
+/// `n` random characters of `alphabet`, with a digit and a letter in
+/// them when the alphabet has both.
+trait Of {
+    fn of(&mut self, alphabet: &str, n: usize) -> String;
+}
 
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    /// `n` characters of `alphabet`, with a digit and a letter in them.
+impl Of for Rng {
     fn of(&mut self, alphabet: &str, n: usize) -> String {
         let a = alphabet.as_bytes();
         loop {
@@ -266,24 +261,6 @@ fn record(all: &mut String, what: &str, out: &std::process::Output) {
     all.push_str(&format!("\n== {what}: stderr\n{}", stderr(out)));
 }
 
-/// The log and every rotated file, concatenated.
-fn logs(sb: &Sandbox) -> (String, usize) {
-    let mut text = String::new();
-    let mut files = 0;
-    for e in std::fs::read_dir(sb.root().join(".ahp")).unwrap() {
-        let p = e.unwrap().path();
-        if p.file_name()
-            .unwrap()
-            .to_string_lossy()
-            .starts_with("signals.jsonl")
-        {
-            files += 1;
-            text.push_str(&std::fs::read_to_string(p).unwrap());
-        }
-    }
-    (text, files)
-}
-
 fn assert_absent(secrets: &[Secret], haystack: &str, where_: &str) {
     for s in secrets {
         for v in &s.values {
@@ -398,7 +375,7 @@ fn no_secret_of_the_corpus_reaches_the_log_or_the_output() {
     }
     set_hook(&hook, "none", "");
 
-    let (log, files) = logs(&sb);
+    let (log, files) = sb.all_logs();
     assert!(files > 1, "the log was rotated: {files} file(s)");
     let runs = log.matches("\"kind\":\"run\"").count();
     assert_eq!(runs, calls, "every call left its run record");
@@ -440,7 +417,7 @@ fn a_token_in_a_command_permission_checker_blocks_is_masked() {
     assert!(out.status.success(), "{}", stderr(&out));
     let v = json_out(&out);
     assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "deny", "{v}");
-    let (log, _) = logs(&sb);
+    let (log, _) = sb.all_logs();
     assert!(log.contains("\"kind\":\"run\""), "{log}");
     assert!(log.contains("PermissionChecker"), "{log}");
     assert!(log.contains("AKIA***"), "{log}");
@@ -462,7 +439,7 @@ fn a_secret_in_a_write_reaches_neither_log_nor_answer_with_the_default_policy() 
     );
     let out = hook_call(&sb, &write(&sb, &content));
     assert!(out.status.success(), "{}", stderr(&out));
-    let (log, _) = logs(&sb);
+    let (log, _) = sb.all_logs();
     assert!(log.contains("\"kind\":\"run\""), "{log}");
     assert!(log.contains("DB_PASS=***"), "{log}");
     assert!(
@@ -480,7 +457,7 @@ fn mysql_dash_p_masks_the_password_not_the_next_word() {
     let pass = format!("{}{}", "Hn4", "tY8pW2sQ6");
     let out = hook_call(&sb, &bash(&sb, &format!("mysql -u root -p{pass} shop")));
     assert!(out.status.success(), "{}", stderr(&out));
-    let (log, _) = logs(&sb);
+    let (log, _) = sb.all_logs();
     assert!(log.contains("mysql -u root -p*** shop"), "{log}");
     assert!(!log.contains(&pass), "{log}");
 }

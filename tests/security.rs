@@ -50,16 +50,7 @@ fn everything_written(sb: &Sandbox, out: &std::process::Output) -> String {
     let mut all = String::new();
     all.push_str(&stdout(out));
     all.push_str(&stderr(out));
-    for e in std::fs::read_dir(sb.root().join(".ahp")).unwrap() {
-        let p = e.unwrap().path();
-        if p.file_name()
-            .unwrap()
-            .to_string_lossy()
-            .starts_with("signals.jsonl")
-        {
-            all.push_str(&std::fs::read_to_string(p).unwrap());
-        }
-    }
+    all.push_str(&sb.all_logs().0);
     all
 }
 

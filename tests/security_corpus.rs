@@ -6,8 +6,10 @@
 //! Secret-shaped values are generated here from templates, so no
 //! credential-looking literal is committed (see the corpus README).
 
+mod common;
 use ahp::engine::OracleConfig;
 use ahp::oracles::security::{SecurityScanner, BUILTIN_RULES};
+use common::Rng;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
@@ -17,21 +19,6 @@ struct Sample {
     path: String,
     text: String,
     generated: Vec<String>,
-}
-
-/// A small deterministic generator (xorshift64*): the same corpus every run.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn pick(&mut self, alphabet: &[u8]) -> char {
-        alphabet[(self.next() % alphabet.len() as u64) as usize] as char
-    }
 }
 
 fn alphabet(class: &str) -> &'static [u8] {

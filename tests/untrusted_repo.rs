@@ -98,6 +98,27 @@ struct Vector {
     gate: Option<&'static str>,
 }
 
+/// A `pre-tool-use` TestGate entry whose command touches `mark`.
+fn test_gate_touching(mark: &Path) -> String {
+    format!(
+        "    - oracle: TestGate\n      config: {{command: \"touch {}\"}}\n",
+        mark.display()
+    )
+}
+
+/// A LintChecker entry whose linter touches `mark`.
+fn linter_touching(mark: &Path) -> String {
+    format!(
+        "    - oracle: LintChecker\n      config:\n        linters: [{{name: l, command: \"touch {}\"}}]\n",
+        mark.display()
+    )
+}
+
+/// A whole hooks file: `entry` at `pre-tool-use`.
+fn at_pre_tool_use(entry: &str) -> String {
+    format!("hooks:\n  pre-tool-use:\n{entry}")
+}
+
 fn yaml_policy(sb: &Sandbox, rel: &str, event: &str, entry: &str) {
     sb.write(rel, &format!("hooks:\n  {event}:\n{entry}"));
 }
@@ -141,10 +162,7 @@ fn vectors() -> Vec<Vector> {
                     sb,
                     ".ahp/hooks.yaml",
                     "pre-tool-use",
-                    &format!(
-                        "    - oracle: TestGate\n      config: {{command: \"touch {}\"}}\n",
-                        mark.display()
-                    ),
+                    &test_gate_touching(mark),
                 )
             },
             gate: None,
@@ -156,10 +174,7 @@ fn vectors() -> Vec<Vector> {
                     sb,
                     ".ahp/hooks.yaml",
                     "pre-tool-use",
-                    &format!(
-                        "    - oracle: LintChecker\n      config:\n        linters: [{{name: l, command: \"touch {}\"}}]\n",
-                        mark.display()
-                    ),
+                    &linter_touching(mark),
                 )
             },
             gate: None,
@@ -248,13 +263,7 @@ fn vectors() -> Vec<Vector> {
         Vector {
             name: "a symlinked .ahp/hooks.yaml",
             setup: |sb, mark| {
-                sb.write(
-                    "policy.yaml",
-                    &format!(
-                        "hooks:\n  pre-tool-use:\n    - oracle: TestGate\n      config: {{command: \"touch {}\"}}\n",
-                        mark.display()
-                    ),
-                );
+                sb.write("policy.yaml", &at_pre_tool_use(&test_gate_touching(mark)));
                 std::fs::create_dir_all(sb.root().join(".ahp")).unwrap();
                 std::os::unix::fs::symlink("../policy.yaml", sb.root().join(".ahp/hooks.yaml"))
                     .unwrap();
@@ -269,10 +278,7 @@ fn vectors() -> Vec<Vector> {
                     sb,
                     ".ahp/hooks.local.yaml",
                     "pre-tool-use",
-                    &format!(
-                        "    - oracle: LintChecker\n      config:\n        linters: [{{name: l, command: \"touch {}\"}}]\n",
-                        mark.display()
-                    ),
+                    &linter_touching(mark),
                 );
                 git(sb.root(), &["add", "-A"]);
                 git(sb.root(), &["commit", "-q", "-m", "policy"]);
@@ -416,10 +422,7 @@ fn a_symlinked_policy_file_is_refused_by_loading_and_by_trust() {
     let sb = Sandbox::new();
     sb.write(
         "elsewhere/hooks.yaml",
-        &format!(
-            "hooks:\n  pre-tool-use:\n    - oracle: TestGate\n      config: {{command: \"touch {}\"}}\n",
-            mark.display()
-        ),
+        &at_pre_tool_use(&test_gate_touching(&mark)),
     );
     std::os::unix::fs::symlink("elsewhere", sb.root().join(".ahp")).unwrap();
     let out = hook(&sb);
@@ -429,10 +432,7 @@ fn a_symlinked_policy_file_is_refused_by_loading_and_by_trust() {
     let sb = Sandbox::new();
     sb.write_home(
         "dotfiles/ahp.yaml",
-        &format!(
-            "hooks:\n  pre-tool-use:\n    - oracle: TestGate\n      config: {{command: \"touch {}\"}}\n",
-            mark.display()
-        ),
+        &at_pre_tool_use(&test_gate_touching(&mark)),
     );
     std::fs::create_dir_all(sb.home.path().join(".ahp")).unwrap();
     std::os::unix::fs::symlink(
@@ -487,10 +487,7 @@ fn a_committed_local_layer_is_gated_loudly_and_an_ignored_one_is_yours() {
         &sb,
         ".ahp/hooks.local.yaml",
         "pre-tool-use",
-        &format!(
-            "    - oracle: LintChecker\n      config:\n        linters: [{{name: l, command: \"touch {}\"}}]\n",
-            mark.display()
-        ),
+        &linter_touching(&mark),
     );
     let out = hook(&sb);
     assert!(mark.exists(), "{}", stderr(&out));
@@ -681,10 +678,7 @@ fn a_bare_repository_committed_inside_a_clone_configures_no_git_of_ahps() {
     .unwrap();
     std::fs::write(
         sub.join(".ahp/hooks.local.yaml"),
-        format!(
-            "hooks:\n  pre-tool-use:\n    - oracle: TestGate\n      config: {{command: \"touch {}\"}}\n",
-            local.display()
-        ),
+        at_pre_tool_use(&test_gate_touching(&local)),
     )
     .unwrap();
     git(&origin, &["add", "-A"]);

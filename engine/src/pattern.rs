@@ -459,6 +459,39 @@ pub struct Words {
     empty: Vec<usize>,
 }
 
+/// The distinct words of several keyword lists, in first-seen order, and
+/// per list the positions of its words among them: the input of one
+/// [`Words`] gate for many detectors, each of which runs only when one of
+/// its words is found.
+///
+/// ```
+/// use ahp_engine::pattern::keyword_ids;
+/// let (words, ids) = keyword_ids([&["curl", "wget"][..], &["wget", "eval"][..], &[][..]]);
+/// assert_eq!(words, ["curl", "wget", "eval"]);
+/// assert_eq!(ids, [vec![0, 1], vec![1, 2], vec![]]);
+/// ```
+pub fn keyword_ids<'a, I>(lists: I) -> (Vec<&'a str>, Vec<Vec<usize>>)
+where
+    I: IntoIterator<Item = &'a [&'a str]>,
+{
+    let mut words: Vec<&'a str> = Vec::new();
+    let ids = lists
+        .into_iter()
+        .map(|list| {
+            list.iter()
+                .map(|k| match words.iter().position(|w| w == k) {
+                    Some(i) => i,
+                    None => {
+                        words.push(k);
+                        words.len() - 1
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    (words, ids)
+}
+
 impl Words {
     /// The set of `words`; [`Words::found_in`] reports them in this order.
     pub fn new<I, W>(words: I) -> Words

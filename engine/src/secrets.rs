@@ -264,22 +264,7 @@ fn compiled(i: usize) -> Option<&'static Regex> {
 fn gate() -> &'static (Words, Vec<Vec<usize>>) {
     static GATE: OnceLock<(Words, Vec<Vec<usize>>)> = OnceLock::new();
     GATE.get_or_init(|| {
-        let mut words: Vec<&'static str> = Vec::new();
-        let ids = rules()
-            .iter()
-            .map(|r| {
-                r.keywords
-                    .iter()
-                    .map(|k| match words.iter().position(|w| w == k) {
-                        Some(i) => i,
-                        None => {
-                            words.push(k);
-                            words.len() - 1
-                        }
-                    })
-                    .collect()
-            })
-            .collect();
+        let (words, ids) = crate::pattern::keyword_ids(rules().iter().map(|r| r.keywords));
         (Words::new(&words), ids)
     })
 }

@@ -107,6 +107,24 @@ impl Sandbox {
         copy_dir(&src, &base.join(name));
     }
 
+    /// The log and every rotated file, concatenated, and how many files.
+    pub fn all_logs(&self) -> (String, usize) {
+        let mut text = String::new();
+        let mut files = 0;
+        for e in std::fs::read_dir(self.root().join(".ahp")).unwrap() {
+            let p = e.unwrap().path();
+            if p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("signals.jsonl")
+            {
+                files += 1;
+                text.push_str(&std::fs::read_to_string(p).unwrap());
+            }
+        }
+        (text, files)
+    }
+
     pub fn log_lines(&self) -> Vec<serde_json::Value> {
         match std::fs::read_to_string(self.log_path()) {
             Ok(s) => s
@@ -146,6 +164,22 @@ pub fn copy_dir(src: &Path, dst: &Path) {
         } else {
             std::fs::copy(e.path(), &to).unwrap();
         }
+    }
+}
+
+/// A small deterministic generator (xorshift64*): the same corpus every run.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    pub fn pick(&mut self, alphabet: &[u8]) -> char {
+        alphabet[(self.next() % alphabet.len() as u64) as usize] as char
     }
 }
 

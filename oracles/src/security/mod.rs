@@ -894,22 +894,7 @@ struct Gate {
 
 impl Gate {
     fn new(detectors: &[Detector]) -> Gate {
-        let mut words: Vec<&'static str> = Vec::new();
-        let ids = detectors
-            .iter()
-            .map(|d| {
-                d.keywords
-                    .iter()
-                    .map(|k| match words.iter().position(|w| w == k) {
-                        Some(i) => i,
-                        None => {
-                            words.push(k);
-                            words.len() - 1
-                        }
-                    })
-                    .collect()
-            })
-            .collect();
+        let (words, ids) = ahp_engine::pattern::keyword_ids(detectors.iter().map(|d| d.keywords));
         Gate {
             scan: Words::new(&words),
             words,
