@@ -868,4 +868,19 @@ fn the_log_stays_in_the_project_and_masking_only_grows() {
         "{}",
         reason(&out)
     );
+    // Without fail_closed: an error, open, and at once.
+    std::fs::remove_file(sb.home.path().join(".ahp/hooks.yaml")).unwrap();
+    let out = sb
+        .ahp()
+        .args(["hook", "claude-code"])
+        .write_stdin(bash_payload(sb.root()))
+        .timeout(std::time::Duration::from_secs(20))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("not a regular file"),
+        "{}",
+        stderr(&out)
+    );
 }

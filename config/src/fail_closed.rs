@@ -17,11 +17,10 @@
 //! never silently takes the user's protection away.
 
 use crate::load::LoadOptions;
-use crate::source::{Layer, SourceFile};
+use crate::source::Layer;
 use crate::yaml::{Node, NodeValue};
 use std::fmt;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 /// The environment variable that switches `fail_closed` on, like
 /// `settings.fail_closed: true` in the user layer (for machines whose
@@ -128,17 +127,11 @@ fn read_layer_value(
     layer: Layer,
     parse_cache: Option<&Path>,
 ) -> Result<Option<bool>, String> {
-    let bytes = match std::fs::read(path) {
-        Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(format!("cannot read: {e}")),
+    // Read as the loader reads a layer: a FIFO or a symlinked project
+    // file is an error here too, never a read that blocks.
+    let Some(file) = crate::load::read_layer(layer, path).map_err(|e| e.to_string())? else {
+        return Ok(None);
     };
-    let text = String::from_utf8(bytes).map_err(|_| "not UTF-8 text".to_string())?;
-    let file = Arc::new(SourceFile {
-        layer,
-        path: path.to_path_buf(),
-        text,
-    });
     let root = crate::cache::parse(parse_cache, file).map_err(|e| e.to_string())?;
     layer_value(&root)
 }

@@ -274,7 +274,10 @@ fn untrusted(entry: Entry, what: String, why: &str) -> Entry {
     }
 }
 
-fn read_layer(layer: Layer, path: &Path) -> Result<Option<Arc<SourceFile>>, ConfigError> {
+pub(crate) fn read_layer(
+    layer: Layer,
+    path: &Path,
+) -> Result<Option<Arc<SourceFile>>, ConfigError> {
     // A repository's policy files are read only as the regular files that
     // `ahp trust` hashes, never through a link to bytes it does not see.
     if matches!(layer, Layer::Project | Layer::Local) {
