@@ -759,8 +759,14 @@ fn run_command(cmd: Command, registry: Registry) -> Result<u8> {
         Command::Config { project, format } => {
             let cfg = load(project.project, &registry)?;
             match format {
-                Format::Text => print!("{}", cfg.render_text()),
-                Format::Json => println!("{}", serde_json::to_string_pretty(&cfg.render_json())?),
+                // A policy can hold a secret (a token in a command): shown
+                // masked, like everything else ahp prints.
+                Format::Text => print!("{}", terminal_safe(&cfg.render_text())),
+                Format::Json => {
+                    let mut value = cfg.render_json();
+                    ahp_engine::secrets::mask_value(&mut value);
+                    println!("{}", serde_json::to_string_pretty(&value)?)
+                }
             }
             Ok(EXIT_PROCEED)
         }

@@ -366,7 +366,12 @@ pub(crate) fn run(args: DoctorArgs, registry: &Registry) -> Result<u8> {
         DoctorFormat::Text => {
             println!("project: {}", root.display());
             for f in &r.findings {
-                println!("{:<7} {}: {}", f.level.as_str(), f.subject, f.message);
+                println!(
+                    "{:<7} {}: {}",
+                    f.level.as_str(),
+                    crate::cli::terminal_safe(&f.subject),
+                    crate::cli::terminal_safe(&f.message)
+                );
             }
             if problems == 0 {
                 println!("all good");

@@ -100,6 +100,28 @@ fn corpus() -> Vec<Secret> {
     v.push(token("GitLab token in a URL", t, &|t| {
         format!("git push https://oauth2:{t}@gitlab.example.com/acme/app.git")
     }));
+    // Shapes a hostile review found passing: escaped quotes, JSON in a
+    // string, registry logins, camelCase names, a token glued to `_`.
+    let t = r.of(ALNUM, 20);
+    v.push(token("escaped-quote assignment", t, &|t| {
+        format!(r#"ssh db "PGPASSWORD=\"{t}\" psql""#)
+    }));
+    let t = r.of(ALNUM, 20);
+    v.push(token("JSON text in a string", t, &|t| {
+        format!(r#"echo '{{\"password\":\"{t}\"}}' > cfg.json"#)
+    }));
+    let t = r.of(ALNUM, 20);
+    v.push(token("docker login -p", t, &|t| {
+        format!("docker login -u me -p {t} registry.example.com")
+    }));
+    let t = r.of(ALNUM, 20);
+    v.push(token("camelCase access key", t, &|t| {
+        format!("run --conf accessKey={t}")
+    }));
+    let t = format!("AKIA{}", r.of(UPPER, 16));
+    v.push(token("token glued to an underscore", t, &|t| {
+        format!("cp {t}_backup /tmp/")
+    }));
     for p in ["xoxb", "xoxp"] {
         let t = format!("{p}-{}-{}", r.of("0123456789", 12), r.of(ALNUM, 24));
         v.push(token("Slack token", t, &plain));

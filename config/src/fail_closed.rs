@@ -139,7 +139,9 @@ fn read_layer_value(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::source::SourceFile;
     use crate::LoadedConfig;
+    use std::sync::Arc;
 
     fn load(layers: &[(Layer, &str)]) -> Result<LoadedConfig, crate::ConfigErrors> {
         let files = layers

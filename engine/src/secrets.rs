@@ -47,11 +47,13 @@ pub struct Shape {
 }
 
 /// The credentials of a known format, in the order they are masked (a
-/// longer prefix before a shorter one that it contains).
+/// longer prefix before a shorter one that it contains). A token may touch
+/// `_` or a letter after it (`AKIA…_backup`) and `_` before it: not `\b`,
+/// for which `_` is a word character.
 pub const TOKENS: &[Shape] = &[
     Shape {
         what: "AWS access key id",
-        pattern: r"\b((?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|APKA)[0-9A-Z]{16})\b",
+        pattern: r"(?:^|[^A-Za-z0-9])((?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|APKA)[0-9A-Z]{16})",
         keywords: &[
             "akia", "asia", "abia", "acca", "agpa", "aida", "aroa", "anpa", "anva", "apka",
         ],
@@ -59,26 +61,26 @@ pub const TOKENS: &[Shape] = &[
     },
     Shape {
         what: "GitHub token",
-        pattern: r"\b(gh[pousr]_[A-Za-z0-9]{36,251})\b",
+        pattern: r"(?:^|[^A-Za-z0-9])(gh[pousr]_[A-Za-z0-9]{36,251})",
         keywords: &["ghp_", "gho_", "ghu_", "ghs_", "ghr_"],
         shown: 4,
     },
     Shape {
         what: "GitHub fine-grained token",
-        pattern: r"\b(github_pat_[A-Za-z0-9_]{40,255})\b",
+        pattern: r"(?:^|[^A-Za-z0-9])(github_pat_[A-Za-z0-9_]{40,255})",
         keywords: &["github_pat_"],
         shown: 11,
     },
     Shape {
         what: "GitLab token",
-        pattern: r"\b(glpat-[A-Za-z0-9_-]{20,})",
+        pattern: r"(?:^|[^A-Za-z0-9])(glpat-[A-Za-z0-9_-]{20,})",
         keywords: &["glpat-"],
         shown: 6,
     },
     Shape {
         what: "Slack token",
-        pattern: r"\b(xox[abposr]-[0-9A-Za-z-]{10,})",
-        keywords: &["xox"],
+        pattern: r"(?:^|[^A-Za-z0-9])((?:xox[abposr]|xapp)-[0-9A-Za-z-]{10,})",
+        keywords: &["xox", "xapp-"],
         shown: 5,
     },
     Shape {
@@ -89,38 +91,38 @@ pub const TOKENS: &[Shape] = &[
     },
     Shape {
         what: "JSON Web Token",
-        pattern: r"\b(eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{16,})",
+        pattern: r"(?:^|[^A-Za-z0-9])(eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{16,})",
         keywords: &["eyj"],
         shown: 4,
     },
     Shape {
         what: "Stripe secret key",
-        pattern: r"\b((?:sk|rk)_live_[0-9A-Za-z]{16,247})\b",
+        pattern: r"(?:^|[^A-Za-z0-9])((?:sk|rk)_live_[0-9A-Za-z]{16,247})",
         keywords: &["sk_live_", "rk_live_"],
         shown: 8,
     },
     Shape {
         what: "Google API key",
-        pattern: r"\b(AIza[0-9A-Za-z_-]{35})",
+        pattern: r"(?:^|[^A-Za-z0-9])(AIza[0-9A-Za-z_-]{35})",
         keywords: &["aiza"],
         shown: 4,
     },
     Shape {
         what: "npm token",
-        pattern: r"\b(npm_[A-Za-z0-9]{36})\b",
+        pattern: r"(?:^|[^A-Za-z0-9])(npm_[A-Za-z0-9]{36})",
         keywords: &["npm_"],
         shown: 4,
     },
     Shape {
         what: "Anthropic API key",
-        pattern: r"\b(sk-ant-[A-Za-z0-9_-]{20,})",
+        pattern: r"(?:^|[^A-Za-z0-9])(sk-ant-[A-Za-z0-9_-]{20,})",
         keywords: &["sk-ant-"],
         shown: 7,
     },
     Shape {
         what: "OpenAI API key",
         // `T3BlbkFJ` is base64 of `OpenAI`, in the middle of its older keys.
-        pattern: r"\b(sk-(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}|[A-Za-z0-9]{20,}T3BlbkFJ[A-Za-z0-9]{20,}))",
+        pattern: r"(?:^|[^A-Za-z0-9])(sk-(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}|[A-Za-z0-9]{20,}T3BlbkFJ[A-Za-z0-9]{20,}))",
         keywords: &["sk-proj-", "sk-svcacct-", "sk-admin-", "t3blbkfj"],
         shown: 3,
     },
@@ -143,8 +145,10 @@ pub fn token(what: &str) -> Option<&'static Shape> {
 /// credential or cookie; a name ending in `pass`/`pwd` after a separator or
 /// alone (`DB_PASS`, not `bypass`); an environment-style `…_KEY`.
 const NAMES: &str = r"(?:[a-z0-9_.-]*(?:password|passwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|auth[_-]?key|credentials?|cookie)[a-z0-9_-]*|(?:[a-z0-9.-]*[_-])?(?:pass|pwd)|[a-z0-9.-]*_key)";
-/// A value: quoted whole, or up to a blank, quote, backtick or separator.
-const VALUE: &str = r#"(?:"[^"]*"|'[^']*'|[^\s"',;&|`]+)"#;
+/// A value: quoted whole (also in backslash-escaped quotes, as inside a
+/// `bash -c "…"` or a JSON text in a string, and as `$'…'`), or up to a
+/// blank, quote, backtick, backslash or separator.
+const VALUE: &str = r#"(?:\\"[^"\\]*\\"|\$'[^']*'|"[^"]*"|'[^']*'|(?:[^\s"',;&|`\\]|\\[^"])+)"#;
 
 /// How a rule's match is rewritten.
 #[derive(Debug, Clone, Copy)]
@@ -178,7 +182,9 @@ fn rules() -> &'static [Rule] {
             // The body up to the matching footer, or to the end of a text
             // that was cut short. A header alone (a finding that names the
             // key's type) is left as it is.
-            r"(-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----)\r?\n(?s:.*?)(-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\z)"
+            // The line break may be escaped (`\n` in a printf or a JSON
+            // text inside a string) or follow trailing blanks.
+            r"(-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----)(?:[ \t]*\r?\n|\\r\\n|\\n)(?s:.*?)(-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\z)"
                 .to_string(),
         )];
         v.extend(TOKENS.iter().map(|t| Rule {
@@ -190,7 +196,7 @@ fn rules() -> &'static [Rule] {
             // scheme://user:PASSWORD@host
             after(
                 &["://"],
-                r#"(?i)\b([a-z][a-z0-9+.-]*://[^\s/:@'"]*:)[^\s/@'"]+(@)"#.to_string(),
+                r#"(?i)\b([a-z][a-z0-9+.-]*://[^\s/:@'"]*:)[^\s@'"]+(@)"#.to_string(),
             ),
             after(
                 &["authorization"],
@@ -211,6 +217,17 @@ fn rules() -> &'static [Rule] {
                 &["sshpass"],
                 format!(r"\b(sshpass\b[^\r\n;&|]*?\s-p\s*){VALUE}"),
             ),
+            // `docker login -p X`, `podman login`, `az login -p X`,
+            // `helm registry login`: a short `-p` after `login`.
+            after(
+                &["login"],
+                format!(r"\b(login\b[^\r\n;&|]*?\s-p(?:\s+|=)){VALUE}"),
+            ),
+            // htpasswd -b FILE USER PASSWORD
+            after(
+                &["htpasswd"],
+                format!(r"\b(htpasswd\b[^\r\n;&|]*?\s-[a-zA-Z]*b[a-zA-Z]*\s+(?:-\S+\s+)*\S+\s+\S+\s+){VALUE}"),
+            ),
             // curl -u user:PASSWORD (also --user, --proxy-user, -U).
             after(
                 &["curl"],
@@ -224,7 +241,7 @@ fn rules() -> &'static [Rule] {
             ),
             after(
                 NAME_KEYWORDS,
-                format!(r#"(?i)\b({NAMES}["']?\s*[=:]\s*){VALUE}"#),
+                format!(r#"(?i)\b({NAMES}\\?["']?\s*(?:=>|[=:])\s*){VALUE}"#),
             ),
         ]);
         v
@@ -238,6 +255,9 @@ const NAME_KEYWORDS: &[&str] = &[
     "secret",
     "token",
     "apikey",
+    "accesskey",
+    "privatekey",
+    "authkey",
     "_key",
     "-key",
     "credential",
@@ -348,7 +368,8 @@ pub fn mask(text: &str) -> Cow<'_, str> {
     }
 }
 
-/// Masks (see [`mask`]) every string of `value`, in place; keys are kept.
+/// Masks (see [`mask`]) every string of `value`, in place: values, and
+/// object keys too (a tool input can name a file or variable by a token).
 pub fn mask_value(value: &mut Value) {
     match value {
         Value::String(s) => {
@@ -357,7 +378,16 @@ pub fn mask_value(value: &mut Value) {
             }
         }
         Value::Array(items) => items.iter_mut().for_each(mask_value),
-        Value::Object(map) => map.values_mut().for_each(mask_value),
+        Value::Object(map) => {
+            if map.keys().any(|k| might_hold(k.as_bytes())) {
+                let old = std::mem::take(map);
+                for (k, v) in old {
+                    let k = mask(&k).into_owned();
+                    map.insert(k, v);
+                }
+            }
+            map.values_mut().for_each(mask_value);
+        }
         _ => {}
     }
 }
@@ -375,6 +405,59 @@ mod tests {
                 assert_eq!(*k, k.to_ascii_lowercase());
             }
         }
+    }
+
+    /// Shapes a hostile review found passing the masker (each value must
+    /// be gone, whatever is left around it).
+    #[test]
+    fn escaped_quotes_escaped_newlines_logins_and_camel_case_names_are_masked() {
+        let pem_body = "MIIEowIBAAKCAQEA7x9Lq2Vb7Tn4Rm1Yp8Hd3Gs6Fa0Jc5Ke2Wz9Qs4Ut7Ni1Ol3";
+        let cases = [
+            (
+                r#"bash -c "export AWS_SECRET_ACCESS_KEY=\"wJalrXUtnFEMIK7MDENGbPxRfiCY\"""#,
+                "wJalrXUtnFEMI",
+            ),
+            (
+                r#"ssh h "PGPASSWORD=\"Hunter2Xq9Zt\" psql""#,
+                "Hunter2Xq9Zt",
+            ),
+            ("PASSWORD=$'Hunter2Xq9Zt' run", "Hunter2Xq9Zt"),
+            (r#"{\"password\":\"Hunter2Xq9Zt\"}"#, "Hunter2Xq9Zt"),
+            ("'password' => 'Hunter2Xq9Zt'", "Hunter2Xq9Zt"),
+            (
+                "docker login -u me -p Hunter2Xq9Zt registry",
+                "Hunter2Xq9Zt",
+            ),
+            ("az login -u x -p Hunter2Xq9Zt", "Hunter2Xq9Zt"),
+            ("htpasswd -b .htpasswd admin Hunter2Xq9Zt", "Hunter2Xq9Zt"),
+            ("accessKey=Hunter2Xq9Zt", "Hunter2Xq9Zt"),
+            (r#"{"privateKey": "Hunter2Xq9Zt"}"#, "Hunter2Xq9Zt"),
+            ("authkey=Hunter2Xq9Zt", "Hunter2Xq9Zt"),
+            ("postgres://u:ab/Hunter2Xq9Zt@db/x", "Hunter2Xq9Zt"),
+            ("xapp-1-A0B1C2D3E4F5-1234567890-abcdef", "1234567890-abcdef"),
+            ("cp AKIAQ7W2E9R4T6Y1U3I5_backup /tmp", "Q7W2E9R4T6Y1U3I5"),
+            (
+                "x_ghp_Zq8Xw2Lk5Vb9Tn3Rm7Yp1Hd4Gs6Fa0Jc8Ke2Q",
+                "Zq8Xw2Lk5Vb9Tn3Rm7",
+            ),
+            ("DB_PASSWORD=C:\\vault\\Hunter2Xq9Zt", "Hunter2Xq9Zt"),
+        ];
+        for (text, secret) in cases {
+            let m = mask(text);
+            assert!(!m.contains(secret), "{text} -> {m}");
+            assert!(m.contains(MASK), "{text} -> {m}");
+        }
+        for text in [
+            format!("printf '-----BEGIN OPENSSH PRIVATE KEY-----\\n{pem_body}\\n-----END OPENSSH PRIVATE KEY-----'"),
+            format!("{{\"key\": \"-----BEGIN RSA PRIVATE KEY-----\\n{pem_body}\\n\"}}"),
+            format!("-----BEGIN EC PRIVATE KEY-----  \n{pem_body}\n"),
+        ] {
+            let m = mask(&text);
+            assert!(!m.contains(pem_body), "{text} -> {m}");
+        }
+        let mut v = serde_json::json!({"env": {format!("AKIA{}", "Q7W2E9R4T6Y1U3I5"): "v"}});
+        mask_value(&mut v);
+        assert_eq!(v, serde_json::json!({"env": {"AKIA***": "v"}}));
     }
 
     #[test]
