@@ -170,7 +170,6 @@ mod tests {
             Some(&FailClosed::Layer("user.yaml".into()))
         );
         assert!(cfg.settings().unwrap().1);
-        assert!(cfg.hook_settings().unwrap().fail_closed);
     }
 
     #[test]

@@ -427,41 +427,38 @@ impl LoadedConfig {
     /// `rules.*.modifications`, …) were set by the project layer: code from
     /// the repository, like project hooks.
     pub fn project_command_entries(&self, registry: &Registry) -> Vec<(Event, String)> {
-        let local = self.local_is_repository_code;
-        let from_project = |n: &Node| -> bool {
-            fn walk(n: &Node, local: bool) -> bool {
-                match &n.value {
-                    NodeValue::Map(m) if !m.is_empty() => m.iter().any(|(_, v)| walk(v, local)),
-                    NodeValue::Seq(items) if !items.is_empty() => {
-                        items.iter().any(|i| walk(i, local))
-                    }
-                    _ => match n.origin.layer() {
-                        Layer::Project => true,
-                        Layer::Local => local,
-                        _ => false,
-                    },
+        // Whether any value under `n` was set by the project layer (or by a
+        // local layer that is the repository's, when `local`).
+        fn from_project(n: &Node, local: bool) -> bool {
+            match &n.value {
+                NodeValue::Map(m) if !m.is_empty() => m.iter().any(|(_, v)| from_project(v, local)),
+                NodeValue::Seq(items) if !items.is_empty() => {
+                    items.iter().any(|i| from_project(i, local))
                 }
+                _ => match n.origin.layer() {
+                    Layer::Project => true,
+                    Layer::Local => local,
+                    _ => false,
+                },
             }
-            walk(n, local)
-        };
+        }
         // Whether a node at a dotted key path comes from the project, `*`
         // standing for every item of a list (or value of a map).
-        fn from_project_at(n: &Node, path: &[&str], from_project: &dyn Fn(&Node) -> bool) -> bool {
+        fn from_project_at(n: &Node, path: &[&str], local: bool) -> bool {
             let Some((first, rest)) = path.split_first() else {
-                return from_project(n);
+                return from_project(n, local);
             };
             match (&n.value, *first) {
                 (NodeValue::Seq(items), "*") => {
-                    items.iter().any(|i| from_project_at(i, rest, from_project))
+                    items.iter().any(|i| from_project_at(i, rest, local))
                 }
-                (NodeValue::Map(m), "*") => m
-                    .iter()
-                    .any(|(_, v)| from_project_at(v, rest, from_project)),
+                (NodeValue::Map(m), "*") => m.iter().any(|(_, v)| from_project_at(v, rest, local)),
                 _ => n
                     .get(first)
-                    .is_some_and(|v| from_project_at(v, rest, from_project)),
+                    .is_some_and(|v| from_project_at(v, rest, local)),
             }
         }
+        let local = self.local_is_repository_code;
         self.entries
             .iter()
             .filter(|e| e.enabled())
@@ -469,7 +466,8 @@ impl LoadedConfig {
                 let Some(oracle) = e.oracle() else {
                     return false;
                 };
-                if registry.writes_files(oracle) && e.node.get("oracle").is_some_and(&from_project)
+                if registry.writes_files(oracle)
+                    && e.node.get("oracle").is_some_and(|n| from_project(n, local))
                 {
                     return true;
                 }
@@ -480,9 +478,7 @@ impl LoadedConfig {
                     .command_keys(oracle)
                     .iter()
                     .chain(registry.trust_keys(oracle))
-                    .any(|k| {
-                        from_project_at(config, &k.split('.').collect::<Vec<_>>(), &from_project)
-                    })
+                    .any(|k| from_project_at(config, &k.split('.').collect::<Vec<_>>(), local))
             })
             .map(|e| (e.event, e.id.clone()))
             .collect()
@@ -846,7 +842,8 @@ impl LoadedConfig {
     }
 
     /// The agent-adapter part of `settings:` (`stop_block_cap`,
-    /// `prompt_fallback`, `rewrite_fallback`, `fail_closed`), checked.
+    /// `prompt_fallback`, `rewrite_fallback`), checked. Whether errors
+    /// fail closed is [`LoadedConfig::fail_closed`].
     ///
     /// ```
     /// use ahp_config::{Layer, LoadedConfig, SourceFile};
@@ -861,10 +858,7 @@ impl LoadedConfig {
     /// assert_eq!(s.rewrite_fallback, "deny");
     /// ```
     pub fn hook_settings(&self) -> Result<HookSettings, ConfigErrors> {
-        let mut out = HookSettings {
-            fail_closed: self.fail_closed.is_some(),
-            ..HookSettings::default()
-        };
+        let mut out = HookSettings::default();
         let mut errors = Vec::new();
         let Some(node) = &self.settings else {
             return Ok(out);
@@ -895,7 +889,6 @@ impl LoadedConfig {
                 }
             }
         }
-        out.fail_closed = self.fail_closed.is_some();
         if errors.is_empty() {
             Ok(out)
         } else {
@@ -1021,10 +1014,7 @@ impl LoadedConfig {
             if events.is_some_and(|evs| !evs.contains(&spec.trigger)) {
                 continue;
             }
-            let reference = self.entries.iter().find(|me| {
-                me.event == spec.trigger
-                    && me.node.get("hook").and_then(Node::as_str) == Some(spec.name.as_str())
-            });
+            let reference = self.hook_reference(spec);
             match self.compile_script(spec, reference, registry, fail_closed, &mut warnings) {
                 Ok(Some(entry)) => per_event.entry(spec.trigger).or_default().push(entry),
                 Ok(None) => {}
@@ -1041,10 +1031,7 @@ impl LoadedConfig {
                     .iter()
                     .find(|(n, _)| *n == spec.name)
                     .map_or("not trusted", |(_, why)| why.as_str());
-                let reference = self.entries.iter().find(|me| {
-                    me.event == spec.trigger
-                        && me.node.get("hook").and_then(Node::as_str) == Some(spec.name.as_str())
-                });
+                let reference = self.hook_reference(spec);
                 match self.compile_script(spec, reference, registry, fail_closed, &mut warnings) {
                     Ok(Some(entry)) => per_event.entry(spec.trigger).or_default().push(untrusted(
                         entry,
@@ -1074,6 +1061,15 @@ impl LoadedConfig {
                 )
             })
             .map_err(|e| ConfigErrors(vec![self.policy_error(e)]))
+    }
+
+    /// The hooks.yaml entry `- hook: NAME` that adjusts the HOOK.md hook
+    /// `spec` at its event, if any.
+    fn hook_reference(&self, spec: &ScriptHookSpec) -> Option<&MergedEntry> {
+        self.entries.iter().find(|me| {
+            me.event == spec.trigger
+                && me.node.get("hook").and_then(Node::as_str) == Some(spec.name.as_str())
+        })
     }
 
     /// An escalation rule whose `source` is no entry id and no HOOK.md hook
@@ -1562,10 +1558,6 @@ pub struct HookSettings {
     /// `deny` or `context`: a control where the agent cannot take a
     /// rewritten input.
     pub rewrite_fallback: String,
-    /// Errors inside ahp block instead of allowing: `AHP_FAIL_CLOSED` or
-    /// `settings.fail_closed: true` in any layer (see
-    /// [`LoadedConfig::fail_closed`]).
-    pub fail_closed: bool,
 }
 
 impl Default for HookSettings {
@@ -1574,7 +1566,6 @@ impl Default for HookSettings {
             stop_block_cap: 5,
             prompt_fallback: "context".into(),
             rewrite_fallback: "deny".into(),
-            fail_closed: false,
         }
     }
 }
