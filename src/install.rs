@@ -724,31 +724,18 @@ fn apply(change: &Change) -> Result<()> {
     }
 }
 
-/// [`apply`] for a config file inside the project `root`: written with
-/// [`ahp_oracles::safe_write`], removed only when its directory resolves
-/// inside the project (removing a link removes the link, not its target).
+/// [`apply`] for a config file inside the project `root`, through
+/// [`ahp_oracles::safe_write`]: never through a symlink the repository
+/// committed, nor outside it.
 fn apply_in_project(root: &Path, change: &Change) -> Result<()> {
+    use ahp_oracles::safe_write::{remove_in_project, write_in_project};
     match &change.after {
         Some(text) => {
             let rel = change.path.strip_prefix(root).unwrap_or(&change.path);
-            ahp_oracles::safe_write::write_in_project(root, rel, text.as_bytes())
-                .map_err(|e| anyhow!("{e}"))
+            write_in_project(root, rel, text.as_bytes()).map_err(|e| anyhow!("{e}"))
         }
         None if change.before.is_some() => {
-            let dir = change.path.parent().unwrap_or(root);
-            let inside = match (std::fs::canonicalize(dir), std::fs::canonicalize(root)) {
-                (Ok(d), Ok(r)) => d.starts_with(r),
-                _ => false,
-            };
-            if !inside {
-                bail!(
-                    "refusing to remove {}: its directory resolves outside the project {}",
-                    change.path.display(),
-                    root.display()
-                );
-            }
-            std::fs::remove_file(&change.path)
-                .with_context(|| format!("cannot remove {}", change.path.display()))
+            remove_in_project(root, &change.path).map_err(|e| anyhow!("{e}"))
         }
         None => Ok(()),
     }

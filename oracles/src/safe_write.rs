@@ -212,6 +212,36 @@ pub fn write_in_project(root: &Path, rel: &Path, contents: &[u8]) -> Result<(), 
     Ok(())
 }
 
+/// Removes the file `path` of the project `root`, only when its directory
+/// resolves inside the project; a symlink there is removed itself, never
+/// what it points to.
+///
+/// ```
+/// use ahp_oracles::safe_write::{remove_in_project, write_in_project};
+/// let dir = tempfile::tempdir().unwrap();
+/// write_in_project(dir.path(), "a.json".as_ref(), b"{}").unwrap();
+/// remove_in_project(dir.path(), &dir.path().join("a.json")).unwrap();
+/// assert!(!dir.path().join("a.json").exists());
+/// ```
+pub fn remove_in_project(root: &Path, path: &Path) -> Result<(), SafeWriteError> {
+    let dir = path.parent().unwrap_or(root);
+    let inside = match (std::fs::canonicalize(dir), std::fs::canonicalize(root)) {
+        (Ok(d), Ok(r)) => d.starts_with(r),
+        _ => false,
+    };
+    if !inside {
+        return Err(SafeWriteError::OutsideProject {
+            path: path.to_path_buf(),
+            why: "its directory resolves elsewhere".into(),
+            root: root.to_path_buf(),
+        });
+    }
+    std::fs::remove_file(path).map_err(|source| SafeWriteError::Io {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
 /// A new temp file next to the target: never an existing file, never
 /// through a link (`O_EXCL` already refuses both; `O_NOFOLLOW` says so).
 fn create_temp(dir: &Path, name: &std::ffi::OsStr) -> std::io::Result<(PathBuf, std::fs::File)> {
