@@ -436,12 +436,16 @@ pub(crate) fn apply_trust(cfg: &mut LoadedConfig, registry: &Registry) {
     } else {
         ".agents/hooks and .ahp/hooks.yaml"
     };
-    let reason = match trust_status(&cfg.project_root) {
-        Ok((_, TrustStatus::Trusted)) => return,
-        Ok((_, TrustStatus::Untrusted)) => format!(
+    // The loaded policy has asked git about the local layer already.
+    let status = trust::hook_set_with_local(&cfg.project_root, cfg.local_is_repository_code)
+        .map_err(anyhow::Error::from)
+        .and_then(|set| status_of(&set));
+    let reason = match status {
+        Ok(TrustStatus::Trusted) => return,
+        Ok(TrustStatus::Untrusted) => format!(
             "this project's hooks and commands are not trusted yet: review {files}, then run `ahp trust`"
         ),
-        Ok((_, TrustStatus::Changed { trusted_at, changed })) => format!(
+        Ok(TrustStatus::Changed { trusted_at, changed }) => format!(
             "this project's hooks or policy changed since you trusted them ({trusted_at}): {}; review them, then run `ahp trust`",
             changed.join(", ")
         ),
@@ -453,9 +457,13 @@ pub(crate) fn apply_trust(cfg: &mut LoadedConfig, registry: &Registry) {
 
 pub(crate) fn trust_status(root: &Path) -> Result<(trust::HookSet, TrustStatus)> {
     let set = trust::hook_set(root)?;
-    let store = TrustStore::from_env()?;
-    let status = store.status(&set)?;
+    let status = status_of(&set)?;
     Ok((set, status))
+}
+
+/// Whether the user trusted `set`, from the trust store.
+fn status_of(set: &trust::HookSet) -> Result<TrustStatus> {
+    Ok(TrustStore::from_env()?.status(set)?)
 }
 
 /// Says on stderr (and returns, for the log) what was left out of the

@@ -393,6 +393,25 @@ fn io_err(path: &Path, action: &'static str) -> impl FnOnce(io::Error) -> TrustE
 /// assert_eq!(set, ahp_config::trust::hook_set(project).unwrap());
 /// ```
 pub fn hook_set(project_root: &Path) -> Result<HookSet, TrustError> {
+    hook_set_with_local(project_root, local_policy_is_repository_code(project_root))
+}
+
+/// [`hook_set`] when whether `.ahp/hooks.local.yaml` is the repository's
+/// is known already (a loaded policy has asked git once:
+/// `LoadedConfig::local_is_repository_code`).
+///
+/// ```
+/// # let tmp = tempfile::tempdir().unwrap();
+/// std::fs::create_dir_all(tmp.path().join(".ahp")).unwrap();
+/// std::fs::write(tmp.path().join(".ahp/hooks.local.yaml"), "hooks: {}\n").unwrap();
+/// let set = ahp_config::trust::hook_set_with_local(tmp.path(), true).unwrap();
+/// assert_eq!(set.files[0].path, ".ahp/hooks.local.yaml");
+/// assert!(ahp_config::trust::hook_set_with_local(tmp.path(), false).unwrap().is_empty());
+/// ```
+pub fn hook_set_with_local(
+    project_root: &Path,
+    local_is_repository_code: bool,
+) -> Result<HookSet, TrustError> {
     let dir = project_root.join(HOOKS_DIR);
     let files = match fs::metadata(&dir) {
         Err(e) if e.kind() == io::ErrorKind::NotFound => Vec::new(),
@@ -415,7 +434,7 @@ pub fn hook_set(project_root: &Path) -> Result<HookSet, TrustError> {
     // adjust hooks: it is part of what the user trusts. So is a local layer
     // that came with the repository.
     let mut policies = vec![POLICY_FILE];
-    if local_policy_is_repository_code(project_root) {
+    if local_is_repository_code {
         policies.push(LOCAL_POLICY_FILE);
     }
     for rel in policies {
