@@ -412,7 +412,7 @@ fn parse_event(name: &str) -> Result<Event> {
     Event::parse(name).map_err(|e| anyhow!("{e}"))
 }
 
-fn load(project: Option<PathBuf>, registry: &Registry) -> Result<LoadedConfig> {
+pub(crate) fn load(project: Option<PathBuf>, registry: &Registry) -> Result<LoadedConfig> {
     let opts = LoadOptions::from_env(project).context("cannot determine the current directory")?;
     let mut cfg = LoadedConfig::load(&opts)?;
     apply_trust(&mut cfg, registry);

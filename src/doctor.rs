@@ -342,6 +342,11 @@ pub(crate) fn run(args: DoctorArgs, registry: &Registry) -> Result<u8> {
     match crate::cli::trust_status(&root) {
         Ok((set, _)) if set.is_empty() => r.add("trust", Level::Ok, "no project hooks to trust"),
         Ok((_, TrustStatus::Trusted)) => r.add("trust", Level::Ok, "project hooks are trusted"),
+        Ok(_) if nothing_waits_for_trust(&root, registry) => r.add(
+            "trust",
+            Level::Ok,
+            "the project policy is not trusted, and nothing in it waits for trust (only HOOK.md scripts, commands, rewrites of tool input and oracles that write files do)",
+        ),
         Ok((_, TrustStatus::Untrusted)) => r.add("trust", Level::Problem, format!("the project hooks of {} are not trusted, so they do not run: review .agents/hooks and .ahp/hooks.yaml, then run `ahp trust`", root.display())),
         Ok((_, TrustStatus::Changed { changed, .. })) => r.add("trust", Level::Problem, format!("the project hooks changed since you trusted them ({}), so they do not run: review them, then run `ahp trust`", changed.join(", "))),
         Err(e) => r.add("trust", Level::Problem, format!("trust cannot be checked: {e:#}")),
@@ -385,4 +390,12 @@ pub(crate) fn run(args: DoctorArgs, registry: &Registry) -> Result<u8> {
     } else {
         crate::cli::EXIT_ERROR
     })
+}
+
+/// Whether the project's policy, loaded as a hook call loads it, leaves
+/// nothing out for want of trust: an untrusted policy of plain oracles is
+/// not a problem, and saying "they do not run" would be false.
+fn nothing_waits_for_trust(root: &Path, registry: &Registry) -> bool {
+    crate::cli::load(Some(root.to_path_buf()), registry)
+        .is_ok_and(|cfg| cfg.skipped_entries.is_empty() && cfg.skipped_hooks.is_empty())
 }
