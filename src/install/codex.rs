@@ -316,14 +316,22 @@ mod tests {
     #[test]
     fn trust_lines_quote_the_path_as_toml_needs() {
         assert_eq!(
-            trust_lines("/home/dev/my \"app\""),
-            "[projects.\"/home/dev/my \\\"app\\\"\"]\ntrust_level = \"trusted\""
+            trust_lines("/home/dev/app"),
+            "[projects.\"/home/dev/app\"]\ntrust_level = \"trusted\""
         );
-        let parsed: toml_edit::DocumentMut = trust_lines("/a/b.c").parse().unwrap();
-        assert_eq!(
-            parsed["projects"]["/a/b.c"]["trust_level"].as_str(),
-            Some("trusted")
-        );
+        for dir in [
+            "/a/b.c",
+            "/home/dev/my \"app\"",
+            "/x/it's",
+            "/y/back\\slash",
+        ] {
+            let parsed: toml_edit::DocumentMut = trust_lines(dir).parse().unwrap();
+            assert_eq!(
+                parsed["projects"][dir]["trust_level"].as_str(),
+                Some("trusted"),
+                "{dir}"
+            );
+        }
     }
 
     #[test]
