@@ -247,7 +247,28 @@ fn check_agent_file(r: &mut Report, agent: Agent, scope: Scope, path: &Path, roo
         }
     }
     if agent == Agent::Codex {
-        r.add(&subject, Level::Note, "Codex: new hooks must be trusted in /hooks before they run (doctor cannot see Codex's trust list)");
+        check_codex_trust(r, &subject, scope, path, &text, root);
+    }
+}
+
+/// Codex runs a project's hooks only in a trusted project, and any hook
+/// only once the user trusted it: read from Codex's own config.
+fn check_codex_trust(
+    r: &mut Report,
+    subject: &str,
+    scope: Scope,
+    path: &Path,
+    text: &str,
+    root: &Path,
+) {
+    let home = install::home().unwrap_or_default();
+    let project = (scope != Scope::User).then_some(root);
+    let trust = install::codex::check(&install::codex::codex_home(&home), path, text, project);
+    for ok in trust.ok {
+        r.add(subject, Level::Ok, ok);
+    }
+    for problem in trust.problems {
+        r.add(subject, Level::Problem, problem);
     }
 }
 

@@ -10,6 +10,7 @@
 //! lists, `hooks`) that only held them, so install then uninstall gives
 //! back the original bytes.
 
+pub(crate) mod codex;
 mod diff;
 pub(crate) mod json;
 
@@ -138,6 +139,11 @@ pub(crate) fn home() -> Result<PathBuf> {
         .ok_or_else(|| anyhow!("HOME is not set; cannot find the user config"))
 }
 
+/// HOME, or an empty path when it is not set (CODEX_HOME may still be).
+fn home_or_empty() -> PathBuf {
+    home().unwrap_or_default()
+}
+
 /// The config file of `agent` at `scope`.
 ///
 /// ```
@@ -153,7 +159,8 @@ pub fn config_path(agent: Agent, scope: Scope, home: &Path, project: &Path) -> R
         (Agent::ClaudeCode, Scope::User) => home.join(".claude/settings.json"),
         (Agent::ClaudeCode, Scope::Project) => project.join(".claude/settings.json"),
         (Agent::ClaudeCode, Scope::Local) => project.join(".claude/settings.local.json"),
-        (Agent::Codex, Scope::User) => home.join(".codex/hooks.json"),
+        // Codex reads its user hooks next to its config, in CODEX_HOME.
+        (Agent::Codex, Scope::User) => codex::codex_home(home).join("hooks.json"),
         (Agent::Codex, Scope::Project) => project.join(".codex/hooks.json"),
         (Agent::Gemini, Scope::User) => home.join(".gemini/settings.json"),
         (Agent::Gemini, Scope::Project) => project.join(".gemini/settings.json"),
@@ -188,7 +195,9 @@ pub fn config_path(agent: Agent, scope: Scope, home: &Path, project: &Path) -> R
 /// use ahp::adapters::Agent;
 /// let ev = ahp::install::install_events(Agent::Copilot);
 /// assert!(ev.contains(&"preToolUse") && !ev.contains(&"PreToolUse"));
-/// assert!(!ahp::install::install_events(Agent::ClaudeCode).contains(&"Notification"));
+/// let claude = ahp::install::install_events(Agent::ClaudeCode);
+/// assert!(claude.contains(&"PermissionRequest") && !claude.contains(&"WorktreeCreate"));
+/// assert!(!ahp::install::install_events(Agent::Codex).contains(&"SessionEnd"));
 /// let cursor = ahp::install::install_events(Agent::Cursor);
 /// assert!(cursor.contains(&"beforeShellExecution") && !cursor.contains(&"preToolUse"));
 /// ```
@@ -203,8 +212,15 @@ pub fn install_events(agent: Agent) -> Vec<&'static str> {
         // hook list) would see the same shell call as the dedicated
         // before/after hooks: one family only, so nothing is judged twice.
         .filter(|n| agent != Agent::Cursor || !matches!(*n, "preToolUse" | "postToolUse"))
+        // A Codex that predates these events never lists their hooks in
+        // /hooks, so they could never be trusted and `ahp doctor` would
+        // report them forever.
+        .filter(|n| agent != Agent::Codex || !CODEX_NEWER_EVENTS.contains(n))
         .collect()
 }
+
+/// Codex events ahp reads but does not register (see [`install_events`]).
+pub const CODEX_NEWER_EVENTS: &[&str] = &["SessionEnd", "StopFailure"];
 
 /// The command installed for `event`: `CMD hook AGENT`, plus `--event` for
 /// Copilot, whose stdin does not name the event.
@@ -818,6 +834,9 @@ pub(crate) fn run(args: InstallArgs, remove: bool) -> Result<u8> {
                 "ahp is already installed for {agent} in {}; nothing changed",
                 path.display()
             )?;
+            if agent == Agent::Codex {
+                codex_steps(&mut out, scope, &root, &path)?;
+            }
         }
         return Ok(crate::cli::EXIT_PROCEED);
     }
@@ -862,16 +881,32 @@ pub(crate) fn run(args: InstallArgs, remove: bool) -> Result<u8> {
     for step in next_steps(agent) {
         writeln!(out, "next: {step}")?;
     }
+    if agent == Agent::Codex {
+        codex_steps(&mut out, scope, &root, &path)?;
+    }
     writeln!(out, "next: run `ahp doctor` to check the setup")?;
     Ok(crate::cli::EXIT_PROCEED)
+}
+
+/// What Codex's own trust still needs, read as `ahp doctor` reads it.
+fn codex_steps(out: &mut impl Write, scope: Scope, root: &Path, path: &Path) -> Result<()> {
+    let project = (scope != Scope::User).then_some(root);
+    match codex::check_file(&home_or_empty(), path, project) {
+        Ok(trust) => {
+            for p in trust.problems {
+                writeln!(out, "next: {p}")?;
+            }
+        }
+        Err(e) => writeln!(out, "warning: {e:#}")?,
+    }
+    Ok(())
 }
 
 /// What the user must still do for the hooks to fire.
 pub fn next_steps(agent: Agent) -> Vec<&'static str> {
     match agent {
-        Agent::Codex => vec![
-            "Codex runs a new or changed hook only after you trust it: open Codex and review the hooks in /hooks",
-        ],
+        // Codex's steps depend on its trust state: `run` reads it.
+        Agent::Codex => Vec::new(),
         Agent::Cursor => vec!["restart Cursor so it reloads hooks.json"],
         Agent::Gemini | Agent::ClaudeCode | Agent::Kimi | Agent::Copilot => {
             vec!["start a new session of the agent so it reads its hooks again"]

@@ -1453,3 +1453,225 @@ fn fail_closed_is_decided_from_the_parsed_layers() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
+
+/// A policy that runs the PermissionChecker at the permission dialog.
+const PERMISSION_POLICY: &str =
+    "hooks:\n  permission-request:\n    - oracle: PermissionChecker\n      id: dialog-guard\n";
+
+/// Claude Code's permission dialog, Codex's approval prompt and Copilot's
+/// permissionRequest are answered: a deny with the reason for `rm -rf /`,
+/// nothing at all for a benign command (ahp having no objection is not the
+/// user's approval).
+#[test]
+fn permission_requests_are_denied_with_the_reason_and_otherwise_left_to_the_user() {
+    let sb = Sandbox::new();
+    sb.write(".ahp/hooks.yaml", PERMISSION_POLICY);
+    let root = sb.root().to_string_lossy().to_string();
+    let with_root = |f: &str| {
+        let mut v: Value = serde_json::from_str(&fixture(f)).unwrap();
+        v["cwd"] = json!(root);
+        v
+    };
+    for (agent, event, f) in [
+        ("claude-code", None, "claude-code/PermissionRequest.json"),
+        ("codex", None, "codex/PermissionRequest.json"),
+        (
+            "copilot",
+            Some("permissionRequest"),
+            "copilot/permissionRequest.json",
+        ),
+    ] {
+        let payload = with_root(f);
+        let run = hook(&sb, agent, event, &payload.to_string());
+        assert_eq!(run.exit, 0, "{agent}: {}", run.stderr);
+        let out = run.json();
+        let decision = if agent == "copilot" {
+            out.clone()
+        } else {
+            assert_eq!(
+                out["hookSpecificOutput"]["hookEventName"], "PermissionRequest",
+                "{agent}: {out}"
+            );
+            out["hookSpecificOutput"]["decision"].clone()
+        };
+        assert_eq!(decision["behavior"], "deny", "{agent}: {out}");
+        let message = decision["message"].as_str().unwrap_or_default();
+        assert!(
+            message.contains("[dialog-guard] Dangerous command blocked")
+                && message.contains("rm-rf-root"),
+            "{agent}: {out}"
+        );
+
+        // The same dialog for `ls`: no opinion, the user decides.
+        let mut benign = payload.clone();
+        let input = if agent == "copilot" {
+            "toolInput"
+        } else {
+            "tool_input"
+        };
+        benign[input]["command"] = json!("ls -la");
+        let run = hook(&sb, agent, event, &benign.to_string());
+        assert_eq!(
+            (run.exit, run.stdout.as_str()),
+            (0, ""),
+            "{agent}: {}",
+            run.stderr
+        );
+    }
+    let events: Vec<Value> = runs(&sb).iter().map(|r| r["event"].clone()).collect();
+    assert_eq!(events.len(), 6, "{events:?}");
+    assert!(
+        events.iter().all(|e| e == "permission-request"),
+        "{events:?}"
+    );
+}
+
+/// A prompt at the permission dialog is the dialog itself: Claude Code
+/// shows it, with the policy's reason for the user; no decision is sent.
+#[test]
+fn a_prompt_at_a_permission_request_leaves_the_dialog_with_the_reason() {
+    let sb = Sandbox::new();
+    sb.write(".ahp/hooks.yaml", &policy("permission-request", "prompt"));
+    let run = hook(
+        &sb,
+        "claude-code",
+        None,
+        &fixture("claude-code/PermissionRequest.json"),
+    );
+    assert_eq!(run.exit, 0, "{}", run.stderr);
+    assert_eq!(run.json(), json!({"systemMessage": PROMPT}));
+}
+
+/// Notification and StopFailure are ahp events: `ahp run` takes them, a
+/// hook call runs the policy's entries for them, and every other current
+/// Claude Code event is known (answered with nothing, never an error).
+#[test]
+fn notification_stop_failure_and_every_current_claude_event_are_known() {
+    let sb = Sandbox::new();
+    for name in [
+        "PermissionRequest",
+        "Notification",
+        "StopFailure",
+        "stop-failure",
+    ] {
+        let out = sb.ahp().args(["run", name]).output().unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{name}: {}",
+            common::stderr(&out)
+        );
+    }
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:\n  notification:\n    - oracle: Rules\n      id: note\n      config:\n        rules:\n          - condition: \"true\"\n            intensity: aid\n            message: \"seen {{ event }}\"\n  stop-failure:\n    - oracle: Rules\n      id: failed\n      config:\n        rules:\n          - condition: \"true\"\n            intensity: block\n            message: \"turn failed\"\n",
+    );
+    let cases = [
+        (
+            "claude-code",
+            "claude-code/Notification.json",
+            "notification",
+        ),
+        (
+            "claude-code",
+            "claude-code/StopFailure.json",
+            "stop-failure",
+        ),
+        ("kimi", "kimi/Notification.json", "notification"),
+        ("kimi", "kimi/StopFailure.json", "stop-failure"),
+        ("gemini", "gemini/Notification.json", "notification"),
+    ];
+    for (agent, f, event) in cases {
+        let before = runs(&sb).len();
+        let run = hook(&sb, agent, None, &fixture(f));
+        assert_eq!(run.exit, 0, "{agent} {f}: {}", run.stderr);
+        assert!(!run.stderr.contains("error"), "{agent} {f}: {}", run.stderr);
+        let recs = runs(&sb);
+        assert_eq!(recs.len(), before + 1, "{agent} {f}");
+        assert_eq!(recs[before]["event"], event, "{agent} {f}");
+    }
+    // A block at an event that only observes is clamped to context.
+    let run = hook(
+        &sb,
+        "claude-code",
+        None,
+        &fixture("claude-code/StopFailure.json"),
+    );
+    assert_eq!(run.exit, 0);
+    assert!(run.stdout.contains("turn failed"), "{}", run.stdout);
+    assert!(!run.stdout.contains("\"decision\""), "{}", run.stdout);
+
+    for name in [
+        "Setup",
+        "UserPromptExpansion",
+        "PermissionDenied",
+        "PostToolBatch",
+        "MessageDisplay",
+        "TaskCreated",
+        "TaskCompleted",
+        "TeammateIdle",
+        "InstructionsLoaded",
+        "ConfigChange",
+        "CwdChanged",
+        "DirectoryAdded",
+        "FileChanged",
+        "WorktreeCreate",
+        "WorktreeRemove",
+        "PreModelSwitch",
+        "PostModelSwitch",
+        "Elicitation",
+        "ElicitationResult",
+    ] {
+        let payload = json!({"session_id": "s", "cwd": "/tmp", "hook_event_name": name});
+        let run = hook(&sb, "claude-code", None, &payload.to_string());
+        assert_eq!(
+            (run.exit, run.stdout.as_str(), run.stderr.as_str()),
+            (0, "", ""),
+            "{name}"
+        );
+    }
+}
+
+/// Hostile shapes at the permission dialog: a tool input that is a string,
+/// no tool at all. Never a panic, never an approval.
+#[test]
+fn odd_permission_requests_never_approve() {
+    let sb = Sandbox::new();
+    sb.write(".ahp/hooks.yaml", PERMISSION_POLICY);
+    for payload in [
+        json!({"session_id": "s", "cwd": "/tmp", "hook_event_name": "PermissionRequest", "tool_name": "Bash", "tool_input": "rm -rf /"}),
+        json!({"session_id": "s", "cwd": "/tmp", "hook_event_name": "PermissionRequest"}),
+        json!({"session_id": "s", "cwd": "/tmp", "hook_event_name": "PermissionRequest", "tool_name": 7}),
+    ] {
+        let run = hook(&sb, "claude-code", None, &payload.to_string());
+        assert_eq!(run.exit, 0, "{payload}: {}", run.stderr);
+        assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
+        assert!(
+            !run.stdout.contains("\"allow\""),
+            "{payload}: {}",
+            run.stdout
+        );
+    }
+}
+
+/// `ahp install claude-code` wires the permission dialog, notifications and
+/// failed turns; `ahp uninstall` takes them out with the rest.
+#[test]
+fn install_wires_the_new_claude_events_and_uninstall_removes_them() {
+    let sb = Sandbox::new();
+    sb.ahp().args(["install", "claude-code"]).assert().success();
+    let path = sb.root().join(".claude/settings.json");
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    for event in ["PermissionRequest", "Notification", "StopFailure"] {
+        assert_eq!(
+            v["hooks"][event][0]["hooks"][0]["command"], "ahp hook claude-code",
+            "{event}: {v}"
+        );
+    }
+    assert!(v["hooks"].get("WorktreeCreate").is_none(), "{v}");
+    sb.ahp()
+        .args(["uninstall", "claude-code"])
+        .assert()
+        .success();
+    assert!(!path.exists());
+}

@@ -205,7 +205,8 @@ fn explain_shows_order_layers_and_why_not() {
     let text = stdout(&out);
     assert!(text.contains("pre-tool-use"), "{text}");
     assert!(text.contains("pre-tool-call"), "{text}");
-    assert_eq!(text.lines().count(), 19);
+    assert!(text.contains("permission-request"), "{text}");
+    assert_eq!(text.lines().count(), 22);
 }
 
 #[test]

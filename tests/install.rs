@@ -458,3 +458,156 @@ fn a_committed_symlink_does_not_redirect_a_project_install() {
         assert_eq!(std::fs::read(&theirs).unwrap(), before);
     }
 }
+
+/// `hooks.state` keys Codex gives ahp's handlers in `file`: the file's
+/// path, the event in snake_case, the group and the handler index.
+fn codex_state_keys(file: &Path) -> Vec<String> {
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+    let mut keys = Vec::new();
+    for (event, groups) in v["hooks"].as_object().unwrap() {
+        let mut label = String::new();
+        for (i, c) in event.chars().enumerate() {
+            if c.is_ascii_uppercase() && i > 0 {
+                label.push('_');
+            }
+            label.push(c.to_ascii_lowercase());
+        }
+        for (g, group) in groups.as_array().unwrap().iter().enumerate() {
+            for (h, handler) in group["hooks"].as_array().unwrap().iter().enumerate() {
+                if handler["command"].as_str().unwrap().contains("hook codex") {
+                    keys.push(format!("{}:{label}:{g}:{h}", file.display()));
+                }
+            }
+        }
+    }
+    keys
+}
+
+/// Codex skips a project's hooks until the project is trusted, and any hook
+/// until the user trusted it in /hooks: `ahp doctor` reads both from
+/// `$CODEX_HOME/config.toml` and says the exact step; `ahp install codex`
+/// says the same.
+#[test]
+fn doctor_reads_codex_hook_trust() {
+    let sb = Sandbox::new();
+    let exe = assert_cmd::cargo::cargo_bin("ahp");
+    let bin_dir = exe.parent().unwrap().to_path_buf();
+    let codex_home = sb.home.path().join("codex-home");
+    std::fs::create_dir_all(&codex_home).unwrap();
+    let config = codex_home.join("config.toml");
+    let root = sb.root().to_string_lossy().to_string();
+    let trust_line = format!("[projects.\"{root}\"]\ntrust_level = \"trusted\"");
+    let run = |cmd: &[&str]| {
+        sb.ahp()
+            .args(cmd)
+            .env("CODEX_HOME", &codex_home)
+            .env("PATH", &bin_dir)
+            .output()
+            .unwrap()
+    };
+
+    // Installed, nothing trusted: install and doctor both say what to do.
+    let out = run(&["install", "codex"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let said = stdout(&out);
+    assert!(said.contains(&trust_line), "{said}");
+    assert!(
+        said.contains("open /hooks") && said.contains("PermissionRequest"),
+        "{said}"
+    );
+    let out = run(&["doctor"]);
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(!text.contains("all good"), "{text}");
+    assert!(text.contains(&trust_line), "{text}");
+    assert!(
+        text.contains("Codex has not trusted ahp's hooks on")
+            && text.contains(&config.display().to_string()),
+        "{text}"
+    );
+
+    // The project trusted, the hooks not yet: still a problem, only that one.
+    std::fs::write(&config, format!("model = \"gpt-5\"\n\n{trust_line}\n")).unwrap();
+    let out = run(&["doctor", "--format", "json"]);
+    let v = common::json_out(&out);
+    assert_eq!(v["problems"], 1, "{v}");
+    assert!(v.to_string().contains("open /hooks"), "{v}");
+
+    // Every ahp hook trusted (as Codex's /hooks writes it): all good.
+    let hooks = sb.root().join(".codex/hooks.json");
+    let keys = codex_state_keys(&hooks);
+    assert!(keys.len() >= 10, "{keys:?}");
+    let mut text = format!("{trust_line}\n");
+    for k in &keys {
+        text.push_str(&format!(
+            "\n[hooks.state.\"{k}\"]\ntrusted_hash = \"sha256:0123\"\n"
+        ));
+    }
+    std::fs::write(&config, &text).unwrap();
+    let out = run(&["doctor"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("Codex trusts ahp's"),
+        "{}",
+        stdout(&out)
+    );
+    let out = run(&["install", "codex"]);
+    assert!(!stdout(&out).contains("open /hooks"), "{}", stdout(&out));
+
+    // One switched off in /hooks: a problem naming it.
+    let off = text.replacen(
+        "trusted_hash = \"sha256:0123\"",
+        "enabled = false\ntrusted_hash = \"sha256:0123\"",
+        1,
+    );
+    std::fs::write(&config, off).unwrap();
+    let out = run(&["doctor"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stdout(&out).contains("switched off"), "{}", stdout(&out));
+
+    // The project marked untrusted: the fix names that entry.
+    let untrusted = text.replace("trust_level = \"trusted\"", "trust_level = \"untrusted\"");
+    std::fs::write(&config, untrusted).unwrap();
+    let out = run(&["doctor"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stdout(&out).contains("trust_level = \"untrusted\"`: set it to \"trusted\""),
+        "{}",
+        stdout(&out)
+    );
+
+    // Codex's config broken: named with line and column, never "all good".
+    std::fs::write(&config, "[projects\n").unwrap();
+    let out = run(&["doctor"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stdout(&out).contains("config.toml:1:"), "{}", stdout(&out));
+}
+
+/// User-scope Codex hooks live in CODEX_HOME, where Codex reads them; they
+/// need no project trust, only their own.
+#[test]
+fn codex_user_hooks_go_to_codex_home() {
+    let sb = Sandbox::new();
+    let codex_home = sb.home.path().join("elsewhere");
+    let out = sb
+        .ahp()
+        .args(["install", "codex", "--scope", "user"])
+        .env("CODEX_HOME", &codex_home)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(codex_home.join("hooks.json").is_file());
+    assert!(!sb.home.path().join(".codex/hooks.json").exists());
+    let said = stdout(&out);
+    assert!(
+        said.contains("open /hooks") && !said.contains("[projects."),
+        "{said}"
+    );
+    sb.ahp()
+        .args(["uninstall", "codex", "--scope", "user"])
+        .env("CODEX_HOME", &codex_home)
+        .assert()
+        .success();
+    assert!(!codex_home.join("hooks.json").exists());
+}

@@ -64,6 +64,9 @@ events! {
     PostSubagent => "post-subagent", [], "After a subagent finished.";
     PreContextCompact => "pre-context-compact", [Prompt, Control, Block], "Before the context is compacted.";
     PostContextCompact => "post-context-compact", [], "After the context was compacted.";
+    PermissionRequest => "permission-request", [Prompt, Block], "When the agent is about to ask the user to approve a tool call: a block denies it, a prompt leaves it to the user.";
+    Notification => "notification", [], "When the agent notifies the user (waiting for input, a permission prompt).";
+    StopFailure => "stop-failure", [], "When a turn ended on an error (API error, rate limit) instead of a stop.";
 }
 
 /// Aliases, keyed by their normalized form (see [`normalize`]).
@@ -235,7 +238,7 @@ mod tests {
         for e in Event::ALL {
             assert_eq!(Event::parse(e.as_str()).unwrap(), *e);
         }
-        assert_eq!(Event::ALL.len(), 19);
+        assert_eq!(Event::ALL.len(), 22);
     }
 
     #[test]
@@ -267,6 +270,10 @@ mod tests {
             ("PostCompact", Event::PostContextCompact),
             ("preToolUse", Event::PreToolUse),
             ("post-tool-call-failure", Event::PostToolUseFailure),
+            ("PermissionRequest", Event::PermissionRequest),
+            ("permissionRequest", Event::PermissionRequest),
+            ("Notification", Event::Notification),
+            ("StopFailure", Event::StopFailure),
         ];
         for (name, want) in cases {
             assert_eq!(Event::parse(name), Ok(want), "{name}");

@@ -8,23 +8,44 @@ use super::{
 use ahp_engine::Event;
 use serde_json::{json, Map, Value};
 
-/// Claude Code's events. PermissionRequest, Notification and StopFailure
-/// carry nothing a policy decides on.
+/// Claude Code's events (its hooks reference, checked 2026-11-25; the
+/// fixtures' README lists the source). `None`: events that carry nothing a
+/// policy decides on, or whose answer is not a verdict (WorktreeCreate's
+/// stdout is the worktree's path), answered with silence.
 pub(super) const EVENTS: &[(&str, Option<Event>)] = &[
     ("SessionStart", Some(Event::PreSession)),
     ("SessionEnd", Some(Event::PostSession)),
     ("UserPromptSubmit", Some(Event::PreAgentTurn)),
     ("PreToolUse", Some(Event::PreToolUse)),
-    ("PermissionRequest", None),
+    ("PermissionRequest", Some(Event::PermissionRequest)),
     ("PostToolUse", Some(Event::PostToolUse)),
     ("PostToolUseFailure", Some(Event::PostToolUseFailure)),
-    ("Notification", None),
+    ("Notification", Some(Event::Notification)),
     ("SubagentStart", Some(Event::PreSubagent)),
     ("SubagentStop", Some(Event::PostSubagent)),
     ("Stop", Some(Event::PreAgentTurnStop)),
-    ("StopFailure", None),
+    ("StopFailure", Some(Event::StopFailure)),
     ("PreCompact", Some(Event::PreContextCompact)),
     ("PostCompact", Some(Event::PostContextCompact)),
+    ("Setup", None),
+    ("UserPromptExpansion", None),
+    ("PermissionDenied", None),
+    ("PostToolBatch", None),
+    ("MessageDisplay", None),
+    ("TaskCreated", None),
+    ("TaskCompleted", None),
+    ("TeammateIdle", None),
+    ("InstructionsLoaded", None),
+    ("ConfigChange", None),
+    ("CwdChanged", None),
+    ("DirectoryAdded", None),
+    ("FileChanged", None),
+    ("WorktreeCreate", None),
+    ("WorktreeRemove", None),
+    ("PreModelSwitch", None),
+    ("PostModelSwitch", None),
+    ("Elicitation", None),
+    ("ElicitationResult", None),
 ];
 
 /// Claude Code's tools.
@@ -43,18 +64,23 @@ pub(super) const TOOLS: &[(&str, &str)] = &[
     ("WebSearch", "fetch"),
 ];
 
-/// Codex CLI's events.
+/// Codex CLI's events (its hooks docs and `codex-rs/hooks`). SessionEnd
+/// and StopFailure are newer than the others: `ahp install` leaves them
+/// out (see `install::install_events`).
 pub(super) const CODEX_EVENTS: &[(&str, Option<Event>)] = &[
     ("SessionStart", Some(Event::PreSession)),
+    ("SessionEnd", Some(Event::PostSession)),
     ("UserPromptSubmit", Some(Event::PreAgentTurn)),
     ("PreToolUse", Some(Event::PreToolUse)),
-    ("PermissionRequest", None),
+    ("PermissionRequest", Some(Event::PermissionRequest)),
     ("PostToolUse", Some(Event::PostToolUse)),
     ("PreCompact", Some(Event::PreContextCompact)),
     ("PostCompact", Some(Event::PostContextCompact)),
     ("SubagentStart", Some(Event::PreSubagent)),
     ("SubagentStop", Some(Event::PostSubagent)),
     ("Stop", Some(Event::PreAgentTurnStop)),
+    ("StopFailure", Some(Event::StopFailure)),
+    ("Interrupt", None),
 ];
 
 /// Codex CLI's tools (`apply_patch` sends the patch as `command`).
@@ -164,6 +190,17 @@ pub(super) fn render(
     system_message: Option<&str>,
 ) -> Reply {
     let mut out = match (event, d) {
+        // The permission dialog's answer. ahp never answers `allow` there:
+        // having no objection is not the user's approval.
+        (Event::PermissionRequest, Decision::Deny { reason }) => specific(
+            native,
+            json!({"decision": {"behavior": "deny", "message": reason}}),
+        ),
+        // The agent's own dialog is the question: the user sees why.
+        (Event::PermissionRequest, Decision::Ask { reason, .. }) if !reason.is_empty() => {
+            json!({ "systemMessage": reason })
+        }
+        (Event::PermissionRequest, Decision::Ask { .. }) => json!({}),
         (Event::PreToolUse, Decision::Deny { reason }) => specific(
             native,
             json!({"permissionDecision": "deny", "permissionDecisionReason": reason}),

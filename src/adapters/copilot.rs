@@ -23,8 +23,8 @@ pub(super) const EVENTS: &[(&str, Option<Event>)] = &[
     ("subagentStop", Some(Event::PostSubagent)),
     ("preCompact", Some(Event::PreContextCompact)),
     ("errorOccurred", None),
-    ("notification", None),
-    ("permissionRequest", None),
+    ("notification", Some(Event::Notification)),
+    ("permissionRequest", Some(Event::PermissionRequest)),
     ("SessionStart", Some(Event::PreSession)),
     ("SessionEnd", Some(Event::PostSession)),
     ("UserPromptSubmit", Some(Event::PreAgentTurn)),
@@ -77,7 +77,8 @@ pub(super) fn parse(
         obj.get("timestamp"),
     );
     if let Some(raw) = str_field(a, obj, &["toolName"])? {
-        let input = match obj.get("toolArgs") {
+        // permissionRequest sends the arguments as `toolInput`.
+        let input = match obj.get("toolArgs").or_else(|| obj.get("toolInput")) {
             None | Some(Value::Null) => Value::Null,
             Some(Value::String(s)) if s.trim().is_empty() => Value::Null,
             Some(Value::String(s)) => serde_json::from_str(s).map_err(|e| {
@@ -114,6 +115,7 @@ pub(super) fn parse(
             "timestamp",
             "toolName",
             "toolArgs",
+            "toolInput",
             "toolResult",
             "prompt",
             "stopReason",
@@ -136,6 +138,11 @@ pub(super) fn render(
     system_message: Option<&str>,
 ) -> Reply {
     let mut out = match (event, d) {
+        // As for Claude Code: a deny, or nothing (the user's dialog decides).
+        (Event::PermissionRequest, Decision::Deny { reason }) => {
+            json!({"behavior": "deny", "message": reason})
+        }
+        (Event::PermissionRequest, Decision::Ask { .. }) => json!({}),
         (Event::PreToolUse, Decision::Deny { reason }) => {
             json!({"permissionDecision": "deny", "permissionDecisionReason": reason})
         }

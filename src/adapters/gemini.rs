@@ -22,7 +22,7 @@ pub(super) const EVENTS: &[(&str, Option<Event>)] = &[
     ("BeforeModel", None),
     ("AfterModel", None),
     ("BeforeToolSelection", None),
-    ("Notification", None),
+    ("Notification", Some(Event::Notification)),
 ];
 
 /// Gemini CLI's tools.

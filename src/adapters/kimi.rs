@@ -19,10 +19,10 @@ pub(super) const EVENTS: &[(&str, Option<Event>)] = &[
     ("Stop", Some(Event::PreAgentTurnStop)),
     ("SubagentStart", Some(Event::PreSubagent)),
     ("SubagentStop", Some(Event::PostSubagent)),
-    ("StopFailure", None),
+    ("StopFailure", Some(Event::StopFailure)),
     ("PreCompact", Some(Event::PreContextCompact)),
     ("PostCompact", Some(Event::PostContextCompact)),
-    ("Notification", None),
+    ("Notification", Some(Event::Notification)),
 ];
 
 /// Kimi's tools.

@@ -533,6 +533,14 @@ impl Reply {
 /// assert!(!caps(Agent::Kimi, "PreToolUse", Event::PreToolUse, false).rewrite);
 /// ```
 pub fn caps(agent: Agent, native: &str, event: Event, camel: bool) -> Caps {
+    // The permission dialog asks the user already; nothing is rewritten
+    // there (Codex fails closed on `updatedInput` at this event).
+    if event == Event::PermissionRequest {
+        return Caps {
+            ask: true,
+            rewrite: false,
+        };
+    }
     let tool = event == Event::PreToolUse;
     // Cursor's file-read hooks know only allow and deny.
     if agent == Agent::Cursor && matches!(native, "beforeReadFile" | "beforeTabFileRead") {
@@ -784,7 +792,11 @@ mod tests {
             Agent::ClaudeCode.map_event("pretooluse").unwrap(),
             Some(Event::PreToolUse)
         );
-        assert_eq!(Agent::ClaudeCode.map_event("Notification").unwrap(), None);
+        assert_eq!(
+            Agent::ClaudeCode.map_event("Notification").unwrap(),
+            Some(Event::Notification)
+        );
+        assert_eq!(Agent::ClaudeCode.map_event("WorktreeCreate").unwrap(), None);
     }
 
     #[test]
