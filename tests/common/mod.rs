@@ -64,6 +64,7 @@ impl Sandbox {
             .env("XDG_DATA_HOME", self.home.path().join(".local/share"))
             .env_remove("AHP_DEBUG")
             .env_remove("AHP_FAIL_CLOSED")
+            .env_remove("AHP_ENVIRONMENT")
             .current_dir(self.root());
         c
     }
