@@ -707,7 +707,15 @@ fn run_command(cmd: Command, registry: Registry) -> Result<u8> {
                 let line = format!("{}: [{}] {}", d.level.as_str(), d.source, d.message);
                 eprintln!("{}", terminal_safe(&line));
             }
-            if verdict.outcome == Outcome::Prompt {
+            // A control beside a prompt does not answer the prompt: it
+            // still waits, whatever the control changed.
+            let awaits_answer = verdict.outcome == Outcome::Prompt
+                || (verdict.outcome == Outcome::Control
+                    && verdict
+                        .signals
+                        .iter()
+                        .any(|s| s.intensity() == ahp_engine::Intensity::Prompt));
+            if awaits_answer {
                 // A prompt answered (by --respond or on the terminal) lets
                 // the work proceed; unanswered, it waits (exit 3).
                 if let Some(action) = respond {
@@ -721,7 +729,7 @@ fn run_command(cmd: Command, registry: Registry) -> Result<u8> {
             }
             Ok(match verdict.outcome {
                 Outcome::Block => EXIT_BLOCK,
-                Outcome::Prompt => EXIT_PROMPT,
+                _ if awaits_answer => EXIT_PROMPT,
                 _ => EXIT_PROCEED,
             })
         }
@@ -878,6 +886,50 @@ pub(crate) struct DispatchRequest<'a> {
     pub registry: &'a Registry,
 }
 
+/// The variable that names the environment (`intensity_by_environment`,
+/// `when: {environment: …}`) when the context does not; `settings.environment`
+/// comes after it.
+pub(crate) const ENVIRONMENT_VAR: &str = "AHP_ENVIRONMENT";
+
+/// The environment names SPEC §3 gives as examples.
+const KNOWN_ENVIRONMENTS: &[&str] = &["development", "staging", "production", "sandbox"];
+
+/// `AHP_ENVIRONMENT`, trimmed; unset or blank is none. A name that neither
+/// SPEC §3 nor the policy's `intensity_by_environment` knows is used as it
+/// is, with a warning: a typo there would silently switch nothing.
+fn environment_from_var(policy: &ahp_engine::Policy, event: Event) -> Option<String> {
+    let raw = std::env::var_os(ENVIRONMENT_VAR)?;
+    let Some(value) = raw.to_str() else {
+        eprintln!("warning: {ENVIRONMENT_VAR} is not UTF-8: ignored");
+        return None;
+    };
+    let name = value.trim();
+    if name.is_empty() {
+        return None;
+    }
+    let mut known: Vec<&str> = KNOWN_ENVIRONMENTS.to_vec();
+    if let Some(plan) = policy.plan(event) {
+        for e in &plan.entries {
+            known.extend(e.intensity_by_environment.keys().map(String::as_str));
+        }
+    }
+    if !known.contains(&name) {
+        known.sort_unstable();
+        known.dedup();
+        let hint = ahp_engine::suggest::did_you_mean(name, known.iter().copied())
+            .map(|s| format!(" (did you mean `{s}`?)"))
+            .unwrap_or_default();
+        eprintln!(
+            "{}",
+            terminal_safe(&format!(
+                "warning: {ENVIRONMENT_VAR}={name} names no environment this policy knows{hint}; known: {}",
+                known.join(", ")
+            ))
+        );
+    }
+    Some(name.to_string())
+}
+
 /// A finished dispatch with what produced it.
 pub(crate) struct Dispatched {
     pub verdict: Verdict,
@@ -907,6 +959,9 @@ pub(crate) fn dispatch(req: DispatchRequest<'_>) -> Result<Option<Dispatched>> {
     }
     let (policy, warnings) = cfg.compile_events(registry, Some(&[event]))?;
     print_warnings(&warnings);
+    if ctx.environment.is_none() {
+        ctx.environment = environment_from_var(&policy, event);
+    }
     // The background async-only run already had its say in the
     // foreground run; it reports nothing twice.
     let left_out = if async_only {
@@ -1105,6 +1160,12 @@ fn explain(
     let mut ctx = ctx;
     if let Some(c) = ctx.as_mut() {
         c.event = Some(event);
+        // Chosen as a dispatch chooses it, so `when: {environment: …}` is
+        // explained as it would be decided.
+        if c.environment.is_none() {
+            c.environment = environment_from_var(&policy, event)
+                .or_else(|| policy.settings.environment.clone());
+        }
     }
     match policy.plan(event) {
         None => out.push_str("no enabled entries: every call is accepted\n"),

@@ -36,7 +36,7 @@ fn intensity(v: &Value) -> String {
 }
 
 #[test]
-fn repeated_prompt_becomes_control_then_block_and_a_clean_run_resets() {
+fn repeated_prompt_becomes_a_block_and_a_clean_run_resets() {
     let sb = Sandbox::new();
     config(
         &sb,
@@ -44,13 +44,17 @@ fn repeated_prompt_becomes_control_then_block_and_a_clean_run_resets() {
     );
     let (code, v) = run(&sb, BIG, &[]);
     assert_eq!((code, intensity(&v)), (3, "prompt".into()), "{v}");
+    // A prompt has no modification to apply: the control rung is skipped,
+    // so the 2nd firing blocks, with the prompt's suggestions as the fix.
     let (code, v) = run(&sb, BIG, &[]);
-    assert_eq!((code, intensity(&v)), (0, "control".into()), "{v}");
+    assert_eq!((code, intensity(&v)), (2, "block".into()), "{v}");
     assert_eq!(v["signals"][0]["header"]["escalated_from"], "prompt");
     assert_eq!(
         v["signals"][0]["header"]["escalation"],
         "FileChangeLimiter/issue"
     );
+    let fix = v["signals"][0]["payload"]["resolution_path"].to_string();
+    assert!(fix.contains("split"), "{v}");
     let (code, v) = run(&sb, BIG, &[]);
     assert_eq!((code, intensity(&v)), (2, "block".into()), "{v}");
     assert_eq!(v["signals"][0]["header"]["escalated_from"], "prompt");
@@ -119,12 +123,13 @@ fn a_firing_outside_the_window_does_not_count() {
     assert!(v["signals"][0]["header"]["escalated_from"].is_null(), "{v}");
     // The firing just now is inside it.
     let (code, v) = run(&sb, BIG, &[]);
-    assert_eq!((code, intensity(&v)), (0, "control".into()), "{v}");
+    assert_eq!((code, intensity(&v)), (2, "block".into()), "{v}");
 
-    // Half an hour old still counts (two firings in the window → block).
+    // Half an hour old still counts.
     age_log(&sb, chrono::Duration::minutes(30));
     let (code, v) = run(&sb, BIG, &[]);
     assert_eq!((code, intensity(&v)), (2, "block".into()), "{v}");
+    assert_eq!(v["signals"][0]["header"]["escalated_from"], "prompt");
 }
 
 #[test]
@@ -139,11 +144,11 @@ fn session_scope_counts_across_issues_within_one_session() {
         BIG.replace("{\"issue\"", &format!("{{{session}\"issue\""))
             .replace("FEAT-1", issue)
     };
-    // Three issues, one session: prompt, control, block.
+    // Three issues, one session: prompt, block, block.
     let (code, v) = run(&sb, &ctx(Some("S-1"), "FEAT-1"), &[]);
     assert_eq!((code, intensity(&v)), (3, "prompt".into()), "{v}");
     let (code, v) = run(&sb, &ctx(Some("S-1"), "FEAT-2"), &[]);
-    assert_eq!((code, intensity(&v)), (0, "control".into()), "{v}");
+    assert_eq!((code, intensity(&v)), (2, "block".into()), "{v}");
     assert_eq!(
         v["signals"][0]["header"]["escalation"],
         "FileChangeLimiter/session"
@@ -183,8 +188,8 @@ fn dismissed_prompts_escalate_and_respond_dismiss_exits_0() {
     assert_eq!(responses.len(), 1);
     assert_eq!(responses[0]["action"], "dismiss");
     assert_eq!(responses[0]["signal_id"], v["signals"][0]["header"]["id"]);
-    let (_, v) = run(&sb, BIG, &[]);
-    assert_eq!(intensity(&v), "control", "{v}");
+    let (code, v) = run(&sb, BIG, &[]);
+    assert_eq!((code, intensity(&v)), (2, "block".into()), "{v}");
 }
 
 #[test]
@@ -269,4 +274,254 @@ fn bad_escalation_rules_are_errors_with_positions() {
     assert!(err.contains("hooks.yaml:3:"), "{err}");
     assert!(err.contains("30m, 24h or 7d"), "{err}");
     assert!(err.contains("escalation[0].after_firings"), "{err}");
+}
+
+/// `ahp hook claude-code` with a Claude Code payload (the project is the
+/// sandbox); returns the exit code and the JSON answer (null when none).
+fn claude(sb: &Sandbox, env: &[(&str, &str)], payload: &Value) -> (i32, Value) {
+    let mut payload = payload.clone();
+    payload["cwd"] = serde_json::json!(sb.root().to_string_lossy());
+    let mut cmd = sb.ahp();
+    cmd.env_remove("CLAUDE_PROJECT_DIR")
+        .args(["hook", "claude-code"]);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.write_stdin(payload.to_string()).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    let v = serde_json::from_str(text.trim()).unwrap_or(Value::Null);
+    (out.status.code().unwrap(), v)
+}
+
+fn bash(command: &str) -> Value {
+    serde_json::json!({"session_id": "S-7", "cwd": "/tmp", "hook_event_name": "PreToolUse",
+        "tool_name": "Bash", "tool_input": {"command": command}})
+}
+
+fn decision(v: &Value) -> String {
+    v["hookSpecificOutput"]["permissionDecision"]
+        .as_str()
+        .unwrap_or("none")
+        .to_string()
+}
+
+/// Issue 20, point 5: three gates in a row answered 3 → 0 → 2; a finding
+/// never gets weaker as it escalates.
+#[test]
+fn three_gates_in_a_row_never_let_the_finding_through() {
+    let sb = Sandbox::new();
+    config(
+        &sb,
+        "{source: FileChangeLimiter, scope: issue, after_firings: 1}",
+    );
+    let codes: Vec<i32> = (0..3)
+        .map(|_| {
+            sb.ahp()
+                .args(["gate", "pre-tool-use"])
+                .write_stdin(BIG)
+                .output()
+                .unwrap()
+                .status
+                .code()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(codes, [3, 2, 2]);
+}
+
+/// The force-push that was an `ask` is refused when it comes back, never
+/// allowed with a note.
+#[test]
+fn an_escalated_force_push_is_denied_through_claude_code() {
+    let sb = Sandbox::new();
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:\n  pre-tool-use:\n    - oracle: PermissionChecker\nescalation:\n  - {source: PermissionChecker, scope: session, after_firings: 1}\n",
+    );
+    let push = bash("git push --force origin main");
+    let answers: Vec<String> = (0..3)
+        .map(|_| {
+            let (code, v) = claude(&sb, &[], &push);
+            assert_eq!(code, 0, "{v}");
+            decision(&v)
+        })
+        .collect();
+    assert_eq!(answers, ["ask", "deny", "deny"]);
+    let (_, v) = claude(&sb, &[], &push);
+    let reason = v["hookSpecificOutput"]["permissionDecisionReason"]
+        .as_str()
+        .unwrap();
+    assert!(reason.contains("PermissionChecker"), "{reason}");
+}
+
+/// A control that carries a modification is still a control on its first
+/// firing (Claude Code gets the rewritten input) and a block after.
+#[test]
+fn a_control_with_a_modification_rewrites_then_escalates_to_a_block() {
+    let sb = Sandbox::new();
+    sb.write(
+        ".ahp/hooks.yaml",
+        r#"hooks:
+  pre-tool-use:
+    - oracle: Rules
+      id: interactive-rm
+      config:
+        rules:
+          - condition: "tool.input.command ~ '^rm -rf'"
+            intensity: control
+            message: "rm made interactive"
+            modifications:
+              - {target: tool.input.command, op: set, value: "rm -ri build"}
+escalation:
+  - {source: interactive-rm, scope: session, after_firings: 1}
+"#,
+    );
+    sb.trust();
+    let rm = bash("rm -rf build");
+    let (code, v) = claude(&sb, &[], &rm);
+    assert_eq!((code, decision(&v)), (0, "allow".into()), "{v}");
+    assert_eq!(
+        v["hookSpecificOutput"]["updatedInput"]["command"], "rm -ri build",
+        "{v}"
+    );
+    let (code, v) = claude(&sb, &[], &rm);
+    assert_eq!((code, decision(&v)), (0, "deny".into()), "{v}");
+    assert!(v["hookSpecificOutput"].get("updatedInput").is_none(), "{v}");
+}
+
+/// `intensity: control` (or a control by environment) on a finding that has
+/// nothing to modify keeps the finding's own intensity, with a warning.
+#[test]
+fn a_control_override_without_a_modification_keeps_the_prompt() {
+    let sb = Sandbox::new();
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:\n  pre-tool-use:\n    - oracle: FileChangeLimiter\n      config: {max_files: 2, action: prompt}\n      intensity: control\n",
+    );
+    let out = sb
+        .ahp()
+        .args(["run", "pre-tool-use"])
+        .write_stdin(BIG)
+        .output()
+        .unwrap();
+    let v = json_out(&out);
+    assert_eq!(
+        (out.status.code(), intensity(&v)),
+        (Some(3), "prompt".into()),
+        "{v}"
+    );
+    let err = common::stderr(&out);
+    assert!(
+        err.contains("asks for intensity control") && err.contains("no modification"),
+        "{err}"
+    );
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:\n  pre-tool-use:\n    - oracle: PermissionChecker\n      intensity_by_environment: {production: control}\n",
+    );
+    let (code, v) = claude(
+        &sb,
+        &[("AHP_ENVIRONMENT", "production")],
+        &bash("git push --force origin main"),
+    );
+    assert_eq!((code, decision(&v)), (0, "ask".into()), "{v}");
+}
+
+/// A control that changes only ahp's view (here the batches of a change)
+/// does not answer a prompt raised beside it: `ahp run` still waits (exit
+/// 3) and Claude Code still asks.
+#[test]
+fn a_control_beside_a_prompt_still_asks() {
+    let sb = Sandbox::new();
+    sb.write(
+        ".ahp/hooks.yaml",
+        r#"hooks:
+  pre-tool-use:
+    - oracle: PermissionChecker
+    - oracle: Rules
+      id: note-plan
+      config:
+        rules:
+          - condition: "true"
+            intensity: control
+            message: "plan noted"
+            modifications:
+              - {target: plan.note, op: set, value: "pushed"}
+"#,
+    );
+    sb.trust();
+    let push = bash("git push --force origin main");
+    let out = sb
+        .ahp()
+        .args(["run", "pre-tool-use"])
+        .write_stdin(serde_json::json!({"tool": {"name": "shell", "input": {"command": "git push --force origin main"}}}).to_string())
+        .output()
+        .unwrap();
+    let v = json_out(&out);
+    assert_eq!(v["outcome"], "control", "{v}");
+    assert_eq!(out.status.code(), Some(3), "{v}");
+    let (code, v) = claude(&sb, &[], &push);
+    assert_eq!((code, decision(&v)), (0, "ask".into()), "{v}");
+    let reason = v["hookSpecificOutput"]["permissionDecisionReason"]
+        .as_str()
+        .unwrap();
+    assert!(
+        reason.contains("PermissionChecker") && reason.contains("plan noted"),
+        "{reason}"
+    );
+}
+
+/// Issue 20, point 6: the environment comes from the context, then
+/// `AHP_ENVIRONMENT`, then `settings.environment`.
+#[test]
+fn ahp_environment_selects_the_intensity_by_environment() {
+    let sb = Sandbox::new();
+    let policy = |settings: &str| {
+        format!("{settings}hooks:\n  pre-tool-use:\n    - oracle: FileChangeLimiter\n      config: {{max_files: 2, action: prompt}}\n      intensity_by_environment: {{production: block, development: prompt}}\n    - oracle: PermissionChecker\n      intensity_by_environment: {{production: block}}\n")
+    };
+    sb.write(".ahp/hooks.yaml", &policy(""));
+    let run_env = |env: Option<&str>, ctx: &str| {
+        let mut cmd = sb.ahp();
+        cmd.args(["run", "pre-tool-use"]);
+        if let Some(e) = env {
+            cmd.env("AHP_ENVIRONMENT", e);
+        }
+        let out = cmd.write_stdin(ctx.to_string()).output().unwrap();
+        (
+            out.status.code().unwrap(),
+            json_out(&out),
+            common::stderr(&out),
+        )
+    };
+    let (code, v, _) = run_env(Some("production"), BIG);
+    assert_eq!((code, intensity(&v)), (2, "block".into()), "{v}");
+    let (code, _, _) = run_env(None, BIG);
+    assert_eq!(code, 3);
+    // The context wins over the variable.
+    let dev = BIG.replace("{\"issue\"", "{\"environment\":\"development\",\"issue\"");
+    let (code, v, _) = run_env(Some("production"), &dev);
+    assert_eq!((code, intensity(&v)), (3, "prompt".into()), "{v}");
+    // The variable wins over settings.environment.
+    sb.write(
+        ".ahp/hooks.yaml",
+        &policy("settings:\n  environment: production\n"),
+    );
+    let (code, _, _) = run_env(None, BIG);
+    assert_eq!(code, 2);
+    let (code, v, _) = run_env(Some("development"), BIG);
+    assert_eq!((code, intensity(&v)), (3, "prompt".into()), "{v}");
+    // A blank variable is no choice; a typo is used but said.
+    let (code, _, _) = run_env(Some("  "), BIG);
+    assert_eq!(code, 2);
+    sb.write(".ahp/hooks.yaml", &policy(""));
+    let (code, _, err) = run_env(Some("prodution"), BIG);
+    assert_eq!(code, 3);
+    assert!(err.contains("did you mean `production`"), "{err}");
+
+    // Through Claude Code, whose payload names no environment.
+    let push = bash("git push --force origin main");
+    let (_, v) = claude(&sb, &[], &push);
+    assert_eq!(decision(&v), "ask", "{v}");
+    let (_, v) = claude(&sb, &[("AHP_ENVIRONMENT", "production")], &push);
+    assert_eq!(decision(&v), "deny", "{v}");
 }

@@ -40,7 +40,8 @@ pub struct EscalationRuleSpec {
     /// How far back to count, e.g. `30m`, `24h` (default), `7d`.
     #[schemars(regex(pattern = r"^[0-9]+[smhd]$"))]
     pub window: Option<String>,
-    /// One step (prompt → control → block) per this many earlier firings.
+    /// One step per this many earlier firings (prompt → block; control →
+    /// block for a finding that carries a modification).
     #[schemars(range(min = 1))]
     pub after_firings: Option<u32>,
     /// One step per this many earlier prompts answered `dismiss`.

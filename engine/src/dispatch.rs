@@ -509,8 +509,15 @@ impl Engine {
     }
 
     /// Turns raw oracle output into delivered signals: stamped with the
-    /// entry and event, overridden, clamped.
-    fn finish_signal(entry: &Entry, event: Event, ctx: &HookContext, mut s: Signal) -> Signal {
+    /// entry and event, overridden, clamped. The note, when there is one,
+    /// says why an override was not applied.
+    fn finish_signal(
+        entry: &Entry,
+        event: Event,
+        ctx: &HookContext,
+        mut s: Signal,
+    ) -> (Signal, Option<String>) {
+        let mut note = None;
         s.header.intensity = s.payload.intensity();
         s.header.source = entry.id.clone();
         s.header.correlation_id = ctx.correlation_id.clone();
@@ -525,7 +532,18 @@ impl Engine {
             .as_ref()
             .and_then(|e| entry.intensity_by_environment.get(e).copied());
         if let Some(want) = by_env.or(entry.intensity) {
-            s = s.convert_to(want);
+            // A control with nothing to modify would let the call through
+            // unchanged: the finding keeps its own intensity instead.
+            if want == Intensity::Control && !crate::escalation::has_modification(&s) {
+                note = Some(format!(
+                    "entry `{}` asks for intensity control, but its {} signal has no modification to apply; it stays {} (use an oracle option that produces a control, e.g. FileChangeLimiter `action: control` or a Rules rule with `modifications`)",
+                    entry.id,
+                    s.intensity(),
+                    s.intensity()
+                ));
+            } else {
+                s = s.convert_to(want);
+            }
         }
         let delivered = clamp(event, s.intensity());
         if delivered != s.intensity() {
@@ -533,7 +551,7 @@ impl Engine {
             s = s.convert_to(delivered);
             s.header.clamped_from = Some(from);
         }
-        s
+        (s, note)
     }
 
     /// Evaluates `event` against `ctx` and returns the verdict. Never fails:
@@ -628,7 +646,17 @@ impl Engine {
                         // secret found by a later entry is redacted from
                         // the signals of earlier ones too.
                         for s in ev.signals {
-                            let s = Self::finish_signal(entry, event, &ctx, s);
+                            let (s, note) = Self::finish_signal(entry, event, &ctx, s);
+                            if let Some(message) = note {
+                                verdict.diagnostics.push(Diagnostic {
+                                    level: Level::Warning,
+                                    timestamp: Utc::now(),
+                                    source: entry.id.clone(),
+                                    event: Some(event),
+                                    correlation_id: ctx.correlation_id.clone(),
+                                    message,
+                                });
+                            }
                             let s = self.escalate(event, &ctx, s);
                             verdict.signals.push(s);
                         }
@@ -818,7 +846,7 @@ impl Engine {
                     "fix or disable entry `{}` (defined at {})",
                     entry.id, entry.origin
                 )]);
-            let s = Self::finish_signal(entry, event, ctx, s);
+            let (s, _) = Self::finish_signal(entry, event, ctx, s);
             verdict.signals.push(s);
         }
     }
@@ -908,7 +936,7 @@ impl Engine {
                                 });
                             }
                             for s in ev.signals {
-                                let s = Self::finish_signal(&entry, event, &ctx, s);
+                                let (s, _) = Self::finish_signal(&entry, event, &ctx, s);
                                 let mut s = redact_signal(s, &secrets);
                                 s.header.detached = true;
                                 let _ = sink.record_signal(&s);

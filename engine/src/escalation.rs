@@ -6,9 +6,13 @@
 //! number of earlier signals from the rule's source in the rule's scope
 //! within the window (and, with `reset_on_clean_run`, after the last clean
 //! run). The current signal is raised `k / N` steps (integer division) along
-//! aid → prompt → control → block. So with `N = 1` the 1st firing is as
-//! configured, the 2nd one step higher, the 3rd two steps higher; with
-//! `N = 2` the 3rd and 4th are one step higher and the 5th two. The same
+//! its ladder: aid → prompt → control → block for a signal that carries a
+//! modification, aid → prompt → block for one that does not. A control
+//! without a modification would let the call through unchanged, weaker
+//! than the prompt it replaced, so such a signal skips that rung. So with
+//! `N = 1` a prompt's 1st firing is a prompt and the 2nd a block; a
+//! control's 1st firing is a control (its modification applied) and the 2nd
+//! a block; with `N = 2` the 3rd and 4th are one step higher. The same
 //! holds for `after_dismissed: M` with `k` = earlier prompts of the source
 //! that were answered `dismiss`; when both are given the larger raise wins.
 //! The result is never above block and never above what the event allows
@@ -92,9 +96,29 @@ pub struct EscalationRule {
     pub reset_on_clean_run: bool,
 }
 
-fn step_up(i: Intensity, steps: usize) -> Intensity {
-    let pos = Intensity::ALL.iter().position(|x| *x == i).unwrap_or(0);
-    Intensity::ALL[(pos + steps).min(Intensity::ALL.len() - 1)]
+/// The rungs a signal climbs: control only for a signal that has a
+/// modification to apply.
+fn ladder(can_control: bool) -> impl Iterator<Item = Intensity> + Clone {
+    Intensity::ALL
+        .into_iter()
+        .filter(move |i| can_control || *i != Intensity::Control)
+}
+
+fn step_up(i: Intensity, steps: usize, can_control: bool) -> Intensity {
+    // A bare control (none of its own modifications) climbs from the rung
+    // below it, so its first step is block.
+    let below = ladder(can_control).take_while(|x| *x <= i).count();
+    let rungs: Vec<Intensity> = ladder(can_control).collect();
+    let pos = below.saturating_sub(1);
+    if below == 0 {
+        return i;
+    }
+    rungs[(pos + steps).min(rungs.len() - 1)].max(i)
+}
+
+/// Whether `signal` carries a modification a control would apply.
+pub fn has_modification(signal: &Signal) -> bool {
+    matches!(&signal.payload, crate::Payload::Control(c) if !c.modifications.is_empty())
 }
 
 impl EscalationRule {
@@ -124,22 +148,31 @@ impl EscalationRule {
     }
 }
 
-/// The intensity `from` raised by `steps`, limited to what `event` allows:
-/// the strongest allowed intensity above `from` and at most the target, or
-/// `from` when there is none.
+/// The intensity `from` raised by `steps` along the ladder (with control
+/// only when `can_control`: the signal has a modification to apply),
+/// limited to what `event` allows: the strongest allowed intensity above
+/// `from` and at most the target, or `from` when there is none.
 ///
 /// ```
 /// use ahp_engine::{escalation::raise, Event, Intensity};
-/// assert_eq!(raise(Event::PreToolUse, Intensity::Prompt, 1), Intensity::Control);
-/// assert_eq!(raise(Event::PreToolUse, Intensity::Prompt, 5), Intensity::Block);
-/// assert_eq!(raise(Event::PostToolUse, Intensity::Aid, 3), Intensity::Aid);
+/// // A prompt has nothing to modify: its next rung is block.
+/// assert_eq!(raise(Event::PreToolUse, Intensity::Prompt, 1, false), Intensity::Block);
+/// assert_eq!(raise(Event::PreToolUse, Intensity::Aid, 1, false), Intensity::Prompt);
+/// assert_eq!(raise(Event::PreToolUse, Intensity::Control, 1, true), Intensity::Block);
+/// assert_eq!(raise(Event::PreToolUse, Intensity::Prompt, 5, false), Intensity::Block);
+/// assert_eq!(raise(Event::PostToolUse, Intensity::Aid, 3, false), Intensity::Aid);
 /// ```
-pub fn raise(event: Event, from: Intensity, steps: usize) -> Intensity {
-    let target = step_up(from, steps);
+pub fn raise(event: Event, from: Intensity, steps: usize, can_control: bool) -> Intensity {
+    let target = step_up(from, steps, can_control);
     Intensity::ALL
         .iter()
         .copied()
-        .filter(|i| *i > from && *i <= target && event.allows(*i))
+        .filter(|i| {
+            *i > from
+                && *i <= target
+                && event.allows(*i)
+                && (can_control || *i != Intensity::Control)
+        })
         .max()
         .unwrap_or(from)
 }
@@ -168,12 +201,13 @@ pub(crate) fn escalate(
     signal: Signal,
 ) -> Signal {
     let from = signal.intensity();
+    let can_control = has_modification(&signal);
     let mut best: Option<(Intensity, &EscalationRule)> = None;
     for rule in rules.iter().filter(|r| r.source == signal.header.source) {
         let Some(scope) = scope_of(rule.scope, signal.context.issue_id.as_deref(), session) else {
             continue;
         };
-        let to = raise(event, from, rule.steps(history, &scope, now));
+        let to = raise(event, from, rule.steps(history, &scope, now), can_control);
         if to > best.map_or(from, |(i, _)| i) {
             best = Some((to, rule));
         }
@@ -186,5 +220,57 @@ pub(crate) fn escalate(
             s
         }
         None => signal,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Along every ladder (every event, every starting intensity, with and
+    /// without a modification), more earlier firings never give a weaker
+    /// signal, never a weaker one than the start, never a control without
+    /// a modification to apply, and only intensities the event allows.
+    #[test]
+    fn escalation_never_weakens_along_any_ladder() {
+        for &event in Event::ALL {
+            for from in Intensity::ALL {
+                for can_control in [false, true] {
+                    let mut last = from;
+                    for steps in 0..8 {
+                        let to = raise(event, from, steps, can_control);
+                        assert!(
+                            to >= last,
+                            "{event} {from} {steps} {can_control}: {to} < {last}"
+                        );
+                        assert!(to >= from);
+                        if to != from {
+                            assert!(event.allows(to), "{event} {from} → {to}");
+                            assert!(
+                                can_control || to != Intensity::Control,
+                                "{event} {from} → bare control"
+                            );
+                        }
+                        last = to;
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_signal_without_a_modification_skips_control() {
+        let e = Event::PreToolUse;
+        assert_eq!(raise(e, Intensity::Prompt, 0, false), Intensity::Prompt);
+        assert_eq!(raise(e, Intensity::Prompt, 1, false), Intensity::Block);
+        assert_eq!(raise(e, Intensity::Aid, 1, false), Intensity::Prompt);
+        assert_eq!(raise(e, Intensity::Aid, 2, false), Intensity::Block);
+        assert_eq!(raise(e, Intensity::Control, 1, false), Intensity::Block);
+        assert_eq!(raise(e, Intensity::Prompt, 1, true), Intensity::Control);
+        // pre-issue-start has no prompt: an aid's next allowed rung is block.
+        assert_eq!(
+            raise(Event::PreIssueStart, Intensity::Aid, 2, false),
+            Intensity::Block
+        );
     }
 }

@@ -10,6 +10,20 @@
 //! [`crate::git`]: the commits since the merge base with the trunk
 //! (`git.trunk`, else main/master), merge commits left out.
 //!
+//! **On a tool call** (an event with a `tool`, e.g. `pre-tool-use`) the
+//! branch's commits are not looked at: only the message of the `git
+//! commit` the shell command is about to make is checked, and any other
+//! tool call is accepted without a word. The message is read from `-m MSG`
+//! (several are paragraphs), `--message=MSG`, `-F FILE` / `--file=FILE`
+//! (a file inside the project only), `-F -` with a here-document, a
+//! `$(cat <<'EOF' … EOF)` argument, `--trailer`, after `git -C DIR` and
+//! `cd DIR &&`. A message that cannot be known before the commit runs (an
+//! editor opens, `--amend`/`-C` reuse a message, the shell builds it from
+//! a variable, the file is written by the same command) is not guessed at:
+//! the call is accepted and a note says why; the branch's commits are
+//! checked at the issue events. When `required_fields: [issue_id]` is set
+//! and the tool call names no issue, that rule is left out (noted).
+//!
 //! ```yaml
 //! hooks:
 //!   pre-issue-submit:
@@ -44,12 +58,12 @@ use crate::template::truncate;
 use ahp_engine::oracle::kind_of;
 use ahp_engine::suggest::did_you_mean;
 use ahp_engine::{
-    async_trait, HookContext, Intensity, Oracle, OracleConfig, OracleConfigError, OracleError,
-    Severity, Signal,
+    async_trait, Evaluation, Event, HookContext, Intensity, Oracle, OracleConfig,
+    OracleConfigError, OracleError, Severity, Signal,
 };
 use regex::{Regex, RegexBuilder};
 use serde_json::{Map, Value};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 const KEYS: &[&str] = &[
@@ -476,9 +490,419 @@ fn mentions(text: &str, id: &str) -> bool {
     })
 }
 
+/// A `git commit` found in a shell command, with what is known of its
+/// message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PendingCommit {
+    /// The message it will be made with.
+    Known {
+        /// The subject (first paragraph, on one line, as `git log` shows it).
+        subject: String,
+        /// The rest of the message.
+        body: String,
+    },
+    /// Why its message cannot be known before it runs.
+    Unknown(String),
+}
+
+/// The largest `-F` file read.
+const MAX_MESSAGE_FILE: u64 = 1 << 20;
+
+/// The message `git commit` makes of `text` without an editor (git's
+/// `whitespace` clean-up: trailing blanks and surrounding blank lines
+/// dropped, runs of blank lines made one), split like `git log`'s `%s` and
+/// `%b`.
+fn split_message(text: &str) -> (String, String) {
+    let mut lines: Vec<&str> = Vec::new();
+    for line in text.lines().map(str::trim_end) {
+        if line.is_empty() && lines.last().is_none_or(|l| l.is_empty()) {
+            continue;
+        }
+        lines.push(line);
+    }
+    while lines.last().is_some_and(|l| l.is_empty()) {
+        lines.pop();
+    }
+    let cut = lines
+        .iter()
+        .position(|l| l.is_empty())
+        .unwrap_or(lines.len());
+    let subject = lines[..cut].join(" ");
+    let body = lines.get(cut + 1..).unwrap_or_default().join("\n");
+    (subject, body)
+}
+
+/// The `git commit`s of a shell command line and their messages. `root`
+/// is the project: `-F` files are read only inside it, relative to the
+/// directory the command runs in (`cd DIR`, `git -C DIR` followed).
+///
+/// ```
+/// use ahp_oracles::commit_msg::{pending_commits, PendingCommit};
+/// let dir = tempfile::tempdir().unwrap();
+/// let found = pending_commits("git add -A && git commit -m 'feat: x' -m 'Why.'", dir.path());
+/// assert_eq!(found, vec![PendingCommit::Known { subject: "feat: x".into(), body: "Why.".into() }]);
+/// assert!(pending_commits("ls -la", dir.path()).is_empty());
+/// assert!(matches!(&pending_commits("git commit", dir.path())[0], PendingCommit::Unknown(why) if why.contains("editor")));
+/// ```
+pub fn pending_commits(script: &str, root: &Path) -> Vec<PendingCommit> {
+    let mut found = Vec::new();
+    // Where the commands run, relative to the project; `None` once a `cd`
+    // leads somewhere unknown.
+    let mut cwd: Option<PathBuf> = Some(PathBuf::new());
+    for cmd in crate::command::simple_commands(script) {
+        let mut words = cmd.words.iter().peekable();
+        // Assignments and wrappers before the program.
+        while let Some(w) = words.peek() {
+            let t = w.text.as_str();
+            let assignment = t.split_once('=').is_some_and(|(n, _)| {
+                !n.is_empty() && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            });
+            if assignment
+                || ["sudo", "env", "command", "exec", "nohup", "time"].contains(&t)
+                || (t.starts_with('-') && t.len() > 1)
+            {
+                words.next();
+            } else {
+                break;
+            }
+        }
+        let Some(program) = words.next() else {
+            continue;
+        };
+        let name = program.text.rsplit('/').next().unwrap_or_default();
+        if name == "cd" {
+            cwd = match (cwd, words.next()) {
+                (Some(c), Some(dir)) if dir.literal && !dir.text.starts_with(['~', '-']) => {
+                    Some(c.join(&dir.text))
+                }
+                _ => None,
+            };
+            continue;
+        }
+        if name != "git" {
+            continue;
+        }
+        let mut dir = cwd.clone();
+        let mut is_commit = false;
+        while let Some(w) = words.next() {
+            let t = w.text.as_str();
+            match t {
+                "-C" => {
+                    dir = match (dir, words.next()) {
+                        (Some(d), Some(to)) if to.literal => Some(d.join(&to.text)),
+                        _ => None,
+                    };
+                }
+                "-c" | "--git-dir" | "--work-tree" | "--namespace" | "--config-env"
+                | "--super-prefix" => {
+                    words.next();
+                }
+                _ if t.starts_with('-') => {}
+                "commit" => {
+                    is_commit = true;
+                    break;
+                }
+                _ => break,
+            }
+        }
+        if !is_commit {
+            continue;
+        }
+        let rest: Vec<&crate::command::Word> = words.collect();
+        found.push(commit_message(
+            &rest,
+            cmd.stdin.as_ref(),
+            root,
+            dir.as_deref(),
+        ));
+    }
+    found
+}
+
+/// The message of one `git commit` from its arguments.
+fn commit_message(
+    args: &[&crate::command::Word],
+    stdin: Option<&crate::command::Word>,
+    root: &Path,
+    dir: Option<&Path>,
+) -> PendingCommit {
+    use crate::command::Word;
+    let mut paragraphs: Vec<Word> = Vec::new();
+    let mut file: Option<Word> = None;
+    let mut trailers: Vec<Word> = Vec::new();
+    let mut reuses = false;
+    let mut fixup = false;
+    // (kind, value): m message, F file, t trailer, C reused commit, f
+    // fixup/squash target, _ a value that says nothing about the message.
+    let mut picks: Vec<(char, Word)> = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        let w = args[i];
+        i += 1;
+        let t = w.text.as_str();
+        if t == "--" {
+            break;
+        }
+        // A value glued to its option (`-mMSG`, `--message=MSG`) comes from
+        // the same word; otherwise it is the next one.
+        let take = |glued: Option<&str>, i: &mut usize| match glued {
+            Some(v) => Some(Word {
+                text: v.to_string(),
+                literal: w.literal,
+            }),
+            None => {
+                let v = args.get(*i).map(|a| (*a).clone());
+                *i += 1;
+                v
+            }
+        };
+        if let Some(long) = t.strip_prefix("--") {
+            let (name, glued) = match long.split_once('=') {
+                Some((n, v)) => (n, Some(v)),
+                None => (long, None),
+            };
+            let kind = match name {
+                "message" => 'm',
+                "file" => 'F',
+                "trailer" => 't',
+                "reuse-message" | "reedit-message" => 'C',
+                "fixup" | "squash" => 'f',
+                "author" | "date" | "template" | "cleanup" | "pathspec-from-file" => '_',
+                "amend" | "no-edit" => {
+                    reuses = true;
+                    continue;
+                }
+                _ => continue,
+            };
+            if let Some(v) = take(glued, &mut i) {
+                picks.push((kind, v));
+            }
+        } else if t.len() > 1 && t.starts_with('-') {
+            for (k, c) in t.char_indices().skip(1) {
+                let kind = match c {
+                    'm' => 'm',
+                    'F' => 'F',
+                    'C' | 'c' => 'C',
+                    't' => '_',
+                    // Optional values, glued only: the rest is theirs.
+                    'S' | 'u' => break,
+                    _ => continue,
+                };
+                let glued = &t[k + c.len_utf8()..];
+                if let Some(v) = take((!glued.is_empty()).then_some(glued), &mut i) {
+                    picks.push((kind, v));
+                }
+                break;
+            }
+        }
+    }
+    for (kind, w) in picks {
+        match kind {
+            'm' => paragraphs.push(w),
+            'F' => file = Some(w),
+            't' => trailers.push(w),
+            'C' => reuses = true,
+            'f' => fixup = true,
+            _ => {}
+        }
+    }
+    let text = if !paragraphs.is_empty() {
+        if paragraphs.iter().any(|w| !w.literal) {
+            return PendingCommit::Unknown(
+                "its message is built by the shell (a variable or a command substitution)".into(),
+            );
+        }
+        paragraphs
+            .iter()
+            .map(|w| w.text.as_str())
+            .collect::<Vec<_>>()
+            .join("\n\n")
+    } else if let Some(f) = file {
+        if f.text == "-" {
+            match stdin {
+                Some(s) if s.literal => s.text.clone(),
+                Some(_) => {
+                    return PendingCommit::Unknown(
+                        "its message is built by the shell (a here-document with expansions)"
+                            .into(),
+                    )
+                }
+                None => return PendingCommit::Unknown("its message comes from stdin".into()),
+            }
+        } else if !f.literal {
+            return PendingCommit::Unknown(
+                "its message file is named by the shell (a variable or a command substitution)"
+                    .into(),
+            );
+        } else {
+            let Some(dir) = dir else {
+                return PendingCommit::Unknown(format!(
+                    "the directory it runs in is not known, so `{}` cannot be found",
+                    f.text
+                ));
+            };
+            match crate::project_file::read_in_project(root, &dir.join(&f.text), MAX_MESSAGE_FILE) {
+                Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+                Err(e) => {
+                    return PendingCommit::Unknown(format!(
+                        "its message file cannot be read before the commit runs: {e}"
+                    ))
+                }
+            }
+        }
+    } else if fixup {
+        return PendingCommit::Unknown(
+            "a fixup/squash commit takes its message from the commit it folds into".into(),
+        );
+    } else if reuses {
+        return PendingCommit::Unknown(
+            "it reuses an existing message (--amend, --no-edit, -C or -c)".into(),
+        );
+    } else {
+        return PendingCommit::Unknown("its message is written in an editor".into());
+    };
+    let mut text = text;
+    for t in trailers.iter().filter(|t| t.literal) {
+        let line = match t.text.split_once('=') {
+            Some((k, v)) if !t.text.contains(':') => format!("{}: {}", k.trim(), v.trim()),
+            _ => t.text.clone(),
+        };
+        text.push_str("\n\n");
+        text.push_str(&line);
+    }
+    let (subject, body) = split_message(&text);
+    PendingCommit::Known { subject, body }
+}
+
+/// Whether the context is a tool call (its event is about a tool, or it
+/// carries one).
+fn is_tool_call(ctx: &HookContext) -> bool {
+    ctx.tool.is_some()
+        || matches!(
+            ctx.event,
+            Some(Event::PreToolUse | Event::PostToolUse | Event::PostToolUseFailure)
+        )
+}
+
+/// The shell command line of a tool call: `tool.input.command` (a string,
+/// or Codex's `["bash", "-lc", "…"]`), or `tool.input.cmd`.
+fn shell_command(ctx: &HookContext) -> Option<String> {
+    let tool = ctx.tool.as_ref()?;
+    if ["write", "edit", "read", "fetch"].contains(&tool.name.to_ascii_lowercase().as_str()) {
+        return None;
+    }
+    let input = tool
+        .input
+        .get("command")
+        .or_else(|| tool.input.get("cmd"))?;
+    match input {
+        Value::String(s) => Some(s.clone()),
+        Value::Array(items) => {
+            let words: Vec<&str> = items.iter().filter_map(Value::as_str).collect();
+            match words.as_slice() {
+                [shell, flag, script, ..]
+                    if shell
+                        .rsplit('/')
+                        .next()
+                        .is_some_and(|s| ["bash", "sh", "zsh", "dash"].contains(&s))
+                        && flag.starts_with('-')
+                        && flag.contains('c') =>
+                {
+                    Some(script.to_string())
+                }
+                // A program and its arguments, with no shell: quoted so
+                // the splitter sees the same words.
+                _ => Some(
+                    words
+                        .iter()
+                        .map(|w| format!("'{}'", w.replace('\'', "'\\''")))
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                ),
+            }
+        }
+        _ => None,
+    }
+}
+
+impl CommitMessageValidator {
+    /// The evaluation of a tool call: only the commit it is about to make.
+    fn evaluate_tool_call(&self, ctx: &HookContext) -> Evaluation {
+        let mut ev = Evaluation::default();
+        let Some(script) = shell_command(ctx) else {
+            return ev;
+        };
+        let root = project_dir_for(self.project_dir.as_deref(), ctx);
+        let issue_id = ctx
+            .lookup("issue.id")
+            .and_then(|v| v.as_str().map(str::to_string));
+        let mut lines = Vec::new();
+        let mut broken: Vec<Rule> = Vec::new();
+        for commit in pending_commits(&script, &root) {
+            let (subject, body) = match commit {
+                PendingCommit::Known { subject, body } => (subject, body),
+                PendingCommit::Unknown(why) => {
+                    ev.notes.push(format!(
+                        "the message of a `git commit` in this tool call is not checked: {why}; the branch's commits are checked at the issue events"
+                    ));
+                    continue;
+                }
+            };
+            if self.ignored(&subject) {
+                continue;
+            }
+            if self.require_issue_id && issue_id.is_none() {
+                ev.notes.push("required_fields has issue_id, but this tool call names no issue: the pending commit message was checked without that rule".into());
+            }
+            let problems = self.check(&subject, &body, issue_id.as_deref());
+            if problems.is_empty() {
+                continue;
+            }
+            broken.extend(problems.iter().map(|(r, _)| *r));
+            let why: Vec<String> = problems.into_iter().map(|(_, w)| w).collect();
+            lines.push(format!(
+                "\"{}\" — {}",
+                truncate(&subject, 100),
+                why.join("; ")
+            ));
+        }
+        if lines.is_empty() {
+            return ev;
+        }
+        broken.sort();
+        broken.dedup();
+        let message = format!(
+            "the commit message of this `git commit` does not follow the commit message rules:\n{}",
+            lines.join("\n")
+        );
+        let mut suggestions: Vec<String> = broken
+            .iter()
+            .map(|r| self.suggestion(*r, issue_id.as_deref()))
+            .collect();
+        suggestions.push("change the message in the command before it runs".to_string());
+        ev.signals.push(
+            Signal::prompt(message)
+                .with_severity(Severity::Medium)
+                .with_type(SIGNAL_TYPE)
+                .with_resolution_path(suggestions),
+        );
+        ev
+    }
+}
+
 #[async_trait]
 impl Oracle for CommitMessageValidator {
+    async fn evaluate_full(&self, ctx: &HookContext) -> Result<Evaluation, OracleError> {
+        if is_tool_call(ctx) {
+            return Ok(self.evaluate_tool_call(ctx));
+        }
+        Ok(Evaluation::from(self.evaluate(ctx).await?))
+    }
+
     async fn evaluate(&self, ctx: &HookContext) -> Result<Vec<Signal>, OracleError> {
+        if is_tool_call(ctx) {
+            return Ok(self.evaluate_tool_call(ctx).signals);
+        }
         let dir = project_dir_for(self.project_dir.as_deref(), ctx);
         let commits = resolve_commits(ctx, &dir)
             .await
@@ -532,5 +956,95 @@ mod tests {
         assert!(conventional_problem("fxi: typo", &types)
             .unwrap()
             .contains("did you mean `fix`"));
+    }
+}
+
+#[cfg(test)]
+mod pending_tests {
+    use super::*;
+
+    fn known(subject: &str, body: &str) -> PendingCommit {
+        PendingCommit::Known {
+            subject: subject.into(),
+            body: body.into(),
+        }
+    }
+
+    #[test]
+    fn messages_of_pending_commits() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let p = |s: &str| pending_commits(s, root);
+        assert_eq!(p("git commit -m 'feat: x'"), vec![known("feat: x", "")]);
+        assert_eq!(
+            p("git commit -m 'a\nb' -m 'c'"),
+            vec![known("a b", "c")],
+            "the first paragraph is the subject, on one line"
+        );
+        assert_eq!(p("git commit -qam 'fix: y'"), vec![known("fix: y", "")]);
+        assert_eq!(
+            p("git commit --message=fix:\\ z"),
+            vec![known("fix: z", "")]
+        );
+        assert_eq!(
+            p("git commit -m 'feat: t' --trailer 'Refs=FEAT-1'"),
+            vec![known("feat: t", "Refs: FEAT-1")]
+        );
+        assert_eq!(
+            p("/usr/bin/git -c user.name=x --no-pager commit -S -m 'feat: s'"),
+            vec![known("feat: s", "")]
+        );
+        // `-- -m x`: after `--` words are paths.
+        assert!(matches!(
+            &p("git commit -- -m x")[0],
+            PendingCommit::Unknown(_)
+        ));
+        // Two commits in one line are both found; other git commands none.
+        assert_eq!(p("git commit -m a; git commit -m b").len(), 2);
+        assert!(p("git log -m 'x'; git commit-tree x; echo git commit").is_empty());
+        std::fs::create_dir_all(root.join("sub")).unwrap();
+        std::fs::write(root.join("sub/m.txt"), "feat: from file\n\n\n# kept\n").unwrap();
+        assert_eq!(
+            p("cd sub && git commit -F m.txt"),
+            vec![known("feat: from file", "# kept")]
+        );
+        assert_eq!(
+            p("git -C sub commit -F m.txt"),
+            vec![known("feat: from file", "# kept")]
+        );
+        assert!(
+            matches!(&p("cd \"$D\" && git commit -F m.txt")[0], PendingCommit::Unknown(w) if w.contains("directory"))
+        );
+        assert!(
+            matches!(&p("git commit -F -")[0], PendingCommit::Unknown(w) if w.contains("stdin"))
+        );
+        assert!(
+            matches!(&p("git commit -C HEAD")[0], PendingCommit::Unknown(w) if w.contains("reuses"))
+        );
+    }
+
+    #[tokio::test]
+    async fn a_tool_call_without_an_issue_leaves_the_issue_id_rule_out() {
+        let v = CommitMessageValidator::from_config(OracleConfig::new(
+            &serde_json::json!({"preset": "conventional", "required_fields": ["issue_id"]}),
+            None,
+        ))
+        .unwrap();
+        let ctx: HookContext = serde_json::from_value(serde_json::json!({
+            "event": "pre-tool-use",
+            "tool": {"name": "shell", "input": {"command": "git commit -m 'feat: x'"}}
+        }))
+        .unwrap();
+        let ev = v.evaluate_full(&ctx).await.unwrap();
+        assert!(ev.signals.is_empty());
+        assert!(
+            ev.notes.iter().any(|n| n.contains("names no issue")),
+            "{:?}",
+            ev.notes
+        );
+        let mut with_issue = ctx.clone();
+        with_issue.issue = serde_json::from_value(serde_json::json!({"id": "FEAT-9"})).ok();
+        let ev = v.evaluate_full(&with_issue).await.unwrap();
+        assert_eq!(ev.signals.len(), 1, "{ev:?}");
     }
 }

@@ -405,12 +405,24 @@ impl Decision {
                             "rewrite required: {reason}\nRetry with this input: {input}"
                         ),
                     },
-                    _ => Decision::Allow {
-                        context: join_opt(
-                            Some(format!("ahp would change the input: {reason}")),
-                            join_opt(prompt_text, aid),
-                        ),
-                    },
+                    _ => {
+                        let told = Some(format!("ahp would change the input: {reason}"));
+                        match prompt_text {
+                            // Nothing rewritten, but a prompt beside the
+                            // control still asks: a control must not answer
+                            // with less force than the prompt next to it.
+                            Some(p) if caps.ask => Decision::Ask {
+                                reason: join_opt(join_opt(Some(p), told), aid).unwrap_or_default(),
+                                input: None,
+                            },
+                            Some(p) if prompt == PromptFallback::Deny => Decision::Deny {
+                                reason: join_opt(Some(p), told).unwrap_or_default(),
+                            },
+                            p => Decision::Allow {
+                                context: join_opt(told, join_opt(p, aid)),
+                            },
+                        }
+                    }
                 }
             }
         }

@@ -65,6 +65,7 @@ impl Sandbox {
             .env_remove("AHP_DEBUG")
             .env_remove("AHP_FAIL_CLOSED")
             .env_remove("CODEX_HOME")
+            .env_remove("AHP_ENVIRONMENT")
             .current_dir(self.root());
         c
     }
