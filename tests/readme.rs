@@ -133,7 +133,8 @@ fn run(sb: &Sandbox, dir: &Path, steps: &[Step]) -> Vec<(i32, String)> {
         .env("TMPDIR", out_dir.path())
         .env_remove("AHP_DEBUG")
         .env_remove("AHP_FAIL_CLOSED")
-        .env_remove("CODEX_HOME");
+        .env_remove("CODEX_HOME")
+        .env_remove("AHP_ENVIRONMENT");
     let status = cmd.status().unwrap();
     assert!(status.success() || status.code().is_some());
     (0..steps.len())
