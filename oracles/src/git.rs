@@ -10,6 +10,11 @@
 //! `git diff --numstat` (untracked files are counted by reading them); a
 //! binary file is flagged and counts 0 lines.
 //!
+//! The files ahp itself writes as it runs ([`is_ahp_output`]: the signal
+//! log and its rotations, retrospectives, ahp's temporary files) are never
+//! part of the change, whatever `.gitignore` says: otherwise every hook
+//! call would grow the change it judges.
+//!
 //! The trunk is the name given (e.g. `settings.trunk`), else `main` when
 //! that branch exists, else `master`, else `origin/main` or `origin/master`
 //! (a CI clone often has only the remote branch). On the trunk itself the
@@ -534,6 +539,7 @@ impl Git {
                 old_path: None,
             });
         }
+        files.retain(|f| !is_ahp_output(&f.path));
         Ok(ChangeSet::from_files(base.trunk, base.merge_base, files))
     }
 
@@ -751,6 +757,39 @@ impl ChangedFiles for Git {
     async fn changes(&self, trunk: Option<&str>) -> Result<ChangeSet, GitError> {
         Git::changes(self, trunk).await
     }
+}
+
+/// Whether a path (relative, `/`-separated) is a file ahp writes as it
+/// runs, in the `.ahp/` directory of any project in the repository: the
+/// signal log `signals.jsonl` and its rotations (`signals.jsonl.1`, …),
+/// the retrospectives under `retrospectives/`, and ahp's temporary files
+/// (`.NAME.ahp-….tmp`). The policy files (`hooks.yaml`, `hooks.local.yaml`,
+/// `hooks.schema.json`) are the user's, even when `ahp init` wrote them
+/// first, and count like any other file.
+///
+/// ```
+/// use ahp_oracles::git::is_ahp_output;
+/// assert!(is_ahp_output(".ahp/signals.jsonl"));
+/// assert!(is_ahp_output(".ahp/signals.jsonl.3"));
+/// assert!(is_ahp_output("services/api/.ahp/retrospectives/ISS-1.md"));
+/// assert!(!is_ahp_output(".ahp/hooks.yaml"));
+/// assert!(!is_ahp_output("docs/signals.jsonl"));
+/// assert!(!is_ahp_output(".ahp"));
+/// ```
+pub fn is_ahp_output(path: &str) -> bool {
+    let parts: Vec<&str> = path.split('/').collect();
+    parts.windows(2).enumerate().any(|(i, w)| {
+        if w[0] != ".ahp" {
+            return false;
+        }
+        let name = w[1];
+        let last = i + 2 == parts.len();
+        let temp =
+            last && name.starts_with('.') && name.contains(".ahp-") && name.ends_with(".tmp");
+        (last && (name == "signals.jsonl" || name.starts_with("signals.jsonl.")))
+            || (name == "retrospectives" && !last)
+            || temp
+    })
 }
 
 /// The change for an oracle: the context's (`files.changed`, see
