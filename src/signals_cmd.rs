@@ -70,14 +70,16 @@ pub(crate) struct FilterArgs {
 /// `ahp signals <command>`.
 #[derive(Debug, Subcommand)]
 pub(crate) enum SignalsCommand {
-    /// Print the records that match the filters (JSON lines with --format json).
+    /// Print the records that match the filters, with the responses to the signals they select
+    /// (a table with a header; JSON lines with --format json).
     Query {
         #[command(flatten)]
         filter: FilterArgs,
         #[command(flatten)]
         common: Common,
     },
-    /// Per source and event: firings, intensity mix, block rate, MTTR, dismissal and override rates.
+    /// Per source and event: firings, intensity mix, fire rate, block rate, MTTR, dismissal and
+    /// override rates (a signal's latest answer counts).
     Stats {
         #[command(flatten)]
         filter: FilterArgs,
@@ -110,9 +112,10 @@ pub(crate) enum SignalsCommand {
     /// Nothing is logged and async entries are not run. Script hooks and
     /// oracles that run commands (tests, linters) would run FOR REAL on
     /// today's working tree, with side effects and a different input than
-    /// the one logged; so they are left out unless --allow-scripts.
+    /// the one logged; so they are left out unless --allow-scripts, and
+    /// left out of both sides of the comparison.
     Replay {
-        /// The project directory whose .ahp/hooks.yaml (and hooks) is the candidate policy.
+        /// The project directory whose .ahp/hooks.yaml (and hooks) is the candidate policy; it must exist.
         #[arg(long, value_name = "DIR")]
         config: PathBuf,
         /// Also run script hooks and command-running oracles (they run for real).

@@ -745,3 +745,27 @@ fn a_closed_pipe_ends_output_quietly() {
         );
     }
 }
+
+#[test]
+fn an_amended_dismissal_no_longer_escalates() {
+    let sb = Sandbox::new();
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:\n  pre-tool-use:\n    - oracle: FileChangeLimiter\n      config: {max_files: 2, action: prompt}\nescalation:\n  - {source: FileChangeLimiter, after_dismissed: 1, window: 7d}\n",
+    );
+    let big = r#"{"issue":{"id":"FEAT-1"},"files":{"changed":["a.rs","b.rs","c.rs"]}}"#;
+    let id = run_signal(&sb, big);
+    assert!(respond(&sb, &id, "dismiss", &[]).status.success());
+    // On second thought the prompt was acknowledged, not dismissed.
+    let out = respond(&sb, &id, "acknowledge", &["--amend"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = sb
+        .ahp()
+        .args(["run", "pre-tool-use"])
+        .write_stdin(big)
+        .output()
+        .unwrap();
+    let v = json_out(&out);
+    assert_eq!(v["signals"][0]["header"]["intensity"], "prompt", "{v}");
+    assert!(v["signals"][0]["header"]["escalated_from"].is_null(), "{v}");
+}
