@@ -165,6 +165,9 @@ enum Command {
     /// proceed_with_risk, abort; control → accept_modification, reject_modification;
     /// prompt → acknowledge, apply_suggestion, dismiss; aid → suggestion_applied,
     /// suggestion_deferred.
+    ///
+    /// A signal has one answer: answering it again needs --amend, and the
+    /// new answer replaces the old one in every statistic.
     Respond {
         /// The signal's `header.id`.
         signal_id: String,
@@ -173,6 +176,9 @@ enum Command {
         /// Free-form details (JSON).
         #[arg(long, value_name = "JSON")]
         details: Option<String>,
+        /// Replace the signal's current answer (the log keeps both; the latest counts).
+        #[arg(long)]
+        amend: bool,
         /// The log (default <project>/.ahp/signals.jsonl).
         #[arg(long, value_name = "PATH")]
         log: Option<PathBuf>,
@@ -236,6 +242,7 @@ pub fn main_with(registry: Registry) -> ExitCode {
     }
     match run_command(cli.command, registry) {
         Ok(code) => ExitCode::from(code),
+        Err(e) if crate::out::is_closed_pipe(&e) => ExitCode::from(EXIT_PROCEED),
         Err(e) => {
             let mut stderr = std::io::stderr().lock();
             // Config errors are already fully formatted.
@@ -744,7 +751,7 @@ fn run_command(cmd: Command, registry: Registry) -> Result<u8> {
             project,
         } => {
             if list {
-                print!("{}", list_events());
+                crate::out::print(&list_events())?;
                 return Ok(EXIT_PROCEED);
             }
             let event = parse_event(event.as_deref().unwrap_or_default())?;
@@ -753,7 +760,7 @@ fn run_command(cmd: Command, registry: Registry) -> Result<u8> {
                 None => None,
             };
             let cfg = load(project.project, &registry)?;
-            print!("{}", explain(&cfg, &registry, event, ctx)?);
+            crate::out::print(&explain(&cfg, &registry, event, ctx)?)?;
             Ok(EXIT_PROCEED)
         }
         Command::Validate { project } => {
@@ -763,7 +770,7 @@ fn run_command(cmd: Command, registry: Registry) -> Result<u8> {
             }
             match v.result {
                 Ok(summary) => {
-                    println!("{summary}");
+                    crate::out::print(&format!("{summary}\n"))?;
                     Ok(EXIT_PROCEED)
                 }
                 Err(errors) => {
@@ -777,11 +784,11 @@ fn run_command(cmd: Command, registry: Registry) -> Result<u8> {
             match format {
                 // A policy can hold a secret (a token in a command): shown
                 // masked, like everything else ahp prints.
-                Format::Text => print!("{}", terminal_safe(&cfg.render_text())),
+                Format::Text => crate::out::print(&terminal_safe(&cfg.render_text()))?,
                 Format::Json => {
                     let mut value = cfg.render_json();
                     ahp_engine::secrets::mask_value(&mut value);
-                    println!("{}", serde_json::to_string_pretty(&value)?)
+                    crate::out::print(&format!("{}\n", serde_json::to_string_pretty(&value)?))?
                 }
             }
             Ok(EXIT_PROCEED)
@@ -801,6 +808,7 @@ fn run_command(cmd: Command, registry: Registry) -> Result<u8> {
             signal_id,
             action,
             details,
+            amend,
             log,
             project,
         } => {
@@ -812,8 +820,9 @@ fn run_command(cmd: Command, registry: Registry) -> Result<u8> {
                         .project_root,
                 )?,
             };
-            let response = crate::respond::respond(&log, &signal_id, &action, details.as_deref())?;
-            println!("{}", serde_json::to_string(&response)?);
+            let response =
+                crate::respond::respond(&log, &signal_id, &action, details.as_deref(), amend)?;
+            crate::out::print(&format!("{}\n", serde_json::to_string(&response)?))?;
             Ok(EXIT_PROCEED)
         }
         Command::Schema { hook_md } => {
@@ -822,7 +831,7 @@ fn run_command(cmd: Command, registry: Registry) -> Result<u8> {
             } else {
                 ahp_config::hooks_schema()
             };
-            println!("{}", serde_json::to_string_pretty(&schema)?);
+            crate::out::print(&format!("{}\n", serde_json::to_string_pretty(&schema)?))?;
             Ok(EXIT_PROCEED)
         }
         Command::Trust {

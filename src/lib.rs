@@ -28,6 +28,7 @@ pub mod cli;
 mod doctor;
 mod hook;
 pub mod install;
+mod out;
 mod respond;
 mod signals_cmd;
 

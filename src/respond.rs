@@ -136,11 +136,16 @@ pub(crate) fn ask(verdict: &Verdict, log: Option<&Path>) -> Result<()> {
 
 /// `ahp respond SIGNAL_ID ACTION`: finds the signal in the log, checks the
 /// action against its intensity and appends the response. Returns it.
+///
+/// A signal has one current answer: when the log already holds one, a new
+/// answer is refused unless `amend`, and then appended after it so that
+/// readers, who take a signal's latest answer, count it instead.
 pub(crate) fn respond(
     log: &Path,
     signal_id: &str,
     action: &str,
     details: Option<&str>,
+    amend: bool,
 ) -> Result<SignalResponse> {
     let action: Action = action.parse().map_err(|e: String| anyhow!(e))?;
     let details = details
@@ -149,19 +154,33 @@ pub(crate) fn respond(
         .context("--details is not valid JSON")?;
     let wanted = signal_id.trim();
     let mut found = None;
+    let mut answered: Option<SignalResponse> = None;
     for record in ahp_signals_log::read_all(log)
         .with_context(|| format!("cannot read the signal log {}", log.display()))?
     {
-        if let Record::Signal(s) = record? {
-            if s.header.id.to_string() == wanted {
+        match record? {
+            Record::Signal(s) if s.header.id.to_string() == wanted => {
                 found = Some((s.header.id, s.intensity()));
             }
+            Record::Response(r) if r.signal_id.to_string() == wanted => answered = Some(r),
+            _ => {}
         }
     }
     let Some((id, intensity)) = found else {
         return Err(anyhow!("no signal with id {wanted} in {}", log.display()));
     };
     let response = SignalResponse::for_intensity(id, intensity, action, details)?;
+    if let (Some(current), false) = (&answered, amend) {
+        return Err(anyhow!(
+            "signal {id} is already answered `{}` (at {}); a signal has one answer: \
+             pass --amend to replace it with `{}`",
+            current.action.as_str(),
+            current
+                .consumed_at
+                .to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+            action.as_str()
+        ));
+    }
     SignalLog::open(log)?.append(&Record::Response(response.clone()))?;
     Ok(response)
 }

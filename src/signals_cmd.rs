@@ -3,11 +3,11 @@
 
 use crate::cli::{apply_trust, runtime};
 use ahp_config::{LoadOptions, LoadedConfig};
-use ahp_engine::{Engine, EntryStatus, Event, HookContext, Intensity, Registry};
+use ahp_engine::{Engine, EntryStatus, Event, HookContext, Intensity, Outcome, Registry};
 use ahp_signals_log::analytics::query::{parse_time, Filter};
 use ahp_signals_log::analytics::stats::{Stats, StatsBuilder};
 use ahp_signals_log::analytics::{report, tune};
-use ahp_signals_log::Record;
+use ahp_signals_log::{Recent, Record, Selection};
 use anyhow::{anyhow, Context, Result};
 use clap::{Subcommand, ValueEnum};
 use std::collections::{BTreeMap, BTreeSet};
@@ -70,14 +70,16 @@ pub(crate) struct FilterArgs {
 /// `ahp signals <command>`.
 #[derive(Debug, Subcommand)]
 pub(crate) enum SignalsCommand {
-    /// Print the records that match the filters (JSON lines with --format json).
+    /// Print the records that match the filters, with the responses to the signals they select
+    /// (a table with a header; JSON lines with --format json).
     Query {
         #[command(flatten)]
         filter: FilterArgs,
         #[command(flatten)]
         common: Common,
     },
-    /// Per source and event: firings, intensity mix, block rate, MTTR, dismissal and override rates.
+    /// Per source and event: firings, intensity mix, fire rate, block rate, MTTR, dismissal and
+    /// override rates (a signal's latest answer counts).
     Stats {
         #[command(flatten)]
         filter: FilterArgs,
@@ -110,9 +112,10 @@ pub(crate) enum SignalsCommand {
     /// Nothing is logged and async entries are not run. Script hooks and
     /// oracles that run commands (tests, linters) would run FOR REAL on
     /// today's working tree, with side effects and a different input than
-    /// the one logged; so they are left out unless --allow-scripts.
+    /// the one logged; so they are left out unless --allow-scripts, and
+    /// left out of both sides of the comparison.
     Replay {
-        /// The project directory whose .ahp/hooks.yaml (and hooks) is the candidate policy.
+        /// The project directory whose .ahp/hooks.yaml (and hooks) is the candidate policy; it must exist.
         #[arg(long, value_name = "DIR")]
         config: PathBuf,
         /// Also run script hooks and command-running oracles (they run for real).
@@ -129,12 +132,16 @@ pub(crate) enum SignalsCommand {
 pub(crate) fn run(cmd: SignalsCommand, registry: Registry) -> Result<u8> {
     match cmd {
         SignalsCommand::Query { filter, common } => {
-            let filter = filter.build()?;
+            let mut select = Selection::new(filter.build()?);
             let stdout = std::io::stdout();
             let mut out = BufWriter::new(stdout.lock());
+            let text = common.format == OutFormat::Text;
+            if text {
+                writeln!(out, "{}", query_header())?;
+            }
             let mut n = 0u64;
-            for_each(&common, |r| {
-                if filter.matches(&r) {
+            let read = for_each(&common, |r| {
+                if select.matches(&r) {
                     n += 1;
                     match common.format {
                         OutFormat::Json => serde_json::to_writer(&mut out, &r)?,
@@ -145,31 +152,47 @@ pub(crate) fn run(cmd: SignalsCommand, registry: Registry) -> Result<u8> {
                 Ok(())
             })?;
             out.flush()?;
-            if common.format == OutFormat::Text {
-                eprintln!("{n} records");
+            match read {
+                Read::NoLog(path) => eprintln!("{}", no_signals_yet(&path)),
+                Read::Done if text => eprintln!("{n} records"),
+                Read::Done => {}
             }
             Ok(0)
         }
         SignalsCommand::Stats { filter, common } => {
-            let stats = stats(&common, &filter.build()?)?;
-            match common.format {
-                OutFormat::Json => println!("{}", serde_json::to_string_pretty(&stats)?),
-                OutFormat::Text => print!("{}", stats_table(&stats)),
+            let (stats, read) = stats(&common, filter.build()?)?;
+            match (common.format, read) {
+                (OutFormat::Json, read) => {
+                    if let Read::NoLog(path) = read {
+                        eprintln!("{}", no_signals_yet(&path));
+                    }
+                    crate::out::print(&format!("{}\n", serde_json::to_string_pretty(&stats)?))?
+                }
+                (OutFormat::Text, Read::NoLog(path)) => {
+                    crate::out::print(&format!("{}\n", no_signals_yet(&path)))?
+                }
+                (OutFormat::Text, Read::Done) => crate::out::print(&stats_table(&stats))?,
             }
             Ok(0)
         }
         SignalsCommand::Tune { filter, common } => {
-            let stats = stats(&common, &filter.build()?)?;
+            let (stats, read) = stats(&common, filter.build()?)?;
             let findings = tune::suggest(&stats);
-            match common.format {
-                OutFormat::Json => println!("{}", serde_json::to_string_pretty(&findings)?),
-                OutFormat::Text if findings.is_empty() => println!("no suggestions"),
-                OutFormat::Text => {
-                    for f in &findings {
-                        println!("{}  [{}]", f.suggestion, f.event);
+            let text = match (common.format, read) {
+                (OutFormat::Json, read) => {
+                    if let Read::NoLog(path) = read {
+                        eprintln!("{}", no_signals_yet(&path));
                     }
+                    format!("{}\n", serde_json::to_string_pretty(&findings)?)
                 }
-            }
+                (OutFormat::Text, Read::NoLog(path)) => format!("{}\n", no_signals_yet(&path)),
+                (OutFormat::Text, Read::Done) if findings.is_empty() => "no suggestions\n".into(),
+                (OutFormat::Text, Read::Done) => findings
+                    .iter()
+                    .map(|f| format!("{}  [{}]\n", f.suggestion, f.event))
+                    .collect(),
+            };
+            crate::out::print(&text)?;
             Ok(0)
         }
         SignalsCommand::Report {
@@ -178,7 +201,10 @@ pub(crate) fn run(cmd: SignalsCommand, registry: Registry) -> Result<u8> {
             common,
         } => {
             let path = log_path(&common)?;
-            let stats = stats(&common, &filter.build()?)?;
+            let (stats, read) = stats(&common, filter.build()?)?;
+            if let Read::NoLog(path) = read {
+                eprintln!("{}", no_signals_yet(&path));
+            }
             let findings = tune::suggest(&stats);
             let title = format!("ahp signals — {}", path.display());
             let html = report::render(&title, &stats, &findings);
@@ -194,6 +220,14 @@ pub(crate) fn run(cmd: SignalsCommand, registry: Registry) -> Result<u8> {
             common,
         } => replay(&common, &filter.build()?, &config, allow_scripts, registry),
     }
+}
+
+/// What a caller says when the project has no log yet.
+fn no_signals_yet(path: &Path) -> String {
+    format!(
+        "no signals yet: {} does not exist (ahp writes it at the first hook call)",
+        path.display()
+    )
 }
 
 impl FilterArgs {
@@ -246,11 +280,33 @@ fn log_path(common: &Common) -> Result<PathBuf> {
     crate::cli::project_log_path(&opts.project_root)
 }
 
+/// How a read of the log ended.
+enum Read {
+    /// Every record was read.
+    Done,
+    /// The project has no log yet (the default log does not exist).
+    NoLog(PathBuf),
+}
+
 /// Streams every record of the log to `f`; a progress bar on stderr when it
 /// is a terminal and the read takes a while.
-fn for_each(common: &Common, mut f: impl FnMut(Record) -> Result<()>) -> Result<()> {
+///
+/// A project that has no log yet has no records: [`Read::NoLog`]. A log
+/// named with `--log` must exist: a missing one is more likely a typo than
+/// an empty history.
+fn for_each(common: &Common, mut f: impl FnMut(Record) -> Result<()>) -> Result<Read> {
     let path = log_path(common)?;
-    let mut reader = ahp_signals_log::read_all(&path)?;
+    let mut reader = match ahp_signals_log::read_all(&path) {
+        Ok(reader) => reader,
+        Err(ahp_signals_log::LogError::Open { path: p, error })
+            if common.log.is_none()
+                && p == path
+                && error.kind() == std::io::ErrorKind::NotFound =>
+        {
+            return Ok(Read::NoLog(path));
+        }
+        Err(e) => return Err(e.into()),
+    };
     let mut progress = Progress::new(std::io::stderr().is_terminal(), reader.total_bytes());
     let mut n = 0u64;
     while let Some(record) = reader.next() {
@@ -268,7 +324,7 @@ fn for_each(common: &Common, mut f: impl FnMut(Record) -> Result<()>) -> Result<
             path.display()
         );
     }
-    Ok(())
+    Ok(Read::Done)
 }
 
 /// The progress bar of a long read: drawn on stderr (only when it is a
@@ -371,61 +427,152 @@ fn progress_line(done: u64, total: u64, records: u64, elapsed: Duration) -> Stri
     )
 }
 
-fn stats(common: &Common, filter: &Filter) -> Result<Stats> {
+/// The statistics of the records `filter` selects, with the responses to
+/// the signals it selects.
+fn stats(common: &Common, filter: Filter) -> Result<(Stats, Read)> {
+    let mut select = Selection::new(filter);
     let mut b = StatsBuilder::new();
-    for_each(common, |r| {
-        if filter.matches(&r) {
+    let read = for_each(common, |r| {
+        if select.matches(&r) {
             b.add(&r);
         }
         Ok(())
     })?;
-    Ok(b.finish())
+    Ok((b.finish(), read))
 }
 
+/// The columns of `query`'s text lines: what each record puts in them is
+/// documented on [`text_line`].
+fn query_header() -> String {
+    columns(
+        "TIME",
+        "KIND",
+        "LEVEL",
+        "SOURCE/SCOPE",
+        "EVENT",
+        "ID",
+        "MESSAGE",
+    )
+}
+
+fn columns(
+    ts: &str,
+    kind: &str,
+    level: &str,
+    source: &str,
+    event: &str,
+    id: &str,
+    message: &str,
+) -> String {
+    let line =
+        format!("{ts:<20}  {kind:<9} {level:<19} {source:<24} {event:<18} {id:<36}  {message}");
+    line.trim_end().to_string()
+}
+
+/// Text on one terminal line: line breaks and tabs become spaces, control
+/// characters are escaped and secrets masked.
+fn one_line(text: &str) -> String {
+    let flat: String = text
+        .chars()
+        .map(|c| {
+            if c == '\n' || c == '\r' || c == '\t' {
+                ' '
+            } else {
+                c
+            }
+        })
+        .collect();
+    crate::cli::terminal_safe(&flat).into_owned()
+}
+
+/// What a run decided on, for people: the tool command (or the tool and
+/// the file it touches), else the issue, else the session.
+fn run_input(context: &serde_json::Value) -> String {
+    const MAX: usize = 80;
+    let text = |p: &str| context.pointer(p).and_then(|v| v.as_str());
+    let tool = text("/tool/name");
+    let described = if let Some(cmd) = text("/tool/input/command") {
+        cmd.to_string()
+    } else if let Some(file) = text("/tool/input/file_path").or_else(|| text("/tool/input/path")) {
+        format!("{} {file}", tool.unwrap_or("tool"))
+    } else if let Some(tool) = tool {
+        tool.to_string()
+    } else if let Some(issue) = text("/issue/id") {
+        format!("issue {issue}")
+    } else if let Some(session) = text("/session_id") {
+        format!("session {session}")
+    } else {
+        "-".to_string()
+    };
+    let line = one_line(&described);
+    match line.char_indices().nth(MAX) {
+        Some((i, _)) => format!("{}…", &line[..i]),
+        None => line,
+    }
+}
+
+/// One record as a line under [`query_header`]: a signal shows its
+/// intensity, source, event, id and message; a response its action and the
+/// signal it answers; a run its outcome, issue (or session), correlation id
+/// and input; a diagnostic its source and message.
 fn text_line(r: &Record) -> String {
     let ts = r
         .timestamp()
         .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    let event = |e: Option<Event>| e.map_or("-", |e| e.as_str());
     match r {
-        Record::Signal(s) => format!(
-            "{ts}  signal    {:<8} {:<24} {:<18} {}",
+        Record::Signal(s) => columns(
+            &ts,
+            "signal",
             s.intensity().as_str(),
-            s.header.source,
-            s.context.hook.map_or("-", |e| e.as_str()),
-            s.header.id
+            &one_line(&s.header.source),
+            event(s.context.hook),
+            &s.header.id.to_string(),
+            &one_line(&s.payload.summary()),
         ),
-        Record::Response(x) => format!(
-            "{ts}  response  {:<8} {}",
-            serde_json::to_value(x.action)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_string))
-                .unwrap_or_default(),
-            x.signal_id
+        Record::Response(x) => columns(
+            &ts,
+            "response",
+            x.action.as_str(),
+            "-",
+            "-",
+            &x.signal_id.to_string(),
+            "answers the signal of this id",
         ),
-        Record::Run(x) => format!(
-            "{ts}  run       {:<8} {:<24} {:<18} {}",
+        Record::Run(x) => columns(
+            &ts,
+            "run",
             x.outcome.as_str(),
-            x.issue_id
-                .as_deref()
-                .or(x.session_id.as_deref())
-                .unwrap_or("-"),
+            &one_line(
+                x.issue_id
+                    .as_deref()
+                    .or(x.session_id.as_deref())
+                    .unwrap_or("-"),
+            ),
             x.event.as_str(),
-            x.correlation_id
+            &one_line(&x.correlation_id),
+            &run_input(&x.context),
         ),
-        Record::Release(x) => format!(
-            "{ts}  release   {:<8} {:<24} {:<18} after {} blocks (cap {})",
-            "",
-            x.session_id,
+        Record::Release(x) => columns(
+            &ts,
+            "release",
+            "-",
+            &one_line(&x.session_id),
             x.event.as_str(),
-            x.consecutive_blocks,
-            x.cap
+            "-",
+            &format!(
+                "stop loop released after {} blocks (cap {})",
+                x.consecutive_blocks, x.cap
+            ),
         ),
-        Record::Info(d) | Record::Warning(d) | Record::Error(d) => format!(
-            "{ts}  {:<9} {:<8} {:<24} {}",
+        Record::Info(d) | Record::Warning(d) | Record::Error(d) => columns(
+            &ts,
             r.kind(),
-            "",
-            d.source,
-            d.message
+            "-",
+            &one_line(&d.source),
+            event(d.event),
+            "-",
+            &one_line(&d.message),
         ),
     }
 }
@@ -480,6 +627,7 @@ fn stats_table(s: &Stats) -> String {
                     r.intensity.aid, r.intensity.prompt, r.intensity.control, r.intensity.block
                 ),
                 r.runs_selected.to_string(),
+                pct(r.fire_rate),
                 pct(r.block_rate),
                 r.mttr_secs
                     .map_or_else(|| "-".into(), |m| format!("{m:.0}s")),
@@ -495,6 +643,7 @@ fn stats_table(s: &Stats) -> String {
             "FIRINGS",
             "AID/PROMPT/CONTROL/BLOCK",
             "RUNS",
+            "FIRE RATE",
             "BLOCK RATE",
             "MTTR",
             "DISMISSED",
@@ -503,19 +652,20 @@ fn stats_table(s: &Stats) -> String {
         &rows,
     );
     out.push_str(&format!(
-        "\n{} records: {} signals, {} responses ({} unattributed), {} runs\n",
-        s.records, s.signals, s.responses, s.unattributed_responses, s.runs
+        "\n{} records: {} signals, {} responses ({} superseded by a later answer, {} unattributed), {} runs\n",
+        s.records, s.signals, s.responses, s.superseded_responses, s.unattributed_responses, s.runs
     ));
     out
 }
 
-/// Leaves out script hooks and entries of oracles that run commands.
-fn skip_scripts(cfg: &mut LoadedConfig, registry: &Registry) -> Vec<String> {
+/// Leaves out script hooks and entries of oracles that run commands;
+/// returns them, by event and entry id.
+fn skip_scripts(cfg: &mut LoadedConfig, registry: &Registry) -> BTreeSet<(Event, String)> {
     const REASON: &str = "replay without --allow-scripts";
     let hooks = std::mem::take(&mut cfg.script_hooks);
-    let mut skipped: Vec<String> = Vec::new();
+    let mut skipped = BTreeSet::new();
     for h in hooks {
-        skipped.push(format!("hook {}", h.name));
+        skipped.insert((h.trigger, h.name.clone()));
         cfg.skipped_hooks.push((h.name, REASON.to_string()));
     }
     let entries: Vec<(Event, String)> = cfg
@@ -529,20 +679,28 @@ fn skip_scripts(cfg: &mut LoadedConfig, registry: &Registry) -> Vec<String> {
         })
         .map(|e| (e.event, e.id.clone()))
         .collect();
-    for (event, id) in &entries {
-        skipped.push(format!("{} {id}", event.as_str()));
-    }
+    skipped.extend(entries.iter().cloned());
     cfg.skip_entries(entries, REASON);
     skipped
 }
 
-fn signalled(entries: &[ahp_engine::EntryRun]) -> BTreeSet<String> {
+/// The entries that signalled, but for those left out of the replay.
+fn signalled(
+    event: Event,
+    entries: &[ahp_engine::EntryRun],
+    left_out: &BTreeSet<(Event, String)>,
+) -> BTreeSet<String> {
     entries
         .iter()
         .filter(|e| e.status == EntryStatus::Signalled)
+        .filter(|e| !left_out.contains(&(event, e.id.clone())))
         .map(|e| e.id.clone())
         .collect()
 }
+
+/// How many correlation ids' signals replay remembers to recompute a logged
+/// outcome without the entries it did not replay.
+const SIGNALS_WINDOW: usize = 100_000;
 
 fn replay(
     common: &Common,
@@ -551,22 +709,41 @@ fn replay(
     allow_scripts: bool,
     registry: Registry,
 ) -> Result<u8> {
+    // Without this check a typo in the path loads no project policy and
+    // replays against the built-in one, which looks like a real answer.
+    match std::fs::metadata(config) {
+        Ok(m) if m.is_dir() => {}
+        Ok(_) => {
+            return Err(anyhow!(
+                "--config {}: not a directory; pass the project directory whose .ahp/hooks.yaml is the candidate policy",
+                config.display()
+            ))
+        }
+        Err(e) => {
+            return Err(anyhow!(
+                "--config {}: {e}; pass the project directory whose .ahp/hooks.yaml is the candidate policy",
+                config.display()
+            ))
+        }
+    }
     let opts = LoadOptions::from_env(Some(config.to_path_buf()))
         .context("cannot determine the current directory")?;
     let mut cfg = LoadedConfig::load(&opts)?;
-    apply_trust(&mut cfg, &registry);
-    if !allow_scripts {
-        let skipped = skip_scripts(&mut cfg, &registry);
-        if !skipped.is_empty() {
-            eprintln!(
-                "left out (they would run for real; --allow-scripts to run them): {}",
-                skipped.join(", ")
-            );
-        }
+    if !opts.project_root.join(".ahp").join("hooks.yaml").exists() {
+        eprintln!(
+            "note: {} has no .ahp/hooks.yaml: the candidate is the built-in policy (and your user policy)",
+            opts.project_root.display()
+        );
     }
+    apply_trust(&mut cfg, &registry);
+    let left_out = if allow_scripts {
+        BTreeSet::new()
+    } else {
+        skip_scripts(&mut cfg, &registry)
+    };
     let (policy, warnings) = cfg.compile_events(&registry, None)?;
     for w in warnings {
-        eprintln!("warning: {w}");
+        eprintln!("warning: {}", crate::cli::terminal_safe(&w.to_string()));
     }
     let engine = Engine::builder()
         .registry(registry)
@@ -575,30 +752,74 @@ fn replay(
         .build()?;
     let rt = runtime()?;
     let (mut runs, mut flips, mut changed) = (0u64, 0u64, 0u64);
+    // Logged runs in which an entry that was not replayed signalled.
+    let mut runs_with_left_out = 0u64;
     // source → (added, removed)
     let mut by_source: BTreeMap<String, (u64, u64)> = BTreeMap::new();
     let mut flip_counts: BTreeMap<(String, String), u64> = BTreeMap::new();
     let mut lines: Vec<serde_json::Value> = Vec::new();
+    // correlation id → (source, intensity) of the signals logged before its run.
+    let mut logged_signals: Recent<String, Vec<(String, Intensity)>> = Recent::new(SIGNALS_WINDOW);
     let json = common.format == OutFormat::Json;
-    for_each(common, |r| {
-        let Record::Run(run) = r else { return Ok(()) };
-        if !filter.matches(&Record::Run(run.clone())) {
+    let stdout = std::io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    let read = for_each(common, |r| {
+        let run = match r {
+            Record::Signal(s) => {
+                if let Some(corr) = s.header.correlation_id.clone() {
+                    let seen = (s.header.source.clone(), s.intensity());
+                    match logged_signals.get_mut(&corr) {
+                        Some(list) => list.push(seen),
+                        None => logged_signals.insert(corr, vec![seen]),
+                    }
+                }
+                return Ok(());
+            }
+            Record::Run(run) => run,
+            _ => return Ok(()),
+        };
+        let signals = logged_signals
+            .remove(&run.correlation_id)
+            .unwrap_or_default();
+        let run = Record::Run(run);
+        if !filter.matches(&run) {
             return Ok(());
         }
+        let Record::Run(run) = run else {
+            return Ok(());
+        };
         runs += 1;
         let ctx: HookContext = match serde_json::from_value(run.context.clone()) {
             Ok(c) => c,
             Err(e) => {
                 eprintln!(
                     "warning: run {}: context unreadable: {e}",
-                    run.correlation_id
+                    one_line(&run.correlation_id)
                 );
                 return Ok(());
             }
         };
         let verdict = rt.block_on(engine.dispatch(run.event, ctx));
-        let before = signalled(&run.entries);
-        let after = signalled(&verdict.entries);
+        // What was not replayed is left out of both sides: its logged
+        // signals are not "removed", and the logged outcome is taken
+        // without them.
+        let left_out_signalled = run.entries.iter().any(|e| {
+            e.status == EntryStatus::Signalled && left_out.contains(&(run.event, e.id.clone()))
+        });
+        let before_outcome = if left_out_signalled {
+            runs_with_left_out += 1;
+            Outcome::from_strongest(
+                signals
+                    .iter()
+                    .filter(|(source, _)| !left_out.contains(&(run.event, source.clone())))
+                    .map(|(_, i)| *i)
+                    .max(),
+            )
+        } else {
+            run.outcome
+        };
+        let before = signalled(run.event, &run.entries, &left_out);
+        let after = signalled(run.event, &verdict.entries, &left_out);
         let added: Vec<&String> = after.difference(&before).collect();
         let removed: Vec<&String> = before.difference(&after).collect();
         for s in &added {
@@ -607,57 +828,88 @@ fn replay(
         for s in &removed {
             by_source.entry((*s).clone()).or_default().1 += 1;
         }
-        let flipped = verdict.outcome != run.outcome;
+        let flipped = verdict.outcome != before_outcome;
         if flipped {
             flips += 1;
             *flip_counts
-                .entry((run.outcome.as_str().into(), verdict.outcome.as_str().into()))
+                .entry((
+                    before_outcome.as_str().into(),
+                    verdict.outcome.as_str().into(),
+                ))
                 .or_default() += 1;
         }
         if flipped || !added.is_empty() || !removed.is_empty() {
             changed += 1;
-            let short: String = run.correlation_id.chars().take(8).collect();
+            let input = run_input(&run.context);
             if json {
                 lines.push(serde_json::json!({
                     "event": run.event.as_str(), "correlation_id": run.correlation_id,
-                    "timestamp": run.timestamp, "before": run.outcome.as_str(),
+                    "timestamp": run.timestamp, "input": input,
+                    "issue_id": run.issue_id, "session_id": run.session_id,
+                    "before": before_outcome.as_str(),
                     "after": verdict.outcome.as_str(), "added": added, "removed": removed,
                 }));
             } else {
+                let short: String = one_line(&run.correlation_id).chars().take(8).collect();
                 let mut l = format!(
-                    "{:<20} {short}…  {} → {}",
+                    "{:<20} {} → {}  {input}",
                     run.event.as_str(),
-                    run.outcome.as_str(),
+                    before_outcome.as_str(),
                     verdict.outcome.as_str()
                 );
                 for a in &added {
-                    l.push_str(&format!("  +{a}"));
+                    l.push_str(&format!("  +{}", one_line(a)));
                 }
                 for a in &removed {
-                    l.push_str(&format!("  -{a}"));
+                    l.push_str(&format!("  -{}", one_line(a)));
                 }
-                println!("{l}");
+                if let Some(issue) = &run.issue_id {
+                    l.push_str(&format!("  [issue {}]", one_line(issue)));
+                }
+                writeln!(out, "{l}  ({short}…)")?;
             }
         }
         Ok(())
     })?;
+    if let Read::NoLog(path) = &read {
+        eprintln!("{}", no_signals_yet(path));
+    }
+    let not_replayed: Vec<String> = left_out
+        .iter()
+        .map(|(event, id)| format!("{} {}", event.as_str(), one_line(id)))
+        .collect();
     if json {
         let summary = serde_json::json!({
             "runs": runs, "changed": changed, "outcome_flips": flips,
             "flips": flip_counts.iter().map(|((a, b), n)| serde_json::json!({"from": a, "to": b, "count": n})).collect::<Vec<_>>(),
             "signals_by_source": by_source.iter().map(|(s, (a, r))| serde_json::json!({"source": s, "added": a, "removed": r})).collect::<Vec<_>>(),
+            "not_replayed": left_out.iter().map(|(e, id)| serde_json::json!({"event": e.as_str(), "id": id})).collect::<Vec<_>>(),
+            "runs_with_not_replayed_signals": runs_with_left_out,
             "changes": lines,
         });
-        println!("{}", serde_json::to_string_pretty(&summary)?);
+        writeln!(out, "{}", serde_json::to_string_pretty(&summary)?)?;
     } else {
-        println!("\n{runs} runs replayed: {changed} changed, {flips} outcome flips");
+        writeln!(
+            out,
+            "\n{runs} runs replayed: {changed} changed, {flips} outcome flips"
+        )?;
         for ((a, b), n) in &flip_counts {
-            println!("  {a} → {b}: {n}");
+            writeln!(out, "  {a} → {b}: {n}")?;
         }
         for (s, (a, r)) in &by_source {
-            println!("  {s}: +{a} / -{r} runs with signals");
+            writeln!(out, "  {}: +{a} / -{r} runs with signals", one_line(s))?;
+        }
+        if !left_out.is_empty() {
+            writeln!(
+                out,
+                "not replayed: {} {} (scripts; pass --allow-scripts): {}; left out of both sides, in the {runs_with_left_out} runs where they signalled too",
+                left_out.len(),
+                if left_out.len() == 1 { "entry" } else { "entries" },
+                not_replayed.join(", ")
+            )?;
         }
     }
+    out.flush()?;
     Ok(0)
 }
 

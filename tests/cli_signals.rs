@@ -149,9 +149,44 @@ fn replay_flips_a_block_when_the_candidate_drops_the_entry() {
 }
 
 #[test]
-fn a_missing_log_is_an_error() {
+fn a_project_without_a_log_has_no_signals_yet() {
     let sb = Sandbox::new();
-    sb.ahp().args(["signals", "stats"]).assert().code(1);
+    let out = sb.ahp().args(["signals", "stats"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).starts_with("no signals yet"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(!stderr(&out).contains("os error"), "{}", stderr(&out));
+    for cmd in [
+        &["signals", "tune"][..],
+        &["signals", "query"],
+        &["signals", "stats", "--format", "json"],
+        &["signals", "query", "--format", "json"],
+    ] {
+        let out = sb.ahp().args(cmd).output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{cmd:?}: {}", stderr(&out));
+        let both = format!("{}{}", stdout(&out), stderr(&out));
+        assert!(both.contains("no signals yet"), "{cmd:?}: {both}");
+        assert!(!both.contains("error"), "{cmd:?}: {both}");
+    }
+    // JSON stays JSON: the statistics of nothing.
+    let out = sb
+        .ahp()
+        .args(["signals", "stats", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(json_out(&out)["records"], 0);
+
+    // A log named on the command line must exist: a typo is an error.
+    let out = sb
+        .ahp()
+        .args(["signals", "stats", "--log", "nope.jsonl"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("nope.jsonl"), "{}", stderr(&out));
 }
 
 /// The known dismissal pattern: 100 FileChangeLimiter prompts on
@@ -303,4 +338,434 @@ fn a_torn_line_is_reported_as_skipped_and_the_other_records_count() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(stdout(&out).lines().count(), 5);
     assert!(stderr(&out).contains("warning: 2 unreadable lines skipped"));
+}
+
+/// `ahp run pre-tool-use` with `context`; returns the run's first signal id.
+fn run_signal(sb: &Sandbox, context: &str) -> String {
+    let out = sb
+        .ahp()
+        .args(["run", "pre-tool-use"])
+        .write_stdin(context.to_string())
+        .output()
+        .unwrap();
+    let v = json_out(&out);
+    v["signals"][0]["header"]["id"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no signal: {v}"))
+        .to_string()
+}
+
+fn respond(sb: &Sandbox, id: &str, action: &str, more: &[&str]) -> std::process::Output {
+    sb.ahp()
+        .args(["respond", id, action])
+        .args(more)
+        .output()
+        .unwrap()
+}
+
+const RM_RF_ISS_1: &str =
+    r#"{"tool":{"name":"Bash","input":{"command":"rm -rf /"}},"issue":{"id":"ISS-1"}}"#;
+const RM_RF_ISS_2: &str =
+    r#"{"tool":{"name":"Bash","input":{"command":"rm -rf /"}},"issue":{"id":"ISS-2"}}"#;
+
+#[test]
+fn filters_select_signals_and_keep_their_responses() {
+    let sb = Sandbox::new();
+    let one = run_signal(&sb, RM_RF_ISS_1);
+    let two = run_signal(&sb, RM_RF_ISS_2);
+    assert!(respond(&sb, &one, "retry_after_fix", &[]).status.success());
+    let out = respond(&sb, &two, "proceed_with_risk", &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+
+    // ISS-2's one block was overridden: 100%, not 0%.
+    let out = sb
+        .ahp()
+        .args(["signals", "stats", "--issue", "ISS-2", "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v = json_out(&out);
+    assert_eq!(v["signals"], 1, "{v}");
+    assert_eq!(v["responses"], 1, "{v}");
+    let row = &v["rows"][0];
+    assert_eq!(row["proceed_with_risk"], 1, "{v}");
+    assert_eq!(row["proceed_with_risk_rate"], 1.0, "{v}");
+    let out = sb
+        .ahp()
+        .args(["signals", "stats", "--issue", "ISS-2"])
+        .output()
+        .unwrap();
+    assert!(stdout(&out).contains("100.0%"), "{}", stdout(&out));
+    // The other issue's answer is not ISS-2's.
+    let out = sb
+        .ahp()
+        .args(["signals", "stats", "--issue", "ISS-1", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(json_out(&out)["rows"][0]["proceed_with_risk"], 0);
+
+    // The same selection in query and report.
+    let out = sb
+        .ahp()
+        .args([
+            "signals", "query", "--issue", "ISS-2", "--kind", "response", "--format", "json",
+        ])
+        .output()
+        .unwrap();
+    let lines: Vec<serde_json::Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 1, "{}", stdout(&out));
+    assert_eq!(lines[0]["signal_id"], two.as_str());
+    let html = sb.root().join("r.html");
+    sb.ahp()
+        .args(["signals", "report", "--issue", "ISS-2", "--out"])
+        .arg(&html)
+        .assert()
+        .success();
+    let html = std::fs::read_to_string(html).unwrap();
+    assert!(html.contains("<td>100%</td>"), "{html}");
+
+    // tune --source: the dismissals of that source still count.
+    let log = sb.root().join("generated.jsonl");
+    dismissal_log(&log);
+    let out = sb
+        .ahp()
+        .args(["signals", "tune", "--source", "FileChangeLimiter", "--log"])
+        .arg(&log)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out), format!("{TUNE_SUGGESTION}  [pre-tool-use]\n"));
+}
+
+#[test]
+fn a_signal_has_one_answer_and_amend_replaces_it() {
+    let sb = Sandbox::new();
+    let id = run_signal(&sb, RM_RF_ISS_1);
+    let out = respond(&sb, &id, "proceed_with_risk", &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let before = std::fs::read_to_string(sb.log_path()).unwrap();
+
+    // A second answer without --amend: refused, naming the first.
+    let out = respond(&sb, &id, "abort", &[]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.contains(&format!(
+            "signal {id} is already answered `proceed_with_risk`"
+        )) && err.contains("--amend"),
+        "{err}"
+    );
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(std::fs::read_to_string(sb.log_path()).unwrap(), before);
+
+    // With --amend the new answer replaces the old one in the statistics.
+    let out = respond(&sb, &id, "abort", &["--amend"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = stats_json(&sb);
+    let v = json_out(&out);
+    assert_eq!(v["responses"], 2);
+    assert_eq!(v["superseded_responses"], 1);
+    assert_eq!(v["rows"][0]["proceed_with_risk"], 0, "{v}");
+    assert_eq!(v["rows"][0]["proceed_with_risk_rate"], 0.0, "{v}");
+
+    // An older log holding two answers to one prompt counts the latest
+    // once: no 200% dismissal rate.
+    let log = sb.root().join("old.jsonl");
+    let w = SignalLog::open(&log).unwrap();
+    let mut prompts = Vec::new();
+    for _ in 0..2 {
+        let mut s = Signal::prompt("large change");
+        s.header.source = "FileChangeLimiter".into();
+        s.context.hook = Some(Event::PreToolUse);
+        w.append(&Record::from(s.clone())).unwrap();
+        prompts.push(s);
+    }
+    for action in [Action::Dismiss, Action::Dismiss] {
+        let r = SignalResponse::new(&prompts[0], action, None).unwrap();
+        w.append(&Record::Response(r)).unwrap();
+    }
+    for action in [Action::Dismiss, Action::Acknowledge] {
+        let r = SignalResponse::new(&prompts[1], action, None).unwrap();
+        w.append(&Record::Response(r)).unwrap();
+    }
+    let out = sb
+        .ahp()
+        .args(["signals", "stats", "--format", "json", "--log"])
+        .arg(&log)
+        .output()
+        .unwrap();
+    let v = json_out(&out);
+    assert_eq!(v["rows"][0]["prompts"], 2, "{v}");
+    assert_eq!(v["rows"][0]["dismissals"], 1, "{v}");
+    assert_eq!(v["rows"][0]["dismissal_rate"], 0.5, "{v}");
+    let text = sb
+        .ahp()
+        .args(["signals", "stats", "--log"])
+        .arg(&log)
+        .output()
+        .unwrap();
+    assert!(
+        stdout(&text).contains("4 responses (2 superseded by a later answer, 0 unattributed)"),
+        "{}",
+        stdout(&text)
+    );
+}
+
+#[test]
+fn replay_refuses_a_config_directory_that_does_not_exist() {
+    let sb = logged();
+    let missing = sb.root().join("no-such-candidate");
+    let out = sb
+        .ahp()
+        .args(["signals", "replay", "--config"])
+        .arg(&missing)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains(&format!("--config {}", missing.display())) && err.contains("No such file"),
+        "{err}"
+    );
+    assert!(stdout(&out).is_empty(), "{}", stdout(&out));
+    // A file is not a project directory either.
+    let file = sb.write("candidate.yaml", "hooks: {}\n");
+    let out = sb
+        .ahp()
+        .args(["signals", "replay", "--config"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("not a directory"), "{}", stderr(&out));
+}
+
+#[test]
+fn replay_leaves_what_it_did_not_replay_out_of_both_sides_and_names_the_input() {
+    let sb = Sandbox::new();
+    sb.hook(
+        false,
+        "no-ls",
+        "trigger: pre-tool-call\n",
+        "cat >/dev/null; echo 'no ls here' >&2; exit 2",
+    );
+    for ctx in [LS, LS] {
+        let out = sb
+            .ahp()
+            .args(["run", "pre-tool-use"])
+            .write_stdin(ctx)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    }
+    // The same policy, the script not run: nothing changed.
+    let same = tempfile::tempdir().unwrap();
+    let out = sb
+        .ahp()
+        .args(["signals", "replay", "--config"])
+        .arg(same.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("2 runs replayed: 0 changed, 0 outcome flips"),
+        "{text}"
+    );
+    assert!(!text.contains("-no-ls"), "{text}");
+    assert!(
+        text.contains("not replayed: 1 entry (scripts; pass --allow-scripts): pre-tool-use no-ls"),
+        "{text}"
+    );
+    let out = sb
+        .ahp()
+        .args(["signals", "replay", "--format", "json", "--config"])
+        .arg(same.path())
+        .output()
+        .unwrap();
+    let v = json_out(&out);
+    assert_eq!(v["outcome_flips"], 0, "{v}");
+    assert_eq!(v["not_replayed"][0]["id"], "no-ls", "{v}");
+
+    // With the scripts run, the same policy changes nothing either.
+    let out = sb
+        .ahp()
+        .args(["signals", "replay", "--allow-scripts", "--config"])
+        .arg(same.path())
+        .output()
+        .unwrap();
+    let text = stdout(&out);
+    assert!(text.contains("2 runs replayed: 0 changed"), "{text}");
+    assert!(!text.contains("not replayed"), "{text}");
+
+    // A real flip names the command it was about.
+    let sb = logged();
+    let candidate = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(candidate.path().join(".ahp")).unwrap();
+    std::fs::write(
+        candidate.path().join(".ahp/hooks.yaml"),
+        "hooks:\n  post-tool-use:\n    - oracle: PermissionChecker\n",
+    )
+    .unwrap();
+    let out = sb
+        .ahp()
+        .args(["signals", "replay", "--config"])
+        .arg(candidate.path())
+        .output()
+        .unwrap();
+    let text = stdout(&out);
+    let flip = text
+        .lines()
+        .find(|l| l.contains("block → accept"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(flip.contains("rm -rf /"), "{text}");
+    let out = sb
+        .ahp()
+        .args(["signals", "replay", "--format", "json", "--config"])
+        .arg(candidate.path())
+        .output()
+        .unwrap();
+    assert_eq!(json_out(&out)["changes"][0]["input"], "rm -rf /");
+}
+
+#[test]
+fn query_text_has_a_header_and_each_signals_message() {
+    let sb = logged();
+    let out = sb.ahp().args(["signals", "query"]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    let mut lines = text.lines();
+    let header = lines.next().unwrap();
+    for column in ["TIME", "KIND", "LEVEL", "SOURCE", "EVENT", "ID", "MESSAGE"] {
+        assert!(header.contains(column), "{header}");
+    }
+    let signal = lines
+        .find(|l| l.contains(" signal "))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        signal.contains("PermissionChecker") && signal.contains("Dangerous command blocked"),
+        "{signal}"
+    );
+    // A run names its input.
+    assert!(
+        text.lines()
+            .any(|l| l.contains(" run ") && l.ends_with("  ls")),
+        "{text}"
+    );
+}
+
+#[test]
+fn stats_has_a_fire_rate_column() {
+    let sb = logged();
+    let out = sb.ahp().args(["signals", "stats"]).output().unwrap();
+    let text = stdout(&out);
+    let header = text.lines().next().unwrap();
+    assert!(header.contains("FIRE RATE"), "{text}");
+    let v = json_out(&stats_json(&sb));
+    // 2 firings in 3 runs.
+    let rate = v["rows"][0]["fire_rate"].as_f64().unwrap();
+    assert!((rate - 2.0 / 3.0).abs() < 1e-9, "{v}");
+}
+
+/// Runs `ahp ARGS` with stdout a pipe closed before ahp writes (a reader
+/// like `head` that has gone); returns the exit status and stderr.
+fn with_closed_stdout(sb: &Sandbox, args: &[&str]) -> (std::process::ExitStatus, String) {
+    let bin = assert_cmd::cargo::cargo_bin("ahp");
+    let mut child = std::process::Command::new(bin)
+        .args(args)
+        .env("HOME", sb.home.path())
+        .env("XDG_CONFIG_HOME", sb.home.path().join(".config"))
+        .env("XDG_DATA_HOME", sb.home.path().join(".local/share"))
+        .current_dir(sb.root())
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status,
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_closed_pipe_ends_output_quietly() {
+    let sb = Sandbox::new();
+    // More than a pipe buffer of output.
+    let log = SignalLog::open(sb.log_path()).unwrap();
+    for i in 0..2000 {
+        let mut s = Signal::aid(format!("note {i}: see CONTRIBUTING.md"));
+        s.context.hook = Some(Event::PreToolUse);
+        log.append(&Record::from(s)).unwrap();
+    }
+    // Like `| head -1`: read one line, then close.
+    let bin = assert_cmd::cargo::cargo_bin("ahp");
+    let mut child = std::process::Command::new(bin)
+        .args(["signals", "query"])
+        .env("HOME", sb.home.path())
+        .current_dir(sb.root())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    {
+        use std::io::BufRead;
+        let mut reader = std::io::BufReader::new(child.stdout.take().unwrap());
+        reader.read_line(&mut first).unwrap();
+    }
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(first.starts_with("TIME"), "{first}");
+    assert!(out.status.success(), "{:?}: {err}", out.status);
+    assert!(err.is_empty(), "{err}");
+
+    for args in [
+        &["signals", "query", "--format", "json"][..],
+        &["signals", "stats"],
+        &["signals", "stats", "--format", "json"],
+        &["signals", "tune"],
+        &["signals", "replay", "--config", "."],
+        &["config"],
+        &["config", "--format", "json"],
+        &["explain", "pre-tool-use"],
+        &["explain", "--list"],
+        &["schema"],
+        &["validate"],
+    ] {
+        let (status, err) = with_closed_stdout(&sb, args);
+        assert!(
+            status.success() && !err.contains("panicked") && !err.contains("Broken pipe"),
+            "{args:?}: {status:?}: {err}"
+        );
+    }
+}
+
+#[test]
+fn an_amended_dismissal_no_longer_escalates() {
+    let sb = Sandbox::new();
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:\n  pre-tool-use:\n    - oracle: FileChangeLimiter\n      config: {max_files: 2, action: prompt}\nescalation:\n  - {source: FileChangeLimiter, after_dismissed: 1, window: 7d}\n",
+    );
+    let big = r#"{"issue":{"id":"FEAT-1"},"files":{"changed":["a.rs","b.rs","c.rs"]}}"#;
+    let id = run_signal(&sb, big);
+    assert!(respond(&sb, &id, "dismiss", &[]).status.success());
+    // On second thought the prompt was acknowledged, not dismissed.
+    let out = respond(&sb, &id, "acknowledge", &["--amend"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = sb
+        .ahp()
+        .args(["run", "pre-tool-use"])
+        .write_stdin(big)
+        .output()
+        .unwrap();
+    let v = json_out(&out);
+    assert_eq!(v["signals"][0]["header"]["intensity"], "prompt", "{v}");
+    assert!(v["signals"][0]["header"]["escalated_from"].is_null(), "{v}");
 }

@@ -10,6 +10,11 @@
 //! `git diff --numstat` (untracked files are counted by reading them); a
 //! binary file is flagged and counts 0 lines.
 //!
+//! The files ahp itself writes as it runs ([`is_ahp_output`]: the signal
+//! log and its rotations, the retrospectives) are never
+//! part of the change, whatever `.gitignore` says: otherwise every hook
+//! call would grow the change it judges.
+//!
 //! The trunk is the name given (e.g. `settings.trunk`), else `main` when
 //! that branch exists, else `master`, else `origin/main` or `origin/master`
 //! (a CI clone often has only the remote branch). On the trunk itself the
@@ -534,6 +539,7 @@ impl Git {
                 old_path: None,
             });
         }
+        files.retain(|f| !is_ahp_output(&f.path));
         Ok(ChangeSet::from_files(base.trunk, base.merge_base, files))
     }
 
@@ -751,6 +757,44 @@ impl ChangedFiles for Git {
     async fn changes(&self, trunk: Option<&str>) -> Result<ChangeSet, GitError> {
         Git::changes(self, trunk).await
     }
+}
+
+/// Whether a path (relative, `/`-separated) is a file ahp writes as it
+/// runs, in the `.ahp/` directory of any project in the repository: the
+/// signal log `signals.jsonl`, its rotations (`signals.jsonl.1`, …) and the
+/// retrospectives (`retrospectives/NAME.md`). The names are matched
+/// exactly, because what is left out of the change is also left out of the
+/// oracles that scan it (SecurityScanner): a file an agent names to look
+/// like ahp's (`signals.jsonl.sh`, `retrospectives/x/run.sh`) still counts.
+/// The policy files (`hooks.yaml`, `hooks.local.yaml`, `hooks.schema.json`)
+/// are the user's, even when `ahp init` wrote them first, and count too.
+///
+/// ```
+/// use ahp_oracles::git::is_ahp_output;
+/// assert!(is_ahp_output(".ahp/signals.jsonl"));
+/// assert!(is_ahp_output(".ahp/signals.jsonl.3"));
+/// assert!(is_ahp_output("services/api/.ahp/retrospectives/ISS-1.md"));
+/// assert!(!is_ahp_output(".ahp/hooks.yaml"));
+/// assert!(!is_ahp_output("docs/signals.jsonl"));
+/// assert!(!is_ahp_output(".ahp/signals.jsonl.sh"));
+/// assert!(!is_ahp_output(".ahp/retrospectives/x/run.sh"));
+/// ```
+pub fn is_ahp_output(path: &str) -> bool {
+    let parts: Vec<&str> = path.split('/').collect();
+    let n = parts.len();
+    let in_ahp = |dir_at: usize| dir_at < n && parts[dir_at] == ".ahp";
+    let log = |name: &str| {
+        name == "signals.jsonl"
+            || name
+                .strip_prefix("signals.jsonl.")
+                .is_some_and(|k| !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()))
+    };
+    let retrospective = |name: &str| name.len() > 3 && name.ends_with(".md");
+    (n >= 2 && in_ahp(n - 2) && log(parts[n - 1]))
+        || (n >= 3
+            && in_ahp(n - 3)
+            && parts[n - 2] == "retrospectives"
+            && retrospective(parts[n - 1]))
 }
 
 /// The change for an oracle: the context's (`files.changed`, see

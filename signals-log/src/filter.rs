@@ -1,5 +1,6 @@
 //! Which records a query wants.
 
+use crate::recent::Recent;
 use crate::Record;
 use ahp_engine::{Event, Intensity};
 use chrono::{DateTime, Utc};
@@ -20,11 +21,10 @@ use chrono::{DateTime, Utc};
 /// | `kinds`     | every record's [`Record::kind`] |||||
 ///
 /// A record without the field ("—") does not match a condition on it. In
-/// particular a response carries only its signal's id, so a filter on
-/// `event`, `source`, `intensity`, `issue` or `session` drops responses:
-/// joining them to their signals would need memory growing with the log,
-/// and the reader streams in constant memory. Filter on `kinds` and time to
-/// keep them, and join by `signal_id` in the caller.
+/// particular a response carries only its signal's id, so [`Filter::matches`]
+/// drops responses under a condition on `event`, `source`, `intensity`,
+/// `issue` or `session`: use a [`Selection`], which keeps the responses of
+/// the signals the filter selects.
 ///
 /// ```
 /// use ahp_engine::{Intensity, Signal};
@@ -97,5 +97,75 @@ impl Filter {
             && ok(self.intensity.as_ref(), intensity.as_ref())
             && ok(self.issue.as_deref(), issue)
             && ok(self.session.as_deref(), session)
+    }
+}
+
+/// How many selected signal ids a [`Selection`] remembers to keep their
+/// responses; a response to an older selected signal is dropped. The two
+/// generations hold at most twice this many.
+pub const SELECTED_WINDOW: usize = 200_000;
+
+/// A [`Filter`] that selects signals and keeps their responses: a response
+/// is kept when the signal it answers was selected (by every condition but
+/// `kinds`), wherever the response sits in the log and whatever its own
+/// time. Without any condition but `kinds` every response of a kept kind
+/// is kept, answered signal in the log or not.
+///
+/// Feed it the records in log order: a response comes after its signal.
+///
+/// ```
+/// use ahp_engine::{Action, Signal, SignalResponse};
+/// use ahp_signals_log::{Filter, Record, Selection};
+/// let mut noisy = Signal::prompt("too many files");
+/// noisy.header.source = "noisy".into();
+/// let answer = SignalResponse::new(&noisy, Action::Dismiss, None).unwrap();
+/// let mut select = Selection::new(Filter { source: Some("noisy".into()), ..Filter::default() });
+/// assert!(select.matches(&Record::from(noisy)));
+/// assert!(select.matches(&Record::from(answer)));
+/// let other = Signal::prompt("unrelated");
+/// let other_answer = SignalResponse::new(&other, Action::Dismiss, None).unwrap();
+/// assert!(!select.matches(&Record::from(other)));
+/// assert!(!select.matches(&Record::from(other_answer)));
+/// ```
+pub struct Selection {
+    filter: Filter,
+    /// The filter without `kinds`: which signals' responses are kept.
+    signals: Filter,
+    /// Whether the filter has a condition beyond `kinds`.
+    narrows: bool,
+    selected: Recent<u128, ()>,
+}
+
+impl Selection {
+    /// A selection by `filter`.
+    pub fn new(filter: Filter) -> Selection {
+        let signals = Filter {
+            kinds: Vec::new(),
+            ..filter.clone()
+        };
+        Selection {
+            narrows: signals != Filter::default(),
+            filter,
+            signals,
+            selected: Recent::new(SELECTED_WINDOW),
+        }
+    }
+
+    /// Whether `record` is selected; call it on every record, in log order.
+    pub fn matches(&mut self, record: &Record) -> bool {
+        match record {
+            Record::Signal(s) => {
+                if self.narrows && self.signals.matches(record) {
+                    self.selected.insert(s.header.id.as_u128(), ());
+                }
+                self.filter.matches(record)
+            }
+            Record::Response(r) => {
+                let kind_ok = self.filter.kinds.is_empty()
+                    || self.filter.kinds.iter().any(|k| k == record.kind());
+                kind_ok && (!self.narrows || self.selected.contains(&r.signal_id.as_u128()))
+            }
+            _ => self.filter.matches(record),
+        }
     }
 }

@@ -108,9 +108,11 @@ impl LogHistory {
                         dismissed: false,
                     });
                 }
-                Record::Response(r) if r.action == Action::Dismiss => {
+                // The latest answer to a signal is its answer (`ahp respond
+                // --amend` appends one that supersedes).
+                Record::Response(r) => {
                     if let Some(&i) = by_id.get(&r.signal_id) {
-                        out.signals[i].dismissed = true;
+                        out.signals[i].dismissed = r.action == Action::Dismiss;
                     }
                 }
                 Record::Run(run) => {

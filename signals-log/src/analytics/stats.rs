@@ -1,16 +1,17 @@
 //! Streaming statistics per source and event: `ahp signals stats`.
 
+use crate::recent::Recent;
 use crate::Record;
 use ahp_engine::{Action, EntryStatus, Event, Intensity, Outcome};
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
-use std::hash::Hash;
 
 /// How many recent signal ids (and correlation ids) are remembered to
 /// attribute responses (and run outcomes) to their source. A response to an
-/// older signal is counted as unattributed. The two generations hold at most
-/// twice this many.
+/// older signal is counted as unattributed (and a second answer to it is
+/// not recognized as superseding the first). The two generations hold at
+/// most twice this many.
 pub const RECENT_WINDOW: usize = 200_000;
 
 /// The statistics of one source (entry id) at one event.
@@ -28,6 +29,9 @@ pub struct SourceStats {
     pub intensity: IntensityMix,
     /// Runs of this event in which this entry was selected.
     pub runs_selected: u64,
+    /// `firings / runs_selected`, when it was selected at all: how often a
+    /// run of this entry raises a signal (above 1 when it raises several).
+    pub fire_rate: Option<f64>,
     /// Block signals raised.
     pub blocks: u64,
     /// `blocks / runs_selected`, when it was selected at all.
@@ -39,11 +43,11 @@ pub struct SourceStats {
     pub mttr_samples: u64,
     /// Prompt signals raised.
     pub prompts: u64,
-    /// Prompts answered `dismiss`.
+    /// Prompts whose current answer is `dismiss`.
     pub dismissals: u64,
     /// `dismissals / prompts`.
     pub dismissal_rate: Option<f64>,
-    /// Blocks answered `proceed_with_risk`.
+    /// Blocks whose current answer is `proceed_with_risk`.
     pub proceed_with_risk: u64,
     /// `proceed_with_risk / blocks`.
     pub proceed_with_risk_rate: Option<f64>,
@@ -92,6 +96,10 @@ pub struct Stats {
     pub signals: u64,
     /// Response records read.
     pub responses: u64,
+    /// Responses replaced by a later answer to the same signal (`ahp
+    /// respond --amend`, or duplicates in an older log): only a signal's
+    /// latest answer counts.
+    pub superseded_responses: u64,
     /// Responses whose signal was not seen (or fell out of the window).
     pub unattributed_responses: u64,
     /// One row per source and event, sorted by source then event.
@@ -106,38 +114,6 @@ struct Acc {
     row: SourceStats,
     mttr_sum: f64,
     changed: BTreeMap<u64, u64>,
-}
-
-/// Two generations of a map: bounded memory, recent keys kept.
-struct Recent<K, V> {
-    cur: HashMap<K, V>,
-    old: HashMap<K, V>,
-    cap: usize,
-}
-
-impl<K: Eq + Hash, V> Recent<K, V> {
-    fn new(cap: usize) -> Self {
-        Recent {
-            cur: HashMap::new(),
-            old: HashMap::new(),
-            cap,
-        }
-    }
-    fn insert(&mut self, k: K, v: V) {
-        if self.cur.len() >= self.cap {
-            self.old = std::mem::take(&mut self.cur);
-        }
-        self.cur.insert(k, v);
-    }
-    fn get_mut(&mut self, k: &K) -> Option<&mut V> {
-        match self.cur.get_mut(k) {
-            Some(v) => Some(v),
-            None => self.old.get_mut(k),
-        }
-    }
-    fn remove(&mut self, k: &K) -> Option<V> {
-        self.cur.remove(k).or_else(|| self.old.remove(k))
-    }
 }
 
 /// Folds records into [`Stats`] one at a time.
@@ -155,8 +131,8 @@ impl<K: Eq + Hash, V> Recent<K, V> {
 pub struct StatsBuilder {
     index: HashMap<(String, String), usize>,
     accs: Vec<Acc>,
-    /// signal id → (row, intensity).
-    signals: Recent<u128, (usize, Intensity)>,
+    /// signal id → (row, its current answer).
+    signals: Recent<u128, (usize, Option<Action>)>,
     /// correlation id → rows that blocked in that dispatch.
     blocking: Recent<String, Vec<usize>>,
     /// issue/session → (row, time of the first block) still open.
@@ -173,6 +149,15 @@ impl Default for StatsBuilder {
 
 fn event_name(e: Option<Event>) -> String {
     e.map_or_else(|| "-".to_string(), |e| e.as_str().to_string())
+}
+
+/// The counter an answer feeds, if a statistic reads it.
+fn answer_count(row: &mut SourceStats, action: Action) -> Option<&mut u64> {
+    match action {
+        Action::Dismiss => Some(&mut row.dismissals),
+        Action::ProceedWithRisk => Some(&mut row.proceed_with_risk),
+        _ => None,
+    }
 }
 
 fn rate(n: u64, d: u64) -> Option<f64> {
@@ -227,7 +212,7 @@ impl StatsBuilder {
                     Intensity::Prompt => row.prompts += 1,
                     _ => {}
                 }
-                self.signals.insert(s.header.id.as_u128(), (i, intensity));
+                self.signals.insert(s.header.id.as_u128(), (i, None));
                 if intensity == Intensity::Block {
                     if let Some(corr) = &s.header.correlation_id {
                         match self.blocking.get_mut(corr) {
@@ -242,12 +227,18 @@ impl StatsBuilder {
             Record::Response(r) => {
                 self.stats.responses += 1;
                 match self.signals.get_mut(&r.signal_id.as_u128()) {
-                    Some(&mut (i, _)) => {
-                        let row = &mut self.accs[i].row;
-                        match r.action {
-                            Action::Dismiss => row.dismissals += 1,
-                            Action::ProceedWithRisk => row.proceed_with_risk += 1,
-                            _ => {}
+                    Some((i, answer)) => {
+                        let row = &mut self.accs[*i].row;
+                        // The log is append-only: a later answer supersedes
+                        // the earlier one, so its count is taken back.
+                        if let Some(before) = answer.replace(r.action) {
+                            self.stats.superseded_responses += 1;
+                            if let Some(n) = answer_count(row, before) {
+                                *n = n.saturating_sub(1);
+                            }
+                        }
+                        if let Some(n) = answer_count(row, r.action) {
+                            *n += 1;
                         }
                     }
                     None => self.stats.unattributed_responses += 1,
@@ -314,6 +305,7 @@ impl StatsBuilder {
             .map(|acc| {
                 let mut r = acc.row;
                 r.block_rate = rate(r.blocks, r.runs_selected);
+                r.fire_rate = rate(r.firings, r.runs_selected);
                 r.dismissal_rate = rate(r.dismissals, r.prompts);
                 r.proceed_with_risk_rate = rate(r.proceed_with_risk, r.blocks);
                 r.mttr_secs = (r.mttr_samples > 0).then(|| acc.mttr_sum / r.mttr_samples as f64);

