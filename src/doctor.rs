@@ -377,6 +377,7 @@ pub(crate) fn run(args: DoctorArgs, registry: &Registry) -> Result<u8> {
         .iter()
         .filter(|f| f.level == Level::Problem)
         .count();
+    let mut text = String::new();
     match args.format {
         DoctorFormat::Json => {
             let findings: Vec<_> = r
@@ -384,28 +385,27 @@ pub(crate) fn run(args: DoctorArgs, registry: &Registry) -> Result<u8> {
                 .iter()
                 .map(|f| json!({"subject": f.subject, "level": f.level.as_str(), "message": f.message}))
                 .collect();
-            println!(
-                "{}",
-                json!({"project": root, "problems": problems, "findings": findings})
-            );
+            text = json!({"project": root, "problems": problems, "findings": findings}).to_string();
+            text.push('\n');
         }
         DoctorFormat::Text => {
-            println!("project: {}", root.display());
+            text.push_str(&format!("project: {}\n", root.display()));
             for f in &r.findings {
-                println!(
-                    "{:<7} {}: {}",
+                text.push_str(&format!(
+                    "{:<7} {}: {}\n",
                     f.level.as_str(),
                     crate::cli::terminal_safe(&f.subject),
                     crate::cli::terminal_safe(&f.message)
-                );
+                ));
             }
             if problems == 0 {
-                println!("all good");
+                text.push_str("all good\n");
             } else {
-                println!("{problems} problem(s) found");
+                text.push_str(&format!("{problems} problem(s) found\n"));
             }
         }
     }
+    crate::out::print(&text)?;
     Ok(if problems == 0 {
         crate::cli::EXIT_PROCEED
     } else {
