@@ -61,6 +61,12 @@ pub struct Diagnostic {
     pub correlation_id: Option<String>,
     /// What happened.
     pub message: String,
+    /// The file the diagnostic is about (a policy file with an error).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    /// The 1-based line in `file`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
 }
 
 /// What became of one selected entry.
@@ -503,6 +509,8 @@ impl Engine {
                     event: s.context.hook,
                     correlation_id: s.header.correlation_id.clone(),
                     message: format!("could not record signal {}: {e}", s.header.id),
+                    file: None,
+                    line: None,
                 });
             }
         }
@@ -618,6 +626,8 @@ impl Engine {
                             event: Some(event),
                             correlation_id: ctx.correlation_id.clone(),
                             message: note.clone(),
+                            file: None,
+                            line: None,
                         });
                     }
                 }
@@ -810,6 +820,8 @@ impl Engine {
             event: Some(event),
             correlation_id: ctx.correlation_id.clone(),
             message: message.clone(),
+            file: None,
+            line: None,
         });
         if closed {
             let s = Signal::block(message)
@@ -850,6 +862,8 @@ impl Engine {
                     event: Some(verdict.event),
                     correlation_id: ctx.correlation_id.clone(),
                     message: e.to_string(),
+                    file: None,
+                    line: None,
                 }),
             }
         }
@@ -905,6 +919,8 @@ impl Engine {
                                     event: Some(event),
                                     correlation_id: ctx.correlation_id.clone(),
                                     message: redact_str(&note, &secrets).unwrap_or(note),
+                                    file: None,
+                                    line: None,
                                 });
                             }
                             for s in ev.signals {
@@ -922,6 +938,8 @@ impl Engine {
                                 event: Some(event),
                                 correlation_id: ctx.correlation_id.clone(),
                                 message: format!("async oracle `{}` failed: {msg}", entry.id),
+                                file: None,
+                                line: None,
                             });
                         }
                     }
