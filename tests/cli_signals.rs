@@ -112,7 +112,7 @@ fn replay_flips_a_block_when_the_candidate_drops_the_entry() {
     std::fs::create_dir_all(candidate.path().join(".ahp")).unwrap();
     std::fs::write(
         candidate.path().join(".ahp/hooks.yaml"),
-        "hooks:\n  post-tool-use:\n    - oracle: PermissionChecker\n",
+        "hooks:\n  pre-tool-use:\n    - id: PermissionChecker\n      enabled: false\n",
     )
     .unwrap();
     let out = sb

@@ -409,6 +409,7 @@ impl LoadedConfig {
     /// mistake must not switch the rest of the policy off.
     pub fn load_with_errors(opts: &LoadOptions) -> LoadedConfig {
         let mut errors = Vec::new();
+        let mut user_unreadable = None;
         let mut files = vec![SourceFile::builtin()];
         let mut seen = Vec::new();
         for (layer, path) in opts.layer_paths() {
@@ -423,7 +424,12 @@ impl LoadedConfig {
             match read_layer(layer, &path) {
                 Ok(Some(f)) => files.push(f),
                 Ok(None) => {}
-                Err(e) => errors.push(e),
+                Err(e) => {
+                    if layer == Layer::User {
+                        user_unreadable = Some(path);
+                    }
+                    errors.push(e)
+                }
             }
         }
         let mut cfg = Self::merge_files(
@@ -455,6 +461,9 @@ impl LoadedConfig {
                     crate::trust::LOCAL_POLICY_FILE
                 ),
             });
+        }
+        if let Some(path) = user_unreadable {
+            cfg.fail_closed = Some(FailClosed::UserLayerUnreadable(path));
         }
         if opts.fail_closed_env {
             cfg.fail_closed = Some(FailClosed::Env);
@@ -595,6 +604,7 @@ impl LoadedConfig {
         };
         // A file that does not parse loses its own entries, not the others'.
         let mut roots = Vec::new();
+        let mut user_unreadable = None;
         for file in files {
             let path = file.path.clone();
             let layer = file.layer;
@@ -602,7 +612,12 @@ impl LoadedConfig {
             let cache = parse_cache.filter(|_| layer != Layer::Builtin);
             match crate::cache::parse(cache, file) {
                 Ok(root) => roots.push((layer, path, root)),
-                Err(e) => errors.push(e),
+                Err(e) => {
+                    if layer == Layer::User {
+                        user_unreadable = Some(path);
+                    }
+                    errors.push(e)
+                }
             }
         }
         cfg.builtin_off = builtin_switch(&roots, &mut errors);
@@ -610,10 +625,13 @@ impl LoadedConfig {
             roots.retain(|(layer, _, _)| *layer != Layer::Builtin);
             cfg.files.retain(|f| f.layer != Layer::Builtin);
         }
-        for (_, path, root) in roots {
-            cfg.note_fail_closed(&root, path, &mut errors);
+        for (layer, path, root) in roots {
+            cfg.note_fail_closed(&root, layer, path, &mut errors);
             cfg.note_log_mask(&root);
             cfg.merge_layer(root, &mut errors)
+        }
+        if let Some(path) = user_unreadable {
+            cfg.fail_closed = Some(FailClosed::UserLayerUnreadable(path));
         }
         cfg.errors = errors;
         cfg
@@ -641,13 +659,24 @@ impl LoadedConfig {
     /// Records a layer's `settings.fail_closed: true` (switching on is all
     /// a layer can do) and reports a value that is not a boolean, in any
     /// layer: the merged value would show only the last one.
-    fn note_fail_closed(&mut self, root: &Node, path: PathBuf, errors: &mut Vec<ConfigError>) {
+    fn note_fail_closed(
+        &mut self,
+        root: &Node,
+        layer: Layer,
+        path: PathBuf,
+        errors: &mut Vec<ConfigError>,
+    ) {
         match crate::fail_closed::layer_value(root) {
             Ok(Some(true)) if self.fail_closed.is_none() => {
                 self.fail_closed = Some(FailClosed::Layer(path))
             }
             Ok(_) => {}
             Err(_) => {
+                // The user layer decides for the user: one that does not
+                // say clearly fails closed (see `crate::fail_closed`).
+                if layer == Layer::User {
+                    self.fail_closed = Some(FailClosed::UserLayerUnreadable(path));
+                }
                 // The shapes of the top level and of `settings` are reported
                 // by merge_layer; only the value itself is checked here.
                 if let Some(n) = root.get("settings").and_then(|s| s.get("fail_closed")) {
@@ -1069,6 +1098,9 @@ impl LoadedConfig {
         // Checked here so that `ahp validate` and every run report them,
         // not only the agent hooks that read them.
         if let Err(mut es) = self.hook_settings() {
+            errors.append(&mut es.0);
+        }
+        if let Err(mut es) = self.log_settings() {
             errors.append(&mut es.0);
         }
         let mut warnings = self.warnings.clone();
