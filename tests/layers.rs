@@ -67,26 +67,50 @@ fn a_project_policy_adds_to_the_builtin_layer() {
     assert_eq!(decision(&out), "deny", "{}", stdout(&out));
     let out = run_rm_rf(&sb);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert_eq!(json_out(&out)["signals"][0]["header"]["source"], "PermissionChecker");
+    assert_eq!(
+        json_out(&out)["signals"][0]["header"]["source"],
+        "PermissionChecker"
+    );
 
     // `ahp explain` and `ahp config` show where the entry comes from.
     let out = sb.ahp().args(["explain", "pre-tool-use"]).output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let text = stdout(&out);
-    assert!(text.contains("layers: builtin <builtin>/default-hooks.yaml → project"), "{text}");
-    assert!(text.contains("from builtin <builtin>/default-hooks.yaml:"), "{text}");
+    assert!(
+        text.contains("layers: builtin <builtin>/default-hooks.yaml → project"),
+        "{text}"
+    );
+    assert!(
+        text.contains("from builtin <builtin>/default-hooks.yaml:"),
+        "{text}"
+    );
     let out = sb.ahp().arg("config").output().unwrap();
     let text = stdout(&out);
     let line = text
         .lines()
         .find(|l| l.contains("id: \"PermissionChecker\""))
         .unwrap_or_else(|| panic!("{text}"));
-    assert!(line.contains("# builtin <builtin>/default-hooks.yaml:"), "{line}");
-    let out = sb.ahp().args(["config", "--format", "json"]).output().unwrap();
+    assert!(
+        line.contains("# builtin <builtin>/default-hooks.yaml:"),
+        "{line}"
+    );
+    let out = sb
+        .ahp()
+        .args(["config", "--format", "json"])
+        .output()
+        .unwrap();
     let v = json_out(&out);
     assert_eq!(v["layers"][0]["layer"], "builtin");
-    assert_eq!(v["hooks"]["pre-tool-use"][0]["defined_at"]["layer"], "builtin");
-    assert!(v["hooks"]["pre-tool-use"][0]["defined_at"]["line"].as_u64().unwrap() > 0);
+    assert_eq!(
+        v["hooks"]["pre-tool-use"][0]["defined_at"]["layer"],
+        "builtin"
+    );
+    assert!(
+        v["hooks"]["pre-tool-use"][0]["defined_at"]["line"]
+            .as_u64()
+            .unwrap()
+            > 0
+    );
 }
 
 #[test]
@@ -100,10 +124,21 @@ fn the_builtin_layer_is_switched_off_only_explicitly() {
     assert!(claude_code(&sb).stdout.is_empty());
     let out = sb.ahp().args(["explain", "pre-tool-use"]).output().unwrap();
     let text = stdout(&out);
-    assert!(text.contains("PermissionChecker            enabled: false set by project"), "{text}");
+    assert!(
+        text.contains("PermissionChecker            enabled: false set by project"),
+        "{text}"
+    );
     // The other builtin entries stay.
-    let out = sb.ahp().args(["explain", "pre-issue-close"]).output().unwrap();
-    assert!(stdout(&out).contains("checklist-done-at-close"), "{}", stdout(&out));
+    let out = sb
+        .ahp()
+        .args(["explain", "pre-issue-close"])
+        .output()
+        .unwrap();
+    assert!(
+        stdout(&out).contains("checklist-done-at-close"),
+        "{}",
+        stdout(&out)
+    );
 
     // The whole layer, by any layer's `settings.builtin: false`.
     let sb = Sandbox::new();
@@ -112,7 +147,10 @@ fn the_builtin_layer_is_switched_off_only_explicitly() {
     assert_eq!(run_rm_rf(&sb).status.code(), Some(0));
     let out = sb.ahp().args(["explain", "pre-tool-use"]).output().unwrap();
     let text = stdout(&out);
-    assert!(text.contains("builtin layer: off (settings.builtin: false at user "), "{text}");
+    assert!(
+        text.contains("builtin layer: off (settings.builtin: false at user "),
+        "{text}"
+    );
     assert!(!text.contains("<builtin>"), "{text}");
     // A later layer can bring it back.
     sb.write(".ahp/hooks.local.yaml", "settings: {builtin: true}\n");
@@ -124,7 +162,11 @@ fn the_builtin_layer_is_switched_off_only_explicitly() {
     sb.write(".ahp/hooks.yaml", "settings:\n  builtin: no\n");
     let out = run_rm_rf(&sb);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(stderr(&out).contains("hooks.yaml:2:12: settings.builtin: expected true or false"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("hooks.yaml:2:12: settings.builtin: expected true or false"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]
@@ -172,8 +214,17 @@ fn a_broken_entry_is_left_out_loudly_and_the_rest_runs() {
         .find(|r| r["kind"] == "error")
         .unwrap_or_else(|| panic!("no error record in {recs:?}"));
     assert_eq!(error["line"], 3);
-    assert!(error["file"].as_str().unwrap().ends_with(".ahp/hooks.yaml"), "{error}");
-    assert!(error["message"].as_str().unwrap().contains("PermisionChecker"), "{error}");
+    assert!(
+        error["file"].as_str().unwrap().ends_with(".ahp/hooks.yaml"),
+        "{error}"
+    );
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap()
+            .contains("PermisionChecker"),
+        "{error}"
+    );
     // The project's other entry still runs.
     let out = sb
         .ahp()
@@ -187,7 +238,11 @@ fn a_broken_entry_is_left_out_loudly_and_the_rest_runs() {
     let out = sb.ahp().arg("validate").output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("unknown oracle `PermisionChecker`"));
-    let out = sb.ahp().args(["doctor", "--format", "json"]).output().unwrap();
+    let out = sb
+        .ahp()
+        .args(["doctor", "--format", "json"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(1));
     let v = json_out(&out);
     let findings = v["findings"].to_string();
@@ -201,7 +256,10 @@ fn a_file_that_does_not_parse_loses_only_its_own_entries() {
         ".ahp/hooks.yaml",
         "hooks:\n  pre-tool-use:\n    - oracle: Rules\n      id: no-curl\n      config:\n        rules:\n          - {condition: \"tool.input.command ~ 'curl'\", intensity: block, message: no curl}\n",
     );
-    sb.write(".ahp/hooks.yaml", "hooks:\n  pre-tool-use:\n    - oracle: Rules\n   config: [\n");
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:\n  pre-tool-use:\n    - oracle: Rules\n   config: [\n",
+    );
     let out = claude_code(&sb);
     assert_eq!(decision(&out), "deny", "{}", stderr(&out));
     assert!(stderr(&out).contains("invalid YAML"), "{}", stderr(&out));
@@ -246,7 +304,10 @@ fn errors_cite_the_layer_that_set_the_value_and_come_all_at_once() {
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
     // The bad value is the local layer's, on its line.
-    assert!(err.contains("hooks.local.yaml:7:9: hooks.pre-tool-use[limit].config.max_files"), "{err}");
+    assert!(
+        err.contains("hooks.local.yaml:7:9: hooks.pre-tool-use[limit].config.max_files"),
+        "{err}"
+    );
     assert!(!err.contains("hooks.yaml:6:"), "{err}");
     // Load-time, settings and compile-time errors, in one run.
     assert!(err.contains("hooks.local.yaml:9:7"), "{err}");
@@ -264,7 +325,10 @@ fn yaml_mistakes_are_explained_in_ahps_words() {
     );
     let out = sb.ahp().arg("validate").output().unwrap();
     let err = stderr(&out);
-    assert!(err.contains("hooks.yaml:5:7: duplicate key `oracle`"), "{err}");
+    assert!(
+        err.contains("hooks.yaml:5:7: duplicate key `oracle`"),
+        "{err}"
+    );
     assert!(err.contains("first at line 3"), "{err}");
     assert!(!err.contains("DuplicateKeyPolicy"), "{err}");
 
@@ -277,4 +341,22 @@ fn yaml_mistakes_are_explained_in_ahps_words() {
     assert!(err.contains("hooks.yaml:6:"), "{err}");
     assert!(err.contains("unknown escape"), "{err}");
     assert!(err.contains("single quotes"), "{err}");
+}
+
+#[test]
+fn a_broken_override_leaves_the_entry_as_the_layers_below_define_it() {
+    let sb = Sandbox::new();
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:\n  pre-tool-use:\n    - id: PermissionChecker\n      config:\n        dangerous_commands: oops\n",
+    );
+    let out = claude_code(&sb);
+    assert_eq!(decision(&out), "deny", "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains(".ahp/hooks.yaml:5:"), "{err}");
+    assert!(err.contains("dangerous_commands"), "{err}");
+    assert!(
+        err.contains("runs without the override(s) at") && err.contains(".ahp/hooks.yaml:3:"),
+        "{err}"
+    );
 }

@@ -163,6 +163,9 @@ pub struct MergedEntry {
     pub node: Node,
     /// Where the entry was first defined.
     pub defined_at: Origin,
+    /// Each layer's own entry, in layer order, as written: what `node`
+    /// was merged from.
+    pub parts: Vec<Node>,
 }
 
 impl MergedEntry {
@@ -842,7 +845,10 @@ impl LoadedConfig {
                                 .help("give one of them a distinct `id:`"),
                         );
                     }
-                    Some(pos) => yaml::merge(&mut self.entries[pos].node, item),
+                    Some(pos) => {
+                        self.entries[pos].parts.push(item.clone());
+                        yaml::merge(&mut self.entries[pos].node, item)
+                    }
                     None if item.get("oracle").is_none() && item.get("hook").is_none() => errors.push(
                         ConfigError::at(&item.origin, Some(path), format!("entry `{id}` overrides nothing: no earlier layer defines `{id}` for {event}"))
                             .help("add `oracle: <Name>` to define a new entry, or fix the id"),
@@ -853,6 +859,7 @@ impl LoadedConfig {
                             event,
                             id,
                             defined_at: item.origin.clone(),
+                            parts: vec![item.clone()],
                             node: item,
                         });
                     }
@@ -1134,7 +1141,14 @@ impl LoadedConfig {
             match self.compile_entry(me, registry, fail_closed, &mut warnings) {
                 Ok(Some(entry)) => per_event.entry(me.event).or_default().push(entry),
                 Ok(None) => {}
-                Err(mut es) => errors.append(&mut es),
+                Err(mut es) => {
+                    errors.append(&mut es);
+                    if let Some(entry) =
+                        self.without_broken_overrides(me, registry, fail_closed, &mut warnings)
+                    {
+                        per_event.entry(me.event).or_default().push(entry);
+                    }
+                }
             }
         }
         // HOOK.md hooks come after the hooks.yaml entries and in name order,
@@ -1201,6 +1215,51 @@ impl LoadedConfig {
             warnings,
             errors,
         }
+    }
+
+    /// An entry that does not compile as merged, as the earlier layers
+    /// define it: a broken override (a typo in the local layer's tuning of
+    /// a builtin or project entry) leaves the entry as it was below, rather
+    /// than taking it out. `None` when no earlier form compiles either.
+    fn without_broken_overrides(
+        &self,
+        me: &MergedEntry,
+        registry: &Registry,
+        fail_closed: bool,
+        warnings: &mut Vec<ConfigWarning>,
+    ) -> Option<Entry> {
+        for kept in (1..me.parts.len()).rev() {
+            let mut node = me.parts[0].clone();
+            for part in &me.parts[1..kept] {
+                yaml::merge(&mut node, part.clone());
+            }
+            let earlier = MergedEntry {
+                node,
+                parts: me.parts[..kept].to_vec(),
+                ..me.clone()
+            };
+            // Its errors are those already reported, or of a form that
+            // does not run either.
+            let mut quiet = Vec::new();
+            if let Ok(Some(entry)) = self.compile_entry(&earlier, registry, fail_closed, &mut quiet)
+            {
+                let dropped: Vec<String> = me.parts[kept..]
+                    .iter()
+                    .map(|p| p.origin.location())
+                    .collect();
+                warnings.push(ConfigWarning {
+                    location: me.defined_at.location(),
+                    message: format!(
+                        "entry `{}` of {} runs without the override(s) at {}, which do not load (see the errors)",
+                        me.id,
+                        me.event,
+                        dropped.join(", ")
+                    ),
+                });
+                return Some(entry);
+            }
+        }
+        None
     }
 
     /// `on_block` as far as it checks (the default otherwise), for a policy
