@@ -152,6 +152,12 @@ fn the_builtin_layer_is_switched_off_only_explicitly() {
         "{text}"
     );
     assert!(!text.contains("<builtin>"), "{text}");
+    let out = sb
+        .ahp()
+        .args(["config", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(json_out(&out)["builtin_off"]["layer"], "user");
     // A later layer can bring it back.
     sb.write(".ahp/hooks.local.yaml", "settings: {builtin: true}\n");
     sb.write(".gitignore", ".ahp/hooks.local.yaml\n");
