@@ -495,8 +495,8 @@ fn runs(sb: &Sandbox) -> Vec<Value> {
 
 /// The one policy, six agents, six shapes of the same shell command. Every
 /// payload points at the sandbox, and the policy's entry id exists only in
-/// the sandbox's .ahp/hooks.yaml (the built-in default policy blocks
-/// `rm -rf /` too, so a deny alone would not prove which policy ran).
+/// the sandbox's .ahp/hooks.yaml (the builtin layer blocks `rm -rf /` too,
+/// so it is dropped: a deny alone would not prove which policy ran).
 #[test]
 fn one_policy_blocks_rm_rf_root_in_every_agent() {
     let sb = Sandbox::new();
