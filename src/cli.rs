@@ -3,7 +3,7 @@
 //! `examples/custom_oracle.rs`).
 
 use ahp_config::trust::{self, TrustStatus, TrustStore};
-use ahp_config::{ConfigErrors, LoadOptions, LoadedConfig};
+use ahp_config::{ConfigError, ConfigErrors, FailClosed, LoadOptions, LoadedConfig};
 use ahp_engine::{
     Diagnostic, Engine, EntryStatus, Event, HookContext, Level, Outcome, Payload, Registry,
     SignalSink, Verdict,
@@ -36,8 +36,9 @@ Exit codes:
   2  block
   3  prompt awaiting an answer (non-interactive)
 
-Config layers (later wins): ~/.ahp/hooks.yaml → <project>/.ahp/hooks.yaml → <project>/.ahp/hooks.local.yaml.
-With none of them present, the built-in default policy applies.";
+Config layers (later wins): builtin → ~/.ahp/hooks.yaml → <project>/.ahp/hooks.yaml → <project>/.ahp/hooks.local.yaml.
+The builtin layer (ahp's default policy) is always the bottom one: a policy file adds to it, and only
+`enabled: false` on one of its entries or `settings.builtin: false` switches it off.";
 
 /// ahp: a policy engine for AI coding agents.
 #[derive(Debug, Parser)]
@@ -246,9 +247,16 @@ pub fn main_with(registry: Registry) -> ExitCode {
         Err(e) => {
             let mut stderr = std::io::stderr().lock();
             // Config errors are already fully formatted.
-            let text = match e.downcast_ref::<ConfigErrors>() {
-                Some(ce) => ce.to_string(),
-                None => format!("error: {e:#}\n"),
+            let text = match (
+                e.downcast_ref::<ConfigErrors>(),
+                e.downcast_ref::<BrokenPolicy>(),
+            ) {
+                (Some(ce), _) => ce.to_string(),
+                (_, Some(b)) => format!(
+                    "{}ahp: {}, so a policy with errors does not run\n",
+                    b.errors, b.fail_closed
+                ),
+                _ => format!("error: {e:#}\n"),
             };
             let _ = write!(stderr, "{}", terminal_safe(&text));
             ExitCode::from(EXIT_ERROR)
@@ -419,11 +427,52 @@ fn parse_event(name: &str) -> Result<Event> {
     Event::parse(name).map_err(|e| anyhow!("{e}"))
 }
 
+/// The policy with its broken parts left out (listed in `cfg.errors`, and
+/// in what compiling it reports): one mistake must not switch the rest of
+/// the policy, and the builtin layer, off.
 pub(crate) fn load(project: Option<PathBuf>, registry: &Registry) -> Result<LoadedConfig> {
     let opts = LoadOptions::from_env(project).context("cannot determine the current directory")?;
-    let mut cfg = LoadedConfig::load(&opts)?;
+    let mut cfg = LoadedConfig::load_with_errors(&opts);
     apply_trust(&mut cfg, registry);
     Ok(cfg)
+}
+
+/// The policy has errors and `fail_closed` is on: rather than run what is
+/// left, the call fails (`ahp hook` blocks, `ahp run` exits 1).
+#[derive(Debug)]
+pub(crate) struct BrokenPolicy {
+    pub errors: ConfigErrors,
+    pub fail_closed: FailClosed,
+}
+
+impl std::fmt::Display for BrokenPolicy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.errors)
+    }
+}
+
+impl std::error::Error for BrokenPolicy {}
+
+/// The error record of a policy error: the file and line apart, for a
+/// reader of the log.
+fn error_record(e: &ConfigError, event: Event, correlation_id: Option<String>) -> Diagnostic {
+    let mut message = match &e.key {
+        Some(k) => format!("{k}: {}", e.message),
+        None => e.message.clone(),
+    };
+    if let Some(h) = &e.help {
+        message.push_str(&format!(" (help: {h})"));
+    }
+    Diagnostic {
+        level: Level::Error,
+        timestamp: chrono::Utc::now(),
+        source: "config".into(),
+        event: Some(event),
+        correlation_id,
+        message: format!("left out of the policy: {message}"),
+        file: e.file.as_ref().map(|f| f.display().to_string()),
+        line: (e.line > 0).then_some(e.line),
+    }
 }
 
 /// Leaves out project hooks, and project-configured entries that run
@@ -495,6 +544,25 @@ fn report_left_out(cfg: &LoadedConfig) -> Vec<String> {
         eprintln!("warning: {}", terminal_safe(l));
     }
     lines
+}
+
+/// Says on stderr what of the policy did not load and was left out: loud,
+/// since the rest runs without it.
+fn report_errors(errors: &[ConfigError]) {
+    if errors.is_empty() {
+        return;
+    }
+    let text = format!(
+        "{}ahp: {} left out of the policy; the rest of it runs \
+         (`ahp validate` lists every error; settings.fail_closed: true blocks instead)\n",
+        ConfigErrors(errors.to_vec()),
+        if errors.len() == 1 {
+            "this part is"
+        } else {
+            "these parts are"
+        }
+    );
+    eprint!("{}", terminal_safe(&text));
 }
 
 /// The signal log's options from `settings:` (log_fsync, log_max_bytes,
@@ -760,8 +828,14 @@ fn run_command(cmd: Command, registry: Registry) -> Result<u8> {
                 None => None,
             };
             let cfg = load(project.project, &registry)?;
-            crate::out::print(&explain(&cfg, &registry, event, ctx)?)?;
-            Ok(EXIT_PROCEED)
+            let (text, errors) = explain(&cfg, &registry, event, ctx)?;
+            crate::out::print(&text)?;
+            // The errors are in the text ("not loaded:").
+            Ok(if errors.is_empty() {
+                EXIT_PROCEED
+            } else {
+                EXIT_ERROR
+            })
         }
         Command::Validate { project } => {
             let v = validate(project.project, &registry)?;
@@ -781,6 +855,8 @@ fn run_command(cmd: Command, registry: Registry) -> Result<u8> {
         }
         Command::Config { project, format } => {
             let cfg = load(project.project, &registry)?;
+            // What did not load is not in the view: said, and exit 1.
+            report_errors(&cfg.errors);
             match format {
                 // A policy can hold a secret (a token in a command): shown
                 // masked, like everything else ahp prints.
@@ -791,7 +867,11 @@ fn run_command(cmd: Command, registry: Registry) -> Result<u8> {
                     crate::out::print(&format!("{}\n", serde_json::to_string_pretty(&value)?))?
                 }
             }
-            Ok(EXIT_PROCEED)
+            Ok(if cfg.errors.is_empty() {
+                EXIT_PROCEED
+            } else {
+                EXIT_ERROR
+            })
         }
         Command::Init { project, force } => {
             let root = match project.project {
@@ -852,13 +932,17 @@ pub(crate) struct Validated {
 
 pub(crate) fn validate(project: Option<PathBuf>, registry: &Registry) -> Result<Validated> {
     let cfg = load(project, registry)?;
-    let (policy, warnings) = cfg.compile_events(registry, None)?;
+    let compiled = cfg.compile_with_errors(registry, None);
+    let policy = compiled.policy;
     let mut v = Validated {
-        warnings: warnings.iter().map(ToString::to_string).collect(),
+        warnings: compiled.warnings.iter().map(ToString::to_string).collect(),
         result: Ok(String::new()),
     };
-    if !cfg.hook_errors.is_empty() {
-        v.result = Err(ConfigErrors(cfg.hook_errors.clone()));
+    // Every error in one run: the files', the entries', the HOOK.md hooks'.
+    let mut errors = compiled.errors;
+    errors.extend(cfg.hook_errors.iter().cloned());
+    if !errors.is_empty() {
+        v.result = Err(ConfigErrors(errors));
         return Ok(v);
     }
     for (name, why) in &cfg.skipped_hooks {
@@ -966,17 +1050,28 @@ pub(crate) fn dispatch(req: DispatchRequest<'_>) -> Result<Option<Dispatched>> {
     if !async_only {
         rt.block_on(enrich(&mut ctx, event, issue, &cfg))?;
     }
-    let (policy, warnings) = cfg.compile_events(registry, Some(&[event]))?;
+    let compiled = cfg.compile_with_errors(registry, Some(&[event]));
+    let (policy, warnings, errors) = (compiled.policy, compiled.warnings, compiled.errors);
+    if !errors.is_empty() {
+        if let Some(why) = cfg.fail_closed() {
+            return Err(BrokenPolicy {
+                errors: ConfigErrors(errors),
+                fail_closed: why.clone(),
+            }
+            .into());
+        }
+    }
     print_warnings(&warnings);
     if ctx.environment.is_none() {
         ctx.environment = environment_from_var(&policy, event);
     }
     // The background async-only run already had its say in the
     // foreground run; it reports nothing twice.
-    let left_out = if async_only {
-        Vec::new()
+    let (left_out, errors) = if async_only {
+        (Vec::new(), Vec::new())
     } else {
-        report_left_out(&cfg)
+        report_errors(&errors);
+        (report_left_out(&cfg), errors)
     };
     let log_path = match (no_log, log) {
         (true, _) => None,
@@ -998,7 +1093,13 @@ pub(crate) fn dispatch(req: DispatchRequest<'_>) -> Result<Option<Dispatched>> {
         builder = builder.history(h);
     }
     if let Some(path) = &log_path {
-        match SignalLog::open_with(path, log_options(&cfg)?) {
+        // A bad log setting is among the errors reported above; the log
+        // is still written, with the defaults.
+        let options = log_options(&cfg).unwrap_or_else(|_| ahp_signals_log::LogOptions {
+            sync_on_drop: false,
+            ..ahp_signals_log::LogOptions::default()
+        });
+        match SignalLog::open_with(path, options) {
             Ok(sink) => {
                 for message in left_out {
                     let d = Diagnostic {
@@ -1008,7 +1109,15 @@ pub(crate) fn dispatch(req: DispatchRequest<'_>) -> Result<Option<Dispatched>> {
                         event: Some(event),
                         correlation_id: ctx.correlation_id.clone(),
                         message,
+                        file: None,
+                        line: None,
                     };
+                    if let Err(e) = sink.record_diagnostic(&d) {
+                        eprintln!("warning: {}", terminal_safe(&e.to_string()));
+                    }
+                }
+                for e in &errors {
+                    let d = error_record(e, event, ctx.correlation_id.clone());
                     if let Err(e) = sink.record_diagnostic(&d) {
                         eprintln!("warning: {}", terminal_safe(&e.to_string()));
                     }
@@ -1134,13 +1243,15 @@ fn list_events() -> String {
     s
 }
 
+/// What runs on `event` and why, and the errors of what was left out.
 fn explain(
     cfg: &LoadedConfig,
     registry: &Registry,
     event: Event,
     ctx: Option<HookContext>,
-) -> Result<String> {
-    let (policy, warnings) = cfg.compile_events(registry, Some(&[event]))?;
+) -> Result<(String, Vec<ConfigError>)> {
+    let compiled = cfg.compile_with_errors(registry, Some(&[event]));
+    let (policy, warnings, errors) = (compiled.policy, compiled.warnings, compiled.errors);
     print_warnings(&warnings);
     let mut out = String::new();
     out.push_str(&format!(
@@ -1161,6 +1272,13 @@ fn explain(
             .collect::<Vec<_>>()
             .join(" → ")
     ));
+    if let Some(off) = &cfg.builtin_off {
+        out.push_str(&format!(
+            "builtin layer: off (settings.builtin: false at {} {})\n",
+            off.layer(),
+            off.location()
+        ));
+    }
     let on_block = match policy.settings.on_block {
         ahp_engine::OnBlock::Stop => "stop (a block skips later waves)",
         ahp_engine::OnBlock::Collect => "collect (every wave runs)",
@@ -1251,7 +1369,7 @@ fn explain(
     for (_, id, why) in cfg.skipped_entries.iter().filter(|(e, _, _)| *e == event) {
         out.push_str(&format!("skipped: entry `{id}`: {why}\n"));
     }
-    for e in &cfg.hook_errors {
+    for e in cfg.hook_errors.iter().chain(&errors) {
         out.push_str(&format!("not loaded: {}\n", e.to_string().trim_end()));
     }
     let disabled: Vec<_> = cfg.entries_for(event).filter(|e| !e.enabled()).collect();
@@ -1266,7 +1384,7 @@ fn explain(
             out.push_str(&format!("  {:<28} enabled: false set by {by}\n", e.id));
         }
     }
-    Ok(out)
+    Ok((out, errors))
 }
 
 fn describe_when(c: &ahp_engine::condition::Condition) -> String {
@@ -1343,21 +1461,12 @@ fn check_loads_as_reviewed(opts: &LoadOptions, registry: &Registry) -> Result<()
             ConfigErrors(errors)
         )
     };
-    let cfg = match LoadedConfig::load(opts) {
-        Ok(cfg) => cfg,
-        Err(e) => {
-            let mine = project_errors(root, &e.0);
-            return if mine.is_empty() {
-                Ok(())
-            } else {
-                Err(refuse(mine))
-            };
-        }
-    };
+    let cfg = LoadedConfig::load_with_errors(opts);
     let mut mine = project_errors(root, &cfg.hook_errors);
-    if let Err(e) = cfg.compile_events(registry, None) {
-        mine.extend(project_errors(root, &e.0));
-    }
+    mine.extend(project_errors(
+        root,
+        &cfg.compile_with_errors(registry, None).errors,
+    ));
     if mine.is_empty() {
         Ok(())
     } else {

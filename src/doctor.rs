@@ -290,6 +290,41 @@ fn check_agenthooks(r: &mut Report, dirs: &[PathBuf]) {
 }
 
 /// Runs `ahp doctor`.
+/// What `ahp validate` says of the policy. An error is a problem: its
+/// part of the policy is left out of every hook call (or, under
+/// `fail_closed`, every call blocks).
+fn check_policy(r: &mut Report, root: &Path, registry: &Registry) {
+    let v = match crate::cli::validate(Some(root.to_path_buf()), registry) {
+        Ok(v) => v,
+        Err(e) => {
+            r.add(
+                "policy",
+                Level::Problem,
+                format!("the policy cannot be checked: {e:#}"),
+            );
+            return;
+        }
+    };
+    for w in v.warnings {
+        r.add("policy", Level::Note, w);
+    }
+    match v.result {
+        Ok(summary) => r.add("policy", Level::Ok, summary),
+        Err(errors) => {
+            for e in &errors.0 {
+                r.add(
+                    "policy",
+                    Level::Problem,
+                    format!(
+                        "left out of every hook call (settings.fail_closed: true blocks them instead): {}",
+                        e.to_string().trim_end()
+                    ),
+                );
+            }
+        }
+    }
+}
+
 pub(crate) fn run(args: DoctorArgs, registry: &Registry) -> Result<u8> {
     let root = match args.project.clone() {
         Some(p) => p,
@@ -331,35 +366,7 @@ pub(crate) fn run(args: DoctorArgs, registry: &Registry) -> Result<u8> {
     {
         r.add("agents", Level::Problem, "no agent config has ahp's hooks, so ahp never runs; install them with `ahp install AGENT`");
     }
-    match crate::cli::validate(Some(root.clone()), registry) {
-        Ok(v) => {
-            for w in v.warnings {
-                r.add("policy", Level::Note, w);
-            }
-            match v.result {
-                Ok(summary) => r.add("policy", Level::Ok, summary),
-                Err(e) => r.add(
-                    "policy",
-                    Level::Problem,
-                    format!(
-                        "HOOK.md hooks do not load, so hooks would fail:\n{}",
-                        e.to_string().trim_end()
-                    ),
-                ),
-            }
-        }
-        Err(e) => {
-            let text = match e.downcast_ref::<ahp_config::ConfigErrors>() {
-                Some(ce) => ce.to_string().trim_end().to_string(),
-                None => format!("{e:#}"),
-            };
-            r.add(
-                "policy",
-                Level::Problem,
-                format!("the ahp config does not validate, so every hook call fails:\n{text}"),
-            );
-        }
-    }
+    check_policy(&mut r, &root, registry);
     match crate::cli::trust_status(&root) {
         Ok((set, _)) if set.is_empty() => r.add("trust", Level::Ok, "no project hooks to trust"),
         Ok((_, TrustStatus::Trusted)) => r.add("trust", Level::Ok, "project hooks are trusted"),

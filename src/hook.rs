@@ -12,7 +12,9 @@
 use crate::adapters::{
     self, caps, render, Agent, Decision, Inbound, PromptFallback, Reply, RewriteFallback,
 };
-use crate::cli::{dispatch, parse_json, read_limited, terminal_safe, DispatchRequest};
+use crate::cli::{
+    dispatch, parse_json, read_limited, terminal_safe, BrokenPolicy, DispatchRequest,
+};
 use ahp_config::{ConfigErrors, FailClosed, LoadOptions};
 use ahp_engine::{Diagnostic, Event, Level, Outcome, Registry, Verdict};
 use ahp_signals_log::{read_all, Record, Release, SignalLog};
@@ -241,9 +243,18 @@ impl StopGuard<'_> {
 /// The answer when ahp itself failed: open by default, closed when
 /// `fail_closed` is on. Either way the failure is on stderr and in the log.
 fn fail(args: &HookArgs, known: &Known, e: &anyhow::Error) -> Reply {
-    let message = match e.downcast_ref::<ConfigErrors>() {
-        Some(ce) => ce.to_string().trim_end().to_string(),
-        None => format!("{e:#}"),
+    let broken = e.downcast_ref::<BrokenPolicy>();
+    // Each config error without its own `error: `: the line says it once.
+    let plain = |ce: &ConfigErrors| {
+        ce.0.iter()
+            .map(|e| e.to_string().trim_end().to_string())
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let message = match (e.downcast_ref::<ConfigErrors>(), broken) {
+        (Some(ce), _) => plain(ce),
+        (_, Some(b)) => plain(&b.errors),
+        _ => format!("{e:#}"),
     };
     // The error may quote the input (a payload that did not parse); it
     // reaches the agent as a reason, so it is masked like the log.
@@ -256,9 +267,10 @@ fn fail(args: &HookArgs, known: &Known, e: &anyhow::Error) -> Reply {
     // Events that only observe (post-tool-use, post-session, …) cannot be
     // blocked: failing closed there would end the whole session.
     let closed = if event.is_none_or(|e| e.allows(ahp_engine::Intensity::Block)) {
-        match &known.fail_closed {
-            Some(decided) => decided.clone(),
-            None => fail_closed_from_files(root.as_deref()),
+        match (&known.fail_closed, broken) {
+            (_, Some(b)) => Some(b.fail_closed.clone()),
+            (Some(decided), _) => decided.clone(),
+            (None, None) => fail_closed_from_files(root.as_deref()),
         }
     } else {
         None
@@ -283,6 +295,8 @@ fn fail(args: &HookArgs, known: &Known, e: &anyhow::Error) -> Reply {
                     event,
                     correlation_id: None,
                     message: format!("ahp hook {}: {message}", args.agent),
+                    file: None,
+                    line: None,
                 }))
             })
         });

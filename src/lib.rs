@@ -9,12 +9,8 @@
 //! ```
 //! use ahp::{default_registry, Engine, Event, HookContext, LoadedConfig, Outcome};
 //! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
-//! // The built-in default policy, as `ahp run` uses when no hooks.yaml exists.
-//! let config = LoadedConfig::from_files(".".into(), vec![ahp::config::SourceFile {
-//!     layer: ahp::config::Layer::Default,
-//!     path: "default".into(),
-//!     text: ahp::config::DEFAULT_POLICY.into(),
-//! }.into()]).unwrap();
+//! // The builtin layer alone: the bottom layer of every policy `ahp run` loads.
+//! let config = LoadedConfig::from_files(".".into(), vec![ahp::config::SourceFile::builtin()]).unwrap();
 //! let engine = Engine::builder().registry(default_registry()).config(config).build().unwrap();
 //! let ctx: HookContext = serde_json::from_str(
 //!     r#"{"tool":{"name":"Bash","input":{"command":"rm -rf /"}}}"#).unwrap();

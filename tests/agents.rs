@@ -77,8 +77,9 @@ fn policy(event: &str, intensity: &str) -> String {
         ),
         _ => String::new(),
     };
+    // Only this gate: the fixtures' `rm -rf /` would meet the builtin layer.
     format!(
-        "hooks:\n  {event}:\n    - oracle: Rules\n      id: gate\n      config:\n        rules:\n          - condition: \"true\"\n            intensity: {intensity}\n            message: \"{intensity} message\"\n{extra}"
+        "settings: {{builtin: false}}\nhooks:\n  {event}:\n    - oracle: Rules\n      id: gate\n      config:\n        rules:\n          - condition: \"true\"\n            intensity: {intensity}\n            message: \"{intensity} message\"\n{extra}"
     )
 }
 
@@ -494,14 +495,14 @@ fn runs(sb: &Sandbox) -> Vec<Value> {
 
 /// The one policy, six agents, six shapes of the same shell command. Every
 /// payload points at the sandbox, and the policy's entry id exists only in
-/// the sandbox's .ahp/hooks.yaml (the built-in default policy blocks
-/// `rm -rf /` too, so a deny alone would not prove which policy ran).
+/// the sandbox's .ahp/hooks.yaml (the builtin layer blocks `rm -rf /` too,
+/// so it is dropped: a deny alone would not prove which policy ran).
 #[test]
 fn one_policy_blocks_rm_rf_root_in_every_agent() {
     let sb = Sandbox::new();
     sb.write(
         ".ahp/hooks.yaml",
-        "hooks:\n  pre-tool-use:\n    - oracle: PermissionChecker\n      id: sandbox-guard\n",
+        "settings: {builtin: false}\nhooks:\n  pre-tool-use:\n    - oracle: PermissionChecker\n      id: sandbox-guard\n",
     );
     let root = sb.root().to_string_lossy().to_string();
     let cases: Vec<(&str, Option<&str>, Value, Denied)> = vec![
@@ -815,10 +816,16 @@ fn errors_inside_ahp_fail_open_with_a_message_and_an_error_record() {
         None,
         &fixture("claude-code/PreToolUse.json"),
     );
+    // A broken entry is left out, loudly; the rest (here the builtin
+    // layer) still decides.
     assert_eq!(run.exit, 0);
-    assert!(run.stdout.is_empty(), "{}", run.stdout);
+    assert!(run.stdout.contains("\"deny\""), "{}", run.stdout);
     assert!(run.stderr.contains("NoSuchOracle"), "{}", run.stderr);
-    assert!(run.stderr.contains("failing open"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("left out of the policy"),
+        "{}",
+        run.stderr
+    );
     let recs = records(&sb);
     let err = recs
         .iter()
@@ -826,12 +833,16 @@ fn errors_inside_ahp_fail_open_with_a_message_and_an_error_record() {
         .expect("an error record");
     assert!(err["message"].as_str().unwrap().contains("NoSuchOracle"));
     assert_eq!(err["event"], "pre-tool-use");
+    assert_eq!(err["line"], 3);
 
-    // Unreadable input: the same, with no event known.
+    // Unreadable input: ahp cannot decide, so it fails open, with no event
+    // known.
     let sb = Sandbox::new();
     let run = hook(&sb, "gemini", None, "{not json");
     assert_eq!(run.exit, 0);
     assert!(run.stderr.contains("invalid JSON"), "{}", run.stderr);
+    assert!(run.stderr.contains("failing open"), "{}", run.stderr);
+    assert!(!run.stderr.contains("error: error:"), "{}", run.stderr);
     let recs = records(&sb);
     assert_eq!(recs.len(), 1);
     assert_eq!(recs[0]["kind"], "error");
@@ -907,7 +918,7 @@ fn every_fixture_is_understood() {
     let sb = Sandbox::new();
     sb.write(
         ".ahp/hooks.yaml",
-        "hooks:\n  pre-tool-use:\n    - oracle: Rules\n      config:\n        rules:\n          - condition: \"true\"\n            intensity: aid\n            message: \"tool={{ tool.name }} raw={{ tool.raw_name }} path=[{{ tool.path }}]\"\n",
+        "settings: {builtin: false}\nhooks:\n  pre-tool-use:\n    - oracle: Rules\n      config:\n        rules:\n          - condition: \"true\"\n            intensity: aid\n            message: \"tool={{ tool.name }} raw={{ tool.raw_name }} path=[{{ tool.path }}]\"\n",
     );
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/agents");
     let mut seen = 0;
@@ -1042,20 +1053,32 @@ fn an_invalid_hook_setting_is_a_config_error_everywhere() {
         err.contains("hooks.yaml:3:") && err.contains("settings.prompt_fallback"),
         "{err}"
     );
-    // The hook says so and fails open before deciding anything.
+    // The hook says so, and decides with the defaults of those settings:
+    // the rest of the policy still runs.
     let run = hook(
         &sb,
         "claude-code",
         None,
         &fixture("claude-code/PreToolUse.json"),
     );
-    assert_eq!((run.exit, run.stdout.as_str()), (0, ""));
+    assert_eq!(run.exit, 0);
+    assert!(run.stdout.contains("\"deny\""), "{}", run.stdout);
     assert!(
         run.stderr.contains("settings.stop_block_cap"),
         "{}",
         run.stderr
     );
-    assert!(!records(&sb).iter().any(|r| r["kind"] == "run"));
+    let errors: Vec<_> = records(&sb)
+        .into_iter()
+        .filter(|r| r["kind"] == "error")
+        .collect();
+    assert!(
+        errors.iter().any(|r| r["line"] == 2
+            && r["file"]
+                .as_str()
+                .is_some_and(|f| f.ends_with(".ahp/hooks.yaml"))),
+        "{errors:?}"
+    );
 }
 
 #[test]
@@ -1440,7 +1463,11 @@ fn fail_closed_is_decided_from_the_parsed_layers() {
                     "want a deny with `{want}`, got {stdout:?}; stderr: {stderr}"
                 )),
             },
-            (Some(0), None) if stdout.trim().is_empty() && stderr.contains("failing open") => {
+            // Open: the broken file is left out, the rest decides (`ls`
+            // passes).
+            (Some(0), None)
+                if stdout.trim().is_empty() && stderr.contains("left out of the policy") =>
+            {
                 Ok(())
             }
             (code, _) => Err(format!(

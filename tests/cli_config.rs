@@ -54,7 +54,8 @@ fn config_shows_the_layer_of_each_value() {
         .output()
         .unwrap();
     let v = json_out(&out);
-    assert_eq!(v["layers"].as_array().unwrap().len(), 3);
+    // builtin, user, project, local.
+    assert_eq!(v["layers"].as_array().unwrap().len(), 4);
     assert_eq!(
         v["hooks"]["pre-tool-use"][1]["origins"]["priority"]["layer"],
         "local"
@@ -65,12 +66,16 @@ fn config_shows_the_layer_of_each_value() {
     );
 }
 
+/// `validate` fails naming the error; a run reports it just as loudly
+/// and runs the rest of the policy (the broken part is left out).
 fn expect_config_error(yaml: &str, location: &str, words: &[&str]) {
     let sb = Sandbox::new();
     sb.write(".ahp/hooks.yaml", yaml);
     for args in [vec!["validate"], vec!["run", "pre-tool-use"]] {
         let out = sb.ahp().args(&args).write_stdin("{}").output().unwrap();
-        assert_eq!(out.status.code(), Some(1), "{args:?}: {}", stderr(&out));
+        let run = args[0] == "run";
+        let want = if run { 0 } else { 1 };
+        assert_eq!(out.status.code(), Some(want), "{args:?}: {}", stderr(&out));
         let err = stderr(&out);
         assert!(
             err.contains(location),
@@ -79,7 +84,10 @@ fn expect_config_error(yaml: &str, location: &str, words: &[&str]) {
         for w in words {
             assert!(err.contains(w), "{args:?}: want {w:?} in\n{err}");
         }
-        assert!(out.stdout.is_empty(), "no verdict on a config error");
+        if run {
+            assert!(err.contains("left out of the policy"), "{err}");
+            assert_eq!(json_out(&out)["outcome"], "accept");
+        }
     }
 }
 
@@ -154,16 +162,19 @@ fn validate_reports_ok_and_layers() {
     let out = sb.ahp().arg("validate").output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let text = stdout(&out);
+    // The project's three and the builtin layer's two other entries (its
+    // PermissionChecker is the one the project tunes).
     assert!(
-        text.starts_with("ok: 3 enabled entries across 1 events"),
+        text.starts_with("ok: 5 enabled entries across 3 events"),
         "{text}"
     );
+    assert!(text.contains("(builtin)"), "{text}");
     assert!(text.contains("(project)"), "{text}");
-    // With nothing at all, the default policy is what validates.
+    // With nothing at all, the builtin layer is what validates.
     let sb = Sandbox::new();
     let out = sb.ahp().arg("validate").output().unwrap();
     assert!(
-        stdout(&out).contains("<built-in default policy> (default)"),
+        stdout(&out).contains("<builtin>/default-hooks.yaml (builtin)"),
         "{}",
         stdout(&out)
     );

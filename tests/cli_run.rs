@@ -290,6 +290,8 @@ fn log_settings_mask_and_validate() {
     assert!(text.contains("\"kind\":\"run\""), "{text}");
     assert!(!text.contains("SECRET-123"), "{text}");
     assert!(!text.contains("hunter2"), "{text}");
+    // A bad setting is an error that keeps its default: said, and the
+    // policy still runs.
     sb.write(".ahp/hooks.yaml", "settings:\n  log_fsync: sometimes\n");
     let out = sb
         .ahp()
@@ -297,7 +299,7 @@ fn log_settings_mask_and_validate() {
         .write_stdin("{}")
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(0));
     assert!(
         stderr(&out).contains("settings.log_fsync"),
         "{}",

@@ -112,7 +112,7 @@ fn replay_flips_a_block_when_the_candidate_drops_the_entry() {
     std::fs::create_dir_all(candidate.path().join(".ahp")).unwrap();
     std::fs::write(
         candidate.path().join(".ahp/hooks.yaml"),
-        "hooks:\n  post-tool-use:\n    - oracle: PermissionChecker\n",
+        "hooks:\n  pre-tool-use:\n    - id: PermissionChecker\n      enabled: false\n",
     )
     .unwrap();
     let out = sb
@@ -607,7 +607,7 @@ fn replay_leaves_what_it_did_not_replay_out_of_both_sides_and_names_the_input() 
     std::fs::create_dir_all(candidate.path().join(".ahp")).unwrap();
     std::fs::write(
         candidate.path().join(".ahp/hooks.yaml"),
-        "hooks:\n  post-tool-use:\n    - oracle: PermissionChecker\n",
+        "settings: { builtin: false }\nhooks:\n  post-tool-use:\n    - oracle: PermissionChecker\n",
     )
     .unwrap();
     let out = sb

@@ -531,8 +531,9 @@ fn a_hook_name_with_dot_dot_is_refused() {
         ".ahp/hooks.yaml",
         "hooks:\n  pre-tool-use:\n    - hook: ../guard\n",
     );
+    // Left out with an error; the rest of the policy runs.
     let ran = run_pre_tool_use(&sb, &mark, TOOL_CTX);
-    assert_eq!(ran.code(), Some(1), "{}", ran.stderr());
+    assert_eq!(ran.code(), Some(0), "{}", ran.stderr());
     assert!(
         ran.stderr().contains("no HOOK.md hook named `../guard`"),
         "{}",
@@ -545,7 +546,7 @@ fn a_hook_name_with_dot_dot_is_refused() {
         "hooks:\n  pre-tool-use:\n    - hook: \"g\\u001b]0;pwned\\u0007\"\n    - oracle: \"x\\u001b[2J\"\n",
     );
     let ran = run_pre_tool_use(&sb, &mark, TOOL_CTX);
-    assert_eq!(ran.code(), Some(1), "{}", ran.stderr());
+    assert_eq!(ran.code(), Some(0), "{}", ran.stderr());
     assert!(
         ran.stderr()
             .contains("no HOOK.md hook named `g\\u{1b}]0;pwned\\u{7}`"),

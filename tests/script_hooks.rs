@@ -500,7 +500,8 @@ fn hook_reference_must_name_a_hook_of_that_event() {
 fn example_block_dangerous_commands_bash_and_python() {
     for name in ["block-dangerous-commands", "block-dangerous-commands-py"] {
         let sb = Sandbox::new();
-        sb.write(".ahp/hooks.yaml", "hooks: {}\n"); // only the hook
+        // Only the hook: the builtin layer would block `rm -rf /` too.
+        sb.write(".ahp/hooks.yaml", "settings: {builtin: false}\n");
         sb.example_hook(false, name);
         let out = run(
             &sb,

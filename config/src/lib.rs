@@ -1,11 +1,14 @@
 //! Configuration of ahp: the layered hooks.yaml files, merged per
 //! (event, id) with provenance, `when` conditions, and the JSON Schema.
 //!
-//! Layers, later ones winning: `~/.ahp/hooks.yaml` (user) →
-//! `<project>/.ahp/hooks.yaml` (project) → `<project>/.ahp/hooks.local.yaml`
-//! (local); a built-in default policy when none exists. Every value keeps
-//! the file, line and column it came from, so errors and `ahp config` point
-//! at the right place.
+//! Layers, later ones winning: `builtin` (ahp's default policy, always the
+//! bottom layer unless `settings.builtin: false`) → `~/.ahp/hooks.yaml`
+//! (user) → `<project>/.ahp/hooks.yaml` (project) →
+//! `<project>/.ahp/hooks.local.yaml` (local). Every value keeps the file,
+//! line and column it came from, so errors and `ahp config` point at the
+//! right place. [`LoadedConfig::load_with_errors`] and
+//! [`LoadedConfig::compile_with_errors`] leave a broken part out and list
+//! why, so one mistake does not switch the rest of the policy off.
 //!
 //! HOOK.md script hooks (`hookmd`) are discovered here too and compiled
 //! into entries of the `Script` oracle, ordered with the hooks.yaml entries.
@@ -45,8 +48,8 @@ pub mod yaml;
 
 pub use fail_closed::{fail_closed_env, fail_closed_from_layers, FailClosed, FAIL_CLOSED_ENV};
 pub use load::{
-    compile_when, find_project_root, ConfigWarning, HookSettings, LoadOptions, LoadedConfig,
-    LogSettings, MergedEntry, Only, DEFAULT_POLICY, DEFAULT_POLICY_NAME,
+    compile_when, find_project_root, Compiled, ConfigWarning, HookSettings, LoadOptions,
+    LoadedConfig, LogSettings, MergedEntry, Only, DEFAULT_POLICY, DEFAULT_POLICY_NAME,
 };
 pub use schema::hooks_schema;
 pub use source::{ConfigError, ConfigErrors, Layer, Origin, SourceFile};

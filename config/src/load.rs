@@ -21,6 +21,7 @@ use std::time::Duration;
 pub const TOP_KEYS: &[&str] = &["version", "settings", "hooks", "escalation"];
 /// Keys of `settings:`.
 pub const SETTINGS_KEYS: &[&str] = &[
+    "builtin",
     "environment",
     "on_block",
     "fail_closed",
@@ -51,10 +52,10 @@ pub const ENTRY_KEYS: &[&str] = &[
     "timeout",
 ];
 
-/// The policy compiled into ahp, used when no hooks.yaml exists anywhere.
+/// The policy compiled into ahp: the `builtin` layer, below every file.
 pub const DEFAULT_POLICY: &str = include_str!("default-hooks.yaml");
-/// Shown as the path of the built-in policy.
-pub const DEFAULT_POLICY_NAME: &str = "<built-in default policy>";
+/// Shown as the path of the builtin layer.
+pub const DEFAULT_POLICY_NAME: &str = "<builtin>/default-hooks.yaml";
 
 /// Where to look for the layers.
 #[derive(Debug, Clone)]
@@ -162,6 +163,9 @@ pub struct MergedEntry {
     pub node: Node,
     /// Where the entry was first defined.
     pub defined_at: Origin,
+    /// Each layer's own entry, in layer order, as written: what `node`
+    /// was merged from.
+    pub parts: Vec<Node>,
 }
 
 impl MergedEntry {
@@ -232,6 +236,15 @@ pub struct LoadedConfig {
     pub local_is_repository_code: bool,
     /// Load-time warnings.
     pub warnings: Vec<ConfigWarning>,
+    /// What could not be loaded: a file that does not parse (its entries
+    /// are left out), an entry that is malformed (left out). The rest is
+    /// loaded; [`LoadedConfig::load`] and [`LoadedConfig::from_files`]
+    /// turn any of these into an error, [`LoadedConfig::load_with_errors`]
+    /// keeps them here.
+    pub errors: Vec<ConfigError>,
+    /// The `settings.builtin: false` that switched the builtin layer off,
+    /// if one did.
+    pub builtin_off: Option<Origin>,
     /// The `escalation:` lists of the layers, in layer order (rules append).
     pub escalation: Vec<Node>,
     /// Why `fail_closed` is on, if it is: the environment or the first
@@ -355,11 +368,52 @@ fn type_error(node: &Node, path: String, expected: &str) -> ConfigError {
     )
 }
 
+/// Where `settings.builtin: false` switches the builtin layer off, if a
+/// layer does: the last layer that says `builtin:` decides, like any
+/// merged setting. A value that is not a boolean is an error and leaves
+/// the builtin layer on.
+fn builtin_switch(
+    roots: &[(Layer, PathBuf, Node)],
+    errors: &mut Vec<ConfigError>,
+) -> Option<Origin> {
+    let mut off = None;
+    for (_, _, root) in roots.iter().filter(|(l, _, _)| *l != Layer::Builtin) {
+        let Some(n) = root.get("settings").and_then(|s| s.get("builtin")) else {
+            continue;
+        };
+        match n.value {
+            NodeValue::Bool(true) => off = None,
+            NodeValue::Bool(false) => off = Some(n.origin.clone()),
+            _ => errors.push(
+                type_error(n, "settings.builtin".into(), "true or false")
+                    .help("`builtin: false` drops ahp's builtin layer (see `ahp config`); leave it out to keep it"),
+            ),
+        }
+    }
+    off
+}
+
 impl LoadedConfig {
-    /// Loads and merges the layers `opts` points at; the built-in default
-    /// policy when none exists.
+    /// Loads and merges the builtin layer and the layers `opts` points at.
+    /// Any error is an `Err`; see [`LoadedConfig::load_with_errors`] for a
+    /// load that leaves the broken parts out.
     pub fn load(opts: &LoadOptions) -> Result<LoadedConfig, ConfigErrors> {
-        let mut files = Vec::new();
+        let cfg = Self::load_with_errors(opts);
+        if cfg.errors.is_empty() {
+            Ok(cfg)
+        } else {
+            Err(ConfigErrors(cfg.errors))
+        }
+    }
+
+    /// Loads and merges the builtin layer and the layers `opts` points at,
+    /// leaving out what is broken (a file that cannot be read or parsed,
+    /// a malformed entry) and listing it in [`LoadedConfig::errors`]: one
+    /// mistake must not switch the rest of the policy off.
+    pub fn load_with_errors(opts: &LoadOptions) -> LoadedConfig {
+        let mut errors = Vec::new();
+        let mut user_unreadable = None;
+        let mut files = vec![SourceFile::builtin()];
         let mut seen = Vec::new();
         for (layer, path) in opts.layer_paths() {
             // The user layer doubles as the project layer when the project
@@ -370,22 +424,24 @@ impl LoadedConfig {
                 }
                 seen.push(id);
             }
-            if let Some(f) = read_layer(layer, &path)? {
-                files.push(f);
+            match read_layer(layer, &path) {
+                Ok(Some(f)) => files.push(f),
+                Ok(None) => {}
+                Err(e) => {
+                    if layer == Layer::User {
+                        user_unreadable = Some(path);
+                    }
+                    errors.push(e)
+                }
             }
         }
-        if files.is_empty() {
-            files.push(Arc::new(SourceFile {
-                layer: Layer::Default,
-                path: PathBuf::from(DEFAULT_POLICY_NAME),
-                text: DEFAULT_POLICY.to_string(),
-            }));
-        }
-        let mut cfg = Self::from_files_cached(
+        let mut cfg = Self::merge_files(
             opts.project_root.clone(),
             files,
             opts.parse_cache.as_deref(),
-        )?;
+        );
+        errors.append(&mut cfg.errors);
+        cfg.errors = errors;
         let user_dir = opts.user_hooks_dir();
         let found = crate::hookmd::discover_cached(
             user_dir.as_deref(),
@@ -409,6 +465,9 @@ impl LoadedConfig {
                 ),
             });
         }
+        if let Some(path) = user_unreadable {
+            cfg.fail_closed = Some(FailClosed::UserLayerUnreadable(path));
+        }
         if opts.fail_closed_env {
             cfg.fail_closed = Some(FailClosed::Env);
         }
@@ -419,7 +478,7 @@ impl LoadedConfig {
                 location: o.location(),
                 message: m,
             }));
-        Ok(cfg)
+        cfg
     }
 
     /// The enabled entries whose command-holding or trust-needing `config`
@@ -507,19 +566,26 @@ impl LoadedConfig {
         names
     }
 
-    /// Merges already-read files (in layer order).
+    /// Merges already-read files (in layer order; a [`Layer::Builtin`]
+    /// file is left out when a later one says `settings.builtin: false`).
+    /// Any error is an `Err`.
     pub fn from_files(
         project_root: PathBuf,
         files: Vec<Arc<SourceFile>>,
     ) -> Result<LoadedConfig, ConfigErrors> {
-        Self::from_files_cached(project_root, files, None)
+        let cfg = Self::merge_files(project_root, files, None);
+        if cfg.errors.is_empty() {
+            Ok(cfg)
+        } else {
+            Err(ConfigErrors(cfg.errors))
+        }
     }
 
-    fn from_files_cached(
+    fn merge_files(
         project_root: PathBuf,
         files: Vec<Arc<SourceFile>>,
         parse_cache: Option<&Path>,
-    ) -> Result<LoadedConfig, ConfigErrors> {
+    ) -> LoadedConfig {
         let mut errors = Vec::new();
         let mut cfg = LoadedConfig {
             project_root,
@@ -533,26 +599,45 @@ impl LoadedConfig {
             skipped_hook_specs: Vec::new(),
             local_is_repository_code: false,
             warnings: Vec::new(),
+            errors: Vec::new(),
+            builtin_off: None,
             escalation: Vec::new(),
             fail_closed: None,
             log_mask: Vec::new(),
         };
+        // A file that does not parse loses its own entries, not the others'.
+        let mut roots = Vec::new();
+        let mut user_unreadable = None;
         for file in files {
             let path = file.path.clone();
-            match crate::cache::parse(parse_cache, file) {
-                Ok(root) => {
-                    cfg.note_fail_closed(&root, path, &mut errors);
-                    cfg.note_log_mask(&root);
-                    cfg.merge_layer(root, &mut errors)
+            let layer = file.layer;
+            // The builtin text is in the executable: nothing to cache.
+            let cache = parse_cache.filter(|_| layer != Layer::Builtin);
+            match crate::cache::parse(cache, file) {
+                Ok(root) => roots.push((layer, path, root)),
+                Err(e) => {
+                    if layer == Layer::User {
+                        user_unreadable = Some(path);
+                    }
+                    errors.push(e)
                 }
-                Err(e) => errors.push(e),
             }
         }
-        if errors.is_empty() {
-            Ok(cfg)
-        } else {
-            Err(ConfigErrors(errors))
+        cfg.builtin_off = builtin_switch(&roots, &mut errors);
+        if cfg.builtin_off.is_some() {
+            roots.retain(|(layer, _, _)| *layer != Layer::Builtin);
+            cfg.files.retain(|f| f.layer != Layer::Builtin);
         }
+        for (layer, path, root) in roots {
+            cfg.note_fail_closed(&root, layer, path, &mut errors);
+            cfg.note_log_mask(&root);
+            cfg.merge_layer(root, &mut errors)
+        }
+        if let Some(path) = user_unreadable {
+            cfg.fail_closed = Some(FailClosed::UserLayerUnreadable(path));
+        }
+        cfg.errors = errors;
+        cfg
     }
 
     /// Adds a layer's `settings.log_mask` names to those of the layers
@@ -577,13 +662,24 @@ impl LoadedConfig {
     /// Records a layer's `settings.fail_closed: true` (switching on is all
     /// a layer can do) and reports a value that is not a boolean, in any
     /// layer: the merged value would show only the last one.
-    fn note_fail_closed(&mut self, root: &Node, path: PathBuf, errors: &mut Vec<ConfigError>) {
+    fn note_fail_closed(
+        &mut self,
+        root: &Node,
+        layer: Layer,
+        path: PathBuf,
+        errors: &mut Vec<ConfigError>,
+    ) {
         match crate::fail_closed::layer_value(root) {
             Ok(Some(true)) if self.fail_closed.is_none() => {
                 self.fail_closed = Some(FailClosed::Layer(path))
             }
             Ok(_) => {}
             Err(_) => {
+                // The user layer decides for the user: one that does not
+                // say clearly fails closed (see `crate::fail_closed`).
+                if layer == Layer::User {
+                    self.fail_closed = Some(FailClosed::UserLayerUnreadable(path));
+                }
                 // The shapes of the top level and of `settings` are reported
                 // by merge_layer; only the value itself is checked here.
                 if let Some(n) = root.get("settings").and_then(|s| s.get("fail_closed")) {
@@ -710,7 +806,14 @@ impl LoadedConfig {
                     ));
                     continue;
                 };
+                // An entry with a key ahp does not know is left out whole:
+                // run with a misspelt `enabeld:` or `whne:`, it would do
+                // something its author did not write.
+                let known_before = errors.len();
                 check_keys(m, &path, ENTRY_KEYS, errors);
+                if errors.len() > known_before {
+                    continue;
+                }
                 if item.get("oracle").is_some() && item.get("hook").is_some() {
                     errors.push(
                         ConfigError::at(&item.origin, Some(path), "an entry has either `oracle:` or `hook:`, not both")
@@ -742,7 +845,10 @@ impl LoadedConfig {
                                 .help("give one of them a distinct `id:`"),
                         );
                     }
-                    Some(pos) => yaml::merge(&mut self.entries[pos].node, item),
+                    Some(pos) => {
+                        self.entries[pos].parts.push(item.clone());
+                        yaml::merge(&mut self.entries[pos].node, item)
+                    }
                     None if item.get("oracle").is_none() && item.get("hook").is_none() => errors.push(
                         ConfigError::at(&item.origin, Some(path), format!("entry `{id}` overrides nothing: no earlier layer defines `{id}` for {event}"))
                             .help("add `oracle: <Name>` to define a new entry, or fix the id"),
@@ -753,6 +859,7 @@ impl LoadedConfig {
                             event,
                             id,
                             defined_at: item.origin.clone(),
+                            parts: vec![item.clone()],
                             node: item,
                         });
                     }
@@ -963,17 +1070,46 @@ impl LoadedConfig {
     }
 
     /// Compiles the entries of `events` (all when `None`) with `registry`.
-    /// Every problem is reported, not just the first.
+    /// Every problem is reported, not just the first: the load errors of
+    /// [`LoadedConfig::errors`] and those of compiling, in one `Err`.
     pub fn compile_events(
         &self,
         registry: &Registry,
         events: Option<&[Event]>,
     ) -> Result<(Policy, Vec<ConfigWarning>), ConfigErrors> {
-        let (settings, fail_closed) = self.settings()?;
+        let c = self.compile_with_errors(registry, events);
+        if c.errors.is_empty() {
+            Ok((c.policy, c.warnings))
+        } else {
+            Err(ConfigErrors(c.errors))
+        }
+    }
+
+    /// Compiles the entries of `events` (all when `None`) with `registry`,
+    /// leaving out each entry that does not compile and listing why in
+    /// [`Compiled::errors`] (after the load errors of
+    /// [`LoadedConfig::errors`]); a setting that does not check keeps its
+    /// default. The rest of the policy is what runs.
+    pub fn compile_with_errors(&self, registry: &Registry, events: Option<&[Event]>) -> Compiled {
+        let mut errors = self.errors.clone();
+        let (settings, fail_closed) = self.settings().unwrap_or_else(|mut es| {
+            errors.append(&mut es.0);
+            (
+                Settings {
+                    on_block: self.valid_on_block(),
+                    ..Settings::default()
+                },
+                self.fail_closed.is_some(),
+            )
+        });
         // Checked here so that `ahp validate` and every run report them,
         // not only the agent hooks that read them.
-        self.hook_settings()?;
-        let mut errors = Vec::new();
+        if let Err(mut es) = self.hook_settings() {
+            errors.append(&mut es.0);
+        }
+        if let Err(mut es) = self.log_settings() {
+            errors.append(&mut es.0);
+        }
         let mut warnings = self.warnings.clone();
         let mut per_event: BTreeMap<Event, Vec<Entry>> = BTreeMap::new();
         for me in &self.entries {
@@ -1005,7 +1141,14 @@ impl LoadedConfig {
             match self.compile_entry(me, registry, fail_closed, &mut warnings) {
                 Ok(Some(entry)) => per_event.entry(me.event).or_default().push(entry),
                 Ok(None) => {}
-                Err(mut es) => errors.append(&mut es),
+                Err(mut es) => {
+                    errors.append(&mut es);
+                    if let Some(entry) =
+                        self.without_broken_overrides(me, registry, fail_closed, &mut warnings)
+                    {
+                        per_event.entry(me.event).or_default().push(entry);
+                    }
+                }
             }
         }
         // HOOK.md hooks come after the hooks.yaml entries and in name order,
@@ -1050,17 +1193,120 @@ impl LoadedConfig {
         if events.is_none() {
             self.warn_unmatched_escalation(&mut warnings);
         }
-        if !errors.is_empty() {
-            return Err(ConfigErrors(errors));
+        let policy = match Policy::new(settings.clone(), per_event.clone()) {
+            Ok(p) => p,
+            Err(_) => {
+                let per_event = per_event
+                    .into_iter()
+                    .map(|(event, entries)| (event, self.orderable(event, entries, &mut errors)))
+                    .collect::<Vec<_>>();
+                // Each event's entries order now; an empty policy is the
+                // last resort, never reached.
+                Policy::new(settings.clone(), per_event).unwrap_or_else(|e| {
+                    errors.push(self.policy_error(e));
+                    let mut empty = Policy::default();
+                    empty.settings = settings;
+                    empty
+                })
+            }
+        };
+        Compiled {
+            policy: policy.with_digest(self.digest()).with_escalation(rules),
+            warnings,
+            errors,
         }
-        Policy::new(settings, per_event)
-            .map(|p| {
-                (
-                    p.with_digest(self.digest()).with_escalation(rules),
-                    warnings,
-                )
-            })
-            .map_err(|e| ConfigErrors(vec![self.policy_error(e)]))
+    }
+
+    /// An entry that does not compile as merged, as the earlier layers
+    /// define it: a broken override (a typo in the local layer's tuning of
+    /// a builtin or project entry) leaves the entry as it was below, rather
+    /// than taking it out. `None` when no earlier form compiles either.
+    fn without_broken_overrides(
+        &self,
+        me: &MergedEntry,
+        registry: &Registry,
+        fail_closed: bool,
+        warnings: &mut Vec<ConfigWarning>,
+    ) -> Option<Entry> {
+        for kept in (1..me.parts.len()).rev() {
+            let mut node = me.parts[0].clone();
+            for part in &me.parts[1..kept] {
+                yaml::merge(&mut node, part.clone());
+            }
+            let earlier = MergedEntry {
+                node,
+                parts: me.parts[..kept].to_vec(),
+                ..me.clone()
+            };
+            // Its errors are those already reported, or of a form that
+            // does not run either.
+            let mut quiet = Vec::new();
+            if let Ok(Some(entry)) = self.compile_entry(&earlier, registry, fail_closed, &mut quiet)
+            {
+                let dropped: Vec<String> = me.parts[kept..]
+                    .iter()
+                    .map(|p| p.origin.location())
+                    .collect();
+                warnings.push(ConfigWarning {
+                    location: me.defined_at.location(),
+                    message: format!(
+                        "entry `{}` of {} runs without the override(s) at {}, which do not load (see the errors)",
+                        me.id,
+                        me.event,
+                        dropped.join(", ")
+                    ),
+                });
+                return Some(entry);
+            }
+        }
+        None
+    }
+
+    /// `on_block` as far as it checks (the default otherwise), for a policy
+    /// whose other settings do not.
+    fn valid_on_block(&self) -> OnBlock {
+        match self
+            .settings
+            .as_ref()
+            .and_then(|s| s.get("on_block"))
+            .and_then(Node::as_str)
+        {
+            Some("collect") => OnBlock::Collect,
+            _ => OnBlock::Stop,
+        }
+    }
+
+    /// `entries` of `event` without those whose `after` cannot be ordered
+    /// (a cycle, an unknown id, a duplicate id), each reported.
+    fn orderable(
+        &self,
+        event: Event,
+        mut entries: Vec<Entry>,
+        errors: &mut Vec<ConfigError>,
+    ) -> Vec<Entry> {
+        // Each round removes at least one entry, so this ends.
+        while let Err(e) = Policy::new(Settings::default(), [(event, entries.clone())]) {
+            let before = entries.len();
+            match &e {
+                PolicyError::Cycle { members, .. } => {
+                    entries.retain(|en| !members.contains(&en.id))
+                }
+                PolicyError::UnknownAfter { id, .. } => entries.retain(|en| en.id != *id),
+                PolicyError::DuplicateId { id, .. } => {
+                    let mut seen = false;
+                    entries.retain(|en| {
+                        let dup = en.id == *id && seen;
+                        seen |= en.id == *id;
+                        !dup
+                    });
+                }
+            }
+            errors.push(self.policy_error(e));
+            if entries.len() == before {
+                entries.clear();
+            }
+        }
+        entries
     }
 
     /// The hooks.yaml entry `- hook: NAME` that adjusts the HOOK.md hook
@@ -1334,6 +1580,16 @@ impl LoadedConfig {
         let mut errors = Vec::new();
         let node = &me.node;
         let oracle_node = node.get("oracle");
+        // The builtin layer is written for ahp's own oracles; an ahp built
+        // with a registry of its own (`cli::main_with`) that lacks one
+        // simply has no such builtin entry.
+        if me.defined_at.layer() == Layer::Builtin
+            && me
+                .oracle()
+                .is_some_and(|name| registry.resolve(name).is_none())
+        {
+            return Ok(None);
+        }
         let oracle_name = match oracle_node.map(|n| (n, n.as_str())) {
             Some((n, Some(name))) => match registry.resolve(name) {
                 // A Script entry names a program to run by its path; a
@@ -1357,7 +1613,12 @@ impl LoadedConfig {
                 }
                 Some(canonical) => Some(canonical.to_string()),
                 None => {
-                    let known = registry.names();
+                    // `Script` is a name no hooks file may use (above).
+                    let known: Vec<String> = registry
+                        .names()
+                        .into_iter()
+                        .filter(|n| n != SCRIPT_ORACLE)
+                        .collect();
                     let e = ConfigError::at(
                         &n.origin,
                         Some(me.path("oracle")),
@@ -1531,6 +1792,18 @@ impl LoadedConfig {
             origin,
         }))
     }
+}
+
+/// A compiled policy with what was left out of it (see
+/// [`LoadedConfig::compile_with_errors`]).
+pub struct Compiled {
+    /// What runs.
+    pub policy: Policy,
+    /// Load-time and compile-time warnings.
+    pub warnings: Vec<ConfigWarning>,
+    /// What was left out, and why: load errors first, then those of
+    /// compiling. Empty when the policy is whole.
+    pub errors: Vec<ConfigError>,
 }
 
 /// The signal-log part of `settings:` (see [`LoadedConfig::log_settings`]).

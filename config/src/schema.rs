@@ -67,6 +67,10 @@ pub enum EscalationScope {
 #[schemars(deny_unknown_fields)]
 #[allow(dead_code)]
 pub struct SettingsSpec {
+    /// false: drop ahp's builtin layer (the default policy below every
+    /// file). The last layer that says decides. Leave it out to keep it;
+    /// switch one builtin entry off with `- id: <id>` and `enabled: false`.
+    pub builtin: Option<bool>,
     /// development, staging, production, sandbox, … when the context does
     /// not say.
     pub environment: Option<String>,

@@ -9,8 +9,9 @@ use std::sync::Arc;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Layer {
-    /// The policy compiled into ahp, used when no hooks.yaml exists.
-    Default,
+    /// The policy compiled into ahp: always the bottom layer, unless a
+    /// layer says `settings.builtin: false`.
+    Builtin,
     /// `~/.ahp/hooks.yaml`.
     User,
     /// `<project>/.ahp/hooks.yaml` (committed).
@@ -23,7 +24,7 @@ impl Layer {
     /// The lowercase name.
     pub fn as_str(self) -> &'static str {
         match self {
-            Layer::Default => "default",
+            Layer::Builtin => "builtin",
             Layer::User => "user",
             Layer::Project => "project",
             Layer::Local => "local",
@@ -42,13 +43,22 @@ impl fmt::Display for Layer {
 pub struct SourceFile {
     /// Its layer.
     pub layer: Layer,
-    /// Its path (`<built-in default policy>` for the default layer).
+    /// Its path (`<builtin>/default-hooks.yaml` for the builtin layer).
     pub path: PathBuf,
     /// Its text.
     pub text: String,
 }
 
 impl SourceFile {
+    /// The builtin layer: ahp's default policy, compiled in.
+    pub fn builtin() -> Arc<SourceFile> {
+        Arc::new(SourceFile {
+            layer: Layer::Builtin,
+            path: PathBuf::from(crate::load::DEFAULT_POLICY_NAME),
+            text: crate::load::DEFAULT_POLICY.to_string(),
+        })
+    }
+
     /// The text of 1-based line `line`, if any.
     pub fn line_text(&self, line: usize) -> Option<&str> {
         self.text.lines().nth(line.checked_sub(1)?)

@@ -105,6 +105,14 @@ impl LoadedConfig {
         for f in &self.files {
             let _ = writeln!(out, "# layer {:<8} {}", f.layer.as_str(), f.path.display());
         }
+        if let Some(off) = &self.builtin_off {
+            let _ = writeln!(
+                out,
+                "# builtin layer: off (settings.builtin: false at {} {})",
+                off.layer(),
+                off.location()
+            );
+        }
         // The merged value is the last layer's; `fail_closed` is on when
         // any layer or the environment says so, which the merge cannot show.
         match self.fail_closed() {
@@ -176,6 +184,7 @@ impl LoadedConfig {
         json!({
             "project_root": self.project_root,
             "layers": self.files.iter().map(|f| json!({"layer": f.layer, "file": f.path})).collect::<Vec<_>>(),
+            "builtin_off": self.builtin_off.as_ref().map(|o| json!({"layer": o.layer(), "file": o.file.path, "line": o.line})),
             "settings": self.settings.as_ref().map(Node::to_json).unwrap_or(Value::Null),
             "settings_origins": settings_origins,
             "hooks": hooks,

@@ -151,7 +151,19 @@ pub fn merge(base: &mut Node, overlay: Node) {
         (NodeValue::Map(b), NodeValue::Map(o)) => {
             for (k, v) in o {
                 match b.iter_mut().find(|(bk, _)| bk.name == k.name) {
-                    Some((_, slot)) => merge(slot, v),
+                    Some((bk, slot)) => {
+                        // A replaced value's key points at the layer that
+                        // replaced it: errors about the value cite that
+                        // line, not the first layer's.
+                        let both_maps = matches!(
+                            (&slot.value, &v.value),
+                            (NodeValue::Map(_), NodeValue::Map(_))
+                        );
+                        if !both_maps {
+                            bk.origin = k.origin;
+                        }
+                        merge(slot, v)
+                    }
                     None => b.push((k, v)),
                 }
             }
@@ -385,18 +397,86 @@ fn parse_with_serde_saphyr(file: Arc<SourceFile>) -> Result<Node, ConfigError> {
                 Some(i) if message[i..].contains("column") => message[..i].to_string(),
                 _ => message,
             };
+            let (message, help) = in_our_words(&file, line, column, &message);
             let err = ConfigError {
                 file: Some(file.path.clone()),
                 line,
                 column,
                 key: None,
-                message: format!("invalid YAML: {message}"),
-                help: Some("check the indentation and quoting around this line".into()),
+                message,
+                help: Some(help),
                 snippet: file.line_text(line).map(str::to_string),
             };
             Err(err)
         }
     }
+}
+
+/// The parser's message and a hint, in ahp's words where the parser's
+/// would send the reader astray: a duplicate key names both lines (not a
+/// parser option to allow it), an unknown escape in a double-quoted string
+/// (a regex such as `"\d+"`) points at single quotes.
+fn in_our_words(file: &SourceFile, line: usize, column: usize, message: &str) -> (String, String) {
+    if let Some(rest) = message.strip_prefix("duplicate mapping key: ") {
+        let key = rest.split(", set ").next().unwrap_or(rest).trim();
+        let first = first_key_line(file, line, column, key)
+            .map(|l| format!(" (first at line {l})"))
+            .unwrap_or_default();
+        return (
+            format!("duplicate key `{key}`: line {line} repeats a key of the same map{first}"),
+            "a key appears once per map; remove one of them, or merge their values".into(),
+        );
+    }
+    if message.contains("unknown escape character") {
+        return (
+            format!("invalid YAML: {message}"),
+            "in a double-quoted string a backslash starts an escape (\\n, \\\"); write regexes \
+             in single quotes, e.g. pattern: 'rm\\s+-rf', or double each backslash"
+                .into(),
+        );
+    }
+    (
+        format!("invalid YAML: {message}"),
+        "check the indentation and quoting around this line".into(),
+    )
+}
+
+/// The line of the earlier `key:` of the map whose repeat is at
+/// `line`:`column`: the nearest line above (or earlier on the same line,
+/// for a flow map) with `key` at the same column, before the map ends.
+fn first_key_line(file: &SourceFile, line: usize, column: usize, key: &str) -> Option<usize> {
+    let starts_key = |text: &str| {
+        let text = text.strip_prefix(['"', '\'']).unwrap_or(text);
+        text.strip_prefix(key)
+            .is_some_and(|rest| rest.trim_start_matches(['"', '\'', ' ']).starts_with(':'))
+    };
+    let col = column.checked_sub(1)?;
+    // A flow map: an earlier `key:` on the same line.
+    let same = file.line_text(line)?;
+    let before: String = same.chars().take(col).collect();
+    if before.match_indices(key).any(|(i, _)| {
+        starts_key(&before[i..]) && (i == 0 || before[..i].ends_with([' ', '{', ',']))
+    }) {
+        return Some(line);
+    }
+    for l in (1..line).rev() {
+        let text = file.line_text(l)?;
+        let indent = text.chars().take_while(|c| *c == ' ').count();
+        let body = text.trim_start();
+        if body.is_empty() || body.starts_with('#') {
+            continue;
+        }
+        let at: String = text.chars().skip(col).collect();
+        if text.chars().count() > col && starts_key(&at) {
+            return Some(l);
+        }
+        // A line that starts left of the key's column (other than the
+        // `- ` of the list item the map is in) ends the map.
+        if indent < col && !(body.starts_with("- ") && indent + 2 <= col) {
+            return None;
+        }
+    }
+    None
 }
 
 #[cfg(test)]
@@ -431,8 +511,16 @@ mod tests {
         assert!(e.column > 0);
         assert!(e.message.starts_with("invalid YAML"), "{}", e.message);
         let e = parse(file("a: 1\na: 2\n")).unwrap_err();
-        assert!(e.message.contains("duplicate"), "{}", e.message);
+        assert!(e.message.contains("duplicate key `a`"), "{}", e.message);
+        assert!(e.message.contains("first at line 1"), "{}", e.message);
+        assert!(!e.message.contains("DuplicateKeyPolicy"), "{}", e.message);
         assert_eq!(e.line, 2);
+        let e = parse(file("h:\n  - oracle: A\n    x: 1\n    oracle: B\n")).unwrap_err();
+        assert!(e.message.contains("first at line 2"), "{}", e.message);
+        let e = parse(file("m: {a: 1, b: 2, a: 3}\n")).unwrap_err();
+        assert!(e.message.contains("first at line 1"), "{}", e.message);
+        let e = parse(file("p: \"\\d+\"\n")).unwrap_err();
+        assert!(e.help.unwrap().contains("single quotes"));
     }
 
     #[test]

@@ -120,7 +120,8 @@ fn local_layer_disables_a_project_entry() {
     let ids: Vec<&str> = plan.entries.iter().map(|e| e.id.as_str()).collect();
     assert_eq!(ids, vec!["greet"]);
     let view = cfg.render_json();
-    let second = &view["hooks"]["pre-tool-use"][1];
+    // After the builtin layer's PermissionChecker.
+    let second = &view["hooks"]["pre-tool-use"][2];
     assert_eq!(second["enabled"], false);
     assert_eq!(second["origins"]["enabled"]["layer"], "local");
     assert_eq!(second["origins"]["oracle"]["layer"], "project");
@@ -131,13 +132,13 @@ fn later_layer_deep_merges_config_maps_and_replaces_lists() {
     let local = "hooks:\n  PreToolUse:\n    - id: greet\n      config:\n        say: bonjour\n        tags: [z]\n        nested: {y: 3}\n";
     let f = fixture(None, Some(PROJECT), Some(local));
     let cfg = LoadedConfig::load(&f.opts).unwrap();
-    let greet = &cfg.entries[0];
+    let greet = cfg.entries.iter().find(|e| e.id == "greet").unwrap();
     assert_eq!(
         greet.node.get("config").unwrap().to_json(),
         json!({"say": "bonjour", "tags": ["z"], "nested": {"x": 1, "y": 3}})
     );
     let view = cfg.render_json();
-    let origins = &view["hooks"]["pre-tool-use"][0]["origins"];
+    let origins = &view["hooks"]["pre-tool-use"][1]["origins"];
     assert_eq!(origins["config.say"]["layer"], "local");
     assert_eq!(origins["config.nested.x"]["layer"], "project");
     assert_eq!(origins["config.nested.y"]["layer"], "local");
@@ -160,7 +161,7 @@ fn project_overrides_user_entry() {
     let cfg = LoadedConfig::load(&f.opts).unwrap();
     assert_eq!(
         cfg.files.iter().map(|f| f.layer).collect::<Vec<_>>(),
-        vec![Layer::User, Layer::Project]
+        vec![Layer::Builtin, Layer::User, Layer::Project]
     );
     let greet = cfg.entries.iter().find(|e| e.id == "greet").unwrap();
     assert_eq!(greet.node.get("priority").unwrap().to_json(), json!(1));
@@ -175,15 +176,28 @@ fn project_overrides_user_entry() {
 }
 
 #[test]
-fn default_policy_only_when_no_file_exists() {
+fn the_builtin_layer_stays_below_every_file() {
     let f = fixture(None, None, None);
     let cfg = LoadedConfig::load(&f.opts).unwrap();
     assert_eq!(cfg.files.len(), 1);
-    assert_eq!(cfg.files[0].layer, Layer::Default);
+    assert_eq!(cfg.files[0].layer, Layer::Builtin);
+    // A policy file adds to it (this used to drop it).
     let f = fixture(None, None, Some("hooks: {}\n"));
     let cfg = LoadedConfig::load(&f.opts).unwrap();
-    assert_eq!(cfg.files[0].layer, Layer::Local);
+    assert_eq!(
+        cfg.files.iter().map(|f| f.layer).collect::<Vec<_>>(),
+        vec![Layer::Builtin, Layer::Local]
+    );
+    assert!(cfg
+        .entries
+        .iter()
+        .any(|e| e.id == "PermissionChecker" && e.defined_at.layer() == Layer::Builtin));
+    // Only an explicit `settings.builtin: false` drops it.
+    let f = fixture(None, Some("settings: {builtin: false}\n"), None);
+    let cfg = LoadedConfig::load(&f.opts).unwrap();
+    assert_eq!(cfg.files.len(), 1);
     assert!(cfg.entries.is_empty());
+    assert_eq!(cfg.builtin_off.as_ref().map(|o| o.line), Some(1));
 }
 
 #[test]
@@ -370,8 +384,9 @@ fn home_as_project_root_loads_the_file_once() {
     write(&home.path().join(".ahp/hooks.yaml"), PROJECT);
     let opts = LoadOptions::new(Some(home.path().to_path_buf()), home.path().to_path_buf());
     let cfg = LoadedConfig::load(&opts).unwrap();
-    assert_eq!(cfg.files.len(), 1);
-    assert_eq!(cfg.entries.len(), 2);
+    // The builtin layer and the file, once.
+    assert_eq!(cfg.files.len(), 2);
+    assert_eq!(cfg.entries_for(Event::PreToolUse).count(), 3);
 }
 
 #[test]

@@ -61,6 +61,12 @@ pub struct Diagnostic {
     pub correlation_id: Option<String>,
     /// What happened.
     pub message: String,
+    /// The file the diagnostic is about (a policy file with an error).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    /// The 1-based line in `file`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
 }
 
 /// What became of one selected entry.
@@ -503,6 +509,8 @@ impl Engine {
                     event: s.context.hook,
                     correlation_id: s.header.correlation_id.clone(),
                     message: format!("could not record signal {}: {e}", s.header.id),
+                    file: None,
+                    line: None,
                 });
             }
         }
@@ -636,6 +644,8 @@ impl Engine {
                             event: Some(event),
                             correlation_id: ctx.correlation_id.clone(),
                             message: note.clone(),
+                            file: None,
+                            line: None,
                         });
                     }
                 }
@@ -655,6 +665,8 @@ impl Engine {
                                     event: Some(event),
                                     correlation_id: ctx.correlation_id.clone(),
                                     message,
+                                    file: None,
+                                    line: None,
                                 });
                             }
                             let s = self.escalate(event, &ctx, s);
@@ -838,6 +850,8 @@ impl Engine {
             event: Some(event),
             correlation_id: ctx.correlation_id.clone(),
             message: message.clone(),
+            file: None,
+            line: None,
         });
         if closed {
             let s = Signal::block(message)
@@ -878,6 +892,8 @@ impl Engine {
                     event: Some(verdict.event),
                     correlation_id: ctx.correlation_id.clone(),
                     message: e.to_string(),
+                    file: None,
+                    line: None,
                 }),
             }
         }
@@ -933,6 +949,8 @@ impl Engine {
                                     event: Some(event),
                                     correlation_id: ctx.correlation_id.clone(),
                                     message: redact_str(&note, &secrets).unwrap_or(note),
+                                    file: None,
+                                    line: None,
                                 });
                             }
                             for s in ev.signals {
@@ -950,6 +968,8 @@ impl Engine {
                                 event: Some(event),
                                 correlation_id: ctx.correlation_id.clone(),
                                 message: format!("async oracle `{}` failed: {msg}", entry.id),
+                                file: None,
+                                line: None,
                             });
                         }
                     }

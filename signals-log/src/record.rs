@@ -125,6 +125,8 @@ impl Record {
     ///     event: Some(Event::PreToolUse),
     ///     correlation_id: None,
     ///     message: "oracle timed out".into(),
+    ///     file: None,
+    ///     line: None,
     /// };
     /// assert!(matches!(Record::diagnostic(d), Record::Error(_)));
     /// ```

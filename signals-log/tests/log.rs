@@ -30,6 +30,8 @@ fn diagnostic(level: Level, message: &str) -> Diagnostic {
         event: Some(Event::PostToolUse),
         correlation_id: Some("corr-1".into()),
         message: message.into(),
+        file: None,
+        line: None,
     }
 }
 

@@ -1,0 +1,368 @@
+//! The builtin layer under every policy, and errors that degrade one part
+//! of the policy, not all of it: end to end through `ahp hook`, `ahp run`,
+//! `ahp validate`, `ahp config`, `ahp explain` and `ahp doctor`.
+
+mod common;
+use common::*;
+use serde_json::Value;
+
+/// What Claude Code sends before running `rm -rf /`.
+fn rm_rf_payload(sb: &Sandbox) -> String {
+    serde_json::json!({
+        "session_id": "s1",
+        "transcript_path": "/tmp/t.jsonl",
+        "cwd": sb.root(),
+        "permission_mode": "default",
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "rm -rf /", "description": "Remove all files"},
+        "tool_use_id": "toolu_01"
+    })
+    .to_string()
+}
+
+const RM_RF_CONTEXT: &str = r#"{"tool":{"name":"Bash","input":{"command":"rm -rf /"}}}"#;
+
+fn claude_code(sb: &Sandbox) -> std::process::Output {
+    sb.ahp()
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .args(["hook", "claude-code"])
+        .write_stdin(rm_rf_payload(sb))
+        .output()
+        .unwrap()
+}
+
+fn decision(out: &std::process::Output) -> Value {
+    json_out(out)["hookSpecificOutput"]["permissionDecision"].clone()
+}
+
+fn run_rm_rf(sb: &Sandbox) -> std::process::Output {
+    sb.ahp()
+        .args(["run", "pre-tool-use", "--format", "json"])
+        .write_stdin(RM_RF_CONTEXT)
+        .output()
+        .unwrap()
+}
+
+fn records(sb: &Sandbox) -> Vec<Value> {
+    std::fs::read_to_string(sb.log_path())
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}
+
+const CHECKLIST_ONLY: &str = "\
+hooks:
+  pre-issue-submit:
+    - oracle: ChecklistValidator
+";
+
+#[test]
+fn a_project_policy_adds_to_the_builtin_layer() {
+    let sb = Sandbox::new();
+    sb.write(".ahp/hooks.yaml", CHECKLIST_ONLY);
+    let out = claude_code(&sb);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(decision(&out), "deny", "{}", stdout(&out));
+    let out = run_rm_rf(&sb);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_eq!(
+        json_out(&out)["signals"][0]["header"]["source"],
+        "PermissionChecker"
+    );
+
+    // `ahp explain` and `ahp config` show where the entry comes from.
+    let out = sb.ahp().args(["explain", "pre-tool-use"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("layers: builtin <builtin>/default-hooks.yaml → project"),
+        "{text}"
+    );
+    assert!(
+        text.contains("from builtin <builtin>/default-hooks.yaml:"),
+        "{text}"
+    );
+    let out = sb.ahp().arg("config").output().unwrap();
+    let text = stdout(&out);
+    let line = text
+        .lines()
+        .find(|l| l.contains("id: \"PermissionChecker\""))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        line.contains("# builtin <builtin>/default-hooks.yaml:"),
+        "{line}"
+    );
+    let out = sb
+        .ahp()
+        .args(["config", "--format", "json"])
+        .output()
+        .unwrap();
+    let v = json_out(&out);
+    assert_eq!(v["layers"][0]["layer"], "builtin");
+    assert_eq!(
+        v["hooks"]["pre-tool-use"][0]["defined_at"]["layer"],
+        "builtin"
+    );
+    assert!(
+        v["hooks"]["pre-tool-use"][0]["defined_at"]["line"]
+            .as_u64()
+            .unwrap()
+            > 0
+    );
+}
+
+#[test]
+fn the_builtin_layer_is_switched_off_only_explicitly() {
+    // One entry, by its id.
+    let sb = Sandbox::new();
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:\n  pre-tool-use:\n    - id: PermissionChecker\n      enabled: false\n",
+    );
+    assert!(claude_code(&sb).stdout.is_empty());
+    let out = sb.ahp().args(["explain", "pre-tool-use"]).output().unwrap();
+    let text = stdout(&out);
+    assert!(
+        text.contains("PermissionChecker            enabled: false set by project"),
+        "{text}"
+    );
+    // The other builtin entries stay.
+    let out = sb
+        .ahp()
+        .args(["explain", "pre-issue-close"])
+        .output()
+        .unwrap();
+    assert!(
+        stdout(&out).contains("checklist-done-at-close"),
+        "{}",
+        stdout(&out)
+    );
+
+    // The whole layer, by any layer's `settings.builtin: false`.
+    let sb = Sandbox::new();
+    sb.write_home(".ahp/hooks.yaml", "settings:\n  builtin: false\n");
+    sb.write(".ahp/hooks.yaml", CHECKLIST_ONLY);
+    assert_eq!(run_rm_rf(&sb).status.code(), Some(0));
+    let out = sb.ahp().args(["explain", "pre-tool-use"]).output().unwrap();
+    let text = stdout(&out);
+    assert!(
+        text.contains("builtin layer: off (settings.builtin: false at user "),
+        "{text}"
+    );
+    assert!(!text.contains("<builtin>"), "{text}");
+    let out = sb
+        .ahp()
+        .args(["config", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(json_out(&out)["builtin_off"]["layer"], "user");
+    // A later layer can bring it back.
+    sb.write(".ahp/hooks.local.yaml", "settings: {builtin: true}\n");
+    sb.write(".gitignore", ".ahp/hooks.local.yaml\n");
+    assert_eq!(run_rm_rf(&sb).status.code(), Some(2));
+
+    // A value that is not a boolean is an error and keeps the layer.
+    let sb = Sandbox::new();
+    sb.write(".ahp/hooks.yaml", "settings:\n  builtin: no\n");
+    let out = run_rm_rf(&sb);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("hooks.yaml:2:12: settings.builtin: expected true or false"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn the_starter_policy_tunes_the_builtin_entries_and_nothing_fires_twice() {
+    let sb = Sandbox::new();
+    sb.ahp().arg("init").assert().success();
+    let out = run_rm_rf(&sb);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let v = json_out(&out);
+    let sources: Vec<&str> = v["signals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|s| s["header"]["source"].as_str())
+        .collect();
+    assert_eq!(sources, ["PermissionChecker"], "{v}");
+    let out = sb
+        .ahp()
+        .args(["run", "pre-issue-close", "--format", "json"])
+        .write_stdin(r#"{"issue":{"id":"X-1","checklist":[{"text":"a","status":"open"}]}}"#)
+        .output()
+        .unwrap();
+    let v = json_out(&out);
+    assert_eq!(v["entries"].as_array().map(Vec::len), Some(1), "{v}");
+}
+
+#[test]
+fn a_broken_entry_is_left_out_loudly_and_the_rest_runs() {
+    let sb = Sandbox::new();
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:\n  pre-tool-use:\n    - oracle: PermisionChecker\n    - oracle: Rules\n      id: no-curl\n      config:\n        rules:\n          - condition: \"tool.input.command ~ 'curl'\"\n            intensity: block\n            message: no curl\n",
+    );
+    let out = claude_code(&sb);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(decision(&out), "deny", "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains(".ahp/hooks.yaml:3:15"), "{err}");
+    assert!(err.contains("did you mean `PermissionChecker`"), "{err}");
+    assert!(err.contains("left out of the policy"), "{err}");
+    assert!(!err.contains("error: error:"), "{err}");
+    let recs = records(&sb);
+    let error = recs
+        .iter()
+        .find(|r| r["kind"] == "error")
+        .unwrap_or_else(|| panic!("no error record in {recs:?}"));
+    assert_eq!(error["line"], 3);
+    assert!(
+        error["file"].as_str().unwrap().ends_with(".ahp/hooks.yaml"),
+        "{error}"
+    );
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap()
+            .contains("PermisionChecker"),
+        "{error}"
+    );
+    // The project's other entry still runs.
+    let out = sb
+        .ahp()
+        .args(["run", "pre-tool-use", "--format", "json"])
+        .write_stdin(r#"{"tool":{"name":"Bash","input":{"command":"curl example.com"}}}"#)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+
+    // `ahp validate` fails, `ahp doctor` calls it a problem.
+    let out = sb.ahp().arg("validate").output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("unknown oracle `PermisionChecker`"));
+    let out = sb
+        .ahp()
+        .args(["doctor", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let v = json_out(&out);
+    let findings = v["findings"].to_string();
+    assert!(findings.contains("PermisionChecker"), "{v}");
+}
+
+#[test]
+fn a_file_that_does_not_parse_loses_only_its_own_entries() {
+    let sb = Sandbox::new();
+    sb.write_home(
+        ".ahp/hooks.yaml",
+        "hooks:\n  pre-tool-use:\n    - oracle: Rules\n      id: no-curl\n      config:\n        rules:\n          - {condition: \"tool.input.command ~ 'curl'\", intensity: block, message: no curl}\n",
+    );
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:\n  pre-tool-use:\n    - oracle: Rules\n   config: [\n",
+    );
+    let out = claude_code(&sb);
+    assert_eq!(decision(&out), "deny", "{}", stderr(&out));
+    assert!(stderr(&out).contains("invalid YAML"), "{}", stderr(&out));
+    let out = sb
+        .ahp()
+        .args(["run", "pre-tool-use"])
+        .write_stdin(r#"{"tool":{"name":"Bash","input":{"command":"curl x"}}}"#)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+
+    // Under fail_closed a broken policy blocks, saying why.
+    sb.write_home(".ahp/hooks.yaml", "settings: {fail_closed: true}\n");
+    let payload = rm_rf_payload(&sb).replace("rm -rf /", "ls");
+    let out = sb
+        .ahp()
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .args(["hook", "claude-code"])
+        .write_stdin(payload)
+        .output()
+        .unwrap();
+    assert_eq!(decision(&out), "deny", "{}", stderr(&out));
+    let reason = json_out(&out)["hookSpecificOutput"]["permissionDecisionReason"].to_string();
+    assert!(reason.contains("settings.fail_closed is true"), "{reason}");
+    assert!(reason.contains("invalid YAML"), "{reason}");
+    assert!(!stderr(&out).contains("error: error:"), "{}", stderr(&out));
+}
+
+#[test]
+fn errors_cite_the_layer_that_set_the_value_and_come_all_at_once() {
+    let sb = Sandbox::new();
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:\n  pre-tool-use:\n    - oracle: FileChangeLimiter\n      id: limit\n      config:\n        max_files: 10\n",
+    );
+    sb.write(".gitignore", ".ahp/hooks.local.yaml\n");
+    sb.write(
+        ".ahp/hooks.local.yaml",
+        "settings:\n  on_block: sto\nhooks:\n  pre-tool-use:\n    - id: limit\n      config:\n        max_files: lots\n    - oracle: Rules\n      priorty: 3\n",
+    );
+    let out = sb.ahp().arg("validate").output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    // The bad value is the local layer's, on its line.
+    assert!(
+        err.contains("hooks.local.yaml:7:9: hooks.pre-tool-use[limit].config.max_files"),
+        "{err}"
+    );
+    assert!(!err.contains("hooks.yaml:6:"), "{err}");
+    // Load-time, settings and compile-time errors, in one run.
+    assert!(err.contains("hooks.local.yaml:9:7"), "{err}");
+    assert!(err.contains("settings.on_block"), "{err}");
+    assert!(err.contains("3 errors"), "{err}");
+    assert!(!err.contains("error: error:"), "{err}");
+}
+
+#[test]
+fn yaml_mistakes_are_explained_in_ahps_words() {
+    let sb = Sandbox::new();
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:\n  pre-tool-use:\n    - oracle: Rules\n      id: a\n      oracle: PermissionChecker\n",
+    );
+    let out = sb.ahp().arg("validate").output().unwrap();
+    let err = stderr(&out);
+    assert!(
+        err.contains("hooks.yaml:5:7: duplicate key `oracle`"),
+        "{err}"
+    );
+    assert!(err.contains("first at line 3"), "{err}");
+    assert!(!err.contains("DuplicateKeyPolicy"), "{err}");
+
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:\n  pre-tool-use:\n    - oracle: PermissionChecker\n      config:\n        dangerous_commands:\n          - pattern: \"rm\\s+-rf\"\n            reason: x\n",
+    );
+    let out = sb.ahp().arg("validate").output().unwrap();
+    let err = stderr(&out);
+    assert!(err.contains("hooks.yaml:6:"), "{err}");
+    assert!(err.contains("unknown escape"), "{err}");
+    assert!(err.contains("single quotes"), "{err}");
+}
+
+#[test]
+fn a_broken_override_leaves_the_entry_as_the_layers_below_define_it() {
+    let sb = Sandbox::new();
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:\n  pre-tool-use:\n    - id: PermissionChecker\n      config:\n        dangerous_commands: oops\n",
+    );
+    let out = claude_code(&sb);
+    assert_eq!(decision(&out), "deny", "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains(".ahp/hooks.yaml:5:"), "{err}");
+    assert!(err.contains("dangerous_commands"), "{err}");
+    assert!(
+        err.contains("runs without the override(s) at") && err.contains(".ahp/hooks.yaml:3:"),
+        "{err}"
+    );
+}
