@@ -1485,27 +1485,27 @@ fn trust_command(
     let store = TrustStore::from_env()?;
     if revoke {
         if store.revoke(root)? {
-            println!(
+            crate::out::outln!(
                 "revoked: project hooks of {} will not run until trusted again",
                 root.display()
-            );
+            )?;
         } else {
-            println!("{} was not trusted", root.display());
+            crate::out::outln!("{} was not trusted", root.display())?;
         }
         return Ok(EXIT_PROCEED);
     }
     let set = trust::hook_set(root)?;
     let status = store.status(&set)?;
     if show {
-        println!("project: {}", root.display());
-        println!("hook set: {} ({} file(s))", set.digest, set.files.len());
+        crate::out::outln!("project: {}", root.display())?;
+        crate::out::outln!("hook set: {} ({} file(s))", set.digest, set.files.len())?;
         for f in &set.files {
             let kind = match (&f.symlink_target, f.executable) {
                 (Some(t), _) => format!("symlink → {t}"),
                 (None, true) => "executable".to_string(),
                 (None, false) => String::new(),
             };
-            println!("  {}  {} {kind}", f.digest, f.path);
+            crate::out::outln!("  {}  {} {kind}", f.digest, f.path)?;
         }
         let line = match &status {
             TrustStatus::Trusted if set.is_empty() => "status: no project hooks".to_string(),
@@ -1519,25 +1519,25 @@ fn trust_command(
                 changed.join(", ")
             ),
         };
-        println!("{line}");
+        crate::out::outln!("{line}")?;
         return Ok(EXIT_PROCEED);
     }
     if set.is_empty() {
-        println!(
+        crate::out::outln!(
             "{} has no project hooks (.agents/hooks); nothing to trust",
             root.display()
-        );
+        )?;
         return Ok(EXIT_PROCEED);
     }
     check_loads_as_reviewed(&opts, registry)?;
     store.trust(&set)?;
-    println!(
+    crate::out::outln!(
         "trusted {} file(s) of {} ({}); recorded in {}",
         set.files.len(),
         root.display(),
         set.digest,
         store.path().display()
-    );
+    )?;
     Ok(EXIT_PROCEED)
 }
 
@@ -1586,12 +1586,14 @@ fn init(root: &Path, force: bool) -> Result<()> {
         }
         write(".gitignore", &text)?;
     }
-    println!("wrote {}", hooks.display());
-    println!("wrote {}", schema.display());
+    crate::out::outln!("wrote {}", hooks.display())?;
+    crate::out::outln!("wrote {}", schema.display())?;
     if !missing.is_empty() {
-        println!("added {} to {}", missing.join(", "), gitignore.display());
+        crate::out::outln!("added {} to {}", missing.join(", "), gitignore.display())?;
     }
-    println!("next: edit the policy, then `ahp validate` and `ahp explain pre-tool-use`");
+    crate::out::outln!(
+        "next: edit the policy, then `ahp validate` and `ahp explain pre-tool-use`"
+    )?;
     Ok(())
 }
 

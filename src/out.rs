@@ -17,6 +17,15 @@ pub(crate) fn print(text: &str) -> Result<()> {
     Ok(())
 }
 
+/// `println!` through [`print`]: a reader that went away is an error the
+/// caller returns, not a panic.
+macro_rules! outln {
+    ($($arg:tt)*) => {
+        $crate::out::print(&format!("{}\n", format_args!($($arg)*)))
+    };
+}
+pub(crate) use outln;
+
 /// Whether the error is a write to a pipe whose reader has closed it: the
 /// reader wanted no more, which is no failure of ahp.
 pub(crate) fn is_closed_pipe(e: &anyhow::Error) -> bool {

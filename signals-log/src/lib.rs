@@ -24,7 +24,12 @@
 //! - a **rotation-following reader** ([`read_all`], [`LogReader`]) with a
 //!   [`Filter`].
 //!
-//! What does not (yet): queries, stats, the tuning report and replay.
+//! - **analytics** ([`analytics`]): queries, the per-source statistics, the tuning
+//!   suggestions and the HTML report over a [`Selection`] of signals that
+//!   keeps their responses; the escalation history ([`history`]).
+//!
+//! Replay lives with the CLI: it needs the policy loader and the oracles,
+//! which this crate does not depend on.
 //!
 //! ```
 //! use ahp_engine::{Action, Signal, SignalResponse};
