@@ -226,6 +226,22 @@ fn a_secret_in_the_policy_file_is_still_found() {
     assert!(!reason.contains(&token), "the secret leaked: {reason}");
     // The policy's own words are still not findings.
     assert!(!reason.contains("curl"), "{reason}");
+
+    // A finding that stays cannot refuse the stop forever: after
+    // `stop_block_cap` (default 5) refusals in a row the stop goes through.
+    let again = with(base(&sb, "Stop"), json!({"stop_hook_active": true}));
+    let mut refused = 1;
+    let released = loop {
+        let (code, out, err) = claude(&sb, &again);
+        assert_eq!(code, 0, "{err}");
+        if !out.contains("\"block\"") {
+            break out;
+        }
+        refused += 1;
+        assert!(refused <= 5, "refused a sixth time: {out}");
+    };
+    assert_eq!(refused, 5);
+    assert!(released.contains("ahp let the agent stop"), "{released}");
 }
 
 #[test]
