@@ -132,14 +132,24 @@ fn answer(args: &HookArgs, registry: &Registry, known: &mut Known) -> Result<Rep
     );
     let mut note = None;
     if let (Event::PreAgentTurnStop, Decision::Deny { reason }) = (event, &decision) {
-        if let (Some(session), Some(log)) = (inbound.session(), done.log_path.as_deref()) {
-            let guard = StopGuard {
+        let count = match (inbound.session(), done.log_path.as_deref()) {
+            (Some(session), Some(log)) => StopGuard {
                 log,
                 session,
                 cap: settings.stop_block_cap,
                 prompt_denies: prompt == PromptFallback::Deny,
-            };
-            if let Some(release) = guard.check(verdict, reason)? {
+            }
+            .check(verdict, reason)?,
+            _ => StopCount::Uncounted,
+        };
+        let already_continuing = inbound
+            .context
+            .turn
+            .as_ref()
+            .and_then(|t| t.stop_hook_active)
+            == Some(true);
+        match count {
+            StopCount::Released(release) => {
                 note = Some(format!(
                     "ahp let the agent stop: its stop was blocked {} times in a row \
                      (settings.stop_block_cap: {}); last reason: {}",
@@ -147,6 +157,19 @@ fn answer(args: &HookArgs, registry: &Registry, known: &mut Known) -> Result<Rep
                 ));
                 decision = Decision::Allow { context: None };
             }
+            // Without a log to count in, the agent's own flag is the only
+            // memory of the last stop: one refusal, then the stop goes
+            // through, rather than a loop nothing can end.
+            StopCount::Uncounted if already_continuing => {
+                note = Some(format!(
+                    "ahp let the agent stop: its stop was already refused once (stop_hook_active) \
+                     and without a signal log ahp cannot count refusals up to \
+                     settings.stop_block_cap; last reason: {}",
+                    adapters::cut(reason)
+                ));
+                decision = Decision::Allow { context: None };
+            }
+            StopCount::Uncounted | StopCount::Counted => {}
         }
     }
     Ok(render(&inbound, &decision, note.as_deref()))
@@ -174,6 +197,17 @@ fn project_root(args: &HookArgs, inbound: Option<&Inbound>) -> Result<PathBuf> {
     Ok(ahp_config::find_project_root(&start).unwrap_or(start))
 }
 
+/// What the stop-loop guard made of a refused stop.
+enum StopCount {
+    /// The cap is reached: the stop goes through (recorded in the log).
+    Released(Release),
+    /// Counted, below the cap.
+    Counted,
+    /// The log does not hold this very run (no log, or it cannot be
+    /// written), so refusals cannot be counted.
+    Uncounted,
+}
+
 /// The stop-loop guard: how many times in a row this session's stops were
 /// refused, read from the log's `run` records.
 struct StopGuard<'a> {
@@ -191,18 +225,22 @@ impl StopGuard<'_> {
     /// `pre-agent-turn` run) ends a streak, so a policy that keeps blocking
     /// turn after turn is not mistaken for one loop. At `cap`, records the
     /// release and returns it.
-    fn check(&self, verdict: &Verdict, reason: &str) -> Result<Option<Release>> {
+    fn check(&self, verdict: &Verdict, reason: &str) -> Result<StopCount> {
         let mut in_a_row: u32 = 0;
+        let mut this_run_recorded = false;
         let reader = match read_all(self.log) {
             Ok(r) => r,
-            // No log yet: nothing was refused before.
-            Err(_) if !self.log.exists() => return Ok(None),
+            // No log: this run was not recorded either.
+            Err(_) if !self.log.exists() => return Ok(StopCount::Uncounted),
             Err(e) => return Err(e.into()),
         };
         for record in reader {
             let Ok(record) = record else { continue };
             match record {
                 Record::Run(r) if r.session_id.as_deref() == Some(self.session) => {
+                    if r.correlation_id == verdict.correlation_id {
+                        this_run_recorded = true;
+                    }
                     if r.event == Event::PreAgentTurn {
                         in_a_row = 0;
                     } else if r.event == Event::PreAgentTurnStop
@@ -221,8 +259,11 @@ impl StopGuard<'_> {
                 _ => {}
             }
         }
+        if !this_run_recorded {
+            return Ok(StopCount::Uncounted);
+        }
         if in_a_row < self.cap {
-            return Ok(None);
+            return Ok(StopCount::Counted);
         }
         let release = Release {
             timestamp: chrono::Utc::now(),
@@ -236,7 +277,7 @@ impl StopGuard<'_> {
         SignalLog::open(self.log)
             .and_then(|l| l.append(&Record::Release(release.clone())))
             .context("cannot record the stop-loop release")?;
-        Ok(Some(release))
+        Ok(StopCount::Released(release))
     }
 }
 

@@ -338,7 +338,7 @@ fn a_committed_symlink_does_not_redirect_the_retrospective() {
         },
         Case {
             name: "archive_issue into a symlinked issue file",
-            config: "{archive_issue: true, output: \"retro/{id}.md\"}",
+            config: "{archive_issue: true, output: \"retro/{{ issue.id }}.md\"}",
             setup: |sb| {
                 let real = sb.write_home("issue.md", ISSUE);
                 std::fs::create_dir_all(sb.root().join("Issues")).unwrap();
@@ -354,7 +354,7 @@ fn a_committed_symlink_does_not_redirect_the_retrospective() {
         },
         Case {
             name: "output path out of the project",
-            config: "{output: \"../stolen/{id}.md\"}",
+            config: "{output: \"../stolen/{{ issue.id }}.md\"}",
             setup: |sb| {
                 sb.write("Issues/FEAT-1.md", ISSUE);
                 sb.root().parent().unwrap().join("stolen/FEAT-1.md")

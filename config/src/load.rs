@@ -360,6 +360,29 @@ fn check_keys(map: &[(Key, Node)], prefix: &str, known: &[&str], errors: &mut Ve
     }
 }
 
+/// Where the `config:` key an oracle named (`rules.0.condition`) is
+/// written: the key's line, else the value's, else `config:`'s, else the
+/// entry's.
+fn config_origin(me: &MergedEntry, config: Option<&Node>, key: Option<&str>) -> Origin {
+    match (key, config) {
+        (Some(k), Some(c)) => c
+            .find_key(k)
+            .map(|k| k.origin.clone())
+            .or_else(|| c.find(k).map(|n| n.origin.clone()))
+            .unwrap_or_else(|| c.origin.clone()),
+        (None, Some(c)) => c.origin.clone(),
+        (_, None) => me.defined_at.clone(),
+    }
+}
+
+/// `hooks.EVENT[ID].config.KEY` (or `.config` for the whole map).
+fn config_key_path(me: &MergedEntry, key: Option<&str>) -> String {
+    match key {
+        Some(k) => me.path(&format!("config.{k}")),
+        None => me.path("config"),
+    }
+}
+
 fn type_error(node: &Node, path: String, expected: &str) -> ConfigError {
     ConfigError::at(
         &node.origin,
@@ -1669,20 +1692,23 @@ impl LoadedConfig {
                 name,
                 OracleConfig::new(&config_json, Some(&self.project_root)),
             ) {
-                Ok(o) => Some(o),
+                Ok(o) => {
+                    for w in o.config_warnings() {
+                        let origin = config_origin(me, config_node, w.key.as_deref());
+                        warnings.push(ConfigWarning {
+                            location: origin.location(),
+                            message: format!(
+                                "{}: {}",
+                                config_key_path(me, w.key.as_deref()),
+                                w.message
+                            ),
+                        });
+                    }
+                    Some(o)
+                }
                 Err(BuildError::Config(e)) => {
-                    let (origin, key) = match (&e.key, config_node) {
-                        (Some(k), Some(c)) => {
-                            let origin = c
-                                .find_key(k)
-                                .map(|k| k.origin.clone())
-                                .or_else(|| c.find(k).map(|n| n.origin.clone()))
-                                .unwrap_or_else(|| c.origin.clone());
-                            (origin, me.path(&format!("config.{k}")))
-                        }
-                        (None, Some(c)) => (c.origin.clone(), me.path("config")),
-                        (_, None) => (me.defined_at.clone(), me.path("config")),
-                    };
+                    let origin = config_origin(me, config_node, e.key.as_deref());
+                    let key = config_key_path(me, e.key.as_deref());
                     errors.push(ConfigError::at(&origin, Some(key), e.message.clone()));
                     None
                 }

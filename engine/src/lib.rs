@@ -79,7 +79,9 @@ pub use dispatch::{
 pub use escalation::{EscalationRule, History, Scope, ScopeKind};
 pub use event::{Event, UnknownEvent};
 pub use intensity::{Intensity, Outcome};
-pub use oracle::{Evaluation, Oracle, OracleConfig, OracleConfigError, OracleError};
+pub use oracle::{
+    Evaluation, Oracle, OracleConfig, OracleConfigError, OracleConfigWarning, OracleError,
+};
 pub use policy::{Entry, OnBlock, OnError, Plan, Policy, PolicyError, Settings};
 pub use registry::{BuildError, Registry};
 pub use signal::{

@@ -48,7 +48,19 @@ pub trait Oracle: Send + Sync {
     fn default_intensity(&self) -> Option<Intensity> {
         None
     }
+
+    /// Settings the oracle accepted but cannot fully honour here, each
+    /// with why: `ahp validate` (and every load) shows them as warnings at
+    /// the key's line, so a setting never silently does less than it says.
+    fn config_warnings(&self) -> Vec<OracleConfigWarning> {
+        Vec::new()
+    }
 }
+
+/// A setting an oracle accepted but cannot fully honour (see
+/// [`Oracle::config_warnings`]); `key` is the dotted path inside `config`,
+/// as for [`OracleConfigError`].
+pub type OracleConfigWarning = OracleConfigError;
 
 /// What one evaluation produced: signals for the verdict, notes that are
 /// only recorded (as `info` records), and secrets the oracle saw that must

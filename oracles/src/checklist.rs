@@ -36,7 +36,10 @@
 //! `sections` names headings, compared ignoring case; Monoco's English and
 //! Chinese names of one section match each other (`Technical Tasks` /
 //! `任务`, `Acceptance Criteria` / `验收标准`, `Review Comments` / `评审`), and
-//! items under other headings are not counted.
+//! items under other headings are not counted. A named section the
+//! checklist has no item under is not a silent pass: an **aid** (type
+//! `checklist-section-missing`) names it and the sections the issue has,
+//! next to whatever the other sections decide.
 //!
 //! ```
 //! use ahp_oracles::checklist::ChecklistValidator;
@@ -56,7 +59,7 @@
 //! ```
 
 use crate::cfg::{check_keys, opt_bool};
-use crate::issue::{load_issue, Checklist, ChecklistItem, ItemState};
+use crate::issue::{load_issue, section_matches, Checklist, ChecklistItem, ItemState};
 use ahp_engine::oracle::kind_of;
 use ahp_engine::{
     async_trait, HookContext, Intensity, Oracle, OracleConfig, OracleConfigError, OracleError,
@@ -72,6 +75,9 @@ pub const INCOMPLETE_TYPE: &str = "checklist-incomplete";
 
 /// The signal type of the prompt (partial completion allowed).
 pub const PARTIAL_TYPE: &str = "checklist-partial";
+
+/// The signal type of the aid about configured sections the issue lacks.
+pub const MISSING_SECTION_TYPE: &str = "checklist-section-missing";
 
 /// How many open items the reason names before "… and N more".
 const NAMED_IN_REASON: usize = 5;
@@ -191,8 +197,12 @@ impl ChecklistValidator {
             return Ok(Vec::new());
         };
         let files: Vec<String> = file.into_iter().collect();
+        let mut out = Vec::new();
         let signal = match source {
             Source::Items(all) => {
+                if let Some(aid) = self.missing_sections(&all, files.first()) {
+                    out.push(aid.with_files(files.clone()));
+                }
                 let list = match &self.sections {
                     Some(names) => all.select_sections(names),
                     None => all,
@@ -200,7 +210,7 @@ impl ChecklistValidator {
                 let total = list.total();
                 let done = list.done();
                 if done >= total {
-                    return Ok(Vec::new());
+                    return Ok(out);
                 }
                 let open: Vec<&ChecklistItem> = list.incomplete().collect();
                 let names = short_names(&open);
@@ -218,7 +228,60 @@ impl ChecklistValidator {
                 self.judge(total, done, "", steps)
             }
         };
-        Ok(vec![signal.with_files(files)])
+        out.insert(0, signal.with_files(files));
+        Ok(out)
+    }
+
+    /// An aid naming the configured `sections` that no item of `all` is
+    /// under: a misspelt or renamed section would otherwise check nothing
+    /// and pass in silence. `None` when every section is there.
+    fn missing_sections(&self, all: &Checklist, file: Option<&String>) -> Option<Signal> {
+        let names = self.sections.as_ref()?;
+        let missing: Vec<&str> = names
+            .iter()
+            .filter(|n| !all.items.iter().any(|i| section_matches(&i.section, n)))
+            .map(String::as_str)
+            .collect();
+        if missing.is_empty() {
+            return None;
+        }
+        let mut present: Vec<&str> = Vec::new();
+        for i in &all.items {
+            let s = i.section.trim();
+            if !s.is_empty() && !present.contains(&s) {
+                present.push(s);
+            }
+        }
+        let quoted = |list: &[&str]| {
+            list.iter()
+                .map(|s| format!("`{s}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let (noun, verb) = if missing.len() == 1 {
+            ("section", "is")
+        } else {
+            ("sections", "are")
+        };
+        let place = match file {
+            Some(f) => f.clone(),
+            None => "the issue's checklist".to_string(),
+        };
+        let has = if present.is_empty() {
+            "it has no checklist items under any section".to_string()
+        } else {
+            format!("its sections with items: {}", quoted(&present))
+        };
+        Some(
+            Signal::aid(format!(
+                "Checklist {noun} {} not found in {place}, so nothing {verb} checked there ({has})",
+                quoted(&missing)
+            ))
+            .with_resolution_path([format!(
+                "fix ChecklistValidator's `sections` in the policy to name sections the issue has, or add the {noun} to the issue"
+            )])
+            .with_type(MISSING_SECTION_TYPE),
+        )
     }
 
     /// Block or prompt for `done` of `total` (done < total).

@@ -16,6 +16,13 @@
 //! A dangerous match wins over a confirmation match; one command text gives
 //! at most one signal.
 //!
+//! `require_confirmation` may also be a boolean (the AHP seed's form):
+//! `true` makes *your* `dangerous_commands` ask for confirmation (a prompt
+//! of type `confirmation-required`, as above) instead of blocking, and keeps
+//! the built-in confirmation list; the built-in dangerous commands (`rm -rf
+//! /`, `mkfs`, a fork bomb, …) still block, since a confirmation cannot undo
+//! them. `false` means nothing asks: the same as `[]`.
+//!
 //! ```yaml
 //! - oracle: PermissionChecker
 //!   config:
@@ -24,7 +31,8 @@
 //!       - 'kubectl\s+delete\s+(ns|namespace)\b'           # a regex, or:
 //!       - { pattern: '\bprod-db\b', id: prod-db, reason: "touches the production database",
 //!           advice: "use the staging database", unless: '--dry-run' }
-//!     require_confirmation: []       # with extend_defaults: false, [] switches the list off
+//!     require_confirmation: []       # with extend_defaults: false, [] switches the list off;
+//!                                    # true: your dangerous_commands ask instead of blocking
 //!     allow_confirmation: true       # false: confirmation matches block instead
 //!     case_sensitive: false          # default: letters match either case
 //! ```
@@ -418,6 +426,8 @@ struct PatternList {
     /// Index-aligned with `items`.
     state: Vec<Compiled>,
     case_sensitive: bool,
+    /// How many of `items`, from the start, are built-in.
+    builtin: usize,
 }
 
 /// The compiled side of one item.
@@ -445,17 +455,24 @@ impl Compiled {
 impl PatternList {
     /// The first item (in list order) that matches `text`.
     fn first_match(&self, text: &str) -> Option<&CommandPattern> {
+        self.first_match_at(text).map(|i| &self.items[i])
+    }
+
+    /// The index of the first item that matches `text`.
+    fn first_match_at(&self, text: &str) -> Option<usize> {
         let mut lower = None;
-        self.items.iter().zip(&self.state).find_map(|(p, it)| {
+        self.items.iter().zip(&self.state).position(|(p, it)| {
             if !it.keywords.is_empty() {
                 let lower: &str = lower.get_or_insert_with(|| text.to_ascii_lowercase());
                 if !it.keywords.iter().any(|k| lower.contains(k)) {
-                    return None;
+                    return false;
                 }
             }
-            let re = it.re.get_or_init(|| self.lazily(&p.pattern)).as_ref()?;
+            let Some(re) = it.re.get_or_init(|| self.lazily(&p.pattern)).as_ref() else {
+                return false;
+            };
             if !re.is_match(text) {
-                return None;
+                return false;
             }
             let cancelled = p.unless.as_deref().is_some_and(|u| {
                 it.unless
@@ -463,7 +480,7 @@ impl PatternList {
                     .as_ref()
                     .is_some_and(|u| u.is_match(text))
             });
-            (!cancelled).then_some(p)
+            !cancelled
         })
     }
 
@@ -525,6 +542,9 @@ pub struct PermissionChecker {
     dangerous: PatternList,
     confirm: PatternList,
     allow_confirmation: bool,
+    /// `require_confirmation: true`: the configured `dangerous_commands`
+    /// ask for confirmation instead of blocking.
+    dangerous_asks: bool,
 }
 
 impl PermissionChecker {
@@ -556,31 +576,48 @@ impl PermissionChecker {
         let allow_confirmation = opt_bool(map, "", "allow_confirmation")?.unwrap_or(true);
         let extend = opt_bool(map, "", "extend_defaults")?.unwrap_or(false);
         let dangerous = build_list(
-            map,
+            map.get("dangerous_commands"),
             "dangerous_commands",
             default_dangerous_commands,
             extend,
             case_sensitive,
         )?;
+        // The seed's boolean form: `true` means the dangerous commands you
+        // list need a confirmation rather than a refusal; `false` that
+        // nothing asks (as `[]`).
+        let no_items = Value::Array(Vec::new());
+        let (confirm_items, dangerous_asks) = match map.get("require_confirmation") {
+            Some(Value::Bool(true)) => (None, true),
+            Some(Value::Bool(false)) => (Some(&no_items), false),
+            other => (other, false),
+        };
         let confirm = build_list(
-            map,
+            confirm_items,
             "require_confirmation",
             default_require_confirmation,
-            extend,
+            extend && !matches!(map.get("require_confirmation"), Some(Value::Bool(false))),
             case_sensitive,
         )?;
         Ok(PermissionChecker {
             dangerous,
             confirm,
             allow_confirmation,
+            dangerous_asks,
         })
     }
 
     /// What the lists say about one command text: the first dangerous item
     /// that matches, else the first confirmation item, else `None`.
     pub fn check(&self, command: &str) -> Option<Finding<'_>> {
-        if let Some(p) = self.dangerous.first_match(command) {
-            return Some(Finding::Dangerous(p));
+        if let Some(i) = self.dangerous.first_match_at(command) {
+            let p = &self.dangerous.items[i];
+            // A built-in dangerous command (`rm -rf /`, `mkfs`) stays a
+            // block: a confirmation cannot undo it.
+            return Some(if self.dangerous_asks && i >= self.dangerous.builtin {
+                Finding::NeedsConfirmation(p)
+            } else {
+                Finding::Dangerous(p)
+            });
         }
         self.confirm
             .first_match(command)
@@ -750,20 +787,21 @@ fn compile(pattern: &str, case_sensitive: bool) -> Result<Regex, String> {
 }
 
 fn build_list(
-    map: &Map<String, Value>,
+    given: Option<&Value>,
     key: &str,
     defaults: fn() -> Vec<CommandPattern>,
     extend: bool,
     case_sensitive: bool,
 ) -> Result<PatternList, OracleConfigError> {
-    let given = match map.get(key) {
+    let given = match given {
         None | Some(Value::Null) => None,
         Some(Value::Array(items)) => Some(items),
         Some(other) => {
             return Err(OracleConfigError::at(
                 key,
                 format!(
-                    "expected a list of patterns (regex strings or {{pattern, reason, id}} maps), found {}",
+                    "expected a list of patterns (regex strings or {{pattern, reason, id}} maps){}, found {}",
+                    if key == "require_confirmation" { ", or true / false" } else { "" },
                     kind_of(other)
                 ),
             ))
@@ -773,6 +811,7 @@ fn build_list(
         items: Vec::new(),
         state: Vec::new(),
         case_sensitive,
+        builtin: 0,
     };
     if given.is_none() || extend {
         for p in defaults() {
@@ -781,6 +820,7 @@ fn build_list(
             list.items.push(p);
         }
     }
+    list.builtin = list.items.len();
     for (i, item) in given.into_iter().flatten().enumerate() {
         let at = format!("{key}.{i}");
         let p = parse_item(item, &at)?;

@@ -24,10 +24,13 @@
 //! that is all it needs; lines it cannot read (a torn last line, other
 //! kinds) are skipped. A missing log gives an all-zero retrospective.
 //!
-//! **Where it goes.** `output` (relative to the project; `{id}` is replaced
-//! by the issue id) — by default next to the issue file
+//! **Where it goes.** `output` (relative to the project; `{{ issue.id }}`
+//! and any other `{{ path }}` of the context are filled in, each value kept
+//! to one path segment) — by default next to the issue file
 //! (`Issues/FEAT-0123.md` → `Issues/FEAT-0123.retrospective.md`), or
-//! `.ahp/retrospectives/{id}.md` when the context has no `issue.path`.
+//! `.ahp/retrospectives/ID.md` when the context has no `issue.path`. The
+//! single-brace `{id}` of earlier versions is a config error that shows the
+//! setting rewritten.
 //! With `archive_issue: true` the metrics are also written into the issue
 //! file itself, as a `## Retrospective` section (replaced if present), so
 //! the archived issue carries its history. With `generate_metrics: false`
@@ -48,7 +51,7 @@
 //!       config:
 //!         generate_metrics: true     # default
 //!         archive_issue: false       # default
-//!         output: "docs/retros/{id}.md"   # default: next to the issue file
+//!         output: "docs/retros/{{ issue.id }}.md"   # default: next to the issue file
 //!         log: .ahp/signals.jsonl    # default
 //! ```
 //!
@@ -66,17 +69,20 @@
 use crate::cfg::opt_bool;
 use crate::git::project_dir_for;
 use crate::safe_write::write_in_project;
+use crate::template::Template;
 use ahp_engine::oracle::kind_of;
 use ahp_engine::{
     async_trait, Action, HookContext, Intensity, Oracle, OracleConfig, OracleConfigError,
     OracleError, Outcome, RunRecord, Signal, SignalResponse,
 };
 use chrono::{DateTime, Utc};
+use regex::Regex;
 use serde::Serialize;
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, HashMap};
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 /// The signal type of the retrospective aid.
 pub const SIGNAL_TYPE: &str = "retrospective";
@@ -568,7 +574,7 @@ fn plural(n: u64) -> &'static str {
 pub struct RetrospectiveGenerator {
     generate_metrics: bool,
     archive_issue: bool,
-    output: Option<String>,
+    output: Option<Template>,
     log: String,
     project_dir: Option<PathBuf>,
 }
@@ -606,27 +612,18 @@ impl RetrospectiveGenerator {
         Ok(RetrospectiveGenerator {
             generate_metrics: opt_bool(map, "", "generate_metrics")?.unwrap_or(true),
             archive_issue: opt_bool(map, "", "archive_issue")?.unwrap_or(false),
-            output: path("output")?,
+            output: path("output")?.map(|o| output_template(&o)).transpose()?,
             log: path("log")?.unwrap_or_else(|| ".ahp/signals.jsonl".into()),
             project_dir: cfg.project_dir(),
         })
     }
 
-    /// Where the retrospective of `issue` goes, relative to the project
-    /// (or absolute).
-    fn output_path(&self, id: &str, issue_path: Option<&str>) -> PathBuf {
-        let safe_id: String = id
-            .chars()
-            .map(|c| {
-                if c.is_alphanumeric() || matches!(c, '-' | '_' | '.') {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect();
+    /// Where the retrospective of the context's issue `id` goes, relative
+    /// to the project (or absolute).
+    fn output_path(&self, ctx: &HookContext, id: &str, issue_path: Option<&str>) -> PathBuf {
+        let safe_id = path_segment(id);
         if let Some(o) = &self.output {
-            return PathBuf::from(o.replace("{id}", &safe_id));
+            return PathBuf::from(o.render_escaped(ctx, path_segment));
         }
         match issue_path {
             Some(p) => {
@@ -639,6 +636,54 @@ impl RetrospectiveGenerator {
             }
             None => PathBuf::from(".ahp/retrospectives").join(format!("{safe_id}.md")),
         }
+    }
+}
+
+/// Parses `output`: `{{ path }}` placeholders, as everywhere in ahp. The
+/// single-brace `{id}` of earlier versions is an error that shows the
+/// setting rewritten, so a path is never written with a literal `{id}` in
+/// it.
+fn output_template(src: &str) -> Result<Template, OracleConfigError> {
+    static OLD: OnceLock<Option<Regex>> = OnceLock::new();
+    let old = OLD
+        .get_or_init(|| Regex::new(r"(?:^|[^{])(\{([A-Za-z_][A-Za-z0-9_.]*)\})(?:[^}]|$)").ok())
+        .as_ref();
+    if let Some(caps) = old.and_then(|re| re.captures(src)) {
+        let (whole, name) = (&caps[1], &caps[2]);
+        let path = match name {
+            "id" | "title" => format!("issue.{name}"),
+            other => other.to_string(),
+        };
+        let fixed = src.replace(whole, &format!("{{{{ {path} }}}}"));
+        return Err(OracleConfigError::at(
+            "output",
+            format!(
+                "`{whole}` is the old placeholder form; placeholders are written `{{{{ {path} }}}}` \
+                 everywhere in ahp (as in Rules messages): output: \"{fixed}\""
+            ),
+        ));
+    }
+    Template::parse(src).map_err(|m| OracleConfigError::at("output", m))
+}
+
+/// `value` as one path segment: what is not a letter, a digit, `-`, `_`
+/// or `.` becomes `_`, and a value of dots alone (`..`) becomes `_`, so
+/// a placeholder cannot add directories or climb out of one.
+fn path_segment(value: &str) -> String {
+    let out: String = value
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || matches!(c, '-' | '_' | '.') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if out.chars().all(|c| c == '.') {
+        "_".to_string()
+    } else {
+        out
     }
 }
 
@@ -683,7 +728,7 @@ impl Oracle for RetrospectiveGenerator {
         doc.push_str(
             "## What went well\n\n- \n\n## What to improve\n\n- \n\n## Follow-ups\n\n- \n",
         );
-        let out = self.output_path(&id, issue_path.as_deref());
+        let out = self.output_path(ctx, &id, issue_path.as_deref());
         write_in_project(&dir, &out, doc.as_bytes())
             .map_err(|e| OracleError::new(format!("retrospective: {e}")))?;
         let mut files = vec![out.to_string_lossy().into_owned()];
@@ -802,18 +847,46 @@ mod tests {
 
     #[test]
     fn output_paths() {
+        let ctx = |id: &str| -> HookContext {
+            serde_json::from_value(serde_json::json!({"issue": {"id": id, "type": "fix/bug"}}))
+                .unwrap()
+        };
         let g = RetrospectiveGenerator::from_config(OracleConfig::empty()).unwrap();
         assert_eq!(
-            g.output_path("FEAT-1", Some("Issues/FEAT-1.md")),
+            g.output_path(&ctx("FEAT-1"), "FEAT-1", Some("Issues/FEAT-1.md")),
             PathBuf::from("Issues/FEAT-1.retrospective.md")
         );
         assert_eq!(
-            g.output_path("a/b", None),
+            g.output_path(&ctx("a/b"), "a/b", None),
             PathBuf::from(".ahp/retrospectives/a_b.md")
         );
-        let v = serde_json::json!({"output": "docs/{id}.md"});
+        let v = serde_json::json!({"output": "docs/{{ issue.type }}/{{issue.id}}.md"});
         let g = RetrospectiveGenerator::from_config(OracleConfig::new(&v, None)).unwrap();
-        assert_eq!(g.output_path("X-2", None), PathBuf::from("docs/X-2.md"));
+        assert_eq!(
+            g.output_path(&ctx("X-2"), "X-2", None),
+            PathBuf::from("docs/fix_bug/X-2.md")
+        );
+        assert_eq!(
+            g.output_path(&ctx(".."), "..", None),
+            PathBuf::from("docs/fix_bug/_.md")
+        );
+    }
+
+    #[test]
+    fn the_old_placeholder_form_is_an_error_showing_the_new_one() {
+        for (old, fixed) in [
+            ("docs/{id}.md", "output: \"docs/{{ issue.id }}.md\""),
+            ("{title}-retro.md", "output: \"{{ issue.title }}-retro.md\""),
+            ("r/{issue.type}/x.md", "output: \"r/{{ issue.type }}/x.md\""),
+        ] {
+            let v = serde_json::json!({ "output": old });
+            let err = RetrospectiveGenerator::from_config(OracleConfig::new(&v, None)).unwrap_err();
+            assert_eq!(err.key.as_deref(), Some("output"));
+            assert!(err.message.contains(fixed), "{old}: {err}");
+        }
+        let v = serde_json::json!({"output": "docs/{{ issue.id"});
+        let err = RetrospectiveGenerator::from_config(OracleConfig::new(&v, None)).unwrap_err();
+        assert!(err.message.contains("unclosed `{{`"), "{err}");
     }
 
     #[test]

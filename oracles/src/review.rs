@@ -9,6 +9,7 @@
 //!     - oracle: ReviewTrigger
 //!       config:
 //!         notify_reviewers: true        # default true: run `command` when set
+//!         create_pr: false              # true: the aid asks the agent to open the pull request
 //!         codeowners: .github/CODEOWNERS  # default: first of CODEOWNERS, .github/CODEOWNERS, docs/CODEOWNERS
 //!         reviewers: ["@lead"]          # optional: always asked, for every change
 //!         command: 'gh pr edit --add-reviewer "$(echo $AHP_REVIEWERS | tr -d @)"'   # optional
@@ -26,6 +27,12 @@
 //! naming each owner's files (`@a: src/api.rs, src/db.rs`), the fixed
 //! reviewers (`@lead: the whole change (7 files)`) and files nobody owns.
 //! With no reviewer at all it is of type `review-unassigned` and says why.
+//!
+//! **Pull requests.** ahp does not open pull requests (it neither pushes
+//! nor holds the forge's credentials). `create_pr: true` (the AHP seed's
+//! key) loads with a warning saying so, and adds a follow-up asking the
+//! agent to open one: `gh pr create --fill --reviewer a,org/team`, naming
+//! only the reviewers whose handles GitHub accepts.
 //!
 //! **Notifying.** With `notify_reviewers: true` and a `command`, the command
 //! runs (`sh -c`, in the project root, its process group killed after
@@ -74,6 +81,7 @@ use std::time::Duration;
 
 const KEYS: &[&str] = &[
     "notify_reviewers",
+    "create_pr",
     "codeowners",
     "reviewers",
     "command",
@@ -323,6 +331,7 @@ fn pattern_regex(pattern: &str) -> Option<Regex> {
 #[derive(Debug, Clone)]
 pub struct ReviewTrigger {
     notify_reviewers: bool,
+    create_pr: bool,
     codeowners: Option<PathBuf>,
     reviewers: Vec<String>,
     command: Option<String>,
@@ -349,6 +358,7 @@ impl ReviewTrigger {
         check_keys(map, "", KEYS)?;
         let project_dir = cfg.project_dir();
         let notify_reviewers = opt_bool(map, "", "notify_reviewers")?.unwrap_or(true);
+        let create_pr = opt_bool(map, "", "create_pr")?.unwrap_or(false);
         let codeowners = match opt_str(map, "", "codeowners")? {
             None => None,
             Some(p) if p.trim().is_empty() => {
@@ -430,6 +440,7 @@ impl ReviewTrigger {
             });
         Ok(ReviewTrigger {
             notify_reviewers,
+            create_pr,
             codeowners,
             reviewers,
             command,
@@ -537,6 +548,9 @@ impl ReviewTrigger {
         if codeowners.is_some() && !unowned.is_empty() {
             follow_ups.push(format!("no code owner: {}", file_list(&unowned)));
         }
+        if self.create_pr {
+            follow_ups.push(pull_request_step(&target, &reviewers));
+        }
 
         if reviewers.is_empty() {
             let why = match (&owners_file, files.is_empty()) {
@@ -637,6 +651,35 @@ impl ReviewTrigger {
     }
 }
 
+/// The follow-up of `create_pr: true`: ahp does not open the pull request
+/// (see [`ReviewTrigger`]'s config warning), so the agent is asked to, with
+/// a `gh` command naming the reviewers. Only handles GitHub accepts go into
+/// the command: a CODEOWNERS token is repository text the agent may paste
+/// into a shell.
+fn pull_request_step(target: &str, reviewers: &[String]) -> String {
+    let handles: Vec<&str> = reviewers
+        .iter()
+        .filter_map(|r| r.strip_prefix('@'))
+        .filter(|h| {
+            let (user, team) = h.split_once('/').unwrap_or((h, ""));
+            let ok = |s: &str, extra: &str| {
+                !s.is_empty()
+                    && s.chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '-' || extra.contains(c))
+            };
+            ok(user, "") && (team.is_empty() && !h.contains('/') || ok(team, "._"))
+        })
+        .collect();
+    let reviewer_flag = if handles.is_empty() {
+        String::new()
+    } else {
+        format!(" --reviewer {}", handles.join(","))
+    };
+    format!(
+        "open a pull request for {target} (create_pr: ahp does not open it itself), e.g. `gh pr create --fill{reviewer_flag}`"
+    )
+}
+
 /// The changed files: `files.changed`, else `issue.files`.
 fn changed_files(ctx: &HookContext) -> Vec<String> {
     let list = match &ctx.files {
@@ -692,6 +735,19 @@ impl Oracle for ReviewTrigger {
 
     fn default_intensity(&self) -> Option<Intensity> {
         Some(Intensity::Aid)
+    }
+
+    fn config_warnings(&self) -> Vec<ahp_engine::OracleConfigWarning> {
+        if !self.create_pr {
+            return Vec::new();
+        }
+        vec![OracleConfigError::at(
+            "create_pr",
+            "ahp does not open pull requests itself: that needs the branch pushed and the \
+             forge's credentials, which a policy check does not hold. The review aid asks the \
+             agent to open one (`gh pr create --fill --reviewer …`); to open it from the hook \
+             instead, set `command:` (it runs once the project is trusted)",
+        )]
     }
 }
 

@@ -1,4 +1,6 @@
-//! `{{ dotted.path }}` placeholders in rule messages.
+//! `{{ dotted.path }}` placeholders: the one template syntax of every
+//! setting that takes one (Rules messages, RetrospectiveGenerator's
+//! `output`).
 
 use crate::expr::check_path;
 use ahp_engine::HookContext;
@@ -58,6 +60,16 @@ impl Template {
     /// The text with every placeholder filled from `ctx`: strings as they
     /// are, other values as compact JSON, missing paths as nothing.
     pub(crate) fn render(&self, ctx: &HookContext) -> String {
+        self.render_escaped(ctx, |v| v.to_string())
+    }
+
+    /// [`Template::render`], each filled-in value passed through `escape`
+    /// (e.g. to keep it one path segment).
+    pub(crate) fn render_escaped(
+        &self,
+        ctx: &HookContext,
+        escape: impl Fn(&str) -> String,
+    ) -> String {
         let mut out = String::new();
         for part in &self.parts {
             match part {
@@ -68,7 +80,7 @@ impl Template {
                             Value::String(s) => s.clone(),
                             other => other.to_string(),
                         };
-                        out.push_str(&truncate(&text, MAX_EXPANSION));
+                        out.push_str(&escape(&truncate(&text, MAX_EXPANSION)));
                     }
                 }
             }

@@ -13,7 +13,8 @@
 //!     coverage_threshold: 80                   # percent of lines, 0–100
 //! ```
 //!
-//! At least one of `command`, `junit` and `coverage` must be set. In order:
+//! At least one of `command`, `junit`, `coverage` and `coverage_threshold`
+//! must be set. In order:
 //!
 //! 1. **`command`** runs with `sh -c` in the project root, in its own
 //!    process group, killed after `timeout_ms` (a timeout is an error: the
@@ -25,6 +26,14 @@
 //! 3. **`coverage`**: line coverage below `coverage_threshold` blocks with
 //!    the gap (`line coverage 72.4% < 80% (−7.6 points)`) and the
 //!    least-covered files as the resolution path — see [`coverage`].
+//!    `coverage_threshold` without `coverage` (the AHP seed's form) reads
+//!    the first report of [`DEFAULT_COVERAGE_REPORTS`] that exists
+//!    (`lcov.info`, `coverage/lcov.info`, `coverage.xml`, …); none there
+//!    is an error naming where it looked.
+//!
+//! ahp never guesses a test command: `require_all_pass` written without
+//! `command` or `junit` has no tests to require, and loads with a warning
+//! saying so.
 //!
 //! Signals: a **block** of type `tests-failed` (a **prompt** of the same
 //! type with `require_all_pass: false`) and a **block** of type
@@ -42,9 +51,11 @@
 //! use ahp_oracles::test_gate::TestGate;
 //! use ahp_engine::OracleConfig;
 //! use serde_json::json;
-//! let config = json!({"command": "cargo test", "coverage_threshold": 80});
+//! let config = json!({"command": "cargo test", "coverage_threshold": 120});
 //! let err = TestGate::from_config(OracleConfig::new(&config, None)).unwrap_err();
 //! assert_eq!(err.key.as_deref(), Some("coverage_threshold"));
+//! let config = json!({"coverage_threshold": 80});
+//! assert!(TestGate::from_config(OracleConfig::new(&config, None)).is_ok());
 //! let config = json!({"junit": "reports/*.xml"});
 //! assert!(TestGate::from_config(OracleConfig::new(&config, None)).is_ok());
 //! ```
@@ -92,6 +103,20 @@ pub const MAX_NAMED_TESTS: usize = 20;
 /// How many of the least-covered files a coverage block names.
 pub const MAX_NAMED_FILES: usize = 5;
 
+/// Where a coverage report is looked for, in order, when
+/// `coverage_threshold` is set without `coverage`: the default outputs of
+/// common tools (cargo llvm-cov / grcov, c8 / nyc / jest, coverage.py,
+/// tarpaulin, istanbul), relative to the project root.
+pub const DEFAULT_COVERAGE_REPORTS: &[(&str, CoverageFormat)] = &[
+    ("lcov.info", CoverageFormat::Lcov),
+    ("coverage/lcov.info", CoverageFormat::Lcov),
+    ("target/lcov.info", CoverageFormat::Lcov),
+    ("coverage.xml", CoverageFormat::Cobertura),
+    ("cobertura.xml", CoverageFormat::Cobertura),
+    ("coverage/cobertura-coverage.xml", CoverageFormat::Cobertura),
+    ("target/cobertura.xml", CoverageFormat::Cobertura),
+];
+
 /// How many lines of the command's output a block quotes.
 pub const OUTPUT_TAIL_LINES: usize = 20;
 
@@ -118,6 +143,9 @@ pub struct TestGate {
     junit: Vec<String>,
     coverage: Option<CoverageSource>,
     project_dir: Option<PathBuf>,
+    /// Whether `require_all_pass` was written (its warning is about a
+    /// setting the user made, not the default).
+    require_all_pass_set: bool,
 }
 
 impl TestGate {
@@ -137,7 +165,8 @@ impl TestGate {
         };
         let timeout = opt_timeout(map, "", "timeout_ms")?
             .unwrap_or(Duration::from_millis(DEFAULT_TIMEOUT_MS));
-        let require_all_pass = opt_bool(map, "", "require_all_pass")?.unwrap_or(true);
+        let require_all_pass_given = opt_bool(map, "", "require_all_pass")?;
+        let require_all_pass = require_all_pass_given.unwrap_or(true);
         let coverage_threshold = match map.get("coverage_threshold") {
             None | Some(Value::Null) => None,
             Some(Value::Number(n)) => match n.as_f64() {
@@ -186,15 +215,13 @@ impl TestGate {
                 })
             }
         };
-        if coverage_threshold.is_some() && coverage.is_none() {
-            return Err(OracleConfigError::at(
-                "coverage_threshold",
-                "a threshold needs a report to compare with: add `coverage: {format: lcov, path: target/lcov.info}` (formats: lcov, cobertura, llvm-cov-json)",
-            ));
-        }
-        if command.is_none() && junit.is_empty() && coverage.is_none() {
+        if command.is_none()
+            && junit.is_empty()
+            && coverage.is_none()
+            && coverage_threshold.is_none()
+        {
             return Err(OracleConfigError::whole(
-                "TestGate has nothing to check: set command, junit or coverage (e.g. `command: cargo test`)",
+                "TestGate has nothing to check: set command, junit, coverage or coverage_threshold (e.g. `command: cargo test`)",
             ));
         }
         Ok(TestGate {
@@ -205,6 +232,7 @@ impl TestGate {
             junit,
             coverage,
             project_dir: cfg.project_dir(),
+            require_all_pass_set: require_all_pass_given.is_some(),
         })
     }
 
@@ -260,9 +288,48 @@ impl TestGate {
         Ok((report, paths))
     }
 
-    /// Reads the configured coverage report under `root`.
-    pub fn read_coverage(&self, root: &Path) -> Result<Option<CoverageReport>, OracleError> {
-        let Some(src) = &self.coverage else {
+    /// The coverage report to read under `root`: the configured one, else
+    /// (with a `coverage_threshold`) the first of
+    /// [`DEFAULT_COVERAGE_REPORTS`] that exists; a threshold with no report
+    /// to compare is an error naming where it looked.
+    pub fn coverage_source(&self, root: &Path) -> Result<Option<CoverageSource>, OracleError> {
+        if let Some(src) = &self.coverage {
+            return Ok(Some(src.clone()));
+        }
+        let Some(threshold) = self.coverage_threshold else {
+            return Ok(None);
+        };
+        let found = DEFAULT_COVERAGE_REPORTS
+            .iter()
+            .find(|(path, _)| root.join(path).is_file());
+        match found {
+            Some((path, format)) => Ok(Some(CoverageSource {
+                format: *format,
+                path: (*path).to_string(),
+            })),
+            None => Err(OracleError::new(format!(
+                "coverage_threshold {}% needs a coverage report, and none of {} exists in {}: \
+                 generate one (e.g. `cargo llvm-cov --lcov --output-path lcov.info`, \
+                 `pytest --cov --cov-report=xml`, `npx c8 --reporter=lcov npm test`) or set \
+                 `coverage: {{format: lcov, path: PATH}}`",
+                trim_number(threshold),
+                DEFAULT_COVERAGE_REPORTS
+                    .iter()
+                    .map(|(p, _)| *p)
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                root.display()
+            ))),
+        }
+    }
+
+    /// Reads the coverage report under `root` (see
+    /// [`TestGate::coverage_source`]), with where it was.
+    pub fn read_coverage(
+        &self,
+        root: &Path,
+    ) -> Result<Option<(CoverageSource, CoverageReport)>, OracleError> {
+        let Some(src) = self.coverage_source(root)? else {
             return Ok(None);
         };
         let text = read_text(root, Path::new(&src.path)).map_err(|e| {
@@ -272,13 +339,14 @@ impl TestGate {
                 src.format.name()
             ))
         })?;
-        src.format.parse(&text).map(Some).map_err(|e| {
+        let report = src.format.parse(&text).map_err(|e| {
             OracleError::new(format!(
                 "coverage report {} does not parse as {}: {e}",
                 src.path,
                 src.format.name()
             ))
-        })
+        })?;
+        Ok(Some((src, report)))
     }
 
     fn failing_tests_signal(
@@ -359,9 +427,14 @@ impl TestGate {
             .with_resolution_path(steps)
     }
 
-    fn coverage_signal(&self, root: &Path, report: &CoverageReport, threshold: f64) -> Signal {
+    fn coverage_signal(
+        &self,
+        root: &Path,
+        path: &str,
+        report: &CoverageReport,
+        threshold: f64,
+    ) -> Signal {
         let (shown, gap) = format_gap(report.percent, threshold);
-        let path = self.coverage.as_ref().map_or("", |c| c.path.as_str());
         let reason = format!(
             "line coverage {shown}% < {}% (−{gap} points){}",
             trim_number(threshold),
@@ -656,20 +729,36 @@ impl Oracle for TestGate {
             }
             Err(e) => return Err(e),
         };
-        if let Some(report) = coverage {
+        if let Some((src, report)) = coverage {
             let shown = trim_number((report.percent * 10.0).floor() / 10.0);
             match self.coverage_threshold {
                 Some(t) if report.percent < t => {
-                    eval.signals.push(self.coverage_signal(&root, &report, t));
+                    eval.signals
+                        .push(self.coverage_signal(&root, &src.path, &report, t));
                 }
                 Some(t) => eval.notes.push(format!(
-                    "line coverage {shown}% (threshold {}%)",
+                    "line coverage {shown}% in {} (threshold {}%)",
+                    src.path,
                     trim_number(t)
                 )),
-                None => eval.notes.push(format!("line coverage {shown}%")),
+                None => eval
+                    .notes
+                    .push(format!("line coverage {shown}% in {}", src.path)),
             }
         }
         Ok(eval)
+    }
+
+    fn config_warnings(&self) -> Vec<ahp_engine::OracleConfigWarning> {
+        if !self.require_all_pass_set || self.command.is_some() || !self.junit.is_empty() {
+            return Vec::new();
+        }
+        vec![OracleConfigError::at(
+            "require_all_pass",
+            "no tests are run or read here, so there is nothing for it to require: ahp does not \
+             guess a test command (a repository's own command runs only once trusted); set \
+             `command: cargo test` (or your test command) or `junit: PATH`",
+        )]
     }
 
     fn default_intensity(&self) -> Option<Intensity> {

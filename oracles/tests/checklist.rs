@@ -201,9 +201,17 @@ fn sections_filter() {
     let acceptance = validator(json!({"sections": ["Acceptance Criteria"]}));
     assert!(run(&acceptance, &issue_ctx(STORY)).is_empty());
 
-    // A section the issue does not have: nothing counted, nothing to block.
+    // A section the issue does not have: nothing counted, nothing to
+    // block, but an aid says the section is not there.
     let none = validator(json!({"sections": ["Rollout"]}));
-    assert!(run(&none, &issue_ctx(STORY)).is_empty());
+    let signals = run(&none, &issue_ctx(STORY));
+    assert_eq!(signals.len(), 1, "{signals:?}");
+    assert_eq!(signals[0].intensity(), Intensity::Aid);
+    assert_eq!(signals[0].header.signal_type, "checklist-section-missing");
+    assert!(
+        signals[0].payload.summary().contains("`Rollout` not found"),
+        "{signals:?}"
+    );
 
     // Chinese headings match the English names of the same section.
     let zh = issue_ctx("## 任务\n- [ ] chk-1: 写文档\n\n## 验收标准\n- [x] 通过\n");

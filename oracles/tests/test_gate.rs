@@ -89,7 +89,11 @@ const LCOV_72: &str = "TN:\nSF:src/low.rs\nLF:400\nLH:124\nend_of_record\nSF:src
 fn nothing_to_check_is_a_config_error() {
     for config in [json!(null), json!({}), json!({"require_all_pass": true})] {
         let e = config_error(config);
-        assert!(e.message.contains("set command, junit or coverage"), "{e}");
+        assert!(
+            e.message
+                .contains("set command, junit, coverage or coverage_threshold"),
+            "{e}"
+        );
     }
 }
 
@@ -113,11 +117,6 @@ fn bad_settings_name_their_key() {
             json!({"command": "x", "require_all_pass": "yes"}),
             "require_all_pass",
             "true or false",
-        ),
-        (
-            json!({"command": "x", "coverage_threshold": 80}),
-            "coverage_threshold",
-            "add `coverage:",
         ),
         (
             json!({"coverage": {"format": "lcov", "path": "l"}, "coverage_threshold": 120}),
@@ -365,7 +364,32 @@ async fn coverage_at_or_above_threshold_passes() {
     )
     .await;
     assert!(eval.signals.is_empty());
-    assert_eq!(eval.notes, vec!["line coverage 72.4%"]);
+    assert_eq!(eval.notes, vec!["line coverage 72.4% in lcov.info"]);
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_threshold_alone_reads_the_first_well_known_report() {
+    // The seed's form: no `coverage`, so the usual report paths are tried.
+    let dir = project(&[("coverage/lcov.info", LCOV_72)]);
+    let eval = run(dir.path(), json!({"coverage_threshold": 80})).await;
+    let (reason, steps) = block(&eval.signals[0]);
+    assert!(reason.starts_with("line coverage 72.4% < 80%"), "{reason}");
+    assert!(
+        steps
+            .last()
+            .unwrap()
+            .contains("regenerate coverage/lcov.info"),
+        "{steps:?}"
+    );
+    // No report where one is looked for: an error naming the places.
+    let empty = tempfile::tempdir().unwrap();
+    let e = run_err(empty.path(), json!({"coverage_threshold": 80})).await;
+    assert!(
+        e.message.contains("needs a coverage report")
+            && e.message
+                .contains("lcov.info, coverage/lcov.info, target/lcov.info, coverage.xml"),
+        "{e}"
+    );
 }
 
 #[tokio::test(flavor = "current_thread")]
