@@ -766,6 +766,7 @@ fn run_command(cmd: Command, registry: Registry) -> Result<u8> {
         }
         Command::Config { project, format } => {
             let cfg = load(project.project, &registry)?;
+            print_warnings(&cfg.when_path_warnings());
             match format {
                 // A policy can hold a secret (a token in a command): shown
                 // masked, like everything else ahp prints.
