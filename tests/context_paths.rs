@@ -314,3 +314,41 @@ fn the_shipped_policies_have_no_findings() {
         assert!(!err.contains("warning"), "{err}\n{text}");
     }
 }
+
+#[test]
+fn hostile_and_odd_paths_get_an_answer_never_a_panic() {
+    let sb = Sandbox::new();
+    let long = format!("tool.{}", "x".repeat(100_000));
+    for (key, code) in [
+        // Cyrillic o's: too far from `tool` for a typo, so only a warning.
+        ("\"t\u{043e}\u{043e}l.name\"", 0),
+        ("checklist.items.99999999999999999999999.state", 1),
+        ("tool.name.0", 1),
+        ("tool.input.0.x", 0),
+        ("raw.a.b.c.d.e.f", 0),
+        (long.as_str(), 1),
+    ] {
+        sb.write(
+            ".ahp/hooks.yaml",
+            &policy(&format!(
+                "  pre-tool-use:\n    - oracle: PermissionChecker\n      when: {{ {key}: x }}\n"
+            )),
+        );
+        let (got, _, err) = validate(&sb);
+        assert_eq!(
+            got,
+            code,
+            "{}: {}",
+            &key[..key.len().min(60)],
+            &err[..err.len().min(2000)]
+        );
+        assert!(!err.contains("panicked"), "{err}");
+        assert!(
+            code == 1
+                || key.starts_with("raw")
+                || key.starts_with("tool.input")
+                || err.contains("warning:"),
+            "{err}"
+        );
+    }
+}

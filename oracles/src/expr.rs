@@ -17,7 +17,11 @@
 //! Paths are dotted names of letters, digits, `_` and `-`
 //! (`tool.input.command`, `files.changed.0`), looked up with
 //! [`HookContext::lookup`]. A path that does not exist makes its comparison
-//! false (for `!=` and `!~` too) — never an error.
+//! false (for `!=` and `!~` too) — never an error when evaluated; the Rules
+//! oracle rejects at load a path no event provides and a comparison that
+//! can never hold ([`ahp_engine::context_shape`]). The bare path `tool`
+//! compares the tool's name, as the `when` key does
+//! ([`ahp_engine::condition::tool_name_matches`]).
 //!
 //! Values are either quoted — `'…'` or `"…"`, always a string, where `\\`,
 //! `\'` and `\"` are escapes and any other backslash is kept as written (so
