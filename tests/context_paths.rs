@@ -352,3 +352,33 @@ fn hostile_and_odd_paths_get_an_answer_never_a_panic() {
         );
     }
 }
+
+#[test]
+fn a_hook_reference_when_is_checked_and_tool_matches_there_too() {
+    let sb = Sandbox::new();
+    sb.hook(
+        false,
+        "no-db",
+        "trigger: pre-tool-use\n",
+        "echo 'database tools need review' >&2; exit 2",
+    );
+    sb.write(
+        ".ahp/hooks.yaml",
+        &policy("  pre-tool-use:\n    - hook: no-db\n      when: { tool.raw_nme: Bash }\n"),
+    );
+    let (code, _, err) = validate(&sb);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("hooks.yaml:4:15") && err.contains("did you mean `tool.raw_name`?"),
+        "{err}"
+    );
+
+    sb.write(
+        ".ahp/hooks.yaml",
+        &policy("  pre-tool-use:\n    - hook: no-db\n      when: { tool: [Bash, Database] }\n"),
+    );
+    let (code, _, err) = validate(&sb);
+    assert_eq!(code, 0, "{err}");
+    let v = claude_pre_tool_use(&sb, "ls");
+    assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "deny", "{v}");
+}

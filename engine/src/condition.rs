@@ -410,6 +410,32 @@ mod tests {
     }
 
     #[test]
+    fn the_tool_key_matches_either_name_ignoring_case() {
+        let ctx: HookContext = serde_json::from_value(json!(
+            {"tool": {"name": "shell", "raw_name": "Bash", "input": {}}}
+        ))
+        .unwrap();
+        let holds = |v: Value| clause_holds("tool", &m(v), &ctx);
+        assert!(holds(json!("Bash")));
+        assert!(holds(json!("SHELL")));
+        assert!(holds(json!(["Write", "bash"])));
+        assert!(holds(json!("~^Ba")));
+        assert!(!holds(json!("~^ba")));
+        assert!(!holds(json!("!= bash")));
+        assert!(holds(json!("!= Write")));
+        assert!(!holds(json!("!~sh")));
+        assert!(holds(json!("!~^Write$")));
+        assert!(!holds(json!(["Write", "Edit"])));
+        assert!(!clause_holds(
+            "tool",
+            &m(json!("Bash")),
+            &HookContext::default()
+        ));
+        // `tool.name` stays exact: only the normalized name.
+        assert!(!clause_holds("tool.name", &m(json!("Bash")), &ctx));
+    }
+
+    #[test]
     fn operands_parse_like_yaml_scalars() {
         assert_eq!(parse_operand(" 10 "), json!(10));
         assert_eq!(parse_operand("'rm -rf'"), json!("rm -rf"));

@@ -732,6 +732,19 @@ mod tests {
     }
 
     #[test]
+    fn the_bare_tool_path_is_the_tool_name() {
+        let c = ctx(json!({"tool": {"name": "shell", "raw_name": "Bash", "input": {}}}));
+        assert!(holds("tool == bash", &c));
+        assert!(holds("tool == SHELL && tool.name == shell", &c));
+        assert!(!holds("tool != Bash", &c));
+        assert!(holds("tool != Write", &c));
+        assert!(holds("tool", &c));
+        let none = ctx(json!({}));
+        assert!(!holds("tool == Bash", &none));
+        assert!(!holds("tool != Bash", &none));
+    }
+
+    #[test]
     fn every_comparison_operator() {
         let c = sample();
         assert!(holds("files.changed_count == 12", &c));
