@@ -857,6 +857,7 @@ fn run_command(cmd: Command, registry: Registry) -> Result<u8> {
             let cfg = load(project.project, &registry)?;
             // What did not load is not in the view: said, and exit 1.
             report_errors(&cfg.errors);
+            print_warnings(&cfg.when_path_warnings());
             match format {
                 // A policy can hold a secret (a token in a command): shown
                 // masked, like everything else ahp prints.

@@ -35,6 +35,7 @@
 #![allow(clippy::result_large_err)]
 
 mod cache;
+mod context_paths;
 pub mod escalation;
 pub mod fail_closed;
 pub mod hookmd;

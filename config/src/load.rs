@@ -1486,6 +1486,9 @@ impl LoadedConfig {
                 Condition::default()
             }),
         };
+        if let Some(n) = node.get("when") {
+            crate::context_paths::check_when(n, me.event, &me.path("when"), errors, warnings);
+        }
         let priority = node.get("priority").and_then(|n| match n.value {
             NodeValue::Int(i) => i64::try_from(i).ok().or_else(|| {
                 errors.push(ConfigError::at(

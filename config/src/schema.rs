@@ -136,7 +136,8 @@ pub struct EntrySpec {
     /// The oracle's settings.
     pub config: Option<BTreeMap<String, Value>>,
     /// Dotted context path → matcher: a value (equality), a list (any of),
-    /// "> 10" style comparisons, "~regex". All must hold.
+    /// "> 10" style comparisons, "~regex". All must hold. The key `tool`
+    /// matches the tool's name (the agent's or ahp's, any case).
     pub when: Option<BTreeMap<String, WhenMatcher>>,
     /// Lower runs first; equal priorities run concurrently as one wave.
     pub priority: Option<i64>,

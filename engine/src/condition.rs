@@ -261,6 +261,57 @@ fn compare(a: &Value, b: &Value) -> Option<Ordering> {
     }
 }
 
+/// Whether one clause holds: the value at `path` matches. The bare key
+/// `tool` names the tool (see [`tool_name_matches`]), since the tool itself
+/// is an object no value could equal.
+///
+/// ```
+/// use ahp_engine::{condition::{clause_holds, Matcher}, HookContext};
+/// use serde_json::json;
+/// let ctx: HookContext = serde_json::from_value(json!(
+///     {"tool": {"name": "shell", "raw_name": "Bash", "input": {}}}
+/// )).unwrap();
+/// let m = Matcher::parse(&json!(["bash", "Database"])).unwrap();
+/// assert!(clause_holds("tool", &m, &ctx));
+/// assert!(!clause_holds("tool", &m, &HookContext::default()));
+/// ```
+pub fn clause_holds(path: &str, m: &Matcher, ctx: &HookContext) -> bool {
+    if path == crate::context_shape::TOOL_NAME_KEY {
+        return ctx.tool.as_ref().is_some_and(|t| tool_name_matches(m, t));
+    }
+    m.matches(ctx.lookup(path).as_deref())
+}
+
+/// Whether `m` matches the tool's name: ahp's normalized one (`shell`) or
+/// the agent's own (`Bash`). Equality ignores case, so `bash` and `BASH`
+/// match too; a `~regex` is matched as written against each name (start it
+/// with `(?i)` to ignore case). A negation (`!= x`, `!~ re`) holds when it
+/// holds for both names.
+pub fn tool_name_matches(m: &Matcher, tool: &crate::ToolCall) -> bool {
+    let names: Vec<&str> = [Some(tool.name.as_str()), tool.raw_name.as_deref()]
+        .into_iter()
+        .flatten()
+        .filter(|n| !n.is_empty())
+        .collect();
+    let same = |a: &str, b: &str| a.to_lowercase() == b.to_lowercase();
+    match m {
+        Matcher::AnyOf(ms) => ms.iter().any(|m| tool_name_matches(m, tool)),
+        Matcher::Equals(Value::String(want)) => names.iter().any(|n| same(n, want)),
+        Matcher::Compare(CmpOp::Ne, Value::String(want)) => {
+            !names.is_empty() && names.iter().all(|n| !same(n, want))
+        }
+        Matcher::NotRegex(_) => {
+            !names.is_empty()
+                && names
+                    .iter()
+                    .all(|n| m.matches(Some(&Value::String((*n).to_string()))))
+        }
+        other => names
+            .iter()
+            .any(|n| other.matches(Some(&Value::String((*n).to_string())))),
+    }
+}
+
 /// A `when` condition: every (dotted path, matcher) pair must hold. Empty
 /// means always.
 ///
@@ -293,10 +344,9 @@ impl Condition {
 
     /// The first clause that does not hold, for `ahp explain`.
     pub fn first_failing(&self, ctx: &HookContext) -> Option<&(String, Matcher)> {
-        self.clauses.iter().find(|(path, m)| {
-            let v = ctx.lookup(path);
-            !m.matches(v.as_deref())
-        })
+        self.clauses
+            .iter()
+            .find(|(path, m)| !clause_holds(path, m, ctx))
     }
 
     /// True when there are no clauses.
@@ -357,6 +407,32 @@ mod tests {
             .unwrap_err()
             .0
             .contains("no operand"));
+    }
+
+    #[test]
+    fn the_tool_key_matches_either_name_ignoring_case() {
+        let ctx: HookContext = serde_json::from_value(json!(
+            {"tool": {"name": "shell", "raw_name": "Bash", "input": {}}}
+        ))
+        .unwrap();
+        let holds = |v: Value| clause_holds("tool", &m(v), &ctx);
+        assert!(holds(json!("Bash")));
+        assert!(holds(json!("SHELL")));
+        assert!(holds(json!(["Write", "bash"])));
+        assert!(holds(json!("~^Ba")));
+        assert!(!holds(json!("~^ba")));
+        assert!(!holds(json!("!= bash")));
+        assert!(holds(json!("!= Write")));
+        assert!(!holds(json!("!~sh")));
+        assert!(holds(json!("!~^Write$")));
+        assert!(!holds(json!(["Write", "Edit"])));
+        assert!(!clause_holds(
+            "tool",
+            &m(json!("Bash")),
+            &HookContext::default()
+        ));
+        // `tool.name` stays exact: only the normalized name.
+        assert!(!clause_holds("tool.name", &m(json!("Bash")), &ctx));
     }
 
     #[test]

@@ -2,7 +2,8 @@
 //!
 //! Known fields are typed; anything else a caller sends is kept in `extra`
 //! and is still reachable by dotted path, so a `when` condition or a Rules
-//! oracle can test fields ahp does not know about.
+//! oracle can test fields ahp does not know about. The paths ahp's events
+//! provide, and their kinds, are described in [`crate::context_shape`].
 
 use crate::signal::{ModOp, Modification};
 use crate::Event;

@@ -37,6 +37,7 @@
 
 pub mod condition;
 pub mod context;
+pub mod context_shape;
 pub mod dispatch;
 pub mod escalation;
 pub mod event;

@@ -17,7 +17,11 @@
 //! Paths are dotted names of letters, digits, `_` and `-`
 //! (`tool.input.command`, `files.changed.0`), looked up with
 //! [`HookContext::lookup`]. A path that does not exist makes its comparison
-//! false (for `!=` and `!~` too) — never an error.
+//! false (for `!=` and `!~` too) — never an error when evaluated; the Rules
+//! oracle rejects at load a path no event provides and a comparison that
+//! can never hold ([`ahp_engine::context_shape`]). The bare path `tool`
+//! compares the tool's name, as the `when` key does
+//! ([`ahp_engine::condition::tool_name_matches`]).
 //!
 //! Values are either quoted — `'…'` or `"…"`, always a string, where `\\`,
 //! `\'` and `\"` are escapes and any other backslash is kept as written (so
@@ -54,7 +58,8 @@
 //! );
 //! ```
 
-use ahp_engine::condition::{parse_operand, CmpOp, Matcher};
+use ahp_engine::condition::{clause_holds, parse_operand, CmpOp, Matcher};
+use ahp_engine::context_shape::TOOL_NAME_KEY;
 use ahp_engine::pattern::Pattern;
 use ahp_engine::HookContext;
 use serde_json::Value;
@@ -105,8 +110,10 @@ pub struct Expr {
 #[derive(Debug, Clone)]
 enum Node {
     Const(bool),
-    Truthy(String),
-    Test(String, Test),
+    /// A bare path, with its 1-based column.
+    Truthy(String, usize),
+    /// A comparison of the path at the column.
+    Test(String, usize, Test),
     Not(Box<Node>),
     All(Vec<Node>),
     Any(Vec<Node>),
@@ -193,6 +200,34 @@ impl Expr {
     pub fn source(&self) -> &str {
         &self.source
     }
+
+    /// Every path the condition reads, in order, with its 1-based column
+    /// and the matcher it must match (`None` for a bare path or `!=`), so
+    /// the loader can check them against the context's shape.
+    ///
+    /// ```
+    /// use ahp_oracles::expr::Expr;
+    /// let e = Expr::parse("tool.name == shell && !issue.id").unwrap();
+    /// let paths: Vec<(&str, usize, bool)> =
+    ///     e.paths().into_iter().map(|(p, c, m)| (p, c, m.is_some())).collect();
+    /// assert_eq!(paths, [("tool.name", 1, true), ("issue.id", 24, false)]);
+    /// ```
+    pub fn paths(&self) -> Vec<(&str, usize, Option<&Matcher>)> {
+        fn walk<'a>(n: &'a Node, out: &mut Vec<(&'a str, usize, Option<&'a Matcher>)>) {
+            match n {
+                Node::Const(_) => {}
+                Node::Truthy(p, c) => out.push((p, *c, None)),
+                Node::Test(p, c, Test::Holds(m)) => out.push((p, *c, Some(m))),
+                // `!=` holds for any value that exists, whatever its kind.
+                Node::Test(p, c, Test::Differs(_)) => out.push((p, *c, None)),
+                Node::Not(inner) => walk(inner, out),
+                Node::All(items) | Node::Any(items) => items.iter().for_each(|i| walk(i, out)),
+            }
+        }
+        let mut out = Vec::new();
+        walk(&self.root, &mut out);
+        out
+    }
 }
 
 impl FromStr for Expr {
@@ -212,14 +247,19 @@ impl Node {
     fn eval(&self, ctx: &HookContext) -> bool {
         match self {
             Node::Const(b) => *b,
-            Node::Truthy(path) => ctx.lookup(path).as_deref().is_some_and(truthy),
-            Node::Test(path, test) => {
-                let v = ctx.lookup(path);
-                match test {
-                    Test::Holds(m) => m.matches(v.as_deref()),
-                    Test::Differs(m) => v.is_some() && !m.matches(v.as_deref()),
+            Node::Truthy(path, _) => ctx.lookup(path).as_deref().is_some_and(truthy),
+            Node::Test(path, _, test) => match test {
+                Test::Holds(m) => clause_holds(path, m, ctx),
+                // `tool` names the tool here as in `when`: it differs when
+                // there is a tool and neither of its names equals.
+                Test::Differs(m) if path == TOOL_NAME_KEY => {
+                    ctx.tool.is_some() && !clause_holds(path, m, ctx)
                 }
-            }
+                Test::Differs(m) => {
+                    let v = ctx.lookup(path);
+                    v.is_some() && !m.matches(v.as_deref())
+                }
+            },
             Node::Not(inner) => !inner.eval(ctx),
             Node::All(items) => items.iter().all(|n| n.eval(ctx)),
             Node::Any(items) => items.iter().any(|n| n.eval(ctx)),
@@ -539,7 +579,7 @@ impl Parser {
             return Ok(match word.to_ascii_lowercase().as_str() {
                 "true" => Node::Const(true),
                 "false" => Node::Const(false),
-                _ => Node::Truthy(word),
+                _ => Node::Truthy(word, column),
             });
         };
         self.skip_ws();
@@ -570,7 +610,7 @@ impl Parser {
                 })
             }
         };
-        Ok(Node::Test(word, test))
+        Ok(Node::Test(word, column, test))
     }
 
     /// An operator at the current position, if any.
@@ -689,6 +729,19 @@ mod tests {
             "checklist": {"incomplete_count": 2, "total": 0, "ratio": 0.75, "done": false, "empty": ""},
             "tool": {"name": "shell", "input": {"command": "rm -rf build", "args": []}},
         }))
+    }
+
+    #[test]
+    fn the_bare_tool_path_is_the_tool_name() {
+        let c = ctx(json!({"tool": {"name": "shell", "raw_name": "Bash", "input": {}}}));
+        assert!(holds("tool == bash", &c));
+        assert!(holds("tool == SHELL && tool.name == shell", &c));
+        assert!(!holds("tool != Bash", &c));
+        assert!(holds("tool != Write", &c));
+        assert!(holds("tool", &c));
+        let none = ctx(json!({}));
+        assert!(!holds("tool == Bash", &none));
+        assert!(!holds("tool != Bash", &none));
     }
 
     #[test]

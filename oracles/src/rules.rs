@@ -50,6 +50,7 @@
 use crate::cfg::{as_map, check_keys, join, one_of, opt_str, req_str};
 use crate::expr::{check_path, Expr};
 use crate::template::{truncate, Template};
+use ahp_engine::context_shape::{self as shape, check_clause, Level, PathFinding};
 use ahp_engine::oracle::kind_of;
 use ahp_engine::{
     async_trait, HookContext, Intensity, ModOp, Modification, Oracle, OracleConfig,
@@ -240,7 +241,52 @@ impl ModSpec {
 }
 
 fn template(src: &str, key: &str) -> Result<Template, OracleConfigError> {
-    Template::parse(src).map_err(|m| OracleConfigError::at(key, m))
+    let t = Template::parse(src).map_err(|m| OracleConfigError::at(key, m))?;
+    for path in t.paths() {
+        if let Some(f) = certain(shape::check_path(path)) {
+            return Err(OracleConfigError::at(
+                key,
+                format!("placeholder `{{{{ {path} }}}}`: {}", described(f)),
+            ));
+        }
+    }
+    Ok(t)
+}
+
+/// A finding that is certainly a mistake. Warnings (a field an agent or the
+/// caller might send) are not an oracle's to raise: it has no channel for
+/// them, and the path may well be meant.
+fn certain(f: Option<PathFinding>) -> Option<PathFinding> {
+    f.filter(|f| f.level == Level::Error)
+}
+
+fn described(f: PathFinding) -> String {
+    match f.help {
+        Some(h) => format!("{}; {h}", f.message),
+        None => f.message,
+    }
+}
+
+/// A path of the condition that no event provides, or a comparison that
+/// can never hold, would leave the rule silently off (SPEC §3).
+fn check_condition(e: &Expr, key: &str) -> Result<(), OracleConfigError> {
+    for (path, column, matcher) in e.paths() {
+        let finding = match matcher {
+            Some(m) => check_clause(path, m),
+            None => shape::check_path(path),
+        };
+        if let Some(f) = certain(finding) {
+            return Err(OracleConfigError::at(
+                key,
+                format!(
+                    "condition `{}`, column {column}: {}",
+                    truncate(e.source(), 200),
+                    described(f)
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn parse_rule(item: &Value, prefix: &str) -> Result<Rule, OracleConfigError> {
@@ -263,6 +309,7 @@ fn parse_rule(item: &Value, prefix: &str) -> Result<Rule, OracleConfigError> {
             format!("invalid condition `{}`: {e}", truncate(src, 200)),
         )
     })?;
+    check_condition(&condition, &join(prefix, "condition"))?;
 
     let intensity = match opt_str(map, prefix, "intensity")? {
         None => Intensity::Block,
@@ -417,6 +464,11 @@ fn parse_modification(item: &Value, prefix: &str) -> Result<ModSpec, OracleConfi
     check_keys(map, prefix, MOD_KEYS)?;
     let target = req_str(map, prefix, "target", "`target: tool.input.command`")?.trim();
     check_path(target).map_err(|m| OracleConfigError::at(join(prefix, "target"), m))?;
+    // A target outside the context's shape is dropped when the context is
+    // rebuilt (`tool.inptu.command`): the control would change nothing.
+    if let Some(f) = certain(shape::check_path(target)) {
+        return Err(OracleConfigError::at(join(prefix, "target"), described(f)));
+    }
     let op = match opt_str(map, prefix, "op")? {
         None => ModOp::Set,
         Some(s) => match one_of(s, &["set", "merge", "remove"], &join(prefix, "op"), "op")? {

@@ -57,6 +57,14 @@ impl Template {
         Ok(Template { parts })
     }
 
+    /// The paths of the placeholders, in order.
+    pub(crate) fn paths(&self) -> impl Iterator<Item = &str> {
+        self.parts.iter().filter_map(|p| match p {
+            Part::Path(p) => Some(p.as_str()),
+            Part::Text(_) => None,
+        })
+    }
+
     /// The text with every placeholder filled from `ctx`: strings as they
     /// are, other values as compact JSON, missing paths as nothing.
     pub(crate) fn render(&self, ctx: &HookContext) -> String {

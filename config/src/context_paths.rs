@@ -1,0 +1,102 @@
+//! Checks the context paths of `when:` keys against the shape of the hook
+//! context ([`ahp_engine::context_shape`]): a path no event provides, or a
+//! comparison that can never hold, would leave its entry silently off.
+//!
+//! Certain mistakes are errors of the entry (so `ahp validate` fails and,
+//! like any broken entry, it does not run); a path only an agent or the
+//! caller's own context could send is a warning.
+
+use crate::load::ConfigWarning;
+use crate::source::ConfigError;
+use crate::yaml::{Node, NodeValue};
+use crate::LoadedConfig;
+use ahp_engine::condition::Matcher;
+use ahp_engine::context_shape::{
+    check_clause, check_event, resolve, Level, PathFinding, TOOL_NAME_KEY,
+};
+use ahp_engine::Event;
+
+/// Checks every clause of the `when:` map `node` of an entry of `event`;
+/// `path` is the entry's `…when` key path for messages. Clauses that do not
+/// compile are left to [`crate::compile_when`], which reports them.
+pub(crate) fn check_when(
+    node: &Node,
+    event: Event,
+    path: &str,
+    errors: &mut Vec<ConfigError>,
+    warnings: &mut Vec<ConfigWarning>,
+) {
+    let NodeValue::Map(map) = &node.value else {
+        return;
+    };
+    for (k, v) in map {
+        let Ok(matcher) = Matcher::parse(&v.to_json()) else {
+            continue;
+        };
+        let key = format!("{path}.{}", k.name);
+        // A comparison that never holds is the value's fault; a path no
+        // event provides the key's.
+        let path_known = k.name == TOOL_NAME_KEY || resolve(&k.name).is_ok();
+        let finding = match check_clause(&k.name, &matcher) {
+            Some(f) if path_known => Some((f, &v.origin)),
+            Some(f) => Some((f, &k.origin)),
+            None => check_event(&k.name, event).map(|f| (f, &k.origin)),
+        };
+        let Some((f, at)) = finding else {
+            continue;
+        };
+        match f.level {
+            Level::Error => {
+                errors.push(with_help(ConfigError::at(at, Some(key), f.message), f.help))
+            }
+            Level::Warning => warnings.push(ConfigWarning {
+                location: at.location(),
+                message: format!("{key}: {}", sentence(f)),
+            }),
+        }
+    }
+}
+
+fn with_help(e: ConfigError, help: Option<String>) -> ConfigError {
+    match help {
+        Some(h) => e.help(h),
+        None => e,
+    }
+}
+
+fn sentence(f: PathFinding) -> String {
+    match f.help {
+        Some(h) => format!("{} ({h})", f.message),
+        None => f.message,
+    }
+}
+
+impl LoadedConfig {
+    /// The findings of [`check_when`] over every entry's `when:`, all as
+    /// warnings: what `ahp config` shows without compiling the policy
+    /// (`ahp validate` reports the errors among them as errors).
+    pub fn when_path_warnings(&self) -> Vec<ConfigWarning> {
+        let mut errors = Vec::new();
+        let mut warnings = Vec::new();
+        for me in &self.entries {
+            if let Some(n) = me.node.get("when") {
+                let path = format!("hooks.{}[{}].when", me.event, me.id);
+                check_when(n, me.event, &path, &mut errors, &mut warnings);
+            }
+        }
+        let mut out: Vec<ConfigWarning> = errors
+            .into_iter()
+            .map(|e| ConfigWarning {
+                location: e.location(),
+                message: format!(
+                    "{}: {}{}",
+                    e.key.unwrap_or_default(),
+                    e.message,
+                    e.help.map(|h| format!(" ({h})")).unwrap_or_default()
+                ),
+            })
+            .collect();
+        out.append(&mut warnings);
+        out
+    }
+}
