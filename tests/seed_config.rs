@@ -84,20 +84,11 @@ fn the_seed_configuration_validates_with_a_warning_for_what_ahp_cannot_honour() 
     );
 }
 
-/// The seed's PermissionChecker entry, without its `when: {tool: [Bash,
-/// Database]}` (matching on the tool's name is issue 20 point 4, tested
-/// there): only what `require_confirmation: true` does is tested here.
-fn seed_permission_checker(sb: &Sandbox) {
-    let policy = seed().replace("      when:\n        tool: [\"Bash\", \"Database\"]\n", "");
-    assert_ne!(policy, seed(), "the seed's PermissionChecker `when` moved");
-    sb.write(".ahp/hooks.yaml", &policy);
-}
-
 #[test]
 fn require_confirmation_true_asks_before_a_listed_dangerous_command() {
+    // The seed as written, `when: {tool: ["Bash", "Database"]}` included.
     let sb = seed_project();
-    seed_permission_checker(&sb);
-    for command in ["rm -rf build", "psql -c 'DROP TABLE users'"] {
+    for command in ["rm -rf build", "rm -rf node_modules"] {
         let (code, out, err) = claude(&sb, bash(&sb, command));
         assert_eq!(code, 0, "{err}");
         let v: serde_json::Value =
@@ -107,6 +98,20 @@ fn require_confirmation_true_asks_before_a_listed_dangerous_command() {
         let reason = hso["permissionDecisionReason"].as_str().unwrap();
         assert!(reason.contains("Confirmation required"), "{reason}");
         assert!(reason.contains(command), "{reason}");
+    }
+    // The seed's list adds to the built-in one: what a confirmation cannot
+    // undo stays a block, though the seed's `rm -rf` also matches it.
+    for command in [
+        "rm -rf /",
+        "mkfs.ext4 /dev/sda1",
+        "psql -c 'DROP TABLE users'",
+    ] {
+        let (code, out, err) = claude(&sb, bash(&sb, command));
+        assert_eq!(code, 0, "{err}");
+        assert!(
+            out.contains("\"permissionDecision\":\"deny\""),
+            "{command}: {out}"
+        );
     }
     // What the list does not name runs.
     let (code, out, err) = claude(&sb, bash(&sb, "ls -la"));

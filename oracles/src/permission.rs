@@ -26,7 +26,7 @@
 //! ```yaml
 //! - oracle: PermissionChecker
 //!   config:
-//!     extend_defaults: true          # keep the built-in lists and add these
+//!     extend_defaults: true          # the default: keep the built-in lists and add these
 //!     dangerous_commands:
 //!       - 'kubectl\s+delete\s+(ns|namespace)\b'           # a regex, or:
 //!       - { pattern: '\bprod-db\b', id: prod-db, reason: "touches the production database",
@@ -37,11 +37,12 @@
 //!     case_sensitive: false          # default: letters match either case
 //! ```
 //!
-//! **Defaults.** When a list is absent, the built-in one applies
-//! ([`default_dangerous_commands`], [`default_require_confirmation`]).
-//! Setting a list *replaces* the built-in one (so `[]` switches it off),
-//! unless `extend_defaults: true`, which keeps the built-ins and adds yours
-//! after them. `case_sensitive` applies to every pattern, built-in shell
+//! **Defaults.** The built-in lists ([`default_dangerous_commands`],
+//! [`default_require_confirmation`]) always apply, and the items you list
+//! are added after them: a policy that names a few commands of its own
+//! must not lose the protection against `mkfs` or a fork bomb by accident.
+//! `extend_defaults: false` replaces the built-in lists with yours (so
+//! `[]` then switches a list off). `case_sensitive` applies to every pattern, built-in shell
 //! patterns included; the built-in SQL patterns always ignore case.
 //!
 //! An item is a regex string, or a map with `pattern` (required), `id` (the
@@ -566,7 +567,11 @@ impl PermissionChecker {
     /// let mine = json!({"dangerous_commands": [{"pattern": "\\bdeploy\\s+prod\\b", "id": "prod-deploy"}]});
     /// let checker = PermissionChecker::from_config(OracleConfig::new(&mine, None)).unwrap();
     /// assert!(checker.check("make deploy prod").is_some());
-    /// assert!(checker.check("rm -rf /").is_none()); // the list replaced the defaults
+    /// assert!(checker.check("rm -rf /").is_some()); // added to the built-in list
+    ///
+    /// let only = json!({"extend_defaults": false, "dangerous_commands": ["deploy prod"]});
+    /// let checker = PermissionChecker::from_config(OracleConfig::new(&only, None)).unwrap();
+    /// assert!(checker.check("rm -rf /").is_none()); // the list replaced the built-in one
     /// ```
     pub fn from_config(cfg: OracleConfig<'_>) -> Result<Self, OracleConfigError> {
         cfg.check_keys(TOP_KEYS)?;
@@ -574,7 +579,9 @@ impl PermissionChecker {
         let map = cfg.map()?.unwrap_or(&empty);
         let case_sensitive = opt_bool(map, "", "case_sensitive")?.unwrap_or(false);
         let allow_confirmation = opt_bool(map, "", "allow_confirmation")?.unwrap_or(true);
-        let extend = opt_bool(map, "", "extend_defaults")?.unwrap_or(false);
+        // Adding is the default: replacing the built-in protection has to
+        // be said (`extend_defaults: false`).
+        let extend = opt_bool(map, "", "extend_defaults")?.unwrap_or(true);
         let dangerous = build_list(
             map.get("dangerous_commands"),
             "dangerous_commands",

@@ -413,6 +413,7 @@ async fn confirmation_blocks_when_switched_off() {
 #[test]
 fn a_custom_list_replaces_the_defaults() {
     let c = checker(json!({
+        "extend_defaults": false,
         "dangerous_commands": [
             "\\bshutdown\\b",
             {"pattern": "kubectl\\s+delete\\s+(ns|namespace)\\b", "id": "kube-ns", "reason": "deletes a namespace", "advice": "delete the resources you mean"},
@@ -447,9 +448,38 @@ fn a_custom_list_replaces_the_defaults() {
 
 #[test]
 fn empty_lists_switch_checks_off() {
-    let c = checker(json!({"dangerous_commands": [], "require_confirmation": []}));
+    let c = checker(
+        json!({"extend_defaults": false, "dangerous_commands": [], "require_confirmation": []}),
+    );
     assert_eq!(verdict(&c, "rm -rf /"), None);
     assert_eq!(verdict(&c, "git push -f"), None);
+}
+
+#[test]
+fn a_list_of_your_own_adds_to_the_builtin_one() {
+    // The AHP seed's form: two commands of its own, asked for rather than
+    // blocked. The built-in protection stays, and stays a block.
+    let c = checker(
+        json!({"dangerous_commands": ["rm -rf", "DROP TABLE"], "require_confirmation": true}),
+    );
+    assert_eq!(
+        verdict(&c, "rm -rf /"),
+        Some(("dangerous", "rm-rf-root".into()))
+    );
+    assert_eq!(
+        verdict(&c, ":(){ :|:& };:"),
+        Some(("dangerous", "fork-bomb".into()))
+    );
+    assert_eq!(
+        verdict(&c, "rm -rf build"),
+        Some(("confirm", "`rm -rf`".into()))
+    );
+    // An empty list adds nothing.
+    let c = checker(json!({"dangerous_commands": [], "require_confirmation": []}));
+    assert_eq!(
+        verdict(&c, "rm -rf /"),
+        Some(("dangerous", "rm-rf-root".into()))
+    );
 }
 
 #[test]
