@@ -605,3 +605,33 @@ hooks:
         );
     }
 }
+
+/// An environment the policy names only in `when: {environment: …}` is one
+/// it knows: `AHP_ENVIRONMENT=qa` selects it without a warning that says
+/// otherwise; a typo of it is still warned about, with the suggestion.
+#[test]
+fn ahp_environment_named_only_in_when_is_known() {
+    let sb = Sandbox::new();
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:\n  pre-tool-use:\n    - oracle: Rules\n      id: qa-note\n      when: {environment: [qa, uat]}\n      config:\n        rules:\n          - condition: \"true\"\n            intensity: aid\n            message: \"on the qa stack\"\n",
+    );
+    let run_env = |env: &str| {
+        let out = sb
+            .ahp()
+            .args(["run", "pre-tool-use"])
+            .env("AHP_ENVIRONMENT", env)
+            .write_stdin(r#"{"tool":{"name":"shell","input":{"command":"ls"}}}"#)
+            .output()
+            .unwrap();
+        (json_out(&out), common::stderr(&out))
+    };
+    for env in ["qa", "uat"] {
+        let (v, err) = run_env(env);
+        assert_eq!(v["outcome"], "aid", "{env}: {v}");
+        assert!(!err.contains("names no environment"), "{env}: {err}");
+    }
+    let (v, err) = run_env("qaa");
+    assert_eq!(v["outcome"], "accept", "{v}");
+    assert!(err.contains("did you mean `qa`"), "{err}");
+}
