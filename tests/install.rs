@@ -649,3 +649,32 @@ fn doctor_and_install_do_not_hang_on_a_fifo_codex_config() {
         "{text}"
     );
 }
+
+/// A value from Codex's config quoted by `ahp install codex` cannot drive
+/// the terminal: control characters are escaped, as `ahp doctor` does.
+#[test]
+fn install_codex_escapes_control_characters_from_codex_config() {
+    let sb = Sandbox::new();
+    let codex_home = sb.home.path().join("codex-home");
+    std::fs::create_dir_all(&codex_home).unwrap();
+    let root = sb.root().to_string_lossy().to_string();
+    std::fs::write(
+        codex_home.join("config.toml"),
+        format!("[projects.\"{root}\"]\ntrust_level = \"\\u001b]0;pwned\\u0007\\u001b[2Jnope\"\n"),
+    )
+    .unwrap();
+    for cmd in [&["install", "codex"][..], &["doctor"][..]] {
+        let out = sb
+            .ahp()
+            .args(cmd)
+            .env("CODEX_HOME", &codex_home)
+            .output()
+            .unwrap();
+        let text = format!("{}{}", stdout(&out), stderr(&out));
+        assert!(text.contains("nope"), "{cmd:?}: {text}");
+        assert!(
+            !text.contains('\u{1b}') && !text.contains('\u{7}'),
+            "{cmd:?}: {text:?}"
+        );
+    }
+}
