@@ -223,6 +223,7 @@ fn a_commit_wrapped_in_shell_syntax_is_still_checked() {
     for bad in [
         "sh -c 'git commit -m \"sloppy one\"'",
         "bash -lc \"git add -A && git commit -m 'sloppy one'\"",
+        "bash -e -o pipefail -c 'git commit -m \"sloppy one\"'",
         "eval \"git commit -m 'sloppy one'\"",
         "if true; then git commit -m 'sloppy one'; fi",
         "for f in a; do git commit -m 'sloppy one'; done",
@@ -248,6 +249,7 @@ fn a_commit_wrapped_in_shell_syntax_is_still_checked() {
         "grep -rn 'git commit -m sloppy' .",
         "timeout 5 ls",
         "bash -c 'ls -la'",
+        "bash run.sh -c 'git commit -m sloppy'",
     ] {
         let (code, v) = bash(&sb, fine);
         assert_eq!((code, asks(&v)), (0, None), "{fine}: {v}");

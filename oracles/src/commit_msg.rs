@@ -670,13 +670,28 @@ fn commits_in(
                 Some((text, all_literal))
             } else {
                 // `sh -c SCRIPT`, `bash -lc SCRIPT`: the first word after
-                // the option that holds `c`.
-                rest.iter()
-                    .position(|w| {
-                        w.text.starts_with('-') && !w.text.starts_with("--") && w.text.contains('c')
-                    })
-                    .and_then(|k| rest[k + 1..].iter().find(|w| !w.text.starts_with('-')))
-                    .map(|w| (w.text.clone(), w.literal))
+                // the options, one of which holds `c`; `bash run.sh -c x`
+                // runs a script file, with `-c` its argument.
+                let mut script = None;
+                let mut has_c = false;
+                let mut k = 0;
+                while let Some(w) = rest.get(k) {
+                    let t = w.text.as_str();
+                    k += 1;
+                    if t == "--" {
+                        script = rest.get(k).filter(|_| has_c);
+                        break;
+                    }
+                    if ["-o", "+o", "-O", "+O"].contains(&t) {
+                        k += 1;
+                    } else if t.len() > 1 && t.starts_with(['-', '+']) {
+                        has_c |= t.starts_with('-') && !t.starts_with("--") && t.contains('c');
+                    } else {
+                        script = Some(w).filter(|_| has_c);
+                        break;
+                    }
+                }
+                script.map(|w| (w.text.clone(), w.literal))
             };
             match inner {
                 // `eval` runs in this shell (a `cd` there stays); `sh -c`
