@@ -191,6 +191,9 @@ impl StopGuard<'_> {
     /// release and returns it.
     fn check(&self, verdict: &Verdict, reason: &str) -> Result<Option<Release>> {
         let mut in_a_row: u32 = 0;
+        // The session's stop prompts (logged before their run): a control
+        // beside one was refused like the prompt alone.
+        let mut stop_prompts = std::collections::HashSet::new();
         let reader = match read_all(self.log) {
             Ok(r) => r,
             // No log yet: nothing was refused before.
@@ -200,6 +203,13 @@ impl StopGuard<'_> {
         for record in reader {
             let Ok(record) = record else { continue };
             match record {
+                Record::Signal(s)
+                    if self.prompt_denies
+                        && s.intensity() == ahp_engine::Intensity::Prompt
+                        && s.context.hook == Some(Event::PreAgentTurnStop) =>
+                {
+                    stop_prompts.insert(s.header.id);
+                }
                 Record::Run(r) if r.session_id.as_deref() == Some(self.session) => {
                     if r.event == Event::PreAgentTurn {
                         in_a_row = 0;
@@ -207,7 +217,9 @@ impl StopGuard<'_> {
                         && r.correlation_id != verdict.correlation_id
                     {
                         let refused = r.outcome == Outcome::Block
-                            || (self.prompt_denies && r.outcome == Outcome::Prompt);
+                            || (self.prompt_denies && r.outcome == Outcome::Prompt)
+                            || (r.outcome == Outcome::Control
+                                && r.signal_ids.iter().any(|id| stop_prompts.contains(id)));
                         in_a_row = if refused {
                             in_a_row.saturating_add(1)
                         } else {
