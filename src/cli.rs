@@ -1002,12 +1002,21 @@ fn environment_from_var(policy: &ahp_engine::Policy, event: Event) -> Option<Str
         return None;
     }
     let mut known: Vec<&str> = KNOWN_ENVIRONMENTS.to_vec();
+    // A `when: {environment: …}` that accepts the name knows it too.
+    let mut accepted = false;
     if let Some(plan) = policy.plan(event) {
+        let value = serde_json::Value::String(name.to_string());
         for e in &plan.entries {
             known.extend(e.intensity_by_environment.keys().map(String::as_str));
+            for (path, m) in &e.when.clauses {
+                if path == "environment" {
+                    accepted |= m.matches(Some(&value));
+                    equal_names(m, &mut known);
+                }
+            }
         }
     }
-    if !known.contains(&name) {
+    if !accepted && !known.contains(&name) {
         known.sort_unstable();
         known.dedup();
         let hint = ahp_engine::suggest::did_you_mean(name, known.iter().copied())
@@ -1022,6 +1031,16 @@ fn environment_from_var(policy: &ahp_engine::Policy, event: Event) -> Option<Str
         );
     }
     Some(name.to_string())
+}
+
+/// The names a `when` matcher compares equal to.
+fn equal_names<'a>(m: &'a ahp_engine::condition::Matcher, out: &mut Vec<&'a str>) {
+    use ahp_engine::condition::Matcher;
+    match m {
+        Matcher::Equals(serde_json::Value::String(s)) => out.push(s),
+        Matcher::AnyOf(ms) => ms.iter().for_each(|m| equal_names(m, out)),
+        _ => {}
+    }
 }
 
 /// A finished dispatch with what produced it.

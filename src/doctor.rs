@@ -142,7 +142,7 @@ fn check_agent_file(r: &mut Report, agent: Agent, scope: Scope, path: &Path, roo
     let Some(shape) = install::shape(agent) else {
         return;
     };
-    let text = match std::fs::read_to_string(path) {
+    let text = match install::codex::read_regular(path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return,
         Err(e) => {

@@ -228,6 +228,9 @@ impl StopGuard<'_> {
     fn check(&self, verdict: &Verdict, reason: &str) -> Result<StopCount> {
         let mut in_a_row: u32 = 0;
         let mut this_run_recorded = false;
+        // The session's stop prompts (logged before their run): a control
+        // beside one was refused like the prompt alone.
+        let mut stop_prompts = std::collections::HashSet::new();
         let reader = match read_all(self.log) {
             Ok(r) => r,
             // No log: this run was not recorded either.
@@ -237,6 +240,13 @@ impl StopGuard<'_> {
         for record in reader {
             let Ok(record) = record else { continue };
             match record {
+                Record::Signal(s)
+                    if self.prompt_denies
+                        && s.intensity() == ahp_engine::Intensity::Prompt
+                        && s.context.hook == Some(Event::PreAgentTurnStop) =>
+                {
+                    stop_prompts.insert(s.header.id);
+                }
                 Record::Run(r) if r.session_id.as_deref() == Some(self.session) => {
                     if r.correlation_id == verdict.correlation_id {
                         this_run_recorded = true;
@@ -247,7 +257,9 @@ impl StopGuard<'_> {
                         && r.correlation_id != verdict.correlation_id
                     {
                         let refused = r.outcome == Outcome::Block
-                            || (self.prompt_denies && r.outcome == Outcome::Prompt);
+                            || (self.prompt_denies && r.outcome == Outcome::Prompt)
+                            || (r.outcome == Outcome::Control
+                                && r.signal_ids.iter().any(|id| stop_prompts.contains(id)));
                         in_a_row = if refused {
                             in_a_row.saturating_add(1)
                         } else {

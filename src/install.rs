@@ -893,11 +893,16 @@ fn codex_steps(out: &mut impl Write, scope: Scope, root: &Path, path: &Path) -> 
     let project = (scope != Scope::User).then_some(root);
     match codex::check_file(&home_or_empty(), path, project) {
         Ok(trust) => {
+            // Values from Codex's config reach the terminal.
             for p in trust.problems {
-                writeln!(out, "next: {p}")?;
+                writeln!(out, "next: {}", crate::cli::terminal_safe(&p))?;
             }
         }
-        Err(e) => writeln!(out, "warning: {e:#}")?,
+        Err(e) => writeln!(
+            out,
+            "warning: {}",
+            crate::cli::terminal_safe(&format!("{e:#}"))
+        )?,
     }
     Ok(())
 }

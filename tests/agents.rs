@@ -1702,3 +1702,52 @@ fn install_wires_the_new_claude_events_and_uninstall_removes_them() {
         .success();
     assert!(!path.exists());
 }
+
+/// Under `prompt_fallback: deny` a stop prompt refuses the stop; a control
+/// beside it (which does not answer the prompt) refuses it too, and those
+/// refusals count toward `stop_block_cap` like the prompt's alone, so the
+/// agent is let go at the cap instead of being held forever.
+#[test]
+fn a_stop_refused_by_a_prompt_beside_a_control_is_released_at_the_cap() {
+    let sb = Sandbox::new();
+    sb.write(
+        ".ahp/hooks.yaml",
+        r#"settings:
+  prompt_fallback: deny
+  stop_block_cap: 2
+hooks:
+  pre-agent-turn-stop:
+    - oracle: Rules
+      id: ask-tests
+      config:
+        rules:
+          - condition: "true"
+            intensity: prompt
+            message: "did you run the tests?"
+    - oracle: Rules
+      id: note
+      config:
+        rules:
+          - condition: "true"
+            intensity: control
+            message: "noted"
+            modifications:
+              - {target: plan.note, op: set, value: "stopping"}
+"#,
+    );
+    sb.trust();
+    let answers: Vec<String> = (0..3)
+        .map(|_| {
+            let r = hook(&sb, "claude-code", None, &stop_payload("loop-3"));
+            assert_eq!(r.exit, 0, "{}", r.stderr);
+            r.stdout
+        })
+        .collect();
+    assert!(answers[0].contains("\"block\""), "{}", answers[0]);
+    assert!(answers[1].contains("\"block\""), "{}", answers[1]);
+    assert!(
+        !answers[2].contains("\"block\"") && answers[2].contains("blocked 2 times in a row"),
+        "{}",
+        answers[2]
+    );
+}

@@ -211,3 +211,83 @@ fn ahp_run_checks_the_pending_commit_and_issue_events_the_branch() {
     assert_eq!(code, 3, "{v}");
     assert!(v.to_string().contains("old sloppy commit"), "{v}");
 }
+
+/// The shell runs `git commit` in more places than the start of a line:
+/// inside `sh -c` / `bash -c` / `eval`, after `if … then`, `{`, `!`,
+/// behind wrappers with their own options, inside `$(…)` and backquotes,
+/// and with git's abbreviated long options (`--mess=` is `--message=`).
+/// Each bad message is asked about; good ones and look-alikes are not.
+#[test]
+fn a_commit_wrapped_in_shell_syntax_is_still_checked() {
+    let sb = project();
+    for bad in [
+        "sh -c 'git commit -m \"sloppy one\"'",
+        "bash -lc \"git add -A && git commit -m 'sloppy one'\"",
+        "bash -e -o pipefail -c 'git commit -m \"sloppy one\"'",
+        "eval \"git commit -m 'sloppy one'\"",
+        "if true; then git commit -m 'sloppy one'; fi",
+        "for f in a; do git commit -m 'sloppy one'; done",
+        "{ git commit -m 'sloppy one'; }",
+        "! git commit -m 'sloppy one'",
+        "sudo -u dev git commit -m 'sloppy one'",
+        "timeout 60 git commit -m 'sloppy one'",
+        "nice -n 5 git commit -m 'sloppy one'",
+        "echo $(git commit -m 'sloppy one')",
+        "out=\"$(git commit -m 'sloppy one')\"",
+        "echo `git commit -m sloppy`",
+        "git commit --mess='sloppy one'",
+        "git commit --mes 'sloppy one' -m 'feat: looks fine'",
+        "git commit -F /dev/stdin <<< 'sloppy one'",
+    ] {
+        let (code, v) = bash(&sb, bad);
+        assert_eq!(code, 0, "{bad}: {v}");
+        assert!(asks(&v).is_some(), "{bad}: {v}");
+    }
+    for fine in [
+        "sh -c 'git commit -m \"fix: tidy\"'",
+        "echo git commit -m sloppy",
+        "grep -rn 'git commit -m sloppy' .",
+        "timeout 5 ls",
+        "bash -c 'ls -la'",
+        "bash run.sh -c 'git commit -m sloppy'",
+    ] {
+        let (code, v) = bash(&sb, fine);
+        assert_eq!((code, asks(&v)), (0, None), "{fine}: {v}");
+    }
+}
+
+/// Hostile command lines come back at once: many unterminated
+/// `$(cat <<X` here-documents (each of which once rescanned the rest of
+/// the line), deep nesting, NUL bytes, unterminated quotes.
+#[test]
+fn hostile_command_lines_do_not_hang_the_hook() {
+    let sb = project();
+    let many_heredocs: String = (0..20_000).map(|i| format!("$(cat <<E{i}\n)")).collect();
+    for command in [
+        many_heredocs,
+        "$(cat <<E\n)".repeat(20_000),
+        "eval ".repeat(20_000) + "git commit -m x",
+        "$(echo ".repeat(10_000) + &")".repeat(10_000),
+        "git commit -m 'a\0b".to_string(),
+        "sh -c \"".repeat(10_000),
+    ] {
+        let payload = json!({"session_id": "s", "cwd": sb.root().to_string_lossy(),
+            "hook_event_name": "PreToolUse", "tool_name": "Bash",
+            "tool_input": {"command": command}});
+        let out = sb
+            .ahp()
+            .env_remove("CLAUDE_PROJECT_DIR")
+            .args(["hook", "claude-code"])
+            .write_stdin(payload.to_string())
+            .timeout(std::time::Duration::from_secs(30))
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}: {}",
+            command.chars().take(40).collect::<String>(),
+            common::stderr(&out)
+        );
+    }
+}

@@ -526,3 +526,113 @@ fn ahp_environment_selects_the_intensity_by_environment() {
     let (_, v) = claude(&sb, &[("AHP_ENVIRONMENT", "production")], &push);
     assert_eq!(decision(&v), "deny", "{v}");
 }
+
+/// An agent that cannot ask (Codex, Gemini CLI) under `prompt_fallback:
+/// deny` refuses a prompt; a control rewriting the same call beside it must
+/// not turn that refusal into an allow with the prompt as a note.
+#[test]
+fn a_rewrite_beside_a_prompt_does_not_bypass_prompt_fallback_deny() {
+    let sb = Sandbox::new();
+    let policy = |condition: &str| {
+        format!(
+            r#"settings:
+  prompt_fallback: deny
+hooks:
+  pre-tool-use:
+    - oracle: PermissionChecker
+    - oracle: Rules
+      id: verbose-push
+      config:
+        rules:
+          - condition: "{condition}"
+            intensity: control
+            message: "push made verbose"
+            modifications:
+              - {{target: tool.input.command, op: set, value: "git push --force --verbose origin main"}}
+"#
+        )
+    };
+    let answer = |agent: &str, event: &str, tool: &str| {
+        let payload = serde_json::json!({"session_id": "S-8", "cwd": sb.root().to_string_lossy(),
+            "hook_event_name": event, "tool_name": tool,
+            "tool_input": {"command": "git push --force origin main"}});
+        let out = sb
+            .ahp()
+            .args(["hook", agent])
+            .write_stdin(payload.to_string())
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).to_string();
+        let v: Value = serde_json::from_str(text.trim()).unwrap_or(Value::Null);
+        (out.status.code().unwrap(), v)
+    };
+    let agents = [
+        ("codex", "PreToolUse", "Bash"),
+        ("gemini", "BeforeTool", "run_shell_command"),
+    ];
+    // The prompt alone is refused ...
+    sb.write(".ahp/hooks.yaml", &policy("false"));
+    sb.trust();
+    for (agent, event, tool) in agents {
+        let (code, v) = answer(agent, event, tool);
+        let denied = v["hookSpecificOutput"]["permissionDecision"] == "deny"
+            || v["decision"] == "deny"
+            || code == 2;
+        assert!(denied, "{agent}: {v}");
+    }
+    // ... and still refused when a control rewrites the same call.
+    sb.write(
+        ".ahp/hooks.yaml",
+        &policy("tool.input.command ~ '^git push'"),
+    );
+    sb.trust();
+    for (agent, event, tool) in agents {
+        let (code, v) = answer(agent, event, tool);
+        let text = v.to_string();
+        assert!(
+            v["hookSpecificOutput"]["permissionDecision"] != "allow"
+                && v["decision"] != "allow"
+                && v["hookSpecificOutput"].get("updatedInput").is_none()
+                && v["hookSpecificOutput"].get("tool_input").is_none(),
+            "{agent}: {v}"
+        );
+        let denied = v["hookSpecificOutput"]["permissionDecision"] == "deny"
+            || v["decision"] == "deny"
+            || code == 2;
+        assert!(denied, "{agent}: {v}");
+        assert!(
+            text.contains("PermissionChecker") && text.contains("--verbose"),
+            "{agent}: {v}"
+        );
+    }
+}
+
+/// An environment the policy names only in `when: {environment: …}` is one
+/// it knows: `AHP_ENVIRONMENT=qa` selects it without a warning that says
+/// otherwise; a typo of it is still warned about, with the suggestion.
+#[test]
+fn ahp_environment_named_only_in_when_is_known() {
+    let sb = Sandbox::new();
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:\n  pre-tool-use:\n    - oracle: Rules\n      id: qa-note\n      when: {environment: [qa, uat]}\n      config:\n        rules:\n          - condition: \"true\"\n            intensity: aid\n            message: \"on the qa stack\"\n",
+    );
+    let run_env = |env: &str| {
+        let out = sb
+            .ahp()
+            .args(["run", "pre-tool-use"])
+            .env("AHP_ENVIRONMENT", env)
+            .write_stdin(r#"{"tool":{"name":"shell","input":{"command":"ls"}}}"#)
+            .output()
+            .unwrap();
+        (json_out(&out), common::stderr(&out))
+    };
+    for env in ["qa", "uat"] {
+        let (v, err) = run_env(env);
+        assert_eq!(v["outcome"], "aid", "{env}: {v}");
+        assert!(!err.contains("names no environment"), "{env}: {err}");
+    }
+    let (v, err) = run_env("qaa");
+    assert_eq!(v["outcome"], "accept", "{v}");
+    assert!(err.contains("did you mean `qa`"), "{err}");
+}

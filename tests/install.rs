@@ -611,3 +611,70 @@ fn codex_user_hooks_go_to_codex_home() {
         .success();
     assert!(!codex_home.join("hooks.json").exists());
 }
+
+/// A Codex config (or an agent's settings file) that is a FIFO or a device
+/// is refused before it is opened: opening a FIFO waits for a writer, and
+/// `ahp doctor` / `ahp install codex` must answer, not hang.
+#[cfg(unix)]
+#[test]
+fn doctor_and_install_do_not_hang_on_a_fifo_codex_config() {
+    let sb = Sandbox::new();
+    let codex_home = sb.home.path().join("codex-home");
+    std::fs::create_dir_all(&codex_home).unwrap();
+    let fifo = codex_home.join("config.fifo");
+    assert!(std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    std::os::unix::fs::symlink(&fifo, codex_home.join("config.toml")).unwrap();
+    std::fs::create_dir_all(sb.root().join(".claude")).unwrap();
+    std::os::unix::fs::symlink(&fifo, sb.root().join(".claude/settings.json")).unwrap();
+    let run = |cmd: &[&str]| {
+        sb.ahp()
+            .args(cmd)
+            .env("CODEX_HOME", &codex_home)
+            .timeout(std::time::Duration::from_secs(20))
+            .output()
+            .unwrap()
+    };
+    let out = run(&["install", "codex"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = run(&["doctor"]);
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(1), "{text}{}", stderr(&out));
+    assert!(
+        text.contains("config.toml: not a regular file")
+            && text.contains("settings.json: not a regular file"),
+        "{text}"
+    );
+}
+
+/// A value from Codex's config quoted by `ahp install codex` cannot drive
+/// the terminal: control characters are escaped, as `ahp doctor` does.
+#[test]
+fn install_codex_escapes_control_characters_from_codex_config() {
+    let sb = Sandbox::new();
+    let codex_home = sb.home.path().join("codex-home");
+    std::fs::create_dir_all(&codex_home).unwrap();
+    let root = sb.root().to_string_lossy().to_string();
+    std::fs::write(
+        codex_home.join("config.toml"),
+        format!("[projects.\"{root}\"]\ntrust_level = \"\\u001b]0;pwned\\u0007\\u001b[2Jnope\"\n"),
+    )
+    .unwrap();
+    for cmd in [&["install", "codex"][..], &["doctor"][..]] {
+        let out = sb
+            .ahp()
+            .args(cmd)
+            .env("CODEX_HOME", &codex_home)
+            .output()
+            .unwrap();
+        let text = format!("{}{}", stdout(&out), stderr(&out));
+        assert!(text.contains("nope"), "{cmd:?}: {text}");
+        assert!(
+            !text.contains('\u{1b}') && !text.contains('\u{7}'),
+            "{cmd:?}: {text:?}"
+        );
+    }
+}

@@ -223,6 +223,9 @@ pub(crate) struct Word {
 pub(crate) struct SimpleCommand {
     pub words: Vec<Word>,
     pub stdin: Option<Word>,
+    /// The insides of its command substitutions (`$(…)`, backquotes),
+    /// which the shell runs too.
+    pub substitutions: Vec<String>,
 }
 
 /// The simple commands of a shell command line, in order, as far as a
@@ -231,7 +234,8 @@ pub(crate) struct SimpleCommand {
 /// breaks, comments, redirections (dropped), here-documents (`<<EOF`,
 /// `<<-EOF`, `<<'EOF'`) and here-strings as stdin, and `$(cat <<EOF … EOF)`
 /// inside a word, the form agents write commit messages in. Anything else
-/// the shell would expand makes its word non-literal. Control flow
+/// the shell would expand makes its word non-literal; the insides of its
+/// command substitutions are kept for the caller to split in turn. Control flow
 /// (`if`, `for`, functions) is not understood: its keywords are words.
 ///
 /// ```ignore
@@ -246,6 +250,10 @@ pub(crate) fn simple_commands(script: &str) -> Vec<SimpleCommand> {
         done: Vec::new(),
         cur: SimpleCommand::default(),
         pending: Vec::new(),
+        // Enough to read every here-document once; hostile input that
+        // would rescan the rest of the line for each `$(cat <<X` runs out
+        // of it instead of taking quadratic time.
+        budget: chars.len().saturating_mul(2).saturating_add(4096),
     };
     sh.run();
     sh.done
@@ -264,6 +272,8 @@ struct Splitter<'a> {
     done: Vec<SimpleCommand>,
     cur: SimpleCommand,
     pending: Vec<PendingHeredoc>,
+    /// Characters `$(cat <<X … X)` bodies may still scan.
+    budget: usize,
 }
 
 impl Splitter<'_> {
@@ -470,16 +480,25 @@ impl Splitter<'_> {
                     break;
                 }
             }
+            let inner = (start + 1).min(self.chars.len())..self.i.saturating_sub(1).max(start + 1);
+            if let Some(inner) = self.chars.get(inner) {
+                self.cur.substitutions.push(inner.iter().collect());
+            }
         } else {
             match self.peek(1) {
                 Some('(') => {
-                    if let Some((body, end)) = cat_heredoc(self.chars, start + 2) {
+                    if let Some((body, end)) = cat_heredoc(self.chars, start + 2, &mut self.budget)
+                    {
                         self.i = end;
                         let literal = body.1;
                         text.push_str(body.0.trim_end_matches('\n'));
                         return literal;
                     }
                     self.i = matching_paren(self.chars, start + 2);
+                    let inner = start + 2..self.i.saturating_sub(1).max(start + 2);
+                    if let Some(inner) = self.chars.get(inner) {
+                        self.cur.substitutions.push(inner.iter().collect());
+                    }
                 }
                 Some('{') => {
                     self.i = start + 2;
@@ -548,7 +567,7 @@ fn heredoc_body(chars: &[char], from: usize, delimiter: &str) -> (String, usize)
 
 /// `cat <<EOF\n…\nEOF\n)` from `from` (just after `$(`): the body, whether
 /// it is literal, and the index after the `)`.
-fn cat_heredoc(chars: &[char], from: usize) -> Option<((String, bool), usize)> {
+fn cat_heredoc(chars: &[char], from: usize, budget: &mut usize) -> Option<((String, bool), usize)> {
     let mut i = from;
     let blank = |c: &char| *c == ' ' || *c == '\t';
     while chars.get(i).is_some_and(blank) {
@@ -588,10 +607,12 @@ fn cat_heredoc(chars: &[char], from: usize) -> Option<((String, bool), usize)> {
     while chars.get(i).is_some_and(blank) {
         i += 1;
     }
-    if delimiter.is_empty() || chars.get(i) != Some(&'\n') {
+    if delimiter.is_empty() || chars.get(i) != Some(&'\n') || *budget == 0 {
         return None;
     }
-    let (body, mut i) = heredoc_body(chars, i + 1, &delimiter);
+    let (body, end) = heredoc_body(chars, i + 1, &delimiter);
+    *budget = budget.saturating_sub(end.saturating_sub(i + 1));
+    let mut i = end;
     while chars.get(i).is_some_and(|c| c.is_whitespace()) {
         i += 1;
     }

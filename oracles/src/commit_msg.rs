@@ -17,7 +17,11 @@
 //! (several are paragraphs), `--message=MSG`, `-F FILE` / `--file=FILE`
 //! (a file inside the project only), `-F -` with a here-document, a
 //! `$(cat <<'EOF' … EOF)` argument, `--trailer`, after `git -C DIR` and
-//! `cd DIR &&`. A message that cannot be known before the commit runs (an
+//! `cd DIR &&`. The commit is found wherever the shell would run it: in
+//! `sh -c` / `bash -lc` / `eval` (a literal script), in `$(…)` and
+//! backquotes, after `if … then`, `{`, `!`, and behind wrappers such as
+//! `sudo -u USER`, `timeout 60`, `env`, `xargs`; git's abbreviated long
+//! options (`--mess=`) count as the option they abbreviate. A message that cannot be known before the commit runs (an
 //! editor opens, `--amend`/`-C` reuse a message, the shell builds it from
 //! a variable, the file is written by the same command) is not guessed at:
 //! the call is accepted and a note says why; the branch's commits are
@@ -549,34 +553,160 @@ pub fn pending_commits(script: &str, root: &Path) -> Vec<PendingCommit> {
     // Where the commands run, relative to the project; `None` once a `cd`
     // leads somewhere unknown.
     let mut cwd: Option<PathBuf> = Some(PathBuf::new());
+    commits_in(script, root, &mut cwd, 0, &mut found);
+    found
+}
+
+/// How deep `sh -c`, `eval` and command substitutions are followed.
+const MAX_NESTING: usize = 8;
+
+/// Words that may stand before the program of a simple command: shell
+/// keywords, and programs that run the rest of their arguments as a
+/// command.
+const PREFIXES: &[&str] = &[
+    "!",
+    "{",
+    "if",
+    "then",
+    "else",
+    "elif",
+    "while",
+    "until",
+    "do",
+    "time",
+    "exec",
+    "command",
+    "builtin",
+    "sudo",
+    "doas",
+    "env",
+    "nohup",
+    "nice",
+    "ionice",
+    "timeout",
+    "stdbuf",
+    "xargs",
+    "chronic",
+    "unbuffer",
+    "caffeinate",
+    "setsid",
+    "flock",
+];
+
+/// Shells whose `-c SCRIPT` is a command line of its own.
+const SHELLS: &[&str] = &["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "busybox"];
+
+/// The `git commit`s of `script` (and of the command lines it runs: `sh -c`,
+/// `eval`, command substitutions) appended to `found`.
+fn commits_in(
+    script: &str,
+    root: &Path,
+    cwd: &mut Option<PathBuf>,
+    depth: usize,
+    found: &mut Vec<PendingCommit>,
+) {
+    if depth > MAX_NESTING {
+        if script.contains("commit") {
+            found.push(PendingCommit::Unknown(
+                "it is nested too deeply in `sh -c`, `eval` or `$(…)` to be read".into(),
+            ));
+        }
+        return;
+    }
     for cmd in crate::command::simple_commands(script) {
+        // The shell runs command substitutions too, wherever they stand;
+        // each in a subshell, so a `cd` there stays there.
+        for inner in &cmd.substitutions {
+            commits_in(inner, root, &mut cwd.clone(), depth + 1, found);
+        }
         let mut words = cmd.words.iter().peekable();
-        // Assignments and wrappers before the program.
+        // Assignments, keywords and wrappers before the program, with the
+        // wrappers' options and their values (`sudo -u root`, `timeout 5`).
+        let mut wrapped = false;
+        let mut option_value = false;
         while let Some(w) = words.peek() {
             let t = w.text.as_str();
+            let base = t.rsplit('/').next().unwrap_or_default();
+            if base == "git" || SHELLS.contains(&base) || base == "eval" {
+                break;
+            }
             let assignment = t.split_once('=').is_some_and(|(n, _)| {
                 !n.is_empty() && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
             });
-            if assignment
-                || ["sudo", "env", "command", "exec", "nohup", "time"].contains(&t)
-                || (t.starts_with('-') && t.len() > 1)
-            {
-                words.next();
+            if assignment || PREFIXES.contains(&base) {
+                wrapped |= !assignment;
+                option_value = false;
+            } else if t.starts_with('-') && t.len() > 1 {
+                option_value = !t.contains('=');
+            } else if wrapped && (option_value || t.starts_with(|c: char| c.is_ascii_digit())) {
+                option_value = false;
             } else {
                 break;
             }
+            words.next();
         }
         let Some(program) = words.next() else {
             continue;
         };
         let name = program.text.rsplit('/').next().unwrap_or_default();
         if name == "cd" {
-            cwd = match (cwd, words.next()) {
+            *cwd = match (cwd.take(), words.next()) {
                 (Some(c), Some(dir)) if dir.literal && !dir.text.starts_with(['~', '-']) => {
                     Some(c.join(&dir.text))
                 }
                 _ => None,
             };
+            continue;
+        }
+        if SHELLS.contains(&name) || name == "eval" {
+            let rest: Vec<&crate::command::Word> = words.collect();
+            let inner = if name == "eval" {
+                let all_literal = rest.iter().all(|w| w.literal);
+                let text = rest
+                    .iter()
+                    .map(|w| w.text.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                Some((text, all_literal))
+            } else {
+                // `sh -c SCRIPT`, `bash -lc SCRIPT`: the first word after
+                // the options, one of which holds `c`; `bash run.sh -c x`
+                // runs a script file, with `-c` its argument.
+                let mut script = None;
+                let mut has_c = false;
+                let mut k = 0;
+                while let Some(w) = rest.get(k) {
+                    let t = w.text.as_str();
+                    k += 1;
+                    if t == "--" {
+                        script = rest.get(k).filter(|_| has_c);
+                        break;
+                    }
+                    if ["-o", "+o", "-O", "+O"].contains(&t) {
+                        k += 1;
+                    } else if t.len() > 1 && t.starts_with(['-', '+']) {
+                        has_c |= t.starts_with('-') && !t.starts_with("--") && t.contains('c');
+                    } else {
+                        script = Some(w).filter(|_| has_c);
+                        break;
+                    }
+                }
+                script.map(|w| (w.text.clone(), w.literal))
+            };
+            match inner {
+                // `eval` runs in this shell (a `cd` there stays); `sh -c`
+                // in a new one.
+                Some((text, true)) if name == "eval" => {
+                    commits_in(&text, root, cwd, depth + 1, found)
+                }
+                Some((text, true)) => commits_in(&text, root, &mut cwd.clone(), depth + 1, found),
+                Some((text, false)) if text.contains("commit") => {
+                    found.push(PendingCommit::Unknown(format!(
+                        "it runs in a command line the shell builds first (`{name}` with a variable or a command substitution)"
+                    )))
+                }
+                _ => {}
+            }
             continue;
         }
         if name != "git" {
@@ -616,7 +746,67 @@ pub fn pending_commits(script: &str, root: &Path) -> Vec<PendingCommit> {
             dir.as_deref(),
         ));
     }
-    found
+}
+
+/// `git commit`'s long options: git takes any unambiguous prefix of one
+/// (`--mess=…` is `--message=…`).
+const COMMIT_LONG_OPTIONS: &[&str] = &[
+    "all",
+    "allow-empty",
+    "allow-empty-message",
+    "amend",
+    "author",
+    "branch",
+    "cleanup",
+    "date",
+    "dry-run",
+    "edit",
+    "file",
+    "fixup",
+    "gpg-sign",
+    "include",
+    "interactive",
+    "long",
+    "message",
+    "no-edit",
+    "no-gpg-sign",
+    "no-post-rewrite",
+    "no-signoff",
+    "no-status",
+    "no-verify",
+    "null",
+    "only",
+    "patch",
+    "pathspec-file-nul",
+    "pathspec-from-file",
+    "porcelain",
+    "quiet",
+    "reedit-message",
+    "reset-author",
+    "reuse-message",
+    "short",
+    "signoff",
+    "squash",
+    "status",
+    "template",
+    "trailer",
+    "untracked-files",
+    "verbose",
+    "verify",
+];
+
+/// The long option `name` stands for, as git resolves an abbreviation.
+fn long_option(name: &str) -> &str {
+    if COMMIT_LONG_OPTIONS.contains(&name) {
+        return name;
+    }
+    let mut candidates = COMMIT_LONG_OPTIONS
+        .iter()
+        .filter(|o| !name.is_empty() && o.starts_with(name));
+    match (candidates.next(), candidates.next()) {
+        (Some(only), None) => only,
+        _ => name,
+    }
 }
 
 /// The message of one `git commit` from its arguments.
@@ -661,7 +851,7 @@ fn commit_message(
                 Some((n, v)) => (n, Some(v)),
                 None => (long, None),
             };
-            let kind = match name {
+            let kind = match long_option(name) {
                 "message" => 'm',
                 "file" => 'F',
                 "trailer" => 't',
@@ -718,7 +908,7 @@ fn commit_message(
             .collect::<Vec<_>>()
             .join("\n\n")
     } else if let Some(f) = file {
-        if f.text == "-" {
+        if ["-", "/dev/stdin", "/dev/fd/0"].contains(&f.text.as_str()) {
             match stdin {
                 Some(s) if s.literal => s.text.clone(),
                 Some(_) => {

@@ -392,6 +392,14 @@ impl Decision {
                             reason: join_opt(Some(p), Some(reason)).unwrap_or_default(),
                             input: Some(input),
                         },
+                        // An agent that cannot ask, with `prompt_fallback:
+                        // deny`: the prompt refuses, rewrite or not; a
+                        // rewrite must not turn it into a pass.
+                        Some(p) if prompt == PromptFallback::Deny => Decision::Deny {
+                            reason: format!(
+                                "{p}\n\nrewrite required: {reason}\nRetry with this input: {input}"
+                            ),
+                        },
                         p => Decision::Rewrite {
                             input,
                             reason,

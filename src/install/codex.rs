@@ -28,6 +28,28 @@ pub(crate) struct CodexTrust {
     pub ok: Vec<String>,
 }
 
+/// The largest Codex config read: far beyond any real one.
+const MAX_CONFIG: u64 = 16 << 20;
+
+/// The text of a small regular file. Anything else is refused before it is
+/// opened: opening a FIFO waits for a writer, and doctor must never hang.
+pub(crate) fn read_regular(path: &Path) -> std::io::Result<String> {
+    let meta = std::fs::metadata(path)?;
+    if !meta.is_file() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "not a regular file",
+        ));
+    }
+    if meta.len() > MAX_CONFIG {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("larger than {MAX_CONFIG} bytes"),
+        ));
+    }
+    std::fs::read_to_string(path)
+}
+
 /// Codex's home: `CODEX_HOME` when set, else `~/.codex`.
 pub(crate) fn codex_home(home: &Path) -> PathBuf {
     match std::env::var_os("CODEX_HOME") {
@@ -76,14 +98,14 @@ fn path_forms(path: &Path) -> Vec<String> {
 /// naming `<main>/.git/worktrees/<name>`): Codex also looks its trust up
 /// there.
 fn main_checkout(dir: &Path) -> Option<PathBuf> {
-    let text = std::fs::read_to_string(dir.join(".git")).ok()?;
+    let text = read_regular(&dir.join(".git")).ok()?;
     let gitdir = PathBuf::from(text.trim().strip_prefix("gitdir:")?.trim());
     let gitdir = if gitdir.is_absolute() {
         gitdir
     } else {
         dir.join(gitdir)
     };
-    let common = std::fs::read_to_string(gitdir.join("commondir")).ok()?;
+    let common = read_regular(&gitdir.join("commondir")).ok()?;
     let common = gitdir.join(common.trim());
     std::fs::canonicalize(common)
         .ok()?
@@ -114,7 +136,7 @@ pub(crate) fn check(
 ) -> CodexTrust {
     let mut r = CodexTrust::default();
     let config_path = codex_home.join("config.toml");
-    let config = match std::fs::read_to_string(&config_path) {
+    let config = match read_regular(&config_path) {
         Ok(t) => match t.parse::<toml_edit::DocumentMut>() {
             Ok(d) => d,
             Err(e) => {
@@ -297,7 +319,7 @@ pub(crate) fn check_file(
     hooks_file: &Path,
     project: Option<&Path>,
 ) -> Result<CodexTrust> {
-    let text = std::fs::read_to_string(hooks_file)
+    let text = read_regular(hooks_file)
         .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", hooks_file.display()))?;
     Ok(check(&codex_home(home), hooks_file, &text, project))
 }
