@@ -279,6 +279,17 @@ impl Change {
 }
 
 fn read_existing(path: &Path) -> Result<Option<String>> {
+    // Opening a FIFO (or a device) waits for a writer or never ends: only a
+    // regular file is an agent's config.
+    match std::fs::metadata(path) {
+        Ok(meta) if !meta.is_file() => {
+            return Err(anyhow!(
+                "{} is not a regular file; ahp edits only a regular config file there",
+                path.display()
+            ))
+        }
+        _ => {}
+    }
     match std::fs::read(path) {
         Ok(bytes) => String::from_utf8(bytes).map(Some).map_err(|e| {
             anyhow!(

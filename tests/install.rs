@@ -678,3 +678,29 @@ fn install_codex_escapes_control_characters_from_codex_config() {
         );
     }
 }
+
+#[test]
+fn install_refuses_an_agent_config_that_is_not_a_regular_file() {
+    let sb = Sandbox::new();
+    let settings = sb.home.path().join(".claude/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    let fifo = sb.home.path().join("fifo");
+    assert!(std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    std::os::unix::fs::symlink(&fifo, &settings).unwrap();
+    let out = sb
+        .ahp()
+        .args(["install", "claude-code", "--scope", "user"])
+        .timeout(std::time::Duration::from_secs(20))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("is not a regular file"),
+        "{}",
+        stderr(&out)
+    );
+}
