@@ -9,27 +9,21 @@
 #      script directly: the engine's overhead per script hook;
 #   5. peak RSS of a hook run (`/usr/bin/time -v`).
 #
-# Measures the release build (`cargo build-release`, see .cargo/config.toml;
-# extra arguments of that alias go to rustc, so cargo options come first).
+# Measures the binary as released (`cargo build-dist`, see
+# .cargo/config.toml), wherever cargo puts its output.
 # Needs hyperfine (Debian: apt-get install hyperfine) and python3.
 # Usage: bench/hook_latency.sh [RUNS]   (default 300 runs per command)
 #        bench/hook_latency.sh --check  (build, set up, check both projects
 #                                        answer a plain allow; no timing)
-#        bench/hook_latency.sh --hot-symbols
-#             (needs valgrind: rewrite .cargo/hot-symbols.txt, the functions
-#              a hook call on either project runs, which `cargo
-#              build-release` links first; see that file's header)
 # AHP_BIN=path/to/ahp measures (or checks) that binary instead of building.
-# Prints a table and writes target/bench/hook_latency.json.
+# Prints a table and writes hook_latency.json under cargo's target/bench.
 set -euo pipefail
 check_only=false
-hot_symbols=false
 runs=300
 for arg in "$@"; do
   case $arg in
     --check) check_only=true ;;
-    --hot-symbols) check_only=true; hot_symbols=true ;;
-    *[!0-9]* | '') echo "usage: $0 [RUNS] [--check | --hot-symbols]" >&2; exit 2 ;;
+    *[!0-9]* | '') echo "usage: $0 [RUNS] [--check]" >&2; exit 2 ;;
     *) runs=$arg ;;
   esac
 done
@@ -37,10 +31,11 @@ done
 if [ -n "${AHP_BIN:-}" ]; then AHP_BIN=$(realpath "$AHP_BIN"); fi
 cd "$(dirname "$0")/.."
 $check_only || command -v hyperfine >/dev/null || { echo "hyperfine is needed: apt-get install hyperfine" >&2; exit 1; }
-$hot_symbols && { command -v valgrind >/dev/null || { echo "valgrind is needed: apt-get install valgrind" >&2; exit 1; }; }
 
-if [ -n "${AHP_BIN:-}" ]; then built=$AHP_BIN; else cargo --quiet build-release; built=target/release/ahp; fi
-out=$PWD/target/bench
+target_dir=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
+if [ -n "${AHP_BIN:-}" ]; then built=$AHP_BIN; else cargo --quiet build-dist; built=$target_dir/dist/ahp; fi
+[ -x "$built" ] || { echo "no ahp binary at $built" >&2; exit 1; }
+out=$target_dir/bench
 mkdir -p "$out"
 
 work=$(mktemp -d)
@@ -79,26 +74,6 @@ for p in a b; do
   echo "project $p answers: ${answer:-<nothing: allow>}"
 done
 (cd "$work/b" && "$ahp" explain pre-tool-use) | sed 's/^/  /'
-if $hot_symbols; then
-  # Every function a warm hook call runs on either project, by its linker
-  # name: callgrind lists each function executed, however briefly, which
-  # sampling would miss. Sorted by name, so a change reads as a diff.
-  for p in a b; do
-    (cd "$work/$p" && valgrind --tool=callgrind --demangle=no --callgrind-out-file="$work/callgrind.$p" \
-      "$ahp" hook claude-code <"$work/$p.json" >/dev/null 2>"$work/valgrind.$p") \
-      || { cat "$work/valgrind.$p" >&2; exit 1; }
-  done
-  list=.cargo/hot-symbols.txt
-  { sed -n '/^#/p;/^[^#]/q' "$list"
-    sed -nE "s/^c?fn=\([0-9]+\) (.*)/\1/p" "$work"/callgrind.a "$work"/callgrind.b \
-      | sed -E "s/'[0-9]+\$//" | grep -vE '^(0x[0-9a-f]+|\(below main\))$' | LC_ALL=C sort -u
-  } >"$work/hot-symbols.txt"
-  mv "$work/hot-symbols.txt" "$list"
-  # Cargo does not know the link reads the list: make it relink.
-  touch src/main.rs
-  echo "$list: $(grep -vc '^#' "$list") functions (the next \`cargo build-release\` relinks with them)"
-  exit 0
-fi
 if $check_only; then
   [ -e "$work/check-shell-ran" ] || { echo "project b: check-shell did not run" >&2; exit 1; }
   echo "hook_latency --check: both projects answer a plain allow ($(file -b "$ahp" | cut -d, -f1-4))"

@@ -224,7 +224,7 @@ enum Command {
 
 /// Runs the CLI with `registry` and returns the process exit code.
 pub fn main_with(registry: Registry) -> ExitCode {
-    let cli = match parse_args(std::env::args_os()) {
+    let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
             let code = if e.use_stderr() {
@@ -262,72 +262,6 @@ pub fn main_with(registry: Registry) -> ExitCode {
             ExitCode::from(EXIT_ERROR)
         }
     }
-}
-
-/// `ahp hook <agent> …` alone, with the global `--debug`.
-#[derive(Debug, Parser)]
-#[command(name = "ahp hook")]
-struct HookOnly {
-    #[arg(long)]
-    debug: bool,
-    #[command(flatten)]
-    args: crate::hook::HookArgs,
-}
-
-/// Parses the command line. `ahp hook …` is what agents run on every tool
-/// call, so the lines `ahp install` writes (`ahp hook <agent>`, plus
-/// `--event <NAME>` for Copilot) are read by hand, and other `ahp hook`
-/// lines are first tried with the hook subcommand alone: building clap's
-/// parser for every subcommand was a tenth of a hook call, and even the
-/// hook subcommand's alone is ~50 µs of a cold process. Whatever those do
-/// not accept (`--help`, a typo) goes through the full parser, so help and
-/// errors read the same either way.
-fn parse_args<I: IntoIterator<Item = std::ffi::OsString>>(args: I) -> Result<Cli, clap::Error> {
-    let args: Vec<std::ffi::OsString> = args.into_iter().collect();
-    if let Some(cli) = installed_hook_line(&args) {
-        return Ok(cli);
-    }
-    if args.get(1).is_some_and(|a| a == "hook") {
-        let rest = args.iter().skip(2).cloned();
-        if let Ok(h) = HookOnly::try_parse_from(std::iter::once("ahp hook".into()).chain(rest)) {
-            return Ok(Cli {
-                debug: h.debug,
-                command: Command::Hook(h.args),
-            });
-        }
-    }
-    Cli::try_parse_from(args)
-}
-
-/// `ahp hook <agent>` or `ahp hook <agent> --event <NAME>`, exactly, as
-/// clap would read them; `None` for anything else.
-fn installed_hook_line(args: &[std::ffi::OsString]) -> Option<Cli> {
-    use clap::ValueEnum;
-    let words: Vec<&str> = args
-        .iter()
-        .skip(1)
-        .map(|a| a.to_str())
-        .collect::<Option<_>>()?;
-    let (agent, event) = match words.as_slice() {
-        ["hook", agent] => (agent, None),
-        // clap takes a value that starts with `-` as a flag, not a name.
-        ["hook", agent, "--event", name] if !name.starts_with('-') => (agent, Some(name)),
-        _ => return None,
-    };
-    if agent.starts_with('-') {
-        return None;
-    }
-    let agent = crate::adapters::Agent::from_str(agent, false).ok()?;
-    Some(Cli {
-        debug: false,
-        command: Command::Hook(crate::hook::HookArgs {
-            agent,
-            event: event.map(|e| (*e).to_string()),
-            project: None,
-            log: None,
-            no_log: false,
-        }),
-    })
 }
 
 /// Text for a terminal, or any stream a person or agent reads: the
@@ -1175,13 +1109,6 @@ pub(crate) fn dispatch(req: DispatchRequest<'_>) -> Result<Option<Dispatched>> {
             );
         }
     }
-    // The process ends right after the answer (`ahp hook` and `ahp run`
-    // dispatch once): freeing the compiled policy and shutting the runtime
-    // down cost ~60 µs of every hook call (perf) and would free nothing the
-    // exit does not. Nothing in them is buffered: the log writes each
-    // record as it is appended, and is opened without sync-on-drop.
-    std::mem::forget(engine);
-    std::mem::forget(rt);
     Ok(Some(Dispatched {
         verdict,
         cfg,
@@ -1615,61 +1542,4 @@ fn init(root: &Path, force: bool) -> Result<()> {
         "next: edit the policy, then `ahp validate` and `ahp explain pre-tool-use`"
     )?;
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_hook_fast_path_parses_exactly_as_the_full_parser() {
-        let mut read_by_hand = 0;
-        for line in [
-            "ahp hook claude-code",
-            "ahp hook kimi",
-            "ahp hook kimi-code",
-            "ahp hook copilot --event preToolUse",
-            "ahp hook copilot --event -x",
-            "ahp hook copilot --event",
-            "ahp hook copilot --event=preToolUse",
-            "ahp hook copilot --event a b",
-            "ahp hook --event x copilot",
-            "ahp hook -h",
-            "ahp hook CLAUDE-CODE",
-            "ahp hook claude-code --debug",
-            "ahp --debug hook gemini-cli",
-            "ahp hook --debug copilot --event preToolUse",
-            "ahp hook codex --project /p --log /l.jsonl",
-            "ahp hook cursor --no-log",
-            "ahp hook kimi --no-log --log x",
-            "ahp hook claude",
-            "ahp hook",
-            "ahp hook --help",
-            "ahp hook claude-code --bogus",
-            "ahp hook claude-code extra",
-            "ahp hooks claude-code",
-            "ahp run pre-tool-use",
-        ] {
-            let argv = || line.split(' ').map(std::ffi::OsString::from);
-            if let Some(by_hand) = installed_hook_line(&argv().collect::<Vec<_>>()) {
-                read_by_hand += 1;
-                match Cli::try_parse_from(argv()) {
-                    Ok(full) => assert_eq!(format!("{by_hand:?}"), format!("{full:?}"), "{line}"),
-                    Err(e) => panic!("{line}: read by hand, but the full parser says {e}"),
-                }
-            }
-            let fast = parse_args(argv());
-            let full = Cli::try_parse_from(argv());
-            match (fast, full) {
-                (Ok(a), Ok(b)) => assert_eq!(format!("{a:?}"), format!("{b:?}"), "{line}"),
-                (Err(a), Err(b)) => {
-                    assert_eq!(a.kind(), b.kind(), "{line}");
-                    assert_eq!(a.render().to_string(), b.render().to_string(), "{line}");
-                }
-                (a, b) => panic!("{line}: fast path {a:?}, full parser {b:?}"),
-            }
-        }
-        // The lines `ahp install` writes, and no others.
-        assert_eq!(read_by_hand, 3);
-    }
 }

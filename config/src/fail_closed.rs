@@ -105,7 +105,7 @@ pub fn fail_closed_from_layers(opts: &LoadOptions) -> Option<FailClosed> {
     }
     for (layer, path) in opts.layer_paths() {
         let user = layer == Layer::User;
-        match read_layer_value(&path, layer, opts.parse_cache.as_deref()) {
+        match read_layer_value(&path, layer) {
             Ok(Some(true)) => return Some(FailClosed::Layer(path)),
             Ok(_) => {}
             Err(why) if user => {
@@ -122,17 +122,13 @@ pub fn fail_closed_from_layers(opts: &LoadOptions) -> Option<FailClosed> {
 
 /// `settings.fail_closed` of the file at `path` (`Ok(None)` when the file
 /// does not exist or does not say).
-fn read_layer_value(
-    path: &Path,
-    layer: Layer,
-    parse_cache: Option<&Path>,
-) -> Result<Option<bool>, String> {
+fn read_layer_value(path: &Path, layer: Layer) -> Result<Option<bool>, String> {
     // Read as the loader reads a layer: a FIFO or a symlinked project
     // file is an error here too, never a read that blocks.
     let Some(file) = crate::load::read_layer(layer, path).map_err(|e| e.to_string())? else {
         return Ok(None);
     };
-    let root = crate::cache::parse(parse_cache, file).map_err(|e| e.to_string())?;
+    let root = crate::yaml::parse(file).map_err(|e| e.to_string())?;
     layer_value(&root)
 }
 

@@ -139,29 +139,13 @@ pub fn project_hooks_dir(project_root: &Path) -> PathBuf {
 
 /// Discovers and validates the hooks of both directories.
 pub fn discover(user_dir: Option<&Path>, project_dir: &Path) -> Discovery {
-    discover_cached(user_dir, project_dir, None)
-}
-
-/// [`discover`], taking frontmatter trees from the parse cache in
-/// `parse_cache` when it holds them.
-pub(crate) fn discover_cached(
-    user_dir: Option<&Path>,
-    project_dir: &Path,
-    parse_cache: Option<&Path>,
-) -> Discovery {
     let mut d = Discovery::default();
     let mut user = Vec::new();
     if let Some(dir) = user_dir {
-        scan(dir, Layer::User, parse_cache, &mut user, &mut d);
+        scan(dir, Layer::User, &mut user, &mut d);
     }
     let mut project = Vec::new();
-    scan(
-        project_dir,
-        Layer::Project,
-        parse_cache,
-        &mut project,
-        &mut d,
-    );
+    scan(project_dir, Layer::Project, &mut project, &mut d);
     for mut p in project {
         if let Some(pos) = user.iter().position(|u: &ScriptHookSpec| u.name == p.name) {
             p.replaces = Some(user.remove(pos).hook_md());
@@ -173,13 +157,7 @@ pub(crate) fn discover_cached(
     d
 }
 
-fn scan(
-    dir: &Path,
-    layer: Layer,
-    parse_cache: Option<&Path>,
-    out: &mut Vec<ScriptHookSpec>,
-    d: &mut Discovery,
-) {
+fn scan(dir: &Path, layer: Layer, out: &mut Vec<ScriptHookSpec>, d: &mut Discovery) {
     let entries = match std::fs::read_dir(dir) {
         Ok(e) => e,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return,
@@ -213,13 +191,7 @@ fn scan(
         _ => None,
     };
     for hook_dir in dirs {
-        match load_hook(
-            &hook_dir,
-            layer,
-            confine.as_deref(),
-            parse_cache,
-            &mut d.warnings,
-        ) {
+        match load_hook(&hook_dir, layer, confine.as_deref(), &mut d.warnings) {
             Ok(h) => out.push(h),
             Err(e) => d.errors.push(e),
         }
@@ -317,7 +289,6 @@ fn load_hook(
     dir: &Path,
     layer: Layer,
     confine: Option<&Path>,
-    parse_cache: Option<&Path>,
     warnings: &mut Vec<(Origin, String)>,
 ) -> Result<ScriptHookSpec, ConfigError> {
     let path = dir.join("HOOK.md");
@@ -327,7 +298,7 @@ fn load_hook(
         path: path.clone(),
         text,
     });
-    let root = crate::cache::parse(parse_cache, Arc::clone(&file))?;
+    let root = crate::yaml::parse(Arc::clone(&file))?;
     let origin = Origin {
         file,
         line: 1,

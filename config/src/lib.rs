@@ -34,7 +34,6 @@
 // only built on the cold path of a broken config, where size does not matter.
 #![allow(clippy::result_large_err)]
 
-mod cache;
 mod context_paths;
 pub mod escalation;
 pub mod fail_closed;

@@ -66,9 +66,6 @@ pub struct LoadOptions {
     pub xdg_config_home: Option<PathBuf>,
     /// The project root.
     pub project_root: PathBuf,
-    /// Where parsed hooks.yaml trees are cached (see the crate docs'
-    /// "parse cache"); no cache when `None`.
-    pub parse_cache: Option<PathBuf>,
     /// `AHP_FAIL_CLOSED` is set: `fail_closed` is on whatever the layers
     /// say (see [`crate::fail_closed`]).
     pub fail_closed_env: bool,
@@ -117,19 +114,16 @@ impl LoadOptions {
             home,
             xdg_config_home,
             project_root,
-            parse_cache: crate::cache::dir_from_env(),
             fail_closed_env: crate::fail_closed::fail_closed_env(),
         })
     }
 
-    /// Options for `home` and `project_root`, no XDG override, no parse
-    /// cache.
+    /// Options for `home` and `project_root`, no XDG override.
     pub fn new(home: Option<PathBuf>, project_root: PathBuf) -> LoadOptions {
         LoadOptions {
             home,
             xdg_config_home: None,
             project_root,
-            parse_cache: None,
             fail_closed_env: false,
         }
     }
@@ -458,18 +452,13 @@ impl LoadedConfig {
                 }
             }
         }
-        let mut cfg = Self::merge_files(
-            opts.project_root.clone(),
-            files,
-            opts.parse_cache.as_deref(),
-        );
+        let mut cfg = Self::merge_files(opts.project_root.clone(), files);
         errors.append(&mut cfg.errors);
         cfg.errors = errors;
         let user_dir = opts.user_hooks_dir();
-        let found = crate::hookmd::discover_cached(
+        let found = crate::hookmd::discover(
             user_dir.as_deref(),
             &crate::hookmd::project_hooks_dir(&opts.project_root),
-            opts.parse_cache.as_deref(),
         );
         cfg.local_is_repository_code = cfg.files.iter().any(|f| f.layer == Layer::Local)
             && crate::trust::local_policy_is_repository_code(&opts.project_root);
@@ -596,7 +585,7 @@ impl LoadedConfig {
         project_root: PathBuf,
         files: Vec<Arc<SourceFile>>,
     ) -> Result<LoadedConfig, ConfigErrors> {
-        let cfg = Self::merge_files(project_root, files, None);
+        let cfg = Self::merge_files(project_root, files);
         if cfg.errors.is_empty() {
             Ok(cfg)
         } else {
@@ -604,11 +593,7 @@ impl LoadedConfig {
         }
     }
 
-    fn merge_files(
-        project_root: PathBuf,
-        files: Vec<Arc<SourceFile>>,
-        parse_cache: Option<&Path>,
-    ) -> LoadedConfig {
+    fn merge_files(project_root: PathBuf, files: Vec<Arc<SourceFile>>) -> LoadedConfig {
         let mut errors = Vec::new();
         let mut cfg = LoadedConfig {
             project_root,
@@ -634,9 +619,7 @@ impl LoadedConfig {
         for file in files {
             let path = file.path.clone();
             let layer = file.layer;
-            // The builtin text is in the executable: nothing to cache.
-            let cache = parse_cache.filter(|_| layer != Layer::Builtin);
-            match crate::cache::parse(cache, file) {
+            match crate::yaml::parse(file) {
                 Ok(root) => roots.push((layer, path, root)),
                 Err(e) => {
                     if layer == Layer::User {

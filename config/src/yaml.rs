@@ -1,13 +1,6 @@
 //! YAML parsing into a tree that remembers where every key and value came
 //! from. The only place that knows the YAML crate (serde-saphyr), so it can
 //! be swapped by changing this module alone.
-//!
-//! Two ways in: [`direct`] builds the tree from the parser's events for the
-//! plain documents policies are made of, and serde-saphyr's spanned
-//! deserializer takes everything else (anchors, tags, merge keys, errors).
-//! Both give the same tree; the first is about three times faster.
-
-mod direct;
 
 use crate::source::{ConfigError, Origin, SourceFile};
 use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
@@ -296,69 +289,24 @@ pub fn parse(file: Arc<SourceFile>) -> Result<Node, ConfigError> {
             ),
         ));
     }
-    if let Some(node) = direct::parse(&file) {
-        return Ok(node);
-    }
     parse_with_serde_saphyr(file)
 }
 
-/// Whether the fast path agrees with serde-saphyr on `text`: `Ok(true)`
-/// when [`direct`] answered and serde-saphyr gave the same tree with the
-/// same positions, `Ok(false)` when [`direct`] left the text to
-/// serde-saphyr, `Err` with both trees when they differ. For the
-/// differential tests and the `yaml_direct` fuzz target; not an API.
-#[doc(hidden)]
-pub fn direct_agrees(text: &str) -> Result<bool, String> {
-    let file = in_memory(text);
-    let Some(fast) = direct::parse(&file) else {
-        return Ok(false);
-    };
-    match parse_with_serde_saphyr(file) {
-        Ok(full) if flatten(&fast) == flatten(&full) => Ok(true),
-        Ok(full) => Err(format!(
-            "the trees differ for {text:?}\ndirect:       {:?}\nserde-saphyr: {:?}",
-            flatten(&fast),
-            flatten(&full)
-        )),
-        Err(e) => Err(format!(
-            "direct gave a tree, serde-saphyr an error for {text:?}: {e}"
-        )),
-    }
-}
-
-/// `text` as a project hooks.yaml that is not on disk (tests, fuzzing).
-fn in_memory(text: &str) -> Arc<SourceFile> {
-    Arc::new(SourceFile {
+/// Parses a YAML document that is not a policy file (an issue's
+/// frontmatter) the way policy files are parsed; positions are relative to
+/// `text`.
+///
+/// ```
+/// let n = ahp_config::yaml::parse_document("id: FEAT-1\ntags: [a]\n").unwrap();
+/// assert_eq!(n.find("tags.0").unwrap().origin.line, 2);
+/// assert!(ahp_config::yaml::parse_document("a: 1\na: 2\n").is_err());
+/// ```
+pub fn parse_document(text: &str) -> Result<Node, ConfigError> {
+    parse(Arc::new(SourceFile {
         layer: crate::source::Layer::Project,
-        path: "hooks.yaml".into(),
+        path: "<document>".into(),
         text: text.into(),
-    })
-}
-
-/// Every value and key as "path = value @line:column", in file order.
-fn flatten(node: &Node) -> Vec<String> {
-    fn walk(node: &Node, path: &str, out: &mut Vec<String>) {
-        let at = |o: &Origin| format!("@{}:{}", o.line, o.column);
-        match &node.value {
-            NodeValue::Seq(items) => {
-                out.push(format!("{path} = [..] {}", at(&node.origin)));
-                for (i, item) in items.iter().enumerate() {
-                    walk(item, &format!("{path}/{i}"), out);
-                }
-            }
-            NodeValue::Map(entries) => {
-                out.push(format!("{path} = {{..}} {}", at(&node.origin)));
-                for (k, v) in entries {
-                    out.push(format!("{path} key {:?} {}", k.name, at(&k.origin)));
-                    walk(v, &format!("{path}/{}", k.name), out);
-                }
-            }
-            value => out.push(format!("{path} = {value:?} {}", at(&node.origin))),
-        }
-    }
-    let mut out = Vec::new();
-    walk(node, "", &mut out);
-    out
+    }))
 }
 
 /// The full parse: serde-saphyr's tree, or its error with file, line and
@@ -485,7 +433,11 @@ mod tests {
     use crate::source::Layer;
 
     fn file(text: &str) -> Arc<SourceFile> {
-        in_memory(text)
+        Arc::new(SourceFile {
+            layer: Layer::Project,
+            path: "hooks.yaml".into(),
+            text: text.into(),
+        })
     }
 
     #[test]

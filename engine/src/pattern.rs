@@ -3,19 +3,15 @@
 //!
 //! Every hook call is a fresh process that loads the whole policy, and most
 //! of a policy's regexes never match the call at hand (`git push .*main`
-//! against `ls -la`). Compiling them all at load was the largest single cost
-//! of a hook call (a Unicode `.` alone makes the regex crate zero a 400 KB
-//! table). So a pattern is parsed at load, which reports every syntax error
+//! against `ls -la`), and compiling a regex costs far more than parsing it.
+//! So a pattern is parsed at load, which reports every syntax error
 //! with the policy's file and line as before, and compiled at its first
 //! use; before that, a value that holds none of the literals every match
 //! must start with is answered "no match" without compiling anything.
 //!
 //! A pattern that only spells out literals (`^Bash$`, `^(Edit|Write)$`,
 //! `npm publish`) is never compiled: it is answered by comparing strings,
-//! as most HOOK.md and `when` matchers are. Such patterns, and sequences of
-//! text and gaps (`git push .*main`, `rm\s+-rf`), are read by hand rather
-//! than by the regex parser, whose first use costs a cold process more than
-//! the rest of a Rules entry's set-up.
+//! as most HOOK.md and `when` matchers are.
 //!
 //! A pattern whose compiled size could come near the regex size limit is
 //! compiled at load instead, so "regex too big" stays a load-time error and
@@ -133,197 +129,10 @@ impl Literals {
     }
 }
 
-/// Patterns longer than this always go through the regex parser (which
-/// also applies the size limit).
-const PLAIN_MAX_LEN: usize = 256;
-
-/// The literals of a pattern written as plain text, read without the regex
-/// parser: `lit`, `^lit`, `lit$` or `^lit$`, where `lit` is text or a group
-/// of alternatives `(a|b|c)`, and text is any characters but the regex
-/// metacharacters `\ . + * ? ( ) | [ ] { } ^ $`, or one of those escaped
-/// (`\.`). Most HOOK.md and `when` matchers look like this (`^Bash$`,
-/// `^(Write|Edit)$`), and the regex parser's first use costs a cold hook
-/// process tens of microseconds. `None` for anything else, which the regex
-/// parser then reads; a property test holds both readings to the regex
-/// crate's answers.
-fn plain_literals(source: &str) -> Option<Literals> {
-    let (start, body, end) = plain_anchors(source)?;
-    let words = match body.strip_prefix('(').and_then(|b| b.strip_suffix(')')) {
-        Some(group) => plain_text(group, true)?,
-        None => plain_text(body, false)?,
-    };
-    if words.iter().any(Vec::is_empty) {
-        return None;
-    }
-    Some(Literals::new(words, start, end))
-}
-
-/// A pattern short enough to read by hand, split into its leading `^`, the
-/// body and its trailing `$` (whether each is there).
-fn plain_anchors(source: &str) -> Option<(bool, &str, bool)> {
-    if source.len() > PLAIN_MAX_LEN {
-        return None;
-    }
-    let (start, rest) = match source.strip_prefix('^') {
-        Some(rest) => (true, rest),
-        None => (false, source),
-    };
-    // `…\$` ends with a literal dollar, `…\\$` with a backslash and an anchor.
-    Some(match rest.strip_suffix('$') {
-        Some(body) if body.bytes().rev().take_while(|&b| b == b'\\').count() % 2 == 0 => {
-            (start, body, true)
-        }
-        _ => (start, rest, false),
-    })
-}
-
-/// The literal text(s) of `text` with escapes removed, split at `|` when
-/// `alternatives`; `None` at any other metacharacter or escape.
-fn plain_text(text: &str, alternatives: bool) -> Option<Vec<Vec<u8>>> {
-    const META: &str = "\\.+*?()|[]{}^$";
-    let mut words = vec![Vec::new()];
-    let mut chars = text.chars();
-    while let Some(c) = chars.next() {
-        let c = match c {
-            // Escaping a metacharacter (or `#&-~`, meta in verbose mode
-            // and classes) always means the character itself.
-            '\\' => chars
-                .next()
-                .filter(|e| META.contains(*e) || "#&-~".contains(*e))?,
-            '|' if alternatives => {
-                words.push(Vec::new());
-                continue;
-            }
-            c if META.contains(c) => return None,
-            c => c,
-        };
-        let last = words.last_mut()?;
-        let mut buf = [0; 4];
-        last.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
-    }
-    Some(words)
-}
-
-/// The regex pieces [`plain_sequence`] reads besides text and groups:
-/// each is valid wherever it stands, and each compiles small (no Unicode
-/// class larger than `\s`), so a pattern made of them cannot come near the
-/// size limit. Longest first: `.*` before `.`.
-const SEQUENCE_GAPS: [&str; 7] = [".*", ".+", ".", r"\s*", r"\s+", r"\s", r"\b"];
-
-/// Reads, without the regex parser, a pattern made of plain text, groups
-/// of plain alternatives and at least one of the gaps of
-/// [`SEQUENCE_GAPS`], with `^` and `$` at its ends only: `git push .*main`,
-/// `(&&|;).*(&&|;)`, `rm\s+-rf\s+/`. Such a pattern is valid by
-/// construction, so it needs no parse to be checked; its regex is compiled
-/// at first use, as any other. (Without a gap it is a finite set of
-/// literals, which the parser's extraction answers exactly.)
-///
-/// Returns the words one of which every match starts with: the text and
-/// groups before the first gap, spelled out (`git (push|pull) .*` → `git
-/// push `, `git pull `), or `None` when a gap comes first. `None` overall
-/// for any other pattern, which the regex parser then reads; a property
-/// test holds this reading to the regex crate's answers.
-fn plain_sequence(source: &str) -> Option<Option<Words>> {
-    /// More prefixes than this (groups before the first gap multiply them)
-    /// are left to the parser.
-    const MAX_PREFIXES: usize = 32;
-    let (_, mut rest, _) = plain_anchors(source)?;
-    let mut prefixes: Vec<Vec<u8>> = vec![Vec::new()];
-    let mut gaps = 0;
-    while !rest.is_empty() {
-        let words = if let Some(gap) = SEQUENCE_GAPS.iter().find(|g| rest.starts_with(**g)) {
-            rest = &rest[gap.len()..];
-            gaps += 1;
-            continue;
-        } else if let Some(group) = rest.strip_prefix('(') {
-            // Closed by the first `)` not escaped: plain alternatives hold
-            // no other.
-            let close = unescaped(group, ')')?;
-            let words = plain_text(&group[..close], true)?;
-            if words.iter().any(Vec::is_empty) {
-                return None;
-            }
-            rest = &group[close + 1..];
-            words
-        } else {
-            // Text up to the next group or gap. A metacharacter in it that
-            // starts neither (a quantifier, a class) fails `plain_text`.
-            let end = [unescaped(rest, '('), unescaped(rest, '.'), gap_escape(rest)]
-                .into_iter()
-                .flatten()
-                .min()
-                .unwrap_or(rest.len());
-            let text = plain_text(&rest[..end], false)?.pop()?;
-            if text.is_empty() {
-                return None;
-            }
-            rest = &rest[end..];
-            vec![text]
-        };
-        if gaps == 0 {
-            if prefixes.len() * words.len() > MAX_PREFIXES {
-                return None;
-            }
-            prefixes = prefixes
-                .iter()
-                .flat_map(|p| words.iter().map(move |w| [p.as_slice(), w].concat()))
-                .collect();
-        }
-    }
-    if gaps == 0 {
-        return None;
-    }
-    // A gap first leaves the one empty prefix: no word is required.
-    Some((prefixes != [Vec::<u8>::new()]).then(|| Words::new(prefixes)))
-}
-
-/// The byte offset of the first `c` in `text` that no backslash escapes.
-fn unescaped(text: &str, c: char) -> Option<usize> {
-    let mut chars = text.char_indices();
-    while let Some((i, x)) = chars.next() {
-        if x == '\\' {
-            chars.next();
-        } else if x == c {
-            return Some(i);
-        }
-    }
-    None
-}
-
-/// The byte offset of the first `\s` or `\b` in `text` (gaps of
-/// [`SEQUENCE_GAPS`]), skipping other escapes.
-fn gap_escape(text: &str) -> Option<usize> {
-    let mut chars = text.char_indices();
-    while let Some((i, x)) = chars.next() {
-        if x == '\\' {
-            if let Some((_, 's' | 'b')) = chars.next() {
-                return Some(i);
-            }
-        }
-    }
-    None
-}
-
 impl Pattern {
     /// Checks `source` and prepares it; the error reads like the regex
     /// crate's, on one line, prefixed with "invalid regex `source`".
     pub fn new(source: &str) -> Result<Pattern, MatcherError> {
-        if let Some(literals) = plain_literals(source) {
-            return Ok(Pattern(Arc::new(Inner {
-                source: source.to_string(),
-                prefixes: None,
-                literals: Some(literals),
-                regex: OnceLock::new(),
-            })));
-        }
-        if let Some(prefixes) = plain_sequence(source) {
-            return Ok(Pattern(Arc::new(Inner {
-                source: source.to_string(),
-                prefixes,
-                literals: None,
-                regex: OnceLock::new(),
-            })));
-        }
         let invalid = |detail: &str| MatcherError(format!("invalid regex `{source}`: {detail}"));
         let hir = regex_syntax::ParserBuilder::new()
             .build()
@@ -534,21 +343,6 @@ impl Words {
         self.len() == 0
     }
 
-    /// The words, in the order given to [`Words::new`].
-    #[cfg(test)]
-    fn words(&self) -> Vec<Vec<u8>> {
-        let mut all: Vec<(usize, Vec<u8>)> =
-            self.empty.iter().map(|&id| (id, Vec::new())).collect();
-        all.extend(
-            self.ids
-                .iter()
-                .zip(&self.sorted)
-                .map(|(&id, w)| (id, w.to_vec())),
-        );
-        all.sort();
-        all.into_iter().map(|(_, w)| w).collect()
-    }
-
     fn starting_with(&self, b: u8) -> std::ops::Range<usize> {
         let b = usize::from(b);
         self.start[b] as usize..self.start[b + 1] as usize
@@ -615,125 +409,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn plain_text_patterns_skip_the_regex_parser() {
-        for src in [
-            "^Bash$",
-            "^(Write|Edit)$",
-            "npm publish",
-            r"\.env$",
-            "^sudo ",
-            r"a\$",
-            r"^\(x\|y\)$",
-            "mcp__github__",
-        ] {
-            assert!(plain_literals(src).is_some(), "{src}");
-        }
-        for src in [
-            "", "^", "$", "^$", "()", "(a|)", r"\d", r"a\", "(a)b", "a.b", "a|b", "(?i)a", r"\<",
-            "[ab]", "a+",
-        ] {
-            assert!(plain_literals(src).is_none(), "{src}");
-        }
-        let long = "x".repeat(PLAIN_MAX_LEN + 1);
-        assert!(plain_literals(&long).is_none());
-        // Read either way, the answers are the regex crate's.
+    fn escaped_and_grouped_literals_are_answered_without_compiling() {
         let p = Pattern::new(r"^\(x\|y\)$").unwrap();
         assert!(p.is_match("(x|y)") && !p.is_match("x"));
         assert!(!p.is_compiled());
         assert!(p.regex().is_some_and(|re| re.is_match("(x|y)")));
-    }
-
-    #[test]
-    fn sequences_of_text_and_gaps_skip_the_regex_parser() {
-        let words = |src: &str| {
-            let prefixes = plain_sequence(src).unwrap_or_else(|| panic!("{src} not read"));
-            prefixes.map(|w| w.words())
-        };
-        let one = |w: &str| Some(vec![w.as_bytes().to_vec()]);
-        assert_eq!(words("git push .*main"), one("git push "));
-        assert_eq!(words(r"curl .*prod\."), one("curl "));
-        assert_eq!(words("docker run .*--privileged"), one("docker run "));
-        assert_eq!(words(r"^rm\s+-rf\s+/$"), one("rm"));
-        assert_eq!(words(r"\(x\).y"), one("(x)"));
-        assert_eq!(
-            words(r"git (push|pull)\s+(-f|--force)"),
-            Some(vec![b"git push".to_vec(), b"git pull".to_vec()])
-        );
-        assert_eq!(
-            words("(a|b)(c|d).*"),
-            Some(vec![
-                b"ac".to_vec(),
-                b"ad".to_vec(),
-                b"bc".to_vec(),
-                b"bd".to_vec()
-            ])
-        );
-        assert_eq!(
-            words("(&&|;).*(&&|;).*(&&|;).*(&&|;)"),
-            Some(vec![b"&&".to_vec(), b";".to_vec()])
-        );
-        for src in [".*x", r"\bword\b", r"^\s*#", "."] {
-            assert_eq!(words(src), None, "{src}");
-        }
-        for src in [
-            "",
-            "^",
-            "$",
-            "a*",
-            "a.*?b",
-            "a.**",
-            r"a\s+?",
-            "(a|)b",
-            "(a(b))",
-            "((a)",
-            "a|b.*c",
-            "(?i)a.*b",
-            "[ab].*c",
-            "a{2}.*",
-            r"a\d.*",
-            r"a\w",
-            r"a\S",
-            r"a\B",
-            "a.*b)",
-            r"a\",
-            r"a.\",
-            "a^.*",
-            "a$.*b",
-            "(a|b)+",
-            // Without a gap, a finite set of literals: the parser's.
-            "(a)b",
-            "git (push|pull)",
-            "^(a|b)c$",
-            // Too many prefixes before the gap.
-            "(a|b)(c|d)(e|f)(g|h)(i|j)(k|l).*",
-        ] {
-            assert!(plain_sequence(src).is_none(), "{src}");
-        }
-        assert!(plain_sequence(&format!("a.*{}", "x".repeat(PLAIN_MAX_LEN))).is_none());
-        // Without a gap, the exact literals answer even a value that
-        // starts like them, and no regex is compiled.
         let p = Pattern::new("(npm|yarn) publish").unwrap();
         assert!(!p.is_match("npm install") && p.is_match("yarn publish --tag x"));
         assert!(!p.is_compiled());
-    }
-
-    #[test]
-    fn the_largest_sequences_compile_far_under_the_size_limit() {
-        // Read by hand, a sequence is compiled only at first use, so it must
-        // never be big enough to fail there (see LAZY_MAX_COST).
-        for gap in SEQUENCE_GAPS {
-            let src = gap.repeat(PLAIN_MAX_LEN / gap.len());
-            assert!(plain_sequence(&src).is_some(), "{src}");
-            let re = regex::RegexBuilder::new(&src)
-                .size_limit(SIZE_LIMIT / 4)
-                .build();
-            assert!(
-                re.is_ok(),
-                "{gap} x {}: {:?}",
-                PLAIN_MAX_LEN / gap.len(),
-                re.err()
-            );
-        }
     }
 
     #[test]
@@ -788,8 +471,6 @@ mod tests {
             "^(?:Edit|Write)",
             "(Edit|Write)$",
             "^sudo ",
-            // The same shapes past the plain-text reader, through the
-            // regex parser's literal extraction.
             "^(?:Bash)$",
             "(?:Bash)$",
             "^(?:Bash|Edit|MultiEdit)$",

@@ -395,7 +395,7 @@ enum Base {
 async fn git(root: &Path, args: &[&str]) -> Result<String, String> {
     let mut cmd = tokio::process::Command::new("git");
     cmd.args(ahp_engine::GIT_SAFE_CONFIG).args(args);
-    crate::process::working_dir(&mut cmd, root);
+    cmd.current_dir(root);
     match process::run(cmd, Vec::new(), GIT_TIMEOUT).await {
         Ok(run) if run.status.success() => Ok(run.stdout.text()),
         Ok(run) => {

@@ -724,7 +724,7 @@ impl Git {
     /// Runs git in `cwd` with the C locale (so messages can be recognized).
     async fn run(&self, cwd: &Path, args: &[&str]) -> Result<Run, GitError> {
         let mut cmd = Command::new(&self.program);
-        crate::process::working_dir(&mut cmd, cwd);
+        cmd.current_dir(cwd);
         cmd.args(ahp_engine::GIT_SAFE_CONFIG)
             .args(args)
             .env("LC_ALL", "C")

@@ -69,14 +69,14 @@
 //! assert_eq!(issue.context_checklist()["incomplete_count"], 2);
 //! ```
 
+use ahp_config::source::Origin;
+use ahp_config::yaml::{Node, NodeValue};
 use ahp_engine::suggest::{did_you_mean, suggest_key};
 use petgraph::graph::{DiGraph, NodeIndex};
 use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
 use regex::Regex;
-use serde::de::{Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
-use serde_saphyr::Spanned;
 use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -889,129 +889,20 @@ struct Frontmatter {
 
 type FieldError = (Option<usize>, Option<String>, String);
 
-/// A YAML value as serde-saphyr hands it over, with positions.
-enum Yaml {
-    Null,
-    Bool(bool),
-    Int(i128),
-    Float(f64),
-    Str(String),
-    Seq(Vec<Spanned<Yaml>>),
-    Map(Vec<(Spanned<String>, Spanned<Yaml>)>),
+/// The file line of a position in the frontmatter (whose YAML starts on
+/// `first`); `None` when the parser gave no position.
+fn file_line(o: &Origin, first: usize) -> Option<usize> {
+    (o.line > 0).then(|| o.line + first - 1)
 }
 
-impl<'de> Deserialize<'de> for Yaml {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Yaml;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a YAML value")
-            }
-            fn visit_unit<E>(self) -> Result<Yaml, E> {
-                Ok(Yaml::Null)
-            }
-            fn visit_none<E>(self) -> Result<Yaml, E> {
-                Ok(Yaml::Null)
-            }
-            fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Yaml, D::Error> {
-                Yaml::deserialize(d)
-            }
-            fn visit_bool<E>(self, v: bool) -> Result<Yaml, E> {
-                Ok(Yaml::Bool(v))
-            }
-            fn visit_i64<E>(self, v: i64) -> Result<Yaml, E> {
-                Ok(Yaml::Int(v.into()))
-            }
-            fn visit_u64<E>(self, v: u64) -> Result<Yaml, E> {
-                Ok(Yaml::Int(v.into()))
-            }
-            fn visit_i128<E>(self, v: i128) -> Result<Yaml, E> {
-                Ok(Yaml::Int(v))
-            }
-            fn visit_u128<E: serde::de::Error>(self, v: u128) -> Result<Yaml, E> {
-                i128::try_from(v)
-                    .map(Yaml::Int)
-                    .map_err(|_| E::custom("integer too large"))
-            }
-            fn visit_f64<E>(self, v: f64) -> Result<Yaml, E> {
-                Ok(Yaml::Float(v))
-            }
-            fn visit_str<E>(self, v: &str) -> Result<Yaml, E> {
-                Ok(Yaml::Str(v.to_string()))
-            }
-            fn visit_string<E>(self, v: String) -> Result<Yaml, E> {
-                Ok(Yaml::Str(v))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Yaml, A::Error> {
-                let mut v = Vec::new();
-                while let Some(x) = a.next_element()? {
-                    v.push(x);
-                }
-                Ok(Yaml::Seq(v))
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Yaml, A::Error> {
-                let mut v = Vec::new();
-                while let Some(k) = a.next_key::<Spanned<String>>()? {
-                    let val = a.next_value()?;
-                    v.push((k, val));
-                }
-                Ok(Yaml::Map(v))
-            }
-        }
-        d.deserialize_any(V)
-    }
-}
-
-impl Yaml {
-    fn kind(&self) -> &'static str {
-        match self {
-            Yaml::Null => "nothing",
-            Yaml::Bool(_) => "a boolean",
-            Yaml::Int(_) | Yaml::Float(_) => "a number",
-            Yaml::Str(_) => "a string",
-            Yaml::Seq(_) => "a list",
-            Yaml::Map(_) => "a map",
-        }
-    }
-
-    /// A scalar as text (`42` → "42"); `None` for null, lists and maps.
-    fn scalar_text(&self) -> Option<String> {
-        match self {
-            Yaml::Bool(b) => Some(b.to_string()),
-            Yaml::Int(i) => Some(i.to_string()),
-            Yaml::Float(f) => Some(f.to_string()),
-            Yaml::Str(s) => Some(s.clone()),
-            Yaml::Null | Yaml::Seq(_) | Yaml::Map(_) => None,
-        }
-    }
-
-    fn to_json(&self) -> Value {
-        match self {
-            Yaml::Null => Value::Null,
-            Yaml::Bool(b) => Value::Bool(*b),
-            Yaml::Int(i) => i64::try_from(*i)
-                .map(Value::from)
-                .or_else(|_| u64::try_from(*i).map(Value::from))
-                .unwrap_or_else(|_| Value::from(*i as f64)),
-            Yaml::Float(f) => serde_json::Number::from_f64(*f)
-                .map(Value::Number)
-                .unwrap_or(Value::Null),
-            Yaml::Str(s) => Value::String(s.clone()),
-            Yaml::Seq(items) => Value::Array(items.iter().map(|i| i.value.to_json()).collect()),
-            Yaml::Map(m) => Value::Object(
-                m.iter()
-                    .map(|(k, v)| (k.value.clone(), v.value.to_json()))
-                    .collect(),
-            ),
-        }
-    }
-}
-
-fn yaml_line(loc: &serde_saphyr::Location, first: usize) -> Option<usize> {
-    match usize::try_from(loc.line()) {
-        Ok(0) | Err(_) => None,
-        Ok(l) => Some(l + first - 1),
+/// A scalar as text (`42` → "42"); `None` for null, lists and maps.
+fn scalar_text(v: &Node) -> Option<String> {
+    match &v.value {
+        NodeValue::Bool(b) => Some(b.to_string()),
+        NodeValue::Int(i) => Some(i.to_string()),
+        NodeValue::Float(f) => Some(f.to_string()),
+        NodeValue::Str(s) => Some(s.clone()),
+        NodeValue::Null | NodeValue::Seq(_) | NodeValue::Map(_) => None,
     }
 }
 
@@ -1023,23 +914,21 @@ fn parse_frontmatter(yaml: &str, first_line: usize) -> Result<Frontmatter, Field
             "the frontmatter is empty; it needs at least `id: FEAT-0123`".to_string(),
         ));
     }
-    // YAML 1.2 core booleans only: `no`, `on`, `y` stay strings.
-    let options = serde_saphyr::options! { strict_booleans: true };
-    let root: Spanned<Yaml> = serde_saphyr::from_str_with_options(yaml, options).map_err(|e| {
-        let line = e.location().and_then(|l| yaml_line(&l, first_line));
-        (
-            line,
-            None,
-            format!("invalid YAML in the frontmatter: {}", yaml_message(&e)),
-        )
+    // Read as policy files are (YAML 1.2 booleans, duplicate keys refused).
+    let root = ahp_config::yaml::parse_document(yaml).map_err(|e| {
+        let line = (e.line > 0).then(|| e.line + first_line - 1);
+        let message = e
+            .message
+            .replacen("invalid YAML", "invalid YAML in the frontmatter", 1);
+        (line, None, message)
     })?;
-    let Yaml::Map(entries) = root.value else {
+    let NodeValue::Map(entries) = &root.value else {
         return Err((
-            yaml_line(&root.referenced, first_line),
+            file_line(&root.origin, first_line),
             None,
             format!(
                 "the frontmatter must be a map of fields (`id: FEAT-0123`, `title: …`), found {}",
-                root.value.kind()
+                root.kind()
             ),
         ));
     };
@@ -1063,14 +952,14 @@ fn parse_frontmatter(yaml: &str, first_line: usize) -> Result<Frontmatter, Field
         all: Map::new(),
     };
     let mut id_seen = false;
-    for (key, value) in &entries {
-        let name = key.value.as_str();
-        let line = yaml_line(&value.referenced, first_line)
-            .or_else(|| yaml_line(&key.referenced, first_line));
+    for (key, value) in entries {
+        let name = key.name.as_str();
+        let line =
+            file_line(&value.origin, first_line).or_else(|| file_line(&key.origin, first_line));
         let field_err = |message: String| (line, Some(name.to_string()), message);
         match name {
             "id" => {
-                let id = opt_text(&value.value).map_err(field_err)?;
+                let id = opt_text(value).map_err(field_err)?;
                 match id {
                     Some(id) if !id.trim().is_empty() => {
                         fm.id = id.trim().to_string();
@@ -1083,23 +972,23 @@ fn parse_frontmatter(yaml: &str, first_line: usize) -> Result<Frontmatter, Field
                     }
                 }
             }
-            "uid" => fm.uid = opt_text(&value.value).map_err(field_err)?,
-            "title" => fm.title = opt_text(&value.value).map_err(field_err)?,
-            "parent" => fm.parent = opt_text(&value.value).map_err(field_err)?,
-            "solution" => fm.solution = opt_text(&value.value).map_err(field_err)?,
-            "created_at" => fm.created_at = opt_text(&value.value).map_err(field_err)?,
-            "updated_at" => fm.updated_at = opt_text(&value.value).map_err(field_err)?,
-            "closed_at" => fm.closed_at = opt_text(&value.value).map_err(field_err)?,
+            "uid" => fm.uid = opt_text(value).map_err(field_err)?,
+            "title" => fm.title = opt_text(value).map_err(field_err)?,
+            "parent" => fm.parent = opt_text(value).map_err(field_err)?,
+            "solution" => fm.solution = opt_text(value).map_err(field_err)?,
+            "created_at" => fm.created_at = opt_text(value).map_err(field_err)?,
+            "updated_at" => fm.updated_at = opt_text(value).map_err(field_err)?,
+            "closed_at" => fm.closed_at = opt_text(value).map_err(field_err)?,
             "type" => {
-                fm.issue_type = opt_enum(&value.value, IssueType::parse, IssueType::NAMES)
+                fm.issue_type = opt_enum(value, IssueType::parse, IssueType::NAMES)
                     .map_err(|m| field_err(format!("{} {m}", IssueType::WHAT)))?
             }
             "status" => {
-                fm.status = opt_enum(&value.value, IssueStatus::parse, IssueStatus::NAMES)
+                fm.status = opt_enum(value, IssueStatus::parse, IssueStatus::NAMES)
                     .map_err(|m| field_err(format!("{} {m}", IssueStatus::WHAT)))?
             }
             "stage" => {
-                fm.stage = opt_enum(&value.value, IssueStage::parse, IssueStage::NAMES)
+                fm.stage = opt_enum(value, IssueStage::parse, IssueStage::NAMES)
                     .map_err(|m| field_err(format!("{} {m}", IssueStage::WHAT)))?
             }
             "dependencies" => fm.dependencies = text_list(value, first_line, name, "[FEAT-0100]")?,
@@ -1108,7 +997,7 @@ fn parse_frontmatter(yaml: &str, first_line: usize) -> Result<Frontmatter, Field
             "files" => fm.files = text_list(value, first_line, name, "[src/lib.rs]")?,
             _ => {}
         }
-        fm.all.insert(key.value.clone(), value.value.to_json());
+        fm.all.insert(key.name.clone(), value.to_json());
     }
     if !id_seen {
         return Err((
@@ -1120,38 +1009,16 @@ fn parse_frontmatter(yaml: &str, first_line: usize) -> Result<Frontmatter, Field
     Ok(fm)
 }
 
-/// serde-saphyr's message without its own position (relative to the
-/// frontmatter, not the file) and without its advice about parser options.
-fn yaml_message(e: &serde_saphyr::Error) -> String {
-    let full = e.without_snippet().to_string();
-    let first = full.lines().next().unwrap_or("invalid YAML");
-    let mut msg = first.trim_start_matches("error: ");
-    if let Some((head, rest)) = msg.split_once(": ") {
-        if head.starts_with("line ") {
-            msg = rest;
-        }
-    }
-    if let Some(i) = msg.rfind(" at line ") {
-        if msg[i..].contains("column") {
-            msg = &msg[..i];
-        }
-    }
-    if let Some(i) = msg.find(", set DuplicateKeyPolicy") {
-        msg = &msg[..i];
-    }
-    msg.to_string()
-}
-
-fn opt_text(v: &Yaml) -> Result<Option<String>, String> {
-    match v {
-        Yaml::Null => Ok(None),
-        Yaml::Seq(_) | Yaml::Map(_) => Err(format!("expected text, found {}", v.kind())),
-        scalar => Ok(scalar.scalar_text()),
+fn opt_text(v: &Node) -> Result<Option<String>, String> {
+    match &v.value {
+        NodeValue::Null => Ok(None),
+        NodeValue::Seq(_) | NodeValue::Map(_) => Err(format!("expected text, found {}", v.kind())),
+        _ => Ok(scalar_text(v)),
     }
 }
 
 fn opt_enum<T>(
-    v: &Yaml,
+    v: &Node,
     parse: fn(&str) -> Option<T>,
     names: &[&str],
 ) -> Result<Option<T>, String> {
@@ -1172,32 +1039,32 @@ fn opt_enum<T>(
 }
 
 fn text_list(
-    v: &Spanned<Yaml>,
+    v: &Node,
     first_line: usize,
     field: &str,
     example: &str,
 ) -> Result<Vec<String>, FieldError> {
     match &v.value {
-        Yaml::Null => Ok(Vec::new()),
-        Yaml::Seq(items) => items
+        NodeValue::Null => Ok(Vec::new()),
+        NodeValue::Seq(items) => items
             .iter()
             .enumerate()
             .map(|(i, item)| {
-                item.value.scalar_text().ok_or_else(|| {
+                scalar_text(item).ok_or_else(|| {
                     (
-                        yaml_line(&item.referenced, first_line),
+                        file_line(&item.origin, first_line),
                         Some(format!("{field}.{i}")),
-                        format!("expected text, found {}", item.value.kind()),
+                        format!("expected text, found {}", item.kind()),
                     )
                 })
             })
             .collect(),
-        other => Err((
-            yaml_line(&v.referenced, first_line),
+        _ => Err((
+            file_line(&v.origin, first_line),
             Some(field.to_string()),
             format!(
                 "expected a list, e.g. `{field}: {example}`, found {}",
-                other.kind()
+                v.kind()
             ),
         )),
     }

@@ -535,7 +535,7 @@ async fn git_dirty(root: &Path) -> Option<BTreeSet<String>> {
 async fn git(root: &Path, args: &[&str]) -> Option<String> {
     let mut cmd = tokio::process::Command::new("git");
     cmd.args(ahp_engine::GIT_SAFE_CONFIG).args(args);
-    crate::process::working_dir(&mut cmd, root);
+    cmd.current_dir(root);
     match process::run(cmd, Vec::new(), GIT_TIMEOUT).await {
         Ok(run) if run.status.success() => Some(run.stdout.text()),
         _ => None,

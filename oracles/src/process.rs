@@ -149,59 +149,8 @@ pub async fn run_shell(
 ) -> Result<Run, ProcessError> {
     let mut cmd = Command::new("sh");
     cmd.arg("-c").arg(line);
-    working_dir(&mut cmd, cwd);
+    cmd.current_dir(cwd);
     run(cmd, Vec::new(), timeout).await
-}
-
-/// Sets `cmd` to start in `dir`, unless `dir` is already this process's
-/// working directory (their canonical paths are equal, so a path through a
-/// symlink counts as the same).
-///
-/// Why not always `current_dir`: a statically linked ahp (the released
-/// binary) cannot look up glibc's `posix_spawn_file_actions_addchdir_np`
-/// at run time, so the standard library starts a command that has a
-/// working directory with `fork` instead of `posix_spawn`. `fork` copies
-/// this process's page tables, and every page ahp writes afterwards then
-/// faults once more. Agents start hooks in the project, which is where
-/// most commands run, so most spawns can skip it.
-///
-/// ```
-/// let elsewhere = tempfile::tempdir().unwrap();
-/// let mut cmd = tokio::process::Command::new("pwd");
-/// ahp_oracles::process::working_dir(&mut cmd, elsewhere.path());
-/// assert_eq!(cmd.as_std().get_current_dir(), Some(elsewhere.path()));
-///
-/// let mut cmd = tokio::process::Command::new("pwd");
-/// ahp_oracles::process::working_dir(&mut cmd, std::path::Path::new("."));
-/// assert_eq!(cmd.as_std().get_current_dir(), None); // inherited
-///
-/// let here = std::env::current_dir().unwrap();
-/// let mut cmd = tokio::process::Command::new("pwd");
-/// ahp_oracles::process::working_dir(&mut cmd, &here);
-/// assert_eq!(cmd.as_std().get_current_dir(), None);
-/// ```
-pub fn working_dir(cmd: &mut Command, dir: &std::path::Path) {
-    if !is_our_working_dir(dir) {
-        cmd.current_dir(dir);
-    }
-}
-
-/// By canonical path, not by device and inode: some filesystems (overlayfs
-/// without `xino`, some network mounts) give two directories one inode
-/// number, and a child must never start in the wrong one.
-#[cfg(unix)]
-fn is_our_working_dir(dir: &std::path::Path) -> bool {
-    // The working directory is already canonical: a path equal to it
-    // names it without a lookup (a hook call's usual case).
-    match std::env::current_dir() {
-        Ok(ours) => ours == dir || dir.canonicalize().is_ok_and(|theirs| theirs == ours),
-        Err(_) => false,
-    }
-}
-
-#[cfg(not(unix))]
-fn is_our_working_dir(_dir: &std::path::Path) -> bool {
-    false
 }
 
 /// A finished run.
@@ -327,8 +276,8 @@ impl Feeder {
 /// the rest, one cancel-safe `read` per step.
 ///
 /// Reads land in `data`'s spare capacity, which grows with the output: most
-/// hooks print nothing or a line, and zeroing a 64 KiB buffer per pipe cost
-/// a hook call ~30 page faults.
+/// hooks print nothing or a line, so a large buffer zeroed up front per
+/// pipe would be wasted.
 struct Capture<R> {
     reader: Option<R>,
     data: Vec<u8>,
@@ -489,45 +438,6 @@ mod tests {
                 Duration::from_secs(20),
             ))
             .unwrap()
-    }
-
-    #[test]
-    fn commands_start_in_the_directory_asked_for_whether_or_not_it_is_ours() {
-        let other = tempfile::tempdir().unwrap();
-        let here = std::env::current_dir().unwrap();
-        let rt = runtime();
-        for (dir, same) in [
-            (std::path::PathBuf::from("."), true),
-            (here.clone(), true),
-            (here.join("."), true),
-            (other.path().to_path_buf(), false),
-        ] {
-            let mut cmd = Command::new("pwd");
-            working_dir(&mut cmd, &dir);
-            // Our own directory is left to inheritance (posix_spawn).
-            assert_eq!(
-                cmd.as_std().get_current_dir().is_none(),
-                same,
-                "{}",
-                dir.display()
-            );
-            let run = rt
-                .block_on(run(cmd, Vec::new(), Duration::from_secs(20)))
-                .unwrap();
-            let started_in = std::path::PathBuf::from(run.stdout.text().trim_end());
-            assert_eq!(
-                started_in.canonicalize().unwrap(),
-                dir.canonicalize().unwrap(),
-                "{}",
-                dir.display()
-            );
-        }
-        // A directory that is not there is still an error, not our own.
-        let mut cmd = Command::new("pwd");
-        working_dir(&mut cmd, &other.path().join("gone"));
-        assert!(rt
-            .block_on(run(cmd, Vec::new(), Duration::from_secs(20)))
-            .is_err());
     }
 
     #[test]

@@ -618,7 +618,7 @@ impl ReviewTrigger {
         issue_id: Option<&str>,
     ) -> String {
         let mut cmd = tokio::process::Command::new("sh");
-        process::working_dir(&mut cmd, root);
+        cmd.current_dir(root);
         cmd.arg("-c")
             .arg(command)
             .env("AHP_REVIEWERS", reviewers.join(","))

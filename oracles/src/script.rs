@@ -432,7 +432,7 @@ impl ScriptHook {
         let project = self.project_dir.as_deref().unwrap_or(cwd);
 
         let mut cmd = launch.command();
-        process::working_dir(&mut cmd, cwd);
+        cmd.current_dir(cwd);
         cmd.env("AHP_EVENT", ctx.event.map(Event::as_str).unwrap_or(""))
             .env("AHP_SESSION_ID", ctx.session_id.as_deref().unwrap_or(""))
             .env("AHP_PROJECT_DIR", project)

@@ -3,9 +3,7 @@
 //! the entries of the event, for 10, 100 and 1 000 entries and for 10 and
 //! 100 HOOK.md hooks.
 //!
-//! Targets (issue 8): linear growth; 1 000 entries in under 20 ms. Measured
-//! both ways: parsing the YAML (the first call after an edit) and with the
-//! parse cache warm (every other call).
+//! Targets: linear growth; 1 000 entries in under 20 ms.
 
 use ahp::config::LoadOptions;
 use ahp::{default_registry, Event, LoadedConfig};
@@ -20,42 +18,6 @@ fn entries(c: &mut Criterion) {
         group.bench_with_input(BenchmarkId::from_parameter(n), &yaml, |b, yaml| {
             b.iter(|| {
                 let cfg = loaded(yaml);
-                match cfg.compile_events(&registry, Some(&[Event::PreToolUse])) {
-                    Ok(p) => p,
-                    Err(e) => panic!("{e}"),
-                }
-            })
-        });
-    }
-    group.finish();
-
-    // What a hook call pays while hooks.yaml is unchanged: the file read
-    // from disk, its tree from the parse cache.
-    let mut group = c.benchmark_group("load + compile hooks.yaml entries, parse cache warm");
-    for n in [10, 100, 1000] {
-        let dir = match tempfile::tempdir() {
-            Ok(d) => d,
-            Err(e) => panic!("{e}"),
-        };
-        let project = dir.path().join("project");
-        if let Err(e) = std::fs::create_dir_all(project.join(".ahp"))
-            .and_then(|()| std::fs::write(project.join(".ahp/hooks.yaml"), policy_yaml(n)))
-        {
-            panic!("{e}");
-        }
-        let opts = LoadOptions {
-            home: None,
-            xdg_config_home: None,
-            project_root: project,
-            parse_cache: Some(dir.path().join("cache")),
-            fail_closed_env: false,
-        };
-        group.bench_with_input(BenchmarkId::from_parameter(n), &opts, |b, opts| {
-            b.iter(|| {
-                let cfg = match LoadedConfig::load(opts) {
-                    Ok(c) => c,
-                    Err(e) => panic!("{e}"),
-                };
                 match cfg.compile_events(&registry, Some(&[Event::PreToolUse])) {
                     Ok(p) => p,
                     Err(e) => panic!("{e}"),
@@ -85,7 +47,6 @@ fn hooks(c: &mut Criterion) {
             home: Some(home.path().to_path_buf()),
             xdg_config_home: Some(home.path().join(".config")),
             project_root: project.path().to_path_buf(),
-            parse_cache: None,
             fail_closed_env: false,
         };
         group.bench_with_input(BenchmarkId::from_parameter(n), &opts, |b, opts| {
