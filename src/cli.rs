@@ -630,6 +630,9 @@ fn read_context(source: Option<&str>) -> Result<HookContext> {
     if ctx.raw.is_none() {
         ctx.raw = Some(raw);
     }
+    if let Some(tool) = ctx.tool.as_mut() {
+        crate::adapters::normalize_context_tool(tool);
+    }
     Ok(ctx)
 }
 
@@ -866,15 +869,21 @@ pub(crate) struct Validated {
 }
 
 pub(crate) fn validate(project: Option<PathBuf>, registry: &Registry) -> Result<Validated> {
-    let cfg = load(project, registry)?;
+    let opts = LoadOptions::from_env(project).context("cannot determine the current directory")?;
+    // Every entry is checked, trusted or not: compiling runs nothing, and
+    // a mistake should show before `ahp trust`, not after.
+    let all = LoadedConfig::load_with_errors(&opts);
+    let checked = all.compile_with_errors(registry, None);
+    let mut cfg = all;
+    apply_trust(&mut cfg, registry);
     let compiled = cfg.compile_with_errors(registry, None);
     let policy = compiled.policy;
     let mut v = Validated {
-        warnings: compiled.warnings.iter().map(ToString::to_string).collect(),
+        warnings: checked.warnings.iter().map(ToString::to_string).collect(),
         result: Ok(String::new()),
     };
     // Every error in one run: the files', the entries', the HOOK.md hooks'.
-    let mut errors = compiled.errors;
+    let mut errors = checked.errors;
     errors.extend(cfg.hook_errors.iter().cloned());
     if !errors.is_empty() {
         v.result = Err(ConfigErrors(errors));
@@ -882,6 +891,10 @@ pub(crate) fn validate(project: Option<PathBuf>, registry: &Registry) -> Result<
     }
     for (name, why) in &cfg.skipped_hooks {
         v.warnings.push(format!("hook `{name}` skipped: {why}"));
+    }
+    for (event, id, why) in &cfg.skipped_entries {
+        v.warnings
+            .push(format!("entry `{id}` of {event} does not run: {why}"));
     }
     let layers: Vec<String> = cfg
         .files

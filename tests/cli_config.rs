@@ -326,3 +326,39 @@ fn config_says_fail_closed_is_on_whatever_the_merged_value() {
         stdout(&out)
     );
 }
+
+#[test]
+fn ahp_config_output_reads_back_as_one_policy() {
+    let sb = Sandbox::new();
+    // An event the builtin layer has too: one `pre-issue-submit:` key.
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:\n  pre-issue-submit:\n    - oracle: ChecklistValidator\n",
+    );
+    let out = sb.ahp().arg("config").output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert_eq!(text.matches("\n  pre-issue-submit:\n").count(), 1, "{text}");
+    // Written back as the only layer, it validates and keeps every entry.
+    let again = Sandbox::new();
+    again.write(
+        ".ahp/hooks.yaml",
+        &format!(
+            "settings:\n  builtin: false\n{}",
+            text.replace("settings:\n", "")
+        ),
+    );
+    let out = again.ahp().arg("validate").output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
+    assert!(
+        stdout(&out).contains("4 enabled entries"),
+        "{}",
+        stdout(&out)
+    );
+}

@@ -382,3 +382,81 @@ fn a_hook_reference_when_is_checked_and_tool_matches_there_too() {
     let v = claude_pre_tool_use(&sb, "ls");
     assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "deny", "{v}");
 }
+
+#[test]
+fn ahp_run_reads_an_agents_tool_name_as_the_hooks_do() {
+    let sb = Sandbox::new();
+    sb.write(".ahp/hooks.yaml", &guarded_block("{ tool: shell }"));
+    let run = |ctx: &str| {
+        sb.ahp()
+            .args(["run", "pre-tool-use", "--no-log"])
+            .write_stdin(ctx.to_string())
+            .output()
+            .unwrap()
+    };
+    // The README's context names the tool as Claude Code does.
+    let out = run(r#"{"tool": {"name": "Bash", "input": {"command": "ls"}}}"#);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let out = run(r#"{"tool": {"name": "run_shell_command", "input": {"command": "ls"}}}"#);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let out = run(r#"{"tool": {"name": "Read", "input": {"file_path": "a"}}}"#);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // Rules see the normalized name too, as under `ahp hook`.
+    sb.write(
+        ".ahp/hooks.yaml",
+        &policy(concat!(
+            "  pre-tool-use:\n",
+            "    - oracle: Rules\n",
+            "      config:\n",
+            "        rules: [{condition: \"tool.name == 'shell'\", message: \"no shell\"}]\n",
+        )),
+    );
+    let out = run(r#"{"tool": {"name": "Bash", "input": {"command": "ls"}}}"#);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+}
+
+#[test]
+fn files_on_a_tool_event_is_a_warning_that_says_when_ahp_computes_them() {
+    let sb = Sandbox::new();
+    sb.write(
+        ".ahp/hooks.yaml",
+        &policy(concat!(
+            "  pre-tool-use:\n",
+            "    - oracle: PermissionChecker\n",
+            "      when: { files.changed_count: \"> 3\" }\n",
+        )),
+    );
+    let (code, out, err) = validate(&sb);
+    assert_eq!(code, 0, "stdout: {out}\nstderr: {err}");
+    let all = format!("{out}{err}");
+    assert!(
+        all.contains("files.changed_count") && all.contains("only for issue events"),
+        "{all}"
+    );
+}
+
+#[test]
+fn an_after_naming_a_broken_entry_says_so_instead_of_suggesting_itself() {
+    let sb = Sandbox::new();
+    sb.write(
+        ".ahp/hooks.yaml",
+        &policy(concat!(
+            "  pre-tool-use:\n",
+            "    - id: r2\n",
+            "      oracle: Rules\n",
+            "      intensity: bogus\n",
+            "      config: { rules: [{condition: \"tool.name == 'x'\", message: m}] }\n",
+            "    - id: r3\n",
+            "      oracle: Rules\n",
+            "      after: [r2]\n",
+            "      config: { rules: [{condition: \"tool.name == 'x'\", message: m}] }\n",
+        )),
+    );
+    let (code, out, err) = validate(&sb);
+    assert_eq!(code, 1, "stdout: {out}\nstderr: {err}");
+    assert!(
+        err.contains("`r2` is left out because of its own error"),
+        "{err}"
+    );
+    assert!(!err.contains("did you mean `r3`"), "{err}");
+}

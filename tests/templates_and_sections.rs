@@ -146,3 +146,33 @@ fn the_old_single_brace_placeholder_is_an_error_with_the_new_form() {
     assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
     want(&stderr(&out));
 }
+
+#[test]
+fn a_typo_in_an_output_placeholder_fails_validate_before_trust() {
+    let sb = Sandbox::new();
+    // A project policy, not trusted yet: `ahp validate` checks it anyway.
+    sb.write(
+        ".ahp/hooks.yaml",
+        &retrospective_policy("docs/retros/{{ issue.idd }}.md"),
+    );
+    let out = sb.ahp().arg("validate").output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains(".ahp/hooks.yaml") && err.contains("issue.idd"),
+        "{err}"
+    );
+    assert!(err.contains("did you mean `issue.id`"), "{err}");
+    // The old single-brace form is reported before trust too.
+    sb.write(
+        ".ahp/hooks.yaml",
+        &retrospective_policy("docs/retros/{id}.md"),
+    );
+    let out = sb.ahp().arg("validate").output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains("`{id}` is the old placeholder form"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -1424,17 +1424,29 @@ impl LoadedConfig {
             PolicyError::UnknownAfter { event, id, .. } => (*event, id.clone()),
             PolicyError::DuplicateId { event, id } => (*event, id.clone()),
         };
+        // An `after` that names an entry left out for its own error says
+        // so, rather than suggest another id.
+        let message = match &e {
+            PolicyError::UnknownAfter { id, missing, .. }
+                if self.find(event, missing).is_some() =>
+            {
+                format!(
+                    "entry `{id}` of {event} runs `after: {missing}`, but `{missing}` is left out because of its own error (reported above); fix that entry"
+                )
+            }
+            _ => e.to_string(),
+        };
         match self.find(event, &id) {
             Some(me) => {
                 let node = me.node.get("after").unwrap_or(&me.node);
-                ConfigError::at(&node.origin, Some(me.path("after")), e.to_string())
+                ConfigError::at(&node.origin, Some(me.path("after")), message)
             }
             None => ConfigError {
                 file: None,
                 line: 0,
                 column: 0,
                 key: None,
-                message: e.to_string(),
+                message,
                 help: None,
                 snippet: None,
             },

@@ -3,6 +3,7 @@
 
 use crate::load::LoadedConfig;
 use crate::yaml::{Node, NodeValue};
+use ahp_engine::Event;
 use serde_json::{json, Map, Value};
 use std::fmt::Write;
 
@@ -132,8 +133,19 @@ impl LoadedConfig {
             render(&mut out, "settings", s, 0);
         }
         let _ = writeln!(out, "hooks:");
-        let mut last_event = None;
+        // One key per event (a later layer's entries of an event the
+        // builtin layer has join them), so the output reads back as YAML.
+        let mut events: Vec<Event> = Vec::new();
         for e in &self.entries {
+            if !events.contains(&e.event) {
+                events.push(e.event);
+            }
+        }
+        let grouped = events
+            .iter()
+            .flat_map(|ev| self.entries.iter().filter(move |e| e.event == *ev));
+        let mut last_event = None;
+        for e in grouped {
             if last_event != Some(e.event) {
                 let _ = writeln!(out, "  {}:", e.event);
                 last_event = Some(e.event);

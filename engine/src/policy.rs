@@ -203,8 +203,11 @@ pub fn order(event: Event, entries: &[Entry]) -> Result<Vec<Vec<usize>>, PolicyE
                     event,
                     id: e.id.clone(),
                     missing: a.clone(),
-                    suggestion: crate::suggest::did_you_mean(a, index.keys().copied())
-                        .map(str::to_string),
+                    suggestion: crate::suggest::did_you_mean(
+                        a,
+                        index.keys().copied().filter(|k| *k != e.id),
+                    )
+                    .map(str::to_string),
                 });
             };
             graph.add_edge(nodes[j], nodes[i], ());

@@ -663,7 +663,7 @@ fn output_template(src: &str) -> Result<Template, OracleConfigError> {
             ),
         ));
     }
-    Template::parse(src).map_err(|m| OracleConfigError::at("output", m))
+    crate::rules::template(src, "output")
 }
 
 /// `value` as one path segment: what is not a letter, a digit, `-`, `_`

@@ -240,7 +240,9 @@ impl ModSpec {
     }
 }
 
-fn template(src: &str, key: &str) -> Result<Template, OracleConfigError> {
+/// Parses a `{{ path }}` template at config `key`; a placeholder no event
+/// provides is an error (it would always render empty).
+pub(crate) fn template(src: &str, key: &str) -> Result<Template, OracleConfigError> {
     let t = Template::parse(src).map_err(|m| OracleConfigError::at(key, m))?;
     for path in t.paths() {
         if let Some(f) = certain(shape::check_path(path)) {
