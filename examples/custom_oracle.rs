@@ -73,5 +73,5 @@ pub fn register(registry: &mut Registry) {
 fn main() -> std::process::ExitCode {
     let mut registry = ahp::default_registry();
     register(&mut registry);
-    ahp::cli::main_with(registry)
+    ahp::run_cli(registry)
 }

@@ -1,5 +1,5 @@
-//! The `ahp` command line. [`main_with`] runs it with any registry, so a
-//! team can ship its own `ahp` with custom oracles (see
+//! The `ahp` command line. [`crate::run_cli`] runs it with any registry,
+//! so a team can ship its own `ahp` with custom oracles (see
 //! `examples/custom_oracle.rs`).
 
 use ahp_config::trust::{self, TrustStatus, TrustStore};
@@ -223,7 +223,7 @@ enum Command {
 }
 
 /// Runs the CLI with `registry` and returns the process exit code.
-pub fn main_with(registry: Registry) -> ExitCode {
+pub(crate) fn main_with(registry: Registry) -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -342,7 +342,7 @@ pub(crate) fn runtime() -> Result<tokio::runtime::Runtime> {
 /// `.ahp -> elsewhere` would have ahp append to, and rotate, files outside
 /// the project (another project's log, feeding its escalation).
 pub(crate) fn project_log_path(root: &Path) -> Result<PathBuf> {
-    let dir = root.join(".ahp");
+    let dir = root.join(ahp_engine::paths::AHP_DIR);
     if let Ok(meta) = std::fs::symlink_metadata(&dir) {
         if meta.file_type().is_symlink() {
             let target = std::fs::read_link(&dir).unwrap_or_default();
@@ -354,7 +354,7 @@ pub(crate) fn project_log_path(root: &Path) -> Result<PathBuf> {
             ));
         }
     }
-    Ok(dir.join("signals.jsonl"))
+    Ok(dir.join(ahp_engine::paths::LOG_FILE))
 }
 
 fn parse_event(name: &str) -> Result<Event> {

@@ -20,7 +20,7 @@
 //! ```
 
 pub mod adapters;
-pub mod cli;
+mod cli;
 mod doctor;
 mod hook;
 pub mod install;
@@ -39,6 +39,21 @@ pub use ahp_engine::{
     OracleConfigError, OracleError, Outcome, Registry, Signal, SignalResponse, Verdict,
 };
 pub use ahp_signals_log::SignalLog;
+
+/// Runs the `ahp` command line with `registry` and returns the exit code:
+/// a team's own `ahp` with custom oracles is a `main` that registers them
+/// and calls this (`examples/custom_oracle.rs`).
+///
+/// ```no_run
+/// fn main() -> std::process::ExitCode {
+///     let mut registry = ahp::default_registry();
+///     // registry.register(…) your own oracles here
+///     ahp::run_cli(registry)
+/// }
+/// ```
+pub fn run_cli(registry: Registry) -> std::process::ExitCode {
+    cli::main_with(registry)
+}
 
 /// A registry with every built-in oracle.
 ///

@@ -1,5 +1,5 @@
 //! The `ahp` binary: the CLI over the built-in oracles.
 
 fn main() -> std::process::ExitCode {
-    ahp::cli::main_with(ahp::default_registry())
+    ahp::run_cli(ahp::default_registry())
 }

@@ -1602,7 +1602,7 @@ impl LoadedConfig {
         let node = &me.node;
         let oracle_node = node.get("oracle");
         // The builtin layer is written for ahp's own oracles; an ahp built
-        // with a registry of its own (`cli::main_with`) that lacks one
+        // with a registry of its own (`ahp::run_cli`) that lacks one
         // simply has no such builtin entry.
         if me.defined_at.layer() == Layer::Builtin
             && me

@@ -68,10 +68,7 @@ impl CmpOp {
     }
 }
 
-/// A bad matcher (an invalid regex, a map where a value was expected, …).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct MatcherError(pub String);
+pub use crate::pattern::MatcherError;
 
 /// One compiled matcher.
 ///

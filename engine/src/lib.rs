@@ -43,6 +43,7 @@ pub mod escalation;
 pub mod event;
 pub mod intensity;
 pub mod oracle;
+pub mod paths;
 pub mod pattern;
 pub mod policy;
 pub mod registry;

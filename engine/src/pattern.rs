@@ -17,11 +17,15 @@
 //! compiled at load instead, so "regex too big" stays a load-time error and
 //! a lazily compiled pattern cannot fail (docs/decisions.md, "Performance").
 
-use crate::condition::MatcherError;
 use regex::Regex;
 use regex_syntax::hir::{literal, Class, Hir, HirKind, Look};
 use std::fmt;
 use std::sync::{Arc, OnceLock};
+
+/// A bad matcher (an invalid regex, a map where a value was expected, …).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct MatcherError(pub String);
 
 /// The compiled-size limit of a policy regex, so a hostile pattern cannot
 /// eat memory (the regex crate is linear-time already).

@@ -783,12 +783,7 @@ pub fn is_ahp_output(path: &str) -> bool {
     let parts: Vec<&str> = path.split('/').collect();
     let n = parts.len();
     let in_ahp = |dir_at: usize| dir_at < n && parts[dir_at] == ".ahp";
-    let log = |name: &str| {
-        name == "signals.jsonl"
-            || name
-                .strip_prefix("signals.jsonl.")
-                .is_some_and(|k| !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()))
-    };
+    let log = ahp_engine::paths::is_log_file_name;
     let retrospective = |name: &str| name.len() > 3 && name.ends_with(".md");
     (n >= 2 && in_ahp(n - 2) && log(parts[n - 1]))
         || (n >= 3

@@ -613,7 +613,7 @@ impl RetrospectiveGenerator {
             generate_metrics: opt_bool(map, "", "generate_metrics")?.unwrap_or(true),
             archive_issue: opt_bool(map, "", "archive_issue")?.unwrap_or(false),
             output: path("output")?.map(|o| output_template(&o)).transpose()?,
-            log: path("log")?.unwrap_or_else(|| ".ahp/signals.jsonl".into()),
+            log: path("log")?.unwrap_or_else(|| ahp_engine::paths::DEFAULT_LOG.into()),
             project_dir: cfg.project_dir(),
         })
     }

@@ -922,11 +922,8 @@ pub fn ahp_file(path: &str) -> Option<AhpFile> {
     match parts.as_slice() {
         [".ahp", "hooks.yaml" | "hooks.local.yaml"] => Some(AhpFile::Description),
         [".ahp", "retrospectives", name] if name.ends_with(".md") => Some(AhpFile::Description),
-        [".ahp", "hooks.schema.json" | "signals.jsonl"] => Some(AhpFile::Generated),
-        [".ahp", name] => {
-            let n = name.strip_prefix("signals.jsonl.")?;
-            (!n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())).then_some(AhpFile::Generated)
-        }
+        [".ahp", "hooks.schema.json"] => Some(AhpFile::Generated),
+        [".ahp", name] => ahp_engine::paths::is_log_file_name(name).then_some(AhpFile::Generated),
         _ => None,
     }
 }
