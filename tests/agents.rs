@@ -1,9 +1,7 @@
 //! `ahp hook AGENT` end to end: real-shaped payloads from
 //! `tests/fixtures/agents/` in, the agent's exact answer out.
 
-mod common;
-
-use common::Sandbox;
+use crate::common::Sandbox;
 use serde_json::{json, Value};
 use std::path::PathBuf;
 
@@ -1586,7 +1584,7 @@ fn notification_stop_failure_and_every_current_claude_event_are_known() {
             out.status.code(),
             Some(0),
             "{name}: {}",
-            common::stderr(&out)
+            crate::common::stderr(&out)
         );
     }
     sb.write(

@@ -2,8 +2,7 @@
 //! an aid signal whose `payload.data` is the structured change, in the
 //! verdict and in the log.
 
-mod common;
-use common::*;
+use crate::common::*;
 use serde_json::json;
 
 #[test]

@@ -2,8 +2,7 @@
 //! repository without a .gitignore, hook calls that grow the signal log,
 //! and policies that read `files.changed`.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 const LS: &str = r#"{"tool":{"name":"Bash","input":{"command":"ls"}}}"#;
 

@@ -1,7 +1,6 @@
 //! `ahp run`: verdicts, exit codes and the log, end to end.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 const RM_RF: &str = r#"{"tool":{"name":"Bash","input":{"command":"rm -rf /"}}}"#;
 
@@ -233,7 +232,7 @@ fn post_event_clamps_block_to_aid() {
     let sb = Sandbox::new();
     sb.write(
         ".ahp/hooks.yaml",
-        "hooks:\n  post-tool-use:\n    - oracle: Rules\n      config:\n        rules:\n          - condition: \"tool.name == Bash\"\n            intensity: block\n            message: ran a shell command\n",
+        "hooks:\n  post-tool-use:\n    - oracle: Rules\n      config:\n        rules:\n          - condition: \"tool == Bash\"\n            intensity: block\n            message: ran a shell command\n",
     );
     let out = sb
         .ahp()

@@ -1,12 +1,11 @@
 //! `ahp signals`: query, stats, tune, report and replay, end to end.
 
-mod common;
+use crate::common::*;
 use ahp_engine::{
     Action, EntryRun, EntryStatus, Event, Outcome, RunRecord, Signal, SignalResponse,
 };
 use ahp_signals_log::{Record, SignalLog};
 use chrono::{Duration, TimeZone, Utc};
-use common::*;
 use serde_json::json;
 use std::path::Path;
 

@@ -3,8 +3,7 @@
 //! by the message of the commit it makes, and only that; an issue event by
 //! the branch's commits.
 
-mod common;
-use common::{git, json_out, Sandbox};
+use crate::common::{git, json_out, Sandbox};
 use serde_json::{json, Value};
 
 const POLICY: &str = "hooks:
@@ -287,7 +286,7 @@ fn hostile_command_lines_do_not_hang_the_hook() {
             Some(0),
             "{}: {}",
             command.chars().take(40).collect::<String>(),
-            common::stderr(&out)
+            crate::common::stderr(&out)
         );
     }
 }

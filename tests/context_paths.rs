@@ -2,9 +2,7 @@
 //! event provides is reported (with "did you mean"), a comparison that can
 //! never hold too, and `when: {tool: …}` matches the tool's name.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 use std::path::PathBuf;
 

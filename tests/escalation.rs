@@ -1,8 +1,7 @@
 //! Escalation, context-aware intensity and responses, end to end through
 //! `ahp`.
 
-mod common;
-use common::{json_out, Sandbox};
+use crate::common::{json_out, Sandbox};
 use serde_json::Value;
 
 const BIG: &str = r#"{"issue":{"id":"FEAT-1"},"files":{"changed":["a.rs","b.rs","c.rs"]}}"#;
@@ -411,7 +410,7 @@ fn a_control_override_without_a_modification_keeps_the_prompt() {
         (Some(3), "prompt".into()),
         "{v}"
     );
-    let err = common::stderr(&out);
+    let err = crate::common::stderr(&out);
     assert!(
         err.contains("asks for intensity control") && err.contains("no modification"),
         "{err}"
@@ -491,7 +490,7 @@ fn ahp_environment_selects_the_intensity_by_environment() {
         (
             out.status.code().unwrap(),
             json_out(&out),
-            common::stderr(&out),
+            crate::common::stderr(&out),
         )
     };
     let (code, v, _) = run_env(Some("production"), BIG);
@@ -625,7 +624,7 @@ fn ahp_environment_named_only_in_when_is_known() {
             .write_stdin(r#"{"tool":{"name":"shell","input":{"command":"ls"}}}"#)
             .output()
             .unwrap();
-        (json_out(&out), common::stderr(&out))
+        (json_out(&out), crate::common::stderr(&out))
     };
     for env in ["qa", "uat"] {
         let (v, err) = run_env(env);

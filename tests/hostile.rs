@@ -29,8 +29,7 @@
 //! loaded 2-core CI machine does not make them flaky; the measured time is
 //! printed (`cargo test -- --nocapture`).
 
-mod common;
-use common::*;
+use crate::common::*;
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};

@@ -2,9 +2,7 @@
 //! a user's existing config, run the installed command with an agent
 //! fixture, uninstall and get the original bytes back.
 
-mod common;
-
-use common::{stderr, stdout, Sandbox};
+use crate::common::{stderr, stdout, Sandbox};
 use std::path::{Path, PathBuf};
 
 fn fixture(agent: &str, name: &str) -> Vec<u8> {
@@ -391,7 +389,7 @@ fn doctor_reports_a_missing_ahp_and_an_untrusted_project() {
         .env("PATH", dir)
         .output()
         .unwrap();
-    let v = common::json_out(&out);
+    let v = crate::common::json_out(&out);
     assert_eq!(v["problems"], 0, "{v}");
     assert_eq!(out.status.code(), Some(0));
 }
@@ -530,7 +528,7 @@ fn doctor_reads_codex_hook_trust() {
     // The project trusted, the hooks not yet: still a problem, only that one.
     std::fs::write(&config, format!("model = \"gpt-5\"\n\n{trust_line}\n")).unwrap();
     let out = run(&["doctor", "--format", "json"]);
-    let v = common::json_out(&out);
+    let v = crate::common::json_out(&out);
     assert_eq!(v["problems"], 1, "{v}");
     assert!(v.to_string().contains("open /hooks"), "{v}");
 

@@ -1,8 +1,7 @@
 //! SPEC's story end to end: a Monoco issue walks submit and close in a real
 //! git repository, gated by `ahp gate` with the example policy.
 
-mod common;
-use common::*;
+use crate::common::*;
 use std::path::Path;
 use std::process::Command as Std;
 

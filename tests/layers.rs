@@ -2,8 +2,7 @@
 //! of the policy, not all of it: end to end through `ahp hook`, `ahp run`,
 //! `ahp validate`, `ahp config`, `ahp explain` and `ahp doctor`.
 
-mod common;
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 
 /// What Claude Code sends before running `rm -rf /`.
@@ -365,4 +364,28 @@ fn a_broken_override_leaves_the_entry_as_the_layers_below_define_it() {
         err.contains("runs without the override(s) at") && err.contains(".ahp/hooks.yaml:3:"),
         "{err}"
     );
+}
+
+#[test]
+fn softening_a_builtin_entry_is_said_out_loud() {
+    let sb = Sandbox::new();
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:\n  pre-tool-use:\n    - id: PermissionChecker\n      intensity: aid\n",
+    );
+    let out = sb.ahp().arg("validate").output().unwrap();
+    let all = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(
+        all.contains(".ahp/hooks.yaml:4:18")
+            && all.contains("builtin entry `PermissionChecker` below block"),
+        "{all}"
+    );
+    // Raising it, or leaving it alone, says nothing.
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:\n  pre-tool-use:\n    - id: PermissionChecker\n      intensity: block\n",
+    );
+    let out = sb.ahp().arg("validate").output().unwrap();
+    let all = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(!all.contains("below block"), "{all}");
 }

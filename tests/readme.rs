@@ -5,9 +5,7 @@
 //! nothing). A command whose comment names an outcome (`ACCEPT`, `PROMPT`,
 //! `BLOCK`) must print it.
 
-mod common;
-
-use common::Sandbox;
+use crate::common::Sandbox;
 use std::path::{Path, PathBuf};
 
 /// One command of a shell block: its lines, and what its text promises.
@@ -208,7 +206,7 @@ fn the_monoco_example_runs_as_its_readme_says() {
     let sb = Sandbox::new();
     let work = tempfile::tempdir().unwrap();
     // The README's commands start from the root of ahp's clone.
-    common::copy_dir(Path::new(dir), &work.path().join("ahp/examples/monoco"));
+    crate::common::copy_dir(Path::new(dir), &work.path().join("ahp/examples/monoco"));
     let results = run(&sb, &work.path().join("ahp"), &steps);
     check(&steps, &results);
     // Each gate refuses for the reason the README gives.

@@ -2,13 +2,12 @@
 //! fixed timestamps, then `ahp gate post-issue-close`; the metrics in the
 //! aid's data and in the Markdown must be the expected numbers.
 
-mod common;
+use crate::common::*;
 use ahp::engine::{
     Action, EntryRun, EntryStatus, Event, Intensity, Outcome, RunRecord, Signal, SignalResponse,
 };
 use ahp::signals_log::{Record, SignalLog};
 use chrono::{DateTime, Duration, Utc};
-use common::*;
 use serde_json::json;
 
 const ISSUE: &str = "FEAT-0007";

@@ -1,8 +1,7 @@
 //! HOOK.md script hooks end to end: real processes, a temp HOME and XDG
 //! dirs, the CLI as the agent would call it.
 
-mod common;
-use common::*;
+use crate::common::*;
 use std::time::{Duration, Instant};
 
 const SHELL_RM: &str = r#"{"tool":{"name":"Bash","input":{"command":"rm -rf /tmp/x"}}}"#;

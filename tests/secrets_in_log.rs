@@ -9,8 +9,7 @@
 //! Secret-shaped values are generated here (never a committed literal);
 //! they have the shape of real credentials and are valid for nothing.
 
-mod common;
-use common::*;
+use crate::common::*;
 use serde_json::{json, Value};
 use std::path::Path;
 use std::time::{Duration, Instant};

@@ -4,8 +4,7 @@
 //! every secret family; changed files at pre-issue-submit; prompts below the threshold; the allow list; config
 //! errors.
 
-mod common;
-use common::*;
+use crate::common::*;
 use serde_json::json;
 
 /// Secret-shaped values assembled at run time (never a committed literal).

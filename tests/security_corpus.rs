@@ -6,10 +6,9 @@
 //! Secret-shaped values are generated here from templates, so no
 //! credential-looking literal is committed (see the corpus README).
 
-mod common;
+use crate::common::Rng;
 use ahp::engine::OracleConfig;
 use ahp::oracles::security::{SecurityScanner, BUILTIN_RULES};
-use common::Rng;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 

@@ -4,8 +4,7 @@
 //! checks a coverage report, `create_pr` is accepted with a warning saying
 //! why ahp does not open the pull request itself.
 
-mod common;
-use common::*;
+use crate::common::*;
 use serde_json::json;
 
 fn seed() -> String {
@@ -76,9 +75,12 @@ fn the_seed_configuration_validates_with_a_warning_for_what_ahp_cannot_honour() 
     assert!(all_pass.contains(".ahp/hooks.yaml:56:9"), "{all_pass}");
     assert!(all_pass.contains("set `command:"), "{all_pass}");
     // Nothing else is doubtful: require_confirmation and coverage_threshold
-    // are honoured as written.
+    // are honoured as written. (The seed's RetrospectiveGenerator waits
+    // for `ahp trust`, which validate says too.)
     assert_eq!(
-        err.lines().filter(|l| l.starts_with("warning")).count(),
+        err.lines()
+            .filter(|l| l.starts_with("warning") && !l.contains("not trusted yet"))
+            .count(),
         2,
         "{err}"
     );

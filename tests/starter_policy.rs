@@ -3,8 +3,7 @@
 //! schema, the signal log) are never held against the agent, and a stop
 //! that is refused cannot be refused forever.
 
-mod common;
-use common::*;
+use crate::common::*;
 use serde_json::{json, Value};
 
 /// The starter with every suggested entry uncommented: after `hooks:`, a

@@ -2,8 +2,7 @@
 //! silent pass for a ChecklistValidator section the issue lacks, end to end
 //! through `ahp validate` and `ahp gate … --issue FILE`.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 const ISSUE: &str = "---\nid: FEAT-0042\ntype: fix\nstatus: open\nstage: doing\ntitle: Typo\n---\n# Typo\n\n## Technical Tasks\n- [x] chk-001: fix it\n- [ ] chk-002: test it\n\n## Acceptance Criteria\n- [x] it reads right\n";
 

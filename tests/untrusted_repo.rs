@@ -4,8 +4,7 @@
 //! "What a repository can make ahp do") runs nothing and writes nothing
 //! until `ahp trust`, and blocks instead under `fail_closed`.
 
-mod common;
-use common::*;
+use crate::common::*;
 use std::path::{Path, PathBuf};
 
 /// A Claude Code PreToolUse payload for `ls` in `root`.

@@ -1578,6 +1578,28 @@ impl LoadedConfig {
                 )
             })
             .unwrap_or_default();
+        // A layer may soften a builtin entry, but never without a word: its
+        // blocks (`rm -rf /`) would quietly become questions or notes.
+        if me.defined_at.layer() == Layer::Builtin {
+            let softened = |key: &str| node.get(key).filter(|n| n.origin.layer() != Layer::Builtin);
+            let weaker = |i: &Intensity| *i != Intensity::Block;
+            let by_env = intensity_by_environment.values().any(weaker);
+            for (key, soft) in [
+                ("intensity", intensity.as_ref().is_some_and(weaker)),
+                ("intensity_by_environment", by_env),
+            ] {
+                if let Some(n) = softened(key).filter(|_| soft) {
+                    warnings.push(ConfigWarning {
+                        location: n.origin.location(),
+                        message: format!(
+                            "{}: sets every finding of the builtin entry `{}` below block, so what it blocks by default (e.g. `rm -rf /`) is no longer refused; set it only on an entry of your own, or switch the builtin entry off with `enabled: false` if that is what you mean",
+                            me.path(key),
+                            me.id
+                        ),
+                    });
+                }
+            }
+        }
         Common {
             enabled,
             when,

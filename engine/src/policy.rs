@@ -409,9 +409,13 @@ mod tests {
 
     #[test]
     fn unknown_after_and_duplicates_are_errors() {
-        let es = vec![e("alpha", 0, &["alpah"])];
+        let es = vec![e("alpha", 0, &[]), e("beta", 0, &["alpah"])];
         let err = order(Event::PreToolUse, &es).unwrap_err();
         assert!(err.to_string().contains("did you mean `alpha`"), "{err}");
+        // An entry is never suggested as its own predecessor.
+        let es = vec![e("alpha", 0, &["alpah"])];
+        let err = order(Event::PreToolUse, &es).unwrap_err();
+        assert!(!err.to_string().contains("did you mean"), "{err}");
         let es = vec![e("a", 0, &[]), e("a", 1, &[])];
         assert!(matches!(
             order(Event::PreToolUse, &es),

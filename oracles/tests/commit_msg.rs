@@ -2,14 +2,12 @@
 //! fail cases, patterns, the required issue id, subject length, the
 //! prompt's content, commits read from git, and config errors.
 
-mod gitrepo;
-
+use crate::gitrepo::Repo;
 use ahp_engine::{
     Event, HookContext, Intensity, Oracle, OracleConfig, OracleConfigError, Payload, Registry,
     Severity, Signal,
 };
 use ahp_oracles::commit_msg::{CommitMessageValidator, SIGNAL_TYPE};
-use gitrepo::Repo;
 use serde_json::{json, Value};
 use std::path::Path;
 

@@ -1,8 +1,7 @@
 //! CompletionVerifier as a user sees it: what blocks closing an issue
 //! (source without tests or docs), what passes, globs, and config errors.
 
-mod gitrepo;
-
+use crate::gitrepo::Repo;
 use ahp_engine::{
     Event, HookContext, Intensity, Oracle, OracleConfig, OracleConfigError, Payload, Registry,
     Signal,
@@ -10,7 +9,6 @@ use ahp_engine::{
 use ahp_oracles::completion::{
     CompletionVerifier, MISSING_DOCS, MISSING_TESTS, MISSING_TESTS_AND_DOCS,
 };
-use gitrepo::Repo;
 use serde_json::{json, Value};
 use std::path::Path;
 

@@ -2,13 +2,11 @@
 //! issue's files and their history, missing files, no git, caps, globs,
 //! and config errors.
 
-mod gitrepo;
-
+use crate::gitrepo::Repo;
 use ahp_engine::{
     HookContext, Intensity, Oracle, OracleConfig, OracleConfigError, Payload, Registry, Signal,
 };
 use ahp_oracles::context_loader::{ContextLoader, SIGNAL_TYPE};
-use gitrepo::Repo;
 use serde_json::{json, Value};
 use std::path::Path;
 

@@ -1,14 +1,12 @@
 //! FileChangeLimiter as a user sees it: the limit, the batch plan, prompt
 //! and block, exclusions, changed files from git, and config errors.
 
-mod gitrepo;
-
+use crate::gitrepo::Repo;
 use ahp_engine::{
     Event, HookContext, Intensity, ModOp, Oracle, OracleConfig, OracleConfigError, Payload,
     Registry, Severity, Signal,
 };
 use ahp_oracles::file_limit::{FileChangeLimiter, BATCHES_TARGET, SIGNAL_TYPE};
-use gitrepo::Repo;
 use serde_json::{json, Value};
 use std::path::Path;
 

@@ -2,13 +2,11 @@
 //! change of a branch, commits since the merge base, history of paths, and
 //! the errors outside a repository.
 
-mod gitrepo;
-
+use crate::gitrepo::Repo;
 use ahp_engine::HookContext;
 use ahp_oracles::git::{
     resolve_changes, ChangeSet, ChangedFile, ChangedFiles, Commit, FileStatus, Git, GitError,
 };
-use gitrepo::Repo;
 use serde_json::json;
 
 fn find<'a>(c: &'a ChangeSet, path: &str) -> &'a ChangedFile {

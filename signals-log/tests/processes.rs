@@ -71,7 +71,12 @@ fn start_writers(
     (0..writers)
         .map(|w| {
             Command::new(&exe)
-                .args(["writer_process", "--exact", "--test-threads=1", "--quiet"])
+                .args([
+                    "processes::writer_process",
+                    "--exact",
+                    "--test-threads=1",
+                    "--quiet",
+                ])
                 .env(
                     WRITER_ENV,
                     format!("{}|{w}|{count}|{max_bytes}|{keep}", path.display()),

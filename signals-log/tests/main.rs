@@ -1,0 +1,7 @@
+//! The integration tests of this crate, one binary with a module per
+//! area (fewer links than a binary per file).
+
+mod analytics;
+mod features;
+mod log;
+mod processes;
