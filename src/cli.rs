@@ -529,18 +529,6 @@ pub(crate) fn log_options(cfg: &LoadedConfig) -> Result<ahp_signals_log::LogOpti
     Ok(o)
 }
 
-fn is_issue_event(event: Event) -> bool {
-    matches!(
-        event,
-        Event::PreIssueStart
-            | Event::PostIssueStart
-            | Event::PreIssueSubmit
-            | Event::PostIssueSubmit
-            | Event::PreIssueClose
-            | Event::PostIssueClose
-    )
-}
-
 /// Fills in what the caller did not give: the issue file (`--issue`, or
 /// `issue.path` of the context) as `issue` and `checklist`, and for issue
 /// events the changed files and commits from git.
@@ -568,7 +556,7 @@ async fn enrich(
         ctx.extra
             .insert("checklist".into(), issue.context_checklist());
     }
-    if !is_issue_event(event) {
+    if !event.is_issue() {
         return Ok(());
     }
     let git = ahp_oracles::git::Git::new(&cfg.project_root);

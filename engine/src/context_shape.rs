@@ -616,22 +616,13 @@ pub fn check_event(path: &str, event: Event) -> Option<PathFinding> {
         event,
         Event::PreToolUse | Event::PostToolUse | Event::PostToolUseFailure
     );
-    let issue_event = matches!(
-        event,
-        Event::PreIssueStart
-            | Event::PostIssueStart
-            | Event::PreIssueSubmit
-            | Event::PostIssueSubmit
-            | Event::PreIssueClose
-            | Event::PostIssueClose
-    );
     if root == "tool" && !tool_event {
         return Some(PathFinding::warning(
             format!("{event} carries no tool call, so `{path}` holds only if the caller's context sends one"),
             Some("tool fields are set on pre-tool-use, post-tool-use and post-tool-use-failure".into()),
         ));
     }
-    ((root == "files" || root == "git") && !issue_event).then(|| {
+    ((root == "files" || root == "git") && !event.is_issue()).then(|| {
         PathFinding::warning(
             format!("ahp computes `{root}` only for issue events, so on {event} `{path}` holds only if the caller's context sends it"),
             Some("use it on pre-issue-* / post-issue-* entries, or FileChangeLimiter on tool calls".into()),

@@ -175,6 +175,27 @@ impl Event {
         })
     }
 
+    /// Whether this is an issue-lifecycle event (`pre-issue-*`,
+    /// `post-issue-*`): the events for which ahp computes the changed files
+    /// and commits.
+    ///
+    /// ```
+    /// use ahp_engine::Event;
+    /// assert!(Event::PreIssueClose.is_issue());
+    /// assert!(!Event::PreToolUse.is_issue());
+    /// ```
+    pub fn is_issue(self) -> bool {
+        matches!(
+            self,
+            Event::PreIssueStart
+                | Event::PostIssueStart
+                | Event::PreIssueSubmit
+                | Event::PostIssueSubmit
+                | Event::PreIssueClose
+                | Event::PostIssueClose
+        )
+    }
+
     /// Whether `intensity` may be delivered at this event unchanged.
     pub fn allows(self, intensity: Intensity) -> bool {
         self.allowed().contains(&intensity)
