@@ -168,7 +168,7 @@ impl Agent {
 /// agent would (`Bash`, `run_shell_command`): it is read as the agents'
 /// hooks read it, so `when: {tool: shell}` and `tool.name == 'shell'` mean
 /// the same under `ahp run` as under `ahp hook`. The first agent (in
-/// [`Agent`]'s order) that knows the name decides; a name no agent knows,
+/// [`Agent::ALL`]'s order) that knows the name decides; a name no agent knows,
 /// or a context that already gives `raw_name`, is left as it is.
 ///
 /// ```
@@ -178,11 +178,10 @@ impl Agent {
 /// assert_eq!((tool.name.as_str(), tool.raw_name.as_deref()), ("shell", Some("Bash")));
 /// ```
 pub fn normalize_context_tool(tool: &mut ahp_engine::context::ToolCall) {
-    use clap::ValueEnum;
     if tool.raw_name.is_some() || tool.name.is_empty() {
         return;
     }
-    let known = Agent::value_variants().iter().find_map(|a| {
+    let known = Agent::ALL.iter().find_map(|a| {
         let n = a.normalize_tool(&tool.name);
         (n != tool.name).then_some(n)
     });
