@@ -21,12 +21,8 @@
 
 pub mod adapters;
 mod cli;
-mod doctor;
-mod hook;
 pub mod install;
-mod out;
-mod respond;
-mod signals_cmd;
+mod ops;
 
 pub use ahp_config as config;
 pub use ahp_engine as engine;

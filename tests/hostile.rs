@@ -292,7 +292,7 @@ fn assert_record(sb: &Sandbox, kind: &str, source: &str, needle: &str, case: &st
 }
 
 /// No control character but newline and tab: what ahp prints is safe for a
-/// terminal (see `terminal_safe` in src/cli.rs).
+/// terminal (see `terminal_safe` in src/ops/output.rs).
 fn assert_terminal_safe(text: &str, case: &str) {
     let bad: Vec<char> = text
         .chars()

@@ -6,10 +6,8 @@
 //! like any broken entry, it does not run); a path only an agent or the
 //! caller's own context could send is a warning.
 
-use crate::load::ConfigWarning;
-use crate::source::ConfigError;
+use crate::source::{ConfigError, ConfigWarning};
 use crate::yaml::{Node, NodeValue};
-use crate::LoadedConfig;
 use ahp_engine::condition::Matcher;
 use ahp_engine::context_shape::{
     check_clause, check_event, resolve, Level, PathFinding, TOOL_NAME_KEY,
@@ -68,35 +66,5 @@ fn sentence(f: PathFinding) -> String {
     match f.help {
         Some(h) => format!("{} ({h})", f.message),
         None => f.message,
-    }
-}
-
-impl LoadedConfig {
-    /// The findings of [`check_when`] over every entry's `when:`, all as
-    /// warnings: what `ahp config` shows without compiling the policy
-    /// (`ahp validate` reports the errors among them as errors).
-    pub fn when_path_warnings(&self) -> Vec<ConfigWarning> {
-        let mut errors = Vec::new();
-        let mut warnings = Vec::new();
-        for me in &self.entries {
-            if let Some(n) = me.node.get("when") {
-                let path = format!("hooks.{}[{}].when", me.event, me.id);
-                check_when(n, me.event, &path, &mut errors, &mut warnings);
-            }
-        }
-        let mut out: Vec<ConfigWarning> = errors
-            .into_iter()
-            .map(|e| ConfigWarning {
-                location: e.location(),
-                message: format!(
-                    "{}: {}{}",
-                    e.key.unwrap_or_default(),
-                    e.message,
-                    e.help.map(|h| format!(" ({h})")).unwrap_or_default()
-                ),
-            })
-            .collect();
-        out.append(&mut warnings);
-        out
     }
 }

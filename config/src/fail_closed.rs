@@ -16,16 +16,12 @@
 //! `settings.fail_closed` is not a boolean, fails closed: a broken policy
 //! never silently takes the user's protection away.
 
-use crate::load::LoadOptions;
+use crate::layers::LoadOptions;
+pub use crate::layers::{fail_closed_env, FAIL_CLOSED_ENV};
 use crate::source::Layer;
 use crate::yaml::{Node, NodeValue};
 use std::fmt;
 use std::path::{Path, PathBuf};
-
-/// The environment variable that switches `fail_closed` on, like
-/// `settings.fail_closed: true` in the user layer (for machines whose
-/// policy files are not the user's to edit, and for CI).
-pub const FAIL_CLOSED_ENV: &str = "AHP_FAIL_CLOSED";
 
 /// Why errors inside ahp block instead of letting the call through.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -49,20 +45,6 @@ impl fmt::Display for FailClosed {
                 "the user policy {}, which decides settings.fail_closed, cannot be read",
                 p.display()
             ),
-        }
-    }
-}
-
-/// Whether `AHP_FAIL_CLOSED` asks to fail closed. Any value but empty,
-/// `0` and `false` does: a variable set to something unexpected was still
-/// set on purpose.
-pub fn fail_closed_env() -> bool {
-    match std::env::var_os(FAIL_CLOSED_ENV) {
-        None => false,
-        Some(v) => {
-            let v = v.to_string_lossy();
-            let v = v.trim();
-            !(v.is_empty() || v == "0" || v.eq_ignore_ascii_case("false"))
         }
     }
 }
@@ -125,7 +107,7 @@ pub fn fail_closed_from_layers(opts: &LoadOptions) -> Option<FailClosed> {
 fn read_layer_value(path: &Path, layer: Layer) -> Result<Option<bool>, String> {
     // Read as the loader reads a layer: a FIFO or a symlinked project
     // file is an error here too, never a read that blocks.
-    let Some(file) = crate::load::read_layer(layer, path).map_err(|e| e.to_string())? else {
+    let Some(file) = crate::layers::read_layer(layer, path).map_err(|e| e.to_string())? else {
         return Ok(None);
     };
     let root = crate::yaml::parse(file).map_err(|e| e.to_string())?;

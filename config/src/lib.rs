@@ -38,6 +38,7 @@ mod context_paths;
 pub mod escalation;
 pub mod fail_closed;
 pub mod hookmd;
+pub mod layers;
 pub mod load;
 pub mod schema;
 pub mod source;
@@ -47,12 +48,15 @@ pub mod view;
 pub mod yaml;
 
 pub use fail_closed::{fail_closed_env, fail_closed_from_layers, FailClosed, FAIL_CLOSED_ENV};
+pub use layers::{find_project_root, LoadOptions};
 pub use load::{
-    compile_when, find_project_root, Compiled, ConfigWarning, HookSettings, LoadOptions,
-    LoadedConfig, LogSettings, MergedEntry, Only, DEFAULT_POLICY, DEFAULT_POLICY_NAME,
+    compile_when, Compiled, HookSettings, LoadedConfig, LogSettings, MergedEntry, Only,
 };
 pub use schema::hooks_schema;
-pub use source::{ConfigError, ConfigErrors, Layer, Origin, SourceFile};
+pub use source::{
+    ConfigError, ConfigErrors, ConfigWarning, Layer, Origin, SourceFile, DEFAULT_POLICY,
+    DEFAULT_POLICY_NAME,
+};
 
 /// The commented starter `.ahp/hooks.yaml` written by `ahp init`.
 pub const STARTER_POLICY: &str = include_str!("starter-hooks.yaml");

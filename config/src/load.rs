@@ -3,7 +3,8 @@
 
 use crate::fail_closed::FailClosed;
 use crate::hookmd::ScriptHookSpec;
-use crate::source::{ConfigError, ConfigErrors, Layer, Origin, SourceFile};
+use crate::layers::{read_layer, LoadOptions};
+use crate::source::{ConfigError, ConfigErrors, ConfigWarning, Layer, Origin, SourceFile};
 use crate::yaml::{self, Key, Node, NodeValue};
 use ahp_engine::condition::{Condition, Matcher};
 use ahp_engine::registry::to_kebab;
@@ -52,100 +53,6 @@ pub const ENTRY_KEYS: &[&str] = &[
     "timeout",
 ];
 
-/// The policy compiled into ahp: the `builtin` layer, below every file.
-pub const DEFAULT_POLICY: &str = include_str!("default-hooks.yaml");
-/// Shown as the path of the builtin layer.
-pub const DEFAULT_POLICY_NAME: &str = "<builtin>/default-hooks.yaml";
-
-/// Where to look for the layers.
-#[derive(Debug, Clone)]
-pub struct LoadOptions {
-    /// The user's home (`~/.ahp/hooks.yaml`); no user layer when `None`.
-    pub home: Option<PathBuf>,
-    /// `$XDG_CONFIG_HOME`, for user HOOK.md hooks (`~/.config` when `None`).
-    pub xdg_config_home: Option<PathBuf>,
-    /// The project root.
-    pub project_root: PathBuf,
-    /// `AHP_FAIL_CLOSED` is set: `fail_closed` is on whatever the layers
-    /// say (see [`crate::fail_closed`]).
-    pub fail_closed_env: bool,
-}
-
-/// The nearest ancestor of `start` (itself included) that has `.ahp/` or
-/// `.git/`.
-///
-/// ```
-/// let dir = tempfile::tempdir().unwrap();
-/// std::fs::create_dir_all(dir.path().join(".git")).unwrap();
-/// std::fs::create_dir_all(dir.path().join("src/deep")).unwrap();
-/// let root = ahp_config::find_project_root(&dir.path().join("src/deep"));
-/// assert_eq!(root.as_deref(), Some(dir.path()));
-/// ```
-pub fn find_project_root(start: &Path) -> Option<PathBuf> {
-    start
-        .ancestors()
-        .find(|d| d.join(".ahp").is_dir() || d.join(".git").exists())
-        .map(Path::to_path_buf)
-}
-
-impl LoadOptions {
-    /// HOME from the environment; the project is `project` when given, else
-    /// the nearest ancestor of the current directory with `.ahp/` or `.git/`,
-    /// else the current directory.
-    pub fn from_env(project: Option<PathBuf>) -> std::io::Result<LoadOptions> {
-        let var = |name: &str| {
-            std::env::var_os(name)
-                .filter(|h| !h.is_empty())
-                .map(PathBuf::from)
-        };
-        let home = var("HOME");
-        let xdg_config_home = var("XDG_CONFIG_HOME");
-        let project_root = match project {
-            // A relative root (`--project .`, an agent's `"cwd": "."`) would
-            // make every path derived from it relative, and HOOK.md hooks
-            // need an absolute directory to run in.
-            Some(p) => std::path::absolute(&p)?,
-            None => {
-                let cwd = std::env::current_dir()?;
-                find_project_root(&cwd).unwrap_or(cwd)
-            }
-        };
-        Ok(LoadOptions {
-            home,
-            xdg_config_home,
-            project_root,
-            fail_closed_env: crate::fail_closed::fail_closed_env(),
-        })
-    }
-
-    /// Options for `home` and `project_root`, no XDG override.
-    pub fn new(home: Option<PathBuf>, project_root: PathBuf) -> LoadOptions {
-        LoadOptions {
-            home,
-            xdg_config_home: None,
-            project_root,
-            fail_closed_env: false,
-        }
-    }
-
-    /// The user HOOK.md directory, if HOME or XDG_CONFIG_HOME is known.
-    pub fn user_hooks_dir(&self) -> Option<PathBuf> {
-        crate::hookmd::user_hooks_dir(self.xdg_config_home.as_deref(), self.home.as_deref())
-    }
-
-    /// The files of each layer, in order (whether or not they exist).
-    pub fn layer_paths(&self) -> Vec<(Layer, PathBuf)> {
-        let mut v = Vec::new();
-        if let Some(home) = &self.home {
-            v.push((Layer::User, home.join(".ahp").join("hooks.yaml")));
-        }
-        let dir = self.project_root.join(".ahp");
-        v.push((Layer::Project, dir.join("hooks.yaml")));
-        v.push((Layer::Local, dir.join("hooks.local.yaml")));
-        v
-    }
-}
-
 /// One entry after merging all layers.
 #[derive(Debug, Clone)]
 pub struct MergedEntry {
@@ -182,21 +89,6 @@ impl MergedEntry {
     /// The oracle name as written, if any.
     pub fn oracle(&self) -> Option<&str> {
         self.node.get("oracle").and_then(Node::as_str)
-    }
-}
-
-/// A load-time warning (the config is usable, but something is off).
-#[derive(Debug, Clone)]
-pub struct ConfigWarning {
-    /// Where (`file:line:column`).
-    pub location: String,
-    /// What.
-    pub message: String,
-}
-
-impl std::fmt::Display for ConfigWarning {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {}", self.location, self.message)
     }
 }
 
@@ -278,54 +170,6 @@ fn untrusted(entry: Entry, what: String, why: &str) -> Entry {
         is_async: false,
         on_error: OnError::Block,
         ..entry
-    }
-}
-
-pub(crate) fn read_layer(
-    layer: Layer,
-    path: &Path,
-) -> Result<Option<Arc<SourceFile>>, ConfigError> {
-    // A repository's policy files are read only as the regular files that
-    // `ahp trust` hashes, never through a link to bytes it does not see.
-    if matches!(layer, Layer::Project | Layer::Local) {
-        if let Some(root) = path.parent().and_then(Path::parent) {
-            let rel = match layer {
-                Layer::Local => crate::trust::LOCAL_POLICY_FILE,
-                _ => crate::trust::POLICY_FILE,
-            };
-            crate::trust::check_policy_path(root, rel)
-                .map_err(|e| ConfigError::in_file(path, e.to_string()))?;
-        }
-    }
-    // A FIFO would block the read, and so every hook call, forever.
-    match std::fs::metadata(path) {
-        Ok(meta) if !meta.is_file() => {
-            return Err(ConfigError::in_file(
-                path,
-                "not a regular file; a policy file must be a plain YAML file",
-            ));
-        }
-        _ => {}
-    }
-    match std::fs::read(path) {
-        Ok(bytes) => {
-            let text = String::from_utf8(bytes).map_err(|e| {
-                ConfigError::in_file(
-                    path,
-                    format!(
-                        "not UTF-8 text (invalid byte at offset {})",
-                        e.utf8_error().valid_up_to()
-                    ),
-                )
-            })?;
-            Ok(Some(Arc::new(SourceFile {
-                layer,
-                path: path.to_path_buf(),
-                text,
-            })))
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(ConfigError::in_file(path, format!("cannot read: {e}"))),
     }
 }
 
@@ -411,6 +255,34 @@ fn builtin_switch(
 }
 
 impl LoadedConfig {
+    /// The findings of [`check_when`] over every entry's `when:`, all as
+    /// warnings: what `ahp config` shows without compiling the policy
+    /// (`ahp validate` reports the errors among them as errors).
+    pub fn when_path_warnings(&self) -> Vec<ConfigWarning> {
+        let mut errors = Vec::new();
+        let mut warnings = Vec::new();
+        for me in &self.entries {
+            if let Some(n) = me.node.get("when") {
+                let path = format!("hooks.{}[{}].when", me.event, me.id);
+                crate::context_paths::check_when(n, me.event, &path, &mut errors, &mut warnings);
+            }
+        }
+        let mut out: Vec<ConfigWarning> = errors
+            .into_iter()
+            .map(|e| ConfigWarning {
+                location: e.location(),
+                message: format!(
+                    "{}: {}{}",
+                    e.key.unwrap_or_default(),
+                    e.message,
+                    e.help.map(|h| format!(" ({h})")).unwrap_or_default()
+                ),
+            })
+            .collect();
+        out.append(&mut warnings);
+        out
+    }
+
     /// Loads and merges the builtin layer and the layers `opts` points at.
     /// Any error is an `Err`; see [`LoadedConfig::load_with_errors`] for a
     /// load that leaves the broken parts out.

@@ -5,6 +5,11 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+/// The policy compiled into ahp: the `builtin` layer, below every file.
+pub const DEFAULT_POLICY: &str = include_str!("default-hooks.yaml");
+/// Shown as the path of the builtin layer.
+pub const DEFAULT_POLICY_NAME: &str = "<builtin>/default-hooks.yaml";
+
 /// A configuration layer, in the order they apply.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -54,8 +59,8 @@ impl SourceFile {
     pub fn builtin() -> Arc<SourceFile> {
         Arc::new(SourceFile {
             layer: Layer::Builtin,
-            path: PathBuf::from(crate::load::DEFAULT_POLICY_NAME),
-            text: crate::load::DEFAULT_POLICY.to_string(),
+            path: PathBuf::from(DEFAULT_POLICY_NAME),
+            text: DEFAULT_POLICY.to_string(),
         })
     }
 
@@ -257,5 +262,20 @@ mod tests {
             shown.contains(&format!(" |{}^\n", " ".repeat(7))),
             "{shown}"
         );
+    }
+}
+
+/// A load-time warning (the config is usable, but something is off).
+#[derive(Debug, Clone)]
+pub struct ConfigWarning {
+    /// Where (`file:line:column`).
+    pub location: String,
+    /// What.
+    pub message: String,
+}
+
+impl std::fmt::Display for ConfigWarning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.location, self.message)
     }
 }

@@ -258,6 +258,11 @@ fn compare(a: &Value, b: &Value) -> Option<Ordering> {
     }
 }
 
+/// The `when` key (and Rules path) that means the tool's name: the
+/// agent's own (`Bash`) or ahp's normalized one (`shell`), compared without
+/// regard to case. `tool.name` and `tool.raw_name` test one of them.
+pub const TOOL_NAME_KEY: &str = "tool";
+
 /// Whether one clause holds: the value at `path` matches. The bare key
 /// `tool` names the tool (see [`tool_name_matches`]), since the tool itself
 /// is an object no value could equal.
@@ -273,7 +278,7 @@ fn compare(a: &Value, b: &Value) -> Option<Ordering> {
 /// assert!(!clause_holds("tool", &m, &HookContext::default()));
 /// ```
 pub fn clause_holds(path: &str, m: &Matcher, ctx: &HookContext) -> bool {
-    if path == crate::context_shape::TOOL_NAME_KEY {
+    if path == TOOL_NAME_KEY {
         return ctx.tool.as_ref().is_some_and(|t| tool_name_matches(m, t));
     }
     m.matches(ctx.lookup(path).as_deref())

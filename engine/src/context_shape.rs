@@ -353,10 +353,7 @@ pub const CONTEXT: Kind = Kind::Object {
     open: true,
 };
 
-/// The `when` key (and Rules path) that means the tool's name: the
-/// agent's own (`Bash`) or ahp's normalized one (`shell`), compared without
-/// regard to case. `tool.name` and `tool.raw_name` test one of them.
-pub const TOOL_NAME_KEY: &str = "tool";
+pub use crate::condition::TOOL_NAME_KEY;
 
 /// How sure a finding is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

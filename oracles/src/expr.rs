@@ -58,8 +58,8 @@
 //! );
 //! ```
 
+use ahp_engine::condition::TOOL_NAME_KEY;
 use ahp_engine::condition::{clause_holds, parse_operand, CmpOp, Matcher};
-use ahp_engine::context_shape::TOOL_NAME_KEY;
 use ahp_engine::pattern::Pattern;
 use ahp_engine::HookContext;
 use serde_json::Value;

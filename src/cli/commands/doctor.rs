@@ -294,7 +294,7 @@ fn check_agenthooks(r: &mut Report, dirs: &[PathBuf]) {
 /// part of the policy is left out of every hook call (or, under
 /// `fail_closed`, every call blocks).
 fn check_policy(r: &mut Report, root: &Path, registry: &Registry) {
-    let v = match crate::cli::validate(Some(root.to_path_buf()), registry) {
+    let v = match crate::ops::policy::validate(Some(root.to_path_buf()), registry) {
         Ok(v) => v,
         Err(e) => {
             r.add(
@@ -367,7 +367,7 @@ pub(crate) fn run(args: DoctorArgs, registry: &Registry) -> Result<u8> {
         r.add("agents", Level::Problem, "no agent config has ahp's hooks, so ahp never runs; install them with `ahp install AGENT`");
     }
     check_policy(&mut r, &root, registry);
-    match crate::cli::trust_status(&root) {
+    match crate::ops::policy::trust_status(&root) {
         Ok((set, _)) if set.is_empty() => r.add("trust", Level::Ok, "no project hooks to trust"),
         Ok((_, TrustStatus::Trusted)) => r.add("trust", Level::Ok, "project hooks are trusted"),
         Ok(_) if nothing_waits_for_trust(&root, registry) => r.add(
@@ -401,8 +401,8 @@ pub(crate) fn run(args: DoctorArgs, registry: &Registry) -> Result<u8> {
                 text.push_str(&format!(
                     "{:<7} {}: {}\n",
                     f.level.as_str(),
-                    crate::cli::terminal_safe(&f.subject),
-                    crate::cli::terminal_safe(&f.message)
+                    crate::ops::output::terminal_safe(&f.subject),
+                    crate::ops::output::terminal_safe(&f.message)
                 ));
             }
             if problems == 0 {
@@ -412,11 +412,11 @@ pub(crate) fn run(args: DoctorArgs, registry: &Registry) -> Result<u8> {
             }
         }
     }
-    crate::out::print(&text)?;
+    crate::ops::output::print(&text)?;
     Ok(if problems == 0 {
-        crate::cli::EXIT_PROCEED
+        crate::ops::output::EXIT_PROCEED
     } else {
-        crate::cli::EXIT_ERROR
+        crate::ops::output::EXIT_ERROR
     })
 }
 
@@ -424,6 +424,6 @@ pub(crate) fn run(args: DoctorArgs, registry: &Registry) -> Result<u8> {
 /// nothing out for want of trust: an untrusted policy of plain oracles is
 /// not a problem, and saying "they do not run" would be false.
 fn nothing_waits_for_trust(root: &Path, registry: &Registry) -> bool {
-    crate::cli::load(Some(root.to_path_buf()), registry)
+    crate::ops::policy::load(Some(root.to_path_buf()), registry)
         .is_ok_and(|cfg| cfg.skipped_entries.is_empty() && cfg.skipped_hooks.is_empty())
 }

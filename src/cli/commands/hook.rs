@@ -12,9 +12,10 @@
 use crate::adapters::{
     self, caps, render, Agent, Decision, Inbound, PromptFallback, Reply, RewriteFallback,
 };
-use crate::cli::{
-    dispatch, parse_json, read_limited, terminal_safe, BrokenPolicy, DispatchRequest,
-};
+use crate::ops::dispatch::{dispatch, DispatchRequest};
+use crate::ops::input::{parse_json, read_limited};
+use crate::ops::output::terminal_safe;
+use crate::ops::policy::BrokenPolicy;
 use ahp_config::{ConfigErrors, FailClosed, LoadOptions};
 use ahp_engine::{Diagnostic, Event, Level, Outcome, Registry, Verdict};
 use ahp_signals_log::{read_all, Record, Release, SignalLog};
@@ -332,7 +333,7 @@ fn fail(args: &HookArgs, known: &Known, e: &anyhow::Error) -> Reply {
     if !args.no_log {
         let path = match (&args.log, &root) {
             (Some(p), _) => Ok(Some(p.clone())),
-            (None, Some(r)) => crate::cli::project_log_path(r).map(Some),
+            (None, Some(r)) => crate::ops::policy::project_log_path(r).map(Some),
             (None, None) => Ok(None),
         };
         let path = path.unwrap_or_else(|e| {

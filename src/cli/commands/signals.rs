@@ -1,7 +1,7 @@
 //! `ahp signals`: query, statistics, tuning, an HTML report and replay over
 //! the signal log.
 
-use crate::cli::{apply_trust, runtime};
+use crate::ops::policy::{apply_trust, runtime};
 use ahp_config::{LoadOptions, LoadedConfig};
 use ahp_engine::{Engine, EntryStatus, Event, HookContext, Intensity, Outcome, Registry};
 use ahp_signals_log::analytics::query::{parse_time, Filter};
@@ -166,12 +166,15 @@ pub(crate) fn run(cmd: SignalsCommand, registry: Registry) -> Result<u8> {
                     if let Read::NoLog(path) = read {
                         eprintln!("{}", no_signals_yet(&path));
                     }
-                    crate::out::print(&format!("{}\n", serde_json::to_string_pretty(&stats)?))?
+                    crate::ops::output::print(&format!(
+                        "{}\n",
+                        serde_json::to_string_pretty(&stats)?
+                    ))?
                 }
                 (OutFormat::Text, Read::NoLog(path)) => {
-                    crate::out::print(&format!("{}\n", no_signals_yet(&path)))?
+                    crate::ops::output::print(&format!("{}\n", no_signals_yet(&path)))?
                 }
-                (OutFormat::Text, Read::Done) => crate::out::print(&stats_table(&stats))?,
+                (OutFormat::Text, Read::Done) => crate::ops::output::print(&stats_table(&stats))?,
             }
             Ok(0)
         }
@@ -192,7 +195,7 @@ pub(crate) fn run(cmd: SignalsCommand, registry: Registry) -> Result<u8> {
                     .map(|f| format!("{}  [{}]\n", f.suggestion, f.event))
                     .collect(),
             };
-            crate::out::print(&text)?;
+            crate::ops::output::print(&text)?;
             Ok(0)
         }
         SignalsCommand::Report {
@@ -277,7 +280,7 @@ fn log_path(common: &Common) -> Result<PathBuf> {
     }
     let opts = LoadOptions::from_env(common.project.clone())
         .context("cannot determine the current directory")?;
-    crate::cli::project_log_path(&opts.project_root)
+    crate::ops::policy::project_log_path(&opts.project_root)
 }
 
 /// How a read of the log ended.
@@ -482,7 +485,7 @@ fn one_line(text: &str) -> String {
             }
         })
         .collect();
-    crate::cli::terminal_safe(&flat).into_owned()
+    crate::ops::output::terminal_safe(&flat).into_owned()
 }
 
 /// What a run decided on, for people: the tool command (or the tool and
@@ -743,7 +746,10 @@ fn replay(
     };
     let (policy, warnings) = cfg.compile_events(&registry, None)?;
     for w in warnings {
-        eprintln!("warning: {}", crate::cli::terminal_safe(&w.to_string()));
+        eprintln!(
+            "warning: {}",
+            crate::ops::output::terminal_safe(&w.to_string())
+        );
     }
     let engine = Engine::builder()
         .registry(registry)

@@ -1,0 +1,163 @@
+//! Where the policy's layers are (`~/.ahp/hooks.yaml`,
+//! `<project>/.ahp/hooks.yaml`, `<project>/.ahp/hooks.local.yaml`), which
+//! directory is the project, and how one layer file is read.
+
+use crate::source::{ConfigError, Layer, SourceFile};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// The environment variable that switches `fail_closed` on, like
+/// `settings.fail_closed: true` in the user layer (for machines whose
+/// policy files are not the user's to edit, and for CI).
+pub const FAIL_CLOSED_ENV: &str = "AHP_FAIL_CLOSED";
+
+/// Whether `AHP_FAIL_CLOSED` asks to fail closed. Any value but empty,
+/// `0` and `false` does: a variable set to something unexpected was still
+/// set on purpose.
+pub fn fail_closed_env() -> bool {
+    match std::env::var_os(FAIL_CLOSED_ENV) {
+        None => false,
+        Some(v) => {
+            let v = v.to_string_lossy();
+            let v = v.trim();
+            !(v.is_empty() || v == "0" || v.eq_ignore_ascii_case("false"))
+        }
+    }
+}
+
+/// Where to look for the layers.
+#[derive(Debug, Clone)]
+pub struct LoadOptions {
+    /// The user's home (`~/.ahp/hooks.yaml`); no user layer when `None`.
+    pub home: Option<PathBuf>,
+    /// `$XDG_CONFIG_HOME`, for user HOOK.md hooks (`~/.config` when `None`).
+    pub xdg_config_home: Option<PathBuf>,
+    /// The project root.
+    pub project_root: PathBuf,
+    /// `AHP_FAIL_CLOSED` is set: `fail_closed` is on whatever the layers
+    /// say (see [`crate::fail_closed`]).
+    pub fail_closed_env: bool,
+}
+
+/// The nearest ancestor of `start` (itself included) that has `.ahp/` or
+/// `.git/`.
+///
+/// ```
+/// let dir = tempfile::tempdir().unwrap();
+/// std::fs::create_dir_all(dir.path().join(".git")).unwrap();
+/// std::fs::create_dir_all(dir.path().join("src/deep")).unwrap();
+/// let root = ahp_config::find_project_root(&dir.path().join("src/deep"));
+/// assert_eq!(root.as_deref(), Some(dir.path()));
+/// ```
+pub fn find_project_root(start: &Path) -> Option<PathBuf> {
+    start
+        .ancestors()
+        .find(|d| d.join(".ahp").is_dir() || d.join(".git").exists())
+        .map(Path::to_path_buf)
+}
+
+impl LoadOptions {
+    /// HOME from the environment; the project is `project` when given, else
+    /// the nearest ancestor of the current directory with `.ahp/` or `.git/`,
+    /// else the current directory.
+    pub fn from_env(project: Option<PathBuf>) -> std::io::Result<LoadOptions> {
+        let var = |name: &str| {
+            std::env::var_os(name)
+                .filter(|h| !h.is_empty())
+                .map(PathBuf::from)
+        };
+        let home = var("HOME");
+        let xdg_config_home = var("XDG_CONFIG_HOME");
+        let project_root = match project {
+            // A relative root (`--project .`, an agent's `"cwd": "."`) would
+            // make every path derived from it relative, and HOOK.md hooks
+            // need an absolute directory to run in.
+            Some(p) => std::path::absolute(&p)?,
+            None => {
+                let cwd = std::env::current_dir()?;
+                find_project_root(&cwd).unwrap_or(cwd)
+            }
+        };
+        Ok(LoadOptions {
+            home,
+            xdg_config_home,
+            project_root,
+            fail_closed_env: fail_closed_env(),
+        })
+    }
+
+    /// Options for `home` and `project_root`, no XDG override.
+    pub fn new(home: Option<PathBuf>, project_root: PathBuf) -> LoadOptions {
+        LoadOptions {
+            home,
+            xdg_config_home: None,
+            project_root,
+            fail_closed_env: false,
+        }
+    }
+
+    /// The user HOOK.md directory, if HOME or XDG_CONFIG_HOME is known.
+    pub fn user_hooks_dir(&self) -> Option<PathBuf> {
+        crate::hookmd::user_hooks_dir(self.xdg_config_home.as_deref(), self.home.as_deref())
+    }
+
+    /// The files of each layer, in order (whether or not they exist).
+    pub fn layer_paths(&self) -> Vec<(Layer, PathBuf)> {
+        let mut v = Vec::new();
+        if let Some(home) = &self.home {
+            v.push((Layer::User, home.join(".ahp").join("hooks.yaml")));
+        }
+        let dir = self.project_root.join(".ahp");
+        v.push((Layer::Project, dir.join("hooks.yaml")));
+        v.push((Layer::Local, dir.join("hooks.local.yaml")));
+        v
+    }
+}
+
+pub(crate) fn read_layer(
+    layer: Layer,
+    path: &Path,
+) -> Result<Option<Arc<SourceFile>>, ConfigError> {
+    // A repository's policy files are read only as the regular files that
+    // `ahp trust` hashes, never through a link to bytes it does not see.
+    if matches!(layer, Layer::Project | Layer::Local) {
+        if let Some(root) = path.parent().and_then(Path::parent) {
+            let rel = match layer {
+                Layer::Local => crate::trust::LOCAL_POLICY_FILE,
+                _ => crate::trust::POLICY_FILE,
+            };
+            crate::trust::check_policy_path(root, rel)
+                .map_err(|e| ConfigError::in_file(path, e.to_string()))?;
+        }
+    }
+    // A FIFO would block the read, and so every hook call, forever.
+    match std::fs::metadata(path) {
+        Ok(meta) if !meta.is_file() => {
+            return Err(ConfigError::in_file(
+                path,
+                "not a regular file; a policy file must be a plain YAML file",
+            ));
+        }
+        _ => {}
+    }
+    match std::fs::read(path) {
+        Ok(bytes) => {
+            let text = String::from_utf8(bytes).map_err(|e| {
+                ConfigError::in_file(
+                    path,
+                    format!(
+                        "not UTF-8 text (invalid byte at offset {})",
+                        e.utf8_error().valid_up_to()
+                    ),
+                )
+            })?;
+            Ok(Some(Arc::new(SourceFile {
+                layer,
+                path: path.to_path_buf(),
+                text,
+            })))
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(ConfigError::in_file(path, format!("cannot read: {e}"))),
+    }
+}

@@ -1,0 +1,82 @@
+//! `ahp init`: a commented starter `.ahp/hooks.yaml` and its schema, and
+//! the local files gitignored.
+
+use crate::cli::args::ProjectArg;
+use crate::ops::output::EXIT_PROCEED;
+use anyhow::{anyhow, Context, Result};
+use std::path::Path;
+
+/// Arguments of `ahp init`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct InitArgs {
+    #[command(flatten)]
+    project: ProjectArg,
+    /// Overwrite an existing .ahp/hooks.yaml.
+    #[arg(long)]
+    force: bool,
+}
+
+pub(crate) fn run(args: InitArgs) -> Result<u8> {
+    let root = match args.project.project {
+        Some(p) => p,
+        None => std::env::current_dir().context("cannot determine the current directory")?,
+    };
+    init(&root, args.force)?;
+    Ok(EXIT_PROCEED)
+}
+
+fn init(root: &Path, force: bool) -> Result<()> {
+    let dir = root.join(".ahp");
+    let hooks = dir.join("hooks.yaml");
+    if hooks.exists() && !force {
+        return Err(anyhow!(
+            "{} already exists; use --force to overwrite it, or edit it (run `ahp validate` after)",
+            hooks.display()
+        ));
+    }
+    // The project may be a cloned repository: its `.ahp/` and `.gitignore`
+    // are written without following a symlink it committed.
+    let write = |rel: &str, text: &str| {
+        ahp_oracles::safe_write::write_in_project(root, Path::new(rel), text.as_bytes())
+            .map_err(|e| anyhow!("ahp init: {e}"))
+    };
+    write(".ahp/hooks.yaml", ahp_config::STARTER_POLICY)?;
+    let schema = dir.join("hooks.schema.json");
+    write(
+        ".ahp/hooks.schema.json",
+        &(serde_json::to_string_pretty(&ahp_config::hooks_schema())? + "\n"),
+    )?;
+    let gitignore = root.join(".gitignore");
+    let existing = match std::fs::read_to_string(&gitignore) {
+        Ok(s) => s,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => return Err(anyhow!("cannot read {}: {e}", gitignore.display())),
+    };
+    let wanted = [".ahp/hooks.local.yaml", ".ahp/signals.jsonl*"];
+    let missing: Vec<&str> = wanted
+        .iter()
+        .copied()
+        .filter(|w| !existing.lines().any(|l| l.trim() == *w))
+        .collect();
+    if !missing.is_empty() {
+        let mut text = existing.clone();
+        if !text.is_empty() && !text.ends_with('\n') {
+            text.push('\n');
+        }
+        text.push_str("# ahp: personal overrides and the signal log\n");
+        for m in &missing {
+            text.push_str(m);
+            text.push('\n');
+        }
+        write(".gitignore", &text)?;
+    }
+    crate::ops::output::outln!("wrote {}", hooks.display())?;
+    crate::ops::output::outln!("wrote {}", schema.display())?;
+    if !missing.is_empty() {
+        crate::ops::output::outln!("added {} to {}", missing.join(", "), gitignore.display())?;
+    }
+    crate::ops::output::outln!(
+        "next: edit the policy, then `ahp validate` and `ahp explain pre-tool-use`"
+    )?;
+    Ok(())
+}

@@ -1,0 +1,48 @@
+//! `ahp respond SIGNAL_ID ACTION`: record what was done about a signal.
+
+use crate::cli::args::ProjectArg;
+use crate::ops::output::{print, EXIT_PROCEED};
+use crate::ops::policy::project_log_path;
+use ahp_config::LoadOptions;
+use anyhow::{Context, Result};
+use std::path::PathBuf;
+
+/// Arguments of `ahp respond`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct RespondArgs {
+    /// The signal's `header.id`.
+    signal_id: String,
+    /// What was done.
+    action: String,
+    /// Free-form details (JSON).
+    #[arg(long, value_name = "JSON")]
+    details: Option<String>,
+    /// Replace the signal's current answer (the log keeps both; the latest counts).
+    #[arg(long)]
+    amend: bool,
+    /// The log (default <project>/.ahp/signals.jsonl).
+    #[arg(long, value_name = "PATH")]
+    log: Option<PathBuf>,
+    #[command(flatten)]
+    project: ProjectArg,
+}
+
+pub(crate) fn run(args: RespondArgs) -> Result<u8> {
+    let log = match args.log {
+        Some(p) => p,
+        None => project_log_path(
+            &LoadOptions::from_env(args.project.project)
+                .context("cannot determine the current directory")?
+                .project_root,
+        )?,
+    };
+    let response = crate::ops::respond::respond(
+        &log,
+        &args.signal_id,
+        &args.action,
+        args.details.as_deref(),
+        args.amend,
+    )?;
+    print(&format!("{}\n", serde_json::to_string(&response)?))?;
+    Ok(EXIT_PROCEED)
+}

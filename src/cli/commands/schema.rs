@@ -1,0 +1,22 @@
+//! `ahp schema`: the JSON Schema of hooks.yaml, or of HOOK.md frontmatter.
+
+use crate::ops::output::{print, EXIT_PROCEED};
+use anyhow::Result;
+
+/// Arguments of `ahp schema`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct SchemaArgs {
+    /// The schema of HOOK.md frontmatter instead.
+    #[arg(long)]
+    hook_md: bool,
+}
+
+pub(crate) fn run(args: SchemaArgs) -> Result<u8> {
+    let schema = if args.hook_md {
+        ahp_config::schema::hook_md_schema()
+    } else {
+        ahp_config::hooks_schema()
+    };
+    print(&format!("{}\n", serde_json::to_string_pretty(&schema)?))?;
+    Ok(EXIT_PROCEED)
+}

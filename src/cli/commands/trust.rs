@@ -1,0 +1,130 @@
+//! `ahp trust`: trust this project's hooks and commands after reviewing
+//! them (`--show` lists them, `--revoke` forgets the trust).
+
+use crate::cli::args::ProjectArg;
+use crate::ops::output::EXIT_PROCEED;
+use ahp_config::trust::{self, TrustStatus, TrustStore};
+use ahp_config::{ConfigErrors, LoadOptions, LoadedConfig};
+use ahp_engine::Registry;
+use anyhow::{anyhow, Context, Result};
+use std::path::{Path, PathBuf};
+
+/// Arguments of `ahp trust`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct TrustArgs {
+    #[command(flatten)]
+    project: ProjectArg,
+    /// List the files that would be trusted and the current status; change nothing.
+    #[arg(long, conflicts_with = "revoke")]
+    show: bool,
+    /// Forget the trust given to this project.
+    #[arg(long)]
+    revoke: bool,
+}
+
+pub(crate) fn run(args: TrustArgs, registry: &Registry) -> Result<u8> {
+    trust_command(args.project.project, args.show, args.revoke, registry)
+}
+
+/// The project's own errors among `errors`: those in a file under the
+/// project root (its policy files, its HOOK.md hooks).
+fn project_errors(root: &Path, errors: &[ahp_config::ConfigError]) -> Vec<ahp_config::ConfigError> {
+    errors
+        .iter()
+        .filter(|e| e.file.as_ref().is_some_and(|f| f.starts_with(root)))
+        .cloned()
+        .collect()
+}
+
+/// `ahp trust` trusts only what would run as reviewed: a project whose
+/// policy files or hooks loading refuses (a symlink out of the project, an
+/// `oracle: Script`, a HOOK.md that does not load) is refused here too,
+/// naming each file, rather than trusted and then quietly left out.
+fn check_loads_as_reviewed(opts: &LoadOptions, registry: &Registry) -> Result<()> {
+    let root = &opts.project_root;
+    let refuse = |errors: Vec<ahp_config::ConfigError>| {
+        anyhow!(
+            "not trusted: ahp would not load {} of what you are trusting, so it would not run as reviewed:\n{}\nfix it, then run `ahp trust` again",
+            if errors.len() == 1 { "this part" } else { "these parts" },
+            ConfigErrors(errors)
+        )
+    };
+    let cfg = LoadedConfig::load_with_errors(opts);
+    let mut mine = project_errors(root, &cfg.hook_errors);
+    mine.extend(project_errors(
+        root,
+        &cfg.compile_with_errors(registry, None).errors,
+    ));
+    if mine.is_empty() {
+        Ok(())
+    } else {
+        Err(refuse(mine))
+    }
+}
+
+fn trust_command(
+    project: Option<PathBuf>,
+    show: bool,
+    revoke: bool,
+    registry: &Registry,
+) -> Result<u8> {
+    let opts = LoadOptions::from_env(project).context("cannot determine the current directory")?;
+    let root = &opts.project_root;
+    let store = TrustStore::from_env()?;
+    if revoke {
+        if store.revoke(root)? {
+            crate::ops::output::outln!(
+                "revoked: project hooks of {} will not run until trusted again",
+                root.display()
+            )?;
+        } else {
+            crate::ops::output::outln!("{} was not trusted", root.display())?;
+        }
+        return Ok(EXIT_PROCEED);
+    }
+    let set = trust::hook_set(root)?;
+    let status = store.status(&set)?;
+    if show {
+        crate::ops::output::outln!("project: {}", root.display())?;
+        crate::ops::output::outln!("hook set: {} ({} file(s))", set.digest, set.files.len())?;
+        for f in &set.files {
+            let kind = match (&f.symlink_target, f.executable) {
+                (Some(t), _) => format!("symlink → {t}"),
+                (None, true) => "executable".to_string(),
+                (None, false) => String::new(),
+            };
+            crate::ops::output::outln!("  {}  {} {kind}", f.digest, f.path)?;
+        }
+        let line = match &status {
+            TrustStatus::Trusted if set.is_empty() => "status: no project hooks".to_string(),
+            TrustStatus::Trusted => "status: trusted".to_string(),
+            TrustStatus::Untrusted => "status: not trusted (run `ahp trust`)".to_string(),
+            TrustStatus::Changed {
+                trusted_at,
+                changed,
+            } => format!(
+                "status: changed since trusted at {trusted_at}: {}",
+                changed.join(", ")
+            ),
+        };
+        crate::ops::output::outln!("{line}")?;
+        return Ok(EXIT_PROCEED);
+    }
+    if set.is_empty() {
+        crate::ops::output::outln!(
+            "{} has no project hooks (.agents/hooks); nothing to trust",
+            root.display()
+        )?;
+        return Ok(EXIT_PROCEED);
+    }
+    check_loads_as_reviewed(&opts, registry)?;
+    store.trust(&set)?;
+    crate::ops::output::outln!(
+        "trusted {} file(s) of {} ({}); recorded in {}",
+        set.files.len(),
+        root.display(),
+        set.digest,
+        store.path().display()
+    )?;
+    Ok(EXIT_PROCEED)
+}

@@ -1,0 +1,168 @@
+//! The `ahp` command line. [`crate::run_cli`] runs it with any registry,
+//! so a team can ship its own `ahp` with custom oracles (see
+//! `examples/custom_oracle.rs`).
+
+mod args;
+mod commands;
+
+use crate::ops::output::{init_tracing, is_closed_pipe, terminal_safe, EXIT_ERROR, EXIT_PROCEED};
+use crate::ops::policy::BrokenPolicy;
+use ahp_config::ConfigErrors;
+use ahp_engine::Registry;
+use anyhow::Result;
+use clap::{Parser, Subcommand};
+use commands::*;
+use std::io::Write;
+use std::process::ExitCode;
+
+const AFTER_HELP: &str = "\
+Exit codes:
+  0  proceed (accept, aid or control)
+  1  usage or configuration error
+  2  block
+  3  prompt awaiting an answer (non-interactive)
+
+Config layers (later wins): builtin → ~/.ahp/hooks.yaml → <project>/.ahp/hooks.yaml → <project>/.ahp/hooks.local.yaml.
+The builtin layer (ahp's default policy) is always the bottom one: a policy file adds to it, and only
+`enabled: false` on one of its entries or `settings.builtin: false` switches it off.";
+
+/// ahp: a policy engine for AI coding agents.
+#[derive(Debug, Parser)]
+#[command(name = "ahp", version, about, after_help = AFTER_HELP)]
+struct Cli {
+    /// Print `[HOOK DEBUG]` trace lines on stderr (also: AHP_DEBUG=1).
+    #[arg(long, global = true)]
+    debug: bool,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Evaluate EVENT against a context and print the verdict.
+    ///
+    /// The context is JSON (SPEC §3) from --context FILE, or from stdin when
+    /// stdin is not a terminal. Every signal is appended to the signal log.
+    Run(run::RunArgs),
+    /// The same as `run`, named for workflow scripts: `ahp gate pre-issue-submit --issue FILE`.
+    ///
+    /// Exit 2 means the step must not proceed.
+    Gate(run::RunArgs),
+    /// Show which entries EVENT runs, in which order, from which layer, and why others do not.
+    Explain(explain::ExplainArgs),
+    /// Check the merged configuration; exit 1 with every error found.
+    Validate(validate::ValidateArgs),
+    /// Print the merged configuration with the layer and file:line of every value.
+    Config(config::ConfigArgs),
+    /// Write a commented starter .ahp/hooks.yaml (and its schema) and gitignore the local files.
+    Init(init::InitArgs),
+    /// Trust this project's HOOK.md hooks (.agents/hooks), like `direnv allow`.
+    ///
+    /// Project hooks are code from the repository: they run only after you
+    /// have read them and trusted the exact set of files. Any change to
+    /// them needs trusting again.
+    Trust(trust::TrustArgs),
+    /// Query the signal log: records, statistics, tuning suggestions, an HTML report, replay.
+    #[command(subcommand)]
+    Signals(signals::SignalsCommand),
+    /// Record what was done about a signal of the log (SPEC §6 responses).
+    ///
+    /// The action must answer the signal's intensity: block → retry_after_fix,
+    /// proceed_with_risk, abort; control → accept_modification, reject_modification;
+    /// prompt → acknowledge, apply_suggestion, dismiss; aid → suggestion_applied,
+    /// suggestion_deferred.
+    ///
+    /// A signal has one answer: answering it again needs --amend, and the
+    /// new answer replaces the old one in every statistic.
+    Respond(respond::RespondArgs),
+    /// The hook command of an agent: read its JSON on stdin, answer in its protocol.
+    ///
+    /// Installed by `ahp install AGENT` as the agent's hook command. The
+    /// agent's event maps to an ahp event, its tool names to the shared
+    /// vocabulary (shell, write, edit, read, fetch, mcp), and the verdict to
+    /// the agent's output: block → deny, control → the rewritten input,
+    /// prompt → ask (or context), aid → additional context. Errors inside ahp
+    /// fail open with a message on stderr (settings.fail_closed: true blocks).
+    Hook(hook::HookArgs),
+    /// Add `ahp hook AGENT` to an agent's hook config, for every event ahp decides on.
+    ///
+    /// Edits the agent's own file (claude-code: .claude/settings.json, codex:
+    /// .codex/hooks.json, gemini: .gemini/settings.json, copilot:
+    /// .github/hooks/ahp.json, cursor: .cursor/hooks.json, kimi:
+    /// ~/.kimi/config.toml; user scope: the same under the home directory),
+    /// keeping the user's other settings, comments and layout. Running it
+    /// twice changes nothing the second time. A malformed file is refused
+    /// with its line and column, and nothing is written.
+    Install(install::InstallArgs),
+    /// Remove what `ahp install AGENT` added: the hooks whose command starts with
+    /// `CMD hook AGENT`, and the event lists that only held them. The user's own hooks
+    /// stay; a file left with no settings at all is deleted.
+    Uninstall(install::InstallArgs),
+    /// Check that ahp's hooks would fire: agent configs parse, ahp's entries are there,
+    /// the command resolves, hooks.yaml validates and project hooks are trusted.
+    ///
+    /// Exit 0 when all is well, 1 when any problem is found.
+    Doctor(doctor::DoctorArgs),
+    /// Print the JSON Schema (draft-07) of hooks.yaml (or of HOOK.md frontmatter).
+    Schema(schema::SchemaArgs),
+}
+
+/// Runs the CLI with `registry` and returns the process exit code.
+pub(crate) fn main_with(registry: Registry) -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() {
+                EXIT_ERROR
+            } else {
+                EXIT_PROCEED
+            };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    let debug =
+        cli.debug || std::env::var_os("AHP_DEBUG").is_some_and(|v| v != "0" && !v.is_empty());
+    if debug {
+        init_tracing();
+    }
+    match run_command(cli.command, registry) {
+        Ok(code) => ExitCode::from(code),
+        Err(e) if is_closed_pipe(&e) => ExitCode::from(EXIT_PROCEED),
+        Err(e) => {
+            let mut stderr = std::io::stderr().lock();
+            // Config errors are already fully formatted.
+            let text = match (
+                e.downcast_ref::<ConfigErrors>(),
+                e.downcast_ref::<BrokenPolicy>(),
+            ) {
+                (Some(ce), _) => ce.to_string(),
+                (_, Some(b)) => format!(
+                    "{}ahp: {}, so a policy with errors does not run\n",
+                    b.errors, b.fail_closed
+                ),
+                _ => format!("error: {e:#}\n"),
+            };
+            let _ = write!(stderr, "{}", terminal_safe(&text));
+            ExitCode::from(EXIT_ERROR)
+        }
+    }
+}
+
+fn run_command(cmd: Command, registry: Registry) -> Result<u8> {
+    match cmd {
+        Command::Signals(cmd) => signals::run(cmd, registry),
+        Command::Run(args) | Command::Gate(args) => run::run(args, &registry),
+        Command::Explain(args) => explain::run(args, &registry),
+        Command::Validate(args) => validate::run(args, &registry),
+        Command::Config(args) => config::run(args, &registry),
+        Command::Init(args) => init::run(args),
+        Command::Trust(args) => trust::run(args, &registry),
+        Command::Respond(args) => respond::run(args),
+        Command::Hook(args) => hook::run(args, &registry),
+        Command::Install(args) => install::run(args, false),
+        Command::Uninstall(args) => install::run(args, true),
+        Command::Doctor(args) => doctor::run(args, &registry),
+        Command::Schema(args) => schema::run(args),
+    }
+}

@@ -1,0 +1,91 @@
+//! What a command reads: an event name, and a context as JSON from a
+//! file or stdin, bounded in size, with errors that name line and column.
+
+use ahp_engine::{Event, HookContext};
+use anyhow::{anyhow, Context, Result};
+use std::io::{IsTerminal, Read};
+
+/// Largest context accepted on stdin or from a file. Agent payloads are a
+/// few KiB; a tool input carrying a whole file can reach a few MiB.
+pub const MAX_CONTEXT_BYTES: u64 = 16 * 1024 * 1024;
+
+pub(crate) fn parse_event(name: &str) -> Result<Event> {
+    Event::parse(name).map_err(|e| anyhow!("{e}"))
+}
+
+/// Reads the context: `--context FILE`, `-` or piped stdin; an empty
+/// context when stdin is a terminal and no file was given.
+pub(crate) fn read_context(source: Option<&str>) -> Result<HookContext> {
+    let (name, bytes) = match source {
+        Some("-") => (
+            "<stdin>".to_string(),
+            read_limited(std::io::stdin().lock(), "<stdin>")?,
+        ),
+        Some(path) => {
+            let f = std::fs::File::open(path)
+                .with_context(|| format!("cannot open context file `{path}`"))?;
+            (path.to_string(), read_limited(f, path)?)
+        }
+        None if !std::io::stdin().is_terminal() => (
+            "<stdin>".to_string(),
+            read_limited(std::io::stdin().lock(), "<stdin>")?,
+        ),
+        None => return Ok(HookContext::default()),
+    };
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Ok(HookContext::default());
+    }
+    let value = parse_json(&bytes, &format!("context {name}"))?;
+    let raw = value.clone();
+    let mut ctx: HookContext = serde_json::from_value(value)
+        .map_err(|e| anyhow!("context {name}: {e}\n  help: see SPEC §3 for the context fields (event, session_id, tool {{name, input}}, files {{changed}}, issue, …)"))?;
+    if let Some(files) = ctx.files.as_mut() {
+        if files.changed_count == 0 {
+            files.changed_count = files.changed.len();
+        }
+    }
+    if ctx.raw.is_none() {
+        ctx.raw = Some(raw);
+    }
+    if let Some(tool) = ctx.tool.as_mut() {
+        crate::adapters::normalize_context_tool(tool);
+    }
+    Ok(ctx)
+}
+
+/// Parses one JSON value; errors name the source, line and column.
+pub(crate) fn parse_json(bytes: &[u8], name: &str) -> Result<serde_json::Value> {
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        anyhow!(
+            "{name}: not UTF-8 (invalid byte at offset {})",
+            e.valid_up_to()
+        )
+    })?;
+    let mut de = serde_json::Deserializer::from_str(text);
+    // Deeply nested JSON must be an error, not a stack overflow: serde_json
+    // stops at 128 levels by default, which we keep.
+    let value: serde_json::Value = serde::Deserialize::deserialize(&mut de)
+        .map_err(|e| anyhow!("{name}:{}:{}: invalid JSON: {e}", e.line(), e.column()))?;
+    de.end().map_err(|e| {
+        anyhow!(
+            "{name}:{}:{}: trailing data after the JSON value",
+            e.line(),
+            e.column()
+        )
+    })?;
+    Ok(value)
+}
+
+pub(crate) fn read_limited(r: impl Read, name: &str) -> Result<Vec<u8>> {
+    let mut buf = Vec::new();
+    r.take(MAX_CONTEXT_BYTES + 1)
+        .read_to_end(&mut buf)
+        .with_context(|| format!("cannot read context from {name}"))?;
+    if buf.len() as u64 > MAX_CONTEXT_BYTES {
+        return Err(anyhow!(
+            "context from {name} is larger than the limit of {} MiB; send the tool input, not whole files",
+            MAX_CONTEXT_BYTES / (1024 * 1024)
+        ));
+    }
+    Ok(buf)
+}
