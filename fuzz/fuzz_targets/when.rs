@@ -5,7 +5,7 @@
 #![no_main]
 
 use ahp::engine::condition::{Condition, Matcher};
-use ahp::oracles::expr::Expr;
+use ahp::engine::condition::expr::Expr;
 use ahp::HookContext;
 use libfuzzer_sys::fuzz_target;
 use serde_json::{json, Value};

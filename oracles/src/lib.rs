@@ -71,7 +71,6 @@ pub mod commit_msg;
 pub mod completion;
 pub mod context_loader;
 pub mod deps;
-pub mod expr;
 pub mod file_limit;
 pub mod git;
 pub mod issue;

@@ -48,8 +48,8 @@
 //! ```
 
 use crate::cfg::{as_map, check_keys, join, one_of, opt_str, req_str};
-use crate::expr::{check_path, Expr};
 use crate::template::{truncate, Template};
+use ahp_engine::condition::expr::{check_path, Expr};
 use ahp_engine::context_shape::{self as shape, check_clause, Level, PathFinding};
 use ahp_engine::oracle::kind_of;
 use ahp_engine::{

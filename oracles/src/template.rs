@@ -2,7 +2,7 @@
 //! setting that takes one (Rules messages, RetrospectiveGenerator's
 //! `output`).
 
-use crate::expr::check_path;
+use ahp_engine::condition::expr::check_path;
 use ahp_engine::HookContext;
 use serde_json::Value;
 

@@ -1,10 +1,14 @@
-//! Matchers over context values: the building block of `when` conditions
-//! (SPEC §4.2) and of the Rules oracle.
+//! Conditions over the hook context, in the policy's two spellings: a
+//! `when:` map of path → matcher (SPEC §4.2, [`Condition`]), and the Rules
+//! oracle's one-line expressions ([`expr`]), which compare with the same
+//! [`Matcher`]s, so `x == 10` in a rule means what `x: 10` means in `when`.
 //!
 //! A matcher is written as a YAML/JSON value: a scalar means equality, a list
 //! means any-of, a string starting with a comparison operator (`> 10`,
 //! `<= 3`, `!= x`) compares, and `~regex` matches. A missing value never
 //! matches (and never fails).
+
+pub mod expr;
 
 use crate::pattern::Pattern;
 use crate::HookContext;

@@ -1,4 +1,5 @@
-//! The condition language of the [`Rules`](crate::rules::Rules) oracle.
+//! The condition language of the Rules oracle: one line of text, where a
+//! `when` key holds one clause.
 //!
 //! A condition is one line of text over the hook context:
 //!
@@ -19,9 +20,9 @@
 //! [`HookContext::lookup`]. A path that does not exist makes its comparison
 //! false (for `!=` and `!~` too) — never an error when evaluated; the Rules
 //! oracle rejects at load a path no event provides and a comparison that
-//! can never hold ([`ahp_engine::context_shape`]). The bare path `tool`
+//! can never hold ([`crate::context_shape`]). The bare path `tool`
 //! compares the tool's name, as the `when` key does
-//! ([`ahp_engine::condition::tool_name_matches`]).
+//! ([`super::tool_name_matches`]).
 //!
 //! Values are either quoted — `'…'` or `"…"`, always a string, where `\\`,
 //! `\'` and `\"` are escapes and any other backslash is kept as written (so
@@ -29,7 +30,7 @@
 //! a word running to the next space, parenthesis, `&`, `|` or quote.
 //!
 //! Comparisons use exactly the matchers of `when` conditions
-//! ([`ahp_engine::condition::Matcher`]), so `x == 10` in a rule means what
+//! ([`super::Matcher`]), so `x == 10` in a rule means what
 //! `x: 10` means in `when`, and `x > 10` what `x: "> 10"` means. `!=` is the
 //! negation of `==` for a value that exists (a list differs when no element
 //! equals). Regexes are case-sensitive unless they start with `(?i)`.
@@ -40,7 +41,7 @@
 //! error, never a stack overflow.
 //!
 //! ```
-//! use ahp_oracles::expr::Expr;
+//! use ahp_engine::condition::expr::Expr;
 //! use ahp_engine::HookContext;
 //!
 //! let ctx: HookContext = serde_json::from_str(
@@ -58,10 +59,9 @@
 //! );
 //! ```
 
-use ahp_engine::condition::TOOL_NAME_KEY;
-use ahp_engine::condition::{clause_holds, parse_operand, CmpOp, Matcher};
-use ahp_engine::pattern::Pattern;
-use ahp_engine::HookContext;
+use super::{clause_holds, parse_operand, CmpOp, Matcher, TOOL_NAME_KEY};
+use crate::pattern::Pattern;
+use crate::HookContext;
 use serde_json::Value;
 use std::fmt;
 use std::str::FromStr;
@@ -75,7 +75,7 @@ pub const MAX_DEPTH: usize = 64;
 /// A condition that does not parse.
 ///
 /// ```
-/// use ahp_oracles::expr::Expr;
+/// use ahp_engine::condition::expr::Expr;
 /// let err = Expr::parse("tool.name = Bash").unwrap_err();
 /// assert_eq!(err.column, 11);
 /// assert!(err.message.contains("use `==`"));
@@ -92,7 +92,7 @@ pub struct ExprError {
 /// A parsed condition. Parse once (at config load), evaluate many times.
 ///
 /// ```
-/// use ahp_oracles::expr::Expr;
+/// use ahp_engine::condition::expr::Expr;
 /// use ahp_engine::HookContext;
 /// let ctx: HookContext = serde_json::from_str(
 ///     r#"{"environment": "staging", "tool": {"name": "read", "input": {}}}"#,
@@ -131,7 +131,7 @@ impl Expr {
     /// Parses a condition.
     ///
     /// ```
-    /// use ahp_oracles::expr::Expr;
+    /// use ahp_engine::condition::expr::Expr;
     /// assert!(Expr::parse("tool.input.command ~ 'rm -rf'").is_ok());
     /// let err = Expr::parse("a && (b || c").unwrap_err();
     /// assert_eq!(err.to_string(), "column 13: expected `)` to close the `(` at column 6");
@@ -185,7 +185,7 @@ impl Expr {
     /// makes its comparison false.
     ///
     /// ```
-    /// use ahp_oracles::expr::Expr;
+    /// use ahp_engine::condition::expr::Expr;
     /// use ahp_engine::HookContext;
     /// let ctx = HookContext::default();
     /// assert!(!Expr::parse("issue.id == FEAT-1").unwrap().eval(&ctx));
@@ -206,7 +206,7 @@ impl Expr {
     /// the loader can check them against the context's shape.
     ///
     /// ```
-    /// use ahp_oracles::expr::Expr;
+    /// use ahp_engine::condition::expr::Expr;
     /// let e = Expr::parse("tool.name == shell && !issue.id").unwrap();
     /// let paths: Vec<(&str, usize, bool)> =
     ///     e.paths().into_iter().map(|(p, c, m)| (p, c, m.is_some())).collect();
@@ -280,13 +280,19 @@ pub fn truthy(v: &Value) -> bool {
 }
 
 /// Whether `c` may appear in a path (after its first character).
-pub(crate) fn is_path_char(c: char) -> bool {
+fn is_path_char(c: char) -> bool {
     c.is_alphanumeric() || c == '_' || c == '-' || c == '.'
 }
 
 /// Checks a dotted path: starts with a letter or `_`, only path characters,
 /// no empty segment. Returns a message on failure.
-pub(crate) fn check_path(path: &str) -> Result<(), String> {
+///
+/// ```
+/// use ahp_engine::condition::expr::check_path;
+/// assert!(check_path("tool.input.command").is_ok());
+/// assert!(check_path("tool..input").is_err());
+/// ```
+pub fn check_path(path: &str) -> Result<(), String> {
     let Some(first) = path.chars().next() else {
         return Err("empty path".into());
     };
