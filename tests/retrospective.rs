@@ -6,7 +6,7 @@ use crate::common::*;
 use ahp::engine::{
     Action, EntryRun, EntryStatus, Event, Intensity, Outcome, RunRecord, Signal, SignalResponse,
 };
-use ahp::signals_log::{Record, SignalLog};
+use ahp::signals_log::{LogOptions, Record, SignalLog};
 use chrono::{DateTime, Duration, Utc};
 use serde_json::json;
 
@@ -84,9 +84,25 @@ fn escalated(mut s: Signal) -> Signal {
 
 #[test]
 fn a_scripted_history_gives_the_expected_numbers() {
+    scripted_history(LogOptions::default());
+}
+
+/// The same history, rotated into many files as it is written: the
+/// retrospective reads them all, through the signal log's reader.
+#[test]
+fn a_rotated_log_gives_the_same_numbers() {
+    let sb = scripted_history(LogOptions {
+        max_bytes: Some(600),
+        keep: 100,
+        ..LogOptions::default()
+    });
+    assert!(sb.root().join(".ahp/signals.jsonl.5").is_file());
+}
+
+fn scripted_history(options: LogOptions) -> Sandbox {
     let sb = Sandbox::new();
     let mut sc = Script {
-        log: SignalLog::open(sb.log_path()).unwrap(),
+        log: SignalLog::open_with(sb.log_path(), options).unwrap(),
         n: 0,
     };
     use Event::*;
@@ -259,6 +275,7 @@ fn a_scripted_history_gives_the_expected_numbers() {
         issue.contains("| block episodes | 3 (2 resolved, 1 unresolved) |"),
         "{issue}"
     );
+    sb
 }
 
 #[test]

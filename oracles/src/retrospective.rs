@@ -75,12 +75,12 @@ use ahp_engine::{
     async_trait, Action, HookContext, Intensity, Oracle, OracleConfig, OracleConfigError,
     OracleError, Outcome, RunRecord, Signal, SignalResponse,
 };
+use ahp_signals_log::Record;
 use chrono::{DateTime, Utc};
 use regex::Regex;
 use serde::Serialize;
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, HashMap};
-use std::io::BufRead;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -340,55 +340,29 @@ impl IssueMetrics {
         self
     }
 
-    /// Reads the log at `path` (with its rotated files) for `issue`.
+    /// Reads the log at `path` (with its rotated files, through the signal
+    /// log's own reader) for `issue`.
     pub fn from_log(path: &Path, issue: &str) -> Result<IssueMetrics, String> {
         let mut m = IssueMetrics::new(issue);
-        for file in log_files(path) {
-            let f = match std::fs::File::open(&file) {
-                Ok(f) => f,
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
-                Err(e) => return Err(format!("cannot read {}: {e}", file.display())),
-            };
-            let reader = std::io::BufReader::new(f);
-            for line in reader.split(b'\n') {
-                let line = line.map_err(|e| format!("cannot read {}: {e}", file.display()))?;
-                if line.iter().all(u8::is_ascii_whitespace) {
-                    continue;
-                }
-                if !m.add_line(&line) {
-                    m.skipped_lines += 1;
-                }
+        let mut records = match ahp_signals_log::read_all(path) {
+            Ok(r) => r,
+            Err(ahp_signals_log::LogError::Open { error, .. })
+                if error.kind() == std::io::ErrorKind::NotFound =>
+            {
+                return Ok(m.finish());
+            }
+            Err(e) => return Err(e.to_string()),
+        };
+        for record in records.by_ref() {
+            match record.map_err(|e| e.to_string())? {
+                Record::Signal(s) => m.add_signal(&s),
+                Record::Response(r) => m.add_response(&r),
+                Record::Run(r) => m.add_run(&r),
+                _ => {}
             }
         }
+        m.skipped_lines = records.skipped() as u64;
         Ok(m.finish())
-    }
-
-    /// One log line; false when it could not be read.
-    fn add_line(&mut self, line: &[u8]) -> bool {
-        let Ok(mut v) = serde_json::from_slice::<Value>(line) else {
-            return false;
-        };
-        let Some(obj) = v.as_object_mut() else {
-            return false;
-        };
-        let kind = obj.remove("kind");
-        match kind.as_ref().and_then(Value::as_str) {
-            Some("signal") => match serde_json::from_value::<Signal>(v) {
-                Ok(s) => self.add_signal(&s),
-                Err(_) => return false,
-            },
-            Some("response") => match serde_json::from_value::<SignalResponse>(v) {
-                Ok(r) => self.add_response(&r),
-                Err(_) => return false,
-            },
-            Some("run") => match serde_json::from_value::<RunRecord>(v) {
-                Ok(r) => self.add_run(&r),
-                Err(_) => return false,
-            },
-            Some(_) => {}
-            None => return false,
-        }
-        true
     }
 
     /// A one-sentence summary.
@@ -530,23 +504,6 @@ impl IssueMetrics {
         }
         out
     }
-}
-
-/// `signals.jsonl.N` … `signals.jsonl.1`, then `signals.jsonl`.
-fn log_files(path: &Path) -> Vec<PathBuf> {
-    let mut rotated = Vec::new();
-    for n in 1.. {
-        let mut name = path.as_os_str().to_owned();
-        name.push(format!(".{n}"));
-        let p = PathBuf::from(name);
-        if !p.is_file() {
-            break;
-        }
-        rotated.push(p);
-    }
-    rotated.reverse();
-    rotated.push(path.to_path_buf());
-    rotated
 }
 
 /// `1h 5m`, `12m 30s`, `45s`.
