@@ -34,7 +34,32 @@ pub struct OracleInfo {
     /// needs trust whatever its config: it writes files (a retrospective,
     /// an archived issue), and an untrusted checkout writes nothing.
     pub writes_files: bool,
+    /// What `ahp signals tune` may suggest for this oracle beyond its
+    /// generic advice.
+    pub tuning: Tuning,
     ctor: Constructor,
+}
+
+/// The config keys `ahp signals tune` names in its advice about an
+/// oracle, so that the analytics need not know any oracle by name.
+///
+/// ```
+/// use ahp_engine::registry::{Registry, Tuning};
+/// let mut r = Registry::new();
+/// # r.register("FileChangeLimiter", "limits changes", |_| unreachable!());
+/// r.set_tuning("FileChangeLimiter", Tuning { files_limit_key: Some("max_files".into()), ..Tuning::default() });
+/// assert_eq!(r.tuning("file-change-limiter").files_limit_key.as_deref(), Some("max_files"));
+/// assert_eq!(r.tuning("Unknown"), Tuning::default());
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Tuning {
+    /// The key that caps how many files a change may touch: when the
+    /// oracle's prompts are mostly dismissed, tune suggests raising it to
+    /// the 90th percentile of changed files.
+    pub files_limit_key: Option<String>,
+    /// The key listing what the oracle blocks: when its blocks are mostly
+    /// overridden, tune suggests reviewing that list.
+    pub block_list_key: Option<String>,
 }
 
 impl std::fmt::Debug for OracleInfo {
@@ -137,6 +162,7 @@ impl Registry {
                 command_keys: Vec::new(),
                 trust_keys: Vec::new(),
                 writes_files: false,
+                tuning: Tuning::default(),
                 ctor: Arc::new(ctor),
             },
         );
@@ -189,6 +215,22 @@ impl Registry {
         self.info_mut(name)
             .map(|info| info.writes_files = true)
             .is_some()
+    }
+
+    /// Declares what `ahp signals tune` may suggest for `name` (see
+    /// [`Tuning`]). Returns false when `name` is unknown.
+    pub fn set_tuning(&mut self, name: &str, tuning: Tuning) -> bool {
+        self.info_mut(name)
+            .map(|info| info.tuning = tuning)
+            .is_some()
+    }
+
+    /// What `ahp signals tune` may suggest for `name` (nothing beyond the
+    /// generic advice for an unknown name).
+    pub fn tuning(&self, name: &str) -> Tuning {
+        self.info(name)
+            .map(|i| i.tuning.clone())
+            .unwrap_or_default()
     }
 
     /// Whether `name` writes files (false for an unknown name).

@@ -104,6 +104,7 @@ pub use script::ScriptHook;
 pub use security::SecurityScanner;
 pub use test_gate::TestGate;
 
+use ahp_engine::registry::Tuning;
 use ahp_engine::{Oracle, Registry};
 use std::sync::Arc;
 
@@ -217,4 +218,18 @@ pub fn register_builtins(registry: &mut Registry) {
     // `log` names a file read on the repository's behalf.
     registry.set_trust_keys("RetrospectiveGenerator", &["output", "log"]);
     registry.set_writes_files("RetrospectiveGenerator");
+    registry.set_tuning(
+        "FileChangeLimiter",
+        Tuning {
+            files_limit_key: Some("max_files".into()),
+            ..Tuning::default()
+        },
+    );
+    registry.set_tuning(
+        "PermissionChecker",
+        Tuning {
+            block_list_key: Some("dangerous_commands".into()),
+            ..Tuning::default()
+        },
+    );
 }

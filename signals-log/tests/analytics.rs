@@ -11,6 +11,31 @@ use chrono::{DateTime, Duration, TimeZone, Utc};
 use serde_json::json;
 use std::path::Path;
 
+/// The tuning advice the built-in oracles register (ahp-oracles'
+/// `register_builtins`), on a registry of stand-ins.
+fn registry() -> ahp_engine::Registry {
+    use ahp_engine::registry::Tuning;
+    let mut r = ahp_engine::Registry::new();
+    for name in ["FileChangeLimiter", "PermissionChecker"] {
+        r.register(name, "stand-in", |_| unreachable!("not built"));
+    }
+    r.set_tuning(
+        "FileChangeLimiter",
+        Tuning {
+            files_limit_key: Some("max_files".into()),
+            ..Tuning::default()
+        },
+    );
+    r.set_tuning(
+        "PermissionChecker",
+        Tuning {
+            block_list_key: Some("dangerous_commands".into()),
+            ..Tuning::default()
+        },
+    );
+    r
+}
+
 fn t0() -> DateTime<Utc> {
     Utc.with_ymd_and_hms(2026, 3, 1, 10, 0, 0).unwrap()
 }
@@ -152,7 +177,7 @@ fn dismissal_rate_firings_and_the_tune_suggestion() {
     assert_eq!(r.block_rate, Some(0.0));
     assert_eq!(r.changed_files_p90, Some(90));
 
-    let findings = tune::suggest(&s);
+    let findings = tune::suggest(&s, &registry());
     assert_eq!(findings.len(), 1, "{findings:?}");
     assert_eq!(findings[0].finding, "prompt_dismissed");
     assert_eq!(
@@ -222,7 +247,7 @@ fn block_rate_mttr_and_proceed_with_risk() {
 
     let quiet = row(&s, "quiet-one");
     assert_eq!((quiet.firings, quiet.runs_selected), (0, 60));
-    let findings = tune::suggest(&s);
+    let findings = tune::suggest(&s, &registry());
     let texts: Vec<&str> = findings.iter().map(|f| f.suggestion.as_str()).collect();
     assert_eq!(
         texts,
@@ -272,7 +297,7 @@ fn overridden_blocks_suggest_reviewing_dangerous_commands() {
             0,
         );
     }
-    let findings = tune::suggest(&stats_of(&path));
+    let findings = tune::suggest(&stats_of(&path), &registry());
     let texts: Vec<&str> = findings.iter().map(|f| f.suggestion.as_str()).collect();
     assert_eq!(
         texts,
@@ -338,7 +363,7 @@ fn report_is_self_contained_with_svg_charts() {
     let path = dir.path().join("signals.jsonl");
     block_log(&path);
     let s = stats_of(&path);
-    let html = report::render("ahp <signals>", &s, &tune::suggest(&s));
+    let html = report::render("ahp <signals>", &s, &tune::suggest(&s, &registry()));
     assert!(html.starts_with("<!DOCTYPE html>"));
     assert_eq!(html.matches("<svg").count(), 4, "timeline + 3 bar charts");
     for label in ["signals over time", "block rate", "dismissal rate", "MTTR"] {

@@ -10,7 +10,8 @@
 //! | `never_fired`        | selected in ≥ [`MIN_RUNS_SILENT`] runs and raised no signal   |
 //! | `blocks_too_often`   | ≥ [`MIN_RUNS_SILENT`] runs and block rate ≥ [`BLOCK_RATE`]    |
 
-use super::stats::{SourceStats, Stats};
+use super::stats::Stats;
+use ahp_engine::Registry;
 use serde::Serialize;
 use serde_json::json;
 
@@ -46,22 +47,21 @@ fn pct(r: f64) -> u64 {
     (r * 100.0).round() as u64
 }
 
-fn is_oracle(row: &SourceStats, name: &str) -> bool {
-    row.source == name || row.oracle.as_deref() == Some(name)
-}
-
-/// The suggestions for `stats`, in the order of its rows.
+/// The suggestions for `stats`, in the order of its rows. An oracle's
+/// own advice (which config key to raise or review) comes from its
+/// registration ([`Tuning`](ahp_engine::registry::Tuning)).
 ///
 /// ```
 /// use ahp_signals_log::analytics::{stats::{SourceStats, Stats}, tune::suggest};
 /// let row = SourceStats { source: "X".into(), event: "pre-tool-use".into(),
 ///     runs_selected: 120, ..Default::default() };
-/// let found = suggest(&Stats { rows: vec![row], ..Default::default() });
+/// let found = suggest(&Stats { rows: vec![row], ..Default::default() }, &ahp_engine::Registry::new());
 /// assert_eq!(found[0].suggestion, "X never fired in 120 runs → consider removing");
 /// ```
-pub fn suggest(stats: &Stats) -> Vec<Finding> {
+pub fn suggest(stats: &Stats, registry: &Registry) -> Vec<Finding> {
     let mut out = Vec::new();
     for row in &stats.rows {
+        let tuning = registry.tuning(row.oracle.as_deref().unwrap_or(&row.source));
         let finding = |finding, evidence, suggestion| Finding {
             source: row.source.clone(),
             event: row.event.clone(),
@@ -74,12 +74,8 @@ pub fn suggest(stats: &Stats) -> Vec<Finding> {
             .filter(|&r| row.prompts >= MIN_PROMPTS && r >= DISMISS_RATE)
         {
             let mut advice = "lower to aid".to_string();
-            if is_oracle(row, "FileChangeLimiter") {
-                if let Some(p90) = row.changed_files_p90 {
-                    advice.push_str(&format!(
-                        " or raise max_files to {p90} (p90 of changed files)"
-                    ));
-                }
+            if let (Some(key), Some(p90)) = (&tuning.files_limit_key, row.changed_files_p90) {
+                advice.push_str(&format!(" or raise {key} to {p90} (p90 of changed files)"));
             }
             out.push(finding(
                 "prompt_dismissed",
@@ -97,10 +93,9 @@ pub fn suggest(stats: &Stats) -> Vec<Finding> {
             .proceed_with_risk_rate
             .filter(|&r| row.blocks >= MIN_BLOCKS && r >= OVERRIDE_RATE)
         {
-            let what = if is_oracle(row, "PermissionChecker") {
-                "review dangerous_commands"
-            } else {
-                "review its rules or lower to prompt"
+            let what = match &tuning.block_list_key {
+                Some(key) => format!("review {key}"),
+                None => "review its rules or lower to prompt".to_string(),
             };
             out.push(finding(
                 "block_overridden",

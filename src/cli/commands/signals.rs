@@ -180,7 +180,7 @@ pub(crate) fn run(cmd: SignalsCommand, registry: Registry) -> Result<u8> {
         }
         SignalsCommand::Tune { filter, common } => {
             let (stats, read) = stats(&common, filter.build()?)?;
-            let findings = tune::suggest(&stats);
+            let findings = tune::suggest(&stats, &registry);
             let text = match (common.format, read) {
                 (OutFormat::Json, read) => {
                     if let Read::NoLog(path) = read {
@@ -208,7 +208,7 @@ pub(crate) fn run(cmd: SignalsCommand, registry: Registry) -> Result<u8> {
             if let Read::NoLog(path) = read {
                 eprintln!("{}", no_signals_yet(&path));
             }
-            let findings = tune::suggest(&stats);
+            let findings = tune::suggest(&stats, &registry);
             let title = format!("ahp signals — {}", path.display());
             let html = report::render(&title, &stats, &findings);
             std::fs::write(&out, html)
