@@ -82,7 +82,7 @@ fn a_planted_secret_blocks_and_leaves_no_trace() {
         assert!(text.contains("ghp_****"), "{text}");
         assert!(text.contains("src/settings.py:2"), "{text}");
         assert!(text.contains("src/settings.py:4"), "{text}");
-        let fp = ahp::oracles::security::fingerprint(aws.as_bytes());
+        let fp = ahp::oracles::policy::security::fingerprint(aws.as_bytes());
         assert!(text.contains(&fp), "{text}");
         let all = everything_written(&sb, &out);
         assert!(

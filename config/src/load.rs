@@ -255,7 +255,7 @@ fn builtin_switch(
 }
 
 impl LoadedConfig {
-    /// The findings of [`check_when`] over every entry's `when:`, all as
+    /// The findings of the `when:` checks of `context_paths` over every entry's `when:`, all as
     /// warnings: what `ahp config` shows without compiling the policy
     /// (`ahp validate` reports the errors among them as errors).
     pub fn when_path_warnings(&self) -> Vec<ConfigWarning> {

@@ -2,7 +2,7 @@
 //! ids, `depends_on`, sections), parsed as `ahp gate --issue` parses them.
 #![no_main]
 
-use ahp::oracles::issue::parse_issue;
+use ahp::oracles::workflow::issue::parse_issue;
 use libfuzzer_sys::fuzz_target;
 use std::path::Path;
 

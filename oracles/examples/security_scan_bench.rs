@@ -12,7 +12,7 @@
 //! (or `bench/security_scan.sh`, which runs both).
 
 use ahp_engine::OracleConfig;
-use ahp_oracles::security::SecurityScanner;
+use ahp_oracles::policy::security::SecurityScanner;
 use std::time::Instant;
 
 const SNIPPETS: [&str; 6] = [

@@ -2,13 +2,15 @@
 //! [`ahp_engine::Registry`] through [`register_builtins`]:
 //!
 //! * [`Rules`] — declarative conditions written in hooks.yaml (SPEC §4.1
-//!   "rule form"), in the small condition language of [`expr`];
+//!   "rule form"), in the condition language of
+//!   [`ahp_engine::condition::expr`];
 //! * [`PermissionChecker`] — blocks dangerous shell and SQL commands in a
 //!   tool call and asks for confirmation of risky ones;
 //! * [`ScriptHook`] (`Script`) — a HOOK.md script hook of the Agent Hooks
 //!   standard (SPEC §4.3) run as an oracle: event JSON on stdin, exit code
 //!   and stdout mapped to signals, its process group killed on timeout;
-//! * [`ChecklistValidator`] — an issue's checklist (read by [`issue`] from a
+//! * [`ChecklistValidator`] — an issue's checklist (read by
+//!   [`workflow::issue`] from a
 //!   Monoco issue file) must be complete, or complete enough, to go on;
 //! * [`ReviewTrigger`] — after submit, names the reviewers from CODEOWNERS
 //!   and config, and can run a command to notify them;
@@ -20,7 +22,7 @@
 //!   (Conventional Commits, a pattern, the issue id);
 //! * [`ContextLoader`] — at issue start: the issue's files and their recent
 //!   commits;
-//! * [`git`] — changed files and commits from git, for the oracles above
+//! * [`workflow::git`] — changed files and commits from git, for the oracles above
 //!   and the CLI;
 //! * [`TestGate`] — runs the tests and/or reads JUnit and coverage reports
 //!   (lcov, Cobertura, llvm-cov JSON); blocks on failing tests and on
@@ -64,45 +66,25 @@
 #![warn(missing_docs)]
 
 mod cfg;
-pub mod change_logger;
-pub mod checklist;
-mod command;
-pub mod commit_msg;
-pub mod completion;
-pub mod context_loader;
-pub mod deps;
-pub mod file_limit;
-pub mod git;
-pub mod issue;
-pub mod lint;
 mod pathglob;
-pub mod permission;
-pub mod process;
+pub mod policy;
 pub mod project_file;
-pub mod retrospective;
-pub mod review;
-pub mod rules;
 pub mod safe_write;
-pub mod script;
-pub mod security;
+pub mod scripts;
 mod template;
-pub mod test_gate;
+pub mod workflow;
 
-pub use change_logger::ChangeLogger;
-pub use checklist::ChecklistValidator;
-pub use commit_msg::CommitMessageValidator;
-pub use completion::CompletionVerifier;
-pub use context_loader::ContextLoader;
-pub use deps::DependencyChecker;
-pub use file_limit::FileChangeLimiter;
-pub use lint::LintChecker;
-pub use permission::PermissionChecker;
-pub use retrospective::RetrospectiveGenerator;
-pub use review::ReviewTrigger;
-pub use rules::Rules;
-pub use script::ScriptHook;
-pub use security::SecurityScanner;
-pub use test_gate::TestGate;
+pub use policy::{
+    change_logger::ChangeLogger, permission::PermissionChecker, rules::Rules,
+    security::SecurityScanner,
+};
+pub use scripts::script::ScriptHook;
+pub use workflow::{
+    checklist::ChecklistValidator, commit_msg::CommitMessageValidator,
+    completion::CompletionVerifier, context_loader::ContextLoader, deps::DependencyChecker,
+    file_limit::FileChangeLimiter, lint::LintChecker, retrospective::RetrospectiveGenerator,
+    review::ReviewTrigger, test_gate::TestGate,
+};
 
 use ahp_engine::registry::Tuning;
 use ahp_engine::{Oracle, Registry};
@@ -143,24 +125,22 @@ pub fn register_builtins(registry: &mut Registry) {
     registry.register(
         "FileChangeLimiter",
         "too many changed files: a control splitting the change into batches by directory, or a prompt/block",
-        |cfg| Ok(Arc::new(file_limit::FileChangeLimiter::from_config(cfg)?) as Arc<dyn Oracle>),
+        |cfg| Ok(Arc::new(FileChangeLimiter::from_config(cfg)?) as Arc<dyn Oracle>),
     );
     registry.register(
         "CompletionVerifier",
         "blocks closing an issue whose change touches source files without tests (or docs)",
-        |cfg| Ok(Arc::new(completion::CompletionVerifier::from_config(cfg)?) as Arc<dyn Oracle>),
+        |cfg| Ok(Arc::new(CompletionVerifier::from_config(cfg)?) as Arc<dyn Oracle>),
     );
     registry.register(
         "CommitMessageValidator",
         "commit messages: Conventional Commits, a pattern, the issue id, subject length",
-        |cfg| {
-            Ok(Arc::new(commit_msg::CommitMessageValidator::from_config(cfg)?) as Arc<dyn Oracle>)
-        },
+        |cfg| Ok(Arc::new(CommitMessageValidator::from_config(cfg)?) as Arc<dyn Oracle>),
     );
     registry.register(
         "ContextLoader",
         "at issue start: the issue's files (sizes, first lines) and the recent commits touching them",
-        |cfg| Ok(Arc::new(context_loader::ContextLoader::from_config(cfg)?) as Arc<dyn Oracle>),
+        |cfg| Ok(Arc::new(ContextLoader::from_config(cfg)?) as Arc<dyn Oracle>),
     );
     registry.register(
         "Script",

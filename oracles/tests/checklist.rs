@@ -6,8 +6,8 @@ use ahp_engine::{
     HookContext, Intensity, Oracle, OracleConfig, OracleConfigError, Payload, Registry, Severity,
     Signal,
 };
-use ahp_oracles::checklist::ChecklistValidator;
-use ahp_oracles::issue::parse_issue;
+use ahp_oracles::workflow::checklist::ChecklistValidator;
+use ahp_oracles::workflow::issue::parse_issue;
 use serde_json::{json, Value};
 use std::path::Path;
 

@@ -7,7 +7,7 @@ use ahp_engine::{
     Event, HookContext, Intensity, Oracle, OracleConfig, OracleConfigError, Payload, Registry,
     Severity, Signal,
 };
-use ahp_oracles::commit_msg::{CommitMessageValidator, SIGNAL_TYPE};
+use ahp_oracles::workflow::commit_msg::{CommitMessageValidator, SIGNAL_TYPE};
 use serde_json::{json, Value};
 use std::path::Path;
 

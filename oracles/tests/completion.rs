@@ -6,7 +6,7 @@ use ahp_engine::{
     Event, HookContext, Intensity, Oracle, OracleConfig, OracleConfigError, Payload, Registry,
     Signal,
 };
-use ahp_oracles::completion::{
+use ahp_oracles::workflow::completion::{
     CompletionVerifier, MISSING_DOCS, MISSING_TESTS, MISSING_TESTS_AND_DOCS,
 };
 use serde_json::{json, Value};

@@ -6,7 +6,7 @@ use crate::gitrepo::Repo;
 use ahp_engine::{
     HookContext, Intensity, Oracle, OracleConfig, OracleConfigError, Payload, Registry, Signal,
 };
-use ahp_oracles::context_loader::{ContextLoader, SIGNAL_TYPE};
+use ahp_oracles::workflow::context_loader::{ContextLoader, SIGNAL_TYPE};
 use serde_json::{json, Value};
 use std::path::Path;
 

@@ -6,7 +6,7 @@ use ahp_engine::{
     Evaluation, Files, HookContext, Intensity, Oracle, OracleConfig, OracleConfigError, Payload,
     Registry, Signal,
 };
-use ahp_oracles::deps::{
+use ahp_oracles::workflow::deps::{
     parse_manifest, DependencyChecker, ManifestKind, LOCKFILE_TYPE, NEW_DEPENDENCIES_TYPE,
     PARSE_ERROR_TYPE,
 };

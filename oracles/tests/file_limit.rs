@@ -6,7 +6,7 @@ use ahp_engine::{
     Event, HookContext, Intensity, ModOp, Oracle, OracleConfig, OracleConfigError, Payload,
     Registry, Severity, Signal,
 };
-use ahp_oracles::file_limit::{FileChangeLimiter, BATCHES_TARGET, SIGNAL_TYPE};
+use ahp_oracles::workflow::file_limit::{FileChangeLimiter, BATCHES_TARGET, SIGNAL_TYPE};
 use serde_json::{json, Value};
 use std::path::Path;
 

@@ -4,7 +4,7 @@
 
 use crate::gitrepo::Repo;
 use ahp_engine::HookContext;
-use ahp_oracles::git::{
+use ahp_oracles::workflow::git::{
     resolve_changes, ChangeSet, ChangedFile, ChangedFiles, Commit, FileStatus, Git, GitError,
 };
 use serde_json::json;

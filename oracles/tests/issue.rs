@@ -2,7 +2,7 @@
 //! their errors, checklist boxes, sections, ids, dependencies, and the
 //! context shapes the oracles see.
 
-use ahp_oracles::issue::{
+use ahp_oracles::workflow::issue::{
     load_issue, parse_issue, section_matches, Checklist, ChecklistError, ChecklistItem, Issue,
     IssueError, IssueStage, IssueStatus, IssueType, ItemState,
 };

@@ -5,7 +5,7 @@ use ahp_engine::{
     Evaluation, Files, HookContext, ModOp, Oracle, OracleConfig, OracleConfigError, OracleError,
     Payload, Registry, Signal,
 };
-use ahp_oracles::lint::{LintChecker, AUTOFIX_TYPE, FINDINGS_TYPE, FIXED_TARGET};
+use ahp_oracles::workflow::lint::{LintChecker, AUTOFIX_TYPE, FINDINGS_TYPE, FIXED_TARGET};
 use serde_json::{json, Value};
 use std::fs;
 use std::path::Path;

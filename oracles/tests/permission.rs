@@ -5,7 +5,7 @@ use ahp_engine::{
     Event, HookContext, Intensity, Oracle, OracleConfig, OracleConfigError, Payload, Registry,
     Severity, Signal, ToolCall,
 };
-use ahp_oracles::permission::{
+use ahp_oracles::policy::permission::{
     command_texts, default_dangerous_commands, default_require_confirmation, Finding,
     PermissionChecker,
 };
@@ -244,7 +244,7 @@ fn dangerous_wins_over_confirmation() {
 
 #[test]
 fn default_lists_are_exposed_for_docs() {
-    let ids = |ps: Vec<ahp_oracles::permission::CommandPattern>| -> Vec<String> {
+    let ids = |ps: Vec<ahp_oracles::policy::permission::CommandPattern>| -> Vec<String> {
         ps.into_iter().filter_map(|p| p.id).collect()
     };
     assert_eq!(

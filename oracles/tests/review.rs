@@ -6,7 +6,7 @@ use ahp_engine::{
     AidPayload, Evaluation, HookContext, Intensity, OracleConfig, OracleConfigError, Payload,
     Registry,
 };
-use ahp_oracles::review::{CodeOwners, ReviewTrigger};
+use ahp_oracles::workflow::review::{CodeOwners, ReviewTrigger};
 use serde_json::{json, Value};
 use std::path::Path;
 

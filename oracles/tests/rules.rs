@@ -5,7 +5,7 @@ use ahp_engine::{
     Event, HookContext, Intensity, ModOp, Oracle, OracleConfig, OracleConfigError, Payload,
     Registry, Severity, Signal,
 };
-use ahp_oracles::rules::Rules;
+use ahp_oracles::policy::rules::Rules;
 use serde_json::{json, Value};
 
 fn rules(config: Value) -> Rules {

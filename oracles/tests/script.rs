@@ -6,7 +6,7 @@ use ahp_engine::{
     Evaluation, Event, HookContext, Intensity, ModOp, Oracle, OracleConfig, OracleConfigError,
     OracleError, Payload, Registry, Severity, Signal, ToolCall,
 };
-use ahp_oracles::script::{ScriptHook, OUTPUT_CAP, SIGNAL_TYPE};
+use ahp_oracles::scripts::script::{ScriptHook, OUTPUT_CAP, SIGNAL_TYPE};
 use serde_json::{json, Value};
 use std::fs;
 use std::os::unix::fs::PermissionsExt;

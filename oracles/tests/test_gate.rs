@@ -5,7 +5,7 @@ use ahp_engine::{
     Evaluation, HookContext, Intensity, Oracle, OracleConfig, OracleConfigError, OracleError,
     Payload, Registry, Severity, Signal,
 };
-use ahp_oracles::test_gate::{TestGate, COVERAGE_TYPE, TESTS_FAILED_TYPE};
+use ahp_oracles::workflow::test_gate::{TestGate, COVERAGE_TYPE, TESTS_FAILED_TYPE};
 use serde_json::{json, Value};
 use std::fs;
 use std::path::Path;

@@ -253,7 +253,7 @@ async fn enrich(
         })
     };
     if let Some(path) = issue.map(Path::to_path_buf).or_else(from_context) {
-        let issue = ahp_oracles::issue::load_issue(&path).map_err(|e| anyhow!("{e}"))?;
+        let issue = ahp_oracles::workflow::issue::load_issue(&path).map_err(|e| anyhow!("{e}"))?;
         ctx.issue = Some(issue.context_issue());
         ctx.extra
             .insert("checklist".into(), issue.context_checklist());
@@ -261,7 +261,7 @@ async fn enrich(
     if !event.is_issue() {
         return Ok(());
     }
-    let git = ahp_oracles::git::Git::new(&cfg.project_root);
+    let git = ahp_oracles::workflow::git::Git::new(&cfg.project_root);
     let trunk = cfg.trunk();
     if ctx.files.is_none() {
         match git.changes(trunk.as_deref()).await {

@@ -45,7 +45,7 @@
 //! skipped and recorded as a note in the log.
 //!
 //! ```
-//! use ahp_oracles::review::ReviewTrigger;
+//! use ahp_oracles::workflow::review::ReviewTrigger;
 //! use ahp_engine::{HookContext, OracleConfig, Payload};
 //! use serde_json::json;
 //!
@@ -66,7 +66,7 @@
 //! ```
 
 use crate::cfg::{check_keys, opt_bool, opt_str};
-use crate::process::{self, ProcessError};
+use crate::scripts::process::{self, ProcessError};
 use crate::template::truncate;
 use ahp_engine::oracle::kind_of;
 use ahp_engine::{
@@ -150,7 +150,7 @@ impl OwnerRule {
 /// token, GitLab `[Section]` headers) are skipped with a note.
 ///
 /// ```
-/// use ahp_oracles::review::CodeOwners;
+/// use ahp_oracles::workflow::review::CodeOwners;
 /// let owners = CodeOwners::parse("* @everyone\n*.rs @rust\n/docs/* @docs\n/vendor/\n");
 /// assert_eq!(owners.owners_of("src/main.rs"), Some(&["@rust".to_string()][..]));
 /// assert_eq!(owners.owners_of("docs/a.md"), Some(&["@docs".to_string()][..]));
@@ -346,7 +346,7 @@ impl ReviewTrigger {
     /// (1–600000, default 30000).
     ///
     /// ```
-    /// use ahp_oracles::review::ReviewTrigger;
+    /// use ahp_oracles::workflow::review::ReviewTrigger;
     /// use ahp_engine::OracleConfig;
     /// let bad = serde_json::json!({"reviewer": ["@a"]});
     /// let err = ReviewTrigger::from_config(OracleConfig::new(&bad, None)).unwrap_err();
@@ -434,10 +434,11 @@ impl ReviewTrigger {
             }
             Some(c) => Some(c.to_string()),
         };
-        let timeout_ms = crate::command::opt_timeout_up_to(map, "", "timeout_ms", MAX_TIMEOUT_MS)?
-            .map_or(DEFAULT_TIMEOUT_MS, |d| {
-                u64::try_from(d.as_millis()).unwrap_or(MAX_TIMEOUT_MS)
-            });
+        let timeout_ms =
+            crate::scripts::command::opt_timeout_up_to(map, "", "timeout_ms", MAX_TIMEOUT_MS)?
+                .map_or(DEFAULT_TIMEOUT_MS, |d| {
+                    u64::try_from(d.as_millis()).unwrap_or(MAX_TIMEOUT_MS)
+                });
         Ok(ReviewTrigger {
             notify_reviewers,
             create_pr,

@@ -43,7 +43,7 @@
 //! and compared, and the lockfile check is skipped (with a note).
 //!
 //! ```
-//! use ahp_oracles::deps::DependencyChecker;
+//! use ahp_oracles::workflow::deps::DependencyChecker;
 //! use ahp_engine::OracleConfig;
 //! use serde_json::json;
 //! let checker = DependencyChecker::from_config(OracleConfig::empty()).unwrap();
@@ -61,8 +61,8 @@ pub use parse::{
 };
 
 use crate::cfg::{as_map, join};
-use crate::command::{changed_files, project_dir};
-use crate::process;
+use crate::scripts::command::{changed_files, project_dir};
+use crate::scripts::process;
 use ahp_engine::oracle::kind_of;
 use ahp_engine::suggest::did_you_mean;
 use ahp_engine::{

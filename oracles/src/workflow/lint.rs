@@ -43,7 +43,7 @@
 //! is not among `files.changed` is not seen.
 //!
 //! ```
-//! use ahp_oracles::lint::LintChecker;
+//! use ahp_oracles::workflow::lint::LintChecker;
 //! use ahp_engine::OracleConfig;
 //! use serde_json::json;
 //! let config = json!({"linters": [{"name": "fmt", "command": "cargo fmt --check", "fix": "cargo fmt"}], "auto_fix": true});
@@ -55,11 +55,11 @@
 //! ```
 
 use crate::cfg::{as_map, check_keys, join, opt_bool, opt_str, req_str};
-use crate::command::{
+use crate::scripts::command::{
     changed_files, combined_output, exit_text, head_lines, opt_timeout, project_dir, relative_to,
     run_command,
 };
-use crate::process;
+use crate::scripts::process;
 use ahp_engine::oracle::kind_of;
 use ahp_engine::{
     async_trait, ControlPayload, Evaluation, HookContext, Modification, Oracle, OracleConfig,

@@ -48,7 +48,7 @@
 //! them, a report from an earlier run is read as if it were fresh.
 //!
 //! ```
-//! use ahp_oracles::test_gate::TestGate;
+//! use ahp_oracles::workflow::test_gate::TestGate;
 //! use ahp_engine::OracleConfig;
 //! use serde_json::json;
 //! let config = json!({"command": "cargo test", "coverage_threshold": 120});
@@ -64,7 +64,7 @@ pub mod coverage;
 pub mod junit;
 
 use crate::cfg::{as_map, check_keys, join, one_of, opt_bool, req_str};
-use crate::command::{
+use crate::scripts::command::{
     combined_output, exit_text, opt_timeout, project_dir, relative_to, run_command, tail_lines,
 };
 use ahp_engine::oracle::kind_of;

@@ -21,7 +21,7 @@
 //! merge base is HEAD, so only staged, unstaged and untracked files count;
 //! the same holds without any trunk branch or without a common history.
 //!
-//! Every command runs through [`crate::process::run`] with a timeout
+//! Every command runs through [`crate::scripts::process::run`] with a timeout
 //! (default [`DEFAULT_TIMEOUT`]), machine-readable `-z` output (file names
 //! with spaces, newlines or any Unicode come through intact), and options
 //! that keep user configuration (colours, external diff tools, signatures)
@@ -32,17 +32,17 @@
 //!
 //! ```no_run
 //! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
-//! use ahp_oracles::git::{ChangedFiles, Git};
+//! use ahp_oracles::workflow::git::{ChangedFiles, Git};
 //! let git = Git::new(".");
 //! let change = git.changes(None).await?;
 //! println!("{} files changed against {:?}", change.files.len(), change.trunk);
 //! let commits = git.commits_since_base(None).await?;
 //! let ctx = serde_json::json!({"files": change.to_context(), "git": change.git_context(&commits)});
-//! # Ok::<(), ahp_oracles::git::GitError>(())
+//! # Ok::<(), ahp_oracles::workflow::git::GitError>(())
 //! # });
 //! ```
 
-use crate::process::{run, ProcessError, Run};
+use crate::scripts::process::{run, ProcessError, Run};
 use ahp_engine::{async_trait, HookContext};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -185,7 +185,7 @@ impl ChangeSet {
     /// (a rename's detail also has `old_path`).
     ///
     /// ```
-    /// use ahp_oracles::git::{ChangeSet, ChangedFile, FileStatus};
+    /// use ahp_oracles::workflow::git::{ChangeSet, ChangedFile, FileStatus};
     /// let c = ChangeSet::from_files(None, None, vec![ChangedFile::new("src/a.rs", FileStatus::Added)]);
     /// let v = c.to_context();
     /// assert_eq!(v["changed"], serde_json::json!(["src/a.rs"]));
@@ -219,7 +219,7 @@ impl ChangeSet {
     /// change has to be computed.
     ///
     /// ```
-    /// use ahp_oracles::git::{ChangeSet, FileStatus};
+    /// use ahp_oracles::workflow::git::{ChangeSet, FileStatus};
     /// let ctx: ahp_engine::HookContext = serde_json::from_value(serde_json::json!({
     ///     "files": {"changed": ["a.rs", "b.rs"], "details": [{"path": "b.rs", "status": "deleted"}]}
     /// })).unwrap();
@@ -312,7 +312,7 @@ impl Commit {
     /// body: its first line is the subject).
     ///
     /// ```
-    /// use ahp_oracles::git::Commit;
+    /// use ahp_oracles::workflow::git::Commit;
     /// let ctx: ahp_engine::HookContext = serde_json::from_value(serde_json::json!({
     ///     "git": {"commits": [{"sha": "abc1234def", "subject": "feat: x"}]}
     /// })).unwrap();
@@ -770,7 +770,7 @@ impl ChangedFiles for Git {
 /// are the user's, even when `ahp init` wrote them first, and count too.
 ///
 /// ```
-/// use ahp_oracles::git::is_ahp_output;
+/// use ahp_oracles::workflow::git::is_ahp_output;
 /// assert!(is_ahp_output(".ahp/signals.jsonl"));
 /// assert!(is_ahp_output(".ahp/signals.jsonl.3"));
 /// assert!(is_ahp_output("services/api/.ahp/retrospectives/ISS-1.md"));

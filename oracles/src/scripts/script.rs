@@ -116,8 +116,8 @@ use std::process::ExitStatus;
 use std::time::Duration;
 use tokio::process::Command;
 
-use crate::process::{self, Captured, ProcessError, Run as ProcessRun, TRUNCATED_NOTE};
-pub use crate::process::{DRAIN_GRACE, OUTPUT_CAP, TERM_GRACE};
+use crate::scripts::process::{self, Captured, ProcessError, Run as ProcessRun, TRUNCATED_NOTE};
+pub use crate::scripts::process::{DRAIN_GRACE, OUTPUT_CAP, TERM_GRACE};
 
 type Run = ProcessRun;
 
@@ -149,7 +149,7 @@ const STDERR_SHOWN: usize = 500;
 /// protocol.
 ///
 /// ```
-/// use ahp_oracles::script::ScriptHook;
+/// use ahp_oracles::scripts::script::ScriptHook;
 /// use ahp_engine::{HookContext, OracleConfig, ToolCall};
 /// use serde_json::json;
 ///
@@ -245,7 +245,7 @@ impl ScriptHook {
     /// unknown key with a "did you mean".
     ///
     /// ```
-    /// use ahp_oracles::script::ScriptHook;
+    /// use ahp_oracles::scripts::script::ScriptHook;
     /// use ahp_engine::OracleConfig;
     /// use serde_json::json;
     ///
@@ -273,10 +273,11 @@ impl ScriptHook {
         let entry = opt_str(map, "", "entry")?
             .map(|e| absolute_path(e, "entry"))
             .transpose()?;
-        let timeout_ms = crate::command::opt_timeout_up_to(map, "", "timeout_ms", MAX_TIMEOUT_MS)?
-            .map_or(DEFAULT_TIMEOUT_MS, |d| {
-                u64::try_from(d.as_millis()).unwrap_or(MAX_TIMEOUT_MS)
-            });
+        let timeout_ms =
+            crate::scripts::command::opt_timeout_up_to(map, "", "timeout_ms", MAX_TIMEOUT_MS)?
+                .map_or(DEFAULT_TIMEOUT_MS, |d| {
+                    u64::try_from(d.as_millis()).unwrap_or(MAX_TIMEOUT_MS)
+                });
         let matcher = match map.get("matcher") {
             None | Some(Value::Null) => None,
             Some(v) => ToolMatcher::from_config(as_map(
@@ -686,7 +687,7 @@ impl ToolMatcher {
 ///
 /// ```
 /// use ahp_engine::Event;
-/// use ahp_oracles::script::agent_hooks_event_name;
+/// use ahp_oracles::scripts::script::agent_hooks_event_name;
 /// assert_eq!(agent_hooks_event_name(Event::PreToolUse), "pre-tool-call");
 /// assert_eq!(agent_hooks_event_name(Event::PreAgentTurnStop), "pre-agent-turn-stop");
 /// ```
@@ -705,7 +706,7 @@ pub fn agent_hooks_event_name(event: Event) -> &'static str {
 ///
 /// ```
 /// use ahp_engine::{Event, HookContext, ToolCall};
-/// use ahp_oracles::script::event_payload;
+/// use ahp_oracles::scripts::script::event_payload;
 /// use serde_json::json;
 ///
 /// let mut ctx = HookContext::for_event(Event::PreToolUse);

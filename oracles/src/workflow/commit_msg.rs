@@ -7,7 +7,7 @@
 //!
 //! The commits come from the context's `git.commits` (`[{sha, subject,
 //! body}]`, oldest first); when the context has none, they are read with
-//! [`crate::git`]: the commits since the merge base with the trunk
+//! [`crate::workflow::git`]: the commits since the merge base with the trunk
 //! (`git.trunk`, else main/master), merge commits left out.
 //!
 //! **On a tool call** (an event with a `tool`, e.g. `pre-tool-use`) the
@@ -47,7 +47,7 @@
 //! then a colon, one space and a non-empty description.
 //!
 //! ```
-//! use ahp_oracles::commit_msg::CommitMessageValidator;
+//! use ahp_oracles::workflow::commit_msg::CommitMessageValidator;
 //! use ahp_engine::OracleConfig;
 //! use serde_json::json;
 //! let v = CommitMessageValidator::from_config(OracleConfig::new(&json!({"preset": "conventional"}), None)).unwrap();
@@ -57,8 +57,8 @@
 //! ```
 
 use crate::cfg::one_of;
-use crate::git::{project_dir_for, resolve_commits, Commit};
 use crate::template::truncate;
+use crate::workflow::git::{project_dir_for, resolve_commits, Commit};
 use ahp_engine::oracle::kind_of;
 use ahp_engine::suggest::did_you_mean;
 use ahp_engine::{
@@ -172,7 +172,7 @@ impl CommitMessageValidator {
     /// Builds the validator from its `config:` map.
     ///
     /// ```
-    /// use ahp_oracles::commit_msg::CommitMessageValidator;
+    /// use ahp_oracles::workflow::commit_msg::CommitMessageValidator;
     /// use ahp_engine::OracleConfig;
     /// use serde_json::json;
     /// let err = CommitMessageValidator::from_config(OracleConfig::new(&json!({"required_fields": ["ticket"]}), None)).unwrap_err();
@@ -541,7 +541,7 @@ fn split_message(text: &str) -> (String, String) {
 /// directory the command runs in (`cd DIR`, `git -C DIR` followed).
 ///
 /// ```
-/// use ahp_oracles::commit_msg::{pending_commits, PendingCommit};
+/// use ahp_oracles::workflow::commit_msg::{pending_commits, PendingCommit};
 /// let dir = tempfile::tempdir().unwrap();
 /// let found = pending_commits("git add -A && git commit -m 'feat: x' -m 'Why.'", dir.path());
 /// assert_eq!(found, vec![PendingCommit::Known { subject: "feat: x".into(), body: "Why.".into() }]);
@@ -613,7 +613,7 @@ fn commits_in(
         }
         return;
     }
-    for cmd in crate::command::simple_commands(script) {
+    for cmd in crate::scripts::command::simple_commands(script) {
         // The shell runs command substitutions too, wherever they stand;
         // each in a subshell, so a `cd` there stays there.
         for inner in &cmd.substitutions {
@@ -659,7 +659,7 @@ fn commits_in(
             continue;
         }
         if SHELLS.contains(&name) || name == "eval" {
-            let rest: Vec<&crate::command::Word> = words.collect();
+            let rest: Vec<&crate::scripts::command::Word> = words.collect();
             let inner = if name == "eval" {
                 let all_literal = rest.iter().all(|w| w.literal);
                 let text = rest
@@ -738,7 +738,7 @@ fn commits_in(
         if !is_commit {
             continue;
         }
-        let rest: Vec<&crate::command::Word> = words.collect();
+        let rest: Vec<&crate::scripts::command::Word> = words.collect();
         found.push(commit_message(
             &rest,
             cmd.stdin.as_ref(),
@@ -811,12 +811,12 @@ fn long_option(name: &str) -> &str {
 
 /// The message of one `git commit` from its arguments.
 fn commit_message(
-    args: &[&crate::command::Word],
-    stdin: Option<&crate::command::Word>,
+    args: &[&crate::scripts::command::Word],
+    stdin: Option<&crate::scripts::command::Word>,
     root: &Path,
     dir: Option<&Path>,
 ) -> PendingCommit {
-    use crate::command::Word;
+    use crate::scripts::command::Word;
     let mut paragraphs: Vec<Word> = Vec::new();
     let mut file: Option<Word> = None;
     let mut trailers: Vec<Word> = Vec::new();
@@ -1103,7 +1103,7 @@ impl Oracle for CommitMessageValidator {
         let base = ctx
             .lookup("git.merge_base")
             .and_then(|v| v.as_str().map(str::to_string))
-            .or_else(|| crate::git::context_trunk(ctx));
+            .or_else(|| crate::workflow::git::context_trunk(ctx));
         Ok(self
             .signal(&commits, issue_id.as_deref(), base.as_deref())?
             .into_iter()

@@ -56,7 +56,7 @@
 //! ```
 //!
 //! ```
-//! use ahp_oracles::retrospective::IssueMetrics;
+//! use ahp_oracles::workflow::retrospective::IssueMetrics;
 //! use ahp_engine::Signal;
 //! let mut m = IssueMetrics::new("FEAT-1");
 //! let mut s = Signal::prompt("40 files");
@@ -67,9 +67,9 @@
 //! ```
 
 use crate::cfg::opt_bool;
-use crate::git::project_dir_for;
 use crate::safe_write::write_in_project;
 use crate::template::Template;
+use crate::workflow::git::project_dir_for;
 use ahp_engine::oracle::kind_of;
 use ahp_engine::{
     async_trait, Action, HookContext, Intensity, Oracle, OracleConfig, OracleConfigError,
@@ -540,7 +540,7 @@ impl RetrospectiveGenerator {
     /// Builds the generator from its `config:` map.
     ///
     /// ```
-    /// use ahp_oracles::retrospective::RetrospectiveGenerator;
+    /// use ahp_oracles::workflow::retrospective::RetrospectiveGenerator;
     /// use ahp_engine::OracleConfig;
     /// use serde_json::json;
     /// let err = RetrospectiveGenerator::from_config(OracleConfig::new(&json!({"generate_metric": true}), None)).unwrap_err();
@@ -620,7 +620,7 @@ fn output_template(src: &str) -> Result<Template, OracleConfigError> {
             ),
         ));
     }
-    crate::rules::template(src, "output")
+    crate::policy::rules::template(src, "output")
 }
 
 /// `value` as one path segment: what is not a letter, a digit, `-`, `_`

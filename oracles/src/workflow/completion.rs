@@ -12,7 +12,7 @@
 //!
 //! The changed files come from the context's `files` (with
 //! `files.details` for statuses); when the context has none, they are
-//! computed with [`crate::git`] in the project.
+//! computed with [`crate::workflow::git`] in the project.
 //!
 //! ```yaml
 //! hooks:
@@ -32,7 +32,7 @@
 //! [`DEFAULT_TESTS`] and [`DEFAULT_DOCS`].
 //!
 //! ```
-//! use ahp_oracles::completion::{CompletionVerifier, Kind};
+//! use ahp_oracles::workflow::completion::{CompletionVerifier, Kind};
 //! use ahp_engine::OracleConfig;
 //! let v = CompletionVerifier::from_config(OracleConfig::empty()).unwrap();
 //! assert_eq!(v.classify("src/parser.rs"), Some(Kind::Source));
@@ -43,8 +43,8 @@
 //! ```
 
 use crate::cfg::opt_bool;
-use crate::git::{project_dir_for, resolve_changes, ChangedFile, FileStatus};
 use crate::pathglob::Globs;
+use crate::workflow::git::{project_dir_for, resolve_changes, ChangedFile, FileStatus};
 use ahp_engine::{
     async_trait, HookContext, Intensity, Oracle, OracleConfig, OracleConfigError, OracleError,
     Signal,
@@ -135,7 +135,7 @@ impl CompletionVerifier {
     /// Builds the verifier from its `config:` map.
     ///
     /// ```
-    /// use ahp_oracles::completion::CompletionVerifier;
+    /// use ahp_oracles::workflow::completion::CompletionVerifier;
     /// use ahp_engine::OracleConfig;
     /// use serde_json::json;
     /// let err = CompletionVerifier::from_config(OracleConfig::new(&json!({"tests": ["ok/**", "[bad"]}), None)).unwrap_err();
@@ -185,8 +185,8 @@ impl CompletionVerifier {
     /// `issue_path` (relative to the project) is left out.
     ///
     /// ```
-    /// use ahp_oracles::completion::CompletionVerifier;
-    /// use ahp_oracles::git::{ChangedFile, FileStatus};
+    /// use ahp_oracles::workflow::completion::CompletionVerifier;
+    /// use ahp_oracles::workflow::git::{ChangedFile, FileStatus};
     /// use ahp_engine::OracleConfig;
     /// let v = CompletionVerifier::from_config(OracleConfig::empty()).unwrap();
     /// let src = ChangedFile::new("src/parser.rs", FileStatus::Modified);
@@ -221,7 +221,7 @@ impl CompletionVerifier {
             (false, true) => ("docs", MISSING_DOCS),
             (false, false) => return None,
         };
-        let named = crate::command::name_some(&source, MAX_NAMED);
+        let named = crate::scripts::command::name_some(&source, MAX_NAMED);
         let subject = if source.len() == 1 {
             format!("{named} changed")
         } else {

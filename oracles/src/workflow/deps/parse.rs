@@ -2,7 +2,7 @@
 //! numbers for every error. No input panics: every parser returns a
 //! [`ManifestError`] instead.
 
-use crate::test_gate::junit::line_col;
+use crate::workflow::test_gate::junit::line_col;
 use serde_json::Value;
 use std::fmt;
 use toml::de::{DeTable, DeValue};
@@ -28,7 +28,7 @@ impl ManifestKind {
     /// `requirements*.txt`, `requirements*.in`.
     ///
     /// ```
-    /// use ahp_oracles::deps::ManifestKind;
+    /// use ahp_oracles::workflow::deps::ManifestKind;
     /// assert_eq!(ManifestKind::detect("crates/x/Cargo.toml"), Some(ManifestKind::Cargo));
     /// assert_eq!(ManifestKind::detect("requirements-dev.txt"), Some(ManifestKind::Requirements));
     /// assert_eq!(ManifestKind::detect("pom.xml"), None);
@@ -168,7 +168,7 @@ impl ManifestError {
 /// Parses a manifest of `kind`.
 ///
 /// ```
-/// use ahp_oracles::deps::{parse_manifest, ManifestKind};
+/// use ahp_oracles::workflow::deps::{parse_manifest, ManifestKind};
 /// let m = parse_manifest(ManifestKind::Cargo, "[package]\nname = \"x\"\n\n[dependencies]\nserde = { version = \"1\", features = [\"derive\"] }\n").unwrap();
 /// assert_eq!(m.dependencies[0].name, "serde");
 /// assert_eq!(m.dependencies[0].spec, "1");
@@ -896,7 +896,7 @@ const VERSION_OPS: [&str; 8] = ["===", "~=", "==", "!=", "<=", ">=", "<", ">"];
 /// `name[extras] @ url ; markers`) into its name and the rest as the spec.
 ///
 /// ```
-/// use ahp_oracles::deps::parse_requirement;
+/// use ahp_oracles::workflow::deps::parse_requirement;
 /// assert_eq!(parse_requirement("requests[socks]>=2.31,<3 ; python_version >= '3.8'").unwrap(),
 ///            ("requests".to_string(), "[socks] >=2.31,<3 ; python_version >= '3.8'".to_string()));
 /// assert_eq!(parse_requirement("Django").unwrap().1, "*");

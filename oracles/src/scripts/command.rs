@@ -4,7 +4,7 @@
 //! clear errors, and cutting output down to what a signal can show.
 
 use crate::cfg::join;
-use crate::process::{self, ProcessError, Run};
+use crate::scripts::process::{self, ProcessError, Run};
 use crate::template::truncate;
 use ahp_engine::oracle::kind_of;
 use ahp_engine::{HookContext, OracleConfigError, OracleError};

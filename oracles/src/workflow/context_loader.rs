@@ -25,9 +25,9 @@
 //! no glob match) there is nothing to say: no signal.
 
 use crate::cfg::opt_bool;
-use crate::git::{project_dir_for, Git, GitError};
 use crate::pathglob::Globs;
 use crate::template::truncate;
+use crate::workflow::git::{project_dir_for, Git, GitError};
 use ahp_engine::oracle::kind_of;
 use ahp_engine::{
     async_trait, HookContext, Intensity, Oracle, OracleConfig, OracleConfigError, OracleError,
@@ -103,7 +103,7 @@ impl ContextLoader {
     /// Builds the loader from its `config:` map.
     ///
     /// ```
-    /// use ahp_oracles::context_loader::ContextLoader;
+    /// use ahp_oracles::workflow::context_loader::ContextLoader;
     /// use ahp_engine::OracleConfig;
     /// use serde_json::json;
     /// assert!(ContextLoader::from_config(OracleConfig::empty()).is_ok());

@@ -8,7 +8,7 @@
 //!
 //! ```
 //! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
-//! use ahp_oracles::process::run;
+//! use ahp_oracles::scripts::process::run;
 //! use std::time::Duration;
 //! let mut cmd = tokio::process::Command::new("sh");
 //! cmd.args(["-c", "cat; echo done >&2"]);
@@ -137,7 +137,7 @@ pub async fn run(mut cmd: Command, input: Vec<u8>, timeout: Duration) -> Result<
 ///
 /// ```
 /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
-/// let out = ahp_oracles::process::run_shell("echo hi && exit 3", std::path::Path::new("."), std::time::Duration::from_secs(5)).await.unwrap();
+/// let out = ahp_oracles::scripts::process::run_shell("echo hi && exit 3", std::path::Path::new("."), std::time::Duration::from_secs(5)).await.unwrap();
 /// assert_eq!(out.status.code(), Some(3));
 /// assert_eq!(out.stdout.text(), "hi\n");
 /// # });

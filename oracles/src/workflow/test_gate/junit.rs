@@ -13,7 +13,7 @@
 //! so a summary-only report cannot pass by accident.
 //!
 //! ```
-//! use ahp_oracles::test_gate::junit::{parse_junit, Outcome};
+//! use ahp_oracles::workflow::test_gate::junit::{parse_junit, Outcome};
 //! let report = parse_junit(r#"<testsuite name="math">
 //!   <testcase classname="math.Add" name="adds"/>
 //!   <testcase classname="math.Div" name="by_zero"><failure message="expected an error&#10;but got 0"/></testcase>

@@ -17,7 +17,7 @@
 //! report that does not parse is never read as "covered".
 //!
 //! ```
-//! use ahp_oracles::test_gate::coverage::parse_lcov;
+//! use ahp_oracles::workflow::test_gate::coverage::parse_lcov;
 //! let report = parse_lcov("SF:src/a.rs\nDA:1,1\nDA:2,0\nend_of_record\nSF:src/b.rs\nLF:10\nLH:10\nend_of_record\n").unwrap();
 //! assert_eq!((report.lines_covered, report.lines_valid), (Some(11), Some(12)));
 //! assert!((report.percent - 91.666).abs() < 0.01);
@@ -643,7 +643,7 @@ mod tests {
             let _ = parse_lcov(&doc);
             let _ = parse_cobertura(&doc);
             let _ = parse_llvm_cov_json(&doc);
-            let _ = crate::test_gate::junit::parse_junit(&doc);
+            let _ = crate::workflow::test_gate::junit::parse_junit(&doc);
         }
     }
 

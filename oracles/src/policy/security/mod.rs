@@ -8,7 +8,7 @@
 //! context lines are not the agent's doing). An edit's `old_string` is not
 //! scanned: removing a secret is not a finding. At an event without a tool
 //! (`pre-issue-submit`) it scans the changed files (the context's
-//! `files.changed`, else git — see [`crate::git`]), read from the project.
+//! `files.changed`, else git — see [`crate::workflow::git`]), read from the project.
 //!
 //! **ahp's own files** ([`ahp_file`]) are not held against the agent: the
 //! policy files and ahp's retrospectives describe dangerous commands (the
@@ -73,7 +73,7 @@
 //! ```
 //!
 //! ```
-//! use ahp_oracles::security::SecurityScanner;
+//! use ahp_oracles::policy::security::SecurityScanner;
 //! use ahp_engine::OracleConfig;
 //!
 //! let scanner = SecurityScanner::from_config(OracleConfig::empty()).unwrap();
@@ -89,8 +89,8 @@
 mod detectors;
 
 use crate::cfg::{check_keys, join, one_of, opt_bool, opt_str};
-use crate::git::{project_dir_for, resolve_changes, FileStatus};
 use crate::pathglob::Globs;
+use crate::workflow::git::{project_dir_for, resolve_changes, FileStatus};
 use aho_corasick::{AhoCorasick, AhoCorasickKind};
 use ahp_engine::oracle::kind_of;
 use ahp_engine::pattern::Words;
@@ -283,7 +283,7 @@ impl SecurityScanner {
     /// Builds the scanner from its `config:` map.
     ///
     /// ```
-    /// use ahp_oracles::security::SecurityScanner;
+    /// use ahp_oracles::policy::security::SecurityScanner;
     /// use ahp_engine::OracleConfig;
     /// use serde_json::json;
     /// let err = SecurityScanner::from_config(OracleConfig::new(&json!({"rules": ["no-secret"]}), None)).unwrap_err();
@@ -759,7 +759,7 @@ impl SecurityScanner {
     /// The signal for these findings (none when there are none).
     ///
     /// ```
-    /// use ahp_oracles::security::SecurityScanner;
+    /// use ahp_oracles::policy::security::SecurityScanner;
     /// use ahp_engine::{Intensity, OracleConfig};
     /// let s = SecurityScanner::from_config(OracleConfig::empty()).unwrap();
     /// let scan = s.scan_text("setup.sh", b"chmod 777 /srv/data\n");
@@ -903,7 +903,7 @@ pub enum AhpFile {
 /// puts under `.ahp/` is scanned like any other.
 ///
 /// ```
-/// use ahp_oracles::security::{ahp_file, AhpFile};
+/// use ahp_oracles::policy::security::{ahp_file, AhpFile};
 /// assert_eq!(ahp_file(".ahp/hooks.yaml"), Some(AhpFile::Description));
 /// assert_eq!(ahp_file("./.ahp/signals.jsonl.2"), Some(AhpFile::Generated));
 /// assert_eq!(ahp_file(".ahp/signals.jsonl.sh"), None);
@@ -1096,7 +1096,7 @@ fn custom_rule(m: &Map<String, Value>, key: &str) -> Result<Detector, OracleConf
 /// The first 16 hex digits of the SHA-256 of `v`.
 ///
 /// ```
-/// assert_eq!(ahp_oracles::security::fingerprint(b"hello"), "2cf24dba5fb0a30e");
+/// assert_eq!(ahp_oracles::policy::security::fingerprint(b"hello"), "2cf24dba5fb0a30e");
 /// ```
 pub fn fingerprint(v: &[u8]) -> String {
     let digest = Sha256::digest(v);

@@ -6,7 +6,7 @@
 //! how many files each directory has.
 //!
 //! The changed files come from the context's `files.changed`; when the
-//! context has none, they are computed with [`crate::git`] in the project
+//! context has none, they are computed with [`crate::workflow::git`] in the project
 //! (against `git.trunk` when the context names it, else main/master).
 //!
 //! ```yaml
@@ -29,7 +29,7 @@
 //! batch. Exactly `max_files` files is within the limit.
 //!
 //! ```
-//! use ahp_oracles::file_limit::split_batches;
+//! use ahp_oracles::workflow::file_limit::split_batches;
 //! let files: Vec<String> = ["src/a.rs", "src/b.rs", "docs/x.md", "README.md"]
 //!     .iter().map(|s| s.to_string()).collect();
 //! let batches = split_batches(&files, 3);
@@ -40,8 +40,8 @@
 //! ```
 
 use crate::cfg::one_of;
-use crate::git::{project_dir_for, resolve_changes};
 use crate::pathglob::Globs;
+use crate::workflow::git::{project_dir_for, resolve_changes};
 use ahp_engine::oracle::kind_of;
 use ahp_engine::{
     async_trait, HookContext, Intensity, Modification, Oracle, OracleConfig, OracleConfigError,
@@ -118,7 +118,7 @@ impl FileChangeLimiter {
     /// Builds the limiter from its `config:` map.
     ///
     /// ```
-    /// use ahp_oracles::file_limit::FileChangeLimiter;
+    /// use ahp_oracles::workflow::file_limit::FileChangeLimiter;
     /// use ahp_engine::OracleConfig;
     /// use serde_json::json;
     /// let err = FileChangeLimiter::from_config(OracleConfig::new(&json!({"max_files": 0}), None)).unwrap_err();
@@ -183,7 +183,7 @@ impl FileChangeLimiter {
     /// what [`Oracle::evaluate`] returns once the paths are known.
     ///
     /// ```
-    /// use ahp_oracles::file_limit::FileChangeLimiter;
+    /// use ahp_oracles::workflow::file_limit::FileChangeLimiter;
     /// use ahp_engine::{OracleConfig, Intensity};
     /// let limiter = FileChangeLimiter::from_config(OracleConfig::new(&serde_json::json!({"max_files": 2}), None)).unwrap();
     /// let paths: Vec<String> = vec!["a/1".into(), "a/2".into(), "b/1".into()];
@@ -210,7 +210,7 @@ impl FileChangeLimiter {
                 " ({} excluded file{} not counted: {})",
                 excluded.len(),
                 plural(excluded.len()),
-                crate::command::name_some(&excluded, MAX_NAMED)
+                crate::scripts::command::name_some(&excluded, MAX_NAMED)
             )
         };
         let head = format!("{n} files changed (limit {})", self.max_files);

@@ -12,7 +12,7 @@
 //! ```
 //!
 //! **What it reads.** `checklist.items` of the context (see
-//! [`crate::issue`] for the item shape), recounting them for the selected
+//! [`crate::workflow::issue`] for the item shape), recounting them for the selected
 //! `sections`. Without a `checklist` in the context it loads the issue file
 //! at `issue.path` (relative paths are taken from the project root), and
 //! with neither there is nothing to check: it accepts. A `checklist` with
@@ -42,7 +42,7 @@
 //! next to whatever the other sections decide.
 //!
 //! ```
-//! use ahp_oracles::checklist::ChecklistValidator;
+//! use ahp_oracles::workflow::checklist::ChecklistValidator;
 //! use ahp_engine::{HookContext, Intensity, OracleConfig, Payload};
 //! use serde_json::json;
 //!
@@ -59,7 +59,7 @@
 //! ```
 
 use crate::cfg::{check_keys, opt_bool};
-use crate::issue::{load_issue, section_matches, Checklist, ChecklistItem, ItemState};
+use crate::workflow::issue::{load_issue, section_matches, Checklist, ChecklistItem, ItemState};
 use ahp_engine::oracle::kind_of;
 use ahp_engine::{
     async_trait, HookContext, Intensity, Oracle, OracleConfig, OracleConfigError, OracleError,
@@ -106,7 +106,7 @@ impl ChecklistValidator {
     /// names; default: all).
     ///
     /// ```
-    /// use ahp_oracles::checklist::ChecklistValidator;
+    /// use ahp_oracles::workflow::checklist::ChecklistValidator;
     /// use ahp_engine::OracleConfig;
     /// let bad = serde_json::json!({"min_completion_rate": 90});
     /// let err = ChecklistValidator::from_config(OracleConfig::new(&bad, None)).unwrap_err();

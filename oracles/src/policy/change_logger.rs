@@ -39,7 +39,7 @@
 //! operations and command. `fields` replaces the level's choice.
 //!
 //! ```
-//! use ahp_oracles::change_logger::ChangeLogger;
+//! use ahp_oracles::policy::change_logger::ChangeLogger;
 //! use ahp_engine::{OracleConfig, Payload};
 //! use serde_json::json;
 //!
@@ -120,7 +120,7 @@ impl ChangeLogger {
     /// Builds the logger from its `config:` map.
     ///
     /// ```
-    /// use ahp_oracles::change_logger::ChangeLogger;
+    /// use ahp_oracles::policy::change_logger::ChangeLogger;
     /// use ahp_engine::OracleConfig;
     /// use serde_json::json;
     /// let err = ChangeLogger::from_config(OracleConfig::new(&json!({"log_level": "verbose"}), None)).unwrap_err();
@@ -339,7 +339,7 @@ fn str_of<'a>(m: &'a Map<String, Value>, keys: &[&str]) -> Option<&'a str> {
 /// documentation](self)).
 ///
 /// ```
-/// use ahp_oracles::change_logger::operations;
+/// use ahp_oracles::policy::change_logger::operations;
 /// let patch = "*** Begin Patch\n*** Update File: src/a.rs\n@@\n-old\n+new\n+more\n*** Add File: src/b.rs\n+x\n*** End Patch\n";
 /// let ops = operations(&serde_json::json!({"input": patch}));
 /// assert_eq!(ops.len(), 2);

@@ -29,7 +29,7 @@
 //! JSON, a missing path as nothing, each cut at 4096 characters).
 //!
 //! ```
-//! use ahp_oracles::rules::Rules;
+//! use ahp_oracles::policy::rules::Rules;
 //! use ahp_engine::{HookContext, Intensity, OracleConfig};
 //! use serde_json::json;
 //!
@@ -77,7 +77,7 @@ const RULE_EXAMPLE: &str =
 /// signal it raises. Build with [`Rules::from_config`].
 ///
 /// ```
-/// use ahp_oracles::rules::Rules;
+/// use ahp_oracles::policy::rules::Rules;
 /// use ahp_engine::{HookContext, Intensity, OracleConfig, Oracle};
 /// use serde_json::json;
 ///
@@ -132,7 +132,7 @@ impl Rules {
     /// an unknown key (with a "did you mean"), and so on.
     ///
     /// ```
-    /// use ahp_oracles::rules::Rules;
+    /// use ahp_oracles::policy::rules::Rules;
     /// use ahp_engine::OracleConfig;
     /// use serde_json::json;
     ///

@@ -53,7 +53,7 @@
 //! not counted and does not block.
 //!
 //! ```
-//! use ahp_oracles::issue::{parse_issue, ItemState};
+//! use ahp_oracles::workflow::issue::{parse_issue, ItemState};
 //! use std::path::Path;
 //!
 //! let text = "---\nid: FEAT-0123\ntype: feature\n---\n## Tasks\n\
@@ -175,7 +175,7 @@ name_enum!(
 /// `path:line: field: message` (line and field when known).
 ///
 /// ```
-/// use ahp_oracles::issue::parse_issue;
+/// use ahp_oracles::workflow::issue::parse_issue;
 /// use std::path::Path;
 /// let err = parse_issue("---\nid: FEAT-1\nstage: doign\n---\n", Path::new("FEAT-1.md")).unwrap_err();
 /// assert_eq!(err.line, Some(3));
@@ -499,7 +499,7 @@ impl Checklist {
     /// kept). Fails on duplicate ids, unknown dependencies and cycles.
     ///
     /// ```
-    /// use ahp_oracles::issue::{Checklist, ChecklistItem, ItemState};
+    /// use ahp_oracles::workflow::issue::{Checklist, ChecklistItem, ItemState};
     /// let mut a = ChecklistItem::new(ItemState::Todo, "a");
     /// a.id = Some("chk-1".into());
     /// let mut b = ChecklistItem::new(ItemState::Done, "b");
@@ -668,7 +668,7 @@ const SECTION_ALIASES: &[&[&str]] = &[
 /// Criteria` / `验收标准`, `Review Comments` / `评审`).
 ///
 /// ```
-/// use ahp_oracles::issue::section_matches;
+/// use ahp_oracles::workflow::issue::section_matches;
 /// assert!(section_matches("Acceptance Criteria", "acceptance criteria"));
 /// assert!(section_matches("验收标准", "Acceptance Criteria"));
 /// assert!(!section_matches("Review Comments", "Technical Tasks"));
@@ -746,9 +746,9 @@ fn unchecked_dependencies(
 /// let dir = tempfile::tempdir().unwrap();
 /// let path = dir.path().join("FIX-0001.md");
 /// std::fs::write(&path, "---\nid: FIX-0001\ntype: fix\n---\n- [ ] reproduce\n").unwrap();
-/// let issue = ahp_oracles::issue::load_issue(&path).unwrap();
+/// let issue = ahp_oracles::workflow::issue::load_issue(&path).unwrap();
 /// assert_eq!(issue.checklist.total(), 1);
-/// let missing = ahp_oracles::issue::load_issue(&dir.path().join("nope.md")).unwrap_err();
+/// let missing = ahp_oracles::workflow::issue::load_issue(&dir.path().join("nope.md")).unwrap_err();
 /// assert!(missing.message.contains("cannot read"), "{missing}");
 /// ```
 pub fn load_issue(path: &Path) -> Result<Issue, IssueError> {

@@ -58,7 +58,7 @@
 //! harmless false positive we accept so that `bash -c "rm -rf /"` is caught.
 //!
 //! ```
-//! use ahp_oracles::permission::{PermissionChecker, Finding};
+//! use ahp_oracles::policy::permission::{PermissionChecker, Finding};
 //! use ahp_engine::OracleConfig;
 //!
 //! let checker = PermissionChecker::from_config(OracleConfig::empty()).unwrap();
@@ -103,7 +103,7 @@ pub const CONFIRMATION_TYPE: &str = "confirmation-required";
 /// One command pattern of a list.
 ///
 /// ```
-/// use ahp_oracles::permission::default_dangerous_commands;
+/// use ahp_oracles::policy::permission::default_dangerous_commands;
 /// let rm = &default_dangerous_commands()[0];
 /// assert_eq!(rm.id.as_deref(), Some("rm-rf-root"));
 /// assert_eq!(rm.label(), "rm-rf-root");
@@ -253,7 +253,7 @@ fn rm_pattern(target: &str) -> String {
 /// | `sql-truncate` | `TRUNCATE TABLE x`, `TRUNCATE x` (upper case) and `truncate x;` |
 ///
 /// ```
-/// let ids: Vec<String> = ahp_oracles::permission::default_dangerous_commands()
+/// let ids: Vec<String> = ahp_oracles::policy::permission::default_dangerous_commands()
 ///     .into_iter().filter_map(|p| p.id).collect();
 /// assert!(ids.contains(&"fork-bomb".to_string()));
 /// ```
@@ -521,7 +521,7 @@ fn builtin_keywords(id: &str) -> &'static [&'static str] {
 /// [module documentation](self) for the config and the defaults.
 ///
 /// ```
-/// use ahp_oracles::permission::PermissionChecker;
+/// use ahp_oracles::policy::permission::PermissionChecker;
 /// use ahp_engine::{Event, HookContext, Intensity, OracleConfig, ToolCall};
 /// use serde_json::json;
 ///
@@ -555,7 +555,7 @@ impl PermissionChecker {
     /// mean".
     ///
     /// ```
-    /// use ahp_oracles::permission::PermissionChecker;
+    /// use ahp_oracles::policy::permission::PermissionChecker;
     /// use ahp_engine::OracleConfig;
     /// use serde_json::json;
     ///
@@ -688,7 +688,7 @@ impl Oracle for PermissionChecker {
 /// `tool.input.sql`, without duplicates. Empty without a tool call.
 ///
 /// ```
-/// use ahp_oracles::permission::command_texts;
+/// use ahp_oracles::policy::permission::command_texts;
 /// use ahp_engine::HookContext;
 /// let ctx: HookContext = serde_json::from_str(
 ///     r#"{"tool": {"name": "shell", "input": {"command": ["rm", "-rf", "/"]}}}"#).unwrap();

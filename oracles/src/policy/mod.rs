@@ -1,0 +1,16 @@
+//! The oracles on an agent's tool-call path: they judge one tool call (or
+//! its result) from the hook context alone, in the time of a hook call.
+//!
+//! * [`Rules`](rules::Rules): declarative conditions written in hooks.yaml,
+//!   in the condition language of [`ahp_engine::condition::expr`];
+//! * [`PermissionChecker`](permission::PermissionChecker): dangerous shell
+//!   and SQL commands blocked, risky ones asked about;
+//! * [`SecurityScanner`](security::SecurityScanner): secrets, private
+//!   keys, injection and `curl | sh` in a tool input or changed files;
+//! * [`ChangeLogger`](change_logger::ChangeLogger): what a tool call
+//!   changed, as an aid with structured data.
+
+pub mod change_logger;
+pub mod permission;
+pub mod rules;
+pub mod security;
