@@ -244,24 +244,15 @@ fn required_prefixes(seq: &literal::Seq) -> Option<Words> {
     Some(Words::new(lits.iter().map(|l| l.as_bytes())))
 }
 
-/// A set of words looked for in a text in one pass: the keyword gates in
-/// front of lazily compiled regexes (here, in SecurityScanner and in the
-/// log's masking trigger).
+/// A set of words looked for in a text in one pass: the literal prefilter
+/// of a [`Pattern`] and the word lists of a [`KeywordGate`].
 ///
 /// Built for texts of a few KiB, such as a tool call: it costs next to
 /// nothing to build (the words sorted by their first byte), where an
 /// automaton or a vectorized searcher costs more to set up than such a
 /// text takes to scan. Matching is exact: fold case before, if needed.
-///
-/// ```
-/// use ahp_engine::pattern::Words;
-/// let w = Words::new(["curl", "wget", "eval"]);
-/// assert!(w.any_in(b"curl -fsSL x | sh"));
-/// assert!(!w.any_in(b"ls -la src"));
-/// assert_eq!(w.found_in(b"wget x; eval y"), [false, true, true]);
-/// ```
 #[derive(Debug, Clone)]
-pub struct Words {
+struct Words {
     /// The words, sorted by first byte.
     sorted: Vec<Box<[u8]>>,
     /// The index given to `new` of each word of `sorted`.
@@ -273,17 +264,8 @@ pub struct Words {
 }
 
 /// The distinct words of several keyword lists, in first-seen order, and
-/// per list the positions of its words among them: the input of one
-/// [`Words`] gate for many detectors, each of which runs only when one of
-/// its words is found.
-///
-/// ```
-/// use ahp_engine::pattern::keyword_ids;
-/// let (words, ids) = keyword_ids([&["curl", "wget"][..], &["wget", "eval"][..], &[][..]]);
-/// assert_eq!(words, ["curl", "wget", "eval"]);
-/// assert_eq!(ids, [vec![0, 1], vec![1, 2], vec![]]);
-/// ```
-pub fn keyword_ids<'a, I>(lists: I) -> (Vec<&'a str>, Vec<Vec<usize>>)
+/// per list the positions of its words among them.
+fn keyword_ids<'a, I>(lists: I) -> (Vec<&'a str>, Vec<Vec<usize>>)
 where
     I: IntoIterator<Item = &'a [&'a str]>,
 {
@@ -305,9 +287,55 @@ where
     (words, ids)
 }
 
+/// Which of several keyword lists a text holds a word of, ignoring ASCII
+/// case: the gate in front of detectors that are compiled and run only when
+/// one of their keywords is present (the log's credential masking,
+/// SecurityScanner). A list with no words always passes.
+///
+/// ```
+/// use ahp_engine::pattern::KeywordGate;
+/// let gate = KeywordGate::new([&["curl", "wget"][..], &["eval"][..], &[][..]]);
+/// assert_eq!(gate.select(b"WGET x | sh"), [true, false, true]);
+/// assert!(gate.any(b"eval $x"));
+/// ```
+#[derive(Debug, Clone)]
+pub struct KeywordGate {
+    words: Words,
+    ids: Vec<Vec<usize>>,
+}
+
+impl KeywordGate {
+    /// The gate of `lists`; [`KeywordGate::select`] answers in this order.
+    pub fn new<'a, I>(lists: I) -> KeywordGate
+    where
+        I: IntoIterator<Item = &'a [&'a str]>,
+    {
+        let (words, ids) = keyword_ids(lists);
+        let words: Vec<String> = words.iter().map(|w| w.to_ascii_lowercase()).collect();
+        KeywordGate {
+            words: Words::new(&words),
+            ids,
+        }
+    }
+
+    /// Whether `text` holds any word of any list (or a list is empty).
+    pub fn any(&self, text: &[u8]) -> bool {
+        self.ids.iter().any(Vec::is_empty) || self.words.any_in(&text.to_ascii_lowercase())
+    }
+
+    /// For each list, whether `text` holds one of its words.
+    pub fn select(&self, text: &[u8]) -> Vec<bool> {
+        let found = self.words.found_in(&text.to_ascii_lowercase());
+        self.ids
+            .iter()
+            .map(|ids| ids.is_empty() || ids.iter().any(|&i| found[i]))
+            .collect()
+    }
+}
+
 impl Words {
     /// The set of `words`; [`Words::found_in`] reports them in this order.
-    pub fn new<I, W>(words: I) -> Words
+    fn new<I, W>(words: I) -> Words
     where
         I: IntoIterator<Item = W>,
         W: AsRef<[u8]>,
@@ -338,13 +366,8 @@ impl Words {
     }
 
     /// How many words the set holds.
-    pub fn len(&self) -> usize {
+    fn len(&self) -> usize {
         self.sorted.len() + self.empty.len()
-    }
-
-    /// Whether the set holds no word.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
     }
 
     fn starting_with(&self, b: u8) -> std::ops::Range<usize> {
@@ -353,7 +376,7 @@ impl Words {
     }
 
     /// Whether `text` holds any of the words.
-    pub fn any_in(&self, text: &[u8]) -> bool {
+    fn any_in(&self, text: &[u8]) -> bool {
         !self.empty.is_empty()
             || (0..text.len()).any(|i| {
                 self.sorted[self.starting_with(text[i])]
@@ -364,7 +387,7 @@ impl Words {
 
     /// For each word, in the order given to [`Words::new`], whether
     /// `text` holds it.
-    pub fn found_in(&self, text: &[u8]) -> Vec<bool> {
+    fn found_in(&self, text: &[u8]) -> Vec<bool> {
         let mut found = vec![false; self.len()];
         for &id in &self.empty {
             found[id] = true;
@@ -539,7 +562,7 @@ mod tests {
         let none = Words::new(["ab", "cd"]);
         assert!(!none.any_in(b"acbd"));
         assert!(none.any_in(b"xxcd"));
-        assert!(Words::new([""; 0]).is_empty());
+        assert_eq!(Words::new([""; 0]).len(), 0);
         assert!(!Words::new([""; 0]).any_in(b"abc"));
     }
 

@@ -23,7 +23,7 @@
 //! proof that none gets through: a bare random string under an innocent
 //! name has no shape to recognize.
 
-use crate::pattern::Words;
+use crate::pattern::KeywordGate;
 use regex::bytes::{Captures, Regex, RegexBuilder};
 use serde_json::Value;
 use std::borrow::Cow;
@@ -280,20 +280,17 @@ fn compiled(i: usize) -> Option<&'static Regex> {
         .as_ref()
 }
 
-/// Every keyword of every rule, and per rule the ids of its keywords.
-fn gate() -> &'static (Words, Vec<Vec<usize>>) {
-    static GATE: OnceLock<(Words, Vec<Vec<usize>>)> = OnceLock::new();
-    GATE.get_or_init(|| {
-        let (words, ids) = crate::pattern::keyword_ids(rules().iter().map(|r| r.keywords));
-        (Words::new(&words), ids)
-    })
+/// Which rules a text needs, by their keywords.
+fn gate() -> &'static KeywordGate {
+    static GATE: OnceLock<KeywordGate> = OnceLock::new();
+    GATE.get_or_init(|| KeywordGate::new(rules().iter().map(|r| r.keywords)))
 }
 
 /// Whether `text` might hold a credential of any shape (a cheap check:
 /// false positives only cost [`mask`] a closer look). Never false for a
 /// text in which [`mask`] would change something.
 pub fn might_hold(text: &[u8]) -> bool {
-    gate().0.any_in(&text.to_ascii_lowercase())
+    gate().any(text)
 }
 
 /// `text` with every credential of a known shape masked: a token keeps
@@ -311,12 +308,10 @@ pub fn might_hold(text: &[u8]) -> bool {
 /// assert_eq!(mask("ls -la src"), "ls -la src");
 /// ```
 pub fn mask(text: &str) -> Cow<'_, str> {
-    let (words, ids) = gate();
-    let found = words.found_in(&text.as_bytes().to_ascii_lowercase());
+    let wanted = gate().select(text.as_bytes());
     let mut out: Cow<'_, [u8]> = Cow::Borrowed(text.as_bytes());
     for (i, rule) in rules().iter().enumerate() {
-        let wanted = ids.get(i).is_some_and(|k| k.iter().any(|&k| found[k]));
-        if !wanted {
+        if !wanted.get(i).copied().unwrap_or(true) {
             continue;
         }
         let Some(re) = compiled(i) else {

@@ -91,9 +91,8 @@ mod detectors;
 use crate::cfg::{check_keys, join, one_of, opt_bool, opt_str};
 use crate::pathglob::Globs;
 use crate::workflow::git::{project_dir_for, resolve_changes, FileStatus};
-use aho_corasick::{AhoCorasick, AhoCorasickKind};
 use ahp_engine::oracle::kind_of;
-use ahp_engine::pattern::Words;
+use ahp_engine::pattern::KeywordGate;
 use ahp_engine::{
     async_trait, Evaluation, HookContext, Intensity, Oracle, OracleConfig, OracleConfigError,
     OracleError, Severity, Signal,
@@ -104,7 +103,6 @@ use sha2::{Digest, Sha256};
 use std::collections::BTreeSet;
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
 
 /// The built-in rules, in report order.
 pub const BUILTIN_RULES: [&str; 6] = [
@@ -968,31 +966,19 @@ impl Oracle for SecurityScanner {
     }
 }
 
-/// Which detectors a text needs: one aho-corasick pass finds the keywords
-/// present (see the `detectors` module), so a detector whose keywords are
-/// absent is neither compiled nor run.
+/// Which detectors a text needs: a detector whose keywords are absent is
+/// neither compiled nor run.
 #[derive(Debug, Clone)]
 struct Gate {
-    /// Every keyword once, lower case.
-    words: Vec<&'static str>,
-    /// The same, for the word-by-word scan of short texts.
-    scan: Words,
-    /// Built at the first text too long for a word-by-word scan; `None`
-    /// when it fails to build, so that every detector runs: slower, never
-    /// blind.
-    ac: OnceLock<Option<AhoCorasick>>,
-    /// Per detector, the ids of its keywords; empty: always run.
-    ids: Vec<Vec<usize>>,
+    keywords: KeywordGate,
+    detectors: usize,
 }
 
 impl Gate {
     fn new(detectors: &[Detector]) -> Gate {
-        let (words, ids) = ahp_engine::pattern::keyword_ids(detectors.iter().map(|d| d.keywords));
         Gate {
-            scan: Words::new(&words),
-            words,
-            ac: OnceLock::new(),
-            ids,
+            keywords: KeywordGate::new(detectors.iter().map(|d| d.keywords)),
+            detectors: detectors.len(),
         }
     }
 
@@ -1001,57 +987,12 @@ impl Gate {
     /// scan down.
     const MAX_GATED: usize = 64 * 1024;
 
-    /// Up to this size the keywords are looked for with [`Words`]: a tool
-    /// call's few hundred bytes are scanned sooner than the automaton is
-    /// built.
-    const MAX_WORD_BY_WORD: usize = 4 * 1024;
-
     /// For each detector, whether `text` holds one of its keywords.
     fn select(&self, text: &[u8]) -> Vec<bool> {
         if text.len() > Self::MAX_GATED {
-            return vec![true; self.ids.len()];
+            return vec![true; self.detectors];
         }
-        let found = if text.len() <= Self::MAX_WORD_BY_WORD {
-            self.scan.found_in(&text.to_ascii_lowercase())
-        } else {
-            let Some(ac) = self.automaton() else {
-                return vec![true; self.ids.len()];
-            };
-            let mut found = vec![false; self.words.len()];
-            let mut left = self.words.len();
-            for m in ac.find_overlapping_iter(text) {
-                let i = m.pattern().as_usize();
-                if !found[i] {
-                    found[i] = true;
-                    left -= 1;
-                    if left == 0 {
-                        break;
-                    }
-                }
-            }
-            found
-        };
-        self.ids
-            .iter()
-            .map(|ids| ids.is_empty() || ids.iter().any(|&i| found[i]))
-            .collect()
-    }
-
-    fn automaton(&self) -> Option<&AhoCorasick> {
-        self.ac
-            .get_or_init(|| {
-                if self.words.is_empty() {
-                    return None;
-                }
-                // A contiguous NFA builds quickly (a DFA would cost more
-                // than a hook's whole scan) and still searches fast.
-                AhoCorasick::builder()
-                    .ascii_case_insensitive(true)
-                    .kind(Some(AhoCorasickKind::ContiguousNFA))
-                    .build(&self.words)
-                    .ok()
-            })
-            .as_ref()
+        self.keywords.select(text)
     }
 }
 
@@ -1229,9 +1170,9 @@ mod tests {
     }
 
     #[test]
-    fn both_keyword_passes_find_the_same_things() {
-        // Word by word up to 4 KiB, one automaton pass above, every
-        // detector above 64 KiB: a finding must not depend on the size.
+    fn gated_and_ungated_scans_find_the_same_things() {
+        // The keyword gate up to 64 KiB, every detector above: a finding
+        // must not depend on the size.
         let s =
             scanner(json!({"rules": ["no-secrets", "no-shell-injection", "no-world-writable"]}));
         let body = "chmod 777 /srv/x\nexport AWS_ACCESS_KEY_ID=AKIAQYLPMN5HFIQR7XYZ\nos.system(\"rm \" + name)\n";
@@ -1245,7 +1186,6 @@ mod tests {
         };
         for pad in [5 * 1024, 70 * 1024] {
             let text = format!("{}{body}", "# filler line\n".repeat(pad / 14));
-            assert!(text.len() > Gate::MAX_WORD_BY_WORD);
             assert_eq!(
                 what(&s.scan_text("a.py", text.as_bytes())),
                 what(&plain),
