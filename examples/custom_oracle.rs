@@ -19,8 +19,8 @@
 //! ```
 
 use ahp::{
-    async_trait, HookContext, Oracle, OracleConfig, OracleConfigError, OracleError, Registry,
-    Signal,
+    HookContext, Oracle, OracleConfig, OracleConfigError, OracleError, Registry, Signal,
+    async_trait,
 };
 use std::sync::Arc;
 
@@ -42,14 +42,16 @@ impl Oracle for CommandLength {
         if len <= self.max_chars {
             return Ok(vec![]);
         }
-        Ok(vec![Signal::prompt(format!(
-            "shell command is {len} characters long (limit {})",
-            self.max_chars
-        ))
-        .with_type("long-command")
-        .with_resolution_path([
-            "split it into steps, or put it in a script under version control",
-        ])])
+        Ok(vec![
+            Signal::prompt(format!(
+                "shell command is {len} characters long (limit {})",
+                self.max_chars
+            ))
+            .with_type("long-command")
+            .with_resolution_path([
+                "split it into steps, or put it in a script under version control",
+            ]),
+        ])
     }
 }
 

@@ -15,8 +15,8 @@ mod diff;
 pub(crate) mod json;
 
 use crate::adapters::Agent;
-use anyhow::{anyhow, bail, Context, Result};
-use serde_json::{json, Value};
+use anyhow::{Context, Result, anyhow, bail};
+use serde_json::{Value, json};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -261,7 +261,7 @@ fn read_existing(path: &Path) -> Result<Option<String>> {
             return Err(anyhow!(
                 "{} is not a regular file; ahp edits only a regular config file there",
                 path.display()
-            ))
+            ));
         }
         _ => {}
     }
@@ -421,7 +421,7 @@ fn json_install(
                 ));
             }
             Some(m) if m.value.kind_name() != "a number" => {
-                return Err(wrong_kind(path, &text, &m.value, "version", "the number 1"))
+                return Err(wrong_kind(path, &text, &m.value, "version", "the number 1"));
             }
             Some(_) => {}
         }
@@ -430,7 +430,7 @@ fn json_install(
     match root.get("hooks") {
         None => text = json::append(&text, &root, Some("hooks"), &json!({})),
         Some(m) if !m.value.is_object() => {
-            return Err(wrong_kind(path, &text, &m.value, "hooks", "an object"))
+            return Err(wrong_kind(path, &text, &m.value, "hooks", "an object"));
         }
         Some(_) => {}
     }
@@ -452,7 +452,7 @@ fn json_install(
                     &m.value,
                     &format!("hooks.{event}"),
                     "an array",
-                ))
+                ));
             }
             Some(m) => {
                 let present = m
@@ -594,7 +594,8 @@ fn kimi_install(path: &Path, before: Option<&str>, agent: Agent, base: &str) -> 
                 "hooks",
                 toml_edit::Item::ArrayOfTables(toml_edit::ArrayOfTables::new()),
             );
-            doc.get_mut("hooks").and_then(|h| h.as_array_of_tables_mut())
+            doc.get_mut("hooks")
+                .and_then(|h| h.as_array_of_tables_mut())
         }
         Some(item) => match item.as_array_of_tables_mut() {
             Some(a) => Some(a),
@@ -652,10 +653,8 @@ fn kimi_uninstall(path: &Path, before: &str, agent: Agent, base: &str) -> Result
             .get("command")
             .and_then(|c| c.as_str())
             .is_some_and(|c| is_ours(c, agent, base));
-        if ours {
-            if let Some(e) = t.get("event").and_then(|e| e.as_str()) {
-                events.push(e.to_string());
-            }
+        if ours && let Some(e) = t.get("event").and_then(|e| e.as_str()) {
+            events.push(e.to_string());
         }
         !ours
     });
@@ -805,13 +804,15 @@ mod tests {
             }
             assert!(!install_events(agent).is_empty() || agent == Agent::AgentHooks);
         }
-        assert!(config_path(
-            Agent::AgentHooks,
-            Scope::User,
-            Path::new("/h"),
-            Path::new("/p")
-        )
-        .is_err());
+        assert!(
+            config_path(
+                Agent::AgentHooks,
+                Scope::User,
+                Path::new("/h"),
+                Path::new("/p")
+            )
+            .is_err()
+        );
     }
 
     #[test]

@@ -31,8 +31,9 @@ pub use ahp_signals_log as signals_log;
 
 pub use ahp_config::{LoadOptions, LoadedConfig};
 pub use ahp_engine::{
-    async_trait, Action, Engine, Event, HookContext, Intensity, Modification, Oracle, OracleConfig,
+    Action, Engine, Event, HookContext, Intensity, Modification, Oracle, OracleConfig,
     OracleConfigError, OracleError, Outcome, Registry, Signal, SignalResponse, Verdict,
+    async_trait,
 };
 pub use ahp_signals_log::SignalLog;
 

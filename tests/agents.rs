@@ -2,7 +2,7 @@
 //! `tests/fixtures/agents/` in, the agent's exact answer out.
 
 use crate::common::Sandbox;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 use std::path::PathBuf;
 
 fn fixture(path: &str) -> String {
@@ -759,10 +759,12 @@ fn a_stop_blocked_cap_times_in_a_row_is_released_and_recorded() {
     assert_eq!(releases[0]["session_id"], "loop-1");
     assert_eq!(releases[0]["consecutive_blocks"], 3);
     assert_eq!(releases[0]["cap"], 3);
-    assert!(releases[0]["reason"]
-        .as_str()
-        .unwrap()
-        .contains("tests fail"));
+    assert!(
+        releases[0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("tests fail")
+    );
 }
 
 #[test]
@@ -879,10 +881,12 @@ fn with_fail_closed_errors_inside_ahp_block_in_the_agents_protocol() {
     assert_eq!(run.exit, 0, "{}", run.stderr);
     let out = run.json();
     assert_eq!(out["hookSpecificOutput"]["permissionDecision"], "deny");
-    assert!(out["hookSpecificOutput"]["permissionDecisionReason"]
-        .as_str()
-        .unwrap()
-        .contains("fail_closed"));
+    assert!(
+        out["hookSpecificOutput"]["permissionDecisionReason"]
+            .as_str()
+            .unwrap()
+            .contains("fail_closed")
+    );
     assert!(records(&sb).iter().any(|r| r["kind"] == "error"));
 
     // Unreadable input under fail_closed: exit 2, the block every agent knows.
@@ -1083,7 +1087,9 @@ fn an_invalid_hook_setting_is_a_config_error_everywhere() {
 fn cursor_file_reads_cannot_ask_so_the_prompt_fallback_applies() {
     let sb = Sandbox::new();
     let policy = |fallback: &str| {
-        format!("settings:\n  prompt_fallback: {fallback}\nhooks:\n  pre-tool-use:\n    - oracle: Rules\n      id: env-files\n      config:\n        rules:\n          - condition: \"tool.name == read\"\n            intensity: prompt\n            message: \"reading a secrets file\"\n")
+        format!(
+            "settings:\n  prompt_fallback: {fallback}\nhooks:\n  pre-tool-use:\n    - oracle: Rules\n      id: env-files\n      config:\n        rules:\n          - condition: \"tool.name == read\"\n            intensity: prompt\n            message: \"reading a secrets file\"\n"
+        )
     };
     let payload = fixture("cursor/beforeReadFile.json");
     sb.write(".ahp/hooks.yaml", &policy("deny"));
@@ -1092,10 +1098,12 @@ fn cursor_file_reads_cannot_ask_so_the_prompt_fallback_applies() {
     sb.write(".ahp/hooks.yaml", &policy("context"));
     let out = hook(&sb, "cursor", None, &payload).json();
     assert_eq!(out["permission"], "allow", "{out}");
-    assert!(out["agent_message"]
-        .as_str()
-        .unwrap()
-        .contains("reading a secrets file"));
+    assert!(
+        out["agent_message"]
+            .as_str()
+            .unwrap()
+            .contains("reading a secrets file")
+    );
 }
 
 #[test]
@@ -1188,9 +1196,10 @@ fn with_fail_closed_an_error_after_the_policy_loaded_blocks_in_the_agents_protoc
     );
     let recs = records(&sb);
     // The policy did run (its verdict is on the record) before ahp failed.
-    assert!(recs
-        .iter()
-        .any(|r| r["kind"] == "run" && r["outcome"] == "block"));
+    assert!(
+        recs.iter()
+            .any(|r| r["kind"] == "run" && r["outcome"] == "block")
+    );
     let err = recs
         .iter()
         .find(|r| r["kind"] == "error")
@@ -1232,10 +1241,12 @@ fn an_error_after_the_policy_loaded_fails_open_with_a_message_and_an_error_recor
         .find(|r| r["kind"] == "error")
         .expect("an error record");
     assert_eq!(err["event"], "pre-agent-turn-stop");
-    assert!(err["message"]
-        .as_str()
-        .unwrap()
-        .starts_with("ahp hook claude-code: cannot open signal log"));
+    assert!(
+        err["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("ahp hook claude-code: cannot open signal log")
+    );
 }
 
 /// Every event an adapter decides on has a real-shaped fixture
@@ -1393,7 +1404,9 @@ fn fail_closed_is_decided_from_the_parsed_layers() {
             name: "project switching off the user's true (policy loads, an oracle fails)",
             // The failing oracle is the user's own: one a repository
             // defines waits for `ahp trust` instead.
-            user: Some("settings:\n  fail_closed: true\nhooks:\n  pre-tool-use:\n    - oracle: RetrospectiveGenerator\n"),
+            user: Some(
+                "settings:\n  fail_closed: true\nhooks:\n  pre-tool-use:\n    - oracle: RetrospectiveGenerator\n",
+            ),
             project: "settings:\n  fail_closed: false\n",
             env: None,
             deny: Some("no issue in the context"),

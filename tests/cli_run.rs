@@ -24,10 +24,12 @@ fn rm_rf_with_no_config_anywhere_blocks_and_logs_one_record() {
     assert_eq!(s["context"]["hook"], "pre-tool-use");
     let reason = s["payload"]["reason"].as_str().unwrap();
     assert!(reason.contains("rm -rf /"), "{reason}");
-    assert!(!s["payload"]["resolution_path"]
-        .as_array()
-        .unwrap()
-        .is_empty());
+    assert!(
+        !s["payload"]["resolution_path"]
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
     assert!(v["context_changes"].as_array().unwrap().is_empty());
     // One signal record, then the run record that explains it.
     let log = sb.log_lines();
@@ -38,10 +40,12 @@ fn rm_rf_with_no_config_anywhere_blocks_and_logs_one_record() {
     assert_eq!(log[1]["outcome"], "block");
     assert_eq!(log[1]["signal_ids"][0], s["header"]["id"]);
     assert_eq!(log[1]["context"]["tool"]["input"]["command"], "rm -rf /");
-    assert!(log[1]["config_digest"]
-        .as_str()
-        .unwrap()
-        .starts_with("sha256:"));
+    assert!(
+        log[1]["config_digest"]
+            .as_str()
+            .unwrap()
+            .starts_with("sha256:")
+    );
     // A second run appends.
     sb.ahp()
         .args(["run", "PreToolUse"])
@@ -266,10 +270,12 @@ fn issue_close_with_open_checklist_blocks_by_default() {
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     let v = json_out(&out);
     assert_eq!(v["signals"][0]["context"]["issue_id"], "FEAT-0123");
-    assert!(v["signals"][0]["payload"]["reason"]
-        .as_str()
-        .unwrap()
-        .contains("2 checklist item(s)"));
+    assert!(
+        v["signals"][0]["payload"]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("2 checklist item(s)")
+    );
 }
 
 #[test]

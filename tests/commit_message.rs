@@ -3,8 +3,8 @@
 //! by the message of the commit it makes, and only that; an issue event by
 //! the branch's commits.
 
-use crate::common::{git, json_out, Sandbox};
-use serde_json::{json, Value};
+use crate::common::{Sandbox, git, json_out};
+use serde_json::{Value, json};
 
 const POLICY: &str = "hooks:
   pre-tool-use:

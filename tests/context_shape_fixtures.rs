@@ -9,7 +9,7 @@ use std::path::PathBuf;
 /// nothing an agent sends is reported as unknown.
 #[test]
 fn every_path_of_every_agent_fixture_is_known() {
-    use ahp::adapters::{parse, Agent};
+    use ahp::adapters::{Agent, parse};
     use ahp_engine::context_shape::resolve;
     fn leaves(prefix: &str, v: &Value, out: &mut Vec<String>) {
         match v {

@@ -294,10 +294,11 @@ async fn async_entries_do_not_start_after_a_block() {
         .await;
     e.finish_detached().await;
     assert!(!t.lock().unwrap().contains(&"bg".to_string()));
-    assert!(v
-        .entries
-        .iter()
-        .any(|r| r.id == "bg" && r.status == EntryStatus::DetachedNotStarted));
+    assert!(
+        v.entries
+            .iter()
+            .any(|r| r.id == "bg" && r.status == EntryStatus::DetachedNotStarted)
+    );
 }
 
 #[tokio::test(flavor = "current_thread")]

@@ -1,7 +1,7 @@
 //! Escalation, context-aware intensity and responses, end to end through
 //! `ahp`.
 
-use crate::common::{json_out, Sandbox};
+use crate::common::{Sandbox, json_out};
 use serde_json::Value;
 
 const BIG: &str = r#"{"issue":{"id":"FEAT-1"},"files":{"changed":["a.rs","b.rs","c.rs"]}}"#;
@@ -477,7 +477,9 @@ fn a_control_beside_a_prompt_still_asks() {
 fn ahp_environment_selects_the_intensity_by_environment() {
     let sb = Sandbox::new();
     let policy = |settings: &str| {
-        format!("{settings}hooks:\n  pre-tool-use:\n    - oracle: FileChangeLimiter\n      config: {{max_files: 2, action: prompt}}\n      intensity_by_environment: {{production: block, development: prompt}}\n    - oracle: PermissionChecker\n      intensity_by_environment: {{production: block}}\n")
+        format!(
+            "{settings}hooks:\n  pre-tool-use:\n    - oracle: FileChangeLimiter\n      config: {{max_files: 2, action: prompt}}\n      intensity_by_environment: {{production: block, development: prompt}}\n    - oracle: PermissionChecker\n      intensity_by_environment: {{production: block}}\n"
+        )
     };
     sb.write(".ahp/hooks.yaml", &policy(""));
     let run_env = |env: Option<&str>, ctx: &str| {

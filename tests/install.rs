@@ -2,7 +2,7 @@
 //! a user's existing config, run the installed command with an agent
 //! fixture, uninstall and get the original bytes back.
 
-use crate::common::{stderr, stdout, Sandbox};
+use crate::common::{Sandbox, stderr, stdout};
 use std::path::{Path, PathBuf};
 
 fn fixture(agent: &str, name: &str) -> Vec<u8> {
@@ -620,11 +620,13 @@ fn doctor_and_install_do_not_hang_on_a_fifo_codex_config() {
     let codex_home = sb.home.path().join("codex-home");
     std::fs::create_dir_all(&codex_home).unwrap();
     let fifo = codex_home.join("config.fifo");
-    assert!(std::process::Command::new("mkfifo")
-        .arg(&fifo)
-        .status()
-        .unwrap()
-        .success());
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
     std::os::unix::fs::symlink(&fifo, codex_home.join("config.toml")).unwrap();
     std::fs::create_dir_all(sb.root().join(".claude")).unwrap();
     std::os::unix::fs::symlink(&fifo, sb.root().join(".claude/settings.json")).unwrap();
@@ -683,11 +685,13 @@ fn install_refuses_an_agent_config_that_is_not_a_regular_file() {
     let settings = sb.home.path().join(".claude/settings.json");
     std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
     let fifo = sb.home.path().join("fifo");
-    assert!(std::process::Command::new("mkfifo")
-        .arg(&fifo)
-        .status()
-        .unwrap()
-        .success());
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
     std::os::unix::fs::symlink(&fifo, &settings).unwrap();
     let out = sb
         .ahp()

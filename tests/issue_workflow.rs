@@ -91,10 +91,12 @@ fn the_issue_story_from_submit_to_close() {
     let (code, v, err) = gate(&sb, "post-issue-submit");
     assert_eq!(code, 0, "{err}");
     assert_eq!(v["outcome"], "aid", "{v}");
-    assert!(v["signals"][0]["payload"]["context_info"]
-        .as_str()
-        .unwrap()
-        .contains("@team-lead"));
+    assert!(
+        v["signals"][0]["payload"]["context_info"]
+            .as_str()
+            .unwrap()
+            .contains("@team-lead")
+    );
 
     // 4. Close without tests for the source change: blocked; with them: passes.
     let (code, v, err) = gate(&sb, "pre-issue-close");

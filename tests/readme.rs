@@ -158,10 +158,10 @@ fn check(steps: &[Step], results: &[(i32, String)]) {
                 s.text, s.exit
             ));
         }
-        if let Some(word) = s.outcome {
-            if !out.contains(word) {
-                failures.push(format!("`{}` did not print {word}:\n{out}", s.text));
-            }
+        if let Some(word) = s.outcome
+            && !out.contains(word)
+        {
+            failures.push(format!("`{}` did not print {word}:\n{out}", s.text));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));

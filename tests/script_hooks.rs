@@ -136,10 +136,10 @@ fn alive(pid: &str) -> bool {
 
 fn wait_file(path: &std::path::Path) -> String {
     for _ in 0..100 {
-        if let Ok(s) = std::fs::read_to_string(path) {
-            if !s.trim().is_empty() {
-                return s.trim().to_string();
-            }
+        if let Ok(s) = std::fs::read_to_string(path)
+            && !s.trim().is_empty()
+        {
+            return s.trim().to_string();
         }
         std::thread::sleep(Duration::from_millis(50));
     }
@@ -198,10 +198,12 @@ fn on_error_block_turns_a_timeout_into_a_block() {
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     let v = json_out(&out);
     assert_eq!(v["signals"][0]["header"]["type"], "oracle-error");
-    assert!(v["signals"][0]["payload"]["reason"]
-        .as_str()
-        .unwrap()
-        .contains("timed out"));
+    assert!(
+        v["signals"][0]["payload"]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("timed out")
+    );
 }
 
 #[test]
@@ -510,10 +512,12 @@ fn example_block_dangerous_commands_bash_and_python() {
         assert_eq!(out.status.code(), Some(2), "{name}: {}", stderr(&out));
         let v = json_out(&out);
         assert_eq!(v["signals"][0]["header"]["source"], name);
-        assert!(v["signals"][0]["payload"]["reason"]
-            .as_str()
-            .unwrap()
-            .contains("Dangerous command blocked"));
+        assert!(
+            v["signals"][0]["payload"]["reason"]
+                .as_str()
+                .unwrap()
+                .contains("Dangerous command blocked")
+        );
         let out = run(
             &sb,
             "pre-tool-use",
@@ -602,10 +606,12 @@ fn example_memo_capture_reminds_before_compaction() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let v = json_out(&out);
     assert_eq!(v["outcome"], "aid");
-    assert!(v["signals"][0]["payload"]["context_info"]
-        .as_str()
-        .unwrap()
-        .contains("MEMO.md"));
+    assert!(
+        v["signals"][0]["payload"]["context_info"]
+            .as_str()
+            .unwrap()
+            .contains("MEMO.md")
+    );
 }
 
 #[test]
@@ -644,10 +650,12 @@ fn a_relative_project_root_still_runs_project_hooks() {
     assert!(!stderr(&out).contains("error"), "{}", stderr(&out));
     let v = json_out(&out);
     assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "deny");
-    assert!(v["hookSpecificOutput"]["permissionDecisionReason"]
-        .as_str()
-        .unwrap()
-        .contains("rm is not allowed here"));
+    assert!(
+        v["hookSpecificOutput"]["permissionDecisionReason"]
+            .as_str()
+            .unwrap()
+            .contains("rm is not allowed here")
+    );
 
     let out = sb
         .ahp()
@@ -656,9 +664,11 @@ fn a_relative_project_root_still_runs_project_hooks() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(json_out(&out)["signals"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .any(|s| s["header"]["source"] == "no-rm"));
+    assert!(
+        json_out(&out)["signals"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s["header"]["source"] == "no-rm")
+    );
 }

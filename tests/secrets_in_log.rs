@@ -10,7 +10,7 @@
 //! they have the shape of real credentials and are valid for nothing.
 
 use crate::common::*;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 use std::path::Path;
 use std::time::{Duration, Instant};
 

@@ -477,11 +477,13 @@ async fn a_secret_found_in_a_later_wave_is_redacted_from_earlier_signals() {
         "{printed}\n{records}"
     );
     // The context handed back to the adapter is the agent's own.
-    assert!(verdict
-        .context
-        .lookup("tool.input.command")
-        .unwrap()
-        .as_str()
-        .unwrap()
-        .contains(&token));
+    assert!(
+        verdict
+            .context
+            .lookup("tool.input.command")
+            .unwrap()
+            .as_str()
+            .unwrap()
+            .contains(&token)
+    );
 }

@@ -8,7 +8,7 @@
 
 use crate::common::Rng;
 use ahp::engine::OracleConfig;
-use ahp::oracles::policy::security::{SecurityScanner, BUILTIN_RULES};
+use ahp::oracles::policy::security::{BUILTIN_RULES, SecurityScanner};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 

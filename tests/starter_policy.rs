@@ -4,7 +4,7 @@
 //! that is refused cannot be refused forever.
 
 use crate::common::*;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 /// The starter with every suggested entry uncommented: after `hooks:`, a
 /// comment whose text is a YAML list item or a lower-case `key:` is policy

@@ -56,10 +56,12 @@ fn a_section_the_issue_lacks_is_an_aid_not_a_silent_pass() {
     assert_eq!(code, 2, "{v} {err}");
     let signals = v["signals"].as_array().unwrap();
     assert_eq!(signals[0]["header"]["type"], "checklist-incomplete", "{v}");
-    assert!(signals[0]["payload"]["reason"]
-        .as_str()
-        .unwrap()
-        .contains("chk-002"));
+    assert!(
+        signals[0]["payload"]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("chk-002")
+    );
     assert!(
         signals.iter().any(|s| s["payload"]["context_info"]
             .as_str()

@@ -8,11 +8,11 @@
 
 use crate::source::{ConfigError, ConfigWarning};
 use crate::yaml::{Node, NodeValue};
+use ahp_engine::Event;
 use ahp_engine::condition::Matcher;
 use ahp_engine::context_shape::{
-    check_clause, check_event, resolve, Level, PathFinding, TOOL_NAME_KEY,
+    Level, PathFinding, TOOL_NAME_KEY, check_clause, check_event, resolve,
 };
-use ahp_engine::Event;
 
 /// Checks every clause of the `when:` map `node` of an entry of `event`;
 /// `path` is the entry's `…when` key path for messages. Clauses that do not

@@ -17,7 +17,7 @@
 //! never silently takes the user's protection away.
 
 use crate::layers::LoadOptions;
-pub use crate::layers::{fail_closed_env, FAIL_CLOSED_ENV};
+pub use crate::layers::{FAIL_CLOSED_ENV, fail_closed_env};
 use crate::source::Layer;
 use crate::yaml::{Node, NodeValue};
 use std::fmt;
@@ -117,8 +117,8 @@ fn read_layer_value(path: &Path, layer: Layer) -> Result<Option<bool>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::source::SourceFile;
     use crate::LoadedConfig;
+    use crate::source::SourceFile;
     use std::sync::Arc;
 
     fn load(layers: &[(Layer, &str)]) -> Result<LoadedConfig, crate::ConfigErrors> {

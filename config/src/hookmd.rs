@@ -11,9 +11,9 @@
 
 use crate::source::{ConfigError, Layer, Origin, SourceFile};
 use crate::yaml::{Node, NodeValue};
+use ahp_engine::Event;
 use ahp_engine::pattern::Pattern;
 use ahp_engine::suggest::did_you_mean;
-use ahp_engine::Event;
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
@@ -247,7 +247,9 @@ fn read_frontmatter(path: &Path) -> Result<String, ConfigError> {
         if text.len() > MAX_FRONTMATTER_BYTES {
             return Err(ConfigError::in_file(
                 path,
-                format!("frontmatter longer than {MAX_FRONTMATTER_BYTES} bytes (is the closing `---` missing?)"),
+                format!(
+                    "frontmatter longer than {MAX_FRONTMATTER_BYTES} bytes (is the closing `---` missing?)"
+                ),
             ));
         }
     }
@@ -436,7 +438,7 @@ fn load_hook(
                         "`matcher` must be a map with `tool` and/or `pattern`, found {}",
                         m.kind()
                     ),
-                ))
+                ));
             }
         }
     }
@@ -460,7 +462,7 @@ fn load_hook(
                 &n.origin,
                 Some("async".into()),
                 format!("`async` must be true or false, found {}", n.kind()),
-            ))
+            ));
         }
     };
     let metadata = root
@@ -654,7 +656,12 @@ mod tests {
             &GOOD.replace("block-rm", "good-one"),
             Some("run"),
         );
-        hook(t.path(), "bad-regex", "name: bad-regex\ndescription: x\ntrigger: pre-tool-call\nmatcher:\n  pattern: \"(unclosed\"\n", Some("run"));
+        hook(
+            t.path(),
+            "bad-regex",
+            "name: bad-regex\ndescription: x\ntrigger: pre-tool-call\nmatcher:\n  pattern: \"(unclosed\"\n",
+            Some("run"),
+        );
         hook(
             t.path(),
             "no-entry",

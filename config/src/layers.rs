@@ -120,15 +120,15 @@ pub(crate) fn read_layer(
 ) -> Result<Option<Arc<SourceFile>>, ConfigError> {
     // A repository's policy files are read only as the regular files that
     // `ahp trust` hashes, never through a link to bytes it does not see.
-    if matches!(layer, Layer::Project | Layer::Local) {
-        if let Some(root) = path.parent().and_then(Path::parent) {
-            let rel = match layer {
-                Layer::Local => crate::trust::LOCAL_POLICY_FILE,
-                _ => crate::trust::POLICY_FILE,
-            };
-            crate::trust::check_policy_path(root, rel)
-                .map_err(|e| ConfigError::in_file(path, e.to_string()))?;
-        }
+    if matches!(layer, Layer::Project | Layer::Local)
+        && let Some(root) = path.parent().and_then(Path::parent)
+    {
+        let rel = match layer {
+            Layer::Local => crate::trust::LOCAL_POLICY_FILE,
+            _ => crate::trust::POLICY_FILE,
+        };
+        crate::trust::check_policy_path(root, rel)
+            .map_err(|e| ConfigError::in_file(path, e.to_string()))?;
     }
     // A FIFO would block the read, and so every hook call, forever.
     match std::fs::metadata(path) {

@@ -47,15 +47,15 @@ pub mod untrusted;
 pub mod view;
 pub mod yaml;
 
-pub use fail_closed::{fail_closed_env, fail_closed_from_layers, FailClosed, FAIL_CLOSED_ENV};
-pub use layers::{find_project_root, LoadOptions};
+pub use fail_closed::{FAIL_CLOSED_ENV, FailClosed, fail_closed_env, fail_closed_from_layers};
+pub use layers::{LoadOptions, find_project_root};
 pub use load::{
-    compile_when, Compiled, HookSettings, LoadedConfig, LogSettings, MergedEntry, Only,
+    Compiled, HookSettings, LoadedConfig, LogSettings, MergedEntry, Only, compile_when,
 };
 pub use schema::hooks_schema;
 pub use source::{
-    ConfigError, ConfigErrors, ConfigWarning, Layer, Origin, SourceFile, DEFAULT_POLICY,
-    DEFAULT_POLICY_NAME,
+    ConfigError, ConfigErrors, ConfigWarning, DEFAULT_POLICY, DEFAULT_POLICY_NAME, Layer, Origin,
+    SourceFile,
 };
 
 /// The commented starter `.ahp/hooks.yaml` written by `ahp init`.

@@ -3,7 +3,7 @@
 
 use crate::fail_closed::FailClosed;
 use crate::hookmd::ScriptHookSpec;
-use crate::layers::{read_layer, LoadOptions};
+use crate::layers::{LoadOptions, read_layer};
 use crate::source::{ConfigError, ConfigErrors, ConfigWarning, Layer, Origin, SourceFile};
 use crate::yaml::{self, Key, Node, NodeValue};
 use ahp_engine::condition::{Condition, Matcher};
@@ -560,14 +560,14 @@ impl LoadedConfig {
                 }
                 // The shapes of the top level and of `settings` are reported
                 // by merge_layer; only the value itself is checked here.
-                if let Some(n) = root.get("settings").and_then(|s| s.get("fail_closed")) {
-                    if !matches!(n.value, NodeValue::Bool(_)) {
-                        errors.push(type_error(
-                            n,
-                            "settings.fail_closed".into(),
-                            "true or false",
-                        ));
-                    }
+                if let Some(n) = root.get("settings").and_then(|s| s.get("fail_closed"))
+                    && !matches!(n.value, NodeValue::Bool(_))
+                {
+                    errors.push(type_error(
+                        n,
+                        "settings.fail_closed".into(),
+                        "true or false",
+                    ));
                 }
             }
         }
@@ -861,15 +861,27 @@ impl LoadedConfig {
             }
         }
         for (key, slot, help) in [
-            ("prompt_fallback", &mut out.prompt_fallback, "context: proceed with the prompt as context for the model (default); deny: refuse with the prompt as the reason"),
-            ("rewrite_fallback", &mut out.rewrite_fallback, "deny: refuse with \"rewrite required: …\" so the agent retries with the change (default); context: proceed unmodified and describe the change"),
+            (
+                "prompt_fallback",
+                &mut out.prompt_fallback,
+                "context: proceed with the prompt as context for the model (default); deny: refuse with the prompt as the reason",
+            ),
+            (
+                "rewrite_fallback",
+                &mut out.rewrite_fallback,
+                "deny: refuse with \"rewrite required: …\" so the agent retries with the change (default); context: proceed unmodified and describe the change",
+            ),
         ] {
             if let Some(n) = node.get(key) {
                 match n.as_str() {
                     Some(v @ ("context" | "deny")) => *slot = v.to_string(),
                     _ => errors.push(
-                        ConfigError::at(&n.origin, Some(format!("settings.{key}")), "expected `context` or `deny`")
-                            .help(help),
+                        ConfigError::at(
+                            &n.origin,
+                            Some(format!("settings.{key}")),
+                            "expected `context` or `deny`",
+                        )
+                        .help(help),
                     ),
                 }
             }
@@ -919,14 +931,14 @@ impl LoadedConfig {
                     )),
                 }
             }
-            if let Some(n) = node.get("trunk") {
-                if n.as_str().is_none_or(|t| t.trim().is_empty()) {
-                    errors.push(type_error(
-                        n,
-                        "settings.trunk".into(),
-                        "a branch name such as main",
-                    ));
-                }
+            if let Some(n) = node.get("trunk")
+                && n.as_str().is_none_or(|t| t.trim().is_empty())
+            {
+                errors.push(type_error(
+                    n,
+                    "settings.trunk".into(),
+                    "a branch name such as main",
+                ));
             }
             if let Some(n) = node.get("timeout") {
                 match millis(n, "settings.timeout") {
@@ -1797,12 +1809,14 @@ pub fn compile_when(node: &Node, path: &str) -> Result<Condition, Vec<ConfigErro
         NodeValue::Null => return Ok(Condition::default()),
         NodeValue::Map(m) => m,
         _ => {
-            return Err(vec![type_error(
-                node,
-                path.into(),
-                "a map of context path → matcher, e.g. `{issue.type: feature}`",
-            )
-            .help("example: when: { files.changed_count: \"> 10\" }")])
+            return Err(vec![
+                type_error(
+                    node,
+                    path.into(),
+                    "a map of context path → matcher, e.g. `{issue.type: feature}`",
+                )
+                .help("example: when: { files.changed_count: \"> 10\" }"),
+            ]);
         }
     };
     let mut errors = Vec::new();

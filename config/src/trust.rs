@@ -337,7 +337,7 @@ pub enum TrustError {
 }
 
 /// Shorthand for building [`TrustError::Io`] in `map_err`.
-fn io_err(path: &Path, action: &'static str) -> impl FnOnce(io::Error) -> TrustError {
+fn io_err(path: &Path, action: &'static str) -> impl FnOnce(io::Error) -> TrustError + use<> {
     let path = path.to_path_buf();
     move |error| TrustError::Io {
         path,
@@ -1052,13 +1052,13 @@ impl TrustStore {
                 return Ok(StoreFile {
                     version: STORE_VERSION,
                     projects: BTreeMap::new(),
-                })
+                });
             }
             Err(e) if e.kind() == io::ErrorKind::InvalidData => {
                 return Err(TrustError::Corrupt {
                     path: self.path.clone(),
                     message: String::from("not UTF-8"),
-                })
+                });
             }
             Err(e) => return Err(io_err(&self.path, "read")(e)),
         };

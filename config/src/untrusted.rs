@@ -26,15 +26,17 @@ pub(crate) struct Untrusted {
 #[async_trait]
 impl Oracle for Untrusted {
     async fn evaluate(&self, _ctx: &HookContext) -> Result<Vec<Signal>, OracleError> {
-        Ok(vec![Signal::block(format!(
-            "untrusted: {} was not run and settings.fail_closed is on: {}",
-            self.what, self.reason
-        ))
-        .with_type(SIGNAL_TYPE)
-        .with_resolution_path([
-            "review the project's hooks and policy: `ahp trust --show`",
-            "run `ahp trust` to let them run",
-        ])])
+        Ok(vec![
+            Signal::block(format!(
+                "untrusted: {} was not run and settings.fail_closed is on: {}",
+                self.what, self.reason
+            ))
+            .with_type(SIGNAL_TYPE)
+            .with_resolution_path([
+                "review the project's hooks and policy: `ahp trust --show`",
+                "run `ahp trust` to let them run",
+            ]),
+        ])
     }
 
     fn default_intensity(&self) -> Option<ahp_engine::Intensity> {

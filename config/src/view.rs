@@ -4,7 +4,7 @@
 use crate::load::LoadedConfig;
 use crate::yaml::{Node, NodeValue};
 use ahp_engine::Event;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value, json};
 use std::fmt::Write;
 
 fn scalar_text(n: &Node) -> Option<String> {

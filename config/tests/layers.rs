@@ -3,8 +3,8 @@
 
 use ahp_config::{Layer, LoadOptions, LoadedConfig};
 use ahp_engine::{
-    async_trait, Event, HookContext, Oracle, OracleConfig, OracleConfigError, OracleError,
-    PolicySource, Registry, Signal,
+    Event, HookContext, Oracle, OracleConfig, OracleConfigError, OracleError, PolicySource,
+    Registry, Signal, async_trait,
 };
 use serde_json::json;
 use std::path::Path;
@@ -188,10 +188,11 @@ fn the_builtin_layer_stays_below_every_file() {
         cfg.files.iter().map(|f| f.layer).collect::<Vec<_>>(),
         vec![Layer::Builtin, Layer::Local]
     );
-    assert!(cfg
-        .entries
-        .iter()
-        .any(|e| e.id == "PermissionChecker" && e.defined_at.layer() == Layer::Builtin));
+    assert!(
+        cfg.entries
+            .iter()
+            .any(|e| e.id == "PermissionChecker" && e.defined_at.layer() == Layer::Builtin)
+    );
     // Only an explicit `settings.builtin: false` drops it.
     let f = fixture(None, Some("settings: {builtin: false}\n"), None);
     let cfg = LoadedConfig::load(&f.opts).unwrap();
@@ -232,17 +233,35 @@ fn unknown_oracle_lists_known_ones() {
 
 #[test]
 fn bad_when_expression_is_located() {
-    let f = fixture(None, Some("hooks:\n  pre-tool-use:\n    - oracle: EchoOracle\n      when:\n        tool.input.command: \"~rm (-rf\"\n"), None);
+    let f = fixture(
+        None,
+        Some(
+            "hooks:\n  pre-tool-use:\n    - oracle: EchoOracle\n      when:\n        tool.input.command: \"~rm (-rf\"\n",
+        ),
+        None,
+    );
     let msg = load_err(&f);
     assert!(msg.contains(".ahp/hooks.yaml:5:29"), "{msg}");
     assert!(msg.contains("invalid regex"), "{msg}");
-    let f = fixture(None, Some("hooks:\n  pre-tool-use:\n    - oracle: EchoOracle\n      when: {files.changed_count: \">\"}\n"), None);
+    let f = fixture(
+        None,
+        Some(
+            "hooks:\n  pre-tool-use:\n    - oracle: EchoOracle\n      when: {files.changed_count: \">\"}\n",
+        ),
+        None,
+    );
     let msg = load_err(&f);
     assert!(msg.contains(".ahp/hooks.yaml:4:35"), "{msg}");
     assert!(msg.contains("no operand"), "{msg}");
     // Regexes compile on first use, but one too big to compile is still
     // an error when the policy loads, located like a syntax error.
-    let f = fixture(None, Some("hooks:\n  pre-tool-use:\n    - oracle: EchoOracle\n      when:\n        tool.input.command: \"~\\\\w{1000}\"\n"), None);
+    let f = fixture(
+        None,
+        Some(
+            "hooks:\n  pre-tool-use:\n    - oracle: EchoOracle\n      when:\n        tool.input.command: \"~\\\\w{1000}\"\n",
+        ),
+        None,
+    );
     let msg = load_err(&f);
     assert!(msg.contains(".ahp/hooks.yaml:5:29"), "{msg}");
     assert!(msg.contains("exceeds size limit"), "{msg}");
@@ -353,7 +372,13 @@ fn overriding_nothing_and_duplicates_are_errors() {
 
 #[test]
 fn every_error_is_reported_at_once() {
-    let f = fixture(None, Some("hooks:\n  pre-tool-use:\n    - oracle: Nope\n    - oracle: EchoOracle\n      priority: x\n"), None);
+    let f = fixture(
+        None,
+        Some(
+            "hooks:\n  pre-tool-use:\n    - oracle: Nope\n    - oracle: EchoOracle\n      priority: x\n",
+        ),
+        None,
+    );
     let msg = load_err(&f);
     assert!(msg.contains("unknown oracle `Nope`"), "{msg}");
     assert!(msg.contains("expected an integer"), "{msg}");
@@ -393,7 +418,9 @@ fn home_as_project_root_loads_the_file_once() {
 fn text_view_renders_lists_of_maps_as_yaml_items() {
     let f = fixture(
         None,
-        Some("hooks:\n  pre-tool-use:\n    - oracle: EchoOracle\n      config:\n        nested:\n          - {a: 1, b: two}\n          - [x, y]\n"),
+        Some(
+            "hooks:\n  pre-tool-use:\n    - oracle: EchoOracle\n      config:\n        nested:\n          - {a: 1, b: two}\n          - [x, y]\n",
+        ),
         None,
     );
     let text = LoadedConfig::load(&f.opts).unwrap().render_text();
@@ -430,10 +457,11 @@ fn commands_set_by_a_local_layer_that_is_not_ignored_are_the_repositorys() {
         cfg.project_command_entries(&r),
         vec![(Event::PreIssueClose, "lint".to_string())]
     );
-    assert!(cfg
-        .warnings
-        .iter()
-        .any(|w| w.message.contains("not git-ignored")));
+    assert!(
+        cfg.warnings
+            .iter()
+            .any(|w| w.message.contains("not git-ignored"))
+    );
 }
 
 #[test]

@@ -17,11 +17,11 @@ use ahp_config::yaml::{Node, NodeValue};
 use ahp_config::{Layer, LoadedConfig, SourceFile};
 use ahp_engine::registry::to_kebab;
 use ahp_engine::{
-    async_trait, deep_merge, Event, HookContext, Oracle, OracleConfig, OracleError, PolicySource,
-    Registry, Signal,
+    Event, HookContext, Oracle, OracleConfig, OracleError, PolicySource, Registry, Signal,
+    async_trait, deep_merge,
 };
 use proptest::prelude::*;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value, json};
 use std::sync::Arc;
 
 /// Events and the spellings a layer may use for them.

@@ -7,8 +7,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use ahp_config::trust::{
-    hook_set, TrustError, TrustStatus, TrustStore, EMPTY_HOOK_SET_DIGEST, MAX_DEPTH, MAX_ENTRIES,
-    MAX_TOTAL_BYTES,
+    EMPTY_HOOK_SET_DIGEST, MAX_DEPTH, MAX_ENTRIES, MAX_TOTAL_BYTES, TrustError, TrustStatus,
+    TrustStore, hook_set,
 };
 
 /// A temporary directory with a project and a store file inside it.
@@ -130,10 +130,12 @@ fn store_file_is_json_and_leaves_no_temporary_files() {
     let key = fs::canonicalize(&project).unwrap();
     let entry = &json["projects"][key.to_str().unwrap()];
     assert_eq!(entry["digest"], hook_set(&project).unwrap().digest.as_str());
-    assert!(entry["files"][".agents/hooks/lib/common.sh"]["digest"]
-        .as_str()
-        .unwrap()
-        .starts_with("sha256:"));
+    assert!(
+        entry["files"][".agents/hooks/lib/common.sh"]["digest"]
+            .as_str()
+            .unwrap()
+            .starts_with("sha256:")
+    );
     let names: Vec<_> = fs::read_dir(store.path().parent().unwrap())
         .unwrap()
         .map(|e| e.unwrap().file_name())
@@ -743,11 +745,13 @@ fn the_committed_policy_is_part_of_the_set() {
     // The personal layer is part of it only while git does not ignore it
     // (here: no repository at all, so nothing says it is the user's).
     fs::write(project.join(".ahp/hooks.local.yaml"), "hooks: {}\n").unwrap();
-    assert!(hook_set(&project)
-        .unwrap()
-        .files
-        .iter()
-        .any(|f| f.path == ".ahp/hooks.local.yaml"));
+    assert!(
+        hook_set(&project)
+            .unwrap()
+            .files
+            .iter()
+            .any(|f| f.path == ".ahp/hooks.local.yaml")
+    );
     let git = std::process::Command::new("git")
         .args(["init", "-q"])
         .current_dir(&project)
@@ -755,9 +759,11 @@ fn the_committed_policy_is_part_of_the_set() {
         .unwrap();
     assert!(git.success());
     fs::write(project.join(".gitignore"), ".ahp/hooks.local.yaml\n").unwrap();
-    assert!(!hook_set(&project)
-        .unwrap()
-        .files
-        .iter()
-        .any(|f| f.path.contains("local")));
+    assert!(
+        !hook_set(&project)
+            .unwrap()
+            .files
+            .iter()
+            .any(|f| f.path.contains("local"))
+    );
 }

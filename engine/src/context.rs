@@ -5,8 +5,8 @@
 //! oracle can test fields ahp does not know about. The paths ahp's events
 //! provide, and their kinds, are described in [`crate::context_shape`].
 
-use crate::signal::{ModOp, Modification};
 use crate::Event;
+use crate::signal::{ModOp, Modification};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};

@@ -25,9 +25,9 @@
 //! assert_eq!(custom.level, Level::Warning);
 //! ```
 
+use crate::Event;
 use crate::condition::{CmpOp, Matcher};
 use crate::suggest::did_you_mean;
-use crate::Event;
 use serde_json::Value;
 
 /// What kind of value a path holds.
@@ -449,7 +449,7 @@ pub fn resolve(path: &str) -> Result<Kind, PathFinding> {
                 return Err(PathFinding::error(
                     format!("`{walked}` is {}: it has no field `{seg}`", scalar.name()),
                     Some(format!("test `{walked}` itself")),
-                ))
+                ));
             }
         };
         walked = join(&walked, seg);
@@ -554,12 +554,17 @@ fn never_holds(kind: Kind, matcher: &Matcher) -> Option<String> {
     match (kind, matcher) {
         (Kind::Any | Kind::Text, _) => None,
         (_, Matcher::AnyOf(ms)) => {
-            let whys: Vec<String> = ms.iter().map(|m| never_holds(kind, m)).collect::<Option<_>>()?;
+            let whys: Vec<String> = ms
+                .iter()
+                .map(|m| never_holds(kind, m))
+                .collect::<Option<_>>()?;
             whys.into_iter().next()
         }
         (_, Matcher::Regex(_) | Matcher::NotRegex(_)) => None,
         (_, Matcher::Compare(CmpOp::Ne, _)) => None,
-        (Kind::Object { fields, .. }, Matcher::Equals(v) | Matcher::Compare(_, v)) if !v.is_null() => {
+        (Kind::Object { fields, .. }, Matcher::Equals(v) | Matcher::Compare(_, v))
+            if !v.is_null() =>
+        {
             let hint = fields
                 .iter()
                 .find(|f| f.name == "name")
@@ -577,7 +582,9 @@ fn never_holds(kind: Kind, matcher: &Matcher) -> Option<String> {
             "a list never compares with a value; equality holds when any item equals (use a `_count` field for sizes)",
         ),
         (Kind::List(item), Matcher::Equals(_)) => never_holds(*item, matcher),
-        (Kind::Number, Matcher::Equals(v) | Matcher::Compare(_, v)) if !is_numeric(v) && !v.is_null() => {
+        (Kind::Number, Matcher::Equals(v) | Matcher::Compare(_, v))
+            if !is_numeric(v) && !v.is_null() =>
+        {
             fits("write a number, e.g. `> 10` or `3`")
         }
         (Kind::Bool, Matcher::Equals(v) | Matcher::Compare(_, v))
@@ -615,8 +622,13 @@ pub fn check_event(path: &str, event: Event) -> Option<PathFinding> {
     );
     if root == "tool" && !tool_event {
         return Some(PathFinding::warning(
-            format!("{event} carries no tool call, so `{path}` holds only if the caller's context sends one"),
-            Some("tool fields are set on pre-tool-use, post-tool-use and post-tool-use-failure".into()),
+            format!(
+                "{event} carries no tool call, so `{path}` holds only if the caller's context sends one"
+            ),
+            Some(
+                "tool fields are set on pre-tool-use, post-tool-use and post-tool-use-failure"
+                    .into(),
+            ),
         ));
     }
     ((root == "files" || root == "git") && !event.is_issue()).then(|| {

@@ -500,19 +500,19 @@ impl Engine {
     }
 
     fn record_signal(&self, s: &Signal, diags: &mut Vec<Diagnostic>) {
-        if let Some(sink) = &self.sink {
-            if let Err(e) = sink.record_signal(s) {
-                diags.push(Diagnostic {
-                    level: Level::Error,
-                    timestamp: Utc::now(),
-                    source: "ahp".into(),
-                    event: s.context.hook,
-                    correlation_id: s.header.correlation_id.clone(),
-                    message: format!("could not record signal {}: {e}", s.header.id),
-                    file: None,
-                    line: None,
-                });
-            }
+        if let Some(sink) = &self.sink
+            && let Err(e) = sink.record_signal(s)
+        {
+            diags.push(Diagnostic {
+                level: Level::Error,
+                timestamp: Utc::now(),
+                source: "ahp".into(),
+                event: s.context.hook,
+                correlation_id: s.header.correlation_id.clone(),
+                message: format!("could not record signal {}: {e}", s.header.id),
+                file: None,
+                line: None,
+            });
         }
     }
 

@@ -129,10 +129,10 @@ impl EscalationRule {
             .ok()
             .and_then(|w| now.checked_sub_signed(w))
             .unwrap_or(DateTime::<Utc>::MIN_UTC);
-        if self.reset_on_clean_run {
-            if let Some(clean) = history.last_clean_run(&self.source, scope) {
-                since = since.max(clean);
-            }
+        if self.reset_on_clean_run
+            && let Some(clean) = history.last_clean_run(&self.source, scope)
+        {
+            since = since.max(clean);
         }
         let by_firings = self
             .after_firings

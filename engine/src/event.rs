@@ -4,8 +4,8 @@
 //! standard uses (`PreToolUse`, `before_tool`, `pre-tool-call`, …) resolves to
 //! one canonical [`Event`], so policies are written once.
 
-use crate::suggest::did_you_mean;
 use crate::Intensity;
+use crate::suggest::did_you_mean;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 use std::str::FromStr;

@@ -73,10 +73,10 @@ pub const GIT_SAFE_CONFIG: [&str; 4] = [
     "-c",
     "core.fsmonitor=false",
 ];
-pub use context::{deep_merge, Files, HookContext, ToolCall, Turn};
+pub use context::{Files, HookContext, ToolCall, Turn, deep_merge};
 pub use dispatch::{
-    clamp, AppliedChange, Diagnostic, Engine, EngineBuilder, EngineError, EntryRun, EntryStatus,
-    Level, PolicySource, RunRecord, SignalSink, SinkError, Verdict,
+    AppliedChange, Diagnostic, Engine, EngineBuilder, EngineError, EntryRun, EntryStatus, Level,
+    PolicySource, RunRecord, SignalSink, SinkError, Verdict, clamp,
 };
 pub use escalation::{EscalationRule, History, Scope, ScopeKind};
 pub use event::{Event, UnknownEvent};

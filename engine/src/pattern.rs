@@ -18,7 +18,7 @@
 //! a lazily compiled pattern cannot fail (docs/decisions.md, "Performance").
 
 use regex::Regex;
-use regex_syntax::hir::{literal, Class, Hir, HirKind, Look};
+use regex_syntax::hir::{Class, Hir, HirKind, Look, literal};
 use std::fmt;
 use std::sync::{Arc, OnceLock};
 
@@ -170,10 +170,10 @@ impl Pattern {
     /// Whether `haystack` holds a match (unanchored, like
     /// [`Regex::is_match`]).
     pub fn is_match(&self, haystack: &str) -> bool {
-        if let Some(prefixes) = &self.0.prefixes {
-            if !prefixes.any_in(haystack.as_bytes()) {
-                return false;
-            }
+        if let Some(prefixes) = &self.0.prefixes
+            && !prefixes.any_in(haystack.as_bytes())
+        {
+            return false;
         }
         if let Some(literals) = &self.0.literals {
             return literals.is_match(haystack.as_bytes());

@@ -443,7 +443,9 @@ mod tests {
             assert!(m.contains(MASK), "{text} -> {m}");
         }
         for text in [
-            format!("printf '-----BEGIN OPENSSH PRIVATE KEY-----\\n{pem_body}\\n-----END OPENSSH PRIVATE KEY-----'"),
+            format!(
+                "printf '-----BEGIN OPENSSH PRIVATE KEY-----\\n{pem_body}\\n-----END OPENSSH PRIVATE KEY-----'"
+            ),
             format!("{{\"key\": \"-----BEGIN RSA PRIVATE KEY-----\\n{pem_body}\\n\"}}"),
             format!("-----BEGIN EC PRIVATE KEY-----  \n{pem_body}\n"),
         ] {
@@ -484,7 +486,10 @@ mod tests {
                 "curl -u admin:hunter2 https://x",
                 "curl -u admin:*** https://x",
             ),
-            ("curl --user=admin:pw https://x", "curl --user=admin:*** https://x"),
+            (
+                "curl --user=admin:pw https://x",
+                "curl --user=admin:*** https://x",
+            ),
             (
                 "git clone https://me:pw@example.com/r",
                 "git clone https://me:***@example.com/r",
@@ -506,7 +511,10 @@ mod tests {
             ("--token abc", "--token ***"),
             ("nothing to see here", "nothing to see here"),
             ("tokens used: 3", "tokens used: 3"),
-            ("bypass: true, compass: north", "bypass: true, compass: north"),
+            (
+                "bypass: true, compass: north",
+                "bypass: true, compass: north",
+            ),
             ("https://example.com/a@b", "https://example.com/a@b"),
             ("docker run -u 1000:1000 img", "docker run -u 1000:1000 img"),
         ];

@@ -735,9 +735,11 @@ mod tests {
         let block = Signal::block("x");
         let err = SignalResponse::new(&block, Action::Dismiss, None).unwrap_err();
         assert!(err.to_string().contains("retry_after_fix"), "{err}");
-        assert!("dismis"
-            .parse::<Action>()
-            .unwrap_err()
-            .contains("did you mean `dismiss`"));
+        assert!(
+            "dismis"
+                .parse::<Action>()
+                .unwrap_err()
+                .contains("did you mean `dismiss`")
+        );
     }
 }

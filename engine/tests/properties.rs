@@ -8,11 +8,11 @@
 use ahp_engine::dispatch::clamp;
 use ahp_engine::policy::order;
 use ahp_engine::{
-    async_trait, Engine, Entry, Event, HookContext, Intensity, ModOp, Modification, OnBlock,
-    Oracle, OracleError, Outcome, Policy, PolicyError, Settings, Signal, ToolCall,
+    Engine, Entry, Event, HookContext, Intensity, ModOp, Modification, OnBlock, Oracle,
+    OracleError, Outcome, Policy, PolicyError, Settings, Signal, ToolCall, async_trait,
 };
 use proptest::prelude::*;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 use std::sync::Arc;
 
 /// Returns fresh signals (new ids on every call) built from its spec.

@@ -1,9 +1,9 @@
 //! Small helpers for reading oracle `config:` values by hand, so every error
 //! names the exact dotted key (`rules.0.intensity`).
 
+use ahp_engine::OracleConfigError;
 use ahp_engine::oracle::kind_of;
 use ahp_engine::suggest::did_you_mean;
-use ahp_engine::OracleConfigError;
 use serde_json::{Map, Value};
 
 /// `prefix.key`, or `key` when `prefix` is empty.

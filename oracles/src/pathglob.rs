@@ -7,8 +7,8 @@
 //! without `/` matches a file name at any depth (`*.md` ≡ `**/*.md`). A
 //! leading `./` or `/` is ignored.
 
-use ahp_engine::oracle::kind_of;
 use ahp_engine::OracleConfigError;
+use ahp_engine::oracle::kind_of;
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use serde_json::Value;
 
@@ -77,7 +77,7 @@ impl Globs {
                                     "expected a glob string like `src/**`, found {}",
                                     kind_of(other)
                                 ),
-                            ))
+                            ));
                         }
                     }
                 }

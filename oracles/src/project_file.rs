@@ -162,11 +162,13 @@ mod tests {
         std::fs::write(root.join("real"), "ok").unwrap();
         std::os::unix::fs::symlink("real", root.join("alias")).unwrap();
         std::fs::create_dir(root.join("d")).unwrap();
-        assert!(std::process::Command::new("mkfifo")
-            .arg(root.join("fifo"))
-            .status()
-            .unwrap()
-            .success());
+        assert!(
+            std::process::Command::new("mkfifo")
+                .arg(root.join("fifo"))
+                .status()
+                .unwrap()
+                .success()
+        );
         let read = |p: &str| read_in_project(root, p.as_ref(), 1 << 20);
         assert!(matches!(
             read("lcov.info"),

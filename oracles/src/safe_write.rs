@@ -111,7 +111,7 @@ pub fn write_in_project(root: &Path, rel: &Path, contents: &[u8]) -> Result<(), 
             Component::CurDir => {}
             Component::ParentDir => return Err(outside("it goes up with `..`".into())),
             Component::RootDir | Component::Prefix(_) => {
-                return Err(outside("it is an absolute path".into()))
+                return Err(outside("it is an absolute path".into()));
             }
         }
     }
@@ -148,7 +148,7 @@ pub fn write_in_project(root: &Path, rel: &Path, contents: &[u8]) -> Result<(), 
                 return Err(SafeWriteError::NotAFile {
                     path: rel.to_path_buf(),
                     why: format!("{} is not a directory", shown.display()),
-                })
+                });
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 match std::fs::create_dir(&dir) {
@@ -176,14 +176,14 @@ pub fn write_in_project(root: &Path, rel: &Path, contents: &[u8]) -> Result<(), 
             return Err(SafeWriteError::Symlink {
                 path: rel.to_path_buf(),
                 target: std::fs::read_link(&target).unwrap_or_default(),
-            })
+            });
         }
         Ok(m) if m.is_file() => Some(m.permissions()),
         Ok(_) => {
             return Err(SafeWriteError::NotAFile {
                 path: rel.to_path_buf(),
                 why: "something other than a regular file is there".into(),
-            })
+            });
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) => return Err(io(e)),

@@ -2,8 +2,8 @@
 //! setting that takes one (Rules messages, RetrospectiveGenerator's
 //! `output`).
 
-use ahp_engine::condition::expr::check_path;
 use ahp_engine::HookContext;
+use ahp_engine::condition::expr::check_path;
 use serde_json::Value;
 
 /// The most characters one placeholder expands to; longer values are cut

@@ -8,7 +8,7 @@ use ahp_engine::{
 };
 use ahp_oracles::workflow::checklist::ChecklistValidator;
 use ahp_oracles::workflow::issue::parse_issue;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 use std::path::Path;
 
 fn validator(config: Value) -> ChecklistValidator {
@@ -217,16 +217,20 @@ fn sections_filter() {
     let zh = issue_ctx("## 任务\n- [ ] chk-1: 写文档\n\n## 验收标准\n- [x] 通过\n");
     let signals = run(&validator(json!({"sections": ["Technical Tasks"]})), &zh);
     assert_eq!(block(&signals).1, ["chk-1: 写文档"]);
-    assert!(run(
-        &validator(json!({"sections": ["Acceptance Criteria"]})),
-        &zh
-    )
-    .is_empty());
+    assert!(
+        run(
+            &validator(json!({"sections": ["Acceptance Criteria"]})),
+            &zh
+        )
+        .is_empty()
+    );
 }
 
 #[test]
 fn a_dependency_outside_the_selected_sections_still_blocks() {
-    let c = issue_ctx("## Tasks\n- [ ] chk-1: build\n\n## Acceptance Criteria\n- [x] chk-2: works (depends: chk-1)\n");
+    let c = issue_ctx(
+        "## Tasks\n- [ ] chk-1: build\n\n## Acceptance Criteria\n- [x] chk-2: works (depends: chk-1)\n",
+    );
     let v = validator(json!({"sections": ["Acceptance Criteria"]}));
     let signals = run(&v, &c);
     assert_eq!(block(&signals).1, ["chk-2: works (blocked by chk-1)"]);
@@ -267,11 +271,12 @@ fn malformed_context_checklist_is_an_error_not_a_pass() {
     let e = v.signals(&bad_state).unwrap_err();
     assert!(e.message.contains("checklist.items.0"), "{e}");
     let not_list = ctx(json!({"checklist": {"items": "chk-1"}}));
-    assert!(v
-        .signals(&not_list)
-        .unwrap_err()
-        .message
-        .contains("must be a list"));
+    assert!(
+        v.signals(&not_list)
+            .unwrap_err()
+            .message
+            .contains("must be a list")
+    );
     let cycle = ctx(json!({"checklist": {"items": [
         {"id": "a-1", "text": "a", "state": "todo", "depends_on": ["a-2"]},
         {"id": "a-2", "text": "b", "state": "todo", "depends_on": ["a-1"]},

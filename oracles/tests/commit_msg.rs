@@ -8,7 +8,7 @@ use ahp_engine::{
     Severity, Signal,
 };
 use ahp_oracles::workflow::commit_msg::{CommitMessageValidator, SIGNAL_TYPE};
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 use std::path::Path;
 
 fn validator(config: Value) -> CommitMessageValidator {
@@ -265,11 +265,12 @@ async fn commits_are_read_from_git_when_the_context_has_none() {
 
     // On the trunk there are no commits of a branch.
     r.git(&["checkout", "-q", "main"]);
-    assert!(v
-        .evaluate(&HookContext::for_event(Event::PreIssueSubmit))
-        .await
-        .unwrap()
-        .is_empty());
+    assert!(
+        v.evaluate(&HookContext::for_event(Event::PreIssueSubmit))
+            .await
+            .unwrap()
+            .is_empty()
+    );
 }
 
 #[tokio::test(flavor = "current_thread")]

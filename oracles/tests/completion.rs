@@ -9,7 +9,7 @@ use ahp_engine::{
 use ahp_oracles::workflow::completion::{
     CompletionVerifier, MISSING_DOCS, MISSING_TESTS, MISSING_TESTS_AND_DOCS,
 };
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 use std::path::Path;
 
 fn verifier(config: Value) -> CompletionVerifier {
@@ -90,12 +90,14 @@ async fn changes_without_source_files_are_accepted() {
     let v = verifier(json!({"require_docs": true}));
     assert!(eval(&v, &[]).await.is_empty());
     assert!(eval(&v, &["README.md", "docs/guide.md"]).await.is_empty());
-    assert!(eval(
-        &v,
-        &["Cargo.toml", ".github/workflows/ci.yml", "data/x.csv"]
-    )
-    .await
-    .is_empty());
+    assert!(
+        eval(
+            &v,
+            &["Cargo.toml", ".github/workflows/ci.yml", "data/x.csv"]
+        )
+        .await
+        .is_empty()
+    );
     assert!(eval(&v, &["tests/only_a_test.rs"]).await.is_empty());
 }
 
@@ -107,12 +109,16 @@ async fn docs_are_required_only_when_asked() {
     assert_eq!(reason, "src/a.rs changed without docs");
     assert_eq!(path[0], "add or update docs under docs/ for src/a.rs");
     assert_eq!(signals[0].header.signal_type, MISSING_DOCS);
-    assert!(eval(&v, &["src/a.rs", "tests/a.rs", "docs/a.md"])
-        .await
-        .is_empty());
-    assert!(eval(&v, &["src/a.rs", "tests/a.rs", "README.md"])
-        .await
-        .is_empty());
+    assert!(
+        eval(&v, &["src/a.rs", "tests/a.rs", "docs/a.md"])
+            .await
+            .is_empty()
+    );
+    assert!(
+        eval(&v, &["src/a.rs", "tests/a.rs", "README.md"])
+            .await
+            .is_empty()
+    );
 
     let signals = eval(&v, &["src/a.rs", "lib/b.py"]).await;
     let (reason, path) = block(&signals);

@@ -7,7 +7,7 @@ use ahp_engine::{
     HookContext, Intensity, Oracle, OracleConfig, OracleConfigError, Payload, Registry, Signal,
 };
 use ahp_oracles::workflow::context_loader::{ContextLoader, SIGNAL_TYPE};
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 use std::path::Path;
 
 fn loader(config: Value, dir: &Path) -> ContextLoader {
@@ -152,16 +152,18 @@ async fn nothing_to_say_without_files() {
     let dir = tempfile::tempdir().unwrap();
     let l = loader(json!({}), dir.path());
     assert!(l.evaluate(&issue_ctx(json!([]))).await.unwrap().is_empty());
-    assert!(l
-        .evaluate(&issue_ctx(Value::Null))
-        .await
-        .unwrap()
-        .is_empty());
-    assert!(l
-        .evaluate(&HookContext::default())
-        .await
-        .unwrap()
-        .is_empty());
+    assert!(
+        l.evaluate(&issue_ctx(Value::Null))
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    assert!(
+        l.evaluate(&HookContext::default())
+            .await
+            .unwrap()
+            .is_empty()
+    );
     let err = l.evaluate(&issue_ctx(json!({"a": 1}))).await.unwrap_err();
     assert!(err.message.contains("issue.files must be a list"), "{err}");
 }

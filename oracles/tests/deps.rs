@@ -7,10 +7,10 @@ use ahp_engine::{
     Registry, Signal,
 };
 use ahp_oracles::workflow::deps::{
-    parse_manifest, DependencyChecker, ManifestKind, LOCKFILE_TYPE, NEW_DEPENDENCIES_TYPE,
-    PARSE_ERROR_TYPE,
+    DependencyChecker, LOCKFILE_TYPE, ManifestKind, NEW_DEPENDENCIES_TYPE, PARSE_ERROR_TYPE,
+    parse_manifest,
 };
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 use std::fs;
 use std::path::Path;
 use std::process::Command;
@@ -286,13 +286,41 @@ async fn valid_manifests_of_every_kind_pass() {
 #[tokio::test(flavor = "current_thread")]
 async fn invalid_manifests_block_with_file_and_line() {
     for (path, body, expected) in [
-        ("Cargo.toml", "[package]\nname = \"x\"\n[dependencies\nserde = \"1\"\n", "Cargo.toml:3:"),
-        ("Cargo.toml", "[package]\nname = \"x\"\n\n[dependencies]\nserde = 1\n", "Cargo.toml:5: dependency `serde` in `dependencies` must be a version string or a table"),
-        ("package.json", "{\n  \"name\": \"web\",\n  \"dependencies\": {\n    \"react\": \"^18\",\n  }\n}\n", "package.json:5: trailing comma"),
-        ("package.json", "{\n  \"devDependencies\": {\n    \"vitest\": 1\n  }\n}\n", "package.json:3: the version of `vitest` in `devDependencies` must be a string"),
-        ("requirements.txt", "requests==2.31\n# ok\nflask==\n", "requirements.txt:3: `flask==`: no version after `==`"),
-        ("pyproject.toml", "[project]\nname = \"x\"\ndependencies = [\n  \"ok\",\n  \"bad name!\",\n]\n", "pyproject.toml:5:"),
-        ("go.mod", "module example.com/x\n\nrequire (\n  github.com/a/b 1.0\n)\n", "go.mod:4: `1.0` is not a module version"),
+        (
+            "Cargo.toml",
+            "[package]\nname = \"x\"\n[dependencies\nserde = \"1\"\n",
+            "Cargo.toml:3:",
+        ),
+        (
+            "Cargo.toml",
+            "[package]\nname = \"x\"\n\n[dependencies]\nserde = 1\n",
+            "Cargo.toml:5: dependency `serde` in `dependencies` must be a version string or a table",
+        ),
+        (
+            "package.json",
+            "{\n  \"name\": \"web\",\n  \"dependencies\": {\n    \"react\": \"^18\",\n  }\n}\n",
+            "package.json:5: trailing comma",
+        ),
+        (
+            "package.json",
+            "{\n  \"devDependencies\": {\n    \"vitest\": 1\n  }\n}\n",
+            "package.json:3: the version of `vitest` in `devDependencies` must be a string",
+        ),
+        (
+            "requirements.txt",
+            "requests==2.31\n# ok\nflask==\n",
+            "requirements.txt:3: `flask==`: no version after `==`",
+        ),
+        (
+            "pyproject.toml",
+            "[project]\nname = \"x\"\ndependencies = [\n  \"ok\",\n  \"bad name!\",\n]\n",
+            "pyproject.toml:5:",
+        ),
+        (
+            "go.mod",
+            "module example.com/x\n\nrequire (\n  github.com/a/b 1.0\n)\n",
+            "go.mod:4: `1.0` is not a module version",
+        ),
     ] {
         let dir = project(&[(path, body)]);
         let eval = run(dir.path(), json!({}), &ctx(None, None)).await;
@@ -300,7 +328,10 @@ async fn invalid_manifests_block_with_file_and_line() {
         assert_eq!(blocks.len(), 1, "{path}: {eval:?}");
         let (reason, steps) = block(blocks[0]);
         assert!(reason.starts_with(expected), "{path}: {reason}");
-        assert!(steps[0].starts_with(&format!("fix {path} at line")), "{steps:?}");
+        assert!(
+            steps[0].starts_with(&format!("fix {path} at line")),
+            "{steps:?}"
+        );
         assert_eq!(blocks[0].context.files, vec![path.to_string()]);
     }
 }
@@ -326,20 +357,56 @@ async fn changed_manifests_in_subdirectories_are_checked() {
 #[tokio::test(flavor = "current_thread")]
 async fn a_manifest_changed_without_its_lockfile_blocks() {
     for (manifest, body, lock, expected) in [
-        ("Cargo.toml", CARGO, "Cargo.lock", "Cargo.toml changed but Cargo.lock did not: run `cargo update -w` / `cargo generate-lockfile`"),
-        ("package.json", "{\"dependencies\": {}}", "yarn.lock", "package.json changed but yarn.lock did not: run `yarn install`"),
-        ("package.json", "{}", "package-lock.json", "package.json changed but package-lock.json did not: run `npm install`"),
-        ("pyproject.toml", "[project]\nname = \"x\"\n", "uv.lock", "pyproject.toml changed but uv.lock did not: run `uv lock`"),
-        ("go.mod", "module a\n", "go.sum", "go.mod changed but go.sum did not: run `go mod tidy`"),
+        (
+            "Cargo.toml",
+            CARGO,
+            "Cargo.lock",
+            "Cargo.toml changed but Cargo.lock did not: run `cargo update -w` / `cargo generate-lockfile`",
+        ),
+        (
+            "package.json",
+            "{\"dependencies\": {}}",
+            "yarn.lock",
+            "package.json changed but yarn.lock did not: run `yarn install`",
+        ),
+        (
+            "package.json",
+            "{}",
+            "package-lock.json",
+            "package.json changed but package-lock.json did not: run `npm install`",
+        ),
+        (
+            "pyproject.toml",
+            "[project]\nname = \"x\"\n",
+            "uv.lock",
+            "pyproject.toml changed but uv.lock did not: run `uv lock`",
+        ),
+        (
+            "go.mod",
+            "module a\n",
+            "go.sum",
+            "go.mod changed but go.sum did not: run `go mod tidy`",
+        ),
     ] {
         let dir = project(&[(manifest, body), (lock, "")]);
-        let eval = run(dir.path(), json!({}), &ctx(Some(&[manifest, "src/x"]), None)).await;
+        let eval = run(
+            dir.path(),
+            json!({}),
+            &ctx(Some(&[manifest, "src/x"]), None),
+        )
+        .await;
         let blocks = of_type(&eval, LOCKFILE_TYPE);
         assert_eq!(blocks.len(), 1, "{manifest}: {eval:?}");
         let (reason, steps) = block(blocks[0]);
         assert_eq!(reason, expected);
-        assert!(steps[1].contains(&format!("include the updated {lock}")), "{steps:?}");
-        assert_eq!(blocks[0].context.files, vec![manifest.to_string(), lock.to_string()]);
+        assert!(
+            steps[1].contains(&format!("include the updated {lock}")),
+            "{steps:?}"
+        );
+        assert_eq!(
+            blocks[0].context.files,
+            vec![manifest.to_string(), lock.to_string()]
+        );
         // With the lockfile changed too: accepted.
         let eval = run(dir.path(), json!({}), &ctx(Some(&[manifest, lock]), None)).await;
         assert!(eval.signals.is_empty(), "{manifest}: {eval:?}");
@@ -406,7 +473,9 @@ async fn new_dependencies_since_the_merge_base_are_listed() {
     write(
         dir.path(),
         "Cargo.toml",
-        &format!("{CARGO}tokio = {{ version = \"1.40\", features = [\"rt\"] }}\n\n[dev-dependencies]\ntempfile = \"3\"\n"),
+        &format!(
+            "{CARGO}tokio = {{ version = \"1.40\", features = [\"rt\"] }}\n\n[dev-dependencies]\ntempfile = \"3\"\n"
+        ),
     );
     write(dir.path(), "Cargo.lock", "# v2\n");
     git(dir.path(), &["commit", "-qam", "add tokio"]);

@@ -6,8 +6,8 @@ use ahp_engine::{
     Event, HookContext, Intensity, ModOp, Oracle, OracleConfig, OracleConfigError, Payload,
     Registry, Severity, Signal,
 };
-use ahp_oracles::workflow::file_limit::{FileChangeLimiter, BATCHES_TARGET, SIGNAL_TYPE};
-use serde_json::{json, Value};
+use ahp_oracles::workflow::file_limit::{BATCHES_TARGET, FileChangeLimiter, SIGNAL_TYPE};
+use serde_json::{Value, json};
 use std::path::Path;
 
 fn limiter(config: Value) -> FileChangeLimiter {
@@ -137,11 +137,13 @@ async fn root_files_and_unicode_paths_are_batched_too() {
         c.modifications[0].value,
         Some(json!([["Cargo.toml", "README.md"], ["ünï/a b.rs"]]))
     );
-    assert!(c.modifications[0]
-        .description
-        .as_deref()
-        .unwrap()
-        .contains("batch 1: (root) (2); batch 2: ünï/ (1)"));
+    assert!(
+        c.modifications[0]
+            .description
+            .as_deref()
+            .unwrap()
+            .contains("batch 1: (root) (2); batch 2: ünï/ (1)")
+    );
 }
 
 #[tokio::test(flavor = "current_thread")]
@@ -230,11 +232,12 @@ async fn changed_files_come_from_git_when_the_context_has_none() {
     assert!(s.context.files.contains(&"tests/t 9.rs".to_string()));
 
     // The context's list wins over git.
-    assert!(l
-        .evaluate(&ctx_with(&files(&[("src", 3)])))
-        .await
-        .unwrap()
-        .is_empty());
+    assert!(
+        l.evaluate(&ctx_with(&files(&[("src", 3)])))
+            .await
+            .unwrap()
+            .is_empty()
+    );
 }
 
 #[tokio::test(flavor = "current_thread")]

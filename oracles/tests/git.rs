@@ -5,7 +5,7 @@
 use crate::gitrepo::Repo;
 use ahp_engine::HookContext;
 use ahp_oracles::workflow::git::{
-    resolve_changes, ChangeSet, ChangedFile, ChangedFiles, Commit, FileStatus, Git, GitError,
+    ChangeSet, ChangedFile, ChangedFiles, Commit, FileStatus, Git, GitError, resolve_changes,
 };
 use serde_json::json;
 
@@ -332,11 +332,12 @@ async fn a_repository_without_commits_lists_staged_and_untracked_files() {
     assert_eq!(find(&c, "staged.rs").added, 1);
     assert_eq!(find(&c, "loose.txt").added, 2);
     assert!(git.commits_since_base(None).await.unwrap().is_empty());
-    assert!(git
-        .log_for_paths(&["staged.rs".into()], 5)
-        .await
-        .unwrap()
-        .is_empty());
+    assert!(
+        git.log_for_paths(&["staged.rs".into()], 5)
+            .await
+            .unwrap()
+            .is_empty()
+    );
 }
 
 #[tokio::test(flavor = "current_thread")]
@@ -418,17 +419,19 @@ async fn log_for_paths_lists_recent_commits_touching_them() {
         .await
         .unwrap();
     assert_eq!(subjects(&both), ["two: other only", "one"]);
-    assert!(git
-        .log_for_paths(&["missing.rs".into()], 10)
-        .await
-        .unwrap()
-        .is_empty());
+    assert!(
+        git.log_for_paths(&["missing.rs".into()], 10)
+            .await
+            .unwrap()
+            .is_empty()
+    );
     assert!(git.log_for_paths(&[], 10).await.unwrap().is_empty());
-    assert!(git
-        .log_for_paths(&["other.txt".into()], 0)
-        .await
-        .unwrap()
-        .is_empty());
+    assert!(
+        git.log_for_paths(&["other.txt".into()], 0)
+            .await
+            .unwrap()
+            .is_empty()
+    );
 }
 
 #[tokio::test(flavor = "current_thread")]
@@ -463,9 +466,11 @@ fn commits_in_the_context_are_checked() {
     assert!(err.contains("must be a list"), "{err}");
     let ctx: HookContext =
         serde_json::from_value(json!({"git": {"commits": [{"sha": "a"}]}})).unwrap();
-    assert!(Commit::from_context(&ctx)
-        .unwrap_err()
-        .contains("git.commits.0 has no `subject`"));
+    assert!(
+        Commit::from_context(&ctx)
+            .unwrap_err()
+            .contains("git.commits.0 has no `subject`")
+    );
     let ctx: HookContext = serde_json::from_value(
         json!({"git": {"commits": [{"sha": "a", "message": "fix: y\n\nbody here\n"}]}}),
     )

@@ -3,8 +3,8 @@
 //! context shapes the oracles see.
 
 use ahp_oracles::workflow::issue::{
-    load_issue, parse_issue, section_matches, Checklist, ChecklistError, ChecklistItem, Issue,
-    IssueError, IssueStage, IssueStatus, IssueType, ItemState,
+    Checklist, ChecklistError, ChecklistItem, Issue, IssueError, IssueStage, IssueStatus,
+    IssueType, ItemState, load_issue, parse_issue, section_matches,
 };
 use serde_json::json;
 use std::path::Path;

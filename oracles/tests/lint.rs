@@ -5,8 +5,8 @@ use ahp_engine::{
     Evaluation, Files, HookContext, ModOp, Oracle, OracleConfig, OracleConfigError, OracleError,
     Payload, Registry, Signal,
 };
-use ahp_oracles::workflow::lint::{LintChecker, AUTOFIX_TYPE, FINDINGS_TYPE, FIXED_TARGET};
-use serde_json::{json, Value};
+use ahp_oracles::workflow::lint::{AUTOFIX_TYPE, FINDINGS_TYPE, FIXED_TARGET, LintChecker};
+use serde_json::{Value, json};
 use std::fs;
 use std::path::Path;
 use std::process::Command;

@@ -6,10 +6,10 @@ use ahp_engine::{
     Severity, Signal, ToolCall,
 };
 use ahp_oracles::policy::permission::{
-    command_texts, default_dangerous_commands, default_require_confirmation, Finding,
-    PermissionChecker,
+    Finding, PermissionChecker, command_texts, default_dangerous_commands,
+    default_require_confirmation,
 };
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 fn checker(config: Value) -> PermissionChecker {
     match PermissionChecker::from_config(OracleConfig::new(&config, None)) {
@@ -296,11 +296,12 @@ async fn dangerous_command_is_a_block_with_reason_and_steps() {
 async fn safe_command_and_no_tool_are_accepted() {
     let c = defaults();
     assert!(c.evaluate(&bash("cargo test")).await.unwrap().is_empty());
-    assert!(c
-        .evaluate(&HookContext::for_event(Event::PreToolUse))
-        .await
-        .unwrap()
-        .is_empty());
+    assert!(
+        c.evaluate(&HookContext::for_event(Event::PreToolUse))
+            .await
+            .unwrap()
+            .is_empty()
+    );
     let ctx = tool_ctx(Event::PreToolUse, json!({"file_path": "/etc/passwd"}));
     assert!(c.evaluate(&ctx).await.unwrap().is_empty());
 }

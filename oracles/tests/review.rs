@@ -7,7 +7,7 @@ use ahp_engine::{
     Registry,
 };
 use ahp_oracles::workflow::review::{CodeOwners, ReviewTrigger};
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 use std::path::Path;
 
 fn trigger(config: Value, dir: &Path) -> ReviewTrigger {
@@ -272,7 +272,9 @@ async fn command_gets_reviewers_and_issue_id() {
         .to_string();
     assert_eq!(
         aid.context_info,
-        format!("Review requested from @alice, @bob for FEAT-0123 (1 file). Reviewers notified: asked @alice,@bob for FEAT-0123 in {base}")
+        format!(
+            "Review requested from @alice, @bob for FEAT-0123 (1 file). Reviewers notified: asked @alice,@bob for FEAT-0123 in {base}"
+        )
     );
     let written = std::fs::read_to_string(dir.path().join("notified.txt")).unwrap();
     assert!(

@@ -6,7 +6,7 @@ use ahp_engine::{
     Registry, Severity, Signal,
 };
 use ahp_oracles::policy::rules::Rules;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 fn rules(config: Value) -> Rules {
     match Rules::from_config(OracleConfig::new(&config, None)) {

@@ -6,8 +6,8 @@ use ahp_engine::{
     Evaluation, Event, HookContext, Intensity, ModOp, Oracle, OracleConfig, OracleConfigError,
     OracleError, Payload, Registry, Severity, Signal, ToolCall,
 };
-use ahp_oracles::scripts::script::{ScriptHook, OUTPUT_CAP, SIGNAL_TYPE};
-use serde_json::{json, Value};
+use ahp_oracles::scripts::script::{OUTPUT_CAP, SIGNAL_TYPE, ScriptHook};
+use serde_json::{Value, json};
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -147,10 +147,10 @@ fn wait_until_stopped(pid: u32) -> bool {
 fn read_pid(path: &Path) -> u32 {
     let until = Instant::now() + Duration::from_secs(3);
     loop {
-        if let Ok(s) = fs::read_to_string(path) {
-            if let Ok(pid) = s.trim().parse() {
-                return pid;
-            }
+        if let Ok(s) = fs::read_to_string(path)
+            && let Ok(pid) = s.trim().parse()
+        {
+            return pid;
         }
         assert!(Instant::now() < until, "{} never written", path.display());
         std::thread::sleep(Duration::from_millis(10));
@@ -334,10 +334,11 @@ async fn several_fields_give_several_signals() {
     assert_eq!(block_reason(&eval.signals[0]), "no");
     assert_eq!(aid_text(&eval.signals[1]), "see CONTRIBUTING.md");
     assert_eq!(eval.notes, vec!["checked"]);
-    assert!(eval
-        .signals
-        .iter()
-        .all(|s| s.header.signal_type == SIGNAL_TYPE));
+    assert!(
+        eval.signals
+            .iter()
+            .all(|s| s.header.signal_type == SIGNAL_TYPE)
+    );
 }
 
 #[tokio::test(flavor = "current_thread")]
@@ -704,10 +705,12 @@ async fn a_hook_that_does_not_match_is_not_run() {
     let h = hook_with(dir.path(), json!({"matcher": {"tool": "^Write$"}}));
     assert_eq!(run(&h, &ctx()).await, Evaluation::default());
     let h = hook(dir.path());
-    assert!(run_err(&h, &ctx())
-        .await
-        .to_string()
-        .contains("no entry point"));
+    assert!(
+        run_err(&h, &ctx())
+            .await
+            .to_string()
+            .contains("no entry point")
+    );
 }
 
 // ------------------------------------------------------------ entry point
@@ -833,13 +836,17 @@ fn registered_as_script() {
     ahp_oracles::register_builtins(&mut registry);
     assert_eq!(registry.resolve("script"), Some("Script"));
     let c = json!({"name": "x", "hook_dir": "/h"});
-    assert!(registry
-        .build("Script", OracleConfig::new(&c, None))
-        .is_ok());
+    assert!(
+        registry
+            .build("Script", OracleConfig::new(&c, None))
+            .is_ok()
+    );
     let bad = json!({"name": "x"});
-    assert!(registry
-        .build("script", OracleConfig::new(&bad, None))
-        .is_err());
+    assert!(
+        registry
+            .build("script", OracleConfig::new(&bad, None))
+            .is_err()
+    );
 }
 
 /// Polls until no process of group `pgid` is left.

@@ -5,8 +5,8 @@ use ahp_engine::{
     Evaluation, HookContext, Intensity, Oracle, OracleConfig, OracleConfigError, OracleError,
     Payload, Registry, Severity, Signal,
 };
-use ahp_oracles::workflow::test_gate::{TestGate, COVERAGE_TYPE, TESTS_FAILED_TYPE};
-use serde_json::{json, Value};
+use ahp_oracles::workflow::test_gate::{COVERAGE_TYPE, TESTS_FAILED_TYPE, TestGate};
+use serde_json::{Value, json};
 use std::fs;
 use std::path::Path;
 use tempfile::TempDir;

@@ -1,7 +1,7 @@
 //! Which records a query wants.
 
-use crate::recent::Recent;
 use crate::Record;
+use crate::recent::Recent;
 use ahp_engine::{Event, Intensity};
 use chrono::{DateTime, Utc};
 

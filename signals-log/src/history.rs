@@ -71,7 +71,7 @@ impl LogHistory {
         let reader = match crate::read_all(path) {
             Ok(r) => r,
             Err(LogError::Open { error, .. }) if error.kind() == std::io::ErrorKind::NotFound => {
-                return Ok(LogHistory::default())
+                return Ok(LogHistory::default());
             }
             Err(e) => return Err(e),
         };

@@ -67,10 +67,10 @@ mod writer;
 
 pub use error::LogError;
 pub use filter::{Filter, Selection};
-pub use follow::{read_all, LogReader};
-pub use mask::{Masking, MASK, SENSITIVE_KEYS};
+pub use follow::{LogReader, read_all};
+pub use mask::{MASK, Masking, SENSITIVE_KEYS};
 pub use options::{FsyncPolicy, LogOptions};
-pub use reader::{read, Reader};
+pub use reader::{Reader, read};
 pub use recent::Recent;
 pub use record::Record;
 pub use release::Release;

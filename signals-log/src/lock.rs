@@ -21,7 +21,7 @@ pub(crate) struct Facts {
 #[cfg(unix)]
 mod imp {
     use super::*;
-    use rustix::fs::{flock, fstat, stat, FileType, FlockOperation};
+    use rustix::fs::{FileType, FlockOperation, flock, fstat, stat};
 
     // The field types differ between platforms (u32 on some).
     #[allow(clippy::unnecessary_cast)]
@@ -137,7 +137,9 @@ pub(crate) fn ensure_regular(file: &File) -> io::Result<std::fs::Metadata> {
     };
     Err(io::Error::new(
         io::ErrorKind::InvalidInput,
-        format!("it is {what}, not a regular file; the log is only written to a regular file: remove it or pass another --log path"),
+        format!(
+            "it is {what}, not a regular file; the log is only written to a regular file: remove it or pass another --log path"
+        ),
     ))
 }
 

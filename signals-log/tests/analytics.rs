@@ -3,10 +3,10 @@
 use ahp_engine::{
     Action, EntryRun, EntryStatus, Event, Intensity, Outcome, RunRecord, Signal, SignalResponse,
 };
-use ahp_signals_log::analytics::query::{parse_time, Filter};
+use ahp_signals_log::analytics::query::{Filter, parse_time};
 use ahp_signals_log::analytics::stats::{self, SourceStats, Stats};
 use ahp_signals_log::analytics::{report, tune};
-use ahp_signals_log::{read, Record, SignalLog};
+use ahp_signals_log::{Record, SignalLog, read};
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use serde_json::json;
 use std::path::Path;

@@ -3,7 +3,7 @@
 
 use ahp_engine::{Action, Event, Intensity, Signal, SignalResponse};
 use ahp_signals_log::{
-    read_all, Filter, FsyncPolicy, LogOptions, Masking, Record, Release, SignalLog,
+    Filter, FsyncPolicy, LogOptions, Masking, Record, Release, SignalLog, read_all,
 };
 use serde_json::json;
 use std::fs;
@@ -208,9 +208,11 @@ fn masking_can_be_turned_off() {
     let log = SignalLog::open_with(&path, options).unwrap();
     log.append(&Record::from(Signal::aid("password=visible")))
         .unwrap();
-    assert!(fs::read_to_string(&path)
-        .unwrap()
-        .contains("password=visible"));
+    assert!(
+        fs::read_to_string(&path)
+            .unwrap()
+            .contains("password=visible")
+    );
 }
 
 #[test]

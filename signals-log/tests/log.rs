@@ -5,8 +5,8 @@ use ahp_engine::{
     Action, Diagnostic, Event, Intensity, Level, Modification, Severity, Signal, SignalResponse,
     SignalSink,
 };
-use ahp_signals_log::{read, LogError, LogOptions, Reader, Record, SignalLog};
-use serde_json::{json, Value};
+use ahp_signals_log::{LogError, LogOptions, Reader, Record, SignalLog, read};
+use serde_json::{Value, json};
 use std::collections::HashSet;
 use std::fs;
 use std::io::Write;

@@ -10,13 +10,13 @@
 //! binary to build, and the children run exactly the library under test.
 
 use ahp_engine::Signal;
-use ahp_signals_log::{read_all, LogError, LogOptions, Record, SignalLog};
+use ahp_signals_log::{LogError, LogOptions, Record, SignalLog, read_all};
 use std::collections::{HashMap, HashSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 const WRITER_ENV: &str = "AHP_LOG_WRITER";
@@ -204,7 +204,7 @@ fn stream_once(path: &Path, started: bool) -> Option<Pass> {
         Err(LogError::Open { error, .. })
             if !started && error.kind() == std::io::ErrorKind::NotFound =>
         {
-            return None
+            return None;
         }
         Err(e) => panic!("{e}"),
     };

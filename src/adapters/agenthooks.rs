@@ -3,11 +3,11 @@
 //! `decision`, `reason`, `modified_input` and `additional_context`.
 
 use super::{
-    add_text, base_context, keep_extra, str_field, tool_call, turn, AdapterError, Agent, Decision,
-    Inbound, Reply,
+    AdapterError, Agent, Decision, Inbound, Reply, add_text, base_context, keep_extra, str_field,
+    tool_call, turn,
 };
 use ahp_engine::Event;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value, json};
 
 /// The standard's event names.
 /// Legacy names (`before_tool`, `session_start`, …) resolve through ahp's

@@ -2,11 +2,11 @@
 //! and Copilot's PascalCase hooks.
 
 use super::{
-    base_context, event_name, keep_extra, str_field, tool_call, turn, AdapterError, Agent,
-    Decision, Inbound, Reply,
+    AdapterError, Agent, Decision, Inbound, Reply, base_context, event_name, keep_extra, str_field,
+    tool_call, turn,
 };
 use ahp_engine::Event;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value, json};
 
 /// Claude Code's events (its hooks reference, checked 2026-11-25; the
 /// fixtures' README lists the source). `None`: events that carry nothing a

@@ -4,11 +4,11 @@
 //! Code's shapes both ways.
 
 use super::{
-    add_text, base_context, event_name, keep_extra, kind_of, str_field, tool_call, turn,
-    AdapterError, Agent, Decision, Inbound, Reply,
+    AdapterError, Agent, Decision, Inbound, Reply, add_text, base_context, event_name, keep_extra,
+    kind_of, str_field, tool_call, turn,
 };
 use ahp_engine::Event;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value, json};
 
 /// Copilot's events, camelCase then PascalCase.
 pub(super) const EVENTS: &[(&str, Option<Event>)] = &[
@@ -91,7 +91,7 @@ pub(super) fn parse(
                 return Err(AdapterError::new(format!(
                     "copilot hook input: field `toolArgs` must be a JSON string, found {}",
                     kind_of(other)
-                )))
+                )));
             }
         };
         ctx.tool = Some(tool_call(
@@ -180,7 +180,7 @@ pub(super) fn render(
         (_, Decision::Deny { reason } | Decision::Ask { reason, .. }) => {
             return Reply::exit2(&format!(
                 "ahp: Copilot cannot block at {native}; the policy refused it:\n{reason}"
-            ))
+            ));
         }
         (_, Decision::Allow { context: Some(c) }) => json!({ "additionalContext": c }),
         (_, Decision::Allow { context: None }) => json!({}),

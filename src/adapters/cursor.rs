@@ -4,11 +4,11 @@
 //! agent; a stop is continued with `followup_message`. No input rewrite.
 
 use super::{
-    add_text, base_context, event_name, keep_extra, str_field, tool_call, turn, AdapterError,
-    Agent, Decision, Inbound, Reply,
+    AdapterError, Agent, Decision, Inbound, Reply, add_text, base_context, event_name, keep_extra,
+    str_field, tool_call, turn,
 };
 use ahp_engine::Event;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value, json};
 
 /// Cursor's events.
 pub(super) const EVENTS: &[(&str, Option<Event>)] = &[

@@ -3,11 +3,11 @@
 //! context in `hookSpecificOutput.additionalContext`. No "ask".
 
 use super::{
-    add_text, base_context, event_name, keep_extra, str_field, tool_call, turn, AdapterError,
-    Agent, Decision, Inbound, Reply,
+    AdapterError, Agent, Decision, Inbound, Reply, add_text, base_context, event_name, keep_extra,
+    str_field, tool_call, turn,
 };
 use ahp_engine::Event;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value, json};
 
 /// Gemini CLI's events. The model-level events carry nothing a policy on
 /// actions decides on.

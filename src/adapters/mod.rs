@@ -34,7 +34,7 @@ mod gemini;
 mod kimi;
 
 use ahp_engine::{Event, HookContext, Intensity, Outcome, Payload, ToolCall, Turn, Verdict};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value, json};
 use std::fmt;
 
 /// An agent whose hook protocol ahp speaks.
@@ -626,11 +626,7 @@ pub fn caps(agent: Agent, native: &str, event: Event, camel: bool) -> Caps {
 
 impl Caps {
     fn only_if(self, yes: bool) -> Caps {
-        if yes {
-            self
-        } else {
-            Caps::default()
-        }
+        if yes { self } else { Caps::default() }
     }
 }
 
@@ -693,7 +689,7 @@ fn str_field(
                 return Err(AdapterError::new(format!(
                     "{agent} hook input: field `{name}` must be a string, found {}",
                     kind_of(other)
-                )))
+                )));
             }
         }
     }

@@ -5,7 +5,7 @@
 mod args;
 mod commands;
 
-use crate::ops::output::{init_tracing, is_closed_pipe, terminal_safe, EXIT_ERROR, EXIT_PROCEED};
+use crate::ops::output::{EXIT_ERROR, EXIT_PROCEED, init_tracing, is_closed_pipe, terminal_safe};
 use crate::ops::policy::BrokenPolicy;
 use ahp_config::ConfigErrors;
 use ahp_engine::Registry;

@@ -4,15 +4,15 @@
 
 use super::output::{print_warnings, terminal_safe};
 use super::policy::{
-    error_record, load, log_options, project_log_path, report_errors, report_left_out, runtime,
-    BrokenPolicy,
+    BrokenPolicy, error_record, load, log_options, project_log_path, report_errors,
+    report_left_out, runtime,
 };
 use ahp_config::{ConfigErrors, LoadedConfig};
 use ahp_engine::{
     Diagnostic, Engine, EntryStatus, Event, HookContext, Level, Registry, SignalSink, Verdict,
 };
 use ahp_signals_log::SignalLog;
-use anyhow::{anyhow, Context, Result};
+use anyhow::{Context, Result, anyhow};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -121,14 +121,14 @@ pub(crate) fn dispatch(req: DispatchRequest<'_>) -> Result<Option<Dispatched>> {
     }
     let compiled = cfg.compile_with_errors(registry, Some(&[event]));
     let (policy, warnings, errors) = (compiled.policy, compiled.warnings, compiled.errors);
-    if !errors.is_empty() {
-        if let Some(why) = cfg.fail_closed() {
-            return Err(BrokenPolicy {
-                errors: ConfigErrors(errors),
-                fail_closed: why.clone(),
-            }
-            .into());
+    if !errors.is_empty()
+        && let Some(why) = cfg.fail_closed()
+    {
+        return Err(BrokenPolicy {
+            errors: ConfigErrors(errors),
+            fail_closed: why.clone(),
         }
+        .into());
     }
     print_warnings(&warnings);
     if ctx.environment.is_none() {
@@ -211,18 +211,17 @@ pub(crate) fn dispatch(req: DispatchRequest<'_>) -> Result<Option<Dispatched>> {
         .entries
         .iter()
         .any(|e| e.status == EntryStatus::Detached)
-    {
-        if let Err(e) = spawn_async_only(
+        && let Err(e) = spawn_async_only(
             event,
             &verdict.context,
             &cfg.project_root,
             log_path.as_deref(),
-        ) {
-            eprintln!(
-                "warning: async entries were not started: {}",
-                terminal_safe(&format!("{e:#}"))
-            );
-        }
+        )
+    {
+        eprintln!(
+            "warning: async entries were not started: {}",
+            terminal_safe(&format!("{e:#}"))
+        );
     }
     Ok(Some(Dispatched {
         verdict,

@@ -2,7 +2,7 @@
 //! file or stdin, bounded in size, with errors that name line and column.
 
 use ahp_engine::{Event, HookContext};
-use anyhow::{anyhow, Context, Result};
+use anyhow::{Context, Result, anyhow};
 use std::io::{IsTerminal, Read};
 
 /// Largest context accepted on stdin or from a file. Agent payloads are a
@@ -39,10 +39,10 @@ pub(crate) fn read_context(source: Option<&str>) -> Result<HookContext> {
     let raw = value.clone();
     let mut ctx: HookContext = serde_json::from_value(value)
         .map_err(|e| anyhow!("context {name}: {e}\n  help: see SPEC §3 for the context fields (event, session_id, tool {{name, input}}, files {{changed}}, issue, …)"))?;
-    if let Some(files) = ctx.files.as_mut() {
-        if files.changed_count == 0 {
-            files.changed_count = files.changed.len();
-        }
+    if let Some(files) = ctx.files.as_mut()
+        && files.changed_count == 0
+    {
+        files.changed_count = files.changed.len();
     }
     if ctx.raw.is_none() {
         ctx.raw = Some(raw);

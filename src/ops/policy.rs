@@ -6,7 +6,7 @@ use super::output::terminal_safe;
 use ahp_config::trust::{self, TrustStatus, TrustStore};
 use ahp_config::{ConfigError, ConfigErrors, FailClosed, LoadOptions, LoadedConfig};
 use ahp_engine::{Diagnostic, Event, Level, Registry};
-use anyhow::{anyhow, Context, Result};
+use anyhow::{Context, Result, anyhow};
 use std::path::{Path, PathBuf};
 
 pub(crate) fn runtime() -> Result<tokio::runtime::Runtime> {
@@ -24,16 +24,16 @@ pub(crate) fn runtime() -> Result<tokio::runtime::Runtime> {
 /// the project (another project's log, feeding its escalation).
 pub(crate) fn project_log_path(root: &Path) -> Result<PathBuf> {
     let dir = root.join(ahp_engine::paths::AHP_DIR);
-    if let Ok(meta) = std::fs::symlink_metadata(&dir) {
-        if meta.file_type().is_symlink() {
-            let target = std::fs::read_link(&dir).unwrap_or_default();
-            return Err(anyhow!(
-                "{} is a symlink to {}; ahp keeps a project's signal log only inside the project \
+    if let Ok(meta) = std::fs::symlink_metadata(&dir)
+        && meta.file_type().is_symlink()
+    {
+        let target = std::fs::read_link(&dir).unwrap_or_default();
+        return Err(anyhow!(
+            "{} is a symlink to {}; ahp keeps a project's signal log only inside the project \
                  (replace the link with a directory, or pass --log)",
-                dir.display(),
-                target.display()
-            ));
-        }
+            dir.display(),
+            target.display()
+        ));
     }
     Ok(dir.join(ahp_engine::paths::LOG_FILE))
 }
@@ -116,11 +116,16 @@ pub(crate) fn apply_trust(cfg: &mut LoadedConfig, registry: &Registry) {
         Ok(TrustStatus::Untrusted) => format!(
             "this project's hooks and commands are not trusted yet: review {files}, then run `ahp trust`"
         ),
-        Ok(TrustStatus::Changed { trusted_at, changed }) => format!(
+        Ok(TrustStatus::Changed {
+            trusted_at,
+            changed,
+        }) => format!(
             "this project's hooks or policy changed since you trusted them ({trusted_at}): {}; review them, then run `ahp trust`",
             changed.join(", ")
         ),
-        Err(e) => format!("trust could not be checked ({e:#}); project hooks and commands are not run"),
+        Err(e) => {
+            format!("trust could not be checked ({e:#}); project hooks and commands are not run")
+        }
     };
     cfg.skip_project_hooks(&reason);
     cfg.skip_entries(commands, &reason);

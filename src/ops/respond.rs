@@ -8,7 +8,7 @@ use ahp_engine::{
 };
 use ahp_signals_log::history::LogHistory;
 use ahp_signals_log::{Record, SignalLog};
-use anyhow::{anyhow, Context, Result};
+use anyhow::{Context, Result, anyhow};
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::Path;
 use std::sync::Arc;

@@ -59,9 +59,9 @@
 //! );
 //! ```
 
-use super::{clause_holds, parse_operand, CmpOp, Matcher, TOOL_NAME_KEY};
-use crate::pattern::Pattern;
+use super::{CmpOp, Matcher, TOOL_NAME_KEY, clause_holds, parse_operand};
 use crate::HookContext;
+use crate::pattern::Pattern;
 use serde_json::Value;
 use std::fmt;
 use std::str::FromStr;
@@ -669,7 +669,7 @@ impl Parser {
                                 message: format!(
                                     "unterminated string: the {q} at column {start} is never closed"
                                 ),
-                            })
+                            });
                         }
                         Some('\\') if matches!(self.peek_at(1), Some('\\' | '\'' | '"')) => {
                             if let Some(c) = self.peek_at(1) {

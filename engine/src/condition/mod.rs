@@ -10,8 +10,8 @@
 
 pub mod expr;
 
-use crate::pattern::Pattern;
 use crate::HookContext;
+use crate::pattern::Pattern;
 use serde_json::Value;
 use std::cmp::Ordering;
 use std::fmt;
@@ -141,10 +141,10 @@ pub fn parse_operand(s: &str) -> Value {
     if let Ok(i) = s.parse::<i64>() {
         return Value::from(i);
     }
-    if let Ok(f) = s.parse::<f64>() {
-        if f.is_finite() {
-            return Value::from(f);
-        }
+    if let Ok(f) = s.parse::<f64>()
+        && f.is_finite()
+    {
+        return Value::from(f);
     }
     Value::String(s.to_string())
 }
@@ -403,16 +403,20 @@ mod tests {
 
     #[test]
     fn bad_matchers_are_errors() {
-        assert!(Matcher::parse(&json!("~(unclosed"))
-            .unwrap_err()
-            .0
-            .contains("invalid regex"));
+        assert!(
+            Matcher::parse(&json!("~(unclosed"))
+                .unwrap_err()
+                .0
+                .contains("invalid regex")
+        );
         assert!(Matcher::parse(&json!({"a": 1})).is_err());
         assert!(Matcher::parse(&json!([[1]])).is_err());
-        assert!(Matcher::parse(&json!(">"))
-            .unwrap_err()
-            .0
-            .contains("no operand"));
+        assert!(
+            Matcher::parse(&json!(">"))
+                .unwrap_err()
+                .0
+                .contains("no operand")
+        );
     }
 
     #[test]

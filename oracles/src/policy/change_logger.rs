@@ -57,10 +57,10 @@
 use crate::cfg::one_of;
 use ahp_engine::oracle::kind_of;
 use ahp_engine::{
-    async_trait, HookContext, Intensity, Oracle, OracleConfig, OracleConfigError, OracleError,
-    Signal,
+    HookContext, Intensity, Oracle, OracleConfig, OracleConfigError, OracleError, Signal,
+    async_trait,
 };
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value, json};
 
 /// The signal type of every ChangeLogger signal.
 pub const SIGNAL_TYPE: &str = "change";
@@ -142,7 +142,7 @@ impl ChangeLogger {
                 return Err(OracleConfigError::at(
                     "log_level",
                     format!("expected info or debug, found {}", kind_of(other)),
-                ))
+                ));
             }
         };
         let fields: Vec<&'static str> = match map.get("fields") {
@@ -176,7 +176,7 @@ impl ChangeLogger {
                         "expected a list of field names, e.g. [tool, files, lines], found {}",
                         kind_of(other)
                     ),
-                ))
+                ));
             }
         };
         Ok(ChangeLogger { fields })

@@ -71,8 +71,8 @@ use crate::cfg::{as_map, check_keys, join, opt_bool, opt_str};
 use crate::template::truncate;
 use ahp_engine::oracle::kind_of;
 use ahp_engine::{
-    async_trait, HookContext, Intensity, Oracle, OracleConfig, OracleConfigError, OracleError,
-    Severity, Signal,
+    HookContext, Intensity, Oracle, OracleConfig, OracleConfigError, OracleError, Severity, Signal,
+    async_trait,
 };
 use regex::{Regex, RegexBuilder};
 use serde_json::{Map, Value};
@@ -808,10 +808,14 @@ fn build_list(
                 key,
                 format!(
                     "expected a list of patterns (regex strings or {{pattern, reason, id}} maps){}, found {}",
-                    if key == "require_confirmation" { ", or true / false" } else { "" },
+                    if key == "require_confirmation" {
+                        ", or true / false"
+                    } else {
+                        ""
+                    },
                     kind_of(other)
                 ),
-            ))
+            ));
         }
     };
     let mut list = PatternList {
@@ -869,7 +873,7 @@ fn parse_item(item: &Value, at: &str) -> Result<CommandPattern, OracleConfigErro
                     return Err(OracleConfigError::at(
                         at,
                         "missing `pattern`, e.g. `{pattern: 'kubectl\\s+delete', reason: \"deletes resources\"}`",
-                    ))
+                    ));
                 }
                 Some("") => return Err(empty_pattern()),
                 Some(p) => p.to_string(),

@@ -48,13 +48,13 @@
 //! ```
 
 use crate::cfg::{as_map, check_keys, join, one_of, opt_str, req_str};
-use crate::template::{truncate, Template};
-use ahp_engine::condition::expr::{check_path, Expr};
-use ahp_engine::context_shape::{self as shape, check_clause, Level, PathFinding};
+use crate::template::{Template, truncate};
+use ahp_engine::condition::expr::{Expr, check_path};
+use ahp_engine::context_shape::{self as shape, Level, PathFinding, check_clause};
 use ahp_engine::oracle::kind_of;
 use ahp_engine::{
-    async_trait, HookContext, Intensity, ModOp, Modification, Oracle, OracleConfig,
-    OracleConfigError, OracleError, Severity, Signal,
+    HookContext, Intensity, ModOp, Modification, Oracle, OracleConfig, OracleConfigError,
+    OracleError, Severity, Signal, async_trait,
 };
 use serde_json::Value;
 
@@ -364,7 +364,7 @@ fn parse_rule(item: &Value, prefix: &str) -> Result<Rule, OracleConfigError> {
                     "expected a list of steps (strings), found {}",
                     kind_of(other)
                 ),
-            ))
+            ));
         }
     };
 
@@ -374,7 +374,7 @@ fn parse_rule(item: &Value, prefix: &str) -> Result<Rule, OracleConfigError> {
             return Err(OracleConfigError::at(
                 join(prefix, "type"),
                 "`type` must not be empty; leave it out for the default",
-            ))
+            ));
         }
         Some(t) => t.to_string(),
         None => id
@@ -389,7 +389,9 @@ fn parse_rule(item: &Value, prefix: &str) -> Result<Rule, OracleConfigError> {
             if intensity != Intensity::Prompt {
                 return Err(OracleConfigError::at(
                     join(prefix, "severity"),
-                    format!("`severity` applies only to `intensity: prompt` rules; this rule is {intensity}"),
+                    format!(
+                        "`severity` applies only to `intensity: prompt` rules; this rule is {intensity}"
+                    ),
                 ));
             }
             Some(
@@ -421,7 +423,7 @@ fn parse_rule(item: &Value, prefix: &str) -> Result<Rule, OracleConfigError> {
                     "expected a list of modifications like `{{target: tool.input.command, op: set, value: \"…\"}}`, found {}",
                     kind_of(other)
                 ),
-            ))
+            ));
         }
     };
     match intensity {
@@ -429,19 +431,21 @@ fn parse_rule(item: &Value, prefix: &str) -> Result<Rule, OracleConfigError> {
             return Err(OracleConfigError::at(
                 join(prefix, "modifications"),
                 "an `intensity: control` rule needs `modifications`, e.g. `[{target: tool.input.command, op: set, value: \"…\", description: \"…\"}]`",
-            ))
+            ));
         }
         Intensity::Control if map.get("resolution_path").is_some_and(|v| !v.is_null()) => {
             return Err(OracleConfigError::at(
                 join(prefix, "resolution_path"),
                 "a control rule has no resolution path: describe each change in its modification's `description`",
-            ))
+            ));
         }
         other if other != Intensity::Control && !modifications.is_empty() => {
             return Err(OracleConfigError::at(
                 join(prefix, "modifications"),
-                format!("`modifications` apply only to `intensity: control` rules; this rule is {other}"),
-            ))
+                format!(
+                    "`modifications` apply only to `intensity: control` rules; this rule is {other}"
+                ),
+            ));
         }
         _ => {}
     }
@@ -485,7 +489,7 @@ fn parse_modification(item: &Value, prefix: &str) -> Result<ModSpec, OracleConfi
             return Err(OracleConfigError::at(
                 join(prefix, "value"),
                 "`op: remove` takes no `value`",
-            ))
+            ));
         }
         (ModOp::Set | ModOp::Merge, None) => {
             return Err(OracleConfigError::at(
@@ -494,13 +498,13 @@ fn parse_modification(item: &Value, prefix: &str) -> Result<ModSpec, OracleConfi
                     "missing `value`: `op: {}` needs the value to apply",
                     if op == ModOp::Set { "set" } else { "merge" }
                 ),
-            ))
+            ));
         }
         (ModOp::Merge, Some(v)) if !v.is_object() => {
             return Err(OracleConfigError::at(
                 join(prefix, "value"),
                 format!("`op: merge` needs a map to merge in, found {}", kind_of(v)),
-            ))
+            ));
         }
         (_, Some(Value::String(s))) => Some(ValueSpec::Text(template(s, &join(prefix, "value"))?)),
         (_, Some(v)) => Some(ValueSpec::Json(v.clone())),

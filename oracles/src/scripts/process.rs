@@ -382,7 +382,7 @@ impl GroupGuard {
     /// Sends `sig` to the group; false when the group no longer exists.
     #[cfg(unix)]
     fn signal(&self, sig: GroupSignal) -> bool {
-        use rustix::process::{kill_process_group, Pid, Signal as Sig};
+        use rustix::process::{Pid, Signal as Sig, kill_process_group};
         let Some(pid) = self
             .pgid
             .and_then(|p| i32::try_from(p).ok())

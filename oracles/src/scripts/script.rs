@@ -106,8 +106,8 @@ use crate::template::truncate;
 use ahp_engine::oracle::kind_of;
 use ahp_engine::pattern::Pattern;
 use ahp_engine::{
-    async_trait, Evaluation, Event, HookContext, Modification, Oracle, OracleConfig,
-    OracleConfigError, OracleError, Severity, Signal,
+    Evaluation, Event, HookContext, Modification, Oracle, OracleConfig, OracleConfigError,
+    OracleError, Severity, Signal, async_trait,
 };
 use serde_json::{Map, Value};
 use std::io;
@@ -377,10 +377,10 @@ impl ScriptHook {
                 }
             }
         };
-        if let Launch::Direct(path) = &launch {
-            if !is_executable(path) {
-                return Err(self.not_executable(path));
-            }
+        if let Launch::Direct(path) = &launch
+            && !is_executable(path)
+        {
+            return Err(self.not_executable(path));
         }
         Ok(launch)
     }
@@ -454,10 +454,10 @@ impl ScriptHook {
     }
 
     fn spawn_error(&self, launch: &Launch, e: &io::Error) -> OracleError {
-        if e.kind() == io::ErrorKind::PermissionDenied {
-            if let Launch::Direct(p) = launch {
-                return self.not_executable(p);
-            }
+        if e.kind() == io::ErrorKind::PermissionDenied
+            && let Launch::Direct(p) = launch
+        {
+            return self.not_executable(p);
         }
         let hint = match (e.kind(), launch) {
             (io::ErrorKind::NotFound, Launch::Bash(_) | Launch::Python(_)) => {
@@ -583,14 +583,14 @@ impl ScriptHook {
                     return Err(OracleError::new(format!(
                         "hook `{name}` returned unknown decision `{}`; expected allow, deny or ask",
                         truncate(d, 100)
-                    )))
+                    )));
                 }
             },
             Some(other) => {
                 return Err(OracleError::new(format!(
                     "hook `{name}` returned a `decision` that is {}; expected \"allow\", \"deny\" or \"ask\"",
                     kind_of(other)
-                )))
+                )));
             }
         }
 
@@ -612,7 +612,7 @@ impl ScriptHook {
                 return Err(OracleError::new(format!(
                     "hook `{name}` returned `modified_input` that is {}; expected an object of tool input fields",
                     kind_of(other)
-                )))
+                )));
             }
         }
 

@@ -59,11 +59,11 @@
 //! ```
 
 use crate::cfg::{check_keys, opt_bool};
-use crate::workflow::issue::{load_issue, section_matches, Checklist, ChecklistItem, ItemState};
+use crate::workflow::issue::{Checklist, ChecklistItem, ItemState, load_issue, section_matches};
 use ahp_engine::oracle::kind_of;
 use ahp_engine::{
-    async_trait, HookContext, Intensity, Oracle, OracleConfig, OracleConfigError, OracleError,
-    Severity, Signal,
+    HookContext, Intensity, Oracle, OracleConfig, OracleConfigError, OracleError, Severity, Signal,
+    async_trait,
 };
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
@@ -126,9 +126,9 @@ impl ChecklistValidator {
                     return Err(OracleConfigError::at(
                         "min_completion_rate",
                         format!(
-                        "{n} is out of range: give a fraction from 0.0 to 1.0 (e.g. 0.9 for 90%)"
-                    ),
-                    ))
+                            "{n} is out of range: give a fraction from 0.0 to 1.0 (e.g. 0.9 for 90%)"
+                        ),
+                    ));
                 }
             },
             Some(other) => {
@@ -138,7 +138,7 @@ impl ChecklistValidator {
                         "expected a fraction from 0.0 to 1.0 (e.g. 0.9 for 90%), found {}",
                         kind_of(other)
                     ),
-                ))
+                ));
             }
         };
         let sections = match map.get("sections") {
@@ -147,18 +147,20 @@ impl ChecklistValidator {
                 return Err(OracleConfigError::at(
                     "sections",
                     "an empty list counts no item; remove `sections` to check every section",
-                ))
+                ));
             }
             Some(Value::Array(list)) => {
                 let mut names = Vec::with_capacity(list.len());
                 for (i, v) in list.iter().enumerate() {
                     match v {
-                        Value::String(s) if !s.trim().is_empty() => names.push(s.trim().to_string()),
+                        Value::String(s) if !s.trim().is_empty() => {
+                            names.push(s.trim().to_string())
+                        }
                         Value::String(_) => {
                             return Err(OracleConfigError::at(
                                 format!("sections.{i}"),
                                 "a section name must not be empty, e.g. `Technical Tasks`",
-                            ))
+                            ));
                         }
                         other => {
                             return Err(OracleConfigError::at(
@@ -167,7 +169,7 @@ impl ChecklistValidator {
                                     "expected a heading name such as `Acceptance Criteria`, found {}",
                                     kind_of(other)
                                 ),
-                            ))
+                            ));
                         }
                     }
                 }
@@ -180,7 +182,7 @@ impl ChecklistValidator {
                         "expected a list of heading names, e.g. `[Technical Tasks, Acceptance Criteria]`, found {}",
                         kind_of(other)
                     ),
-                ))
+                ));
             }
         };
         Ok(ChecklistValidator {
@@ -333,7 +335,7 @@ impl ChecklistValidator {
                     return Ok(Some((
                         Source::Items(items_from_context(items)?),
                         issue_path,
-                    )))
+                    )));
                 }
             }
             if let Some(counts) = counts_from_context(&checklist)? {
@@ -409,9 +411,11 @@ fn counts_from_context(checklist: &Value) -> Result<Option<Source>, OracleError>
     let done = match (count("done")?, count("incomplete_count")?) {
         (Some(done), _) => done,
         (None, Some(open)) => total.saturating_sub(open),
-        (None, None) => return Err(OracleError::new(
-            "checklist.total in the context comes without `done`, `incomplete_count` or `items`",
-        )),
+        (None, None) => {
+            return Err(OracleError::new(
+                "checklist.total in the context comes without `done`, `incomplete_count` or `items`",
+            ));
+        }
     };
     Ok(Some(Source::Counts { total, done }))
 }

@@ -58,12 +58,12 @@
 
 use crate::cfg::one_of;
 use crate::template::truncate;
-use crate::workflow::git::{project_dir_for, resolve_commits, Commit};
+use crate::workflow::git::{Commit, project_dir_for, resolve_commits};
 use ahp_engine::oracle::kind_of;
 use ahp_engine::suggest::did_you_mean;
 use ahp_engine::{
-    async_trait, Evaluation, Event, HookContext, Intensity, Oracle, OracleConfig,
-    OracleConfigError, OracleError, Severity, Signal,
+    Evaluation, Event, HookContext, Intensity, Oracle, OracleConfig, OracleConfigError,
+    OracleError, Severity, Signal, async_trait,
 };
 use regex::{Regex, RegexBuilder};
 use serde_json::{Map, Value};
@@ -191,7 +191,7 @@ impl CommitMessageValidator {
                 return Err(OracleConfigError::at(
                     "preset",
                     format!("expected `conventional`, found {}", kind_of(other)),
-                ))
+                ));
             }
         };
         let types = string_list(map, "types")?;
@@ -200,24 +200,28 @@ impl CommitMessageValidator {
                 return Err(OracleConfigError::at(
                     "types",
                     "an empty list allows no commit at all; list the types, e.g. [feat, fix, docs]",
-                ))
+                ));
             }
             (Some(_), Some(types)) => {
                 for (i, t) in types.iter().enumerate() {
                     if t.contains(|c: char| c.is_whitespace() || "():!".contains(c)) {
                         return Err(OracleConfigError::at(
                             format!("types.{i}"),
-                            format!("`{t}` cannot be a commit type: a type is one word without spaces, parentheses, `!` or `:`"),
+                            format!(
+                                "`{t}` cannot be a commit type: a type is one word without spaces, parentheses, `!` or `:`"
+                            ),
                         ));
                     }
                 }
                 Some(types.iter().map(|t| t.to_ascii_lowercase()).collect())
             }
             (Some(_), None) => Some(DEFAULT_TYPES.iter().map(|t| t.to_string()).collect()),
-            (None, Some(_)) => return Err(OracleConfigError::at(
-                "types",
-                "`types` belongs to the Conventional Commits preset: add `preset: conventional`",
-            )),
+            (None, Some(_)) => {
+                return Err(OracleConfigError::at(
+                    "types",
+                    "`types` belongs to the Conventional Commits preset: add `preset: conventional`",
+                ));
+            }
             (None, None) => None,
         };
 
@@ -227,14 +231,14 @@ impl CommitMessageValidator {
                 return Err(OracleConfigError::at(
                     "pattern",
                     "an empty pattern checks nothing; remove it or write a regex, e.g. '^[A-Z]+-[0-9]+: '",
-                ))
+                ));
             }
             Some(Value::String(p)) => Some(compile(p, "pattern")?),
             Some(other) => {
                 return Err(OracleConfigError::at(
                     "pattern",
                     format!("expected a regex string, found {}", kind_of(other)),
-                ))
+                ));
             }
         };
 
@@ -267,7 +271,7 @@ impl CommitMessageValidator {
                                 other => kind_of(other).to_string(),
                             }
                         ),
-                    ))
+                    ));
                 }
             },
         };
@@ -310,25 +314,25 @@ impl CommitMessageValidator {
 
     fn check(&self, subject: &str, body: &str, issue_id: Option<&str>) -> Vec<(Rule, String)> {
         let mut out = Vec::new();
-        if let Some(types) = &self.conventional {
-            if let Some(why) = conventional_problem(subject, types) {
-                out.push((Rule::Conventional, why));
-            }
+        if let Some(types) = &self.conventional
+            && let Some(why) = conventional_problem(subject, types)
+        {
+            out.push((Rule::Conventional, why));
         }
-        if let Some(p) = &self.pattern {
-            if !p.is_match(subject) {
-                out.push((
-                    Rule::Pattern,
-                    format!("does not match the pattern `{}`", p.as_str()),
-                ));
-            }
+        if let Some(p) = &self.pattern
+            && !p.is_match(subject)
+        {
+            out.push((
+                Rule::Pattern,
+                format!("does not match the pattern `{}`", p.as_str()),
+            ));
         }
-        if self.require_issue_id {
-            if let Some(id) = issue_id {
-                if !mentions(subject, id) && !mentions(body, id) {
-                    out.push((Rule::IssueId, format!("does not mention the issue id {id}")));
-                }
-            }
+        if self.require_issue_id
+            && let Some(id) = issue_id
+            && !mentions(subject, id)
+            && !mentions(body, id)
+        {
+            out.push((Rule::IssueId, format!("does not mention the issue id {id}")));
         }
         let len = subject.chars().count();
         if self.max_subject_length > 0 && len > self.max_subject_length {
@@ -436,7 +440,9 @@ impl CommitMessageValidator {
             ),
             Rule::IssueId => {
                 let id = issue_id.unwrap_or("the issue id");
-                format!("mention {id} in the subject or body, e.g. `fix(parser): handle empty input ({id})` or a `Refs: {id}` line")
+                format!(
+                    "mention {id} in the subject or body, e.g. `fix(parser): handle empty input ({id})` or a `Refs: {id}` line"
+                )
             }
             Rule::Length => format!(
                 "keep the subject within {} characters and put the details in the body",
@@ -915,7 +921,7 @@ fn commit_message(
                     return PendingCommit::Unknown(
                         "its message is built by the shell (a here-document with expansions)"
                             .into(),
-                    )
+                    );
                 }
                 None => return PendingCommit::Unknown("its message comes from stdin".into()),
             }
@@ -936,7 +942,7 @@ fn commit_message(
                 Err(e) => {
                     return PendingCommit::Unknown(format!(
                         "its message file cannot be read before the commit runs: {e}"
-                    ))
+                    ));
                 }
             }
         }
@@ -1133,19 +1139,27 @@ mod tests {
         let types: Vec<String> = DEFAULT_TYPES.iter().map(|s| s.to_string()).collect();
         assert_eq!(conventional_problem("feat: x", &types), None);
         assert_eq!(conventional_problem("FIX(core)!: x", &types), None);
-        assert!(conventional_problem("feat:x", &types)
-            .unwrap()
-            .contains("exactly one space"));
+        assert!(
+            conventional_problem("feat:x", &types)
+                .unwrap()
+                .contains("exactly one space")
+        );
         assert!(conventional_problem("feat:  x", &types).is_some());
-        assert!(conventional_problem("feat(): x", &types)
-            .unwrap()
-            .contains("empty scope"));
-        assert!(conventional_problem("feat: ", &types)
-            .unwrap()
-            .contains("no description"));
-        assert!(conventional_problem("fxi: typo", &types)
-            .unwrap()
-            .contains("did you mean `fix`"));
+        assert!(
+            conventional_problem("feat(): x", &types)
+                .unwrap()
+                .contains("empty scope")
+        );
+        assert!(
+            conventional_problem("feat: ", &types)
+                .unwrap()
+                .contains("no description")
+        );
+        assert!(
+            conventional_problem("fxi: typo", &types)
+                .unwrap()
+                .contains("did you mean `fix`")
+        );
     }
 }
 

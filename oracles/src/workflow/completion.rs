@@ -44,10 +44,10 @@
 
 use crate::cfg::opt_bool;
 use crate::pathglob::Globs;
-use crate::workflow::git::{project_dir_for, resolve_changes, ChangedFile, FileStatus};
+use crate::workflow::git::{ChangedFile, FileStatus, project_dir_for, resolve_changes};
 use ahp_engine::{
-    async_trait, HookContext, Intensity, Oracle, OracleConfig, OracleConfigError, OracleError,
-    Signal,
+    HookContext, Intensity, Oracle, OracleConfig, OracleConfigError, OracleError, Signal,
+    async_trait,
 };
 use serde_json::Map;
 use std::path::{Path, PathBuf};

@@ -27,11 +27,11 @@
 use crate::cfg::opt_bool;
 use crate::pathglob::Globs;
 use crate::template::truncate;
-use crate::workflow::git::{project_dir_for, Git, GitError};
+use crate::workflow::git::{Git, GitError, project_dir_for};
 use ahp_engine::oracle::kind_of;
 use ahp_engine::{
-    async_trait, HookContext, Intensity, Oracle, OracleConfig, OracleConfigError, OracleError,
-    Signal,
+    HookContext, Intensity, Oracle, OracleConfig, OracleConfigError, OracleError, Signal,
+    async_trait,
 };
 use serde_json::{Map, Value};
 use std::io::Read;
@@ -125,7 +125,7 @@ impl ContextLoader {
                         "expected true, false or a list of globs like [\"docs/architecture.md\", \"src/api/**\"], found {}",
                         kind_of(other)
                     ),
-                ))
+                ));
             }
         };
         let history = opt_bool(map, "", "include_git_history")?.unwrap_or(true);
@@ -163,7 +163,7 @@ impl ContextLoader {
                 return Err(OracleError::new(format!(
                     "issue.files must be a list of paths, found {}",
                     kind_of(other)
-                )))
+                )));
             }
         };
         if let Some(globs) = &self.globs {
@@ -289,7 +289,7 @@ impl ContextLoader {
         full: &Path,
         budget: &mut u64,
     ) -> (Vec<String>, bool) {
-        use crate::project_file::{open_in_project, ReadError};
+        use crate::project_file::{ReadError, open_in_project};
         // Only a count of entries is shown of a directory.
         if std::fs::metadata(full).is_ok_and(|m| m.is_dir()) {
             let entries = std::fs::read_dir(full).map(|d| d.count()).unwrap_or(0);
@@ -306,7 +306,7 @@ impl ContextLoader {
         let (file, meta) = match open_in_project(dir, Path::new(shown)) {
             Ok(opened) => opened,
             Err(ReadError::NotFound { .. }) => {
-                return (vec![format!("- {shown}: not found")], false)
+                return (vec![format!("- {shown}: not found")], false);
             }
             Err(e @ (ReadError::OutsideProject { .. } | ReadError::NotAFile { .. })) => {
                 let why = match e {

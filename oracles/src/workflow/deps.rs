@@ -56,8 +56,8 @@
 mod parse;
 
 pub use parse::{
-    lock_advice, normalize_python, parse_manifest, parse_requirement, Dependency, Manifest,
-    ManifestError, ManifestKind,
+    Dependency, Manifest, ManifestError, ManifestKind, lock_advice, normalize_python,
+    parse_manifest, parse_requirement,
 };
 
 use crate::cfg::{as_map, join};
@@ -66,8 +66,8 @@ use crate::scripts::process;
 use ahp_engine::oracle::kind_of;
 use ahp_engine::suggest::did_you_mean;
 use ahp_engine::{
-    async_trait, Evaluation, HookContext, Intensity, Oracle, OracleConfig, OracleConfigError,
-    OracleError, Signal,
+    Evaluation, HookContext, Intensity, Oracle, OracleConfig, OracleConfigError, OracleError,
+    Signal, async_trait,
 };
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
@@ -181,10 +181,10 @@ impl DependencyChecker {
                 return Err(OracleConfigError::at(
                     "manifest_files",
                     format!(
-                    "expected a list of file names (e.g. `[Cargo.toml, package.json]`), found {}",
-                    kind_of(other)
-                ),
-                ))
+                        "expected a list of file names (e.g. `[Cargo.toml, package.json]`), found {}",
+                        kind_of(other)
+                    ),
+                ));
             }
         };
         let mut overrides: BTreeMap<String, Vec<String>> = BTreeMap::new();
@@ -222,8 +222,11 @@ impl DependencyChecker {
                                 other => {
                                     return Err(OracleConfigError::at(
                                         join(&key, &i.to_string()),
-                                        format!("expected a lockfile name, found {}", kind_of(other)),
-                                    ))
+                                        format!(
+                                            "expected a lockfile name, found {}",
+                                            kind_of(other)
+                                        ),
+                                    ));
                                 }
                             }
                         }
@@ -234,16 +237,22 @@ impl DependencyChecker {
                             key,
                             format!(
                                 "expected a lockfile name, a list of alternatives, or [] for none; found {}",
-                                if other.is_string() { "an empty string" } else { kind_of(other) }
+                                if other.is_string() {
+                                    "an empty string"
+                                } else {
+                                    kind_of(other)
+                                }
                             ),
-                        ))
+                        ));
                     }
                 };
                 for l in &locks {
                     if l.contains('/') || l == ".." {
                         return Err(OracleConfigError::at(
                             key.clone(),
-                            format!("`{l}`: give the lockfile's file name only; it is looked for next to the manifest and in its parent directories"),
+                            format!(
+                                "`{l}`: give the lockfile's file name only; it is looked for next to the manifest and in its parent directories"
+                            ),
                         ));
                     }
                 }
@@ -352,7 +361,9 @@ fn check_manifest_name(s: &str, key: &str) -> Result<(), OracleConfigError> {
     if s.starts_with('/') || s.split('/').any(|c| c == "..") {
         return Err(OracleConfigError::at(
             key,
-            format!("`{s}`: give a file name or a path inside the project (no `/` at the start, no `..`)"),
+            format!(
+                "`{s}`: give a file name or a path inside the project (no `/` at the start, no `..`)"
+            ),
         ));
     }
     if ManifestKind::detect(s).is_none() {
@@ -373,7 +384,7 @@ fn check_manifest_name(s: &str, key: &str) -> Result<(), OracleConfigError> {
 
 /// Reads a manifest; an error when it cannot be read or is too big.
 fn read_manifest(root: &Path, path: &str) -> Result<String, OracleError> {
-    use crate::project_file::{read_in_project, ReadError};
+    use crate::project_file::{ReadError, read_in_project};
     match read_in_project(root, Path::new(path), MAX_MANIFEST) {
         Ok(bytes) => Ok(String::from_utf8_lossy(&bytes).into_owned()),
         Err(ReadError::TooLarge { .. }) => Err(OracleError::new(format!(
@@ -517,9 +528,11 @@ impl Oracle for DependencyChecker {
 
             // The version at the merge base, for changed manifests.
             let mut base: Option<Manifest> = None;
-            if base_ok && is_changed {
-                if let Some(rev) = &merge_base {
-                    match base_version(&root, rev, path).await {
+            if base_ok
+                && is_changed
+                && let Some(rev) = &merge_base
+            {
+                match base_version(&root, rev, path).await {
                         Ok(Base::Absent) => base = Some(Manifest::default()),
                         Ok(Base::Text(t)) => match parse_manifest(kind, &t) {
                             Ok(m) => base = Some(m),
@@ -531,39 +544,39 @@ impl Oracle for DependencyChecker {
                             .notes
                             .push(format!("cannot read {path} at the merge base: {e}")),
                     }
-                }
             }
 
             // The lockfile.
-            if let (Some(changed), Some(lock)) = (&changed_set, self.lockfile(&root, &found)) {
-                if changed.contains(path) && !changed.contains(&lock) {
-                    let same_inputs = base.as_ref().is_some_and(|b| {
-                        !b.lock_inputs.is_empty() && b.lock_inputs == manifest.lock_inputs
-                    });
-                    if same_inputs {
-                        eval.notes.push(format!(
-                            "{path} changed but nothing its lockfile {lock} records did"
-                        ));
-                    } else {
-                        let lock_name = lock.rsplit('/').next().unwrap_or(&lock);
-                        let manifest_name = path.rsplit('/').next().unwrap_or(path);
-                        let advice = lock_advice(&lock);
-                        let dir_hint = match lock.rsplit_once('/') {
-                            Some((d, _)) => format!(" in {d}"),
-                            None => String::new(),
-                        };
-                        eval.signals.push(
-                            Signal::block(format!(
-                                "{manifest_name} changed but {lock_name} did not: {advice}"
-                            ))
-                            .with_type(LOCKFILE_TYPE)
-                            .with_resolution_path([
-                                format!("{advice}{dir_hint} to bring {lock} in step with {path}"),
-                                format!("include the updated {lock} in the change"),
-                            ])
-                            .with_files([path.clone(), lock.clone()]),
-                        );
-                    }
+            if let (Some(changed), Some(lock)) = (&changed_set, self.lockfile(&root, &found))
+                && changed.contains(path)
+                && !changed.contains(&lock)
+            {
+                let same_inputs = base.as_ref().is_some_and(|b| {
+                    !b.lock_inputs.is_empty() && b.lock_inputs == manifest.lock_inputs
+                });
+                if same_inputs {
+                    eval.notes.push(format!(
+                        "{path} changed but nothing its lockfile {lock} records did"
+                    ));
+                } else {
+                    let lock_name = lock.rsplit('/').next().unwrap_or(&lock);
+                    let manifest_name = path.rsplit('/').next().unwrap_or(path);
+                    let advice = lock_advice(&lock);
+                    let dir_hint = match lock.rsplit_once('/') {
+                        Some((d, _)) => format!(" in {d}"),
+                        None => String::new(),
+                    };
+                    eval.signals.push(
+                        Signal::block(format!(
+                            "{manifest_name} changed but {lock_name} did not: {advice}"
+                        ))
+                        .with_type(LOCKFILE_TYPE)
+                        .with_resolution_path([
+                            format!("{advice}{dir_hint} to bring {lock} in step with {path}"),
+                            format!("include the updated {lock} in the change"),
+                        ])
+                        .with_files([path.clone(), lock.clone()]),
+                    );
                 }
             }
 

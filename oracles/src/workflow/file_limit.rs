@@ -44,10 +44,10 @@ use crate::pathglob::Globs;
 use crate::workflow::git::{project_dir_for, resolve_changes};
 use ahp_engine::oracle::kind_of;
 use ahp_engine::{
-    async_trait, HookContext, Intensity, Modification, Oracle, OracleConfig, OracleConfigError,
-    OracleError, Severity, Signal,
+    HookContext, Intensity, Modification, Oracle, OracleConfig, OracleConfigError, OracleError,
+    Severity, Signal, async_trait,
 };
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -152,7 +152,7 @@ impl FileChangeLimiter {
                         "expected one of control, prompt, block, found {}",
                         kind_of(other)
                     ),
-                ))
+                ));
             }
         };
         match map.get("control_action") {
@@ -165,7 +165,7 @@ impl FileChangeLimiter {
                 return Err(OracleConfigError::at(
                     "control_action",
                     format!("expected `split_batch`, found {}", kind_of(other)),
-                ))
+                ));
             }
         }
         let batch_size = positive(map, "batch_size", "10")?.unwrap_or(max_files);
@@ -372,11 +372,7 @@ fn describe_plan(batches: &[Vec<String>]) -> String {
 }
 
 fn plural(n: usize) -> &'static str {
-    if n == 1 {
-        ""
-    } else {
-        "s"
-    }
+    if n == 1 { "" } else { "s" }
 }
 
 #[cfg(test)]
@@ -395,9 +391,10 @@ mod tests {
         let b = split_batches(&files, 20);
         assert_eq!(b.len(), 2);
         assert_eq!(b[0].len(), 20);
-        assert!(b[0]
-            .iter()
-            .all(|f| f.starts_with("src/") || f.starts_with("tests/")));
+        assert!(
+            b[0].iter()
+                .all(|f| f.starts_with("src/") || f.starts_with("tests/"))
+        );
         assert!(b[1].iter().all(|f| f.starts_with("docs/")));
         assert_eq!(
             describe_plan(&b),

@@ -42,10 +42,10 @@
 //! # });
 //! ```
 
-use crate::scripts::process::{run, ProcessError, Run};
-use ahp_engine::{async_trait, HookContext};
+use crate::scripts::process::{ProcessError, Run, run};
+use ahp_engine::{HookContext, async_trait};
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 use std::collections::{BTreeMap, HashMap};
 use std::ffi::OsString;
 use std::io::Read;
@@ -341,7 +341,7 @@ impl Commit {
                 (None, None) => {
                     return Err(format!(
                         "git.commits.{i} has no `subject` (expected {{sha, subject, body}})"
-                    ))
+                    ));
                 }
             };
             out.push(Commit {
@@ -370,7 +370,9 @@ pub enum GitError {
         dir: PathBuf,
     },
     /// The git program could not be found.
-    #[error("git is not installed (or `{program}` is not on PATH): install git, or pass the changed files in the context (files.changed)")]
+    #[error(
+        "git is not installed (or `{program}` is not on PATH): install git, or pass the changed files in the context (files.changed)"
+    )]
     GitNotFound {
         /// The program that was run.
         program: String,
@@ -402,7 +404,9 @@ pub enum GitError {
         timeout: Duration,
     },
     /// A git command printed more than the output cap.
-    #[error("`{command}` printed more than 1 MiB: too many changed files to list (is a build or dependency directory missing from .gitignore?)")]
+    #[error(
+        "`{command}` printed more than 1 MiB: too many changed files to list (is a build or dependency directory missing from .gitignore?)"
+    )]
     TooMuchOutput {
         /// The command line.
         command: String,

@@ -76,7 +76,7 @@ use petgraph::graph::{DiGraph, NodeIndex};
 use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
 use regex::Regex;
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value, json};
 use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -454,9 +454,7 @@ impl ChecklistError {
 impl fmt::Display for ChecklistError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ChecklistError::DuplicateId {
-                id, first_line, ..
-            } => write!(
+            ChecklistError::DuplicateId { id, first_line, .. } => write!(
                 f,
                 "duplicate checklist item id `{id}` (first used on line {first_line}); give each item its own id"
             ),
@@ -968,7 +966,7 @@ fn parse_frontmatter(yaml: &str, first_line: usize) -> Result<Frontmatter, Field
                     _ => {
                         return Err(field_err(
                             "the issue id must not be empty, e.g. `id: FEAT-0123`".to_string(),
-                        ))
+                        ));
                     }
                 }
             }
@@ -1174,26 +1172,25 @@ fn parse_checklist(
                 html: String::new(),
             }),
             Event::End(TagEnd::Item) => {
-                if let Some(frame) = frames.pop() {
-                    if let Some(item) =
+                if let Some(frame) = frames.pop()
+                    && let Some(item) =
                         finish_item(frame, body, body_offset, line_starts, &section)?
-                    {
-                        items.push(item);
-                    }
+                {
+                    items.push(item);
                 }
             }
             Event::Start(Tag::Paragraph) => {
-                if let Some(f) = frames.last_mut() {
-                    if f.span.is_some() {
-                        f.first_block_done = true;
-                    }
+                if let Some(f) = frames.last_mut()
+                    && f.span.is_some()
+                {
+                    f.first_block_done = true;
                 }
             }
             Event::End(TagEnd::Paragraph) => {
-                if let Some(f) = frames.last_mut() {
-                    if f.span.is_some() {
-                        f.first_block_done = true;
-                    }
+                if let Some(f) = frames.last_mut()
+                    && f.span.is_some()
+                {
+                    f.first_block_done = true;
                 }
             }
             Event::Start(
@@ -1218,11 +1215,12 @@ fn parse_checklist(
                 }
             }
             Event::TaskListMarker(done) => {
-                if let Some(f) = frames.last_mut() {
-                    if !f.first_block_done && f.span.is_none() {
-                        f.task = Some(done);
-                        f.span = Some((range.start, range.end));
-                    }
+                if let Some(f) = frames.last_mut()
+                    && !f.first_block_done
+                    && f.span.is_none()
+                {
+                    f.task = Some(done);
+                    f.span = Some((range.start, range.end));
                 }
             }
             Event::Text(_)
@@ -1241,13 +1239,13 @@ fn parse_checklist(
                 | Tag::Link { .. }
                 | Tag::Image { .. },
             ) => {
-                if let Some(f) = frames.last_mut() {
-                    if !f.first_block_done {
-                        f.span = Some(match f.span {
-                            None => (range.start, range.end),
-                            Some((s, e)) => (s.min(range.start), e.max(range.end)),
-                        });
-                    }
+                if let Some(f) = frames.last_mut()
+                    && !f.first_block_done
+                {
+                    f.span = Some(match f.span {
+                        None => (range.start, range.end),
+                        Some((s, e)) => (s.min(range.start), e.max(range.end)),
+                    });
                 }
             }
             _ => {}
@@ -1314,7 +1312,7 @@ fn finish_item(
                         return Err((
                             line,
                             format!("checklist item has two ids, `{prev}` and `{id}`; keep one"),
-                        ))
+                        ));
                     }
                     _ => comment_id = Some(id),
                 }
@@ -1346,7 +1344,7 @@ fn finish_item(
             return Err((
                 line,
                 format!("checklist item has two ids, `{a}` and `{b}`; keep one"),
-            ))
+            ));
         }
         (a, b) => a.or(b),
     };

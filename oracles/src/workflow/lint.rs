@@ -62,8 +62,8 @@ use crate::scripts::command::{
 use crate::scripts::process;
 use ahp_engine::oracle::kind_of;
 use ahp_engine::{
-    async_trait, ControlPayload, Evaluation, HookContext, Modification, Oracle, OracleConfig,
-    OracleConfigError, OracleError, Payload, Signal,
+    ControlPayload, Evaluation, HookContext, Modification, Oracle, OracleConfig, OracleConfigError,
+    OracleError, Payload, Signal, async_trait,
 };
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
@@ -151,7 +151,7 @@ impl LintChecker {
             None | Some(Value::Null) => {
                 return Err(OracleConfigError::whole(format!(
                     "LintChecker needs `linters`, {example}"
-                )))
+                )));
             }
             Some(Value::Array(items)) => items,
             Some(other) => {
@@ -161,7 +161,7 @@ impl LintChecker {
                         "expected a list of linters, found {}; {example}",
                         kind_of(other)
                     ),
-                ))
+                ));
             }
         };
         if items.is_empty() {
@@ -184,7 +184,7 @@ impl LintChecker {
                     return Err(OracleConfigError::at(
                         key,
                         format!("a linter command must not be empty; {example}"),
-                    ))
+                    ));
                 }
                 other => {
                     let m = as_map(other, &key, "a linter map `{name, command, fix}`")?;
@@ -198,7 +198,7 @@ impl LintChecker {
                             return Err(OracleConfigError::at(
                                 join(&key, "name"),
                                 "`name` must not be empty (leave it out to use the command)",
-                            ))
+                            ));
                         }
                         None => command.clone(),
                     };
@@ -208,7 +208,7 @@ impl LintChecker {
                             return Err(OracleConfigError::at(
                                 join(&key, "fix"),
                                 "`fix` must not be empty (leave it out when there is no fixer)",
-                            ))
+                            ));
                         }
                         None => None,
                     };

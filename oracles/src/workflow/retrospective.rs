@@ -72,8 +72,8 @@ use crate::template::Template;
 use crate::workflow::git::project_dir_for;
 use ahp_engine::oracle::kind_of;
 use ahp_engine::{
-    async_trait, Action, HookContext, Intensity, Oracle, OracleConfig, OracleConfigError,
-    OracleError, Outcome, RunRecord, Signal, SignalResponse,
+    Action, HookContext, Intensity, Oracle, OracleConfig, OracleConfigError, OracleError, Outcome,
+    RunRecord, Signal, SignalResponse, async_trait,
 };
 use ahp_signals_log::Record;
 use chrono::{DateTime, Utc};
@@ -518,11 +518,7 @@ fn duration(secs: i64) -> String {
 }
 
 fn plural(n: u64) -> &'static str {
-    if n == 1 {
-        ""
-    } else {
-        "s"
-    }
+    if n == 1 { "" } else { "s" }
 }
 
 /// Writes retrospectives at issue close. See the [module
@@ -689,11 +685,11 @@ impl Oracle for RetrospectiveGenerator {
         write_in_project(&dir, &out, doc.as_bytes())
             .map_err(|e| OracleError::new(format!("retrospective: {e}")))?;
         let mut files = vec![out.to_string_lossy().into_owned()];
-        if self.archive_issue {
-            if let Some(p) = &issue_path {
-                archive_into(&dir, Path::new(p), &metrics)?;
-                files.push(p.clone());
-            }
+        if self.archive_issue
+            && let Some(p) = &issue_path
+        {
+            archive_into(&dir, Path::new(p), &metrics)?;
+            files.push(p.clone());
         }
         let info = if self.generate_metrics {
             format!(
@@ -711,10 +707,10 @@ impl Oracle for RetrospectiveGenerator {
                 "fill in what went well and what to improve in {}",
                 out.display()
             )]);
-        if self.generate_metrics {
-            if let Ok(data) = serde_json::to_value(&metrics) {
-                signal = signal.with_data(data);
-            }
+        if self.generate_metrics
+            && let Ok(data) = serde_json::to_value(&metrics)
+        {
+            signal = signal.with_data(data);
         }
         Ok(vec![signal])
     }

@@ -70,8 +70,8 @@ use crate::scripts::process::{self, ProcessError};
 use crate::template::truncate;
 use ahp_engine::oracle::kind_of;
 use ahp_engine::{
-    async_trait, Evaluation, HookContext, Intensity, Oracle, OracleConfig, OracleConfigError,
-    OracleError, Signal,
+    Evaluation, HookContext, Intensity, Oracle, OracleConfig, OracleConfigError, OracleError,
+    Signal, async_trait,
 };
 use regex::Regex;
 use serde_json::{Map, Value};
@@ -365,7 +365,7 @@ impl ReviewTrigger {
                 return Err(OracleConfigError::at(
                     "codeowners",
                     "the path must not be empty; remove the key to look in the usual places",
-                ))
+                ));
             }
             Some(p) => {
                 let path = match &project_dir {
@@ -402,13 +402,13 @@ impl ReviewTrigger {
                             return Err(OracleConfigError::at(
                                 format!("reviewers.{i}"),
                                 "expected one handle such as `@alice` or `@org/team`",
-                            ))
+                            ));
                         }
                         None => {
                             return Err(OracleConfigError::at(
                                 format!("reviewers.{i}"),
                                 format!("expected a handle such as `@alice`, found {}", kind_of(v)),
-                            ))
+                            ));
                         }
                     }
                 }
@@ -421,7 +421,7 @@ impl ReviewTrigger {
                         "expected a list of handles, e.g. `[\"@alice\", \"@org/team\"]`, found {}",
                         kind_of(other)
                     ),
-                ))
+                ));
             }
         };
         let command = match opt_str(map, "", "command")? {
@@ -430,7 +430,7 @@ impl ReviewTrigger {
                 return Err(OracleConfigError::at(
                     "command",
                     "the command must not be empty; remove the key to run none",
-                ))
+                ));
             }
             Some(c) => Some(c.to_string()),
         };
@@ -590,14 +590,14 @@ impl ReviewTrigger {
             "Review requested from {} for {target} {files_note}",
             reviewers.join(", ")
         );
-        if self.notify_reviewers {
-            if let Some(command) = &self.command {
-                let outcome = self
-                    .notify(command, &root, &reviewers, issue_id.as_deref())
-                    .await;
-                info.push_str(". ");
-                info.push_str(&outcome);
-            }
+        if self.notify_reviewers
+            && let Some(command) = &self.command
+        {
+            let outcome = self
+                .notify(command, &root, &reviewers, issue_id.as_deref())
+                .await;
+            info.push_str(". ");
+            info.push_str(&outcome);
         }
         let signal = Signal::aid(info)
             .with_resolution_path(follow_ups)
@@ -639,7 +639,9 @@ impl ReviewTrigger {
                     .or_else(|| first_line(&run.stdout.text()))
                     .map(|l| format!(": {l}"))
                     .unwrap_or_default();
-                format!("The notification command failed ({code}){detail}; notify the reviewers by hand")
+                format!(
+                    "The notification command failed ({code}){detail}; notify the reviewers by hand"
+                )
             }
             Err(ProcessError::TimedOut(t)) => format!(
                 "The notification command timed out after {} ms (its process group was killed); notify the reviewers by hand",

@@ -69,8 +69,8 @@ use crate::scripts::command::{
 };
 use ahp_engine::oracle::kind_of;
 use ahp_engine::{
-    async_trait, Evaluation, HookContext, Intensity, Oracle, OracleConfig, OracleConfigError,
-    OracleError, Severity, Signal,
+    Evaluation, HookContext, Intensity, Oracle, OracleConfig, OracleConfigError, OracleError,
+    Severity, Signal, async_trait,
 };
 use coverage::{CoverageFormat, CoverageReport};
 use junit::JunitReport;
@@ -175,7 +175,7 @@ impl TestGate {
                     return Err(OracleConfigError::at(
                         "coverage_threshold",
                         format!("must be a percentage between 0 and 100 (e.g. 80), found {n}"),
-                    ))
+                    ));
                 }
             },
             Some(other) => {
@@ -185,7 +185,7 @@ impl TestGate {
                         "expected a percentage between 0 and 100 (e.g. 80), found {}",
                         kind_of(other)
                     ),
-                ))
+                ));
             }
         };
         let junit = read_junit(map.get("junit"))?;
@@ -494,7 +494,7 @@ fn read_junit(v: Option<&Value>) -> Result<Vec<String>, OracleConfigError> {
                     "expected a path or a list of paths, found {}; {example}",
                     kind_of(other)
                 ),
-            ))
+            ));
         }
     };
     let mut out = Vec::new();
@@ -512,13 +512,13 @@ fn read_junit(v: Option<&Value>) -> Result<Vec<String>, OracleConfigError> {
                 return Err(OracleConfigError::at(
                     key,
                     format!("a report path must not be empty; {example}"),
-                ))
+                ));
             }
             other => {
                 return Err(OracleConfigError::at(
                     key,
                     format!("expected a path, found {}; {example}", kind_of(&other)),
-                ))
+                ));
             }
         }
     }

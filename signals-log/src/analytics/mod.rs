@@ -17,6 +17,8 @@ pub mod tune;
 #[derive(Debug, thiserror::Error)]
 pub enum AnalyticsError {
     /// A time bound that is neither RFC 3339 nor a relative duration.
-    #[error("invalid time `{0}`: expected RFC 3339 (2026-01-31T12:00:00Z) or a duration such as 30m, 24h, 7d")]
+    #[error(
+        "invalid time `{0}`: expected RFC 3339 (2026-01-31T12:00:00Z) or a duration such as 30m, 24h, 7d"
+    )]
     InvalidTime(String),
 }

@@ -1,7 +1,7 @@
 //! Streaming statistics per source and event: `ahp signals stats`.
 
-use crate::recent::Recent;
 use crate::Record;
+use crate::recent::Recent;
 use ahp_engine::{Action, EntryStatus, Event, Intensity, Outcome};
 use chrono::{DateTime, Utc};
 use serde::Serialize;
@@ -213,12 +213,12 @@ impl StatsBuilder {
                     _ => {}
                 }
                 self.signals.insert(s.header.id.as_u128(), (i, None));
-                if intensity == Intensity::Block {
-                    if let Some(corr) = &s.header.correlation_id {
-                        match self.blocking.get_mut(corr) {
-                            Some(rows) => rows.push(i),
-                            None => self.blocking.insert(corr.clone(), vec![i]),
-                        }
+                if intensity == Intensity::Block
+                    && let Some(corr) = &s.header.correlation_id
+                {
+                    match self.blocking.get_mut(corr) {
+                        Some(rows) => rows.push(i),
+                        None => self.blocking.insert(corr.clone(), vec![i]),
                     }
                 }
                 let hour = s.header.timestamp.format("%Y-%m-%dT%H").to_string();
@@ -258,10 +258,10 @@ impl StatsBuilder {
                     if acc.row.oracle.is_none() {
                         acc.row.oracle = Some(e.oracle.clone());
                     }
-                    if e.status == EntryStatus::Signalled {
-                        if let Some(n) = changed {
-                            *acc.changed.entry(n).or_default() += 1;
-                        }
+                    if e.status == EntryStatus::Signalled
+                        && let Some(n) = changed
+                    {
+                        *acc.changed.entry(n).or_default() += 1;
                     }
                 }
                 let key = run

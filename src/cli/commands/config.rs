@@ -2,7 +2,7 @@
 //! value, masked like everything ahp prints.
 
 use crate::cli::args::{Format, ProjectArg};
-use crate::ops::output::{print, print_warnings, terminal_safe, EXIT_ERROR, EXIT_PROCEED};
+use crate::ops::output::{EXIT_ERROR, EXIT_PROCEED, print, print_warnings, terminal_safe};
 use crate::ops::policy::{load, report_errors};
 use ahp_engine::Registry;
 use anyhow::Result;

@@ -6,7 +6,7 @@
 //! the ahp policy validates and the project's hooks are trusted.
 
 use crate::adapters::Agent;
-use crate::install::{self, json, Scope, Shape};
+use crate::install::{self, Scope, Shape, json};
 use ahp_config::trust::TrustStatus;
 use ahp_engine::Registry;
 use anyhow::{Context, Result};

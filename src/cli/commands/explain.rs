@@ -4,7 +4,7 @@
 use crate::cli::args::ProjectArg;
 use crate::ops::dispatch::environment_from_var;
 use crate::ops::input::{parse_event, read_context};
-use crate::ops::output::{print, print_warnings, EXIT_ERROR, EXIT_PROCEED};
+use crate::ops::output::{EXIT_ERROR, EXIT_PROCEED, print, print_warnings};
 use crate::ops::policy::load;
 use ahp_config::{ConfigError, LoadedConfig};
 use ahp_engine::{Event, HookContext, Registry};

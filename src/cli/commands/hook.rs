@@ -10,15 +10,15 @@
 //! ask to be stopped by, and never let through silently either.
 
 use crate::adapters::{
-    self, caps, render, Agent, Decision, Inbound, PromptFallback, Reply, RewriteFallback,
+    self, Agent, Decision, Inbound, PromptFallback, Reply, RewriteFallback, caps, render,
 };
-use crate::ops::dispatch::{dispatch, DispatchRequest};
+use crate::ops::dispatch::{DispatchRequest, dispatch};
 use crate::ops::input::{parse_json, read_limited};
 use crate::ops::output::terminal_safe;
 use crate::ops::policy::BrokenPolicy;
 use ahp_config::{ConfigErrors, FailClosed, LoadOptions};
 use ahp_engine::{Diagnostic, Event, Level, Outcome, Registry, Verdict};
-use ahp_signals_log::{read_all, Record, Release, SignalLog};
+use ahp_signals_log::{Record, Release, SignalLog, read_all};
 use anyhow::{Context, Result};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};

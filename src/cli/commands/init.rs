@@ -3,7 +3,7 @@
 
 use crate::cli::args::ProjectArg;
 use crate::ops::output::EXIT_PROCEED;
-use anyhow::{anyhow, Context, Result};
+use anyhow::{Context, Result, anyhow};
 use std::path::Path;
 
 /// Arguments of `ahp init`.

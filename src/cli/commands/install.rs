@@ -4,11 +4,11 @@
 
 use crate::adapters::Agent;
 use crate::install::{
-    apply, apply_in_project, codex, config_path, default_scope, home, home_or_empty, hook_command,
-    next_steps, plan_install, plan_uninstall, resolve_command, Scope, AGENTHOOKS_REFUSAL,
+    AGENTHOOKS_REFUSAL, Scope, apply, apply_in_project, codex, config_path, default_scope, home,
+    home_or_empty, hook_command, next_steps, plan_install, plan_uninstall, resolve_command,
 };
-use crate::ops::output::{terminal_safe, EXIT_PROCEED};
-use anyhow::{bail, Context, Result};
+use crate::ops::output::{EXIT_PROCEED, terminal_safe};
+use anyhow::{Context, Result, bail};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 

@@ -1,7 +1,7 @@
 //! `ahp respond SIGNAL_ID ACTION`: record what was done about a signal.
 
 use crate::cli::args::ProjectArg;
-use crate::ops::output::{print, EXIT_PROCEED};
+use crate::ops::output::{EXIT_PROCEED, print};
 use crate::ops::policy::project_log_path;
 use ahp_config::LoadOptions;
 use anyhow::{Context, Result};

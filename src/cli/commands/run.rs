@@ -2,9 +2,9 @@
 //! context, print the verdict, and exit with its code.
 
 use crate::cli::args::{Format, ProjectArg};
-use crate::ops::dispatch::{dispatch, DispatchRequest};
+use crate::ops::dispatch::{DispatchRequest, dispatch};
 use crate::ops::input::{parse_event, read_context};
-use crate::ops::output::{terminal_safe, EXIT_BLOCK, EXIT_PROCEED, EXIT_PROMPT};
+use crate::ops::output::{EXIT_BLOCK, EXIT_PROCEED, EXIT_PROMPT, terminal_safe};
 use ahp_engine::{Outcome, Payload, Registry, Verdict};
 use anyhow::Result;
 use std::io::Write;

@@ -1,6 +1,6 @@
 //! `ahp schema`: the JSON Schema of hooks.yaml, or of HOOK.md frontmatter.
 
-use crate::ops::output::{print, EXIT_PROCEED};
+use crate::ops::output::{EXIT_PROCEED, print};
 use anyhow::Result;
 
 /// Arguments of `ahp schema`.

@@ -4,11 +4,11 @@
 use crate::ops::policy::{apply_trust, runtime};
 use ahp_config::{LoadOptions, LoadedConfig};
 use ahp_engine::{Engine, EntryStatus, Event, HookContext, Intensity, Outcome, Registry};
-use ahp_signals_log::analytics::query::{parse_time, Filter};
+use ahp_signals_log::analytics::query::{Filter, parse_time};
 use ahp_signals_log::analytics::stats::{Stats, StatsBuilder};
 use ahp_signals_log::analytics::{report, tune};
 use ahp_signals_log::{Recent, Record, Selection};
-use anyhow::{anyhow, Context, Result};
+use anyhow::{Context, Result, anyhow};
 use clap::{Subcommand, ValueEnum};
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufWriter, IsTerminal, Write};
@@ -266,7 +266,7 @@ impl FilterArgs {
                     return Err(anyhow!(
                         "unknown kind `{k}`: one of {}",
                         Record::KINDS.join(", ")
-                    ))
+                    ));
                 }
                 k => k.iter().cloned().collect(),
             },
@@ -720,13 +720,13 @@ fn replay(
             return Err(anyhow!(
                 "--config {}: not a directory; pass the project directory whose .ahp/hooks.yaml is the candidate policy",
                 config.display()
-            ))
+            ));
         }
         Err(e) => {
             return Err(anyhow!(
                 "--config {}: {e}; pass the project directory whose .ahp/hooks.yaml is the candidate policy",
                 config.display()
-            ))
+            ));
         }
     }
     let opts = LoadOptions::from_env(Some(config.to_path_buf()))
@@ -910,7 +910,11 @@ fn replay(
                 out,
                 "not replayed: {} {} (scripts; pass --allow-scripts): {}; left out of both sides, in the {runs_with_left_out} runs where they signalled too",
                 left_out.len(),
-                if left_out.len() == 1 { "entry" } else { "entries" },
+                if left_out.len() == 1 {
+                    "entry"
+                } else {
+                    "entries"
+                },
                 not_replayed.join(", ")
             )?;
         }

@@ -6,7 +6,7 @@ use crate::ops::output::EXIT_PROCEED;
 use ahp_config::trust::{self, TrustStatus, TrustStore};
 use ahp_config::{ConfigErrors, LoadOptions, LoadedConfig};
 use ahp_engine::Registry;
-use anyhow::{anyhow, Context, Result};
+use anyhow::{Context, Result, anyhow};
 use std::path::{Path, PathBuf};
 
 /// Arguments of `ahp trust`.
@@ -45,7 +45,11 @@ fn check_loads_as_reviewed(opts: &LoadOptions, registry: &Registry) -> Result<()
     let refuse = |errors: Vec<ahp_config::ConfigError>| {
         anyhow!(
             "not trusted: ahp would not load {} of what you are trusting, so it would not run as reviewed:\n{}\nfix it, then run `ahp trust` again",
-            if errors.len() == 1 { "this part" } else { "these parts" },
+            if errors.len() == 1 {
+                "this part"
+            } else {
+                "these parts"
+            },
             ConfigErrors(errors)
         )
     };

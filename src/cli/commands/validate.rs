@@ -2,7 +2,7 @@
 //! and exit 1 with every error found.
 
 use crate::cli::args::ProjectArg;
-use crate::ops::output::{print, terminal_safe, EXIT_ERROR, EXIT_PROCEED};
+use crate::ops::output::{EXIT_ERROR, EXIT_PROCEED, print, terminal_safe};
 use ahp_engine::Registry;
 use anyhow::Result;
 

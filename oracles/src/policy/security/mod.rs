@@ -90,12 +90,12 @@ mod detectors;
 
 use crate::cfg::{check_keys, join, one_of, opt_bool, opt_str};
 use crate::pathglob::Globs;
-use crate::workflow::git::{project_dir_for, resolve_changes, FileStatus};
+use crate::workflow::git::{FileStatus, project_dir_for, resolve_changes};
 use ahp_engine::oracle::kind_of;
 use ahp_engine::pattern::KeywordGate;
 use ahp_engine::{
-    async_trait, Evaluation, HookContext, Intensity, Oracle, OracleConfig, OracleConfigError,
-    OracleError, Severity, Signal,
+    Evaluation, HookContext, Intensity, Oracle, OracleConfig, OracleConfigError, OracleError,
+    Severity, Signal, async_trait,
 };
 use detectors::{Detector, Kind};
 use serde_json::{Map, Value};
@@ -338,7 +338,7 @@ impl SecurityScanner {
                                     BUILTIN_RULES.join(", "),
                                     kind_of(other)
                                 ),
-                            ))
+                            ));
                         }
                     };
                     if !seen.insert(id.clone()) {
@@ -356,7 +356,7 @@ impl SecurityScanner {
                         "expected a list of rules, e.g. [no-secrets, no-private-keys], found {}",
                         kind_of(other)
                     ),
-                ))
+                ));
             }
         }
         // `no-secrets` carries the private key detector for when
@@ -395,7 +395,7 @@ impl SecurityScanner {
                                         other => kind_of(other).to_string(),
                                     }
                                 ),
-                            ))
+                            ));
                         }
                     }
                 }
@@ -404,7 +404,7 @@ impl SecurityScanner {
                 return Err(OracleConfigError::at(
                     "allow",
                     format!("expected a list of fingerprints, found {}", kind_of(other)),
-                ))
+                ));
             }
         }
         let entropy_threshold = match map.get("entropy_threshold") {
@@ -421,7 +421,7 @@ impl SecurityScanner {
                                 other => kind_of(other).to_string(),
                             }
                         ),
-                    ))
+                    ));
                 }
             },
         };
@@ -433,10 +433,10 @@ impl SecurityScanner {
                     return Err(OracleConfigError::at(
                         "max_file_bytes",
                         format!(
-                        "expected a whole number of bytes of at least 1 (e.g. 2000000), found {}",
-                        kind_of(v)
-                    ),
-                    ))
+                            "expected a whole number of bytes of at least 1 (e.g. 2000000), found {}",
+                            kind_of(v)
+                        ),
+                    ));
                 }
             },
         };
@@ -585,9 +585,11 @@ impl SecurityScanner {
             .key_files
             .as_ref()
             .filter(|_| detectors::may_be_key_file(file));
-        if let Some(re) = key_files.and_then(detectors::Pattern::get) {
-            if re.is_match(file.as_bytes()) && !text.is_empty() {
-                let d = Detector {
+        if let Some(re) = key_files.and_then(detectors::Pattern::get)
+            && re.is_match(file.as_bytes())
+            && !text.is_empty()
+        {
+            let d = Detector {
                     rule: "no-private-keys".into(),
                     what: "private key file".into(),
                     severity: SecuritySeverity::High,
@@ -598,12 +600,11 @@ impl SecurityScanner {
                     not_after_ident: false,
                     before: None,
                 };
-                raw.push((
-                    0,
-                    self.finding(&d, file, &fingerprint(file.as_bytes()), file.to_string()),
-                    None,
-                ));
-            }
+            raw.push((
+                0,
+                self.finding(&d, file, &fingerprint(file.as_bytes()), file.to_string()),
+                None,
+            ));
         }
         raw.sort_by_key(|(at, _, _)| *at);
         let mut out = Scan::default();
@@ -1119,10 +1120,10 @@ fn added_lines(s: &str) -> Option<String> {
     }
     let mut out = String::with_capacity(s.len());
     for line in s.split('\n') {
-        if let Some(rest) = line.strip_prefix('+') {
-            if !rest.starts_with("++") {
-                out.push_str(rest);
-            }
+        if let Some(rest) = line.strip_prefix('+')
+            && !rest.starts_with("++")
+        {
+            out.push_str(rest);
         }
         out.push('\n');
     }
@@ -1199,10 +1200,11 @@ mod tests {
         let s = scanner(json!({}));
         let patch =
             "--- a/x.sh\n+++ b/x.sh\n@@ -1,2 +1,2 @@\n-chmod 777 /srv\n+chmod 755 /srv\n context\n";
-        assert!(s
-            .scan_text("p", added_lines(patch).unwrap().as_bytes())
-            .findings
-            .is_empty());
+        assert!(
+            s.scan_text("p", added_lines(patch).unwrap().as_bytes())
+                .findings
+                .is_empty()
+        );
         let patch = "--- a/x.sh\n+++ b/x.sh\n@@ -1 +1 @@\n-chmod 755 /srv\n+chmod 777 /srv\n";
         let scan = s.scan_text("p", added_lines(patch).unwrap().as_bytes());
         assert_eq!(scan.findings.len(), 1);

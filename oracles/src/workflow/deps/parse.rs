@@ -303,10 +303,10 @@ fn parse_cargo(text: &str) -> Result<Manifest, ManifestError> {
             }
         }
     }
-    if let Some(ws) = sub_table(text, root, "workspace", "workspace")? {
-        if let Some(deps) = sub_table(text, ws, "dependencies", "workspace.dependencies")? {
-            cargo_deps(text, deps, "workspace.dependencies", &mut m.dependencies)?;
-        }
+    if let Some(ws) = sub_table(text, root, "workspace", "workspace")?
+        && let Some(deps) = sub_table(text, ws, "dependencies", "workspace.dependencies")?
+    {
+        cargo_deps(text, deps, "workspace.dependencies", &mut m.dependencies)?;
     }
     m.lock_inputs = m
         .dependencies
@@ -343,11 +343,11 @@ fn cargo_deps(
                     text,
                     v.span().start,
                     format!(
-                    "dependency `{}` in `{section}` must be a version string or a table, found {}",
-                    name.get_ref(),
-                    other.type_str()
-                ),
-                ))
+                        "dependency `{}` in `{section}` must be a version string or a table, found {}",
+                        name.get_ref(),
+                        other.type_str()
+                    ),
+                ));
             }
         };
         out.push(Dependency {
@@ -461,19 +461,18 @@ fn parse_pyproject(text: &str) -> Result<Manifest, ManifestError> {
                 "python".into(),
             ]);
         }
-        if let Some(uv) = sub_table(text, tool, "uv", "tool.uv")? {
-            if let Some(v) = get(uv, "dev-dependencies") {
-                requirement_list(text, v, "tool.uv.dev-dependencies", &mut m.dependencies)?;
-            }
+        if let Some(uv) = sub_table(text, tool, "uv", "tool.uv")?
+            && let Some(v) = get(uv, "dev-dependencies")
+        {
+            requirement_list(text, v, "tool.uv.dev-dependencies", &mut m.dependencies)?;
         }
-        if let Some(pdm) = sub_table(text, tool, "pdm", "tool.pdm")? {
-            if let Some(dev) =
+        if let Some(pdm) = sub_table(text, tool, "pdm", "tool.pdm")?
+            && let Some(dev) =
                 sub_table(text, pdm, "dev-dependencies", "tool.pdm.dev-dependencies")?
-            {
-                for (group, v) in dev.iter() {
-                    let section = format!("tool.pdm.dev-dependencies.{}", group.get_ref());
-                    requirement_list(text, v, &section, &mut m.dependencies)?;
-                }
+        {
+            for (group, v) in dev.iter() {
+                let section = format!("tool.pdm.dev-dependencies.{}", group.get_ref());
+                requirement_list(text, v, &section, &mut m.dependencies)?;
             }
         }
     }
@@ -533,7 +532,7 @@ fn requirement_list(
                         "`{section}` must hold requirement strings like \"requests>=2\", found {}",
                         other.type_str()
                     ),
-                ))
+                ));
             }
         }
     }
@@ -560,11 +559,11 @@ fn poetry_deps(
                     text,
                     v.span().start,
                     format!(
-                    "dependency `{}` in `{section}` must be a version string or a table, found {}",
-                    name.get_ref(),
-                    other.type_str()
-                ),
-                ))
+                        "dependency `{}` in `{section}` must be a version string or a table, found {}",
+                        name.get_ref(),
+                        other.type_str()
+                    ),
+                ));
             }
         };
         out.push(Dependency {
@@ -1301,10 +1300,11 @@ anyhow = "1"
                 "workspace.dependencies:anyhow=1@18",
             ]
         );
-        assert!(m
-            .lock_inputs
-            .iter()
-            .any(|l| l == "package.version=\"0.1.0\""));
+        assert!(
+            m.lock_inputs
+                .iter()
+                .any(|l| l == "package.version=\"0.1.0\"")
+        );
     }
 
     #[test]

@@ -27,8 +27,8 @@
 //! ```
 
 use super::junit::{attr, position};
-use quick_xml::events::Event;
 use quick_xml::Reader;
+use quick_xml::events::Event;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -232,7 +232,7 @@ pub fn parse_lcov(text: &str) -> Result<CoverageReport, String> {
                             return Err(format!(
                                 "line {line_no}: the DA hit count `{}` is not a number",
                                 hits.trim()
-                            ))
+                            ));
                         }
                     },
                 };
@@ -318,10 +318,10 @@ pub fn parse_cobertura(xml: &str) -> Result<CoverageReport, String> {
             Event::Start(e) => (e, false),
             Event::Empty(e) => (e, true),
             Event::End(_) => {
-                if let Some(name) = stack.pop() {
-                    if name == "class" {
-                        current = None;
-                    }
+                if let Some(name) = stack.pop()
+                    && name == "class"
+                {
+                    current = None;
                 }
                 continue;
             }
@@ -360,7 +360,7 @@ pub fn parse_cobertura(xml: &str) -> Result<CoverageReport, String> {
                     return Err(format!(
                         "{}: <coverage> has no `line-rate` attribute",
                         at(reader.buffer_position())
-                    ))
+                    ));
                 }
             };
             let pct = match rate.trim().parse::<f64>() {
@@ -371,7 +371,7 @@ pub fn parse_cobertura(xml: &str) -> Result<CoverageReport, String> {
                     return Err(format!(
                         "{}: `line-rate=\"{rate}\"` is not a number between 0 and 1",
                         at(reader.buffer_position())
-                    ))
+                    ));
                 }
             };
             total = Some((pct, valid, covered));
@@ -391,21 +391,20 @@ pub fn parse_cobertura(xml: &str) -> Result<CoverageReport, String> {
             && stack.len() >= 2
             && stack[stack.len() - 1] == "lines"
             && stack[stack.len() - 2] == "class"
+            && let Some(i) = current
         {
-            if let Some(i) = current {
-                let number = attr(&e, "number").and_then(|v| v.trim().parse::<u64>().ok());
-                let hits = attr(&e, "hits").map(|v| v.trim().parse::<f64>());
-                match (number, hits) {
-                    (Some(n), Some(Ok(h))) if h.is_finite() => {
-                        let entry = files[i].1.lines.entry(n).or_insert(0);
-                        *entry = entry.saturating_add(u64::from(h > 0.0));
-                    }
-                    _ => {
-                        return Err(format!(
-                            "{}: <line> needs whole-number `number` and `hits` attributes",
-                            at(reader.buffer_position())
-                        ))
-                    }
+            let number = attr(&e, "number").and_then(|v| v.trim().parse::<u64>().ok());
+            let hits = attr(&e, "hits").map(|v| v.trim().parse::<f64>());
+            match (number, hits) {
+                (Some(n), Some(Ok(h))) if h.is_finite() => {
+                    let entry = files[i].1.lines.entry(n).or_insert(0);
+                    *entry = entry.saturating_add(u64::from(h > 0.0));
+                }
+                _ => {
+                    return Err(format!(
+                        "{}: <line> needs whole-number `number` and `hits` attributes",
+                        at(reader.buffer_position())
+                    ));
                 }
             }
         }
@@ -564,9 +563,18 @@ mod tests {
             ("", "no <coverage>"),
             ("<report/>", "root element is <report>"),
             ("<coverage/>", "no `line-rate`"),
-            ("<coverage line-rate=\"high\"/>", "not a number between 0 and 1"),
-            ("<coverage line-rate=\"1.5\"/>", "not a number between 0 and 1"),
-            ("<coverage line-rate=\"0.5\"><packages>", "ends inside <packages>"),
+            (
+                "<coverage line-rate=\"high\"/>",
+                "not a number between 0 and 1",
+            ),
+            (
+                "<coverage line-rate=\"1.5\"/>",
+                "not a number between 0 and 1",
+            ),
+            (
+                "<coverage line-rate=\"0.5\"><packages>",
+                "ends inside <packages>",
+            ),
             ("<coverage line-rate=\"0.5\"></packages>", "line 1"),
             (
                 "<coverage line-rate=\"0.5\"><class filename=\"a\"><lines><line number=\"x\" hits=\"1\"/></lines></class></coverage>",

@@ -27,8 +27,8 @@
 //! ```
 
 use crate::template::truncate;
-use quick_xml::events::{BytesStart, Event};
 use quick_xml::Reader;
+use quick_xml::events::{BytesStart, Event};
 
 /// How many characters of a failure message are kept.
 pub const MAX_MESSAGE: usize = 200;
@@ -383,10 +383,10 @@ fn close(name: &str, case: &mut Option<Case>, report: &mut JunitReport, depth: u
             }
         }
         "failure" | "error" => {
-            if let Some(c) = case.as_mut() {
-                if c.collecting == Some(depth) {
-                    c.collecting = None;
-                }
+            if let Some(c) = case.as_mut()
+                && c.collecting == Some(depth)
+            {
+                c.collecting = None;
             }
         }
         _ => {}
