@@ -41,7 +41,7 @@ struct Cli {
 enum Command {
     /// Evaluate EVENT against a context and print the verdict.
     ///
-    /// The context is JSON (SPEC §3) from --context FILE, or from stdin when
+    /// The context is a JSON object (`tool`, `files`, `issue`, …) from --context FILE, or from stdin when
     /// stdin is not a terminal. Every signal is appended to the signal log.
     Run(run::RunArgs),
     /// The same as `run`, named for workflow scripts: `ahp gate pre-issue-submit --issue FILE`.
@@ -65,7 +65,7 @@ enum Command {
     /// Query the signal log: records, statistics, tuning suggestions, an HTML report, replay.
     #[command(subcommand)]
     Signals(signals::SignalsCommand),
-    /// Record what was done about a signal of the log (SPEC §6 responses).
+    /// Record what was done about a signal of the log.
     ///
     /// The action must answer the signal's intensity: block → retry_after_fix,
     /// proceed_with_risk, abort; control → accept_modification, reject_modification;

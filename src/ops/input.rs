@@ -38,7 +38,7 @@ pub(crate) fn read_context(source: Option<&str>) -> Result<HookContext> {
     let value = parse_json(&bytes, &format!("context {name}"))?;
     let raw = value.clone();
     let mut ctx: HookContext = serde_json::from_value(value)
-        .map_err(|e| anyhow!("context {name}: {e}\n  help: see SPEC §3 for the context fields (event, session_id, tool {{name, input}}, files {{changed}}, issue, …)"))?;
+        .map_err(|e| anyhow!("context {name}: {e}\n  help: the context is a JSON object with fields such as event, session_id, tool {{name, input}}, files {{changed}} and issue"))?;
     if let Some(files) = ctx.files.as_mut()
         && files.changed_count == 0
     {
