@@ -17,6 +17,7 @@
 //! compiled at load instead, so "regex too big" stays a load-time error and
 //! a lazily compiled pattern cannot fail (docs/decisions.md, "Performance").
 
+use aho_corasick::{AhoCorasick, AhoCorasickKind};
 use regex::Regex;
 use regex_syntax::hir::{Class, Hir, HirKind, Look, literal};
 use std::fmt;
@@ -300,7 +301,16 @@ where
 /// ```
 #[derive(Debug, Clone)]
 pub struct KeywordGate {
+    /// Every keyword once, lower case.
+    keywords: Vec<String>,
+    /// The same, scanned word by word: a tool call's few hundred bytes
+    /// are scanned sooner than an automaton is built.
     words: Words,
+    /// Built at the first text longer than [`KeywordGate::WORD_BY_WORD`];
+    /// `None` when it fails to build, so that every list passes: slower,
+    /// never blind.
+    automaton: OnceLock<Option<AhoCorasick>>,
+    /// Per list, the positions of its words in `keywords`.
     ids: Vec<Vec<usize>>,
 }
 
@@ -311,25 +321,77 @@ impl KeywordGate {
         I: IntoIterator<Item = &'a [&'a str]>,
     {
         let (words, ids) = keyword_ids(lists);
-        let words: Vec<String> = words.iter().map(|w| w.to_ascii_lowercase()).collect();
+        let keywords: Vec<String> = words.iter().map(|w| w.to_ascii_lowercase()).collect();
         KeywordGate {
-            words: Words::new(&words),
+            words: Words::new(&keywords),
+            keywords,
+            automaton: OnceLock::new(),
             ids,
         }
     }
 
+    /// Up to this many bytes a text is scanned word by word; above, with
+    /// an Aho-Corasick automaton built once.
+    const WORD_BY_WORD: usize = 4 * 1024;
+
     /// Whether `text` holds any word of any list (or a list is empty).
     pub fn any(&self, text: &[u8]) -> bool {
-        self.ids.iter().any(Vec::is_empty) || self.words.any_in(&text.to_ascii_lowercase())
+        if self.ids.iter().any(Vec::is_empty) {
+            return true;
+        }
+        if text.len() <= Self::WORD_BY_WORD {
+            return self.words.any_in(&text.to_ascii_lowercase());
+        }
+        self.found(text).iter().any(|&f| f)
     }
 
     /// For each list, whether `text` holds one of its words.
     pub fn select(&self, text: &[u8]) -> Vec<bool> {
-        let found = self.words.found_in(&text.to_ascii_lowercase());
+        let found = self.found(text);
         self.ids
             .iter()
             .map(|ids| ids.is_empty() || ids.iter().any(|&i| found[i]))
             .collect()
+    }
+
+    /// For each keyword, whether `text` holds it.
+    fn found(&self, text: &[u8]) -> Vec<bool> {
+        if text.len() <= Self::WORD_BY_WORD {
+            return self.words.found_in(&text.to_ascii_lowercase());
+        }
+        let Some(ac) = self.automaton() else {
+            return vec![true; self.keywords.len()];
+        };
+        let mut found = vec![false; self.keywords.len()];
+        let mut left = found.len();
+        for m in ac.find_overlapping_iter(text) {
+            let i = m.pattern().as_usize();
+            if !found[i] {
+                found[i] = true;
+                left -= 1;
+                if left == 0 {
+                    break;
+                }
+            }
+        }
+        found
+    }
+
+    fn automaton(&self) -> Option<&AhoCorasick> {
+        self.automaton
+            .get_or_init(|| {
+                if self.keywords.is_empty() {
+                    return None;
+                }
+                // A contiguous NFA builds quickly (a DFA would cost more
+                // than a hook's whole scan) and still searches fast.
+                AhoCorasick::builder()
+                    .ascii_case_insensitive(true)
+                    .kind(Some(AhoCorasickKind::ContiguousNFA))
+                    .build(&self.keywords)
+                    .ok()
+            })
+            .as_ref()
     }
 }
 
@@ -434,6 +496,19 @@ fn estimate(hir: &Hir) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_keyword_gate_answers_alike_for_short_and_long_texts() {
+        let gate = KeywordGate::new([&["curl", "Wget"][..], &["eval"][..], &["nope"][..]]);
+        let short = b"x; WGET y | EVAL z".to_vec();
+        let mut long = b"filler ".repeat(2000);
+        long.extend_from_slice(&short);
+        assert!(long.len() > KeywordGate::WORD_BY_WORD);
+        assert_eq!(gate.select(&short), [true, true, false]);
+        assert_eq!(gate.select(&long), [true, true, false]);
+        assert!(gate.any(&short) && gate.any(&long));
+        assert!(!gate.any(&b"filler ".repeat(2000)));
+    }
 
     #[test]
     fn escaped_and_grouped_literals_are_answered_without_compiling() {
