@@ -38,11 +38,25 @@ pub(crate) fn project_log_path(root: &Path) -> Result<PathBuf> {
     Ok(dir.join(ahp_engine::paths::LOG_FILE))
 }
 
+/// Where the layers are, for `--project DIR` (or the project found from
+/// the current directory).
+pub(crate) fn load_options(project: Option<PathBuf>) -> Result<LoadOptions> {
+    LoadOptions::from_env(project).context("cannot determine the current directory")
+}
+
+/// The signal log a command reads: `--log PATH`, else the project's.
+pub(crate) fn log_path(log: Option<PathBuf>, project: Option<PathBuf>) -> Result<PathBuf> {
+    match log {
+        Some(path) => Ok(path),
+        None => project_log_path(&load_options(project)?.project_root),
+    }
+}
+
 /// The policy with its broken parts left out (listed in `cfg.errors`, and
 /// in what compiling it reports): one mistake must not switch the rest of
 /// the policy, and the builtin layer, off.
 pub(crate) fn load(project: Option<PathBuf>, registry: &Registry) -> Result<LoadedConfig> {
-    let opts = LoadOptions::from_env(project).context("cannot determine the current directory")?;
+    let opts = load_options(project)?;
     let mut cfg = LoadedConfig::load_with_errors(&opts);
     apply_trust(&mut cfg, registry);
     Ok(cfg)
@@ -224,7 +238,7 @@ pub(crate) struct Validated {
 }
 
 pub(crate) fn validate(project: Option<PathBuf>, registry: &Registry) -> Result<Validated> {
-    let opts = LoadOptions::from_env(project).context("cannot determine the current directory")?;
+    let opts = load_options(project)?;
     // Every entry is checked, trusted or not: compiling runs nothing, and
     // a mistake should show before `ahp trust`, not after.
     let all = LoadedConfig::load_with_errors(&opts);

@@ -2,9 +2,8 @@
 
 use crate::cli::args::ProjectArg;
 use crate::ops::output::{EXIT_PROCEED, print};
-use crate::ops::policy::project_log_path;
-use ahp_config::LoadOptions;
-use anyhow::{Context, Result};
+use crate::ops::policy::log_path;
+use anyhow::Result;
 use std::path::PathBuf;
 
 /// Arguments of `ahp respond`.
@@ -28,14 +27,7 @@ pub(crate) struct RespondArgs {
 }
 
 pub(crate) fn run(args: RespondArgs) -> Result<u8> {
-    let log = match args.log {
-        Some(p) => p,
-        None => project_log_path(
-            &LoadOptions::from_env(args.project.project)
-                .context("cannot determine the current directory")?
-                .project_root,
-        )?,
-    };
+    let log = log_path(args.log, args.project.project)?;
     let response = crate::ops::respond::respond(
         &log,
         &args.signal_id,

@@ -2,7 +2,7 @@
 //! the signal log.
 
 use crate::ops::policy::{apply_trust, runtime};
-use ahp_config::{LoadOptions, LoadedConfig};
+use ahp_config::LoadedConfig;
 use ahp_engine::{Engine, EntryStatus, Event, HookContext, Intensity, Outcome, Registry};
 use ahp_signals_log::analytics::query::{Filter, parse_time};
 use ahp_signals_log::analytics::stats::{Stats, StatsBuilder};
@@ -275,12 +275,7 @@ impl FilterArgs {
 }
 
 fn log_path(common: &Common) -> Result<PathBuf> {
-    if let Some(p) = &common.log {
-        return Ok(p.clone());
-    }
-    let opts = LoadOptions::from_env(common.project.clone())
-        .context("cannot determine the current directory")?;
-    crate::ops::policy::project_log_path(&opts.project_root)
+    crate::ops::policy::log_path(common.log.clone(), common.project.clone())
 }
 
 /// How a read of the log ended.
@@ -729,8 +724,7 @@ fn replay(
             ));
         }
     }
-    let opts = LoadOptions::from_env(Some(config.to_path_buf()))
-        .context("cannot determine the current directory")?;
+    let opts = crate::ops::policy::load_options(Some(config.to_path_buf()))?;
     let mut cfg = LoadedConfig::load(&opts)?;
     if !opts.project_root.join(".ahp").join("hooks.yaml").exists() {
         eprintln!(

@@ -6,7 +6,7 @@ use crate::ops::output::EXIT_PROCEED;
 use ahp_config::trust::{self, TrustStatus, TrustStore};
 use ahp_config::{ConfigErrors, LoadOptions, LoadedConfig};
 use ahp_engine::Registry;
-use anyhow::{Context, Result, anyhow};
+use anyhow::{Result, anyhow};
 use std::path::{Path, PathBuf};
 
 /// Arguments of `ahp trust`.
@@ -72,7 +72,7 @@ fn trust_command(
     revoke: bool,
     registry: &Registry,
 ) -> Result<u8> {
-    let opts = LoadOptions::from_env(project).context("cannot determine the current directory")?;
+    let opts = crate::ops::policy::load_options(project)?;
     let root = &opts.project_root;
     let store = TrustStore::from_env()?;
     if revoke {
