@@ -4,9 +4,11 @@
 //! Validation itself walks the position-aware YAML tree (so every error has
 //! a line and column); a test keeps the key lists here and there in step.
 
+use crate::load::SCRIPT_ORACLE;
+use ahp_engine::Registry;
 use ahp_engine::{Intensity, OnBlock, OnError};
 use schemars::JsonSchema;
-use serde_json::Value;
+use serde_json::{Value, json};
 use std::collections::BTreeMap;
 
 /// A hooks.yaml file (any layer).
@@ -249,17 +251,50 @@ pub fn hook_md_schema() -> Value {
     serde_json::to_value(generator.into_root_schema_for::<HookFrontmatter>()).unwrap_or(Value::Null)
 }
 
-/// The JSON Schema of hooks.yaml, draft-07.
+/// The JSON Schema of hooks.yaml, draft-07, with the settings of every
+/// oracle in `registry` that declares them ([`Registry::set_config`]): an
+/// entry's `config` is checked against its `oracle`'s.
 ///
 /// ```
-/// let schema = ahp_config::schema::hooks_schema();
+/// let schema = ahp_config::schema::hooks_schema(&ahp_engine::Registry::new());
 /// assert_eq!(schema["$schema"], "http://json-schema.org/draft-07/schema#");
 /// assert!(schema["properties"]["hooks"].is_object());
 /// ```
-pub fn hooks_schema() -> Value {
-    let generator = schemars::generate::SchemaSettings::draft07().into_generator();
-    let schema = generator.into_root_schema_for::<HooksFile>();
-    serde_json::to_value(schema).unwrap_or(Value::Null)
+pub fn hooks_schema(registry: &Registry) -> Value {
+    let mut generator = schemars::generate::SchemaSettings::draft07().into_generator();
+    let root = generator.root_schema_for::<HooksFile>();
+    let Ok(mut root) = serde_json::to_value(root) else {
+        return Value::Null;
+    };
+    let mut names = Vec::new();
+    let mut branches = Vec::new();
+    // A hooks file cannot name the oracle of HOOK.md hooks.
+    for info in registry.iter().filter(|i| i.name != SCRIPT_ORACLE) {
+        let forms = json!([info.name, info.kebab]);
+        names.extend([info.name.clone(), info.kebab.clone()]);
+        let Some(config) = registry.config_schema(&info.name, &mut generator) else {
+            continue;
+        };
+        branches.push(json!({
+            "if": {"properties": {"oracle": {"enum": forms}}, "required": ["oracle"]},
+            "then": {"properties": {"config": {"anyOf": [{"type": "null"}, config]}}},
+        }));
+    }
+    let definitions = generator.definitions().clone();
+    if let Some(defs) = root["definitions"].as_object_mut() {
+        defs.extend(definitions);
+    }
+    let entry = &mut root["definitions"]["EntrySpec"];
+    if !names.is_empty() {
+        entry["properties"]["oracle"] = json!({
+            "description": entry["properties"]["oracle"]["description"],
+            "enum": names,
+        });
+    }
+    if !branches.is_empty() {
+        entry["allOf"] = Value::Array(branches);
+    }
+    root
 }
 
 #[cfg(test)]
@@ -279,7 +314,7 @@ mod tests {
 
     #[test]
     fn schema_keys_match_validation_keys() {
-        let s = hooks_schema();
+        let s = hooks_schema(&Registry::new());
         let mut want: Vec<String> = crate::load::ENTRY_KEYS
             .iter()
             .map(|s| s.to_string())

@@ -2,6 +2,7 @@
 
 use crate::suggest::did_you_mean;
 use crate::{Oracle, OracleConfig, OracleConfigError};
+use schemars::{JsonSchema, Schema, SchemaGenerator};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -37,8 +38,12 @@ pub struct OracleInfo {
     /// What `ahp signals tune` may suggest for this oracle beyond its
     /// generic advice.
     pub tuning: Tuning,
+    config_schema: Option<SchemaFn>,
     ctor: Constructor,
 }
+
+/// Writes the JSON Schema of an oracle's settings type into a generator.
+type SchemaFn = fn(&mut SchemaGenerator) -> Schema;
 
 /// The config keys `ahp signals tune` names in its advice about an
 /// oracle, so that the analytics need not know any oracle by name.
@@ -163,6 +168,7 @@ impl Registry {
                 trust_keys: Vec::new(),
                 writes_files: false,
                 tuning: Tuning::default(),
+                config_schema: None,
                 ctor: Arc::new(ctor),
             },
         );
@@ -231,6 +237,36 @@ impl Registry {
         self.info(name)
             .map(|i| i.tuning.clone())
             .unwrap_or_default()
+    }
+
+    /// Declares `C` as the type `name` reads its `config:` into (with
+    /// [`OracleConfig::parse`]), so that `ahp schema` can describe its keys
+    /// and an editor flag a wrong one. Returns false when `name` is unknown.
+    ///
+    /// ```
+    /// use ahp_engine::Registry;
+    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
+    /// struct Limits { max_files: u32 }
+    /// let mut r = Registry::new();
+    /// # r.register("Limiter", "limits", |_| unreachable!());
+    /// assert!(r.set_config::<Limits>("Limiter"));
+    /// let mut generator = schemars::SchemaGenerator::default();
+    /// assert!(r.config_schema("limiter", &mut generator).is_some());
+    /// ```
+    pub fn set_config<C: JsonSchema>(&mut self, name: &str) -> bool {
+        fn schema_of<C: JsonSchema>(generator: &mut SchemaGenerator) -> Schema {
+            generator.subschema_for::<C>()
+        }
+        self.info_mut(name)
+            .map(|info| info.config_schema = Some(schema_of::<C>))
+            .is_some()
+    }
+
+    /// The schema of `name`'s settings (usually a reference into
+    /// `generator`'s definitions), when it declared them with
+    /// [`Registry::set_config`].
+    pub fn config_schema(&self, name: &str, generator: &mut SchemaGenerator) -> Option<Schema> {
+        self.info(name)?.config_schema.map(|f| f(generator))
     }
 
     /// Whether `name` writes files (false for an unknown name).

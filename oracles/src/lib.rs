@@ -187,6 +187,8 @@ pub fn register_builtins(registry: &mut Registry) {
         "after close: the issue's metrics from the signal log (signals, blocks and time to resolution, prompts dismissed, escalations) in a Markdown retrospective",
         |cfg| Ok(Arc::new(RetrospectiveGenerator::from_config(cfg)?) as Arc<dyn Oracle>),
     );
+    // The type each oracle reads its `config:` into, for `ahp schema`.
+    registry.set_config::<workflow::file_limit::FileChangeLimiterConfig>("FileChangeLimiter");
     // Config keys holding commands: set by a project's committed policy,
     // they run only once the user trusted the project (`ahp trust`).
     registry.set_command_keys("ReviewTrigger", &["command"]);

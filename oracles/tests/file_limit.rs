@@ -290,8 +290,12 @@ fn config_errors_name_the_key() {
         (json!({}), "max_files", "missing `max_files`"),
         (json!(null), "max_files", "missing `max_files`"),
         (json!({"max_files": 0}), "max_files", "at least 1"),
-        (json!({"max_files": -3}), "max_files", "found -3"),
-        (json!({"max_files": 2.5}), "max_files", "found 2.5"),
+        (json!({"max_files": -3}), "max_files", "found a number (-3)"),
+        (
+            json!({"max_files": 2.5}),
+            "max_files",
+            "found a number (2.5)",
+        ),
         (json!({"max_files": "20"}), "max_files", "found a string"),
         (
             json!({"max_files": 20, "action": "warn"}),
@@ -311,7 +315,7 @@ fn config_errors_name_the_key() {
         (
             json!({"max_files": 20, "control_action": "split"}),
             "control_action",
-            "unknown control action `split`; expected one of split_batch",
+            "unknown value `split` (did you mean `split_batch`?)",
         ),
         (
             json!({"max_files": 20, "batch_size": 0}),

@@ -156,13 +156,13 @@ fn run_command(cmd: Command, registry: Registry) -> Result<u8> {
         Command::Explain(args) => explain::run(args, &registry),
         Command::Validate(args) => validate::run(args, &registry),
         Command::Config(args) => config::run(args, &registry),
-        Command::Init(args) => init::run(args),
+        Command::Init(args) => init::run(args, &registry),
         Command::Trust(args) => trust::run(args, &registry),
         Command::Respond(args) => respond::run(args),
         Command::Hook(args) => hook::run(args, &registry),
         Command::Install(args) => install::run(args, false),
         Command::Uninstall(args) => install::run(args, true),
         Command::Doctor(args) => doctor::run(args, &registry),
-        Command::Schema(args) => schema::run(args),
+        Command::Schema(args) => schema::run(args, &registry),
     }
 }

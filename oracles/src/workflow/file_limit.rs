@@ -39,25 +39,18 @@
 //! ]);
 //! ```
 
-use crate::cfg::one_of;
 use crate::pathglob::Globs;
 use crate::workflow::git::{project_dir_for, resolve_changes};
-use ahp_engine::oracle::kind_of;
+use ahp_engine::oracle::Strings;
 use ahp_engine::{
     HookContext, Intensity, Modification, Oracle, OracleConfig, OracleConfigError, OracleError,
     Severity, Signal, async_trait,
 };
-use serde_json::{Map, Value, json};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-
-const KEYS: &[&str] = &[
-    "max_files",
-    "action",
-    "control_action",
-    "batch_size",
-    "exclude",
-];
 
 /// The signal type of every FileChangeLimiter signal.
 pub const SIGNAL_TYPE: &str = "too-many-files";
@@ -68,9 +61,38 @@ pub const BATCHES_TARGET: &str = "files.batches";
 /// How many file names a message lists at most.
 const MAX_NAMED: usize = 10;
 
+/// FileChangeLimiter's `config:` (see the [module documentation](self)).
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FileChangeLimiterConfig {
+    /// More changed files than this fire.
+    #[schemars(range(min = 1))]
+    pub max_files: u64,
+    /// What to say past the limit (default control).
+    #[serde(default)]
+    pub action: LimitAction,
+    /// How the control reorganises the change (the only one, the default).
+    pub control_action: Option<ControlAction>,
+    /// Files per batch (default: max_files).
+    #[schemars(range(min = 1))]
+    pub batch_size: Option<u64>,
+    /// Globs of files not counted and not batched.
+    pub exclude: Option<Strings>,
+}
+
+/// How a FileChangeLimiter control reorganises the change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ControlAction {
+    /// Batches by top-level directory.
+    SplitBatch,
+}
+
 /// What the limiter says when the limit is passed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
 pub enum LimitAction {
+    #[default]
     /// A control with a batch plan (`control_action`).
     Control,
     /// A prompt listing the counts per directory.
@@ -91,26 +113,15 @@ pub struct FileChangeLimiter {
 }
 
 /// A whole number ≥ 1 at `key`.
-fn positive(
-    map: &Map<String, Value>,
-    key: &str,
-    example: &str,
-) -> Result<Option<usize>, OracleConfigError> {
-    match map.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(v) => match v.as_u64() {
-            Some(n) if n >= 1 => Ok(Some(usize::try_from(n).unwrap_or(usize::MAX))),
-            _ => Err(OracleConfigError::at(
-                key,
-                format!(
-                    "`{key}` must be a whole number of at least 1 (e.g. `{key}: {example}`), found {}",
-                    match v {
-                        Value::Number(n) => n.to_string(),
-                        other => kind_of(other).to_string(),
-                    }
-                ),
-            )),
-        },
+fn positive(n: u64, key: &str, example: &str) -> Result<usize, OracleConfigError> {
+    match n {
+        0 => Err(OracleConfigError::at(
+            key,
+            format!(
+                "`{key}` must be a whole number of at least 1 (e.g. `{key}: {example}`), found 0"
+            ),
+        )),
+        n => Ok(usize::try_from(n).unwrap_or(usize::MAX)),
     }
 }
 
@@ -125,54 +136,29 @@ impl FileChangeLimiter {
     /// assert_eq!(err.key.as_deref(), Some("max_files"));
     /// let err = FileChangeLimiter::from_config(OracleConfig::new(&json!({"max_files": 5, "action": "warn"}), None)).unwrap_err();
     /// assert!(err.message.contains("expected one of control, prompt, block"), "{err}");
+    /// let err = FileChangeLimiter::from_config(OracleConfig::new(&json!({"max_files": 5, "exclude": [1]}), None)).unwrap_err();
+    /// assert_eq!(err.key.as_deref(), Some("exclude.0"));
     /// ```
     pub fn from_config(cfg: OracleConfig<'_>) -> Result<Self, OracleConfigError> {
-        cfg.check_keys(KEYS)?;
-        let empty = Map::new();
-        let map = cfg.map()?.unwrap_or(&empty);
-        let max_files = positive(map, "max_files", "20")?.ok_or_else(|| {
-            OracleConfigError::at(
+        let c: FileChangeLimiterConfig = cfg.parse().map_err(|e| match e.key {
+            None if e.message == "missing `max_files`" => OracleConfigError::at(
                 "max_files",
                 "missing `max_files`: the most changed files allowed, e.g. `max_files: 20`",
-            )
+            ),
+            _ => e,
         })?;
-        let action = match map.get("action") {
-            None | Some(Value::Null) => LimitAction::Control,
-            Some(Value::String(s)) => {
-                match one_of(s, &["control", "prompt", "block"], "action", "action")? {
-                    "prompt" => LimitAction::Prompt,
-                    "block" => LimitAction::Block,
-                    _ => LimitAction::Control,
-                }
-            }
-            Some(other) => {
-                return Err(OracleConfigError::at(
-                    "action",
-                    format!(
-                        "expected one of control, prompt, block, found {}",
-                        kind_of(other)
-                    ),
-                ));
-            }
+        let max_files = positive(c.max_files, "max_files", "20")?;
+        let batch_size = match c.batch_size {
+            Some(n) => positive(n, "batch_size", "10")?,
+            None => max_files,
         };
-        match map.get("control_action") {
-            None | Some(Value::Null) => {}
-            Some(Value::String(s)) => {
-                let s = s.replace('-', "_");
-                one_of(&s, &["split_batch"], "control_action", "control action")?;
-            }
-            Some(other) => {
-                return Err(OracleConfigError::at(
-                    "control_action",
-                    format!("expected `split_batch`, found {}", kind_of(other)),
-                ));
-            }
-        }
-        let batch_size = positive(map, "batch_size", "10")?.unwrap_or(max_files);
-        let exclude = Globs::from_value(map.get("exclude"), "exclude")?;
+        let exclude = match c.exclude {
+            Some(globs) => Some(Globs::new(&globs.0, "exclude")?),
+            None => None,
+        };
         Ok(FileChangeLimiter {
             max_files,
-            action,
+            action: c.action,
             batch_size,
             exclude,
             project_dir: cfg.project_dir(),

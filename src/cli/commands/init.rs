@@ -16,16 +16,16 @@ pub(crate) struct InitArgs {
     force: bool,
 }
 
-pub(crate) fn run(args: InitArgs) -> Result<u8> {
+pub(crate) fn run(args: InitArgs, registry: &ahp_engine::Registry) -> Result<u8> {
     let root = match args.project.project {
         Some(p) => p,
         None => std::env::current_dir().context("cannot determine the current directory")?,
     };
-    init(&root, args.force)?;
+    init(&root, args.force, registry)?;
     Ok(EXIT_PROCEED)
 }
 
-fn init(root: &Path, force: bool) -> Result<()> {
+fn init(root: &Path, force: bool, registry: &ahp_engine::Registry) -> Result<()> {
     let dir = root.join(".ahp");
     let hooks = dir.join("hooks.yaml");
     if hooks.exists() && !force {
@@ -44,7 +44,7 @@ fn init(root: &Path, force: bool) -> Result<()> {
     let schema = dir.join("hooks.schema.json");
     write(
         ".ahp/hooks.schema.json",
-        &(serde_json::to_string_pretty(&ahp_config::hooks_schema())? + "\n"),
+        &(serde_json::to_string_pretty(&ahp_config::hooks_schema(registry))? + "\n"),
     )?;
     let gitignore = root.join(".gitignore");
     let existing = match std::fs::read_to_string(&gitignore) {

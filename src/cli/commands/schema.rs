@@ -11,11 +11,11 @@ pub(crate) struct SchemaArgs {
     hook_md: bool,
 }
 
-pub(crate) fn run(args: SchemaArgs) -> Result<u8> {
+pub(crate) fn run(args: SchemaArgs, registry: &ahp_engine::Registry) -> Result<u8> {
     let schema = if args.hook_md {
         ahp_config::schema::hook_md_schema()
     } else {
-        ahp_config::hooks_schema()
+        ahp_config::hooks_schema(registry)
     };
     print(&format!("{}\n", serde_json::to_string_pretty(&schema)?))?;
     Ok(EXIT_PROCEED)

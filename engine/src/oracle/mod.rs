@@ -1,6 +1,8 @@
 //! The Oracle trait, oracle errors, and the helpers constructors use to read
 //! their `config:` map with clear errors.
 
+mod de;
+
 use crate::{HookContext, Intensity, Signal};
 use async_trait::async_trait;
 use serde::de::DeserializeOwned;
@@ -212,6 +214,32 @@ impl<'a> OracleConfig<'a> {
         }
     }
 
+    /// Reads the whole config into the oracle's settings type: absent is
+    /// an empty map, unknown keys are refused with a "did you mean" when
+    /// `T` denies them, and an error names the dotted key at fault.
+    ///
+    /// ```
+    /// use ahp_engine::OracleConfig;
+    /// use serde_json::json;
+    /// #[derive(serde::Deserialize)]
+    /// #[serde(deny_unknown_fields)]
+    /// struct Limits { max_files: u32 }
+    /// let ok: Limits = OracleConfig::new(&json!({"max_files": 20}), None).parse().unwrap();
+    /// assert_eq!(ok.max_files, 20);
+    /// let err = OracleConfig::new(&json!({"max_file": 20}), None).parse::<Limits>().err().unwrap();
+    /// assert_eq!(err.to_string(), "config.max_file: unknown key `max_file`; did you mean `max_files`?");
+    /// ```
+    pub fn parse<T: DeserializeOwned>(&self) -> Result<T, OracleConfigError> {
+        match self.value {
+            Value::Null => de::from_value(&Value::Object(Map::new()), ""),
+            Value::Object(_) => de::from_value(self.value, ""),
+            other => Err(OracleConfigError::whole(format!(
+                "`config` must be a map of settings, found {}",
+                kind_of(other)
+            ))),
+        }
+    }
+
     /// Fails on the first key not in `known`, suggesting the closest one.
     pub fn check_keys(&self, known: &[&str]) -> Result<(), OracleConfigError> {
         match self.map()? {
@@ -281,5 +309,61 @@ pub fn kind_of(v: &Value) -> &'static str {
         Value::String(_) => "a string",
         Value::Array(_) => "a list",
         Value::Object(_) => "a map",
+    }
+}
+
+/// A settings value written as one string or a list of them (`exclude:
+/// "*.lock"` or `exclude: ["*.lock", "dist/**"]`).
+///
+/// ```
+/// use ahp_engine::{OracleConfig, oracle::Strings};
+/// #[derive(serde::Deserialize)]
+/// struct S { exclude: Strings }
+/// let one: S = OracleConfig::new(&serde_json::json!({"exclude": "*.lock"}), None).parse().unwrap();
+/// assert_eq!(one.exclude.0, ["*.lock"]);
+/// let many: S = OracleConfig::new(&serde_json::json!({"exclude": ["a", "b"]}), None).parse().unwrap();
+/// assert_eq!(many.exclude.0, ["a", "b"]);
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Strings(pub Vec<String>);
+
+impl<'de> serde::Deserialize<'de> for Strings {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Strings;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a string or a list of strings")
+            }
+            fn visit_str<E>(self, s: &str) -> Result<Strings, E> {
+                Ok(Strings(vec![s.to_string()]))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut a: A,
+            ) -> Result<Strings, A::Error> {
+                let mut out = Vec::new();
+                while let Some(s) = a.next_element::<String>()? {
+                    out.push(s);
+                }
+                Ok(Strings(out))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl schemars::JsonSchema for Strings {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Strings".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "anyOf": [
+                {"type": "string"},
+                {"type": "array", "items": {"type": "string"}}
+            ]
+        })
     }
 }
