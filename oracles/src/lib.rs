@@ -71,6 +71,7 @@ pub mod policy;
 pub mod project_file;
 pub mod safe_write;
 pub mod scripts;
+pub mod settings;
 mod template;
 pub mod workflow;
 
@@ -189,6 +190,10 @@ pub fn register_builtins(registry: &mut Registry) {
     );
     // The type each oracle reads its `config:` into, for `ahp schema`.
     registry.set_config::<workflow::file_limit::FileChangeLimiterConfig>("FileChangeLimiter");
+    registry.set_config::<policy::permission::PermissionCheckerConfig>("PermissionChecker");
+    registry.set_config::<policy::change_logger::ChangeLoggerConfig>("ChangeLogger");
+    registry.set_config::<workflow::deps::DependencyCheckerConfig>("DependencyChecker");
+    registry.set_config::<workflow::context_loader::ContextLoaderConfig>("ContextLoader");
     // Config keys holding commands: set by a project's committed policy,
     // they run only once the user trusted the project (`ahp trust`).
     registry.set_command_keys("ReviewTrigger", &["command"]);

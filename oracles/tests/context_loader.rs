@@ -289,7 +289,7 @@ fn config_errors_name_the_key() {
         (
             json!({"include_files": "yes"}),
             Some("include_files"),
-            "expected true, false or a list of globs",
+            "expected true, false or a list, found a string",
         ),
         (
             json!({"include_files": ["[x"]}),
@@ -324,7 +324,7 @@ fn config_errors_name_the_key() {
         (
             json!({"preview_lines": -1}),
             Some("preview_lines"),
-            "found -1",
+            "found a number (-1)",
         ),
         (
             json!({"include_file": true}),

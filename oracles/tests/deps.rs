@@ -149,7 +149,7 @@ fn bad_settings_name_their_key() {
         (
             json!({"manifest_files": [3]}),
             "manifest_files.0",
-            "expected a file name",
+            "expected a string, found a number",
         ),
         (
             json!({"manifest_files": ["go.mod", "go.mod"]}),
@@ -174,17 +174,17 @@ fn bad_settings_name_their_key() {
         (
             json!({"lockfiles": {"package.json": 1}}),
             "lockfiles.package.json",
-            "expected a lockfile name",
+            "expected a string or a list of strings, found a number",
         ),
         (
             json!({"lockfiles": {"package.json": ""}}),
-            "lockfiles.package.json",
+            "lockfiles.package.json.0",
             "an empty string",
         ),
         (
             json!({"lockfiles": {"package.json": ["yarn.lock", 2]}}),
             "lockfiles.package.json.1",
-            "expected a lockfile name",
+            "expected a string, found a number",
         ),
         (
             json!({"lockfiles": {"package.json": "web/yarn.lock"}}),

@@ -54,18 +54,58 @@
 //! assert!(logger.record("Read", &json!({"file_path": "src/a.rs"}), None).is_none());
 //! ```
 
-use crate::cfg::one_of;
-use ahp_engine::oracle::kind_of;
 use ahp_engine::{
     HookContext, Intensity, Oracle, OracleConfig, OracleConfigError, OracleError, Signal,
     async_trait,
 };
+use schemars::JsonSchema;
+use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 /// The signal type of every ChangeLogger signal.
 pub const SIGNAL_TYPE: &str = "change";
 
-const KEYS: &[&str] = &["log_level", "fields"];
+/// ChangeLogger's `config:` (see the [module documentation](self)).
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ChangeLoggerConfig {
+    /// `info` (default) or `debug` (adds operations and the command).
+    #[serde(default)]
+    pub log_level: LogLevel,
+    /// The fields recorded, replacing the level's choice.
+    pub fields: Option<Vec<Field>>,
+}
+
+/// How much ChangeLogger records by default.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum LogLevel {
+    /// tool, files, lines, bytes, exit_code.
+    #[default]
+    Info,
+    /// Every field.
+    Debug,
+}
+
+/// One field of a change record, in the order of [`FIELDS`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Field {
+    /// The tool's name.
+    Tool,
+    /// The files it touched.
+    Files,
+    /// Lines added and removed.
+    Lines,
+    /// Bytes written.
+    Bytes,
+    /// What it did to each file.
+    Operations,
+    /// The shell command.
+    Command,
+    /// The command's exit code.
+    ExitCode,
+}
 
 /// Every field `data` can carry.
 pub const FIELDS: [&str; 7] = [
@@ -130,53 +170,19 @@ impl ChangeLogger {
     /// assert!(err.message.contains("did you mean `lines`"), "{err}");
     /// ```
     pub fn from_config(cfg: OracleConfig<'_>) -> Result<Self, OracleConfigError> {
-        cfg.check_keys(KEYS)?;
-        let empty = Map::new();
-        let map = cfg.map()?.unwrap_or(&empty);
-        let debug = match map.get("log_level") {
-            None | Some(Value::Null) => false,
-            Some(Value::String(s)) => {
-                one_of(s, &["info", "debug"], "log_level", "log level")? == "debug"
-            }
-            Some(other) => {
-                return Err(OracleConfigError::at(
-                    "log_level",
-                    format!("expected info or debug, found {}", kind_of(other)),
-                ));
-            }
-        };
-        let fields: Vec<&'static str> = match map.get("fields") {
-            None | Some(Value::Null) if debug => FIELDS.to_vec(),
-            None | Some(Value::Null) => INFO_FIELDS.to_vec(),
-            Some(Value::Array(items)) => {
+        let c: ChangeLoggerConfig = cfg.parse()?;
+        let fields: Vec<&'static str> = match c.fields {
+            None if c.log_level == LogLevel::Debug => FIELDS.to_vec(),
+            None => INFO_FIELDS.to_vec(),
+            Some(given) => {
                 let mut out = Vec::new();
-                for (i, item) in items.iter().enumerate() {
-                    let key = format!("fields.{i}");
-                    let name = item.as_str().ok_or_else(|| {
-                        OracleConfigError::at(
-                            &key,
-                            format!(
-                                "expected a field name ({}), found {}",
-                                FIELDS.join(", "),
-                                kind_of(item)
-                            ),
-                        )
-                    })?;
-                    let f = one_of(name, &FIELDS, &key, "field")?;
-                    if !out.contains(&f) {
-                        out.push(f);
+                for f in given {
+                    let name = FIELDS[f as usize];
+                    if !out.contains(&name) {
+                        out.push(name);
                     }
                 }
                 out
-            }
-            Some(other) => {
-                return Err(OracleConfigError::at(
-                    "fields",
-                    format!(
-                        "expected a list of field names, e.g. [tool, files, lines], found {}",
-                        kind_of(other)
-                    ),
-                ));
             }
         };
         Ok(ChangeLogger { fields })

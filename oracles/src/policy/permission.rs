@@ -67,25 +67,197 @@
 //! assert!(checker.check("rm -rf ./target").is_none());
 //! ```
 
-use crate::cfg::{as_map, check_keys, join, opt_bool, opt_str};
 use crate::template::truncate;
-use ahp_engine::oracle::kind_of;
 use ahp_engine::{
     HookContext, Intensity, Oracle, OracleConfig, OracleConfigError, OracleError, Severity, Signal,
     async_trait,
 };
 use regex::{Regex, RegexBuilder};
-use serde_json::{Map, Value};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::Value;
 use std::sync::OnceLock;
 
-const TOP_KEYS: &[&str] = &[
-    "dangerous_commands",
-    "require_confirmation",
-    "allow_confirmation",
-    "case_sensitive",
-    "extend_defaults",
-];
-const ITEM_KEYS: &[&str] = &["pattern", "reason", "id", "advice", "unless"];
+/// PermissionChecker's `config:` (see the [module documentation](self)).
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PermissionCheckerConfig {
+    /// Commands refused (added to the built-in list unless
+    /// `extend_defaults: false`): regex strings or `{pattern, reason, id,
+    /// advice, unless}` maps.
+    pub dangerous_commands: Option<Patterns>,
+    /// Commands that need the user's confirmation, in the same form; or
+    /// `true` (the dangerous commands you list ask instead of refusing) or
+    /// `false` (nothing asks).
+    pub require_confirmation: Option<Confirmation>,
+    /// false: what would ask is refused (default true).
+    pub allow_confirmation: Option<bool>,
+    /// Patterns match case-sensitively (default false).
+    pub case_sensitive: Option<bool>,
+    /// false: your lists replace the built-in ones (default true: added).
+    pub extend_defaults: Option<bool>,
+}
+
+/// One pattern of `dangerous_commands` or `require_confirmation`: a regex
+/// string, or a map.
+#[derive(Debug, Clone)]
+pub struct PatternItem(pub CommandPattern);
+
+/// The map form of a [`PatternItem`].
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct PatternSpec {
+    /// The regex, tested against the whole command text.
+    #[schemars(length(min = 1))]
+    pattern: String,
+    /// Why a match is dangerous or risky.
+    reason: Option<String>,
+    /// The name shown in messages.
+    id: Option<String>,
+    /// What to do instead.
+    advice: Option<String>,
+    /// A regex that cancels the match when it matches too (`--dry-run`).
+    unless: Option<String>,
+}
+
+impl<'de> Deserialize<'de> for PatternItem {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = PatternItem;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a regex string or a map like {pattern, reason, id}")
+            }
+            fn visit_str<E>(self, s: &str) -> Result<PatternItem, E> {
+                Ok(PatternItem(CommandPattern {
+                    id: None,
+                    pattern: s.to_string(),
+                    reason: None,
+                    advice: None,
+                    unless: None,
+                }))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                map: A,
+            ) -> Result<PatternItem, A::Error> {
+                let spec =
+                    PatternSpec::deserialize(serde::de::value::MapAccessDeserializer::new(map))?;
+                let text =
+                    |s: Option<String>| s.map(|s| s.trim().to_string()).filter(|s| !s.is_empty());
+                Ok(PatternItem(CommandPattern {
+                    id: text(spec.id),
+                    pattern: spec.pattern,
+                    reason: text(spec.reason),
+                    advice: text(spec.advice),
+                    unless: text(spec.unless),
+                }))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl JsonSchema for PatternItem {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "PatternItem".into()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let spec = generator.subschema_for::<PatternSpec>();
+        schemars::json_schema!({
+            "anyOf": [{"type": "string", "minLength": 1}, spec]
+        })
+    }
+}
+
+/// `dangerous_commands:`: a list of patterns.
+#[derive(Debug, Clone, Default)]
+pub struct Patterns(pub Vec<PatternItem>);
+
+impl<'de> Deserialize<'de> for Patterns {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Patterns;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a list of patterns (regex strings or {pattern, reason, id} maps)")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut a: A,
+            ) -> Result<Patterns, A::Error> {
+                let mut items = Vec::new();
+                while let Some(item) = a.next_element()? {
+                    items.push(item);
+                }
+                Ok(Patterns(items))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl JsonSchema for Patterns {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Patterns".into()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let item = generator.subschema_for::<PatternItem>();
+        schemars::json_schema!({"type": "array", "items": item})
+    }
+}
+
+/// `require_confirmation:`: a list of patterns, or a boolean.
+#[derive(Debug, Clone)]
+pub enum Confirmation {
+    /// `true`: listed dangerous commands ask; `false`: nothing asks.
+    Switch(bool),
+    /// Patterns that ask.
+    Patterns(Vec<PatternItem>),
+}
+
+impl<'de> Deserialize<'de> for Confirmation {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Confirmation;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str(
+                    "a list of patterns (regex strings or {pattern, reason, id} maps), or true / false",
+                )
+            }
+            fn visit_bool<E>(self, b: bool) -> Result<Confirmation, E> {
+                Ok(Confirmation::Switch(b))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut a: A,
+            ) -> Result<Confirmation, A::Error> {
+                let mut items = Vec::new();
+                while let Some(item) = a.next_element()? {
+                    items.push(item);
+                }
+                Ok(Confirmation::Patterns(items))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl JsonSchema for Confirmation {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Confirmation".into()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let item = generator.subschema_for::<PatternItem>();
+        schemars::json_schema!({
+            "anyOf": [{"type": "boolean"}, {"type": "array", "items": item}]
+        })
+    }
+}
 
 /// How many characters of a command a message shows.
 pub const MAX_SHOWN: usize = 200;
@@ -574,16 +746,14 @@ impl PermissionChecker {
     /// assert!(checker.check("rm -rf /").is_none()); // the list replaced the built-in one
     /// ```
     pub fn from_config(cfg: OracleConfig<'_>) -> Result<Self, OracleConfigError> {
-        cfg.check_keys(TOP_KEYS)?;
-        let empty = Map::new();
-        let map = cfg.map()?.unwrap_or(&empty);
-        let case_sensitive = opt_bool(map, "", "case_sensitive")?.unwrap_or(false);
-        let allow_confirmation = opt_bool(map, "", "allow_confirmation")?.unwrap_or(true);
+        let c: PermissionCheckerConfig = cfg.parse()?;
+        let case_sensitive = c.case_sensitive.unwrap_or(false);
+        let allow_confirmation = c.allow_confirmation.unwrap_or(true);
         // Adding is the default: replacing the built-in protection has to
         // be said (`extend_defaults: false`).
-        let extend = opt_bool(map, "", "extend_defaults")?.unwrap_or(true);
+        let extend = c.extend_defaults.unwrap_or(true);
         let dangerous = build_list(
-            map.get("dangerous_commands"),
+            c.dangerous_commands.as_ref().map(|p| p.0.as_slice()),
             "dangerous_commands",
             default_dangerous_commands,
             extend,
@@ -592,17 +762,17 @@ impl PermissionChecker {
         // The seed's boolean form: `true` means the dangerous commands you
         // list need a confirmation rather than a refusal; `false` that
         // nothing asks (as `[]`).
-        let no_items = Value::Array(Vec::new());
-        let (confirm_items, dangerous_asks) = match map.get("require_confirmation") {
-            Some(Value::Bool(true)) => (None, true),
-            Some(Value::Bool(false)) => (Some(&no_items), false),
-            other => (other, false),
+        let (confirm_items, dangerous_asks, extend_confirm) = match &c.require_confirmation {
+            Some(Confirmation::Switch(true)) => (None, true, extend),
+            Some(Confirmation::Switch(false)) => (Some(&[][..]), false, false),
+            Some(Confirmation::Patterns(items)) => (Some(items.as_slice()), false, extend),
+            None => (None, false, extend),
         };
         let confirm = build_list(
             confirm_items,
             "require_confirmation",
             default_require_confirmation,
-            extend && !matches!(map.get("require_confirmation"), Some(Value::Bool(false))),
+            extend_confirm,
             case_sensitive,
         )?;
         Ok(PermissionChecker {
@@ -794,30 +964,12 @@ fn compile(pattern: &str, case_sensitive: bool) -> Result<Regex, String> {
 }
 
 fn build_list(
-    given: Option<&Value>,
+    given: Option<&[PatternItem]>,
     key: &str,
     defaults: fn() -> Vec<CommandPattern>,
     extend: bool,
     case_sensitive: bool,
 ) -> Result<PatternList, OracleConfigError> {
-    let given = match given {
-        None | Some(Value::Null) => None,
-        Some(Value::Array(items)) => Some(items),
-        Some(other) => {
-            return Err(OracleConfigError::at(
-                key,
-                format!(
-                    "expected a list of patterns (regex strings or {{pattern, reason, id}} maps){}, found {}",
-                    if key == "require_confirmation" {
-                        ", or true / false"
-                    } else {
-                        ""
-                    },
-                    kind_of(other)
-                ),
-            ));
-        }
-    };
     let mut list = PatternList {
         items: Vec::new(),
         state: Vec::new(),
@@ -832,74 +984,26 @@ fn build_list(
         }
     }
     list.builtin = list.items.len();
-    for (i, item) in given.into_iter().flatten().enumerate() {
+    for (i, PatternItem(p)) in given.into_iter().flatten().enumerate() {
         let at = format!("{key}.{i}");
-        let p = parse_item(item, &at)?;
+        if p.pattern.is_empty() {
+            return Err(OracleConfigError::at(
+                at,
+                "an empty pattern would match every command; remove the item instead",
+            ));
+        }
         let it = Compiled::new(&[]);
         let re = compile(&p.pattern, case_sensitive).map_err(|m| OracleConfigError::at(&at, m))?;
         let _ = it.re.set(Some(re));
         if let Some(u) = &p.unless {
             let re = compile(u, case_sensitive)
-                .map_err(|m| OracleConfigError::at(join(&at, "unless"), m))?;
+                .map_err(|m| OracleConfigError::at(format!("{at}.unless"), m))?;
             let _ = it.unless.set(Some(re));
         }
-        list.items.push(p);
+        list.items.push(p.clone());
         list.state.push(it);
     }
     Ok(list)
-}
-
-fn parse_item(item: &Value, at: &str) -> Result<CommandPattern, OracleConfigError> {
-    let empty_pattern = || {
-        OracleConfigError::at(
-            at,
-            "an empty pattern would match every command; remove the item instead",
-        )
-    };
-    match item {
-        Value::String(s) if s.is_empty() => Err(empty_pattern()),
-        Value::String(s) => Ok(CommandPattern {
-            id: None,
-            pattern: s.clone(),
-            reason: None,
-            advice: None,
-            unless: None,
-        }),
-        Value::Object(_) => {
-            let map = as_map(item, at, "a map")?;
-            check_keys(map, at, ITEM_KEYS)?;
-            let pattern = match opt_str(map, at, "pattern")? {
-                None => {
-                    return Err(OracleConfigError::at(
-                        at,
-                        "missing `pattern`, e.g. `{pattern: 'kubectl\\s+delete', reason: \"deletes resources\"}`",
-                    ));
-                }
-                Some("") => return Err(empty_pattern()),
-                Some(p) => p.to_string(),
-            };
-            let text = |key: &str| -> Result<Option<String>, OracleConfigError> {
-                Ok(opt_str(map, at, key)?
-                    .map(str::trim)
-                    .filter(|s| !s.is_empty())
-                    .map(str::to_string))
-            };
-            Ok(CommandPattern {
-                id: text("id")?,
-                pattern,
-                reason: text("reason")?,
-                advice: text("advice")?,
-                unless: text("unless")?,
-            })
-        }
-        other => Err(OracleConfigError::at(
-            at,
-            format!(
-                "expected a regex string or a map like {{pattern, reason, id}}, found {}",
-                kind_of(other)
-            ),
-        )),
-    }
 }
 
 #[cfg(test)]

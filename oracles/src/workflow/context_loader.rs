@@ -24,8 +24,8 @@
 //! [`MAX_FILES`] files are listed. Without any file (no `issue.files` and
 //! no glob match) there is nothing to say: no signal.
 
-use crate::cfg::opt_bool;
 use crate::pathglob::Globs;
+use crate::settings::{BoolOrList, at_least};
 use crate::template::truncate;
 use crate::workflow::git::{Git, GitError, project_dir_for};
 use ahp_engine::oracle::kind_of;
@@ -33,18 +33,32 @@ use ahp_engine::{
     HookContext, Intensity, Oracle, OracleConfig, OracleConfigError, OracleError, Signal,
     async_trait,
 };
-use serde_json::{Map, Value};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::Value;
 use std::io::Read;
 use std::path::{Component, Path, PathBuf};
 
-const KEYS: &[&str] = &[
-    "include_files",
-    "include_git_history",
-    "history_limit",
-    "preview_lines",
-    "max_file_bytes",
-    "max_total_bytes",
-];
+/// ContextLoader's `config:` (see the [module documentation](self)).
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ContextLoaderConfig {
+    /// The issue's files (true, default), none (false), or these globs.
+    pub include_files: Option<BoolOrList<String>>,
+    /// The recent commits touching them (default true).
+    pub include_git_history: Option<bool>,
+    /// Commits listed at most (default 10).
+    #[schemars(range(min = 1))]
+    pub history_limit: Option<u64>,
+    /// First lines shown of each file (default 5).
+    pub preview_lines: Option<u64>,
+    /// Files larger than this are listed without a preview (default 20000).
+    #[schemars(range(min = 1))]
+    pub max_file_bytes: Option<u64>,
+    /// Bytes read in all (default 100000).
+    #[schemars(range(min = 1))]
+    pub max_total_bytes: Option<u64>,
+}
 
 /// The signal type.
 pub const SIGNAL_TYPE: &str = "issue-context";
@@ -75,30 +89,6 @@ pub struct ContextLoader {
     project_dir: Option<PathBuf>,
 }
 
-fn count(
-    map: &Map<String, Value>,
-    key: &str,
-    default: u64,
-    min: u64,
-) -> Result<u64, OracleConfigError> {
-    match map.get(key) {
-        None | Some(Value::Null) => Ok(default),
-        Some(v) => match v.as_u64() {
-            Some(n) if n >= min => Ok(n),
-            _ => Err(OracleConfigError::at(
-                key,
-                format!(
-                    "`{key}` must be a whole number of at least {min} (default {default}), found {}",
-                    match v {
-                        Value::Number(n) => n.to_string(),
-                        other => kind_of(other).to_string(),
-                    }
-                ),
-            )),
-        },
-    }
-}
-
 impl ContextLoader {
     /// Builds the loader from its `config:` map.
     ///
@@ -111,33 +101,22 @@ impl ContextLoader {
     /// assert_eq!(err.key.as_deref(), Some("include_files"));
     /// ```
     pub fn from_config(cfg: OracleConfig<'_>) -> Result<Self, OracleConfigError> {
-        cfg.check_keys(KEYS)?;
-        let empty = Map::new();
-        let map = cfg.map()?.unwrap_or(&empty);
-        let (show_files, globs) = match map.get("include_files") {
-            None | Some(Value::Null) | Some(Value::Bool(true)) => (true, None),
-            Some(Value::Bool(false)) => (false, None),
-            Some(v @ Value::Array(_)) => (true, Globs::from_value(Some(v), "include_files")?),
-            Some(other) => {
-                return Err(OracleConfigError::at(
-                    "include_files",
-                    format!(
-                        "expected true, false or a list of globs like [\"docs/architecture.md\", \"src/api/**\"], found {}",
-                        kind_of(other)
-                    ),
-                ));
-            }
+        let c: ContextLoaderConfig = cfg.parse()?;
+        let (show_files, globs) = match c.include_files {
+            None | Some(BoolOrList::Bool(true)) => (true, None),
+            Some(BoolOrList::Bool(false)) => (false, None),
+            Some(BoolOrList::List(globs)) => (true, Some(Globs::new(&globs, "include_files")?)),
         };
-        let history = opt_bool(map, "", "include_git_history")?.unwrap_or(true);
+        let history = c.include_git_history.unwrap_or(true);
         if !show_files && !history {
             return Err(OracleConfigError::whole(
                 "include_files and include_git_history are both false, so ContextLoader has nothing to give; enable one of them or remove the entry",
             ));
         }
-        let history_limit = count(map, "history_limit", 10, 1)?;
-        let preview_lines = count(map, "preview_lines", 5, 0)?;
-        let max_file_bytes = count(map, "max_file_bytes", 20_000, 1)?;
-        let max_total_bytes = count(map, "max_total_bytes", 100_000, 1)?;
+        let history_limit = at_least(c.history_limit, "history_limit", 10, 1)?;
+        let preview_lines = at_least(c.preview_lines, "preview_lines", 5, 0)?;
+        let max_file_bytes = at_least(c.max_file_bytes, "max_file_bytes", 20_000, 1)?;
+        let max_total_bytes = at_least(c.max_total_bytes, "max_total_bytes", 100_000, 1)?;
         Ok(ContextLoader {
             show_files,
             globs,

@@ -60,21 +60,31 @@ pub use parse::{
     parse_manifest, parse_requirement,
 };
 
-use crate::cfg::{as_map, join};
 use crate::scripts::command::{changed_files, project_dir};
 use crate::scripts::process;
-use ahp_engine::oracle::kind_of;
+use ahp_engine::oracle::Strings;
 use ahp_engine::suggest::did_you_mean;
 use ahp_engine::{
     Evaluation, HookContext, Intensity, Oracle, OracleConfig, OracleConfigError, OracleError,
     Signal, async_trait,
 };
-use serde_json::Value;
+use schemars::JsonSchema;
+use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-const KEYS: &[&str] = &["manifest_files", "lockfiles"];
+/// DependencyChecker's `config:` (see the [module documentation](self)).
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DependencyCheckerConfig {
+    /// The manifests checked, by file name (default: every kind known).
+    #[schemars(length(min = 1))]
+    pub manifest_files: Option<Vec<String>>,
+    /// Manifest → its lockfile's name, a list of alternatives, or `[]`
+    /// for none.
+    pub lockfiles: Option<BTreeMap<String, Option<Strings>>>,
+}
 
 /// The default `manifest_files`.
 pub const DEFAULT_MANIFESTS: [&str; 5] = [
@@ -144,30 +154,19 @@ impl DependencyChecker {
     /// Builds the oracle from its `config:` map; every setting is checked
     /// here.
     pub fn from_config(cfg: OracleConfig<'_>) -> Result<Self, OracleConfigError> {
-        cfg.check_keys(KEYS)?;
-        let empty = serde_json::Map::new();
-        let map = cfg.map()?.unwrap_or(&empty);
-        let names: Vec<String> = match map.get("manifest_files") {
-            None | Some(Value::Null) => DEFAULT_MANIFESTS.iter().map(|s| s.to_string()).collect(),
-            Some(Value::Array(items)) => {
-                if items.is_empty() {
-                    return Err(OracleConfigError::at(
-                        "manifest_files",
-                        "the list is empty: name at least one manifest (e.g. `[Cargo.toml]`), or leave it out for the defaults",
-                    ));
-                }
+        let c: DependencyCheckerConfig = cfg.parse()?;
+        let names: Vec<String> = match c.manifest_files {
+            None => DEFAULT_MANIFESTS.iter().map(|s| s.to_string()).collect(),
+            Some(items) if items.is_empty() => {
+                return Err(OracleConfigError::at(
+                    "manifest_files",
+                    "the list is empty: name at least one manifest (e.g. `[Cargo.toml]`), or leave it out for the defaults",
+                ));
+            }
+            Some(items) => {
                 let mut names = Vec::new();
-                for (i, item) in items.iter().enumerate() {
-                    let key = join("manifest_files", &i.to_string());
-                    let Value::String(s) = item else {
-                        return Err(OracleConfigError::at(
-                            key,
-                            format!(
-                                "expected a file name such as Cargo.toml, found {}",
-                                kind_of(item)
-                            ),
-                        ));
-                    };
+                for (i, s) in items.iter().enumerate() {
+                    let key = format!("manifest_files.{i}");
                     let s = s.trim().trim_start_matches("./").to_string();
                     check_manifest_name(&s, &key)?;
                     if names.contains(&s) {
@@ -177,87 +176,46 @@ impl DependencyChecker {
                 }
                 names
             }
-            Some(other) => {
+        };
+        let mut overrides: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for (manifest, lock) in c.lockfiles.unwrap_or_default() {
+            let key = format!("lockfiles.{manifest}");
+            if !names.contains(&manifest) {
+                let hint = match did_you_mean(&manifest, names.iter().map(String::as_str)) {
+                    Some(s) => format!(" (did you mean `{s}`?)"),
+                    None => String::new(),
+                };
                 return Err(OracleConfigError::at(
-                    "manifest_files",
+                    key,
                     format!(
-                        "expected a list of file names (e.g. `[Cargo.toml, package.json]`), found {}",
-                        kind_of(other)
+                        "`{manifest}` is not one of manifest_files{hint}; known: {}",
+                        names.join(", ")
                     ),
                 ));
             }
-        };
-        let mut overrides: BTreeMap<String, Vec<String>> = BTreeMap::new();
-        if let Some(v) = map.get("lockfiles").filter(|v| !v.is_null()) {
-            let m = as_map(
-                v,
-                "lockfiles",
-                "a map of manifest → lockfile (e.g. `{package.json: yarn.lock}`)",
-            )?;
-            for (manifest, lock) in m {
-                let key = join("lockfiles", manifest);
-                if !names.contains(manifest) {
-                    let hint = match did_you_mean(manifest, names.iter().map(String::as_str)) {
-                        Some(s) => format!(" (did you mean `{s}`?)"),
-                        None => String::new(),
-                    };
+            let locks: Vec<String> = lock
+                .map(|l| l.0)
+                .unwrap_or_default()
+                .iter()
+                .map(|l| l.trim().to_string())
+                .collect();
+            for (i, l) in locks.iter().enumerate() {
+                if l.is_empty() {
                     return Err(OracleConfigError::at(
-                        key,
+                        format!("{key}.{i}"),
+                        "expected a lockfile name, found an empty string",
+                    ));
+                }
+                if l.contains('/') || l == ".." {
+                    return Err(OracleConfigError::at(
+                        key.clone(),
                         format!(
-                            "`{manifest}` is not one of manifest_files{hint}; known: {}",
-                            names.join(", ")
+                            "`{l}`: give the lockfile's file name only; it is looked for next to the manifest and in its parent directories"
                         ),
                     ));
                 }
-                let locks = match lock {
-                    Value::Null => Vec::new(),
-                    Value::String(s) if !s.trim().is_empty() => vec![s.trim().to_string()],
-                    Value::Array(items) => {
-                        let mut out = Vec::new();
-                        for (i, item) in items.iter().enumerate() {
-                            match item {
-                                Value::String(s) if !s.trim().is_empty() => {
-                                    out.push(s.trim().to_string())
-                                }
-                                other => {
-                                    return Err(OracleConfigError::at(
-                                        join(&key, &i.to_string()),
-                                        format!(
-                                            "expected a lockfile name, found {}",
-                                            kind_of(other)
-                                        ),
-                                    ));
-                                }
-                            }
-                        }
-                        out
-                    }
-                    other => {
-                        return Err(OracleConfigError::at(
-                            key,
-                            format!(
-                                "expected a lockfile name, a list of alternatives, or [] for none; found {}",
-                                if other.is_string() {
-                                    "an empty string"
-                                } else {
-                                    kind_of(other)
-                                }
-                            ),
-                        ));
-                    }
-                };
-                for l in &locks {
-                    if l.contains('/') || l == ".." {
-                        return Err(OracleConfigError::at(
-                            key.clone(),
-                            format!(
-                                "`{l}`: give the lockfile's file name only; it is looked for next to the manifest and in its parent directories"
-                            ),
-                        ));
-                    }
-                }
-                overrides.insert(manifest.clone(), locks);
             }
+            overrides.insert(manifest, locks);
         }
         let entries = names
             .into_iter()
