@@ -194,6 +194,10 @@ pub fn register_builtins(registry: &mut Registry) {
     registry.set_config::<policy::change_logger::ChangeLoggerConfig>("ChangeLogger");
     registry.set_config::<workflow::deps::DependencyCheckerConfig>("DependencyChecker");
     registry.set_config::<workflow::context_loader::ContextLoaderConfig>("ContextLoader");
+    registry.set_config::<workflow::checklist::ChecklistValidatorConfig>("ChecklistValidator");
+    registry.set_config::<workflow::completion::CompletionVerifierConfig>("CompletionVerifier");
+    registry
+        .set_config::<workflow::commit_msg::CommitMessageValidatorConfig>("CommitMessageValidator");
     // Config keys holding commands: set by a project's committed policy,
     // they run only once the user trusted the project (`ahp trust`).
     registry.set_command_keys("ReviewTrigger", &["command"]);

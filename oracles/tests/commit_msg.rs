@@ -302,7 +302,7 @@ fn config_errors_name_the_key() {
         (
             json!({"preset": "angular"}),
             "preset",
-            "unknown preset `angular`",
+            "unknown value `angular`; expected one of conventional",
         ),
         (
             json!({"preset": "convential"}),
@@ -341,14 +341,14 @@ fn config_errors_name_the_key() {
             "invalid regex `(unclosed`",
         ),
         (json!({"pattern": " "}), "pattern", "empty pattern"),
-        (json!({"pattern": 3}), "pattern", "expected a regex string"),
+        (json!({"pattern": 3}), "pattern", "expected a string"),
         (
             json!({"required_fields": ["ticket"]}),
             "required_fields.0",
             "expected one of issue_id",
         ),
         (
-            json!({"required_fields": ["issue-id"]}),
+            json!({"required_fields": ["issue_di"]}),
             "required_fields.0",
             "did you mean `issue_id`",
         ),
@@ -360,7 +360,7 @@ fn config_errors_name_the_key() {
         (
             json!({"max_subject_length": -1}),
             "max_subject_length",
-            "found -1",
+            "found a number (-1)",
         ),
         (
             json!({"max_subject_length": "72"}),

@@ -260,7 +260,7 @@ fn config_errors_name_the_key() {
         (
             json!({"docs": {"a": 1}}),
             Some("docs"),
-            "expected a list of globs",
+            "expected a string or a list of strings, found a map",
         ),
         (
             json!({"require_test": true}),

@@ -58,17 +58,30 @@
 //! assert_eq!(b.resolution_path, ["chk-003: write API docs"]);
 //! ```
 
-use crate::cfg::{check_keys, opt_bool};
 use crate::workflow::issue::{Checklist, ChecklistItem, ItemState, load_issue, section_matches};
 use ahp_engine::oracle::kind_of;
 use ahp_engine::{
     HookContext, Intensity, Oracle, OracleConfig, OracleConfigError, OracleError, Severity, Signal,
     async_trait,
 };
-use serde_json::{Map, Value};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::Value;
 use std::path::{Path, PathBuf};
 
-const KEYS: &[&str] = &["allow_partial", "min_completion_rate", "sections"];
+/// ChecklistValidator's `config:` (see the [module documentation](self)).
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ChecklistValidatorConfig {
+    /// Open items prompt instead of blocking (default false).
+    pub allow_partial: Option<bool>,
+    /// The share of items that must be done, 0.0 to 1.0 (default 1.0).
+    #[schemars(range(min = 0.0, max = 1.0))]
+    pub min_completion_rate: Option<f64>,
+    /// Only the items under these headings count (default: every section).
+    #[schemars(length(min = 1))]
+    pub sections: Option<Vec<String>>,
+}
 
 /// The signal type of the block.
 pub const INCOMPLETE_TYPE: &str = "checklist-incomplete";
@@ -114,75 +127,40 @@ impl ChecklistValidator {
     /// assert!(err.message.contains("0.9 for 90%"), "{err}");
     /// ```
     pub fn from_config(cfg: OracleConfig<'_>) -> Result<Self, OracleConfigError> {
-        let empty = Map::new();
-        let map = cfg.map()?.unwrap_or(&empty);
-        check_keys(map, "", KEYS)?;
-        let allow_partial = opt_bool(map, "", "allow_partial")?.unwrap_or(false);
-        let min_completion_rate = match map.get("min_completion_rate") {
-            None | Some(Value::Null) => 1.0,
-            Some(Value::Number(n)) => match n.as_f64() {
-                Some(r) if (0.0..=1.0).contains(&r) => r,
-                _ => {
-                    return Err(OracleConfigError::at(
-                        "min_completion_rate",
-                        format!(
-                            "{n} is out of range: give a fraction from 0.0 to 1.0 (e.g. 0.9 for 90%)"
-                        ),
-                    ));
-                }
-            },
-            Some(other) => {
+        let c: ChecklistValidatorConfig = cfg.parse()?;
+        let allow_partial = c.allow_partial.unwrap_or(false);
+        let min_completion_rate = match c.min_completion_rate {
+            None => 1.0,
+            Some(r) if (0.0..=1.0).contains(&r) => r,
+            Some(r) => {
                 return Err(OracleConfigError::at(
                     "min_completion_rate",
                     format!(
-                        "expected a fraction from 0.0 to 1.0 (e.g. 0.9 for 90%), found {}",
-                        kind_of(other)
+                        "{r} is out of range: give a fraction from 0.0 to 1.0 (e.g. 0.9 for 90%)"
                     ),
                 ));
             }
         };
-        let sections = match map.get("sections") {
-            None | Some(Value::Null) => None,
-            Some(Value::Array(list)) if list.is_empty() => {
+        let sections = match c.sections {
+            None => None,
+            Some(list) if list.is_empty() => {
                 return Err(OracleConfigError::at(
                     "sections",
                     "an empty list counts no item; remove `sections` to check every section",
                 ));
             }
-            Some(Value::Array(list)) => {
+            Some(list) => {
                 let mut names = Vec::with_capacity(list.len());
-                for (i, v) in list.iter().enumerate() {
-                    match v {
-                        Value::String(s) if !s.trim().is_empty() => {
-                            names.push(s.trim().to_string())
-                        }
-                        Value::String(_) => {
-                            return Err(OracleConfigError::at(
-                                format!("sections.{i}"),
-                                "a section name must not be empty, e.g. `Technical Tasks`",
-                            ));
-                        }
-                        other => {
-                            return Err(OracleConfigError::at(
-                                format!("sections.{i}"),
-                                format!(
-                                    "expected a heading name such as `Acceptance Criteria`, found {}",
-                                    kind_of(other)
-                                ),
-                            ));
-                        }
+                for (i, s) in list.iter().enumerate() {
+                    if s.trim().is_empty() {
+                        return Err(OracleConfigError::at(
+                            format!("sections.{i}"),
+                            "a section name must not be empty, e.g. `Technical Tasks`",
+                        ));
                     }
+                    names.push(s.trim().to_string());
                 }
                 Some(names)
-            }
-            Some(other) => {
-                return Err(OracleConfigError::at(
-                    "sections",
-                    format!(
-                        "expected a list of heading names, e.g. `[Technical Tasks, Acceptance Criteria]`, found {}",
-                        kind_of(other)
-                    ),
-                ));
             }
         };
         Ok(ChecklistValidator {

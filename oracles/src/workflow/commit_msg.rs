@@ -56,28 +56,53 @@
 //!     vec!["not in Conventional Commits form `type(scope)!: description`".to_string()]);
 //! ```
 
-use crate::cfg::one_of;
 use crate::template::truncate;
 use crate::workflow::git::{Commit, project_dir_for, resolve_commits};
-use ahp_engine::oracle::kind_of;
 use ahp_engine::suggest::did_you_mean;
 use ahp_engine::{
     Evaluation, Event, HookContext, Intensity, Oracle, OracleConfig, OracleConfigError,
     OracleError, Severity, Signal, async_trait,
 };
 use regex::{Regex, RegexBuilder};
-use serde_json::{Map, Value};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-const KEYS: &[&str] = &[
-    "preset",
-    "types",
-    "pattern",
-    "required_fields",
-    "max_subject_length",
-    "ignore",
-];
+/// CommitMessageValidator's `config:` (see the [module documentation](self)).
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CommitMessageValidatorConfig {
+    /// `conventional`: Conventional Commits subjects.
+    pub preset: Option<Preset>,
+    /// The types the preset allows (default: the Angular convention's).
+    pub types: Option<Vec<String>>,
+    /// A regex every message must match.
+    pub pattern: Option<String>,
+    /// Fields a message must carry: `issue_id`.
+    pub required_fields: Option<Vec<RequiredField>>,
+    /// The longest subject line, in characters (0 = no limit).
+    pub max_subject_length: Option<u64>,
+    /// Regexes of messages not checked (default: merges, reverts, fixups).
+    pub ignore: Option<Vec<String>>,
+}
+
+/// A commit message convention.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Preset {
+    /// Conventional Commits: `type(scope)!: subject`.
+    Conventional,
+}
+
+/// A field a commit message must carry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RequiredField {
+    /// The issue's id (`FEAT-0123`).
+    IssueId,
+}
 
 /// The Conventional Commits types of the preset (the Angular convention's).
 pub const DEFAULT_TYPES: &[&str] = &[
@@ -139,33 +164,22 @@ fn compile(pattern: &str, key: &str) -> Result<Regex, OracleConfigError> {
         .map_err(|e| OracleConfigError::at(key, format!("invalid regex `{pattern}`: {e}")))
 }
 
-fn string_list(
-    map: &Map<String, Value>,
-    key: &str,
-) -> Result<Option<Vec<String>>, OracleConfigError> {
-    match map.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::Array(items)) => items
-            .iter()
-            .enumerate()
-            .map(|(i, v)| match v {
-                Value::String(s) if !s.trim().is_empty() => Ok(s.trim().to_string()),
-                Value::String(_) => Err(OracleConfigError::at(
-                    format!("{key}.{i}"),
-                    "must not be empty",
-                )),
-                other => Err(OracleConfigError::at(
-                    format!("{key}.{i}"),
-                    format!("expected a string, found {}", kind_of(other)),
-                )),
-            })
-            .collect::<Result<Vec<_>, _>>()
-            .map(Some),
-        Some(other) => Err(OracleConfigError::at(
-            key,
-            format!("expected a list of strings, found {}", kind_of(other)),
-        )),
-    }
+/// Trimmed items of a list of strings at `key`; an empty one is an error.
+fn trimmed(list: Option<Vec<String>>, key: &str) -> Result<Option<Vec<String>>, OracleConfigError> {
+    let Some(list) = list else {
+        return Ok(None);
+    };
+    list.into_iter()
+        .enumerate()
+        .map(|(i, s)| match s.trim() {
+            "" => Err(OracleConfigError::at(
+                format!("{key}.{i}"),
+                "must not be empty",
+            )),
+            t => Ok(t.to_string()),
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .map(Some)
 }
 
 impl CommitMessageValidator {
@@ -180,21 +194,9 @@ impl CommitMessageValidator {
     /// assert!(err.message.contains("issue_id"), "{err}");
     /// ```
     pub fn from_config(cfg: OracleConfig<'_>) -> Result<Self, OracleConfigError> {
-        cfg.check_keys(KEYS)?;
-        let empty = Map::new();
-        let map = cfg.map()?.unwrap_or(&empty);
-
-        let preset = match map.get("preset") {
-            None | Some(Value::Null) => None,
-            Some(Value::String(s)) => Some(one_of(s, &["conventional"], "preset", "preset")?),
-            Some(other) => {
-                return Err(OracleConfigError::at(
-                    "preset",
-                    format!("expected `conventional`, found {}", kind_of(other)),
-                ));
-            }
-        };
-        let types = string_list(map, "types")?;
+        let c: CommitMessageValidatorConfig = cfg.parse()?;
+        let preset = c.preset;
+        let types = trimmed(c.types, "types")?;
         let conventional = match (preset, types) {
             (Some(_), Some(types)) if types.is_empty() => {
                 return Err(OracleConfigError::at(
@@ -225,58 +227,23 @@ impl CommitMessageValidator {
             (None, None) => None,
         };
 
-        let pattern = match map.get("pattern") {
-            None | Some(Value::Null) => None,
-            Some(Value::String(p)) if p.trim().is_empty() => {
+        let pattern = match c.pattern {
+            None => None,
+            Some(p) if p.trim().is_empty() => {
                 return Err(OracleConfigError::at(
                     "pattern",
                     "an empty pattern checks nothing; remove it or write a regex, e.g. '^[A-Z]+-[0-9]+: '",
                 ));
             }
-            Some(Value::String(p)) => Some(compile(p, "pattern")?),
-            Some(other) => {
-                return Err(OracleConfigError::at(
-                    "pattern",
-                    format!("expected a regex string, found {}", kind_of(other)),
-                ));
-            }
+            Some(p) => Some(compile(&p, "pattern")?),
         };
-
-        let mut require_issue_id = false;
-        for (i, f) in string_list(map, "required_fields")?
-            .unwrap_or_default()
-            .iter()
-            .enumerate()
-        {
-            one_of(
-                f,
-                SUPPORTED_FIELDS,
-                &format!("required_fields.{i}"),
-                "required field",
-            )?;
-            require_issue_id = true;
-        }
-
-        let max_subject_length = match map.get("max_subject_length") {
-            None | Some(Value::Null) => DEFAULT_MAX_SUBJECT,
-            Some(v) => match v.as_u64() {
-                Some(n) => usize::try_from(n).unwrap_or(usize::MAX),
-                None => {
-                    return Err(OracleConfigError::at(
-                        "max_subject_length",
-                        format!(
-                            "expected a whole number of characters (0 = no limit), found {}",
-                            match v {
-                                Value::Number(n) => n.to_string(),
-                                other => kind_of(other).to_string(),
-                            }
-                        ),
-                    ));
-                }
-            },
-        };
-
-        let ignore = match string_list(map, "ignore")? {
+        let require_issue_id = c
+            .required_fields
+            .is_some_and(|f| f.contains(&RequiredField::IssueId));
+        let max_subject_length = c.max_subject_length.map_or(DEFAULT_MAX_SUBJECT, |n| {
+            usize::try_from(n).unwrap_or(usize::MAX)
+        });
+        let ignore = match trimmed(c.ignore, "ignore")? {
             Some(list) => list
                 .iter()
                 .enumerate()

@@ -42,17 +42,32 @@
 //! assert_eq!(v.classify("Cargo.toml"), None);
 //! ```
 
-use crate::cfg::opt_bool;
 use crate::pathglob::Globs;
 use crate::workflow::git::{ChangedFile, FileStatus, project_dir_for, resolve_changes};
+use ahp_engine::oracle::Strings;
 use ahp_engine::{
     HookContext, Intensity, Oracle, OracleConfig, OracleConfigError, OracleError, Signal,
     async_trait,
 };
-use serde_json::Map;
+use schemars::JsonSchema;
+use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
-const KEYS: &[&str] = &["require_tests", "require_docs", "source", "tests", "docs"];
+/// CompletionVerifier's `config:` (see the [module documentation](self)).
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CompletionVerifierConfig {
+    /// A change to source files needs a change to tests (default true).
+    pub require_tests: Option<bool>,
+    /// …and to docs (default false).
+    pub require_docs: Option<bool>,
+    /// Globs of source files.
+    pub source: Option<Strings>,
+    /// Globs of test files.
+    pub tests: Option<Strings>,
+    /// Globs of documentation.
+    pub docs: Option<Strings>,
+}
 
 /// How many file names a message lists at most.
 const MAX_NAMED: usize = 5;
@@ -142,28 +157,25 @@ impl CompletionVerifier {
     /// assert_eq!(err.key.as_deref(), Some("tests.1"));
     /// ```
     pub fn from_config(cfg: OracleConfig<'_>) -> Result<Self, OracleConfigError> {
-        cfg.check_keys(KEYS)?;
-        let empty = Map::new();
-        let map = cfg.map()?.unwrap_or(&empty);
-        let require_tests = opt_bool(map, "", "require_tests")?.unwrap_or(true);
-        let require_docs = opt_bool(map, "", "require_docs")?.unwrap_or(false);
+        let c: CompletionVerifierConfig = cfg.parse()?;
+        let require_tests = c.require_tests.unwrap_or(true);
+        let require_docs = c.require_docs.unwrap_or(false);
         if !require_tests && !require_docs {
             return Err(OracleConfigError::whole(
                 "require_tests and require_docs are both false, so CompletionVerifier would never fire; set one of them to true or remove the entry",
             ));
         }
-        let globs = |key: &str, default: &[&str]| -> Result<Globs, OracleConfigError> {
-            match Globs::from_value(map.get(key), key)? {
-                Some(g) => Ok(g),
-                None => Globs::new(default, key),
-            }
+        let globs = |given: Option<Strings>, key: &str, default: &[&str]| match given {
+            Some(g) => Globs::new(&g.0, key),
+            None => Globs::new(default, key),
         };
+        let (source, tests, docs) = (c.source, c.tests, c.docs);
         Ok(CompletionVerifier {
             require_tests,
             require_docs,
-            source: globs("source", DEFAULT_SOURCE)?,
-            tests: globs("tests", DEFAULT_TESTS)?,
-            docs: globs("docs", DEFAULT_DOCS)?,
+            source: globs(source, "source", DEFAULT_SOURCE)?,
+            tests: globs(tests, "tests", DEFAULT_TESTS)?,
+            docs: globs(docs, "docs", DEFAULT_DOCS)?,
             project_dir: cfg.project_dir(),
         })
     }
