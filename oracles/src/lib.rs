@@ -198,6 +198,10 @@ pub fn register_builtins(registry: &mut Registry) {
     registry.set_config::<workflow::completion::CompletionVerifierConfig>("CompletionVerifier");
     registry
         .set_config::<workflow::commit_msg::CommitMessageValidatorConfig>("CommitMessageValidator");
+    registry.set_config::<workflow::retrospective::RetrospectiveGeneratorConfig>(
+        "RetrospectiveGenerator",
+    );
+    registry.set_config::<workflow::review::ReviewTriggerConfig>("ReviewTrigger");
     // Config keys holding commands: set by a project's committed policy,
     // they run only once the user trusted the project (`ahp trust`).
     registry.set_command_keys("ReviewTrigger", &["command"]);

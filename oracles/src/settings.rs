@@ -69,3 +69,57 @@ pub(crate) fn at_least(
         )),
     }
 }
+
+/// A number of milliseconds (`timeout_ms: 60000`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Millis(pub u64);
+
+impl<'de> Deserialize<'de> for Millis {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = Millis;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a whole number of milliseconds (e.g. 60000)")
+            }
+            fn visit_u64<E>(self, n: u64) -> Result<Millis, E> {
+                Ok(Millis(n))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl JsonSchema for Millis {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Millis".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({"type": "integer", "minimum": 1})
+    }
+}
+
+/// A time limit in milliseconds at `key` (a dotted path), from 1 to
+/// `max_ms`.
+pub(crate) fn timeout_ms(
+    value: Option<Millis>,
+    key: &str,
+    max_ms: u64,
+) -> Result<Option<std::time::Duration>, ahp_engine::OracleConfigError> {
+    match value {
+        None => Ok(None),
+        Some(Millis(ms)) if (1..=max_ms).contains(&ms) => {
+            Ok(Some(std::time::Duration::from_millis(ms)))
+        }
+        Some(Millis(ms)) => {
+            let name = key.rsplit('.').next().unwrap_or(key);
+            Err(ahp_engine::OracleConfigError::at(
+                key,
+                format!(
+                    "{ms} is out of range: `{name}` must be a whole number of milliseconds between 1 and {max_ms}"
+                ),
+            ))
+        }
+    }
+}

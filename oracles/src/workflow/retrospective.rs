@@ -66,11 +66,9 @@
 //! assert_eq!((m.signals, m.prompts), (1, 1));
 //! ```
 
-use crate::cfg::opt_bool;
 use crate::safe_write::write_in_project;
 use crate::template::Template;
 use crate::workflow::git::project_dir_for;
-use ahp_engine::oracle::kind_of;
 use ahp_engine::{
     Action, HookContext, Intensity, Oracle, OracleConfig, OracleConfigError, OracleError, Outcome,
     RunRecord, Signal, SignalResponse, async_trait,
@@ -78,8 +76,8 @@ use ahp_engine::{
 use ahp_signals_log::Record;
 use chrono::{DateTime, Utc};
 use regex::Regex;
-use serde::Serialize;
-use serde_json::{Map, Value};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -87,7 +85,21 @@ use std::sync::OnceLock;
 /// The signal type of the retrospective aid.
 pub const SIGNAL_TYPE: &str = "retrospective";
 
-const KEYS: &[&str] = &["generate_metrics", "archive_issue", "output", "log"];
+/// RetrospectiveGenerator's `config:` (see the [module documentation](self)).
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RetrospectiveGeneratorConfig {
+    /// The metrics from the signal log (default true).
+    pub generate_metrics: Option<bool>,
+    /// Move the closed issue to the archive (default false).
+    pub archive_issue: Option<bool>,
+    /// Where the retrospective is written (a template path).
+    #[schemars(length(min = 1))]
+    pub output: Option<String>,
+    /// The signal log read.
+    #[schemars(length(min = 1))]
+    pub log: Option<String>,
+}
 
 /// The heading of the section written into the issue file.
 pub const ISSUE_SECTION: &str = "## Retrospective";
@@ -545,28 +557,23 @@ impl RetrospectiveGenerator {
     /// assert_eq!(err.key.as_deref(), Some("output"));
     /// ```
     pub fn from_config(cfg: OracleConfig<'_>) -> Result<Self, OracleConfigError> {
-        cfg.check_keys(KEYS)?;
-        let empty = Map::new();
-        let map = cfg.map()?.unwrap_or(&empty);
-        let path = |key: &str| -> Result<Option<String>, OracleConfigError> {
-            match map.get(key) {
-                None | Some(Value::Null) => Ok(None),
-                Some(Value::String(s)) if !s.trim().is_empty() => Ok(Some(s.trim().to_string())),
-                Some(Value::String(_)) => Err(OracleConfigError::at(
-                    key,
-                    format!("`{key}` must not be empty; remove it for the default"),
-                )),
-                Some(other) => Err(OracleConfigError::at(
-                    key,
-                    format!("expected a path, found {}", kind_of(other)),
-                )),
-            }
-        };
+        let c: RetrospectiveGeneratorConfig = cfg.parse()?;
+        let path =
+            |value: Option<String>, key: &str| -> Result<Option<String>, OracleConfigError> {
+                match value {
+                    Some(s) if s.trim().is_empty() => Err(OracleConfigError::at(
+                        key,
+                        format!("`{key}` must not be empty; remove it for the default"),
+                    )),
+                    other => Ok(other.map(|s| s.trim().to_string())),
+                }
+            };
+        let (output, log) = (path(c.output, "output")?, path(c.log, "log")?);
         Ok(RetrospectiveGenerator {
-            generate_metrics: opt_bool(map, "", "generate_metrics")?.unwrap_or(true),
-            archive_issue: opt_bool(map, "", "archive_issue")?.unwrap_or(false),
-            output: path("output")?.map(|o| output_template(&o)).transpose()?,
-            log: path("log")?.unwrap_or_else(|| ahp_engine::paths::DEFAULT_LOG.into()),
+            generate_metrics: c.generate_metrics.unwrap_or(true),
+            archive_issue: c.archive_issue.unwrap_or(false),
+            output: output.map(|o| output_template(&o)).transpose()?,
+            log: log.unwrap_or_else(|| ahp_engine::paths::DEFAULT_LOG.into()),
             project_dir: cfg.project_dir(),
         })
     }

@@ -65,28 +65,40 @@
 //! # });
 //! ```
 
-use crate::cfg::{check_keys, opt_bool, opt_str};
 use crate::scripts::process::{self, ProcessError};
+use crate::settings::{Millis, timeout_ms};
 use crate::template::truncate;
-use ahp_engine::oracle::kind_of;
 use ahp_engine::{
     Evaluation, HookContext, Intensity, Oracle, OracleConfig, OracleConfigError, OracleError,
     Signal, async_trait,
 };
 use regex::Regex;
-use serde_json::{Map, Value};
+use schemars::JsonSchema;
+use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-const KEYS: &[&str] = &[
-    "notify_reviewers",
-    "create_pr",
-    "codeowners",
-    "reviewers",
-    "command",
-    "timeout_ms",
-];
+/// ReviewTrigger's `config:` (see the [module documentation](self)).
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReviewTriggerConfig {
+    /// Name the reviewers in the aid (default true).
+    pub notify_reviewers: Option<bool>,
+    /// Suggest opening a pull request (default false).
+    pub create_pr: Option<bool>,
+    /// A CODEOWNERS file, relative to the project root (default: the usual
+    /// places).
+    #[schemars(length(min = 1))]
+    pub codeowners: Option<String>,
+    /// Reviewers always asked: `@alice`, `@org/team`.
+    pub reviewers: Option<Vec<String>>,
+    /// A command run with the reviewers (needs `ahp trust` in a project).
+    #[schemars(length(min = 1))]
+    pub command: Option<String>,
+    /// The command's time limit in milliseconds.
+    pub timeout_ms: Option<Millis>,
+}
 
 /// Where a CODEOWNERS file is looked for, in order, under the project root.
 pub const CODEOWNERS_LOCATIONS: &[&str] = &["CODEOWNERS", ".github/CODEOWNERS", "docs/CODEOWNERS"];
@@ -353,13 +365,11 @@ impl ReviewTrigger {
     /// assert!(err.to_string().contains("did you mean `reviewers`"), "{err}");
     /// ```
     pub fn from_config(cfg: OracleConfig<'_>) -> Result<Self, OracleConfigError> {
-        let empty = Map::new();
-        let map = cfg.map()?.unwrap_or(&empty);
-        check_keys(map, "", KEYS)?;
+        let c: ReviewTriggerConfig = cfg.parse()?;
         let project_dir = cfg.project_dir();
-        let notify_reviewers = opt_bool(map, "", "notify_reviewers")?.unwrap_or(true);
-        let create_pr = opt_bool(map, "", "create_pr")?.unwrap_or(false);
-        let codeowners = match opt_str(map, "", "codeowners")? {
+        let notify_reviewers = c.notify_reviewers.unwrap_or(true);
+        let create_pr = c.create_pr.unwrap_or(false);
+        let codeowners = match c.codeowners.as_deref() {
             None => None,
             Some(p) if p.trim().is_empty() => {
                 return Err(OracleConfigError::at(
@@ -385,46 +395,22 @@ impl ReviewTrigger {
                 Some(path)
             }
         };
-        let reviewers = match map.get("reviewers") {
-            None | Some(Value::Null) => Vec::new(),
-            Some(Value::Array(list)) => {
-                let mut out = Vec::with_capacity(list.len());
-                for (i, v) in list.iter().enumerate() {
-                    match v.as_str().map(str::trim) {
-                        Some(s) if !s.is_empty() && !s.contains(char::is_whitespace) => {
-                            out.push(if s.contains('@') {
-                                s.to_string()
-                            } else {
-                                format!("@{s}")
-                            })
-                        }
-                        Some(_) => {
-                            return Err(OracleConfigError::at(
-                                format!("reviewers.{i}"),
-                                "expected one handle such as `@alice` or `@org/team`",
-                            ));
-                        }
-                        None => {
-                            return Err(OracleConfigError::at(
-                                format!("reviewers.{i}"),
-                                format!("expected a handle such as `@alice`, found {}", kind_of(v)),
-                            ));
-                        }
-                    }
-                }
-                out
-            }
-            Some(other) => {
+        let mut reviewers = Vec::new();
+        for (i, s) in c.reviewers.unwrap_or_default().iter().enumerate() {
+            let s = s.trim();
+            if s.is_empty() || s.contains(char::is_whitespace) {
                 return Err(OracleConfigError::at(
-                    "reviewers",
-                    format!(
-                        "expected a list of handles, e.g. `[\"@alice\", \"@org/team\"]`, found {}",
-                        kind_of(other)
-                    ),
+                    format!("reviewers.{i}"),
+                    "expected one handle such as `@alice` or `@org/team`",
                 ));
             }
-        };
-        let command = match opt_str(map, "", "command")? {
+            reviewers.push(if s.contains('@') {
+                s.to_string()
+            } else {
+                format!("@{s}")
+            });
+        }
+        let command = match c.command.as_deref() {
             None => None,
             Some(c) if c.trim().is_empty() => {
                 return Err(OracleConfigError::at(
@@ -434,11 +420,10 @@ impl ReviewTrigger {
             }
             Some(c) => Some(c.to_string()),
         };
-        let timeout_ms =
-            crate::scripts::command::opt_timeout_up_to(map, "", "timeout_ms", MAX_TIMEOUT_MS)?
-                .map_or(DEFAULT_TIMEOUT_MS, |d| {
-                    u64::try_from(d.as_millis()).unwrap_or(MAX_TIMEOUT_MS)
-                });
+        let timeout_ms = timeout_ms(c.timeout_ms, "timeout_ms", MAX_TIMEOUT_MS)?
+            .map_or(DEFAULT_TIMEOUT_MS, |d| {
+                u64::try_from(d.as_millis()).unwrap_or(MAX_TIMEOUT_MS)
+            });
         Ok(ReviewTrigger {
             notify_reviewers,
             create_pr,
