@@ -116,7 +116,7 @@ fn bad_settings_name_their_key() {
         (
             json!({"linters": [{"command": "x", "timeout_ms": -1}]}),
             Some("linters.0.timeout_ms"),
-            "between 1 and",
+            "whole number of milliseconds",
         ),
         (
             json!({"linters": ["x", {"command": "y", "name": "x"}]}),
@@ -126,7 +126,7 @@ fn bad_settings_name_their_key() {
         (
             json!({"linters": [3]}),
             Some("linters.0"),
-            "expected a linter map",
+            "expected a linter command or a map",
         ),
         (
             json!({"linters": [""]}),

@@ -153,14 +153,18 @@ fn bad_settings_name_their_key() {
             "coverage",
             "expected a map",
         ),
-        (json!({"junit": 3}), "junit", "expected a path or a list"),
+        (json!({"junit": 3}), "junit", "expected a string or a list"),
         (
             json!({"junit": ["a.xml", ""]}),
             "junit.1",
             "must not be empty",
         ),
-        (json!({"junit": ["a.xml", 7]}), "junit.1", "expected a path"),
-        (json!({"junit": "reports/[a.xml"}), "junit", "bad glob"),
+        (
+            json!({"junit": ["a.xml", 7]}),
+            "junit.1",
+            "expected a string",
+        ),
+        (json!({"junit": "reports/[a.xml"}), "junit.0", "bad glob"),
     ] {
         let e = config_error(config.clone());
         assert_eq!(e.key.as_deref(), Some(key), "{config}: {e}");

@@ -54,25 +54,85 @@
 //! assert_eq!(err.key.as_deref(), Some("linters.0.comand"));
 //! ```
 
-use crate::cfg::{as_map, check_keys, join, opt_bool, opt_str, req_str};
 use crate::scripts::command::{
-    changed_files, combined_output, exit_text, head_lines, opt_timeout, project_dir, relative_to,
-    run_command,
+    MAX_TIMEOUT_MS, changed_files, combined_output, exit_text, head_lines, project_dir,
+    relative_to, run_command,
 };
 use crate::scripts::process;
-use ahp_engine::oracle::kind_of;
+use crate::settings::{Millis, timeout_ms};
 use ahp_engine::{
     ControlPayload, Evaluation, HookContext, Modification, Oracle, OracleConfig, OracleConfigError,
     OracleError, Payload, Signal, async_trait,
 };
+use schemars::JsonSchema;
+use serde::Deserialize;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-const KEYS: &[&str] = &["linters", "auto_fix", "timeout_ms"];
-const LINTER_KEYS: &[&str] = &["name", "command", "fix", "timeout_ms"];
+/// LintChecker's `config:` (see the [module documentation](self)).
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LintCheckerConfig {
+    /// The linters: a command, or `{name, command, fix, timeout_ms}` (they
+    /// need `ahp trust` in a project).
+    #[schemars(length(min = 1))]
+    pub linters: Vec<LinterItem>,
+    /// Run the fixers of linters that fail (default false).
+    pub auto_fix: Option<bool>,
+    /// Each linter's time limit in milliseconds.
+    pub timeout_ms: Option<Millis>,
+}
+
+/// One linter: its command, or a map.
+#[derive(Debug, Clone, JsonSchema)]
+#[schemars(untagged)]
+pub enum LinterItem {
+    /// The command, which is also its name.
+    Command(String),
+    /// A named linter.
+    Spec(LinterSpec),
+}
+
+impl<'de> Deserialize<'de> for LinterItem {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = LinterItem;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a linter command or a map `{name, command, fix}`")
+            }
+            fn visit_str<E>(self, s: &str) -> Result<LinterItem, E> {
+                Ok(LinterItem::Command(s.to_string()))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                map: A,
+            ) -> Result<LinterItem, A::Error> {
+                LinterSpec::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+                    .map(LinterItem::Spec)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// The map form of a linter.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LinterSpec {
+    /// Shown in findings (default: the command).
+    pub name: Option<String>,
+    /// The lint command.
+    #[schemars(length(min = 1))]
+    pub command: String,
+    /// Its fixer.
+    pub fix: Option<String>,
+    /// Its time limit in milliseconds.
+    pub timeout_ms: Option<Millis>,
+}
 
 /// The default time limit of each linter and fixer: five minutes.
 pub const DEFAULT_TIMEOUT_MS: u64 = 300_000;
@@ -137,82 +197,69 @@ impl LintChecker {
     /// Builds the oracle from its `config:` map; every setting is checked
     /// here.
     pub fn from_config(cfg: OracleConfig<'_>) -> Result<Self, OracleConfigError> {
-        cfg.check_keys(KEYS)?;
         let example = "e.g. `linters: [{name: clippy, command: cargo clippy -- -D warnings}]`";
-        let Some(map) = cfg.map()? else {
-            return Err(OracleConfigError::whole(format!(
-                "LintChecker needs `linters`, {example}"
-            )));
-        };
-        let default_timeout = opt_timeout(map, "", "timeout_ms")?
+        let c: LintCheckerConfig = cfg.parse().map_err(|e| match e.key {
+            None if e.message == "missing `linters`" => {
+                OracleConfigError::whole(format!("LintChecker needs `linters`, {example}"))
+            }
+            _ => e,
+        })?;
+        let default_timeout = timeout_ms(c.timeout_ms, "timeout_ms", MAX_TIMEOUT_MS)?
             .unwrap_or(Duration::from_millis(DEFAULT_TIMEOUT_MS));
-        let auto_fix = opt_bool(map, "", "auto_fix")?.unwrap_or(false);
-        let items = match map.get("linters") {
-            None | Some(Value::Null) => {
-                return Err(OracleConfigError::whole(format!(
-                    "LintChecker needs `linters`, {example}"
-                )));
-            }
-            Some(Value::Array(items)) => items,
-            Some(other) => {
-                return Err(OracleConfigError::at(
-                    "linters",
-                    format!(
-                        "expected a list of linters, found {}; {example}",
-                        kind_of(other)
-                    ),
-                ));
-            }
-        };
-        if items.is_empty() {
+        let auto_fix = c.auto_fix.unwrap_or(false);
+        if c.linters.is_empty() {
             return Err(OracleConfigError::at(
                 "linters",
                 format!("the list is empty: add at least one linter, {example}"),
             ));
         }
         let mut linters: Vec<Linter> = Vec::new();
-        for (i, item) in items.iter().enumerate() {
-            let key = join("linters", &i.to_string());
+        for (i, item) in c.linters.into_iter().enumerate() {
+            let key = format!("linters.{i}");
             let linter = match item {
-                Value::String(s) if !s.trim().is_empty() => Linter {
+                LinterItem::Command(s) if !s.trim().is_empty() => Linter {
                     name: s.trim().to_string(),
                     command: s.trim().to_string(),
                     fix: None,
                     timeout: default_timeout,
                 },
-                Value::String(_) => {
+                LinterItem::Command(_) => {
                     return Err(OracleConfigError::at(
                         key,
                         format!("a linter command must not be empty; {example}"),
                     ));
                 }
-                other => {
-                    let m = as_map(other, &key, "a linter map `{name, command, fix}`")?;
-                    check_keys(m, &key, LINTER_KEYS)?;
-                    let command = req_str(m, &key, "command", "`command: cargo clippy`")?
-                        .trim()
-                        .to_string();
-                    let name = match opt_str(m, &key, "name")? {
+                LinterItem::Spec(m) => {
+                    let command = m.command.trim().to_string();
+                    if command.is_empty() {
+                        return Err(OracleConfigError::at(
+                            format!("{key}.command"),
+                            "`command` must not be empty, e.g. `command: cargo clippy`",
+                        ));
+                    }
+                    let name = match m.name {
                         Some(n) if !n.trim().is_empty() => n.trim().to_string(),
                         Some(_) => {
                             return Err(OracleConfigError::at(
-                                join(&key, "name"),
+                                format!("{key}.name"),
                                 "`name` must not be empty (leave it out to use the command)",
                             ));
                         }
                         None => command.clone(),
                     };
-                    let fix = match opt_str(m, &key, "fix")? {
+                    let fix = match m.fix {
                         Some(f) if !f.trim().is_empty() => Some(f.trim().to_string()),
                         Some(_) => {
                             return Err(OracleConfigError::at(
-                                join(&key, "fix"),
+                                format!("{key}.fix"),
                                 "`fix` must not be empty (leave it out when there is no fixer)",
                             ));
                         }
                         None => None,
                     };
-                    let timeout = opt_timeout(m, &key, "timeout_ms")?.unwrap_or(default_timeout);
+                    let timeout =
+                        timeout_ms(m.timeout_ms, &format!("{key}.timeout_ms"), MAX_TIMEOUT_MS)?
+                            .unwrap_or(default_timeout);
                     Linter {
                         name,
                         command,

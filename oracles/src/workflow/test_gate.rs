@@ -63,30 +63,52 @@
 pub mod coverage;
 pub mod junit;
 
-use crate::cfg::{as_map, check_keys, join, one_of, opt_bool, req_str};
 use crate::scripts::command::{
-    combined_output, exit_text, opt_timeout, project_dir, relative_to, run_command, tail_lines,
+    MAX_TIMEOUT_MS, combined_output, exit_text, project_dir, relative_to, run_command, tail_lines,
 };
-use ahp_engine::oracle::kind_of;
+use crate::settings::{Millis, timeout_ms};
+use ahp_engine::oracle::Strings;
 use ahp_engine::{
     Evaluation, HookContext, Intensity, Oracle, OracleConfig, OracleConfigError, OracleError,
     Severity, Signal, async_trait,
 };
 use coverage::{CoverageFormat, CoverageReport};
 use junit::JunitReport;
-use serde_json::Value;
+use schemars::JsonSchema;
+use serde::Deserialize;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-const KEYS: &[&str] = &[
-    "command",
-    "timeout_ms",
-    "require_all_pass",
-    "coverage_threshold",
-    "junit",
-    "coverage",
-];
-const COVERAGE_KEYS: &[&str] = &["format", "path"];
+/// TestGate's `config:` (see the [module documentation](self)).
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TestGateConfig {
+    /// The test command (needs `ahp trust` in a project).
+    #[schemars(length(min = 1))]
+    pub command: Option<String>,
+    /// Its time limit in milliseconds (default ten minutes).
+    pub timeout_ms: Option<Millis>,
+    /// Every test must pass (default true).
+    pub require_all_pass: Option<bool>,
+    /// The lowest line coverage accepted, in percent.
+    #[schemars(range(min = 0.0, max = 100.0))]
+    pub coverage_threshold: Option<f64>,
+    /// JUnit XML reports: a path or glob, or a list of them.
+    pub junit: Option<Strings>,
+    /// The coverage report read.
+    pub coverage: Option<CoverageSpec>,
+}
+
+/// `coverage:` of TestGate.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CoverageSpec {
+    /// The report's format.
+    pub format: CoverageFormat,
+    /// Its path, relative to the project root.
+    #[schemars(length(min = 1))]
+    pub path: String,
+}
 
 /// The default `timeout_ms`: ten minutes.
 pub const DEFAULT_TIMEOUT_MS: u64 = 600_000;
@@ -152,68 +174,42 @@ impl TestGate {
     /// Builds the oracle from its `config:` map; every setting is checked
     /// here.
     pub fn from_config(cfg: OracleConfig<'_>) -> Result<Self, OracleConfigError> {
-        cfg.check_keys(KEYS)?;
-        let empty = serde_json::Map::new();
-        let map = cfg.map()?.unwrap_or(&empty);
-        let command = match map.get("command") {
-            None | Some(Value::Null) => None,
-            Some(_) => Some(
-                req_str(map, "", "command", "`command: cargo test`")?
-                    .trim()
-                    .to_string(),
-            ),
-        };
-        let timeout = opt_timeout(map, "", "timeout_ms")?
-            .unwrap_or(Duration::from_millis(DEFAULT_TIMEOUT_MS));
-        let require_all_pass_given = opt_bool(map, "", "require_all_pass")?;
-        let require_all_pass = require_all_pass_given.unwrap_or(true);
-        let coverage_threshold = match map.get("coverage_threshold") {
-            None | Some(Value::Null) => None,
-            Some(Value::Number(n)) => match n.as_f64() {
-                Some(t) if (0.0..=100.0).contains(&t) => Some(t),
-                _ => {
-                    return Err(OracleConfigError::at(
-                        "coverage_threshold",
-                        format!("must be a percentage between 0 and 100 (e.g. 80), found {n}"),
-                    ));
-                }
-            },
-            Some(other) => {
+        let c: TestGateConfig = cfg.parse()?;
+        let command = match c.command {
+            Some(cmd) if cmd.trim().is_empty() => {
                 return Err(OracleConfigError::at(
-                    "coverage_threshold",
-                    format!(
-                        "expected a percentage between 0 and 100 (e.g. 80), found {}",
-                        kind_of(other)
-                    ),
+                    "command",
+                    "`command` must not be empty, e.g. `command: cargo test`",
                 ));
             }
+            other => other.map(|cmd| cmd.trim().to_string()),
         };
-        let junit = read_junit(map.get("junit"))?;
-        let coverage = match map.get("coverage") {
-            None | Some(Value::Null) => None,
-            Some(v) => {
-                let m = as_map(
-                    v,
-                    "coverage",
-                    "a map like `{format: lcov, path: lcov.info}`",
-                )?;
-                check_keys(m, "coverage", COVERAGE_KEYS)?;
-                let format = req_str(m, "coverage", "format", "`format: lcov`")?;
-                let format = one_of(
-                    format,
-                    &CoverageFormat::NAMES,
-                    "coverage.format",
-                    "coverage format",
-                )?;
-                let format = CoverageFormat::from_name(format).ok_or_else(|| {
-                    OracleConfigError::at("coverage.format", "unknown coverage format")
-                })?;
-                let path = req_str(m, "coverage", "path", "`path: target/lcov.info`")?;
-                Some(CoverageSource {
-                    format,
-                    path: path.trim().to_string(),
-                })
+        let timeout = timeout_ms(c.timeout_ms, "timeout_ms", MAX_TIMEOUT_MS)?
+            .unwrap_or(Duration::from_millis(DEFAULT_TIMEOUT_MS));
+        let require_all_pass_given = c.require_all_pass;
+        let require_all_pass = require_all_pass_given.unwrap_or(true);
+        let coverage_threshold = match c.coverage_threshold {
+            Some(t) if !(0.0..=100.0).contains(&t) => {
+                return Err(OracleConfigError::at(
+                    "coverage_threshold",
+                    format!("must be a percentage between 0 and 100 (e.g. 80), found {t}"),
+                ));
             }
+            other => other,
+        };
+        let junit = read_junit(c.junit)?;
+        let coverage = match c.coverage {
+            None => None,
+            Some(spec) if spec.path.trim().is_empty() => {
+                return Err(OracleConfigError::at(
+                    "coverage.path",
+                    "`path` must not be empty, e.g. `path: target/lcov.info`",
+                ));
+            }
+            Some(spec) => Some(CoverageSource {
+                format: spec.format,
+                path: spec.path.trim().to_string(),
+            }),
         };
         if command.is_none()
             && junit.is_empty()
@@ -476,51 +472,24 @@ impl TestGate {
     }
 }
 
-/// `junit`: one string or a list of non-empty strings.
-fn read_junit(v: Option<&Value>) -> Result<Vec<String>, OracleConfigError> {
+/// `junit`: globs of report paths, each checked.
+fn read_junit(given: Option<Strings>) -> Result<Vec<String>, OracleConfigError> {
     let example = "e.g. `junit: [target/junit.xml, reports/**/*.xml]`";
-    let list = match v {
-        None | Some(Value::Null) => return Ok(Vec::new()),
-        Some(Value::String(s)) => vec![(String::from("junit"), Value::String(s.clone()))],
-        Some(Value::Array(items)) => items
-            .iter()
-            .enumerate()
-            .map(|(i, v)| (join("junit", &i.to_string()), v.clone()))
-            .collect(),
-        Some(other) => {
+    let mut out = Vec::new();
+    for (i, s) in given.map(|g| g.0).unwrap_or_default().iter().enumerate() {
+        let key = format!("junit.{i}");
+        let s = s.trim().to_string();
+        if s.is_empty() {
             return Err(OracleConfigError::at(
-                "junit",
-                format!(
-                    "expected a path or a list of paths, found {}; {example}",
-                    kind_of(other)
-                ),
+                key,
+                format!("a report path must not be empty; {example}"),
             ));
         }
-    };
-    let mut out = Vec::new();
-    for (key, v) in list {
-        match v {
-            Value::String(s) if !s.trim().is_empty() => {
-                let s = s.trim().to_string();
-                globset::GlobBuilder::new(&s)
-                    .literal_separator(true)
-                    .build()
-                    .map_err(|e| OracleConfigError::at(&key, format!("bad glob `{s}`: {e}")))?;
-                out.push(s);
-            }
-            Value::String(_) => {
-                return Err(OracleConfigError::at(
-                    key,
-                    format!("a report path must not be empty; {example}"),
-                ));
-            }
-            other => {
-                return Err(OracleConfigError::at(
-                    key,
-                    format!("expected a path, found {}; {example}", kind_of(&other)),
-                ));
-            }
-        }
+        globset::GlobBuilder::new(&s)
+            .literal_separator(true)
+            .build()
+            .map_err(|e| OracleConfigError::at(&key, format!("bad glob `{s}`: {e}")))?;
+        out.push(s);
     }
     Ok(out)
 }

@@ -33,7 +33,8 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 
 /// The coverage report formats TestGate reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "kebab-case")]
 pub enum CoverageFormat {
     /// An lcov tracefile (`lcov`).
     Lcov,
