@@ -47,29 +47,68 @@
 //! assert_eq!(signals[0].header.signal_type, "rule");
 //! ```
 
-use crate::cfg::{as_map, check_keys, join, one_of, opt_str, req_str};
 use crate::template::{Template, truncate};
 use ahp_engine::condition::expr::{Expr, check_path};
 use ahp_engine::context_shape::{self as shape, Level, PathFinding, check_clause};
+use ahp_engine::oracle::Strings;
 use ahp_engine::oracle::kind_of;
 use ahp_engine::{
     HookContext, Intensity, ModOp, Modification, Oracle, OracleConfig, OracleConfigError,
     OracleError, Severity, Signal, async_trait,
 };
+use schemars::JsonSchema;
+use serde::Deserialize;
 use serde_json::Value;
 
-const TOP_KEYS: &[&str] = &["rules"];
-const RULE_KEYS: &[&str] = &[
-    "condition",
-    "intensity",
-    "message",
-    "resolution_path",
-    "type",
-    "id",
-    "severity",
-    "modifications",
-];
-const MOD_KEYS: &[&str] = &["target", "op", "value", "description"];
+/// Rules' `config:` (see the [module documentation](self)).
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RulesConfig {
+    /// The rules, each a condition and the signal it raises.
+    pub rules: Vec<RuleSpec>,
+}
+
+/// One rule of [`RulesConfig`].
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RuleSpec {
+    /// When the rule fires: an expression over the context
+    /// (`checklist.incomplete_count > 0`), or `true`.
+    #[schemars(length(min = 1))]
+    pub condition: String,
+    /// The signal's intensity (default block).
+    pub intensity: Option<Intensity>,
+    /// What is wrong and why (`{{path}}` inserts a context value).
+    #[schemars(length(min = 1))]
+    pub message: String,
+    /// How to fix it: one step or a list of steps.
+    pub resolution_path: Option<Strings>,
+    /// The signal's type (default: the id, else `rule`).
+    #[serde(rename = "type")]
+    pub signal_type: Option<String>,
+    /// The rule's name.
+    pub id: Option<String>,
+    /// How serious a prompt is (prompt rules only).
+    pub severity: Option<Severity>,
+    /// What a control rule changes (control rules only).
+    pub modifications: Option<Vec<ModificationSpec>>,
+}
+
+/// One change of a control rule.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ModificationSpec {
+    /// The context path changed (`tool.input.command`).
+    #[schemars(length(min = 1))]
+    pub target: String,
+    /// set (default), merge or remove.
+    pub op: Option<ModOp>,
+    /// The value set or merged in; a string may use `{{path}}`.
+    pub value: Option<Value>,
+    /// What the change does, for the agent.
+    pub description: Option<String>,
+}
+
 const RULE_EXAMPLE: &str =
     "`rules: [{condition: \"checklist.incomplete_count > 0\", message: \"items still open\"}]`";
 
@@ -150,25 +189,22 @@ impl Rules {
     /// assert!(err.message.contains("did you mean `condition`?"));
     /// ```
     pub fn from_config(cfg: OracleConfig<'_>) -> Result<Self, OracleConfigError> {
-        cfg.check_keys(TOP_KEYS)?;
-        let Some(list) = cfg.map()?.and_then(|m| m.get("rules")) else {
-            return Err(OracleConfigError::whole(format!(
-                "Rules needs a `rules` list, e.g. {RULE_EXAMPLE}"
-            )));
-        };
-        let Value::Array(items) = list else {
-            return Err(OracleConfigError::at(
-                "rules",
-                format!(
-                    "expected a list of rules, found {}; e.g. {RULE_EXAMPLE}",
-                    kind_of(list)
-                ),
-            ));
-        };
-        let rules = items
-            .iter()
+        let c: RulesConfig = cfg
+            .parse()
+            .map_err(|e| match (&e.key, e.message.as_str()) {
+                (None, "missing `rules`") => OracleConfigError::whole(format!(
+                    "Rules needs a `rules` list, e.g. {RULE_EXAMPLE}"
+                )),
+                (Some(k), m) if k == "rules" && m.starts_with("expected a list") => {
+                    OracleConfigError::at("rules", format!("{m}; e.g. {RULE_EXAMPLE}"))
+                }
+                _ => e,
+            })?;
+        let rules = c
+            .rules
+            .into_iter()
             .enumerate()
-            .map(|(i, item)| parse_rule(item, &format!("rules.{i}")))
+            .map(|(i, spec)| compile_rule(spec, &format!("rules.{i}")))
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Rules { rules })
     }
@@ -291,157 +327,96 @@ fn check_condition(e: &Expr, key: &str) -> Result<(), OracleConfigError> {
     Ok(())
 }
 
-fn parse_rule(item: &Value, prefix: &str) -> Result<Rule, OracleConfigError> {
-    let map = as_map(
-        item,
-        prefix,
-        "a rule like `{condition: \"…\", message: \"…\"}`",
-    )?;
-    check_keys(map, prefix, RULE_KEYS)?;
-
-    let src = req_str(
-        map,
-        prefix,
-        "condition",
-        "`condition: \"checklist.incomplete_count > 0\"` (or \"true\")",
-    )?;
+fn compile_rule(spec: RuleSpec, prefix: &str) -> Result<Rule, OracleConfigError> {
+    let join = |key: &str| format!("{prefix}.{key}");
+    let src = spec.condition.as_str();
+    if src.trim().is_empty() {
+        return Err(OracleConfigError::at(
+            join("condition"),
+            "`condition` must not be empty, e.g. `condition: \"checklist.incomplete_count > 0\"` (or \"true\")",
+        ));
+    }
     let condition = Expr::parse(src).map_err(|e| {
         OracleConfigError::at(
-            join(prefix, "condition"),
+            join("condition"),
             format!("invalid condition `{}`: {e}", truncate(src, 200)),
         )
     })?;
-    check_condition(&condition, &join(prefix, "condition"))?;
+    check_condition(&condition, &join("condition"))?;
 
-    let intensity = match opt_str(map, prefix, "intensity")? {
-        None => Intensity::Block,
-        Some(s) => {
-            match one_of(
-                s,
-                &["block", "control", "prompt", "aid"],
-                &join(prefix, "intensity"),
-                "intensity",
-            )? {
-                "control" => Intensity::Control,
-                "prompt" => Intensity::Prompt,
-                "aid" => Intensity::Aid,
-                _ => Intensity::Block,
-            }
+    let intensity = spec.intensity.unwrap_or(Intensity::Block);
+
+    if spec.message.trim().is_empty() {
+        return Err(OracleConfigError::at(
+            join("message"),
+            "`message` must not be empty, e.g. `message: \"what is wrong and why\"`",
+        ));
+    }
+    let message = template(&spec.message, &join("message"))?;
+
+    let has_resolution = spec.resolution_path.is_some();
+    let resolution_path = match spec.resolution_path {
+        None => Vec::new(),
+        Some(Strings(steps)) if steps.len() == 1 => {
+            vec![template(&steps[0], &join("resolution_path"))?]
         }
-    };
-
-    let message = template(
-        req_str(
-            map,
-            prefix,
-            "message",
-            "`message: \"what is wrong and why\"`",
-        )?,
-        &join(prefix, "message"),
-    )?;
-
-    let resolution_path = match map.get("resolution_path") {
-        None | Some(Value::Null) => Vec::new(),
-        Some(Value::String(s)) => vec![template(s, &join(prefix, "resolution_path"))?],
-        Some(Value::Array(steps)) => steps
+        Some(Strings(steps)) => steps
             .iter()
             .enumerate()
-            .map(|(j, step)| {
-                let key = format!("{prefix}.resolution_path.{j}");
-                match step {
-                    Value::String(s) => template(s, &key),
-                    other => Err(OracleConfigError::at(
-                        key,
-                        format!("expected a string (one step), found {}", kind_of(other)),
-                    )),
-                }
-            })
+            .map(|(j, step)| template(step, &format!("{prefix}.resolution_path.{j}")))
             .collect::<Result<_, _>>()?,
-        Some(other) => {
-            return Err(OracleConfigError::at(
-                join(prefix, "resolution_path"),
-                format!(
-                    "expected a list of steps (strings), found {}",
-                    kind_of(other)
-                ),
-            ));
-        }
     };
 
-    let id = opt_str(map, prefix, "id")?;
-    let signal_type = match opt_str(map, prefix, "type")? {
+    let id = spec.id.as_deref();
+    let signal_type = match spec.signal_type {
         Some(t) if t.trim().is_empty() => {
             return Err(OracleConfigError::at(
-                join(prefix, "type"),
+                join("type"),
                 "`type` must not be empty; leave it out for the default",
             ));
         }
-        Some(t) => t.to_string(),
+        Some(t) => t,
         None => id
             .filter(|i| !i.trim().is_empty())
             .unwrap_or("rule")
             .to_string(),
     };
 
-    let severity = match opt_str(map, prefix, "severity")? {
-        None => None,
-        Some(s) => {
-            if intensity != Intensity::Prompt {
-                return Err(OracleConfigError::at(
-                    join(prefix, "severity"),
-                    format!(
-                        "`severity` applies only to `intensity: prompt` rules; this rule is {intensity}"
-                    ),
-                ));
-            }
-            Some(
-                match one_of(
-                    s,
-                    &["low", "medium", "high"],
-                    &join(prefix, "severity"),
-                    "severity",
-                )? {
-                    "low" => Severity::Low,
-                    "high" => Severity::High,
-                    _ => Severity::Medium,
-                },
-            )
-        }
-    };
-
-    let modifications = match map.get("modifications") {
-        None | Some(Value::Null) => Vec::new(),
-        Some(Value::Array(ms)) => ms
-            .iter()
-            .enumerate()
-            .map(|(j, m)| parse_modification(m, &format!("{prefix}.modifications.{j}")))
-            .collect::<Result<Vec<_>, _>>()?,
-        Some(other) => {
+    let severity = match spec.severity {
+        Some(_) if intensity != Intensity::Prompt => {
             return Err(OracleConfigError::at(
-                join(prefix, "modifications"),
+                join("severity"),
                 format!(
-                    "expected a list of modifications like `{{target: tool.input.command, op: set, value: \"…\"}}`, found {}",
-                    kind_of(other)
+                    "`severity` applies only to `intensity: prompt` rules; this rule is {intensity}"
                 ),
             ));
         }
+        other => other,
     };
+
+    let modifications = spec
+        .modifications
+        .unwrap_or_default()
+        .into_iter()
+        .enumerate()
+        .map(|(j, m)| compile_modification(m, &format!("{prefix}.modifications.{j}")))
+        .collect::<Result<Vec<_>, _>>()?;
     match intensity {
         Intensity::Control if modifications.is_empty() => {
             return Err(OracleConfigError::at(
-                join(prefix, "modifications"),
+                join("modifications"),
                 "an `intensity: control` rule needs `modifications`, e.g. `[{target: tool.input.command, op: set, value: \"…\", description: \"…\"}]`",
             ));
         }
-        Intensity::Control if map.get("resolution_path").is_some_and(|v| !v.is_null()) => {
+        Intensity::Control if has_resolution => {
             return Err(OracleConfigError::at(
-                join(prefix, "resolution_path"),
+                join("resolution_path"),
                 "a control rule has no resolution path: describe each change in its modification's `description`",
             ));
         }
         other if other != Intensity::Control && !modifications.is_empty() => {
             return Err(OracleConfigError::at(
-                join(prefix, "modifications"),
+                join("modifications"),
                 format!(
                     "`modifications` apply only to `intensity: control` rules; this rule is {other}"
                 ),
@@ -461,33 +436,27 @@ fn parse_rule(item: &Value, prefix: &str) -> Result<Rule, OracleConfigError> {
     })
 }
 
-fn parse_modification(item: &Value, prefix: &str) -> Result<ModSpec, OracleConfigError> {
-    let map = as_map(
-        item,
-        prefix,
-        "a modification like `{target: tool.input.command, op: set, value: \"…\"}`",
-    )?;
-    check_keys(map, prefix, MOD_KEYS)?;
-    let target = req_str(map, prefix, "target", "`target: tool.input.command`")?.trim();
-    check_path(target).map_err(|m| OracleConfigError::at(join(prefix, "target"), m))?;
+fn compile_modification(m: ModificationSpec, prefix: &str) -> Result<ModSpec, OracleConfigError> {
+    let join = |key: &str| format!("{prefix}.{key}");
+    let target = m.target.trim();
+    if target.is_empty() {
+        return Err(OracleConfigError::at(
+            join("target"),
+            "`target` must not be empty, e.g. `target: tool.input.command`",
+        ));
+    }
+    check_path(target).map_err(|e| OracleConfigError::at(join("target"), e))?;
     // A target outside the context's shape is dropped when the context is
     // rebuilt (`tool.inptu.command`): the control would change nothing.
     if let Some(f) = certain(shape::check_path(target)) {
-        return Err(OracleConfigError::at(join(prefix, "target"), described(f)));
+        return Err(OracleConfigError::at(join("target"), described(f)));
     }
-    let op = match opt_str(map, prefix, "op")? {
-        None => ModOp::Set,
-        Some(s) => match one_of(s, &["set", "merge", "remove"], &join(prefix, "op"), "op")? {
-            "merge" => ModOp::Merge,
-            "remove" => ModOp::Remove,
-            _ => ModOp::Set,
-        },
-    };
-    let value = match (op, map.get("value")) {
+    let op = m.op.unwrap_or(ModOp::Set);
+    let value = match (op, m.value.as_ref()) {
         (ModOp::Remove, None) => None,
         (ModOp::Remove, Some(_)) => {
             return Err(OracleConfigError::at(
-                join(prefix, "value"),
+                join("value"),
                 "`op: remove` takes no `value`",
             ));
         }
@@ -502,15 +471,16 @@ fn parse_modification(item: &Value, prefix: &str) -> Result<ModSpec, OracleConfi
         }
         (ModOp::Merge, Some(v)) if !v.is_object() => {
             return Err(OracleConfigError::at(
-                join(prefix, "value"),
+                join("value"),
                 format!("`op: merge` needs a map to merge in, found {}", kind_of(v)),
             ));
         }
-        (_, Some(Value::String(s))) => Some(ValueSpec::Text(template(s, &join(prefix, "value"))?)),
+        (_, Some(Value::String(s))) => Some(ValueSpec::Text(template(s, &join("value"))?)),
         (_, Some(v)) => Some(ValueSpec::Json(v.clone())),
     };
-    let description = opt_str(map, prefix, "description")?
-        .map(|d| template(d, &join(prefix, "description")))
+    let description = m
+        .description
+        .map(|d| template(&d, &join("description")))
         .transpose()?;
     Ok(ModSpec {
         target: target.to_string(),
