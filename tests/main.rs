@@ -20,6 +20,7 @@ mod issue_workflow;
 mod layers;
 mod readme;
 mod retrospective;
+mod schema;
 mod script_hooks;
 mod secrets_in_log;
 mod security;

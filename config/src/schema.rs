@@ -267,20 +267,37 @@ pub fn hooks_schema(registry: &Registry) -> Value {
         return Value::Null;
     };
     let mut names = Vec::new();
-    let mut branches = Vec::new();
+    let mut configs = Vec::new();
     // A hooks file cannot name the oracle of HOOK.md hooks.
     for info in registry.iter().filter(|i| i.name != SCRIPT_ORACLE) {
-        let forms = json!([info.name, info.kebab]);
         names.extend([info.name.clone(), info.kebab.clone()]);
-        let Some(config) = registry.config_schema(&info.name, &mut generator) else {
-            continue;
-        };
-        branches.push(json!({
-            "if": {"properties": {"oracle": {"enum": forms}}, "required": ["oracle"]},
-            "then": {"properties": {"config": {"anyOf": [{"type": "null"}, config]}}},
-        }));
+        if let Some(config) = registry.config_schema(&info.name, &mut generator) {
+            configs.push((json!([info.name, info.kebab]), config.to_value()));
+        }
     }
     let definitions = generator.definitions().clone();
+    // An oracle whose settings have required keys needs its `config`.
+    let needs_config = |config: &Value| {
+        let target = match config["$ref"].as_str() {
+            Some(r) => definitions
+                .get(r.trim_start_matches("#/definitions/"))
+                .unwrap_or(&Value::Null),
+            None => config,
+        };
+        target["required"].as_array().is_some_and(|r| !r.is_empty())
+    };
+    let branches: Vec<Value> = configs
+        .into_iter()
+        .map(|(forms, config)| {
+            let when = json!({"properties": {"oracle": {"enum": forms}}, "required": ["oracle"]});
+            let then = if needs_config(&config) {
+                json!({"properties": {"config": config}, "required": ["config"]})
+            } else {
+                json!({"properties": {"config": {"anyOf": [{"type": "null"}, config]}}})
+            };
+            json!({"if": when, "then": then})
+        })
+        .collect();
     if let Some(defs) = root["definitions"].as_object_mut() {
         defs.extend(definitions);
     }

@@ -43,42 +43,6 @@ pub(crate) fn opt_str<'a>(
     }
 }
 
-/// A required, non-empty string.
-pub(crate) fn req_str<'a>(
-    map: &'a Map<String, Value>,
-    prefix: &str,
-    key: &str,
-    example: &str,
-) -> Result<&'a str, OracleConfigError> {
-    match opt_str(map, prefix, key)? {
-        Some(s) if !s.trim().is_empty() => Ok(s),
-        Some(_) => Err(OracleConfigError::at(
-            join(prefix, key),
-            format!("`{key}` must not be empty, e.g. {example}"),
-        )),
-        None => Err(OracleConfigError::at(
-            prefix,
-            format!("missing `{key}`, e.g. {example}"),
-        )),
-    }
-}
-
-/// An optional boolean.
-pub(crate) fn opt_bool(
-    map: &Map<String, Value>,
-    prefix: &str,
-    key: &str,
-) -> Result<Option<bool>, OracleConfigError> {
-    match map.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::Bool(b)) => Ok(Some(*b)),
-        Some(other) => Err(OracleConfigError::at(
-            join(prefix, key),
-            format!("expected true or false, found {}", kind_of(other)),
-        )),
-    }
-}
-
 /// One of `names` (case-insensitive), with a "did you mean" when not.
 pub(crate) fn one_of<'n>(
     value: &str,

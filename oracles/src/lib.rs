@@ -205,6 +205,7 @@ pub fn register_builtins(registry: &mut Registry) {
     registry.set_config::<workflow::test_gate::TestGateConfig>("TestGate");
     registry.set_config::<workflow::lint::LintCheckerConfig>("LintChecker");
     registry.set_config::<policy::rules::RulesConfig>("Rules");
+    registry.set_config::<policy::security::SecurityScannerConfig>("SecurityScanner");
     // Config keys holding commands: set by a project's committed policy,
     // they run only once the user trusted the project (`ahp trust`).
     registry.set_command_keys("ReviewTrigger", &["command"]);

@@ -8,9 +8,7 @@
 //! leading `./` or `/` is ignored.
 
 use ahp_engine::OracleConfigError;
-use ahp_engine::oracle::kind_of;
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
-use serde_json::Value;
 
 /// A compiled list of globs, keeping the patterns for messages.
 #[derive(Debug, Clone)]
@@ -56,43 +54,6 @@ impl Globs {
         })
     }
 
-    /// Reads a list of globs (or one glob as a string) at `key`; `None`
-    /// when absent or null.
-    pub(crate) fn from_value(
-        value: Option<&Value>,
-        key: &str,
-    ) -> Result<Option<Globs>, OracleConfigError> {
-        match value {
-            None | Some(Value::Null) => Ok(None),
-            Some(Value::String(s)) => Globs::new(&[s.as_str()], key).map(Some),
-            Some(Value::Array(items)) => {
-                let mut patterns = Vec::with_capacity(items.len());
-                for (i, item) in items.iter().enumerate() {
-                    match item {
-                        Value::String(s) => patterns.push(s.clone()),
-                        other => {
-                            return Err(OracleConfigError::at(
-                                format!("{key}.{i}"),
-                                format!(
-                                    "expected a glob string like `src/**`, found {}",
-                                    kind_of(other)
-                                ),
-                            ));
-                        }
-                    }
-                }
-                Globs::new(&patterns, key).map(Some)
-            }
-            Some(other) => Err(OracleConfigError::at(
-                key,
-                format!(
-                    "expected a list of globs like [\"src/**\"], found {}",
-                    kind_of(other)
-                ),
-            )),
-        }
-    }
-
     /// Whether `path` (relative, `/`-separated) matches any glob.
     pub(crate) fn is_match(&self, path: &str) -> bool {
         !self.patterns.is_empty() && self.set.is_match(path.trim_start_matches("./"))
@@ -135,10 +96,6 @@ mod tests {
         let err = Globs::new(&["ok/**", "[unclosed"], "exclude").unwrap_err();
         assert_eq!(err.key.as_deref(), Some("exclude.1"));
         assert!(err.message.contains("invalid glob `[unclosed`"), "{err}");
-        let err = Globs::from_value(Some(&serde_json::json!([1])), "tests").unwrap_err();
-        assert_eq!(err.key.as_deref(), Some("tests.0"));
-        let err = Globs::from_value(Some(&serde_json::json!({})), "tests").unwrap_err();
-        assert!(err.message.contains("expected a list of globs"), "{err}");
     }
 
     #[test]

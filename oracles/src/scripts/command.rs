@@ -18,15 +18,6 @@ pub(crate) const MAX_TIMEOUT_MS: u64 = 86_400_000;
 /// How many characters of one output line a signal shows.
 pub(crate) const MAX_LINE: usize = 300;
 
-/// Reads a timeout in milliseconds (a positive integer up to a day).
-pub(crate) fn opt_timeout(
-    map: &Map<String, Value>,
-    prefix: &str,
-    key: &str,
-) -> Result<Option<Duration>, OracleConfigError> {
-    opt_timeout_up_to(map, prefix, key, MAX_TIMEOUT_MS)
-}
-
 /// Reads a timeout in milliseconds, from 1 to `max_ms`.
 pub(crate) fn opt_timeout_up_to(
     map: &Map<String, Value>,
@@ -742,12 +733,15 @@ mod tests {
         let map = serde_json::json!({"a": 5, "b": 0, "c": "5", "d": 1.5});
         let map = map.as_object().unwrap();
         assert_eq!(
-            opt_timeout(map, "", "a").unwrap(),
+            opt_timeout_up_to(map, "", "a", MAX_TIMEOUT_MS).unwrap(),
             Some(Duration::from_millis(5))
         );
-        assert_eq!(opt_timeout(map, "", "z").unwrap(), None);
+        assert_eq!(
+            opt_timeout_up_to(map, "", "z", MAX_TIMEOUT_MS).unwrap(),
+            None
+        );
         for k in ["b", "c", "d"] {
-            let e = opt_timeout(map, "x", k).unwrap_err();
+            let e = opt_timeout_up_to(map, "x", k, MAX_TIMEOUT_MS).unwrap_err();
             assert_eq!(e.key.as_deref(), Some(format!("x.{k}").as_str()));
         }
     }

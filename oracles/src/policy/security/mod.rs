@@ -88,17 +88,19 @@
 
 mod detectors;
 
-use crate::cfg::{check_keys, join, one_of, opt_bool, opt_str};
+use crate::cfg::one_of;
 use crate::pathglob::Globs;
 use crate::workflow::git::{FileStatus, project_dir_for, resolve_changes};
-use ahp_engine::oracle::kind_of;
+use ahp_engine::oracle::Strings;
 use ahp_engine::pattern::KeywordGate;
 use ahp_engine::{
     Evaluation, HookContext, Intensity, Oracle, OracleConfig, OracleConfigError, OracleError,
     Severity, Signal, async_trait,
 };
 use detectors::{Detector, Kind};
-use serde_json::{Map, Value};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::Value;
 use sha2::{Digest, Sha256};
 use std::collections::BTreeSet;
 use std::io::Read;
@@ -123,19 +125,94 @@ const MAX_LISTED: usize = 10;
 /// How many characters of a code finding are shown.
 const MAX_SHOWN: usize = 80;
 
-const KEYS: &[&str] = &[
-    "rules",
-    "severity_threshold",
-    "skip",
-    "allow",
-    "entropy_threshold",
-    "scan_test_assignments",
-    "max_file_bytes",
-];
-const CUSTOM_KEYS: &[&str] = &["id", "pattern", "severity", "message", "secret"];
+/// SecurityScanner's `config:` (see the [module documentation](self)).
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SecurityScannerConfig {
+    /// The rules run: built-in ones by name, your own as maps (default:
+    /// every built-in rule).
+    pub rules: Option<Vec<ScanRule>>,
+    /// Findings at or above this block; below, they prompt (default high).
+    pub severity_threshold: Option<SecuritySeverity>,
+    /// Globs of files not scanned.
+    pub skip: Option<Strings>,
+    /// Fingerprints of findings accepted (16 hex digits, as printed).
+    pub allow: Option<Vec<String>>,
+    /// Bits per character above which a value looks random (default 3.5).
+    #[schemars(range(min = 0.0, max = 8.0))]
+    pub entropy_threshold: Option<f64>,
+    /// Scan assignments in test files too (default false).
+    pub scan_test_assignments: Option<bool>,
+    /// Larger files are not scanned (default 2000000).
+    #[schemars(range(min = 1))]
+    pub max_file_bytes: Option<u64>,
+}
+
+/// One entry of `rules:`: a built-in rule's name, or a rule of your own.
+#[derive(Debug, Clone)]
+pub enum ScanRule {
+    /// One of [`BUILTIN_RULES`].
+    Builtin(String),
+    /// A rule of your own.
+    Custom(CustomRule),
+}
+
+/// A SecurityScanner rule of your own.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CustomRule {
+    /// Its name, in findings (not a built-in rule's).
+    #[schemars(length(min = 1))]
+    pub id: String,
+    /// The regex it finds.
+    #[schemars(length(min = 1))]
+    pub pattern: String,
+    /// How serious a finding is (default high).
+    pub severity: Option<SecuritySeverity>,
+    /// What a finding says (default: the id).
+    pub message: Option<String>,
+    /// The match is a secret: masked in findings and the log.
+    pub secret: Option<bool>,
+}
+
+impl<'de> Deserialize<'de> for ScanRule {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = ScanRule;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                write!(
+                    f,
+                    "a built-in rule name ({}) or a map {{id, pattern, severity, message}}",
+                    BUILTIN_RULES.join(", ")
+                )
+            }
+            fn visit_str<E>(self, s: &str) -> Result<ScanRule, E> {
+                Ok(ScanRule::Builtin(s.to_string()))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<ScanRule, A::Error> {
+                CustomRule::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+                    .map(ScanRule::Custom)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl JsonSchema for ScanRule {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "ScanRule".into()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let custom = generator.subschema_for::<CustomRule>();
+        schemars::json_schema!({"anyOf": [{"enum": BUILTIN_RULES}, custom]})
+    }
+}
 
 /// The severity of a finding. Ordered: `Low < Medium < High < Critical`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
 pub enum SecuritySeverity {
     /// Worth knowing.
     Low,
@@ -163,26 +240,6 @@ impl SecuritySeverity {
             SecuritySeverity::Medium => "medium",
             SecuritySeverity::High => "high",
             SecuritySeverity::Critical => "critical",
-        }
-    }
-
-    fn parse(value: &Value, key: &str) -> Result<SecuritySeverity, OracleConfigError> {
-        let names: Vec<&str> = Self::ALL.iter().map(|s| s.as_str()).collect();
-        match value {
-            Value::String(s) => {
-                let n = one_of(s, &names, key, "severity")?;
-                Ok(Self::ALL
-                    .into_iter()
-                    .find(|x| x.as_str() == n)
-                    .unwrap_or(SecuritySeverity::High))
-            }
-            other => Err(OracleConfigError::at(
-                key,
-                format!(
-                    "expected one of low, medium, high, critical, found {}",
-                    kind_of(other)
-                ),
-            )),
         }
     }
 
@@ -294,9 +351,7 @@ impl SecurityScanner {
     /// assert_eq!(err.key.as_deref(), Some("rules.0.pattern"));
     /// ```
     pub fn from_config(cfg: OracleConfig<'_>) -> Result<Self, OracleConfigError> {
-        cfg.check_keys(KEYS)?;
-        let empty = Map::new();
-        let map = cfg.map()?.unwrap_or(&empty);
+        let c: SecurityScannerConfig = cfg.parse()?;
         let mut detectors = Vec::new();
         let mut key_files = None;
         let builtin = |name: &str| {
@@ -304,19 +359,19 @@ impl SecurityScanner {
                 OracleConfigError::whole(format!("built-in rule `{name}` does not compile: {e}"))
             })
         };
-        match map.get("rules") {
-            None | Some(Value::Null) => {
+        match c.rules {
+            None => {
                 for name in BUILTIN_RULES {
                     detectors.extend(builtin(name)?);
                 }
                 key_files = Some(detectors::key_file_name());
             }
-            Some(Value::Array(items)) => {
+            Some(items) => {
                 let mut seen = BTreeSet::new();
                 for (i, item) in items.iter().enumerate() {
                     let key = format!("rules.{i}");
                     let id = match item {
-                        Value::String(s) => {
+                        ScanRule::Builtin(s) => {
                             let name = one_of(s, &BUILTIN_RULES, &key, "rule")?;
                             detectors.extend(builtin(name)?);
                             if name == "no-private-keys" {
@@ -324,21 +379,11 @@ impl SecurityScanner {
                             }
                             name.to_string()
                         }
-                        Value::Object(m) => {
-                            let d = custom_rule(m, &key)?;
+                        ScanRule::Custom(rule) => {
+                            let d = custom_rule(rule, &key)?;
                             let id = d.rule.clone();
                             detectors.push(d);
                             id
-                        }
-                        other => {
-                            return Err(OracleConfigError::at(
-                                key,
-                                format!(
-                                    "expected a built-in rule name ({}) or a map {{id, pattern, severity, message}}, found {}",
-                                    BUILTIN_RULES.join(", "),
-                                    kind_of(other)
-                                ),
-                            ));
                         }
                     };
                     if !seen.insert(id.clone()) {
@@ -348,15 +393,6 @@ impl SecurityScanner {
                         ));
                     }
                 }
-            }
-            Some(other) => {
-                return Err(OracleConfigError::at(
-                    "rules",
-                    format!(
-                        "expected a list of rules, e.g. [no-secrets, no-private-keys], found {}",
-                        kind_of(other)
-                    ),
-                ));
             }
         }
         // `no-secrets` carries the private key detector for when
@@ -369,76 +405,40 @@ impl SecurityScanner {
             detectors.retain(|d| !(d.rule == "no-secrets" && d.kind == Kind::PrivateKey));
         }
         let gate = Gate::new(&detectors);
-        let threshold = match map.get("severity_threshold") {
-            None | Some(Value::Null) => SecuritySeverity::High,
-            Some(v) => SecuritySeverity::parse(v, "severity_threshold")?,
-        };
-        let skip = Globs::from_value(map.get("skip"), "skip")?;
+        let threshold = c.severity_threshold.unwrap_or(SecuritySeverity::High);
+        let skip = c.skip.map(|g| Globs::new(&g.0, "skip")).transpose()?;
         let mut allow = BTreeSet::new();
-        match map.get("allow") {
-            None | Some(Value::Null) => {}
-            Some(Value::Array(items)) => {
-                for (i, item) in items.iter().enumerate() {
-                    let key = format!("allow.{i}");
-                    let fp = item.as_str().map(|s| s.trim().to_ascii_lowercase());
-                    match fp {
-                        Some(fp) if fp.len() == 16 && fp.bytes().all(|b| b.is_ascii_hexdigit()) => {
-                            allow.insert(fp);
-                        }
-                        _ => {
-                            return Err(OracleConfigError::at(
-                                key,
-                                format!(
-                                    "expected a fingerprint of 16 hex digits as printed in a finding (e.g. `5d41402abc4b2a76`), found {}",
-                                    match item {
-                                        Value::String(s) => format!("`{s}`"),
-                                        other => kind_of(other).to_string(),
-                                    }
-                                ),
-                            ));
-                        }
-                    }
-                }
-            }
-            Some(other) => {
+        for (i, item) in c.allow.unwrap_or_default().iter().enumerate() {
+            let fp = item.trim().to_ascii_lowercase();
+            if fp.len() != 16 || !fp.bytes().all(|b| b.is_ascii_hexdigit()) {
                 return Err(OracleConfigError::at(
-                    "allow",
-                    format!("expected a list of fingerprints, found {}", kind_of(other)),
+                    format!("allow.{i}"),
+                    format!(
+                        "expected a fingerprint of 16 hex digits as printed in a finding (e.g. `5d41402abc4b2a76`), found `{item}`"
+                    ),
                 ));
             }
+            allow.insert(fp);
         }
-        let entropy_threshold = match map.get("entropy_threshold") {
-            None | Some(Value::Null) => 3.5,
-            Some(v) => match v.as_f64() {
-                Some(x) if (0.0..=8.0).contains(&x) => x,
-                _ => {
-                    return Err(OracleConfigError::at(
-                        "entropy_threshold",
-                        format!(
-                            "expected bits per character between 0 and 8 (e.g. 3.5), found {}",
-                            match v {
-                                Value::Number(n) => n.to_string(),
-                                other => kind_of(other).to_string(),
-                            }
-                        ),
-                    ));
-                }
-            },
+        let entropy_threshold = match c.entropy_threshold {
+            None => 3.5,
+            Some(x) if (0.0..=8.0).contains(&x) => x,
+            Some(x) => {
+                return Err(OracleConfigError::at(
+                    "entropy_threshold",
+                    format!("expected bits per character between 0 and 8 (e.g. 3.5), found {x}"),
+                ));
+            }
         };
-        let max_file_bytes = match map.get("max_file_bytes") {
-            None | Some(Value::Null) => 2_000_000,
-            Some(v) => match v.as_u64() {
-                Some(n) if n >= 1 => n,
-                _ => {
-                    return Err(OracleConfigError::at(
-                        "max_file_bytes",
-                        format!(
-                            "expected a whole number of bytes of at least 1 (e.g. 2000000), found {}",
-                            kind_of(v)
-                        ),
-                    ));
-                }
-            },
+        let max_file_bytes = match c.max_file_bytes {
+            None => 2_000_000,
+            Some(0) => {
+                return Err(OracleConfigError::at(
+                    "max_file_bytes",
+                    "expected a whole number of bytes of at least 1 (e.g. 2000000), found 0",
+                ));
+            }
+            Some(n) => n,
         };
         Ok(SecurityScanner {
             detectors,
@@ -448,7 +448,7 @@ impl SecurityScanner {
             skip,
             allow,
             entropy_threshold,
-            scan_test_assignments: opt_bool(map, "", "scan_test_assignments")?.unwrap_or(false),
+            scan_test_assignments: c.scan_test_assignments.unwrap_or(false),
             max_file_bytes,
             project_dir: cfg.project_dir(),
         })
@@ -998,26 +998,35 @@ impl Gate {
 }
 
 /// A custom rule `{id, pattern, severity, message, secret}` at `key`.
-fn custom_rule(m: &Map<String, Value>, key: &str) -> Result<Detector, OracleConfigError> {
-    check_keys(m, key, CUSTOM_KEYS)?;
-    let id = crate::cfg::req_str(m, key, "id", "`id: no-internal-hosts`")?.trim();
+fn custom_rule(rule: &CustomRule, key: &str) -> Result<Detector, OracleConfigError> {
+    let join = |k: &str| format!("{key}.{k}");
+    let id = rule.id.trim();
+    if id.is_empty() {
+        return Err(OracleConfigError::at(
+            join("id"),
+            "`id` must not be empty, e.g. `id: no-internal-hosts`",
+        ));
+    }
     if BUILTIN_RULES.contains(&id) {
         return Err(OracleConfigError::at(
-            join(key, "id"),
+            join("id"),
             format!("`{id}` is a built-in rule; list it by name, or give your rule another id"),
         ));
     }
-    let pattern = crate::cfg::req_str(m, key, "pattern", r"`pattern: '\binternal\.corp\b'`")?;
+    let pattern = rule.pattern.as_str();
+    if pattern.trim().is_empty() {
+        return Err(OracleConfigError::at(
+            join("pattern"),
+            r"`pattern` must not be empty, e.g. `pattern: '\binternal\.corp\b'`",
+        ));
+    }
     let re = regex::bytes::RegexBuilder::new(pattern)
         .size_limit(detectors::REGEX_SIZE_LIMIT)
         .build()
-        .map_err(|e| OracleConfigError::at(join(key, "pattern"), format!("invalid regex: {e}")))?;
-    let severity = match m.get("severity") {
-        None | Some(Value::Null) => SecuritySeverity::High,
-        Some(v) => SecuritySeverity::parse(v, &join(key, "severity"))?,
-    };
-    let message = opt_str(m, key, "message")?.unwrap_or(id).to_string();
-    let secret = opt_bool(m, key, "secret")?.unwrap_or(false);
+        .map_err(|e| OracleConfigError::at(join("pattern"), format!("invalid regex: {e}")))?;
+    let severity = rule.severity.unwrap_or(SecuritySeverity::High);
+    let message = rule.message.as_deref().unwrap_or(id).to_string();
+    let secret = rule.secret.unwrap_or(false);
     Ok(Detector {
         rule: id.to_string(),
         what: message,
