@@ -10,8 +10,8 @@ round, `/bin/true`, the bash script alone, and every build on A and on B,
 each with the payload file as stdin (posix_spawn, no shell). Interleaving
 spreads the machine's drift over all commands alike, so the ratios between
 them hold even when absolute times move. Each build is copied first (as
-`cargo install` does) and gets its own parse cache, so builds do not evict
-each other's entries.
+`cargo install` does) and gets its own cache directory, so that older
+builds, which kept a parse cache there, do not evict each other's entries.
 
 Prints the median and the 10th and 90th percentiles of each command, each
 build's ratio to `/bin/true` on A, and its overhead over the script on B,
