@@ -55,20 +55,31 @@ impl Oracle for CommandLength {
     }
 }
 
+/// `CommandLength`'s `config:`; `ahp schema` describes it, and a key it
+/// does not have is an error with a "did you mean".
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CommandLengthConfig {
+    /// Longer commands prompt (default 200).
+    #[schemars(range(min = 1))]
+    pub max_chars: Option<usize>,
+}
+
 /// Adds `CommandLength` to a registry.
 pub fn register(registry: &mut Registry) {
     registry.register(
         "CommandLength",
         "prompts on shell commands longer than max_chars",
         |cfg: OracleConfig<'_>| {
-            cfg.check_keys(&["max_chars"])?;
-            let max_chars: usize = cfg.get("max_chars")?.unwrap_or(200);
+            let settings: CommandLengthConfig = cfg.parse()?;
+            let max_chars = settings.max_chars.unwrap_or(200);
             if max_chars == 0 {
                 return Err(OracleConfigError::at("max_chars", "must be at least 1"));
             }
             Ok(Arc::new(CommandLength { max_chars }) as Arc<dyn Oracle>)
         },
     );
+    registry.set_config::<CommandLengthConfig>("CommandLength");
 }
 
 #[allow(dead_code)]

@@ -65,8 +65,13 @@ fn registry(trail: &Trail) -> Registry {
     let mut r = ahp::default_registry();
     let t = Arc::clone(trail);
     r.register("Mark", "records its run", move |cfg: OracleConfig<'_>| {
-        cfg.check_keys(&["name"])?;
-        let name: String = cfg.get("name")?.unwrap_or_default();
+        #[derive(serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct MarkConfig {
+            #[serde(default)]
+            name: String,
+        }
+        let name = cfg.parse::<MarkConfig>()?.name;
         Ok(Arc::new(Mark {
             name,
             trail: Arc::clone(&t),
@@ -77,7 +82,13 @@ fn registry(trail: &Trail) -> Registry {
         Ok(Arc::new(Rendezvous(Arc::clone(&barrier))) as Arc<dyn Oracle>)
     });
     r.register("Broken", "fails", |cfg: OracleConfig<'_>| {
-        let how: String = cfg.get("how")?.unwrap_or_default();
+        #[derive(serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct BrokenConfig {
+            #[serde(default)]
+            how: String,
+        }
+        let how = cfg.parse::<BrokenConfig>()?.how;
         let f = match how.as_str() {
             "panic" => Failure::Panic,
             "hang" => Failure::Hang,

@@ -4,8 +4,7 @@
 
 use crate::source::ConfigError;
 use crate::yaml::{Node, NodeValue};
-use ahp_engine::{EscalationRule, Intensity, ScopeKind};
-use std::collections::BTreeMap;
+use ahp_engine::{EscalationRule, ScopeKind};
 use std::time::Duration;
 
 /// Keys of one `escalation:` rule.
@@ -205,35 +204,4 @@ pub fn compile_rules(lists: &[Node]) -> Result<Vec<EscalationRule>, Vec<ConfigEr
     } else {
         Err(errors)
     }
-}
-
-/// Compiles an entry's `intensity_by_environment:` map (environment name →
-/// intensity).
-pub fn compile_intensity_by_environment(
-    node: &Node,
-    path: &str,
-    errors: &mut Vec<ConfigError>,
-) -> BTreeMap<String, Intensity> {
-    let mut out = BTreeMap::new();
-    let Some(map) = node.as_map() else {
-        errors.push(
-            err(node, path, "expected a map of environment → intensity").help(
-                "example: intensity_by_environment: {production: block, development: prompt}",
-            ),
-        );
-        return out;
-    };
-    for (k, v) in map {
-        match v.as_str().map(str::parse::<Intensity>) {
-            Some(Ok(i)) => {
-                out.insert(k.name.clone(), i);
-            }
-            _ => errors.push(err(
-                v,
-                &format!("{path}.{}", k.name),
-                "expected one of block, control, prompt, aid",
-            )),
-        }
-    }
-    out
 }

@@ -4,6 +4,7 @@
 use crate::fail_closed::FailClosed;
 use crate::hookmd::ScriptHookSpec;
 use crate::layers::{LoadOptions, read_layer};
+use crate::schema::{EntrySpec, SCRIPT_ORACLE};
 use crate::source::{ConfigError, ConfigErrors, ConfigWarning, Layer, Origin, SourceFile};
 use crate::yaml::{self, Key, Node, NodeValue};
 use ahp_engine::condition::{Condition, Matcher};
@@ -218,6 +219,29 @@ fn config_key_path(me: &MergedEntry, key: Option<&str>) -> String {
     match key {
         Some(k) => me.path(&format!("config.{k}")),
         None => me.path("config"),
+    }
+}
+
+/// An entry that does not read as an [`EntrySpec`]: the error at the key
+/// at fault, with what the key means.
+fn entry_error(me: &MergedEntry, e: ahp_engine::OracleConfigError) -> ConfigError {
+    let key = e.key.as_deref().unwrap_or("");
+    let origin = me
+        .node
+        .find(key)
+        .filter(|_| !key.is_empty())
+        .map(|n| n.origin.clone())
+        .unwrap_or_else(|| me.defined_at.clone());
+    let err = ConfigError::at(&origin, Some(me.path(key)), e.message);
+    let top = key.split('.').next().unwrap_or(key);
+    match top {
+        "priority" => err.help("an integer; lower runs first"),
+        "after" => err.help("the id of an entry of the same event, or a list of them"),
+        "on_error" => err.help("`allow` fails open, `block` fails closed"),
+        "intensity_by_environment" => {
+            err.help("example: intensity_by_environment: {production: block, development: prompt}")
+        }
+        _ => err,
     }
 }
 
@@ -1337,25 +1361,23 @@ impl LoadedConfig {
         }
     }
 
-    /// Parses the fields every entry kind shares. Defaults are left to the
-    /// caller (`None`), since script hooks have their own.
+    /// Reads the fields every entry kind shares into [`EntrySpec`], then
+    /// compiles `when` and checks what the type cannot say. Defaults are
+    /// left to the caller (`None`), since script hooks have their own.
+    /// `None` when the entry does not read (the error is in `errors`).
     fn common(
         &self,
         me: &MergedEntry,
         fail_closed: bool,
         warnings: &mut Vec<ConfigWarning>,
         errors: &mut Vec<ConfigError>,
-    ) -> Common {
+    ) -> Option<Common> {
         let node = &me.node;
-        let enabled = match node.get("enabled") {
-            None => true,
-            Some(Node {
-                value: NodeValue::Bool(b),
-                ..
-            }) => *b,
-            Some(n) => {
-                errors.push(type_error(n, me.path("enabled"), "true or false"));
-                true
+        let spec: EntrySpec = match ahp_engine::oracle::from_value(&node.to_json()) {
+            Ok(spec) => spec,
+            Err(e) => {
+                errors.push(entry_error(me, e));
+                return None;
             }
         };
         let when = match node.get("when") {
@@ -1368,100 +1390,35 @@ impl LoadedConfig {
         if let Some(n) = node.get("when") {
             crate::context_paths::check_when(n, me.event, &me.path("when"), errors, warnings);
         }
-        let priority = node.get("priority").and_then(|n| match n.value {
-            NodeValue::Int(i) => i64::try_from(i).ok().or_else(|| {
-                errors.push(ConfigError::at(
-                    &n.origin,
-                    Some(me.path("priority")),
-                    "priority out of range",
-                ));
-                None
-            }),
-            _ => {
-                errors.push(type_error(
-                    n,
-                    me.path("priority"),
-                    "an integer (lower runs first)",
-                ));
-                None
-            }
-        });
-        let after = match node.get("after") {
-            None => Vec::new(),
-            Some(n) => match &n.value {
-                NodeValue::Str(s) => vec![s.clone()],
-                NodeValue::Seq(items) if items.iter().all(|i| i.as_str().is_some()) => items
-                    .iter()
-                    .filter_map(|i| i.as_str().map(str::to_string))
-                    .collect(),
-                _ => {
-                    errors.push(type_error(
-                        n,
-                        me.path("after"),
-                        "an entry id or a list of entry ids",
-                    ));
-                    Vec::new()
-                }
-            },
-        };
-        let is_async = node.get("async").and_then(|n| match n.value {
-            NodeValue::Bool(b) => Some(b),
-            _ => {
-                errors.push(type_error(n, me.path("async"), "true or false"));
-                None
-            }
-        });
-        let intensity = node.get("intensity").and_then(|n| match n.as_str().map(str::parse::<Intensity>) {
-            Some(Ok(i)) => {
-                if !me.event.allows(i) {
-                    warnings.push(ConfigWarning {
-                        location: n.origin.location(),
-                        message: format!(
-                            "{} does not allow intensity `{i}`; signals will be clamped to `{}` (allowed: {})",
-                            me.event,
-                            ahp_engine::clamp(me.event, i),
-                            me.event.allowed().iter().map(|i| i.as_str()).collect::<Vec<_>>().join(", ")
-                        ),
-                    });
-                }
-                Some(i)
-            }
-            _ => {
-                errors.push(ConfigError::at(&n.origin, Some(me.path("intensity")), "expected one of block, control, prompt, aid"));
-                None
-            }
-        });
-        let on_error = match node.get("on_error") {
+        if let (Some(i), Some(n)) = (spec.intensity, node.get("intensity"))
+            && !me.event.allows(i)
+        {
+            warnings.push(ConfigWarning {
+                location: n.origin.location(),
+                message: format!(
+                    "{} does not allow intensity `{i}`; signals will be clamped to `{}` (allowed: {})",
+                    me.event,
+                    ahp_engine::clamp(me.event, i),
+                    me.event
+                        .allowed()
+                        .iter()
+                        .map(|i| i.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            });
+        }
+        let on_error = match spec.on_error {
+            Some(o) => o,
             None if fail_closed => OnError::Block,
             None => OnError::Allow,
-            Some(n) => match n.as_str() {
-                Some("allow") => OnError::Allow,
-                Some("block") => OnError::Block,
-                _ => {
-                    errors.push(ConfigError::at(
-                        &n.origin,
-                        Some(me.path("on_error")),
-                        "expected `allow` (fail open) or `block` (fail closed)",
-                    ));
-                    OnError::Allow
-                }
-            },
         };
         let timeout = node.get("timeout").and_then(|n| {
             millis(n, &me.path("timeout"))
                 .map_err(|e| errors.push(e))
                 .ok()
         });
-        let intensity_by_environment = node
-            .get("intensity_by_environment")
-            .map(|n| {
-                crate::escalation::compile_intensity_by_environment(
-                    n,
-                    &me.path("intensity_by_environment"),
-                    errors,
-                )
-            })
-            .unwrap_or_default();
+        let intensity_by_environment = spec.intensity_by_environment.unwrap_or_default();
         // A layer may soften a builtin entry, but never without a word: its
         // blocks (`rm -rf /`) would quietly become questions or notes.
         if me.defined_at.layer() == Layer::Builtin {
@@ -1469,7 +1426,7 @@ impl LoadedConfig {
             let weaker = |i: &Intensity| *i != Intensity::Block;
             let by_env = intensity_by_environment.values().any(weaker);
             for (key, soft) in [
-                ("intensity", intensity.as_ref().is_some_and(weaker)),
+                ("intensity", spec.intensity.as_ref().is_some_and(weaker)),
                 ("intensity_by_environment", by_env),
             ] {
                 if let Some(n) = softened(key).filter(|_| soft) {
@@ -1484,17 +1441,17 @@ impl LoadedConfig {
                 }
             }
         }
-        Common {
-            enabled,
+        Some(Common {
+            enabled: spec.enabled.unwrap_or(true),
             when,
-            priority,
-            after,
-            is_async,
-            intensity,
+            priority: spec.priority,
+            after: spec.after.map(|a| a.0).unwrap_or_default(),
+            is_async: spec.is_async,
+            intensity: spec.intensity,
             intensity_by_environment,
             on_error,
             timeout,
-        }
+        })
     }
 
     fn compile_entry(
@@ -1517,6 +1474,9 @@ impl LoadedConfig {
         {
             return Ok(None);
         }
+        let Some(c) = self.common(me, fail_closed, warnings, &mut errors) else {
+            return Err(errors);
+        };
         let oracle_name = match oracle_node.map(|n| (n, n.as_str())) {
             Some((n, Some(name))) => match registry.resolve(name) {
                 // A Script entry names a program to run by its path; a
@@ -1579,7 +1539,6 @@ impl LoadedConfig {
                 None
             }
         };
-        let c = self.common(me, fail_closed, warnings, &mut errors);
         if !c.enabled {
             return if errors.is_empty() {
                 Ok(None)
@@ -1658,7 +1617,10 @@ impl LoadedConfig {
     ) -> Result<Option<Entry>, Vec<ConfigError>> {
         let mut errors = Vec::new();
         let c = match reference {
-            Some(me) => self.common(me, fail_closed, warnings, &mut errors),
+            Some(me) => match self.common(me, fail_closed, warnings, &mut errors) {
+                Some(c) => c,
+                None => return Err(errors),
+            },
             None => Common {
                 enabled: true,
                 when: Condition::default(),
@@ -1772,9 +1734,6 @@ impl Default for HookSettings {
         }
     }
 }
-
-/// The oracle that runs HOOK.md hooks.
-pub const SCRIPT_ORACLE: &str = "Script";
 
 /// Fields shared by every kind of entry.
 struct Common {

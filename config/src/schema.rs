@@ -4,12 +4,16 @@
 //! Validation itself walks the position-aware YAML tree (so every error has
 //! a line and column); a test keeps the key lists here and there in step.
 
-use crate::load::SCRIPT_ORACLE;
 use ahp_engine::Registry;
+use ahp_engine::oracle::Strings;
 use ahp_engine::{Intensity, OnBlock, OnError};
 use schemars::JsonSchema;
+use serde::Deserialize;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
+
+/// The oracle that runs HOOK.md hooks; a hooks file cannot name it.
+pub const SCRIPT_ORACLE: &str = "Script";
 
 /// A hooks.yaml file (any layer).
 #[derive(JsonSchema)]
@@ -123,9 +127,13 @@ pub enum Fallback {
 
 /// One entry: an oracle to run at the event. Keyed by (event, id) across
 /// layers; a later layer's entry with the same key deep-merges into it.
-#[derive(JsonSchema)]
+///
+/// The loader reads each merged entry into this type; `when` and `config`
+/// are compiled on their own (matchers from the positioned tree, settings
+/// by the oracle).
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 #[schemars(deny_unknown_fields)]
-#[allow(dead_code)]
 pub struct EntrySpec {
     /// The oracle (PascalCase or kebab-case). Required unless this entry
     /// overrides one of an earlier layer by `id`.
@@ -136,19 +144,21 @@ pub struct EntrySpec {
     /// Unique per event; defaults to the oracle (or hook) name.
     pub id: Option<String>,
     /// The oracle's settings.
-    pub config: Option<BTreeMap<String, Value>>,
+    #[schemars(with = "Option<BTreeMap<String, Value>>")]
+    pub config: Option<Value>,
     /// Dotted context path → matcher: a value (equality), a list (any of),
     /// "> 10" style comparisons, "~regex". All must hold. The key `tool`
     /// matches the tool's name (the agent's or ahp's, any case).
-    pub when: Option<BTreeMap<String, WhenMatcher>>,
+    #[schemars(with = "Option<BTreeMap<String, WhenMatcher>>")]
+    pub when: Option<Value>,
     /// Lower runs first; equal priorities run concurrently as one wave.
     pub priority: Option<i64>,
     /// Ids of entries (same event) this one runs after.
-    pub after: Option<StringOrList>,
+    pub after: Option<Strings>,
     /// false switches the entry off (e.g. from hooks.local.yaml).
     pub enabled: Option<bool>,
     /// Fire-and-forget: cannot block; result only logged.
-    #[schemars(rename = "async")]
+    #[serde(rename = "async")]
     pub is_async: Option<bool>,
     /// Override of the oracle's intensity.
     pub intensity: Option<Intensity>,
@@ -185,17 +195,6 @@ pub enum Scalar {
     Num(f64),
     /// A boolean.
     Bool(bool),
-}
-
-/// One id or a list of ids.
-#[derive(JsonSchema)]
-#[schemars(untagged)]
-#[allow(dead_code)]
-pub enum StringOrList {
-    /// One id.
-    One(String),
-    /// Several ids.
-    Many(Vec<String>),
 }
 
 /// The YAML frontmatter of a HOOK.md file (Agent Hooks standard).

@@ -20,22 +20,44 @@ impl Oracle for Echo {
     }
 }
 
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct EchoConfig {
+    #[serde(default)]
+    say: String,
+    #[allow(dead_code)]
+    tags: Option<serde_json::Value>,
+    #[allow(dead_code)]
+    nested: Option<serde_json::Value>,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StrictConfig {
+    limit: Option<i64>,
+}
+
+/// Settings of the `Runner` test oracle: a command and a name, unread.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct RunnerConfig {
+    command: Option<String>,
+    name: Option<String>,
+}
+
 fn registry() -> Registry {
     let mut r = Registry::new();
     r.register("EchoOracle", "says config.say", |cfg: OracleConfig<'_>| {
-        cfg.check_keys(&["say", "tags", "nested"])?;
-        let say: String = cfg.get("say")?.unwrap_or_default();
-        Ok(Arc::new(Echo(say)) as Arc<dyn Oracle>)
+        let c: EchoConfig = cfg.parse()?;
+        Ok(Arc::new(Echo(c.say)) as Arc<dyn Oracle>)
     });
     r.register(
         "Strict",
         "needs a positive limit",
-        |cfg: OracleConfig<'_>| {
-            cfg.check_keys(&["limit"])?;
-            match cfg.get::<i64>("limit")? {
-                Some(n) if n > 0 => Ok(Arc::new(Echo(n.to_string())) as Arc<dyn Oracle>),
-                _ => Err(OracleConfigError::at("limit", "must be a positive integer")),
-            }
+        |cfg: OracleConfig<'_>| match cfg.parse::<StrictConfig>()?.limit {
+            Some(n) if n > 0 => Ok(Arc::new(Echo(n.to_string())) as Arc<dyn Oracle>),
+            _ => Err(OracleConfigError::at("limit", "must be a positive integer")),
         },
     );
     r
@@ -440,7 +462,7 @@ fn text_view_renders_lists_of_maps_as_yaml_items() {
 fn commands_set_by_a_local_layer_that_is_not_ignored_are_the_repositorys() {
     let mut r = registry();
     r.register("Runner", "runs config.command", |cfg: OracleConfig<'_>| {
-        cfg.check_keys(&["command"])?;
+        cfg.parse::<RunnerConfig>()?;
         Ok(Arc::new(Echo(String::new())) as Arc<dyn Oracle>)
     });
     assert!(r.set_command_keys("runner", &["command"]));
@@ -468,7 +490,7 @@ fn commands_set_by_a_local_layer_that_is_not_ignored_are_the_repositorys() {
 fn commands_set_by_the_project_layer_are_found() {
     let mut r = registry();
     r.register("Runner", "runs config.command", |cfg: OracleConfig<'_>| {
-        cfg.check_keys(&["command", "name"])?;
+        cfg.parse::<RunnerConfig>()?;
         Ok(Arc::new(Echo(String::new())) as Arc<dyn Oracle>)
     });
     assert!(r.set_command_keys("runner", &["command"]));

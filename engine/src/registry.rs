@@ -129,8 +129,11 @@ pub fn to_kebab(name: &str) -> String {
 /// }
 ///
 /// let mut reg = Registry::new();
+/// #[derive(serde::Deserialize)]
+/// #[serde(deny_unknown_fields)]
+/// struct NoSettings {}
 /// reg.register("QuietOracle", "says nothing", |cfg: OracleConfig<'_>| {
-///     cfg.check_keys(&[])?;
+///     cfg.parse::<NoSettings>()?;
 ///     Ok(Arc::new(Quiet) as Arc<dyn Oracle>)
 /// });
 /// assert_eq!(reg.resolve("quiet-oracle"), Some("QuietOracle"));

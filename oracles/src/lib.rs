@@ -65,7 +65,6 @@
 
 #![warn(missing_docs)]
 
-mod cfg;
 mod pathglob;
 pub mod policy;
 pub mod project_file;

@@ -1,6 +1,8 @@
 //! Shapes that oracles' typed `config:` settings share, beyond serde's
 //! own (see `OracleConfig::parse`).
 
+use ahp_engine::OracleConfigError;
+use ahp_engine::suggest::did_you_mean;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use std::marker::PhantomData;
@@ -122,4 +124,28 @@ pub(crate) fn timeout_ms(
             ))
         }
     }
+}
+
+/// One of `names` (case-insensitive), with a "did you mean" when not.
+pub(crate) fn one_of<'n>(
+    value: &str,
+    names: &[&'n str],
+    key: &str,
+    what: &str,
+) -> Result<&'n str, OracleConfigError> {
+    let lower = value.trim().to_ascii_lowercase();
+    if let Some(n) = names.iter().find(|n| **n == lower) {
+        return Ok(n);
+    }
+    let hint = match did_you_mean(&lower, names.iter().copied()) {
+        Some(s) => format!(" (did you mean `{s}`?)"),
+        None => String::new(),
+    };
+    Err(OracleConfigError::at(
+        key,
+        format!(
+            "unknown {what} `{value}`{hint}; expected one of {}",
+            names.join(", ")
+        ),
+    ))
 }

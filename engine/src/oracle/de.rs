@@ -202,7 +202,7 @@ macro_rules! signed {
         fn $method<V: Visitor<'a>>(self, v: V) -> Result<V::Value, Error> {
             match self.value.as_i64() {
                 Some(n) if <$ty>::try_from(n).is_ok() => v.visit_i64(n).map_err(|e: Error| e.at(&self.path)),
-                _ => Err(self.wrong("a whole number")),
+                _ => Err(self.wrong("an integer")),
             }
         }
     )*};

@@ -159,17 +159,7 @@ impl OracleConfigError {
 /// What an oracle constructor receives: its `config:` map and where the
 /// project is.
 ///
-/// ```
-/// use ahp_engine::OracleConfig;
-/// use serde_json::json;
-/// let value = json!({"max_files": 20});
-/// let cfg = OracleConfig::new(&value, None);
-/// cfg.check_keys(&["max_files", "action"]).unwrap();
-/// assert_eq!(cfg.get::<u32>("max_files").unwrap(), Some(20));
-/// let bad = json!({"max_file": 20});
-/// let err = OracleConfig::new(&bad, None).check_keys(&["max_files"]).unwrap_err();
-/// assert!(err.to_string().contains("did you mean `max_files`"));
-/// ```
+/// Read it into a settings type with [`OracleConfig::parse`].
 #[derive(Debug, Clone, Copy)]
 pub struct OracleConfig<'a> {
     value: &'a Value,
@@ -202,18 +192,6 @@ impl<'a> OracleConfig<'a> {
         self.project_dir.map(Path::to_path_buf)
     }
 
-    /// The map of keys (empty for `null`); an error for anything else.
-    pub fn map(&self) -> Result<Option<&'a Map<String, Value>>, OracleConfigError> {
-        match self.value {
-            Value::Null => Ok(None),
-            Value::Object(m) => Ok(Some(m)),
-            other => Err(OracleConfigError::whole(format!(
-                "`config` must be a map of settings, found {}",
-                kind_of(other)
-            ))),
-        }
-    }
-
     /// Reads the whole config into the oracle's settings type: absent is
     /// an empty map, unknown keys are refused with a "did you mean" when
     /// `T` denies them, and an error names the dotted key at fault.
@@ -239,65 +217,21 @@ impl<'a> OracleConfig<'a> {
             ))),
         }
     }
-
-    /// Fails on the first key not in `known`, suggesting the closest one.
-    pub fn check_keys(&self, known: &[&str]) -> Result<(), OracleConfigError> {
-        match self.map()? {
-            Some(map) => check_map_keys(map, "", known),
-            None => Ok(()),
-        }
-    }
-
-    /// Reads and deserializes one key; `Ok(None)` when absent or null.
-    pub fn get<T: DeserializeOwned>(&self, key: &str) -> Result<Option<T>, OracleConfigError> {
-        let Some(map) = self.map()? else {
-            return Ok(None);
-        };
-        match map.get(key) {
-            None | Some(Value::Null) => Ok(None),
-            Some(v) => serde_json::from_value(v.clone())
-                .map(Some)
-                .map_err(|e| OracleConfigError::at(key, format!("{e} (found {})", kind_of(v)))),
-        }
-    }
 }
 
-/// Fails on the first key of `map` not in `known`, naming it as
-/// `prefix.key` and suggesting the closest known key. For nested config maps
-/// (`rules.0`), so errors point at the exact line.
+/// Reads a settings value (an oracle's config, or a part of a policy
+/// file) into `T`, as [`OracleConfig::parse`] does, with no special
+/// meaning for `null`.
 ///
 /// ```
-/// use ahp_engine::oracle::check_map_keys;
-/// let map = serde_json::json!({"condtion": "x"});
-/// let err = check_map_keys(map.as_object().unwrap(), "rules.0", &["condition", "message"]).unwrap_err();
-/// assert_eq!(err.key.as_deref(), Some("rules.0.condtion"));
-/// assert!(err.message.contains("did you mean `condition`"));
+/// #[derive(serde::Deserialize)]
+/// #[serde(deny_unknown_fields)]
+/// struct Entry { priority: Option<i64> }
+/// let err = ahp_engine::oracle::from_value::<Entry>(&serde_json::json!({"priorty": 1})).err().unwrap();
+/// assert_eq!(err.key.as_deref(), Some("priorty"));
 /// ```
-pub fn check_map_keys(
-    map: &Map<String, Value>,
-    prefix: &str,
-    known: &[&str],
-) -> Result<(), OracleConfigError> {
-    for key in map.keys() {
-        if known.contains(&key.as_str()) {
-            continue;
-        }
-        let hint = match crate::suggest::suggest_key(key, known) {
-            Some(s) => format!("did you mean `{s}`?"),
-            None if known.is_empty() => "this oracle takes no settings".to_string(),
-            None => format!("known keys: {}", known.join(", ")),
-        };
-        let path = if prefix.is_empty() {
-            key.clone()
-        } else {
-            format!("{prefix}.{key}")
-        };
-        return Err(OracleConfigError::at(
-            path,
-            format!("unknown key `{key}`; {hint}"),
-        ));
-    }
-    Ok(())
+pub fn from_value<T: DeserializeOwned>(value: &Value) -> Result<T, OracleConfigError> {
+    de::from_value(value, "")
 }
 
 /// A short name for a JSON value's type, for error messages.

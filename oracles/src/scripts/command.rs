@@ -1,14 +1,11 @@
 //! Shared pieces of the oracles that run project commands (`TestGate`,
 //! `LintChecker`) or ask git about the project (`DependencyChecker`): the
-//! `timeout_ms` setting, the project directory, running a command with
+//! longest `timeout_ms`, the project directory, running a command with
 //! clear errors, and cutting output down to what a signal can show.
 
-use crate::cfg::join;
 use crate::scripts::process::{self, ProcessError, Run};
 use crate::template::truncate;
-use ahp_engine::oracle::kind_of;
-use ahp_engine::{HookContext, OracleConfigError, OracleError};
-use serde_json::{Map, Value};
+use ahp_engine::{HookContext, OracleError};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -17,34 +14,6 @@ pub(crate) const MAX_TIMEOUT_MS: u64 = 86_400_000;
 
 /// How many characters of one output line a signal shows.
 pub(crate) const MAX_LINE: usize = 300;
-
-/// Reads a timeout in milliseconds, from 1 to `max_ms`.
-pub(crate) fn opt_timeout_up_to(
-    map: &Map<String, Value>,
-    prefix: &str,
-    key: &str,
-    max_ms: u64,
-) -> Result<Option<Duration>, OracleConfigError> {
-    match map.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::Number(n)) => match n.as_u64() {
-            Some(ms) if (1..=max_ms).contains(&ms) => Ok(Some(Duration::from_millis(ms))),
-            _ => Err(OracleConfigError::at(
-                join(prefix, key),
-                format!(
-                    "{n} is out of range: `{key}` must be a whole number of milliseconds between 1 and {max_ms}"
-                ),
-            )),
-        },
-        Some(other) => Err(OracleConfigError::at(
-            join(prefix, key),
-            format!(
-                "expected a whole number of milliseconds (e.g. 60000), found {}",
-                kind_of(other)
-            ),
-        )),
-    }
-}
 
 /// The directory commands run in: the project root the oracle was built
 /// with, else the context's `work_dir` when it exists, else the current
@@ -726,23 +695,5 @@ mod tests {
         assert_eq!(relative_to(root, "/home/me/proj/src/a.rs"), "src/a.rs");
         assert_eq!(relative_to(root, "./src/a.rs"), "src/a.rs");
         assert_eq!(relative_to(root, "/elsewhere/a.rs"), "/elsewhere/a.rs");
-    }
-
-    #[test]
-    fn timeouts_are_checked() {
-        let map = serde_json::json!({"a": 5, "b": 0, "c": "5", "d": 1.5});
-        let map = map.as_object().unwrap();
-        assert_eq!(
-            opt_timeout_up_to(map, "", "a", MAX_TIMEOUT_MS).unwrap(),
-            Some(Duration::from_millis(5))
-        );
-        assert_eq!(
-            opt_timeout_up_to(map, "", "z", MAX_TIMEOUT_MS).unwrap(),
-            None
-        );
-        for k in ["b", "c", "d"] {
-            let e = opt_timeout_up_to(map, "x", k, MAX_TIMEOUT_MS).unwrap_err();
-            assert_eq!(e.key.as_deref(), Some(format!("x.{k}").as_str()));
-        }
     }
 }

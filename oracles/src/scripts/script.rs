@@ -101,7 +101,7 @@
 //! A process that leaves the group (`setsid`, `setpgid`) escapes the group
 //! kill; only its pipes are given up on.
 
-use crate::cfg::{as_map, check_keys, join, opt_str};
+use crate::settings::{Millis, timeout_ms};
 use crate::template::truncate;
 use ahp_engine::oracle::kind_of;
 use ahp_engine::pattern::Pattern;
@@ -109,6 +109,8 @@ use ahp_engine::{
     Evaluation, Event, HookContext, Modification, Oracle, OracleConfig, OracleConfigError,
     OracleError, Severity, Signal, async_trait,
 };
+use schemars::JsonSchema;
+use serde::Deserialize;
 use serde_json::{Map, Value};
 use std::io;
 use std::path::{Path, PathBuf};
@@ -121,15 +123,34 @@ pub use crate::scripts::process::{DRAIN_GRACE, OUTPUT_CAP, TERM_GRACE};
 
 type Run = ProcessRun;
 
-const KEYS: &[&str] = &[
-    "name",
-    "hook_dir",
-    "entry",
-    "timeout_ms",
-    "matcher",
-    "project_dir",
-];
-const MATCHER_KEYS: &[&str] = &["tool", "pattern"];
+/// The Script oracle's settings: ahp writes them from a HOOK.md hook (a
+/// hooks file cannot name this oracle).
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ScriptConfig {
+    /// The hook's name.
+    pub name: String,
+    /// Its folder (absolute).
+    pub hook_dir: String,
+    /// The script run (absolute; default: found in the folder).
+    pub entry: Option<String>,
+    /// Its time limit in milliseconds.
+    pub timeout_ms: Option<Millis>,
+    /// Which tool calls it fires on.
+    pub matcher: Option<MatcherSpec>,
+    /// The project it runs in.
+    pub project_dir: Option<String>,
+}
+
+/// `matcher:` of a script hook: regexes, both must match when both are set.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MatcherSpec {
+    /// On the tool's name.
+    pub tool: Option<String>,
+    /// On the tool input serialized as JSON.
+    pub pattern: Option<String>,
+}
 
 /// The `type` of every signal a script hook raises (the hook itself is the
 /// signal's `source`).
@@ -257,36 +278,30 @@ impl ScriptHook {
     /// assert!(err.to_string().contains("did you mean `timeout_ms`"), "{err}");
     /// ```
     pub fn from_config(cfg: OracleConfig<'_>) -> Result<Self, OracleConfigError> {
-        cfg.check_keys(KEYS)?;
-        let empty = Map::new();
-        let map = cfg.map()?.unwrap_or(&empty);
-
-        let name = required_str(map, "name", "`name: check-commands`")?.trim();
+        let c: ScriptConfig = cfg.parse()?;
+        let name = required_str(&c.name, "name", "`name: check-commands`")?.trim();
         let hook_dir = absolute_path(
             required_str(
-                map,
+                &c.hook_dir,
                 "hook_dir",
                 "`hook_dir: /home/me/.config/agents/hooks/x`",
             )?,
             "hook_dir",
         )?;
-        let entry = opt_str(map, "", "entry")?
+        let entry = c
+            .entry
+            .as_deref()
             .map(|e| absolute_path(e, "entry"))
             .transpose()?;
-        let timeout_ms =
-            crate::scripts::command::opt_timeout_up_to(map, "", "timeout_ms", MAX_TIMEOUT_MS)?
-                .map_or(DEFAULT_TIMEOUT_MS, |d| {
-                    u64::try_from(d.as_millis()).unwrap_or(MAX_TIMEOUT_MS)
-                });
-        let matcher = match map.get("matcher") {
-            None | Some(Value::Null) => None,
-            Some(v) => ToolMatcher::from_config(as_map(
-                v,
-                "matcher",
-                "a map with `tool` and/or `pattern` regexes",
-            )?)?,
+        let timeout_ms = timeout_ms(c.timeout_ms, "timeout_ms", MAX_TIMEOUT_MS)?
+            .map_or(DEFAULT_TIMEOUT_MS, |d| {
+                u64::try_from(d.as_millis()).unwrap_or(MAX_TIMEOUT_MS)
+            });
+        let matcher = match &c.matcher {
+            None => None,
+            Some(m) => ToolMatcher::from_config(m)?,
         };
-        let project_dir = match opt_str(map, "", "project_dir")? {
+        let project_dir = match c.project_dir.as_deref() {
             Some(p) if !p.trim().is_empty() => Some(PathBuf::from(p)),
             _ => cfg.project_dir(),
         };
@@ -665,18 +680,18 @@ impl Oracle for ScriptHook {
 }
 
 impl ToolMatcher {
-    fn from_config(map: &Map<String, Value>) -> Result<Option<ToolMatcher>, OracleConfigError> {
-        check_keys(map, "matcher", MATCHER_KEYS)?;
-        let compile = |key: &str| -> Result<Option<Pattern>, OracleConfigError> {
-            match opt_str(map, "matcher", key)? {
-                None => Ok(None),
-                Some(src) => Pattern::new(src)
-                    .map(Some)
-                    .map_err(|e| OracleConfigError::at(join("matcher", key), e.0)),
-            }
-        };
-        let tool = compile("tool")?;
-        let pattern = compile("pattern")?;
+    fn from_config(m: &MatcherSpec) -> Result<Option<ToolMatcher>, OracleConfigError> {
+        let compile =
+            |src: &Option<String>, key: &str| -> Result<Option<Pattern>, OracleConfigError> {
+                match src {
+                    None => Ok(None),
+                    Some(src) => Pattern::new(src)
+                        .map(Some)
+                        .map_err(|e| OracleConfigError::at(format!("matcher.{key}"), e.0)),
+                }
+            };
+        let tool = compile(&m.tool, "tool")?;
+        let pattern = compile(&m.pattern, "pattern")?;
         Ok((tool.is_some() || pattern.is_some()).then_some(ToolMatcher { tool, pattern }))
     }
 }
@@ -790,21 +805,17 @@ fn render_text(v: &Value) -> String {
 }
 
 fn required_str<'a>(
-    map: &'a Map<String, Value>,
+    value: &'a str,
     key: &str,
     example: &str,
 ) -> Result<&'a str, OracleConfigError> {
-    match opt_str(map, "", key)? {
-        Some(s) if !s.trim().is_empty() => Ok(s),
-        Some(_) => Err(OracleConfigError::at(
+    if value.trim().is_empty() {
+        return Err(OracleConfigError::at(
             key,
             format!("`{key}` must not be empty, e.g. {example}"),
-        )),
-        None => Err(OracleConfigError::at(
-            key,
-            format!("missing `{key}`, e.g. {example}"),
-        )),
+        ));
     }
+    Ok(value)
 }
 
 fn absolute_path(s: &str, key: &str) -> Result<PathBuf, OracleConfigError> {

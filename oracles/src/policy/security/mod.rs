@@ -88,8 +88,8 @@
 
 mod detectors;
 
-use crate::cfg::one_of;
 use crate::pathglob::Globs;
+use crate::settings::one_of;
 use crate::workflow::git::{FileStatus, project_dir_for, resolve_changes};
 use ahp_engine::oracle::Strings;
 use ahp_engine::pattern::KeywordGate;
