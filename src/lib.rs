@@ -18,6 +18,7 @@
 //! assert_eq!(verdict.outcome, Outcome::Block);
 //! # });
 //! ```
+#![forbid(unsafe_code)]
 
 pub mod adapters;
 mod cli;

@@ -87,6 +87,12 @@ fn the_schema_refuses_what_validate_refuses() {
         let errors = validate(&schema, &schema, &doc, "");
         assert_eq!(errors.is_empty(), valid, "schema on\n{text}\n{errors:?}");
     }
+    // The policies ahp ships read as valid in an editor.
+    for text in [ahp_config::DEFAULT_POLICY, ahp_config::STARTER_POLICY] {
+        let doc = ahp_config::yaml::parse_document(text).unwrap().to_json();
+        let errors = validate(&schema, &schema, &doc, "");
+        assert!(errors.is_empty(), "{errors:?}");
+    }
 }
 
 const KEYWORDS: &[&str] = &[

@@ -30,6 +30,7 @@
 //! ```
 
 #![warn(missing_docs)]
+#![forbid(unsafe_code)]
 // ConfigError carries file, position, key, help and the source line: it is
 // only built on the cold path of a broken config, where size does not matter.
 #![allow(clippy::result_large_err)]

@@ -64,6 +64,7 @@
 //! ```
 
 #![warn(missing_docs)]
+#![forbid(unsafe_code)]
 
 mod pathglob;
 pub mod policy;
