@@ -65,7 +65,10 @@ use serde_json::Value;
 #[serde(deny_unknown_fields)]
 pub struct RulesConfig {
     /// The rules, each a condition and the signal it raises.
-    pub rules: Vec<RuleSpec>,
+    // Required (the schema says so); an `Option` so that absent or null
+    // gets a message with an example.
+    #[schemars(with = "Vec<RuleSpec>")]
+    pub rules: Option<Vec<RuleSpec>>,
 }
 
 /// One rule of [`RulesConfig`].
@@ -189,19 +192,19 @@ impl Rules {
     /// assert!(err.message.contains("did you mean `condition`?"));
     /// ```
     pub fn from_config(cfg: OracleConfig<'_>) -> Result<Self, OracleConfigError> {
-        let c: RulesConfig = cfg
-            .parse()
-            .map_err(|e| match (&e.key, e.message.as_str()) {
-                (None, "missing `rules`") => OracleConfigError::whole(format!(
-                    "Rules needs a `rules` list, e.g. {RULE_EXAMPLE}"
-                )),
-                (Some(k), m) if k == "rules" && m.starts_with("expected a list") => {
-                    OracleConfigError::at("rules", format!("{m}; e.g. {RULE_EXAMPLE}"))
-                }
-                _ => e,
-            })?;
-        let rules = c
-            .rules
+        // An error at `rules` itself is its shape: show one that works.
+        let c: RulesConfig = cfg.parse().map_err(|e| match e.key.as_deref() {
+            Some("rules") => {
+                OracleConfigError::at("rules", format!("{}; e.g. {RULE_EXAMPLE}", e.message))
+            }
+            _ => e,
+        })?;
+        let Some(rules) = c.rules else {
+            return Err(OracleConfigError::whole(format!(
+                "Rules needs a `rules` list, e.g. {RULE_EXAMPLE}"
+            )));
+        };
+        let rules = rules
             .into_iter()
             .enumerate()
             .map(|(i, spec)| compile_rule(spec, &format!("rules.{i}")))

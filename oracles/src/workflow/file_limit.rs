@@ -66,8 +66,10 @@ const MAX_NAMED: usize = 10;
 #[serde(deny_unknown_fields)]
 pub struct FileChangeLimiterConfig {
     /// More changed files than this fire.
-    #[schemars(range(min = 1))]
-    pub max_files: u64,
+    // Required (the schema says so); an `Option` so that absent or null
+    // gets a message with an example.
+    #[schemars(with = "u64", range(min = 1))]
+    pub max_files: Option<u64>,
     /// What to say past the limit (default control).
     #[serde(default)]
     pub action: LimitAction,
@@ -140,14 +142,14 @@ impl FileChangeLimiter {
     /// assert_eq!(err.key.as_deref(), Some("exclude.0"));
     /// ```
     pub fn from_config(cfg: OracleConfig<'_>) -> Result<Self, OracleConfigError> {
-        let c: FileChangeLimiterConfig = cfg.parse().map_err(|e| match e.key {
-            None if e.message == "missing `max_files`" => OracleConfigError::at(
+        let c: FileChangeLimiterConfig = cfg.parse()?;
+        let max_files = c.max_files.ok_or_else(|| {
+            OracleConfigError::at(
                 "max_files",
                 "missing `max_files`: the most changed files allowed, e.g. `max_files: 20`",
-            ),
-            _ => e,
+            )
         })?;
-        let max_files = positive(c.max_files, "max_files", "20")?;
+        let max_files = positive(max_files, "max_files", "20")?;
         let batch_size = match c.batch_size {
             Some(n) => positive(n, "batch_size", "10")?,
             None => max_files,

@@ -78,8 +78,10 @@ use std::time::{Duration, SystemTime};
 pub struct LintCheckerConfig {
     /// The linters: a command, or `{name, command, fix, timeout_ms}` (they
     /// need `ahp trust` in a project).
-    #[schemars(length(min = 1))]
-    pub linters: Vec<LinterItem>,
+    // Required (the schema says so); an `Option` so that absent or null
+    // gets a message with an example.
+    #[schemars(with = "Vec<LinterItem>", length(min = 1))]
+    pub linters: Option<Vec<LinterItem>>,
     /// Run the fixers of linters that fail (default false).
     pub auto_fix: Option<bool>,
     /// Each linter's time limit in milliseconds.
@@ -198,23 +200,23 @@ impl LintChecker {
     /// here.
     pub fn from_config(cfg: OracleConfig<'_>) -> Result<Self, OracleConfigError> {
         let example = "e.g. `linters: [{name: clippy, command: cargo clippy -- -D warnings}]`";
-        let c: LintCheckerConfig = cfg.parse().map_err(|e| match e.key {
-            None if e.message == "missing `linters`" => {
-                OracleConfigError::whole(format!("LintChecker needs `linters`, {example}"))
-            }
-            _ => e,
-        })?;
+        let c: LintCheckerConfig = cfg.parse()?;
+        let Some(items) = c.linters else {
+            return Err(OracleConfigError::whole(format!(
+                "LintChecker needs `linters`, {example}"
+            )));
+        };
         let default_timeout = timeout_ms(c.timeout_ms, "timeout_ms", MAX_TIMEOUT_MS)?
             .unwrap_or(Duration::from_millis(DEFAULT_TIMEOUT_MS));
         let auto_fix = c.auto_fix.unwrap_or(false);
-        if c.linters.is_empty() {
+        if items.is_empty() {
             return Err(OracleConfigError::at(
                 "linters",
                 format!("the list is empty: add at least one linter, {example}"),
             ));
         }
         let mut linters: Vec<Linter> = Vec::new();
-        for (i, item) in c.linters.into_iter().enumerate() {
+        for (i, item) in items.into_iter().enumerate() {
             let key = format!("linters.{i}");
             let linter = match item {
                 LinterItem::Command(s) if !s.trim().is_empty() => Linter {
