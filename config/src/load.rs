@@ -1442,6 +1442,7 @@ impl LoadedConfig {
             }
         }
         Some(Common {
+            config: spec.config,
             enabled: spec.enabled.unwrap_or(true),
             when,
             priority: spec.priority,
@@ -1477,8 +1478,9 @@ impl LoadedConfig {
         let Some(c) = self.common(me, fail_closed, warnings, &mut errors) else {
             return Err(errors);
         };
-        let oracle_name = match oracle_node.map(|n| (n, n.as_str())) {
-            Some((n, Some(name))) => match registry.resolve(name) {
+        // `common` has read `oracle` as a string (EntrySpec), or failed.
+        let oracle_name = match oracle_node.and_then(|n| Some((n, n.as_str()?))) {
+            Some((n, name)) => match registry.resolve(name) {
                 // A Script entry names a program to run by its path; a
                 // hooks file that could do that would let a repository's
                 // policy run any file with no `ahp trust` (the trust digest
@@ -1522,14 +1524,6 @@ impl LoadedConfig {
                     None
                 }
             },
-            Some((n, None)) => {
-                errors.push(type_error(
-                    n,
-                    me.path("oracle"),
-                    "an oracle name (a string)",
-                ));
-                None
-            }
             None => {
                 errors.push(ConfigError::at(
                     &me.defined_at,
@@ -1547,9 +1541,7 @@ impl LoadedConfig {
             };
         }
         let config_node = node.get("config");
-        let config_json = config_node
-            .map(Node::to_json)
-            .unwrap_or(serde_json::Value::Null);
+        let config_json = c.config.unwrap_or(serde_json::Value::Null);
         let oracle = oracle_name.as_ref().and_then(|name| {
             match registry.build(
                 name,
@@ -1622,6 +1614,7 @@ impl LoadedConfig {
                 None => return Err(errors),
             },
             None => Common {
+                config: None,
                 enabled: true,
                 when: Condition::default(),
                 priority: None,
@@ -1737,6 +1730,8 @@ impl Default for HookSettings {
 
 /// Fields shared by every kind of entry.
 struct Common {
+    /// `config:` as JSON, for the oracle.
+    config: Option<serde_json::Value>,
     enabled: bool,
     when: Condition,
     priority: Option<i64>,
