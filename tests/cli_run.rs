@@ -189,6 +189,50 @@ fn usage_errors_exit_1_not_clap_default() {
     sb.ahp().args(["--help"]).assert().code(0);
 }
 
+/// A command's options are built only when that command runs; its help
+/// still opens with the command's own description, and its options are
+/// all there.
+#[test]
+fn each_command_help_describes_the_command_and_lists_its_options() {
+    let sb = Sandbox::new();
+    for (args, opening, option) in [
+        (
+            &["hook", "--help"][..],
+            "The hook command of an agent",
+            "<AGENT>",
+        ),
+        (
+            &["run", "--help"][..],
+            "Evaluate EVENT against a context",
+            "--context <FILE>",
+        ),
+        (
+            &["help", "install"][..],
+            "Add `ahp hook AGENT` to an agent",
+            "--scope <SCOPE>",
+        ),
+        (&["signals", "--help"][..], "Query the signal log", "replay"),
+        (
+            &["signals", "stats", "-h"][..],
+            "Per source and event",
+            "--since",
+        ),
+    ] {
+        let out = sb.ahp().args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        let text = stdout(&out);
+        assert!(text.starts_with(opening), "{args:?}: {text}");
+        assert!(text.contains(option), "{args:?}: {text}");
+    }
+    let out = sb
+        .ahp()
+        .args(["hook", "claude-code", "--bogus"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unexpected argument '--bogus'"));
+}
+
 #[test]
 fn text_format_is_readable() {
     let sb = Sandbox::new();

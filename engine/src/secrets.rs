@@ -161,7 +161,12 @@ enum Rewrite {
 }
 
 struct Rule {
+    /// Every match holds one of these words.
     keywords: &'static [&'static str],
+    /// And one of these (none: no second condition). A word ahp's own
+    /// records hold (an entry named `no-curl-to-prod`) then compiles
+    /// nothing unless the text also has the shape's flag.
+    also: &'static [&'static str],
     pattern: Cow<'static, str>,
     rewrite: Rewrite,
 }
@@ -174,9 +179,11 @@ fn rules() -> &'static [Rule] {
     RULES.get_or_init(|| {
         let after = |keywords: &'static [&'static str], pattern: String| Rule {
             keywords,
+            also: &[],
             pattern: Cow::Owned(pattern),
             rewrite: Rewrite::After,
         };
+        let with = |rule: Rule, also: &'static [&'static str]| Rule { also, ..rule };
         let mut v = vec![after(
             PRIVATE_KEY_KEYWORDS,
             // The body up to the matching footer, or to the end of a text
@@ -189,14 +196,18 @@ fn rules() -> &'static [Rule] {
         )];
         v.extend(TOKENS.iter().map(|t| Rule {
             keywords: t.keywords,
+            also: &[],
             pattern: Cow::Borrowed(t.pattern),
             rewrite: Rewrite::Token(t.shown),
         }));
         v.extend([
             // scheme://user:PASSWORD@host
-            after(
-                &["://"],
-                r#"(?i)\b([a-z][a-z0-9+.-]*://[^\s/:@'"]*:)[^\s@'"]+(@)"#.to_string(),
+            with(
+                after(
+                    &["://"],
+                    r#"(?i)\b([a-z][a-z0-9+.-]*://[^\s/:@'"]*:)[^\s@'"]+(@)"#.to_string(),
+                ),
+                &["@"],
             ),
             after(
                 &["authorization"],
@@ -207,41 +218,55 @@ fn rules() -> &'static [Rule] {
             after(&["bearer"], format!(r"(?i)\b(bearer\s+){VALUE}")),
             // The MySQL clients take the password glued to `-p`; `-p`
             // alone (then a blank) asks for it.
-            after(
-                &["mysql", "mariadb"],
-                format!(
-                    r"\b((?:mysql[a-z]*|mariadb[a-z-]*)\b[^\r\n;&|]*?\s-p){VALUE}"
+            with(
+                after(
+                    &["mysql", "mariadb"],
+                    format!(r"\b((?:mysql[a-z]*|mariadb[a-z-]*)\b[^\r\n;&|]*?\s-p){VALUE}"),
                 ),
+                &["-p"],
             ),
-            after(
-                &["sshpass"],
-                format!(r"\b(sshpass\b[^\r\n;&|]*?\s-p\s*){VALUE}"),
+            with(
+                after(
+                    &["sshpass"],
+                    format!(r"\b(sshpass\b[^\r\n;&|]*?\s-p\s*){VALUE}"),
+                ),
+                &["-p"],
             ),
             // `docker login -p X`, `podman login`, `az login -p X`,
             // `helm registry login`: a short `-p` after `login`.
-            after(
-                &["login"],
-                format!(r"\b(login\b[^\r\n;&|]*?\s-p(?:\s+|=)){VALUE}"),
+            with(
+                after(
+                    &["login"],
+                    format!(r"\b(login\b[^\r\n;&|]*?\s-p(?:\s+|=)){VALUE}"),
+                ),
+                &["-p"],
             ),
             // htpasswd -b FILE USER PASSWORD
             after(
                 &["htpasswd"],
                 format!(r"\b(htpasswd\b[^\r\n;&|]*?\s-[a-zA-Z]*b[a-zA-Z]*\s+(?:-\S+\s+)*\S+\s+\S+\s+){VALUE}"),
             ),
-            // curl -u user:PASSWORD (also --user, --proxy-user, -U).
-            after(
-                &["curl"],
-                r#"\b(curl\b[^\r\n;&|]*?\s(?:-u|-U|--user|--proxy-user)(?:\s+|=)?['"]?[^\s:'"]*:)[^\s'"]+"#
-                    .to_string(),
+            // curl -u user:PASSWORD (also --user, --proxy-user, -U: each
+            // holds `-u` once lower-cased).
+            with(
+                after(
+                    &["curl"],
+                    r#"\b(curl\b[^\r\n;&|]*?\s(?:-u|-U|--user|--proxy-user)(?:\s+|=)?['"]?[^\s:'"]*:)[^\s'"]+"#
+                        .to_string(),
+                ),
+                &["-u"],
             ),
             // A flag starts a word: `no-secrets (critical)` is not one.
             after(
                 NAME_KEYWORDS,
                 format!(r#"(?i)((?:^|[\s"'(\[])--?{NAMES}(?:\s+|=)){VALUE}"#),
             ),
-            after(
-                NAME_KEYWORDS,
-                format!(r#"(?i)\b({NAMES}\\?["']?\s*(?:=>|[=:])\s*){VALUE}"#),
+            with(
+                after(
+                    NAME_KEYWORDS,
+                    format!(r#"(?i)\b({NAMES}\\?["']?\s*(?:=>|[=:])\s*){VALUE}"#),
+                ),
+                &["=", ":"],
             ),
         ]);
         v
@@ -280,17 +305,32 @@ fn compiled(i: usize) -> Option<&'static Regex> {
         .as_ref()
 }
 
-/// Which rules a text needs, by their keywords.
+/// Which rules a text needs: the rules' `keywords` lists, then their
+/// `also` lists (an empty one always passes).
 fn gate() -> &'static KeywordGate {
     static GATE: OnceLock<KeywordGate> = OnceLock::new();
-    GATE.get_or_init(|| KeywordGate::new(rules().iter().map(|r| r.keywords)))
+    GATE.get_or_init(|| {
+        KeywordGate::new(
+            rules()
+                .iter()
+                .map(|r| r.keywords)
+                .chain(rules().iter().map(|r| r.also)),
+        )
+    })
+}
+
+/// For each rule, whether `text` holds its words.
+fn wanted(text: &[u8]) -> Vec<bool> {
+    let found = gate().select(text);
+    let (keywords, also) = found.split_at(found.len() / 2);
+    keywords.iter().zip(also).map(|(k, a)| *k && *a).collect()
 }
 
 /// Whether `text` might hold a credential of any shape (a cheap check:
 /// false positives only cost [`mask`] a closer look). Never false for a
 /// text in which [`mask`] would change something.
 pub fn might_hold(text: &[u8]) -> bool {
-    gate().any(text)
+    wanted(text).contains(&true)
 }
 
 /// `text` with every credential of a known shape masked: a token keeps
@@ -308,7 +348,7 @@ pub fn might_hold(text: &[u8]) -> bool {
 /// assert_eq!(mask("ls -la src"), "ls -la src");
 /// ```
 pub fn mask(text: &str) -> Cow<'_, str> {
-    let wanted = gate().select(text.as_bytes());
+    let wanted = wanted(text.as_bytes());
     let mut out: Cow<'_, [u8]> = Cow::Borrowed(text.as_bytes());
     for (i, rule) in rules().iter().enumerate() {
         if !wanted.get(i).copied().unwrap_or(true) {
@@ -396,9 +436,46 @@ mod tests {
         for (i, rule) in rules().iter().enumerate() {
             assert!(compiled(i).is_some(), "{}", rule.pattern);
             assert!(!rule.keywords.is_empty(), "{}", rule.pattern);
-            for k in rule.keywords {
+            for k in rule.keywords.iter().chain(rule.also) {
                 assert_eq!(*k, k.to_ascii_lowercase());
             }
+        }
+    }
+
+    /// The words of ahp's own records (entry ids, plain URLs, commands
+    /// without a password flag) select no shape, so writing them compiles
+    /// no pattern; the same words with the shape's flag still do.
+    #[test]
+    fn a_shape_needs_both_its_word_and_its_flag() {
+        for quiet in [
+            "no-curl-to-prod",
+            "curl -sSL https://example.com/install.sh",
+            "mysql --version",
+            "docker login registry.example.com",
+            "git push https://github.com/o/r main",
+        ] {
+            assert!(!might_hold(quiet.as_bytes()), "{quiet}");
+            assert_eq!(mask(quiet), quiet);
+        }
+        for (loud, masked) in [
+            (
+                "curl -u admin:hunter22 https://x",
+                "curl -u admin:*** https://x",
+            ),
+            (
+                "curl -U proxy:hunter22 https://x",
+                "curl -U proxy:*** https://x",
+            ),
+            (
+                "psql postgres://app:hunter22@db/x",
+                "psql postgres://app:***@db/x",
+            ),
+            ("mysql -u root -phunter22 shop", "mysql -u root -p*** shop"),
+            ("docker login -p hunter22 r.io", "docker login -p *** r.io"),
+            ("DB_SECRET: hunter22", "DB_SECRET: ***"),
+        ] {
+            assert!(might_hold(loud.as_bytes()), "{loud}");
+            assert_eq!(mask(loud), masked);
         }
     }
 

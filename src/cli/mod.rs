@@ -10,6 +10,7 @@ use crate::ops::policy::BrokenPolicy;
 use ahp_config::ConfigErrors;
 use ahp_engine::Registry;
 use anyhow::Result;
+use args::Deferred;
 use clap::{Parser, Subcommand};
 use commands::*;
 use std::io::Write;
@@ -43,28 +44,28 @@ enum Command {
     ///
     /// The context is a JSON object (`tool`, `files`, `issue`, …) from --context FILE, or from stdin when
     /// stdin is not a terminal. Every signal is appended to the signal log.
-    Run(run::RunArgs),
+    Run(Deferred<run::RunArgs>),
     /// The same as `run`, named for workflow scripts: `ahp gate pre-issue-submit --issue FILE`.
     ///
     /// Exit 2 means the step must not proceed.
-    Gate(run::RunArgs),
+    Gate(Deferred<run::RunArgs>),
     /// Show which entries EVENT runs, in which order, from which layer, and why others do not.
-    Explain(explain::ExplainArgs),
+    Explain(Deferred<explain::ExplainArgs>),
     /// Check the merged configuration; exit 1 with every error found.
-    Validate(validate::ValidateArgs),
+    Validate(Deferred<validate::ValidateArgs>),
     /// Print the merged configuration with the layer and file:line of every value.
-    Config(config::ConfigArgs),
+    Config(Deferred<config::ConfigArgs>),
     /// Write a commented starter .ahp/hooks.yaml (and its schema) and gitignore the local files.
-    Init(init::InitArgs),
+    Init(Deferred<init::InitArgs>),
     /// Trust this project's HOOK.md hooks (.agents/hooks), like `direnv allow`.
     ///
     /// Project hooks are code from the repository: they run only after you
     /// have read them and trusted the exact set of files. Any change to
     /// them needs trusting again.
-    Trust(trust::TrustArgs),
+    Trust(Deferred<trust::TrustArgs>),
     /// Query the signal log: records, statistics, tuning suggestions, an HTML report, replay.
     #[command(subcommand)]
-    Signals(signals::SignalsCommand),
+    Signals(Deferred<signals::SignalsCommand>),
     /// Record what was done about a signal of the log.
     ///
     /// The action must answer the signal's intensity: block → retry_after_fix,
@@ -74,7 +75,7 @@ enum Command {
     ///
     /// A signal has one answer: answering it again needs --amend, and the
     /// new answer replaces the old one in every statistic.
-    Respond(respond::RespondArgs),
+    Respond(Deferred<respond::RespondArgs>),
     /// The hook command of an agent: read its JSON on stdin, answer in its protocol.
     ///
     /// Installed by `ahp install AGENT` as the agent's hook command. The
@@ -83,7 +84,7 @@ enum Command {
     /// the agent's output: block → deny, control → the rewritten input,
     /// prompt → ask (or context), aid → additional context. Errors inside ahp
     /// fail open with a message on stderr (settings.fail_closed: true blocks).
-    Hook(hook::HookArgs),
+    Hook(Deferred<hook::HookArgs>),
     /// Add `ahp hook AGENT` to an agent's hook config, for every event ahp decides on.
     ///
     /// Edits the agent's own file (claude-code: .claude/settings.json, codex:
@@ -93,18 +94,18 @@ enum Command {
     /// keeping the user's other settings, comments and layout. Running it
     /// twice changes nothing the second time. A malformed file is refused
     /// with its line and column, and nothing is written.
-    Install(install::InstallArgs),
+    Install(Deferred<install::InstallArgs>),
     /// Remove what `ahp install AGENT` added: the hooks whose command starts with
     /// `CMD hook AGENT`, and the event lists that only held them. The user's own hooks
     /// stay; a file left with no settings at all is deleted.
-    Uninstall(install::InstallArgs),
+    Uninstall(Deferred<install::InstallArgs>),
     /// Check that ahp's hooks would fire: agent configs parse, ahp's entries are there,
     /// the command resolves, hooks.yaml validates and project hooks are trusted.
     ///
     /// Exit 0 when all is well, 1 when any problem is found.
-    Doctor(doctor::DoctorArgs),
+    Doctor(Deferred<doctor::DoctorArgs>),
     /// Print the JSON Schema (draft-07) of hooks.yaml (or of HOOK.md frontmatter).
-    Schema(schema::SchemaArgs),
+    Schema(Deferred<schema::SchemaArgs>),
 }
 
 /// Runs the CLI with `registry` and returns the process exit code.
@@ -151,18 +152,18 @@ pub(crate) fn main_with(registry: Registry) -> ExitCode {
 
 fn run_command(cmd: Command, registry: Registry) -> Result<u8> {
     match cmd {
-        Command::Signals(cmd) => signals::run(cmd, registry),
-        Command::Run(args) | Command::Gate(args) => run::run(args, &registry),
-        Command::Explain(args) => explain::run(args, &registry),
-        Command::Validate(args) => validate::run(args, &registry),
-        Command::Config(args) => config::run(args, &registry),
-        Command::Init(args) => init::run(args, &registry),
-        Command::Trust(args) => trust::run(args, &registry),
-        Command::Respond(args) => respond::run(args),
-        Command::Hook(args) => hook::run(args, &registry),
-        Command::Install(args) => install::run(args, false),
-        Command::Uninstall(args) => install::run(args, true),
-        Command::Doctor(args) => doctor::run(args, &registry),
-        Command::Schema(args) => schema::run(args, &registry),
+        Command::Signals(Deferred(cmd)) => signals::run(cmd, registry),
+        Command::Run(Deferred(args)) | Command::Gate(Deferred(args)) => run::run(args, &registry),
+        Command::Explain(Deferred(args)) => explain::run(args, &registry),
+        Command::Validate(Deferred(args)) => validate::run(args, &registry),
+        Command::Config(Deferred(args)) => config::run(args, &registry),
+        Command::Init(Deferred(args)) => init::run(args, &registry),
+        Command::Trust(Deferred(args)) => trust::run(args, &registry),
+        Command::Respond(Deferred(args)) => respond::run(args),
+        Command::Hook(Deferred(args)) => hook::run(args, &registry),
+        Command::Install(Deferred(args)) => install::run(args, false),
+        Command::Uninstall(Deferred(args)) => install::run(args, true),
+        Command::Doctor(Deferred(args)) => doctor::run(args, &registry),
+        Command::Schema(Deferred(args)) => schema::run(args, &registry),
     }
 }
