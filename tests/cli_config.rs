@@ -56,11 +56,11 @@ fn config_shows_the_layer_of_each_value() {
     // builtin, user, project, local.
     assert_eq!(v["layers"].as_array().unwrap().len(), 4);
     assert_eq!(
-        v["hooks"]["pre-tool-use"][1]["origins"]["priority"]["layer"],
+        v["hooks"]["pre-tool-use"][2]["origins"]["priority"]["layer"],
         "local"
     );
     assert_eq!(
-        v["hooks"]["pre-tool-use"][1]["origins"]["when.tool.name"]["layer"],
+        v["hooks"]["pre-tool-use"][2]["origins"]["when.tool.name"]["layer"],
         "project"
     );
 }
@@ -161,10 +161,10 @@ fn validate_reports_ok_and_layers() {
     let out = sb.ahp().arg("validate").output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let text = stdout(&out);
-    // The project's three and the builtin layer's two other entries (its
+    // The project's three and the builtin layer's three other entries (its
     // PermissionChecker is the one the project tunes).
     assert!(
-        text.starts_with("ok: 5 enabled entries across 3 events"),
+        text.starts_with("ok: 6 enabled entries across 3 events"),
         "{text}"
     );
     assert!(text.contains("(builtin)"), "{text}");
@@ -203,7 +203,8 @@ fn explain_shows_order_layers_and_why_not() {
     let nc = text.find("no-curl").unwrap();
     assert!(pc < nc, "{text}");
     assert!(text.contains("1. wave 0  PermissionChecker"), "{text}");
-    assert!(text.contains("2. wave 1  no-curl"), "{text}");
+    assert!(text.contains("2. wave 0  PathGuard"), "{text}");
+    assert!(text.contains("3. wave 1  no-curl"), "{text}");
     assert!(
         // The context's `Read` is read as the agents' hooks read it.
         text.contains("NOT SELECTED: `tool.name` == \"Bash\" does not hold (value: \"read\")"),
@@ -357,7 +358,7 @@ fn ahp_config_output_reads_back_as_one_policy() {
         stderr(&out)
     );
     assert!(
-        stdout(&out).contains("4 enabled entries"),
+        stdout(&out).contains("5 enabled entries"),
         "{}",
         stdout(&out)
     );

@@ -2,6 +2,7 @@
 //! area (fewer links than a binary per file).
 
 mod agents;
+mod attack_corpus;
 mod change_logger;
 mod changed_files;
 mod cli_config;

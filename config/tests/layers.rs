@@ -142,8 +142,8 @@ fn local_layer_disables_a_project_entry() {
     let ids: Vec<&str> = plan.entries.iter().map(|e| e.id.as_str()).collect();
     assert_eq!(ids, vec!["greet"]);
     let view = cfg.render_json();
-    // After the builtin layer's PermissionChecker.
-    let second = &view["hooks"]["pre-tool-use"][2];
+    // After the builtin layer's PermissionChecker and PathGuard.
+    let second = &view["hooks"]["pre-tool-use"][3];
     assert_eq!(second["enabled"], false);
     assert_eq!(second["origins"]["enabled"]["layer"], "local");
     assert_eq!(second["origins"]["oracle"]["layer"], "project");
@@ -160,7 +160,7 @@ fn later_layer_deep_merges_config_maps_and_replaces_lists() {
         json!({"say": "bonjour", "tags": ["z"], "nested": {"x": 1, "y": 3}})
     );
     let view = cfg.render_json();
-    let origins = &view["hooks"]["pre-tool-use"][1]["origins"];
+    let origins = &view["hooks"]["pre-tool-use"][2]["origins"];
     assert_eq!(origins["config.say"]["layer"], "local");
     assert_eq!(origins["config.nested.x"]["layer"], "project");
     assert_eq!(origins["config.nested.y"]["layer"], "local");
@@ -433,7 +433,7 @@ fn home_as_project_root_loads_the_file_once() {
     let cfg = LoadedConfig::load(&opts).unwrap();
     // The builtin layer and the file, once.
     assert_eq!(cfg.files.len(), 2);
-    assert_eq!(cfg.entries_for(Event::PreToolUse).count(), 3);
+    assert_eq!(cfg.entries_for(Event::PreToolUse).count(), 4);
 }
 
 #[test]

@@ -36,6 +36,59 @@ pub struct ToolCall {
     /// For post events: what the tool returned.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub response: Option<Value>,
+    /// For a shell tool: the model of its command line (set at dispatch,
+    /// see [`crate::shell`]): `tool.shell.commands.*.name`, ….
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shell: Option<crate::shell::Shell>,
+}
+
+impl ToolCall {
+    /// The command line of a shell tool call: `input.command` (a string,
+    /// or a list of words joined with spaces) or `input.cmd`.
+    ///
+    /// ```
+    /// use ahp_engine::ToolCall;
+    /// let t = ToolCall { input: serde_json::json!({"command": ["bash", "-lc", "ls -la"]}), ..ToolCall::default() };
+    /// assert_eq!(t.command_line().as_deref(), Some("bash -lc 'ls -la'"));
+    /// ```
+    pub fn command_line(&self) -> Option<String> {
+        ["command", "cmd"]
+            .iter()
+            .find_map(|k| match self.input.get(*k)? {
+                Value::String(s) => Some(s.clone()),
+                // An argv (Codex's exec form): each word quoted, so that the
+                // line parses back into the same words.
+                Value::Array(parts) => Some(
+                    parts
+                        .iter()
+                        .map(|p| match p {
+                            Value::String(s) => crate::shell::quote(s),
+                            other => other.to_string(),
+                        })
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                ),
+                _ => None,
+            })
+    }
+
+    /// Sets [`ToolCall::shell`] from the command line of a `shell` tool
+    /// call (a no-op for other tools, or when it is set already).
+    ///
+    /// ```
+    /// use ahp_engine::ToolCall;
+    /// let mut t = ToolCall { name: "shell".into(), input: serde_json::json!({"command": "sudo rm -rf /"}), ..ToolCall::default() };
+    /// t.model_shell();
+    /// assert_eq!(t.shell.unwrap().commands[0].name, "rm");
+    /// ```
+    pub fn model_shell(&mut self) {
+        if self.shell.is_none()
+            && self.name == "shell"
+            && let Some(line) = self.command_line()
+        {
+            self.shell = Some(crate::shell::model(&line, None));
+        }
+    }
 }
 
 /// Changed files of the work in progress.
@@ -174,6 +227,20 @@ fn navigate<'a>(mut v: &'a Value, segs: &[&str]) -> Option<&'a Value> {
 }
 
 fn navigate_cow<'a>(v: Cow<'a, Value>, segs: &[&str]) -> Option<Cow<'a, Value>> {
+    if let Some(star) = segs.iter().position(|s| *s == "*") {
+        // `list.*.field`: the field of every item, as one list (lists of
+        // lists flattened one level), so that a matcher tests any of them.
+        let list = navigate(&v, &segs[..star])?.as_array()?;
+        let mut out = Vec::new();
+        for item in list {
+            match navigate_cow(Cow::Borrowed(item), &segs[star + 1..]).map(Cow::into_owned) {
+                Some(Value::Array(items)) => out.extend(items),
+                Some(other) => out.push(other),
+                None => {}
+            }
+        }
+        return Some(Cow::Owned(Value::Array(out)));
+    }
     match v {
         Cow::Borrowed(b) => navigate(b, segs).map(Cow::Borrowed),
         Cow::Owned(o) => navigate(&o, segs).cloned().map(Cow::Owned),
@@ -194,7 +261,9 @@ impl HookContext {
     }
 
     /// The value at a dotted path (`tool.input.command`, `files.changed.0`),
-    /// or `None` when any segment is missing. Never fails.
+    /// or `None` when any segment is missing. Never fails. A `*` segment
+    /// takes every item of a list: `tool.shell.commands.*.name` is the list
+    /// of the command names.
     pub fn lookup(&self, path: &str) -> Option<Cow<'_, Value>> {
         let segs: Vec<&str> = path.split('.').collect();
         let (first, rest) = segs.split_first()?;
@@ -212,9 +281,9 @@ impl HookContext {
                 // The hot path of pre-tool-use conditions: borrow, no copy.
                 let tool = self.tool.as_ref()?;
                 return match rest.split_first() {
-                    Some((&"input", r)) => navigate(&tool.input, r).map(Cow::Borrowed),
+                    Some((&"input", r)) => navigate_cow(Cow::Borrowed(&tool.input), r),
                     Some((&"response", r)) => {
-                        navigate(tool.response.as_ref()?, r).map(Cow::Borrowed)
+                        navigate_cow(Cow::Borrowed(tool.response.as_ref()?), r)
                     }
                     Some((&"name", [])) => Some(Cow::Owned(Value::String(tool.name.clone()))),
                     _ => navigate_cow(owned(tool)?, rest),

@@ -92,6 +92,51 @@ const TOOL: &[Field] = &[
     f("path", Kind::Text),
     f("use_id", Kind::Text),
     f("response", Kind::Any),
+    f(
+        "shell",
+        Kind::Object {
+            fields: SHELL,
+            open: false,
+        },
+    ),
+];
+
+/// `tool.shell`, the model of a shell command line ([`crate::shell`]).
+const SHELL: &[Field] = &[
+    f("parsed", Kind::Bool),
+    f(
+        "commands",
+        Kind::List(&Kind::Object {
+            fields: SIMPLE_COMMAND,
+            open: false,
+        }),
+    ),
+];
+
+const SIMPLE_COMMAND: &[Field] = &[
+    f("name", Kind::Text),
+    f("args", TEXTS),
+    f("env", Kind::Map),
+    f(
+        "redirects",
+        Kind::List(&Kind::Object {
+            fields: REDIRECT,
+            open: false,
+        }),
+    ),
+    f("wrappers", TEXTS),
+    f("pipeline", Kind::Number),
+    f("stage", Kind::Number),
+    f("stages", Kind::Number),
+    f("depth", Kind::Number),
+    f("via", Kind::Text),
+    f("cwd", Kind::Text),
+];
+
+const REDIRECT: &[Field] = &[
+    f("op", Kind::Text),
+    f("fd", Kind::Number),
+    f("target", Kind::Text),
 ];
 
 /// `issue`, as `--issue` / `issue.path` loads it (oracles' `context_issue`).
@@ -429,12 +474,12 @@ pub fn resolve(path: &str) -> Result<Kind, PathFinding> {
                 None => return Err(unknown_field(&walked, seg, rest, fields, open)),
             },
             Kind::List(item) => {
-                if seg.parse::<usize>().is_err() {
+                if *seg != "*" && seg.parse::<usize>().is_err() {
                     let example = join(&join(&walked, "0"), seg);
                     return Err(PathFinding::error(
                         format!("`{walked}` is a list: `{seg}` is not an index into it"),
                         Some(format!(
-                            "name an item by its position, e.g. `{example}`{}",
+                            "name an item by its position, e.g. `{example}`, or every item with `*`{}",
                             if walked == "files.changed" {
                                 ", or test `files.changed_count`"
                             } else {

@@ -594,6 +594,11 @@ impl Engine {
             }
             v
         });
+        // The shell model is derived from the command: the record keeps
+        // the command, and a replay derives the model again.
+        if let Some(tool) = ctx.tool.as_mut() {
+            tool.model_shell();
+        }
         let Some(plan) = self.policy.plan(event) else {
             if let Some(input) = input {
                 self.record_run(&verdict, &ctx, input, started);

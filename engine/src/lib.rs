@@ -49,6 +49,7 @@ pub mod pattern;
 pub mod policy;
 pub mod registry;
 pub mod secrets;
+pub mod shell;
 pub mod signal;
 pub mod suggest;
 

@@ -100,7 +100,7 @@ use std::sync::Arc;
 /// let mut registry = ahp_engine::Registry::new();
 /// ahp_oracles::register_builtins(&mut registry);
 /// for name in [
-///     "PermissionChecker", "Rules", "Script", "ChecklistValidator", "ReviewTrigger",
+///     "PermissionChecker", "PathGuard", "Rules", "Script", "ChecklistValidator", "ReviewTrigger",
 ///     "FileChangeLimiter", "CompletionVerifier", "CommitMessageValidator", "ContextLoader",
 ///     "TestGate", "LintChecker", "DependencyChecker", "SecurityScanner", "ChangeLogger",
 ///     "RetrospectiveGenerator",
@@ -122,6 +122,11 @@ pub fn register_builtins(registry: &mut Registry) {
         "PermissionChecker",
         "blocks dangerous shell/SQL commands; asks for confirmation of risky ones",
         |cfg| Ok(Arc::new(PermissionChecker::from_config(cfg)?) as Arc<dyn Oracle>),
+    );
+    registry.register(
+        "PathGuard",
+        "keeps file tools and shell commands away from credential stores, start-up files and system paths",
+        |cfg| Ok(Arc::new(policy::path_guard::PathGuard::from_config(cfg)?) as Arc<dyn Oracle>),
     );
     registry.register(
         "FileChangeLimiter",
@@ -191,6 +196,7 @@ pub fn register_builtins(registry: &mut Registry) {
     // The type each oracle reads its `config:` into, for `ahp schema`.
     registry.set_config::<workflow::file_limit::FileChangeLimiterConfig>("FileChangeLimiter");
     registry.set_config::<policy::permission::PermissionCheckerConfig>("PermissionChecker");
+    registry.set_config::<policy::path_guard::PathGuardConfig>("PathGuard");
     registry.set_config::<policy::change_logger::ChangeLoggerConfig>("ChangeLogger");
     registry.set_config::<workflow::deps::DependencyCheckerConfig>("DependencyChecker");
     registry.set_config::<workflow::context_loader::ContextLoaderConfig>("ContextLoader");

@@ -760,6 +760,7 @@ fn tool_call(
         input,
         use_id,
         response,
+        shell: None,
     }
 }
 

@@ -67,10 +67,12 @@
 //! assert!(checker.check("rm -rf ./target").is_none());
 //! ```
 
+use super::commands;
 use crate::template::truncate;
+use ahp_engine::shell::{self, Shell};
 use ahp_engine::{
     HookContext, Intensity, Oracle, OracleConfig, OracleConfigError, OracleError, Severity, Signal,
-    async_trait,
+    ToolCall, async_trait,
 };
 use regex::{Regex, RegexBuilder};
 use schemars::JsonSchema;
@@ -96,6 +98,10 @@ pub struct PermissionCheckerConfig {
     pub case_sensitive: Option<bool>,
     /// false: your lists replace the built-in ones (default true: added).
     pub extend_defaults: Option<bool>,
+    /// Ids of built-in rules this project does without (structural rules
+    /// such as `find-delete`, or built-in patterns such as `git-clean`).
+    #[serde(default)]
+    pub except: Vec<String>,
 }
 
 /// One pattern of `dangerous_commands` or `require_confirmation`: a regex
@@ -328,12 +334,15 @@ impl CommandPattern {
 }
 
 /// What [`PermissionChecker::check`] found in a command.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Finding<'a> {
     /// A `dangerous_commands` item matched: block.
     Dangerous(&'a CommandPattern),
     /// A `require_confirmation` item matched (and no dangerous one).
     NeedsConfirmation(&'a CommandPattern),
+    /// A structural rule ([`commands`]) found it: block or ask, as the rule
+    /// says.
+    Rule(commands::Hit),
 }
 
 /// Fills the shared fragments into a built-in pattern.
@@ -498,7 +507,7 @@ pub fn default_dangerous_commands() -> Vec<CommandPattern> {
 ///
 /// | id | catches |
 /// |---|---|
-/// | `git-force-push` | `git push --force`, `-f`, `--force-with-lease`, `+refspec` |
+/// | `git-force-push` | `git push --force`, `-f`, `+refspec` (not `--force-with-lease`, which refuses to overwrite others' work) |
 /// | `git-reset-hard` | `git reset --hard` |
 /// | `git-clean` | `git clean -f…` (`-fdx`, `--force`; not `-n`) |
 /// | `sql-delete-all` | `DELETE FROM x` with no `WHERE` |
@@ -513,7 +522,7 @@ pub fn default_require_confirmation() -> Vec<CommandPattern> {
         CommandPattern::builtin(
             "git-force-push",
             expand(
-                r"%PRE%git(?:%SP%%ARG%)*?%SP%push(?:%SP%%ARG%)*?%SP%(?:--force(?:-with-lease)?(?:=[^\s;&|]*)?|-[a-zA-Z]*f[a-zA-Z]*|\+[^\s;&|]+)%TEND%",
+                r"%PRE%git(?:%SP%%ARG%)*?%SP%push(?:%SP%%ARG%)*?%SP%(?:--force|-[a-zA-Z]*f[a-zA-Z]*|\+[^\s;&|]+)%TEND%",
             ),
             "rewrites the history of the remote branch",
             "push without force; if history really must be rewritten, use `--force-with-lease` on a branch you own, never on a shared one",
@@ -626,6 +635,13 @@ impl Compiled {
 }
 
 impl PatternList {
+    /// Whether `p` is one of the built-in items.
+    fn is_builtin(&self, p: &CommandPattern) -> bool {
+        self.items[..self.builtin]
+            .iter()
+            .any(|b| std::ptr::eq(b, p))
+    }
+
     /// The first item (in list order) that matches `text`.
     fn first_match(&self, text: &str) -> Option<&CommandPattern> {
         self.first_match_at(text).map(|i| &self.items[i])
@@ -718,6 +734,11 @@ pub struct PermissionChecker {
     /// `require_confirmation: true`: the configured `dangerous_commands`
     /// ask for confirmation instead of blocking.
     dangerous_asks: bool,
+    /// The structural rules in force ([`commands`]).
+    structural: Vec<&'static str>,
+    /// Whether the structural rules may ask (`require_confirmation: false`
+    /// says nothing asks).
+    structural_prompts: bool,
 }
 
 impl PermissionChecker {
@@ -758,6 +779,7 @@ impl PermissionChecker {
             default_dangerous_commands,
             extend,
             case_sensitive,
+            &c.except,
         )?;
         // The seed's boolean form: `true` means the dangerous commands you
         // list need a confirmation rather than a refusal; `false` that
@@ -774,18 +796,121 @@ impl PermissionChecker {
             default_require_confirmation,
             extend_confirm,
             case_sensitive,
+            &c.except,
         )?;
+        let known: Vec<String> = commands::IDS
+            .iter()
+            .map(|s| s.to_string())
+            .chain(
+                default_dangerous_commands()
+                    .into_iter()
+                    .filter_map(|p| p.id),
+            )
+            .chain(
+                default_require_confirmation()
+                    .into_iter()
+                    .filter_map(|p| p.id),
+            )
+            .collect();
+        for (i, id) in c.except.iter().enumerate() {
+            if !known.contains(id) {
+                let hint = ahp_engine::suggest::did_you_mean(id, known.iter().map(String::as_str))
+                    .map(|s| format!(" (did you mean `{s}`?)"))
+                    .unwrap_or_default();
+                return Err(OracleConfigError::at(
+                    format!("except.{i}"),
+                    format!(
+                        "`{id}` is not a built-in rule{hint}; the ids are listed in docs/oracles.md"
+                    ),
+                ));
+            }
+        }
+        let structural = if extend {
+            commands::IDS
+                .iter()
+                .filter(|id| !c.except.iter().any(|e| e == *id))
+                .copied()
+                .collect()
+        } else {
+            Vec::new()
+        };
         Ok(PermissionChecker {
             dangerous,
             confirm,
             allow_confirmation,
             dangerous_asks,
+            structural,
+            structural_prompts: !matches!(
+                c.require_confirmation,
+                Some(Confirmation::Switch(false))
+            ),
         })
     }
 
-    /// What the lists say about one command text: the first dangerous item
-    /// that matches, else the first confirmation item, else `None`.
+    /// What the rules say about one command line: the first dangerous
+    /// item that matches, else a structural block, else the first
+    /// confirmation item, else a structural prompt, else `None`.
     pub fn check(&self, command: &str) -> Option<Finding<'_>> {
+        self.check_model(command, &shell::model(command, None))
+    }
+
+    /// [`PermissionChecker::check`] with the line's model already made.
+    pub fn check_model(&self, command: &str, model: &Shell) -> Option<Finding<'_>> {
+        let except: Vec<String> = commands::IDS
+            .iter()
+            .filter(|id| !self.structural.contains(id))
+            .map(|id| id.to_string())
+            .collect();
+        let mut hits = commands::judge(model, &except);
+        if !self.structural_prompts {
+            // `require_confirmation: false`: nothing asks.
+            hits.retain(|h| h.block);
+        }
+        // SQL hides keywords in comments (`DROP/**/TABLE`): the text rules
+        // see the line with its comments blanked too.
+        let uncommented = without_sql_comments(command);
+        let texts: Vec<&str> = match &uncommented {
+            Some(u) => vec![command, u.as_str()],
+            None => vec![command],
+        };
+        // Words that a command only prints or searches for (`echo "rm -rf
+        // /" > notes.txt`, `grep "DROP TABLE"`) are data: a built-in text
+        // pattern must still match once they are left out.
+        let without_data = data_words_removed(model);
+        let confirmed = |p: &CommandPattern, builtin: bool| -> bool {
+            match (&without_data, builtin) {
+                (Some(line), true) => compile(&p.pattern, self.dangerous.case_sensitive)
+                    .is_ok_and(|re| re.is_match(line)),
+                _ => true,
+            }
+        };
+        for text in &texts {
+            if let Some(f) = self.check_text_dangerous(text)
+                && match &f {
+                    Finding::Dangerous(p) | Finding::NeedsConfirmation(p) => {
+                        confirmed(p, self.dangerous.is_builtin(p))
+                    }
+                    Finding::Rule(_) => true,
+                }
+            {
+                return Some(f);
+            }
+        }
+        // The structural rules' blocks, the confirmation items, then the
+        // structural rules' prompts (`judge` sorts blocks first).
+        let (blocks, prompts): (Vec<_>, Vec<_>) = hits.into_iter().partition(|h| h.block);
+        if let Some(h) = blocks.into_iter().next() {
+            return Some(Finding::Rule(h));
+        }
+        texts
+            .iter()
+            .find_map(|t| self.confirm.first_match(t))
+            .filter(|p| confirmed(p, self.confirm.is_builtin(p)))
+            .map(Finding::NeedsConfirmation)
+            .or_else(|| prompts.into_iter().next().map(Finding::Rule))
+    }
+
+    fn check_text_dangerous(&self, command: &str) -> Option<Finding<'_>> {
         if let Some(i) = self.dangerous.first_match_at(command) {
             let p = &self.dangerous.items[i];
             // A built-in dangerous command (`rm -rf /`, `mkfs`) stays a
@@ -796,9 +921,7 @@ impl PermissionChecker {
                 Finding::Dangerous(p)
             });
         }
-        self.confirm
-            .first_match(command)
-            .map(Finding::NeedsConfirmation)
+        None
     }
 
     /// The signals for `ctx`: at most one per command text of the tool
@@ -806,11 +929,36 @@ impl PermissionChecker {
     /// wrapper.
     pub fn signals(&self, ctx: &HookContext) -> Vec<Signal> {
         let can_prompt = ctx.event.is_none_or(|e| e.allows(Intensity::Prompt));
+        let tool = ctx.tool.as_ref();
         command_texts(ctx)
             .iter()
             .filter_map(|text| {
                 let shown = shown(text);
-                match self.check(text)? {
+                let made;
+                let model = match tool.and_then(|t| t.shell.as_ref()) {
+                    Some(m) if tool.and_then(ToolCall::command_line).as_deref() == Some(text) => m,
+                    _ => {
+                        made = shell::model(text, None);
+                        &made
+                    }
+                };
+                // A structural rule's finding reads like a built-in item's.
+                let rule;
+                let (block, p) = match self.check_model(text, model)? {
+                    Finding::Rule(h) => {
+                        rule = CommandPattern::builtin(h.id, String::new(), h.reason, h.advice);
+                        (h.block, &rule)
+                    }
+                    Finding::Dangerous(p) => (true, p),
+                    Finding::NeedsConfirmation(p) => (false, p),
+                };
+                let finding = if block {
+                    Finding::Dangerous(p)
+                } else {
+                    Finding::NeedsConfirmation(p)
+                };
+                match finding {
+                    Finding::Rule(_) => None,
                     Finding::Dangerous(p) => Some(dangerous_signal(&shown, p)),
                     Finding::NeedsConfirmation(p) if self.allow_confirmation && can_prompt => {
                         Some(confirmation_prompt(&shown, p))
@@ -875,7 +1023,7 @@ pub fn command_texts(ctx: &HookContext) -> Vec<String> {
             Some(Value::Array(parts)) if key != "sql" => parts
                 .iter()
                 .map(|p| match p {
-                    Value::String(s) => s.clone(),
+                    Value::String(s) => shell::quote(s),
                     other => other.to_string(),
                 })
                 .collect::<Vec<_>>()
@@ -969,6 +1117,7 @@ fn build_list(
     defaults: fn() -> Vec<CommandPattern>,
     extend: bool,
     case_sensitive: bool,
+    except: &[String],
 ) -> Result<PatternList, OracleConfigError> {
     let mut list = PatternList {
         items: Vec::new(),
@@ -978,6 +1127,9 @@ fn build_list(
     };
     if given.is_none() || extend {
         for p in defaults() {
+            if p.id.as_ref().is_some_and(|id| except.contains(id)) {
+                continue;
+            }
             list.state
                 .push(Compiled::new(p.id.as_deref().map_or(&[], builtin_keywords)));
             list.items.push(p);
@@ -1004,6 +1156,75 @@ fn build_list(
         list.state.push(it);
     }
     Ok(list)
+}
+
+/// `text` with its SQL block comments blanked (`DROP/**/TABLE` reads
+/// `DROP TABLE`; MySQL's `/*!50000 DROP */` keeps what it runs), or
+/// `None` when it has none.
+fn without_sql_comments(text: &str) -> Option<String> {
+    if !text.contains("/*") {
+        return None;
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find("/*") {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 2..];
+        let end = after.find("*/").unwrap_or(after.len());
+        let inner = &after[..end];
+        if let Some(kept) = inner.strip_prefix('!') {
+            out.push(' ');
+            out.push_str(kept.trim_start_matches(|c: char| c.is_ascii_digit()));
+        }
+        out.push(' ');
+        rest = after.get(end + 2..).unwrap_or("");
+    }
+    out.push_str(rest);
+    Some(out)
+}
+
+/// Programs whose arguments are text they print, search for or record,
+/// never commands they run.
+const DATA_COMMANDS: &[&str] = &[
+    "echo", "printf", "grep", "egrep", "fgrep", "rg", "ag", "ack", "jq", "yq", "man", "help",
+    "tldr", "which", "type", "apropos", "whatis", "cowsay", "figlet",
+];
+
+/// The line rebuilt from its model without the words of
+/// [`DATA_COMMANDS`] (and of `git commit -m`, `git log --grep`, …), or
+/// `None` when it has none, or could not be parsed.
+fn data_words_removed(model: &Shell) -> Option<String> {
+    let is_data = |c: &ahp_engine::shell::SimpleCommand| {
+        // What `echo` pipes into a program (`| mysql`, `| sh`) is input to
+        // it, not data.
+        let piped = matches!(c.name.as_str(), "echo" | "printf") && c.stage + 1 < c.stages;
+        !piped && DATA_COMMANDS.contains(&c.name.as_str())
+            || c.name == "git"
+                && c.args.first().is_some_and(|a| {
+                    matches!(
+                        a.as_str(),
+                        "commit" | "log" | "grep" | "tag" | "notes" | "show"
+                    )
+                })
+    };
+    if !model.parsed || !model.commands.iter().any(is_data) {
+        return None;
+    }
+    let parts: Vec<String> = model
+        .commands
+        .iter()
+        .map(|c| {
+            if is_data(c) {
+                c.name.clone()
+            } else {
+                std::iter::once(c.name.clone())
+                    .chain(c.args.iter().map(|a| shell::quote(a)))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            }
+        })
+        .collect();
+    Some(parts.join(" ; "))
 }
 
 #[cfg(test)]
@@ -1152,7 +1373,9 @@ mod tests {
 
     #[test]
     fn keywords_never_hide_a_match() {
-        let checker = match PermissionChecker::from_config(OracleConfig::empty()) {
+        // The text lists alone: the structural rules answer first otherwise.
+        let cfg = serde_json::json!({ "except": commands::IDS });
+        let checker = match PermissionChecker::from_config(OracleConfig::new(&cfg, None)) {
             Ok(c) => c,
             Err(e) => panic!("{e:?}"),
         };
@@ -1166,6 +1389,7 @@ mod tests {
             let got = checker.check(text).map(|f| match f {
                 Finding::Dangerous(p) => ("block", p.id.as_deref().unwrap_or("")),
                 Finding::NeedsConfirmation(p) => ("confirm", p.id.as_deref().unwrap_or("")),
+                Finding::Rule(h) => ("rule", h.id),
             });
             assert_eq!(got, want, "{text}");
             matched += usize::from(want.is_some());

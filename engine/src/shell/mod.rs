@@ -1,0 +1,245 @@
+//! The shell-command model: what a shell tool call would run, as simple
+//! commands, so that policy rules judge the program, its flags and its
+//! targets rather than the spelling of the text.
+//!
+//! [`model`] parses a command line (bash syntax) and lists every simple
+//! command it holds: those of pipelines and `&&`/`||`/`;` lists, of
+//! subshells, braces, `if`/`for`/`while`/`case` bodies and functions, of
+//! command and process substitutions, and of the strings other programs
+//! run — `bash -c`/`sh -c`/`zsh -c`, `eval`, `xargs`, `find -exec`,
+//! `ssh HOST CMD`, `su -c`, `watch` — parsed again, down to
+//! [`MAX_DEPTH`] levels. For each one:
+//!
+//! - `name` is the program after quote removal and unwrapping: `\rm`,
+//!   `"rm"`, `r''m`, `$'\x72m'` and `/bin/rm` are all `rm`, and wrappers
+//!   (`sudo`, `doas`, `env`, `nice`, `nohup`, `timeout`, `time`, `command`,
+//!   `exec`, `busybox`, `stdbuf`, `ionice`, `setsid`, `xargs`) move to
+//!   `wrappers`;
+//! - `args` are its arguments after quote removal, with paths normalised:
+//!   `~`, `$HOME` and the user's home directory become `~`, repeated and
+//!   trailing slashes go, `.` and `..` are resolved (`/home//` is `/home`,
+//!   `/./` is `/`);
+//! - `env` are its assignments (`LD_PRELOAD=/tmp/x.so id`, `env A=1 cmd`);
+//! - `redirects` its redirections: operator, file descriptor and target;
+//! - `pipeline`, `stage` and `stages` place it in its pipeline, `depth`
+//!   and `via` say how it is reached (`sh -c`, `$()`, `eval`, …), and `cwd`
+//!   is the directory a preceding `cd` of the same list moved to.
+//!
+//! A variable assigned on its own earlier in the same line (`X=rm; $X -rf
+//! /`) is substituted, and `$IFS` splits a word as the shell would.
+//!
+//! Text that cannot be parsed (unbalanced quotes, a syntax error, more
+//! than [`MAX_LEN`] bytes or nesting deeper than [`MAX_DEPTH`]) gives
+//! `parsed: false`: rules then judge the text itself, never wave it
+//! through.
+//!
+//! ```
+//! use ahp_engine::shell::model;
+//! let m = model(r#"cd /tmp && sudo -u root \rm -rf "$HOME"/.ssh// | tee log"#, None);
+//! assert!(m.parsed);
+//! let rm = &m.commands[1];
+//! assert_eq!(rm.name, "rm");
+//! assert_eq!(rm.wrappers, ["sudo"]);
+//! assert_eq!(rm.args, ["-rf", "~/.ssh"]);
+//! assert_eq!(rm.cwd.as_deref(), Some("/tmp"));
+//! assert_eq!((rm.stage, rm.stages), (0, 2));
+//!
+//! let nested = model("bash -c 'curl -s https://x.example | sh'", None);
+//! assert_eq!(nested.names(), ["bash", "curl", "sh"]);
+//! assert_eq!(nested.commands[2].via.as_deref(), Some("bash -c"));
+//! ```
+
+mod parse;
+mod words;
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+pub use parse::quote;
+pub use words::normalize_path;
+
+/// Longest command line that is parsed; a longer one is judged on its text.
+pub const MAX_LEN: usize = 64 * 1024;
+
+/// How deep commands nest (substitutions, subshells, `sh -c` strings)
+/// before the rest is judged on its text.
+pub const MAX_DEPTH: usize = 8;
+
+/// Most simple commands listed for one line.
+pub const MAX_COMMANDS: usize = 2_000;
+
+/// The model of one command line: `tool.shell` in the hook context.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Shell {
+    /// Every simple command, in the order the text has them; a nested
+    /// command follows the command that holds it.
+    pub commands: Vec<SimpleCommand>,
+    /// False when some of the text could not be parsed (see the module
+    /// documentation): rules then judge the text itself.
+    pub parsed: bool,
+}
+
+/// One simple command of a [`Shell`] model.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SimpleCommand {
+    /// The program, without its directory (`rm` for `/bin/rm`); empty for
+    /// a line of assignments only.
+    pub name: String,
+    /// The arguments after the name, quotes removed and paths normalised.
+    pub args: Vec<String>,
+    /// Variable assignments in force for it (`NAME=value` before it, or
+    /// given to `env`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub env: BTreeMap<String, String>,
+    /// Its redirections.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub redirects: Vec<Redirect>,
+    /// The wrappers it ran under, outermost first (`sudo`, `env`, `nice`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub wrappers: Vec<String>,
+    /// Which pipeline of the line it belongs to (0, 1, …).
+    pub pipeline: usize,
+    /// Its position in that pipeline (0 for the first).
+    pub stage: usize,
+    /// How many commands that pipeline has.
+    pub stages: usize,
+    /// 0 at the top level; one more inside each substitution or string
+    /// that another program runs.
+    pub depth: usize,
+    /// How it is reached when nested: `bash -c`, `$()`, `<()`, `eval`,
+    /// `xargs`, `find -exec`, `ssh`, ….
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub via: Option<String>,
+    /// The directory a `cd` earlier in the same list moved to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
+}
+
+/// A redirection of a [`SimpleCommand`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Redirect {
+    /// `<`, `>`, `>>`, `>|`, `<>`, `&>`, `&>>`, `<<`, `<<<`, `>&`, `<&`.
+    pub op: String,
+    /// The file descriptor written before the operator, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fd: Option<u32>,
+    /// The file (normalised like a path argument), the here-string, or
+    /// the descriptor duplicated.
+    pub target: String,
+}
+
+impl Redirect {
+    /// Whether it writes to its target (a file, not a descriptor).
+    pub fn writes(&self) -> bool {
+        matches!(self.op.as_str(), ">" | ">>" | ">|" | "<>" | "&>" | "&>>")
+    }
+
+    /// Whether it reads its target (a file).
+    pub fn reads(&self) -> bool {
+        matches!(self.op.as_str(), "<" | "<>")
+    }
+}
+
+impl Shell {
+    /// The names of its commands, in order.
+    pub fn names(&self) -> Vec<&str> {
+        self.commands.iter().map(|c| c.name.as_str()).collect()
+    }
+
+    /// The other commands of `cmd`'s pipeline that come after it.
+    pub fn downstream<'a>(
+        &'a self,
+        cmd: &'a SimpleCommand,
+    ) -> impl Iterator<Item = &'a SimpleCommand> + 'a {
+        self.commands.iter().filter(move |c| {
+            c.depth == cmd.depth
+                && c.pipeline == cmd.pipeline
+                && c.stage > cmd.stage
+                && c.via == cmd.via
+        })
+    }
+
+    /// The other commands of `cmd`'s pipeline that come before it.
+    pub fn upstream<'a>(
+        &'a self,
+        cmd: &'a SimpleCommand,
+    ) -> impl Iterator<Item = &'a SimpleCommand> + 'a {
+        self.commands.iter().filter(move |c| {
+            c.depth == cmd.depth
+                && c.pipeline == cmd.pipeline
+                && c.stage < cmd.stage
+                && c.via == cmd.via
+        })
+    }
+}
+
+impl SimpleCommand {
+    /// Whether it has the short flag `letter` (alone or in a cluster like
+    /// `-rf`) or one of the long flags `long` (`--recursive`, also as
+    /// `--recursive=x`). Arguments after `--` are not flags.
+    pub fn has_flag(&self, letter: Option<char>, long: &[&str]) -> bool {
+        for a in &self.args {
+            if a == "--" {
+                break;
+            }
+            if let Some(l) = a.strip_prefix("--") {
+                let l = l.split('=').next().unwrap_or(l);
+                if long.contains(&l) {
+                    return true;
+                }
+            } else if let (Some(c), Some(s)) = (letter, a.strip_prefix('-'))
+                && !s.is_empty()
+                && s.chars().all(|x| x.is_ascii_alphanumeric())
+                && s.contains(c)
+            {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Its arguments that are not flags (after `--`, everything).
+    pub fn operands(&self) -> impl Iterator<Item = &str> {
+        let mut after_dashes = false;
+        self.args.iter().filter_map(move |a| {
+            if after_dashes {
+                return Some(a.as_str());
+            }
+            if a == "--" {
+                after_dashes = true;
+                return None;
+            }
+            (!a.starts_with('-') || a == "-").then_some(a.as_str())
+        })
+    }
+
+    /// `path` as the command sees it: joined to `cwd` when relative and a
+    /// `cd` moved there.
+    pub fn resolve(&self, path: &str) -> String {
+        match &self.cwd {
+            Some(cwd) if !path.starts_with('/') && !path.starts_with('~') => {
+                normalize_path(&format!("{cwd}/{path}"), None)
+            }
+            _ => path.to_string(),
+        }
+    }
+}
+
+/// The model of `line`. `home` is the user's home directory, so that its
+/// absolute spelling normalises to `~` too (`None`: `$HOME` of ahp's own
+/// environment).
+pub fn model(line: &str, home: Option<&str>) -> Shell {
+    let home = match home {
+        Some(h) => Some(h.to_string()),
+        None => std::env::var("HOME").ok().filter(|h| h.len() > 1),
+    };
+    let mut b = parse::Builder::new(home.as_deref());
+    let parsed = b.line(line, 0, None, &mut BTreeMap::new());
+    Shell {
+        commands: b.commands,
+        parsed: parsed && !b.truncated,
+    }
+}
+
+#[cfg(test)]
+mod tests;

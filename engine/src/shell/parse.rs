@@ -1,0 +1,666 @@
+//! From rable's syntax tree to the simple commands of the model.
+
+use super::words::{expand, normalize_path};
+use super::{MAX_COMMANDS, MAX_DEPTH, MAX_LEN, Redirect, SimpleCommand};
+use rable::ast::{Node, NodeKind};
+use std::collections::BTreeMap;
+
+/// Deepest nesting of brackets and quotes handed to the parser: its own
+/// guard sits deeper than a hook's stack can take.
+const MAX_NESTING: usize = 100;
+
+/// Where a command sits: its pipeline, stage and the pipeline's length.
+#[derive(Debug, Clone, Copy)]
+struct Place {
+    pipeline: usize,
+    stage: usize,
+    stages: usize,
+}
+
+/// The shells whose `-c` string is a command line.
+const SHELLS: &[&str] = &[
+    "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "csh", "tcsh",
+];
+
+pub(crate) struct Builder {
+    home: Option<String>,
+    pub commands: Vec<SimpleCommand>,
+    /// Something was left unparsed (too long, too deep, too many
+    /// commands).
+    pub truncated: bool,
+    pipelines: usize,
+    /// The text being parsed, innermost last (for function bodies).
+    sources: Vec<String>,
+    /// Functions the line defines: name → body text.
+    functions: BTreeMap<String, String>,
+    /// Wrappers of the command whose string is being parsed (`sudo` of
+    /// `sudo sh -c …`): the nested commands run under them too.
+    inherited: Vec<String>,
+}
+
+impl Builder {
+    pub fn new(home: Option<&str>) -> Builder {
+        Builder {
+            home: home.map(str::to_string),
+            commands: Vec::new(),
+            truncated: false,
+            pipelines: 0,
+            sources: Vec::new(),
+            functions: BTreeMap::new(),
+            inherited: Vec::new(),
+        }
+    }
+
+    fn new_place(&mut self, stages: usize) -> Place {
+        self.pipelines += 1;
+        Place {
+            pipeline: self.pipelines - 1,
+            stage: 0,
+            stages,
+        }
+    }
+
+    /// Adds the commands of `text`; false when it could not be parsed.
+    pub fn line(
+        &mut self,
+        text: &str,
+        depth: usize,
+        via: Option<&str>,
+        vars: &mut BTreeMap<String, String>,
+    ) -> bool {
+        if depth > MAX_DEPTH || text.len() > MAX_LEN || nesting(text) > MAX_NESTING {
+            self.truncated = true;
+            return false;
+        }
+        let Ok(nodes) = rable::parse(text, true) else {
+            return false;
+        };
+        self.sources.push(text.to_string());
+        let mut cwd = None;
+        for n in &nodes {
+            let place = self.new_place(1);
+            self.node(n, depth, via, vars, place, &mut cwd);
+        }
+        self.sources.pop();
+        true
+    }
+
+    #[allow(clippy::too_many_lines)]
+    fn node(
+        &mut self,
+        n: &Node,
+        depth: usize,
+        via: Option<&str>,
+        vars: &mut BTreeMap<String, String>,
+        place: Place,
+        cwd: &mut Option<String>,
+    ) {
+        if self.commands.len() >= MAX_COMMANDS {
+            self.truncated = true;
+            return;
+        }
+        match &n.kind {
+            NodeKind::Command {
+                assignments,
+                words,
+                redirects,
+            } => self.simple(assignments, words, redirects, depth, via, vars, place, cwd),
+            NodeKind::Pipeline { commands, .. } => {
+                let mut p = if commands.len() > 1 {
+                    self.new_place(commands.len())
+                } else {
+                    place
+                };
+                for (i, c) in commands.iter().enumerate() {
+                    if commands.len() > 1 {
+                        p.stage = i;
+                    }
+                    // A pipeline's stages run in subshells: a `cd` in one
+                    // does not move the others.
+                    let mut stage_cwd = cwd.clone();
+                    self.node(c, depth, via, vars, p, &mut stage_cwd);
+                }
+            }
+            NodeKind::List { items } => {
+                for item in items {
+                    let p = self.new_place(1);
+                    self.node(&item.command, depth, via, vars, p, cwd);
+                }
+            }
+            NodeKind::If {
+                condition,
+                then_body,
+                else_body,
+                redirects,
+            } => {
+                self.node(condition, depth, via, vars, place, cwd);
+                self.node(then_body, depth, via, vars, place, cwd);
+                if let Some(e) = else_body {
+                    self.node(e, depth, via, vars, place, cwd);
+                }
+                self.substitutions(redirects, depth, vars);
+            }
+            NodeKind::While {
+                condition,
+                body,
+                redirects,
+            }
+            | NodeKind::Until {
+                condition,
+                body,
+                redirects,
+            } => {
+                self.node(condition, depth, via, vars, place, cwd);
+                self.node(body, depth, via, vars, place, cwd);
+                self.substitutions(redirects, depth, vars);
+            }
+            NodeKind::For {
+                words,
+                body,
+                redirects,
+                ..
+            }
+            | NodeKind::Select {
+                words,
+                body,
+                redirects,
+                ..
+            } => {
+                if let Some(w) = words {
+                    self.substitutions(w, depth, vars);
+                }
+                self.node(body, depth, via, vars, place, cwd);
+                self.substitutions(redirects, depth, vars);
+            }
+            NodeKind::ForArith {
+                body, redirects, ..
+            } => {
+                self.node(body, depth, via, vars, place, cwd);
+                self.substitutions(redirects, depth, vars);
+            }
+            NodeKind::Case {
+                word,
+                patterns,
+                redirects,
+            } => {
+                self.substitutions(std::slice::from_ref(word.as_ref()), depth, vars);
+                for p in patterns {
+                    if let Some(b) = &p.body {
+                        self.node(b, depth, via, vars, place, cwd);
+                    }
+                }
+                self.substitutions(redirects, depth, vars);
+            }
+            NodeKind::Function { name, body } => {
+                if let Some(src) = self.sources.last() {
+                    let text = body.source_text(src).to_string();
+                    self.functions.insert(name.clone(), text);
+                }
+                self.node(body, depth, via, vars, place, cwd);
+            }
+            NodeKind::Subshell { body, redirects } | NodeKind::BraceGroup { body, redirects } => {
+                // A subshell's `cd` stays inside it; a brace group's does not.
+                let mut inner = cwd.clone();
+                let c = if matches!(n.kind, NodeKind::Subshell { .. }) {
+                    &mut inner
+                } else {
+                    &mut *cwd
+                };
+                self.node(body, depth, via, vars, place, c);
+                self.substitutions(redirects, depth, vars);
+            }
+            NodeKind::Coproc { command, .. } => self.node(command, depth, via, vars, place, cwd),
+            NodeKind::Negation { pipeline } | NodeKind::Time { pipeline, .. } => {
+                self.node(pipeline, depth, via, vars, place, cwd);
+            }
+            NodeKind::ConditionalExpr { body, .. } => self.conditional(body, depth, vars),
+            NodeKind::CommandSubstitution { command, .. } => {
+                let p = self.new_place(1);
+                self.node(
+                    command,
+                    depth + 1,
+                    Some("$()"),
+                    &mut vars.clone(),
+                    p,
+                    &mut None,
+                );
+            }
+            NodeKind::ProcessSubstitution { command, .. } => {
+                let p = self.new_place(1);
+                self.node(
+                    command,
+                    depth + 1,
+                    Some("<()"),
+                    &mut vars.clone(),
+                    p,
+                    &mut None,
+                );
+            }
+            NodeKind::Word { parts, .. } => {
+                for part in parts {
+                    self.node(part, depth, via, vars, place, cwd);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The substitutions inside `[[ … ]]`.
+    fn conditional(&mut self, n: &Node, depth: usize, vars: &mut BTreeMap<String, String>) {
+        match &n.kind {
+            NodeKind::UnaryTest { operand, .. } => self.conditional(operand, depth, vars),
+            NodeKind::BinaryTest { left, right, .. }
+            | NodeKind::CondAnd { left, right }
+            | NodeKind::CondOr { left, right } => {
+                self.conditional(left, depth, vars);
+                self.conditional(right, depth, vars);
+            }
+            NodeKind::CondNot { operand } => self.conditional(operand, depth, vars),
+            NodeKind::CondParen { inner } => self.conditional(inner, depth, vars),
+            NodeKind::Word { .. } => self.substitutions(std::slice::from_ref(n), depth, vars),
+            _ => {}
+        }
+    }
+
+    /// The commands inside the substitutions of `words` (and of
+    /// redirection targets).
+    fn substitutions(&mut self, words: &[Node], depth: usize, vars: &mut BTreeMap<String, String>) {
+        for w in words {
+            let place = self.new_place(1);
+            match &w.kind {
+                NodeKind::Redirect { target, .. } => {
+                    self.node(target, depth, None, vars, place, &mut None);
+                }
+                _ => self.node(w, depth, None, vars, place, &mut None),
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn simple(
+        &mut self,
+        assignments: &[Node],
+        words: &[Node],
+        redirect_nodes: &[Node],
+        depth: usize,
+        via: Option<&str>,
+        vars: &mut BTreeMap<String, String>,
+        place: Place,
+        cwd: &mut Option<String>,
+    ) {
+        // Nested commands first in the tree, but listed after this one:
+        // collect them by walking the words' parts afterwards.
+        let mut env = BTreeMap::new();
+        for a in assignments {
+            if let NodeKind::Word { value, .. } = &a.kind
+                && let Some((name, raw)) = value.split_once('=')
+            {
+                let name = name.trim_end_matches('+').to_string();
+                let v = expand(raw, vars).fields.join(" ");
+                env.insert(name, v);
+            }
+        }
+        let mut argv: Vec<String> = Vec::new();
+        for w in words {
+            if let NodeKind::Word { value, .. } = &w.kind {
+                argv.extend(expand(value, vars).fields);
+            }
+        }
+        // `{rm,-rf,/}`: brace expansion of the command word.
+        if let Some(first) = argv.first()
+            && first.starts_with('{')
+            && first.ends_with('}')
+            && first.contains(',')
+            && argv.len() == 1
+        {
+            let inner = first[1..first.len() - 1].to_string();
+            argv = inner.split(',').map(str::to_string).collect();
+        }
+        let mut redirects = Vec::new();
+        let mut heredoc_body: Option<String> = None;
+        for r in redirect_nodes {
+            match &r.kind {
+                NodeKind::Redirect { op, target, fd, .. } => {
+                    let target = match &target.kind {
+                        NodeKind::Word { value, .. } => expand(value, vars).fields.join(" "),
+                        _ => String::new(),
+                    };
+                    let dup = op.ends_with('&') || target.starts_with('&');
+                    redirects.push(Redirect {
+                        op: op.clone(),
+                        fd: u32::try_from(*fd).ok().filter(|_| *fd >= 0),
+                        target: if dup || op == "<<<" {
+                            target
+                        } else {
+                            normalize_path(&target, self.home.as_deref())
+                        },
+                    });
+                }
+                NodeKind::HereDoc { content, fd, .. } => {
+                    redirects.push(Redirect {
+                        op: "<<".into(),
+                        fd: u32::try_from(*fd).ok().filter(|_| *fd >= 0),
+                        target: String::new(),
+                    });
+                    heredoc_body = Some(content.clone());
+                }
+                _ => {}
+            }
+        }
+        if argv.is_empty() {
+            // `X=rm` alone: later words of the line see it.
+            for (k, v) in &env {
+                vars.insert(k.clone(), v.clone());
+            }
+        }
+        let mut cmd = SimpleCommand {
+            env,
+            redirects,
+            pipeline: place.pipeline,
+            stage: place.stage,
+            stages: place.stages,
+            depth,
+            via: via.map(str::to_string),
+            cwd: cwd.clone(),
+            ..SimpleCommand::default()
+        };
+        let rest = unwrap(&mut cmd, argv);
+        if !self.inherited.is_empty() {
+            let mut w = self.inherited.clone();
+            w.append(&mut cmd.wrappers);
+            cmd.wrappers = w;
+        }
+        let mut args = rest.into_iter();
+        if let Some(program) = args.next() {
+            cmd.name = basename(&program);
+        }
+        cmd.args = args
+            .map(|a| normalize_path(&a, self.home.as_deref()))
+            .collect();
+        if cmd.name == "cd" || cmd.name == "pushd" {
+            let target = cmd.operands().next().unwrap_or("~").to_string();
+            *cwd = Some(cmd.resolve(&target));
+        }
+        if cmd.name == "export" {
+            for a in &cmd.args {
+                if let Some((k, v)) = a.split_once('=') {
+                    vars.insert(k.to_string(), v.to_string());
+                }
+            }
+        }
+        let mut nested = nested_line(&cmd);
+        let is_shell = SHELLS.contains(&cmd.name.as_str());
+        let name = cmd.name.clone();
+        let args = cmd.args.clone();
+        // A shell (or `xargs`) fed by `echo`/`printf` of literal text,
+        // through `base64 -d` or `rev`: the text it runs or the arguments
+        // it adds are known.
+        let fed = (place.stage > 0).then(|| self.piped_text(place)).flatten();
+        if let Some(text) = &fed {
+            if cmd.wrappers.iter().any(|w| w == "xargs") {
+                cmd.args.extend(
+                    text.split_ascii_whitespace()
+                        .map(|w| normalize_path(w, self.home.as_deref())),
+                );
+            } else if is_shell && cmd.operands().next().is_none() && nested.is_none() {
+                nested = Some((text.clone(), format!("{name} <<")));
+            }
+        }
+        let wrappers = cmd.wrappers.clone();
+        self.commands.push(cmd);
+        for w in words.iter().chain(assignments) {
+            self.node(w, depth, via, vars, place, &mut None);
+        }
+        self.substitutions(redirect_nodes, depth, vars);
+        let body = if let Some((line, how)) = nested {
+            Some((line, how, vars.clone()))
+        } else if is_shell && let Some(doc) = heredoc_body {
+            // `bash <<EOF … EOF` runs the document.
+            Some((doc, format!("{name} <<"), vars.clone()))
+        } else if let Some(f) = self.functions.get(&name).filter(|_| depth < MAX_DEPTH) {
+            // A function of the line, called: its body with `$1`, `$2`, `$@`.
+            let mut v = vars.clone();
+            for (i, a) in args.iter().enumerate() {
+                v.insert((i + 1).to_string(), a.clone());
+            }
+            v.insert("@".into(), args.join(" "));
+            Some((f.clone(), format!("function {name}"), v))
+        } else {
+            None
+        };
+        if let Some((line, how, mut v)) = body {
+            let saved = std::mem::replace(&mut self.inherited, wrappers);
+            if !self.line(&line, depth + 1, Some(&how), &mut v) {
+                self.truncated = true;
+            }
+            self.inherited = saved;
+        }
+    }
+
+    /// The literal text the earlier stages of `place`'s pipeline write:
+    /// `echo`/`printf` of known words, then any of `base64 -d`, `rev`.
+    fn piped_text(&self, place: Place) -> Option<String> {
+        let stages: Vec<&SimpleCommand> = self
+            .commands
+            .iter()
+            .filter(|c| c.pipeline == place.pipeline && c.stage < place.stage)
+            .collect();
+        let (first, rest) = stages.split_first()?;
+        let mut text = match first.name.as_str() {
+            "echo" => first
+                .operands()
+                .filter(|a| !a.starts_with("-n") && *a != "-e")
+                .collect::<Vec<_>>()
+                .join(" "),
+            "printf" => super::words::printf(&first.args),
+            _ => return None,
+        };
+        if text.contains("$(") || text.contains('`') {
+            return None;
+        }
+        for stage in rest {
+            text = match stage.name.as_str() {
+                "base64" if stage.has_flag(Some('d'), &["decode"]) => {
+                    super::words::base64_decode(&text)?
+                }
+                "rev" => text.chars().rev().collect(),
+                _ => return None,
+            };
+        }
+        Some(text)
+    }
+}
+
+/// Wrappers: programs that run the rest of their arguments as a command.
+/// Moves them to `cmd.wrappers` (and `env`'s assignments to `cmd.env`)
+/// and returns what is left: the real program and its arguments.
+fn unwrap(cmd: &mut SimpleCommand, mut argv: Vec<String>) -> Vec<String> {
+    for _ in 0..16 {
+        let Some(first) = argv.first() else {
+            break;
+        };
+        let name = basename(first);
+        // Options that take a value, per wrapper; any other `-x` is a flag.
+        let (with_value, stop_flags): (&[&str], &[&str]) = match name.as_str() {
+            "sudo" => (
+                &[
+                    "-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-T", "-U", "--user",
+                    "--group", "--chdir", "--prompt",
+                ],
+                &["-l", "-v", "-k", "-K", "-V", "-e", "--edit", "--list"],
+            ),
+            "doas" => (&["-u", "-C"], &["-L"]),
+            "env" => (
+                &["-u", "--unset", "-C", "--chdir", "-S", "--split-string"],
+                &[],
+            ),
+            "nice" => (&["-n", "--adjustment"], &[]),
+            "ionice" => (&["-c", "-n", "-p", "-t", "--class", "--classdata"], &[]),
+            "timeout" => (&["-s", "--signal", "-k", "--kill-after"], &[]),
+            "stdbuf" => (&["-i", "-o", "-e", "--input", "--output", "--error"], &[]),
+            "exec" => (&["-a"], &[]),
+            "command" => (&[], &["-v", "-V"]),
+            "xargs" => (
+                &[
+                    "-I",
+                    "-i",
+                    "-n",
+                    "-P",
+                    "-L",
+                    "-l",
+                    "-d",
+                    "-E",
+                    "-e",
+                    "-s",
+                    "-a",
+                    "--arg-file",
+                    "--delimiter",
+                    "--max-args",
+                    "--max-procs",
+                    "--replace",
+                ],
+                &[],
+            ),
+            "nohup" | "time" | "busybox" | "setsid" | "unbuffer" | "chronic" | "caffeinate"
+            | "torsocks" | "proxychains" | "proxychains4" | "firejail" | "flock" | "watch"
+            | "strace" | "ltrace" => (&[], &[]),
+            _ => break,
+        };
+        let mut i = 1;
+        let mut stopped = false;
+        while let Some(a) = argv.get(i) {
+            if a == "--" {
+                i += 1;
+                break;
+            }
+            if stop_flags.contains(&a.as_str()) {
+                stopped = true;
+                break;
+            }
+            if matches!(name.as_str(), "env" | "sudo" | "doas")
+                && a.contains('=')
+                && !a.starts_with('-')
+            {
+                if let Some((k, v)) = a.split_once('=') {
+                    cmd.env.insert(k.to_string(), v.to_string());
+                }
+                i += 1;
+                continue;
+            }
+            if !a.starts_with('-') || a == "-" {
+                break;
+            }
+            i += if with_value.contains(&a.as_str()) {
+                2
+            } else {
+                1
+            };
+        }
+        // `timeout 5 cmd`: the duration; `flock FILE cmd`: the lock.
+        if matches!(name.as_str(), "timeout" | "flock") && i < argv.len() {
+            i += 1;
+        }
+        if stopped || i >= argv.len() {
+            // `sudo -i`, `sudo -l`, `command -v rm`: no command runs.
+            break;
+        }
+        cmd.wrappers.push(name);
+        argv.drain(..i);
+    }
+    argv
+}
+
+/// The command line another program of `cmd` runs, and how: `sh -c`,
+/// `eval`, `su -c`, `ssh HOST`, `find -exec`, `watch`.
+fn nested_line(cmd: &SimpleCommand) -> Option<(String, String)> {
+    let name = cmd.name.as_str();
+    if SHELLS.contains(&name) || name == "su" || name == "runuser" {
+        // `-c STRING` (also in a cluster: `-lc`, `-ec`).
+        let mut it = cmd.args.iter();
+        while let Some(a) = it.next() {
+            if a == "-c"
+                || (a.starts_with('-') && !a.starts_with("--") && a.ends_with('c'))
+                || a == "--command"
+            {
+                return it.next().map(|s| (s.clone(), format!("{name} -c")));
+            }
+        }
+        return None;
+    }
+    match name {
+        "eval" => Some((cmd.args.join(" "), "eval".into())),
+        "watch" => Some((cmd.operands().collect::<Vec<_>>().join(" "), "watch".into())),
+        "ssh" => {
+            // Options with a value, then the host, then the remote command.
+            let with_value = [
+                "-b", "-c", "-D", "-E", "-e", "-F", "-I", "-i", "-J", "-L", "-l", "-m", "-O", "-o",
+                "-p", "-Q", "-R", "-S", "-W", "-w",
+            ];
+            let mut i = 0;
+            while let Some(a) = cmd.args.get(i) {
+                if with_value.contains(&a.as_str()) {
+                    i += 2;
+                } else if a.starts_with('-') {
+                    i += 1;
+                } else {
+                    break;
+                }
+            }
+            let remote = cmd.args.get(i + 1..)?;
+            (!remote.is_empty()).then(|| (remote.join(" "), "ssh".into()))
+        }
+        "find" => {
+            let start = cmd
+                .args
+                .iter()
+                .position(|a| matches!(a.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir"))?;
+            let rest = &cmd.args[start + 1..];
+            let end = rest
+                .iter()
+                .position(|a| a == ";" || a == "+" || a == "\\;")
+                .unwrap_or(rest.len());
+            let words: Vec<String> = rest[..end].iter().map(|w| quote(w)).collect();
+            (!words.is_empty()).then(|| (words.join(" "), "find -exec".into()))
+        }
+        _ => None,
+    }
+}
+
+/// `word` quoted for the shell, so that re-parsing gives it back whole.
+pub fn quote(word: &str) -> String {
+    if !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./~=:@%+,{}".contains(c))
+    {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
+    }
+}
+
+/// `/bin/rm` is `rm`.
+fn basename(program: &str) -> String {
+    match program.rsplit_once('/') {
+        Some((_, base)) if !base.is_empty() => base.to_string(),
+        _ => program.to_string(),
+    }
+}
+
+/// The deepest nesting of brackets in `text` (quotes ignored), counted
+/// without recursion.
+fn nesting(text: &str) -> usize {
+    let mut depth = 0usize;
+    let mut max = 0usize;
+    for b in text.bytes() {
+        match b {
+            b'(' | b'{' | b'[' => {
+                depth += 1;
+                max = max.max(depth);
+            }
+            b')' | b'}' | b']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    max
+}

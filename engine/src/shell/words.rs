@@ -1,0 +1,525 @@
+//! Words as the shell would pass them: quote removal, the variables the
+//! line itself assigned, `$IFS` splitting, and path normalisation.
+
+use std::collections::BTreeMap;
+
+/// `path` with `~`, `$HOME`, `${HOME}` and `home` spelled `~`, repeated and
+/// trailing slashes removed and `.`/`..` resolved; `~root` is `/root`. A
+/// word that is not a path comes back as it was.
+///
+/// ```
+/// use ahp_engine::shell::normalize_path;
+/// assert_eq!(normalize_path("/home//", None), "/home");
+/// assert_eq!(normalize_path("/./", None), "/");
+/// assert_eq!(normalize_path("~//.ssh/", None), "~/.ssh");
+/// assert_eq!(normalize_path("${HOME}/.aws/../.ssh", None), "~/.ssh");
+/// assert_eq!(normalize_path("/home/dev/.ssh", Some("/home/dev")), "~/.ssh");
+/// assert_eq!(normalize_path("/home/dev/..", Some("/home/dev")), "/home");
+/// assert_eq!(normalize_path("./target/", None), "target");
+/// assert_eq!(normalize_path("src/../..", None), "..");
+/// assert_eq!(normalize_path("--force", None), "--force");
+/// ```
+pub fn normalize_path(path: &str, home: Option<&str>) -> String {
+    let home = home.filter(|h| h.starts_with('/') && h.len() > 1);
+    let (anchor, rest) = if let Some(r) = strip_home(path) {
+        match home {
+            // Resolve `..` against the real home, then spell it `~` again.
+            Some(h) => return contract(&lexical(&format!("{h}/{r}"), "/"), home),
+            None => ("~", r),
+        }
+    } else if let Some(r) = path
+        .strip_prefix("~root")
+        .filter(|r| r.is_empty() || r.starts_with('/'))
+    {
+        ("/", r)
+    } else if let Some(r) = path.strip_prefix('/') {
+        ("/", r)
+    } else if path.starts_with("./")
+        || path.starts_with("../")
+        || path == "."
+        || path == ".."
+        || ((path.contains("//")
+            || path.contains("/./")
+            || path.contains("/../")
+            || path.ends_with('/'))
+            && !path.contains("://")
+            && !path.starts_with('-'))
+    {
+        ("", path)
+    } else {
+        return path.to_string();
+    };
+    let joined = lexical(rest, anchor);
+    if anchor == "/" {
+        contract(&joined, home)
+    } else {
+        joined
+    }
+}
+
+fn strip_home(path: &str) -> Option<&str> {
+    for prefix in ["~", "$HOME", "${HOME}"] {
+        if let Some(r) = path.strip_prefix(prefix)
+            && (r.is_empty() || r.starts_with('/'))
+        {
+            return Some(r.trim_start_matches('/'));
+        }
+    }
+    None
+}
+
+/// `rest` under `anchor` (`/`, `~` or empty for relative) with `.`, `..`
+/// and empty segments resolved.
+fn lexical(rest: &str, anchor: &str) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    for seg in rest.split('/') {
+        match seg {
+            "" | "." => {}
+            ".." => match parts.last() {
+                Some(&"..") | None if anchor.is_empty() => parts.push(".."),
+                Some(&"..") => parts.push(".."),
+                Some(_) => {
+                    parts.pop();
+                }
+                // `/..` is `/`; `~/..` without knowing home stays `~`.
+                None => {}
+            },
+            s => parts.push(s),
+        }
+    }
+    let body = parts.join("/");
+    match anchor {
+        "/" => format!("/{body}"),
+        "~" if body.is_empty() => "~".to_string(),
+        "~" => format!("~/{body}"),
+        _ if body.is_empty() => ".".to_string(),
+        _ => body,
+    }
+}
+
+fn contract(abs: &str, home: Option<&str>) -> String {
+    if let Some(h) = home {
+        let h = h.trim_end_matches('/');
+        if abs == h {
+            return "~".to_string();
+        }
+        if let Some(r) = abs.strip_prefix(h).and_then(|r| r.strip_prefix('/')) {
+            return format!("~/{r}");
+        }
+    }
+    abs.to_string()
+}
+
+/// What a word becomes: one field, or several when `$IFS` or an unquoted
+/// variable split it.
+#[derive(Debug, Default)]
+pub(crate) struct Expanded {
+    pub fields: Vec<String>,
+}
+
+/// Quote removal of one raw word: `\x`, `'…'`, `"…"` (with its
+/// escapes), `$'…'` (ANSI-C escapes) and `$"…"`; `$NAME` and `${NAME}` of
+/// `vars` substituted (not inside single quotes); an unquoted `$IFS`
+/// splits the word. Substitutions (`$(…)`, `` `…` ``, `$((…))`) are kept
+/// as written.
+pub(crate) fn expand(raw: &str, vars: &BTreeMap<String, String>) -> Expanded {
+    let chars: Vec<char> = raw.chars().collect();
+    let mut fields = vec![String::new()];
+    let mut i = 0;
+    let mut in_double = false;
+    let push = |fields: &mut Vec<String>, c: char| {
+        if let Some(last) = fields.last_mut() {
+            last.push(c);
+        }
+    };
+    let push_str = |fields: &mut Vec<String>, s: &str| {
+        if let Some(last) = fields.last_mut() {
+            last.push_str(s);
+        }
+    };
+    while i < chars.len() {
+        let c = chars[i];
+        match c {
+            '\\' if !in_double => {
+                if let Some(&n) = chars.get(i + 1) {
+                    if n != '\n' {
+                        push(&mut fields, n);
+                    }
+                    i += 2;
+                } else {
+                    i += 1;
+                }
+            }
+            '\\' => {
+                match chars.get(i + 1) {
+                    Some(&n) if matches!(n, '"' | '\\' | '$' | '`') => push(&mut fields, n),
+                    Some(&'\n') => {}
+                    Some(&n) => {
+                        push(&mut fields, '\\');
+                        push(&mut fields, n);
+                    }
+                    None => push(&mut fields, '\\'),
+                }
+                i += 2;
+            }
+            '\'' if !in_double => {
+                let end = chars[i + 1..]
+                    .iter()
+                    .position(|&x| x == '\'')
+                    .map_or(chars.len(), |p| i + 1 + p);
+                let s: String = chars[i + 1..end.min(chars.len())].iter().collect();
+                push_str(&mut fields, &s);
+                i = end + 1;
+            }
+            '"' => {
+                in_double = !in_double;
+                i += 1;
+            }
+            '$' if !in_double && chars.get(i + 1) == Some(&'\'') => {
+                let (s, next) = ansi_c(&chars, i + 2);
+                push_str(&mut fields, &s);
+                i = next;
+            }
+            '$' if !in_double && chars.get(i + 1) == Some(&'"') => {
+                in_double = true;
+                i += 2;
+            }
+            '$' if matches!(chars.get(i + 1), Some('(')) => {
+                let end = skip_balanced(&chars, i + 1, '(', ')');
+                let s: String = chars[i..end].iter().collect();
+                // `$(printf '\x72m')`, `$(echo rm)`: the output is known.
+                let inner: String = chars[(i + 2).min(end)..end.saturating_sub(1).max(i + 2)]
+                    .iter()
+                    .collect();
+                match static_output(&inner) {
+                    Some(out) => push_str(&mut fields, &out),
+                    None => push_str(&mut fields, &s),
+                }
+                i = end;
+            }
+            '`' => {
+                let end = chars[i + 1..]
+                    .iter()
+                    .position(|&x| x == '`')
+                    .map_or(chars.len(), |p| i + 2 + p);
+                let s: String = chars[i..end.min(chars.len())].iter().collect();
+                let inner: String = chars[(i + 1).min(end)..end.saturating_sub(1).max(i + 1)]
+                    .iter()
+                    .collect();
+                match static_output(&inner) {
+                    Some(out) => push_str(&mut fields, &out),
+                    None => push_str(&mut fields, &s),
+                }
+                i = end;
+            }
+            '$' => {
+                let (name, next) = var_name(&chars, i + 1);
+                match name {
+                    Some(n) if n == "IFS" && !in_double => {
+                        fields.push(String::new());
+                    }
+                    Some(n) => match vars.get(&n) {
+                        Some(v) if !in_double => {
+                            // An unquoted value splits on blanks.
+                            let mut parts = v.split_ascii_whitespace();
+                            if let Some(first) = parts.next() {
+                                push_str(&mut fields, first);
+                            }
+                            for p in parts {
+                                fields.push(p.to_string());
+                            }
+                        }
+                        Some(v) => push_str(&mut fields, v),
+                        None => {
+                            let s: String = chars[i..next].iter().collect();
+                            push_str(&mut fields, &s);
+                        }
+                    },
+                    None => {
+                        let s: String = chars[i..next.max(i + 1)].iter().collect();
+                        push_str(&mut fields, &s);
+                    }
+                }
+                i = next.max(i + 1);
+            }
+            c => {
+                push(&mut fields, c);
+                i += 1;
+            }
+        }
+    }
+    fields.retain(|f| !f.is_empty());
+    if fields.is_empty() && !raw.is_empty() {
+        // `""` is one empty argument.
+        fields.push(String::new());
+    }
+    Expanded { fields }
+}
+
+/// The name after `$` at `i` (`NAME`, `{NAME}`, a digit or a special
+/// parameter), and where the text continues.
+fn var_name(chars: &[char], i: usize) -> (Option<String>, usize) {
+    match chars.get(i) {
+        Some('{') => {
+            let end = chars[i..]
+                .iter()
+                .position(|&c| c == '}')
+                .map_or(chars.len(), |p| i + p);
+            let inner: String = chars[i + 1..end.min(chars.len())].iter().collect();
+            let plain =
+                !inner.is_empty() && inner.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+            (plain.then_some(inner), (end + 1).min(chars.len()))
+        }
+        Some(c) if c.is_ascii_alphabetic() || *c == '_' => {
+            let mut j = i;
+            while chars
+                .get(j)
+                .is_some_and(|c| c.is_ascii_alphanumeric() || *c == '_')
+            {
+                j += 1;
+            }
+            (Some(chars[i..j].iter().collect()), j)
+        }
+        Some(c) if c.is_ascii_digit() || *c == '@' => (Some(c.to_string()), i + 1),
+        Some(c) if "*#?$!-".contains(*c) => (None, i + 1),
+        _ => (None, i),
+    }
+}
+
+/// The index after the `close` that balances the `open` at `i`, skipping
+/// quoted text.
+pub(crate) fn skip_balanced(chars: &[char], i: usize, open: char, close: char) -> usize {
+    let mut depth = 0usize;
+    let mut j = i;
+    let mut quote: Option<char> = None;
+    while j < chars.len() {
+        let c = chars[j];
+        match quote {
+            Some(q) => {
+                if c == '\\' && q == '"' {
+                    j += 1;
+                } else if c == q {
+                    quote = None;
+                }
+            }
+            None => {
+                if c == '\\' {
+                    j += 1;
+                } else if c == '\'' || c == '"' {
+                    quote = Some(c);
+                } else if c == open {
+                    depth += 1;
+                } else if c == close {
+                    depth = depth.saturating_sub(1);
+                    if depth == 0 {
+                        return j + 1;
+                    }
+                }
+            }
+        }
+        j += 1;
+    }
+    chars.len()
+}
+
+/// The text of a `$'…'` string starting after its quote at `i`, and the
+/// index after its closing quote.
+fn ansi_c(chars: &[char], mut i: usize) -> (String, usize) {
+    let mut out = String::new();
+    while i < chars.len() {
+        match chars[i] {
+            '\'' => return (out, i + 1),
+            '\\' => {
+                let Some(&e) = chars.get(i + 1) else {
+                    return (out, chars.len());
+                };
+                i += 2;
+                match e {
+                    'n' => out.push('\n'),
+                    't' => out.push('\t'),
+                    'r' => out.push('\r'),
+                    'a' => out.push('\x07'),
+                    'b' => out.push('\x08'),
+                    'e' | 'E' => out.push('\x1b'),
+                    'f' => out.push('\x0c'),
+                    'v' => out.push('\x0b'),
+                    'x' | 'u' | 'U' => {
+                        let max = match e {
+                            'x' => 2,
+                            'u' => 4,
+                            _ => 8,
+                        };
+                        let digits: String = chars[i..]
+                            .iter()
+                            .take(max)
+                            .take_while(|c| c.is_ascii_hexdigit())
+                            .collect();
+                        i += digits.len();
+                        if let Some(c) = u32::from_str_radix(&digits, 16)
+                            .ok()
+                            .and_then(char::from_u32)
+                        {
+                            out.push(c);
+                        }
+                    }
+                    '0'..='7' => {
+                        let digits: String = std::iter::once(e)
+                            .chain(
+                                chars[i..]
+                                    .iter()
+                                    .take(2)
+                                    .take_while(|c| ('0'..='7').contains(c))
+                                    .copied(),
+                            )
+                            .collect();
+                        i += digits.len() - 1;
+                        if let Some(c) = u32::from_str_radix(&digits, 8)
+                            .ok()
+                            .and_then(char::from_u32)
+                        {
+                            out.push(c);
+                        }
+                    }
+                    other => out.push(other),
+                }
+            }
+            c => {
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
+    (out, chars.len())
+}
+
+/// The output of a substitution whose command is `echo` or `printf` of
+/// literal words (then `base64 -d` or `rev`), without its final newline;
+/// `None` for anything else.
+fn static_output(inner: &str) -> Option<String> {
+    thread_local! {
+        static DEPTH: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    }
+    if inner.len() > 4096 || DEPTH.with(std::cell::Cell::get) > 4 {
+        return None;
+    }
+    DEPTH.with(|d| d.set(d.get() + 1));
+    let m = super::model(inner, None);
+    DEPTH.with(|d| d.set(d.get().saturating_sub(1)));
+    if !m.parsed
+        || m.commands.is_empty()
+        || m.commands
+            .iter()
+            .any(|c| c.depth > 0 || c.pipeline != m.commands[0].pipeline)
+    {
+        return None;
+    }
+    let (first, rest) = m.commands.split_first()?;
+    let mut text = match first.name.as_str() {
+        "echo" => first
+            .args
+            .iter()
+            .filter(|a| !matches!(a.as_str(), "-n" | "-e"))
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(" "),
+        "printf" => printf(&first.args),
+        _ => return None,
+    };
+    for stage in rest {
+        text = match stage.name.as_str() {
+            "base64" if stage.has_flag(Some('d'), &["decode"]) => base64_decode(&text)?,
+            "rev" => text.chars().rev().collect(),
+            _ => return None,
+        };
+    }
+    (!text.contains("$(") && !text.contains('`')).then(|| text.trim_end_matches('\n').to_string())
+}
+
+/// What `printf FORMAT ARGS…` prints, for `%s` formats and escapes.
+pub(crate) fn printf(args: &[String]) -> String {
+    let Some((format, rest)) = args.split_first() else {
+        return String::new();
+    };
+    let chars: Vec<char> = format.chars().collect();
+    let mut escaped = chars.clone();
+    escaped.push('\'');
+    let (decoded, _) = ansi_c(&escaped, 0);
+    let mut out = String::new();
+    let mut values = rest.iter();
+    let mut it = decoded.chars().peekable();
+    while let Some(c) = it.next() {
+        if c == '%' {
+            match it.next() {
+                Some('s' | 'b' | 'd') => out.push_str(values.next().map_or("", String::as_str)),
+                Some('%') => out.push('%'),
+                Some(o) => {
+                    out.push('%');
+                    out.push(o);
+                }
+                None => out.push('%'),
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Standard base64 (padding optional, blanks ignored) decoded as UTF-8.
+pub(crate) fn base64_decode(text: &str) -> Option<String> {
+    let mut bits: u32 = 0;
+    let mut n = 0;
+    let mut out = Vec::new();
+    for b in text.bytes() {
+        let v = match b {
+            b'A'..=b'Z' => b - b'A',
+            b'a'..=b'z' => b - b'a' + 26,
+            b'0'..=b'9' => b - b'0' + 52,
+            b'+' | b'-' => 62,
+            b'/' | b'_' => 63,
+            b'=' | b' ' | b'\n' | b'\r' | b'\t' => continue,
+            _ => return None,
+        };
+        bits = (bits << 6) | u32::from(v);
+        n += 6;
+        if n >= 8 {
+            n -= 8;
+            out.push(u8::try_from((bits >> n) & 0xff).ok()?);
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn one(raw: &str) -> String {
+        expand(raw, &BTreeMap::new()).fields.join(" ")
+    }
+
+    #[test]
+    fn quotes_and_escapes_are_removed_as_the_shell_does() {
+        assert_eq!(one(r"\rm"), "rm");
+        assert_eq!(one(r#""rm""#), "rm");
+        assert_eq!(one("r''m"), "rm");
+        assert_eq!(one(r"$'\x72m'"), "rm");
+        assert_eq!(one(r"$'\162m'"), "rm");
+        assert_eq!(one(r#""a\"b\$c\d""#), r#"a"b$c\d"#);
+        assert_eq!(one("'$HOME'"), "$HOME");
+        assert_eq!(one(r#""$(cat 'x y')""#), "$(cat 'x y')");
+    }
+
+    #[test]
+    fn assigned_variables_and_ifs_are_expanded() {
+        let vars = BTreeMap::from([("X".to_string(), "rm".to_string())]);
+        assert_eq!(expand("$X", &vars).fields, ["rm"]);
+        assert_eq!(expand("${X}", &vars).fields, ["rm"]);
+        assert_eq!(expand("'$X'", &vars).fields, ["$X"]);
+        assert_eq!(
+            expand("cat${IFS}/etc/shadow", &vars).fields,
+            ["cat", "/etc/shadow"]
+        );
+        assert_eq!(expand("$UNSET", &vars).fields, ["$UNSET"]);
+    }
+}

@@ -1,0 +1,1608 @@
+//! PermissionChecker's built-in structural rules: judgements over the
+//! shell-command model ([`ahp_engine::shell`]) — the program, its flags,
+//! its targets, its redirections and its place in a pipeline — so that
+//! quoting, wrappers, paths spelled another way and `sh -c` strings do not
+//! change the answer.
+//!
+//! | id | decision | catches |
+//! |---|---|---|
+//! | `rm-recursive-system` | block | recursive `rm` of `/`, a system directory, the home directory, `/home`, or a glob of them (also after `cd /`), and `--no-preserve-root` |
+//! | `find-delete-system` | block | `find` with `-delete` or `-exec rm` from `/`, `~` or a system directory |
+//! | `find-delete` | prompt | the same inside the project (`find . -name '*.go' -delete`) |
+//! | `perms-system` | block | `chmod`/`chown`/`chgrp` of `/`, a system directory or the home directory |
+//! | `setuid` | block | `chmod u+s`/`g+s`/`4755`, `setcap` |
+//! | `disk-write` | block | `dd of=/dev/…`, `mkfs*`, `wipefs`, `fdisk`, `parted`, `shred` or a redirection to a disk device |
+//! | `privilege-escalation` | block | `su`, `sudo -i`/`-s`/a shell, `pkexec`, `doas` a shell, `usermod -aG sudo`, `visudo`, `passwd` |
+//! | `persistence` | block | `crontab FILE`/`-`, `systemctl enable`/`link`, `launchctl load`/`bootstrap`, `update-rc.d`, `chkconfig … on` |
+//! | `container-escape` | block | `docker`/`podman run` with `--privileged`, host namespaces, `SYS_ADMIN`, or `/`, `/etc`, the docker socket or the home directory mounted; `nsenter` |
+//! | `library-injection` | block | `LD_PRELOAD`, `LD_LIBRARY_PATH`, `DYLD_INSERT_LIBRARIES` set for a command or exported |
+//! | `kernel-tampering` | block | `sysctl -w`, `insmod`/`modprobe`/`rmmod`, writes to `/proc/sys` or `/sys` |
+//! | `history-tampering` | block | `history -c`, `HISTFILE` changed or unset |
+//! | `remote-code` | block | downloaded or decoded text run by a shell or interpreter: `curl … \| sh`, `base64 -d \| bash`, `bash <(curl …)`, `sh -c "$(curl …)"`, `eval "$(wget -O- …)"`, `source <(curl …)` |
+//! | `install-from-url` | block | `pip install git+…`/`https://…`, `npm install github:…`/`git+…`/`https://…`, `cargo install --git` |
+//! | `exfiltration` | block | a network tool fed by an archive or read of the home directory or a system directory, by the environment (`env \| curl -d @-`), or sending such a directory (`scp -r ~ host:`) |
+//! | `git-history-rewrite` | prompt | `git push --force`/`--mirror`/`--delete`, `git push origin :branch` or `+ref`, `git filter-repo`/`filter-branch`, `git checkout -- .` |
+//! | `project-delete` | prompt | recursive `rm` of the project's sources or `.git` (not of build output such as `target/`, `node_modules/`, `dist/`), or of a path built from an unset variable (`"$DIR/"*`) |
+//! | `cloud-destroy` | block | `kubectl delete` of namespaces, volumes or `--all`; `helm uninstall` in production; `terraform destroy -auto-approve`; `aws s3 rm --recursive`/`rb --force`, `aws … delete-*`/`terminate-*`, `gcloud … delete`, `az … delete`; `redis-cli FLUSHALL`; `dropDatabase()`; `rails db:drop` |
+//! | `local-reset` | prompt | `docker system prune --volumes`, `prisma migrate reset`, `docker volume prune` |
+//! | `system-disruption` | block | `shutdown`, `reboot`, `kill -1`, `crontab -r`, turning off SELinux, auditd, firewalls, Gatekeeper or backups, vacuuming the journal |
+//! | `credential-dump` | block | commands that print credentials: `gh auth token`, `gcloud auth print-access-token`, `aws configure export-credentials`, `security find-generic-password -w`, `docker-credential-* get`, `kubectl get secret -o …`, `gpg --export-secret-keys`, the cloud metadata endpoints, an environment search for secrets |
+//! | `reverse-shell` | block | a shell wired to the network: `/dev/tcp/…`, `nc -e`, `sh -i … \| nc` |
+//! | `guardrail-bypass` | block | an agent started without its permission checks (`--dangerously-skip-permissions`, `--yolo`, …) |
+//! | `secret-to-network` | block | a network tool given a secret-named variable (`-H "X: $API_KEY"`) or the output of `env` |
+//!
+//! Each rule is off in a project that lists its id under PermissionChecker's
+//! `except:`.
+
+use ahp_engine::shell::{Shell, SimpleCommand};
+
+/// One structural rule's verdict on a command line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hit {
+    /// The rule's id.
+    pub id: &'static str,
+    /// Block (true) or ask (false).
+    pub block: bool,
+    /// Why it is dangerous.
+    pub reason: &'static str,
+    /// What to do instead.
+    pub advice: &'static str,
+}
+
+/// The ids of the structural rules, in the order they are tried.
+pub const IDS: &[&str] = &[
+    "rm-recursive-system",
+    "find-delete-system",
+    "find-delete",
+    "perms-system",
+    "setuid",
+    "disk-write",
+    "privilege-escalation",
+    "persistence",
+    "container-escape",
+    "library-injection",
+    "kernel-tampering",
+    "history-tampering",
+    "remote-code",
+    "install-from-url",
+    "exfiltration",
+    "git-history-rewrite",
+    "project-delete",
+    "cloud-destroy",
+    "local-reset",
+    "system-disruption",
+    "credential-dump",
+    "reverse-shell",
+    "guardrail-bypass",
+    "secret-to-network",
+];
+
+fn hit(id: &'static str) -> Hit {
+    let (block, reason, advice) = match id {
+        "rm-recursive-system" => (
+            true,
+            "recursively deletes the filesystem root, a system directory or the home directory",
+            "delete only paths inside the project, by name (e.g. `rm -rf ./target`)",
+        ),
+        "find-delete-system" => (
+            true,
+            "deletes files across the system or the home directory",
+            "search only inside the project, and list (`-print`) before deleting",
+        ),
+        "find-delete" => (
+            false,
+            "deletes every matching file of the tree at once",
+            "list the matches first (`-print`), then delete what you mean",
+        ),
+        "perms-system" => (
+            true,
+            "changes permissions or ownership of system files or the home directory",
+            "change permissions only on project paths (e.g. `chmod +x ./scripts/build.sh`)",
+        ),
+        "setuid" => (
+            true,
+            "gives a program the power to run as its owner (setuid/setgid or capabilities)",
+            "do not grant privileges from an agent",
+        ),
+        "disk-write" => (
+            true,
+            "writes over or formats a disk device",
+            "work with files or disk images, never with devices",
+        ),
+        "privilege-escalation" => (
+            true,
+            "opens a root shell or grants administrator rights",
+            "run the one command that needs privileges, and let the user run it themselves",
+        ),
+        "persistence" => (
+            true,
+            "installs something that runs again later (cron, a service, a launch agent)",
+            "ask the user to install scheduled jobs and services themselves",
+        ),
+        "container-escape" => (
+            true,
+            "gives a container control of the host",
+            "run containers without --privileged, host namespaces or host paths mounted",
+        ),
+        "library-injection" => (
+            true,
+            "loads a library into programs (LD_PRELOAD and the like)",
+            "do not inject libraries into other programs",
+        ),
+        "kernel-tampering" => (
+            true,
+            "changes the running kernel or its settings",
+            "leave kernel settings and modules to the user",
+        ),
+        "history-tampering" => (
+            true,
+            "hides what was run (shell history cleared or redirected)",
+            "leave the shell history alone",
+        ),
+        "remote-code" => (
+            true,
+            "runs code downloaded (or decoded) on the fly, unseen",
+            "download the script to a file, read it, and run it only if the user agrees",
+        ),
+        "install-from-url" => (
+            true,
+            "installs a package straight from a URL or a git repository, outside the registry's checks",
+            "install a published version from the registry, or ask the user to review the source first",
+        ),
+        "exfiltration" => (
+            true,
+            "sends the home directory, system files or the environment over the network",
+            "send only the project files the task needs, and never credentials",
+        ),
+        "git-history-rewrite" => (
+            false,
+            "rewrites or deletes history on the remote",
+            "push without force; if history really must be rewritten, use `--force-with-lease` on a branch you own",
+        ),
+        "project-delete" => (
+            false,
+            "deletes project sources or history for good",
+            "delete only build output by name (`rm -rf target/ dist/`), or move the directory aside first",
+        ),
+        "cloud-destroy" => (
+            true,
+            "destroys cloud, cluster or database resources and their data",
+            "leave destruction of shared infrastructure to the user; use a dry run (`--dry-run`, `terraform plan -destroy`) to show what would go",
+        ),
+        "local-reset" => (
+            false,
+            "deletes local data (volumes, development databases) for good",
+            "confirm with the user that the local data can go",
+        ),
+        "system-disruption" => (
+            true,
+            "stops the machine, its protections or its backups",
+            "leave system services and protections to the user",
+        ),
+        "credential-dump" => (
+            true,
+            "prints credentials where the transcript (and anyone reading it) sees them",
+            "let the tool that needs the credential read it itself; never print it",
+        ),
+        "reverse-shell" => (
+            true,
+            "hands a shell on this machine to a remote host",
+            "do not open shells to the network",
+        ),
+        "guardrail-bypass" => (
+            true,
+            "starts an agent with its permission checks switched off",
+            "run agents with their normal permission checks",
+        ),
+        "secret-to-network" => (
+            true,
+            "sends a secret (an environment variable holding a key or token, or the whole environment) over the network",
+            "send only what the request needs; never credentials",
+        ),
+        _ => (true, "dangerous", "do not run it"),
+    };
+    Hit {
+        id,
+        block,
+        reason,
+        advice,
+    }
+}
+
+const SYSTEM_DIRS: &[&str] = &[
+    "bin",
+    "boot",
+    "dev",
+    "etc",
+    "home",
+    "lib",
+    "lib32",
+    "lib64",
+    "opt",
+    "proc",
+    "root",
+    "sbin",
+    "srv",
+    "sys",
+    "usr",
+    "var",
+    "Applications",
+    "Library",
+    "System",
+    "Users",
+    "private",
+    "snap",
+    "mnt",
+    "media",
+    "nix",
+];
+
+/// Whether a recursive deletion of `path` reaches the system or the home
+/// directory: [`is_system_or_home`], anything under the system trees
+/// (`/var/lib/postgresql/…`, `/etc/ssh`), and a directory straight under
+/// the home directory that is not a cache (`~/projects`, `~/.claude`).
+pub fn deletes_system(path: &str) -> bool {
+    if is_system_or_home(path) {
+        return true;
+    }
+    if let Some(rest) = path.strip_prefix('/') {
+        let first = rest.split('/').next().unwrap_or("");
+        let temp = [
+            "tmp",
+            "var/tmp",
+            "var/folders",
+            "private/tmp",
+            "private/var/folders",
+            "var/cache",
+            "dev/shm",
+        ]
+        .iter()
+        .any(|t| rest == *t || rest.starts_with(&format!("{t}/")));
+        return !temp
+            && matches!(
+                first,
+                "etc"
+                    | "usr"
+                    | "var"
+                    | "boot"
+                    | "bin"
+                    | "sbin"
+                    | "lib"
+                    | "lib32"
+                    | "lib64"
+                    | "root"
+                    | "srv"
+                    | "snap"
+                    | "System"
+                    | "Library"
+                    | "private"
+                    | "opt"
+                    | "Applications"
+                    | "nix"
+            );
+    }
+    if let Some(rest) = path.strip_prefix("~/") {
+        let rest = rest.trim_end_matches("/*").trim_end_matches('*');
+        if HOME_CACHES
+            .iter()
+            .any(|c| rest == *c || rest.starts_with(&format!("{c}/")))
+        {
+            return false;
+        }
+        // One level under home (`~/projects`, `~/.claude`), or the
+        // credential and configuration trees at any depth.
+        return !rest.contains('/')
+            || [
+                ".ssh",
+                ".aws",
+                ".gnupg",
+                ".kube",
+                ".config",
+                ".local/share",
+                "Library/Keychains",
+                ".claude",
+                ".codex",
+                ".gemini",
+            ]
+            .iter()
+            .any(|t| rest == *t || rest.starts_with(&format!("{t}/")));
+    }
+    false
+}
+
+/// `/`, `/*`, a top-level system directory or its glob (`/usr`, `/etc/*`),
+/// `~`, `~/*`, or `/home/x` (someone's home).
+pub fn is_system_or_home(path: &str) -> bool {
+    let p = path.trim_end_matches("/*").trim_end_matches('*');
+    if p.is_empty() || p == "/" || p == "~" || p == "~/" || path == "/*" || path == "~/*" {
+        return true;
+    }
+    if let Some(rest) = p.strip_prefix('/') {
+        let mut segs = rest.split('/');
+        let first = segs.next().unwrap_or("");
+        let second = segs.next();
+        if SYSTEM_DIRS.contains(&first) && (second.is_none() || second == Some("")) {
+            return true;
+        }
+        // Someone's home: /home/dev, /Users/dev.
+        if matches!(first, "home" | "Users") && second.is_some() && segs.next().is_none() {
+            return true;
+        }
+        // System trees one level down: /usr/bin, /var/lib, /etc/ssh.
+        if matches!(first, "usr" | "etc" | "var" | "System" | "Library" | "boot")
+            && second.is_some()
+            && segs.next().is_none()
+            && !matches!(second, Some("tmp" | "folders"))
+        {
+            return true;
+        }
+    }
+    // The home directory's own credential and configuration trees.
+    matches!(
+        p,
+        "~/.ssh"
+            | "~/.aws"
+            | "~/.gnupg"
+            | "~/.kube"
+            | "~/.config"
+            | "~/.local"
+            | "~/Documents"
+            | "~/Desktop"
+            | "~/Library"
+    )
+}
+
+const SHELLS: &[&str] = &[
+    "sh", "bash", "zsh", "dash", "ksh", "fish", "ash", "csh", "tcsh", "busybox",
+];
+const INTERPRETERS: &[&str] = &[
+    "python",
+    "python2",
+    "python3",
+    "perl",
+    "ruby",
+    "node",
+    "nodejs",
+    "php",
+    "pwsh",
+    "powershell",
+    "lua",
+    "deno",
+    "bun",
+    "osascript",
+    "tclsh",
+];
+const FETCHERS: &[&str] = &[
+    "curl",
+    "wget",
+    "fetch",
+    "aria2c",
+    "http",
+    "https",
+    "xh",
+    "lwp-request",
+    "GET",
+];
+const DECODERS: &[&str] = &[
+    "base64", "base32", "xxd", "openssl", "gpg", "uudecode", "gunzip", "zcat", "rev",
+];
+/// Programs that send data off the machine.
+pub const SENDERS: &[&str] = &[
+    "curl", "wget", "nc", "ncat", "netcat", "socat", "telnet", "ftp", "tftp", "sftp", "scp",
+    "rsync", "ssh", "openssl", "http", "https", "xh", "aws", "gsutil", "rclone", "gh", "glab",
+    "ngrok", "az", "gcloud", "s3cmd", "mc",
+];
+
+/// Build output and caches that a project deletes routinely.
+const BUILD_OUTPUT: &[&str] = &[
+    "target",
+    "node_modules",
+    "dist",
+    "build",
+    "out",
+    ".next",
+    ".nuxt",
+    ".svelte-kit",
+    "coverage",
+    ".cache",
+    "__pycache__",
+    ".pytest_cache",
+    ".mypy_cache",
+    ".ruff_cache",
+    ".venv",
+    "venv",
+    ".tox",
+    "tmp",
+    ".tmp",
+    ".turbo",
+    ".parcel-cache",
+    ".gradle",
+    "bin",
+    "obj",
+    "_build",
+    ".eggs",
+    "vendor",
+    "public/build",
+    ".angular",
+    "storybook-static",
+    "logs",
+    ".terraform",
+    "deps",
+    "pkg",
+];
+
+/// Caches under the home directory that may be cleared.
+const HOME_CACHES: &[&str] = &[
+    ".cache",
+    ".npm",
+    ".pnpm-store",
+    ".yarn",
+    ".gradle",
+    ".m2",
+    ".cargo/registry",
+    ".cargo/git",
+    ".rustup/tmp",
+    "Library/Caches",
+    ".bun/install/cache",
+    ".nuget/packages",
+    ".ivy2",
+    ".sbt",
+];
+
+fn is_shell_or_interpreter(name: &str) -> bool {
+    SHELLS.contains(&name)
+        || INTERPRETERS.contains(&name)
+        || name.starts_with("python3.")
+        || matches!(name, "source" | "." | "eval" | "iex")
+}
+
+/// Whether `cmd` runs its standard input as a program (`sh`, `bash -s`,
+/// `python -`, `python` with no script).
+fn runs_stdin(cmd: &SimpleCommand) -> bool {
+    if !is_shell_or_interpreter(&cmd.name) {
+        return false;
+    }
+    if matches!(cmd.name.as_str(), "source" | "." | "eval") {
+        return false;
+    }
+    // `bash -c 'x'` runs its argument; `bash script.sh` a file.
+    let ops: Vec<&str> = cmd.operands().collect();
+    ops.is_empty() || ops == ["-"] || cmd.has_flag(Some('s'), &[])
+}
+
+/// Words holding a command substitution that downloads.
+fn downloads_in(word: &str) -> bool {
+    let w = word.to_ascii_lowercase();
+    (w.contains("$(") || w.contains('`') || w.contains("<("))
+        && FETCHERS
+            .iter()
+            .any(|f| w.contains(&format!("{f} ")) || w.contains(&format!("{f}\t")))
+}
+
+/// The structural rules' verdicts on `shell`, strongest first; `text` is
+/// the line itself (for what the model cannot see). Rules listed in
+/// `except` are skipped.
+// One arm per program, most with a condition inside: merging each
+// condition into its arm's guard would let a false guard fall through to a
+// later arm for the same program.
+#[allow(
+    clippy::collapsible_match,
+    clippy::too_many_lines,
+    clippy::cognitive_complexity
+)]
+pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
+    let mut hits: Vec<Hit> = Vec::new();
+    let mut add = |id: &'static str| {
+        if !except.iter().any(|e| e == id) && !hits.iter().any(|h| h.id == id) {
+            hits.push(hit(id));
+        }
+    };
+    for cmd in &shell.commands {
+        let name = cmd.name.as_str();
+        let ops: Vec<String> = cmd.operands().map(|o| cmd.resolve(o)).collect();
+        match name {
+            "rm" | "srm" => {
+                let recursive =
+                    cmd.has_flag(Some('r'), &["recursive"]) || cmd.has_flag(Some('R'), &[]);
+                if cmd.has_flag(None, &["no-preserve-root"])
+                    || recursive && ops.iter().any(|o| deletes_system(o))
+                {
+                    add("rm-recursive-system");
+                } else if recursive && ops.iter().any(|o| deletes_project(o)) {
+                    add("project-delete");
+                }
+            }
+            "rsync"
+                if cmd.has_flag(
+                    None,
+                    &[
+                        "delete",
+                        "delete-before",
+                        "delete-after",
+                        "delete-during",
+                        "del",
+                    ],
+                ) && ops.last().is_some_and(|d| deletes_system(d)) =>
+            {
+                add("rm-recursive-system");
+            }
+            "find" => {
+                let deletes = cmd.args.iter().any(|a| a == "-delete")
+                    || cmd
+                        .args
+                        .iter()
+                        .any(|a| a.starts_with("-exec") || a.starts_with("-ok"))
+                        && shell.commands.iter().any(|c| {
+                            c.depth > cmd.depth
+                                && matches!(c.name.as_str(), "rm" | "shred" | "unlink" | "srm")
+                        });
+                if deletes {
+                    let roots: Vec<String> = cmd
+                        .args
+                        .iter()
+                        .take_while(|a| !a.starts_with('-') && *a != "(" && *a != "!")
+                        .map(|a| cmd.resolve(a))
+                        .collect();
+                    if roots.iter().any(|r| deletes_system(r)) {
+                        add("find-delete-system");
+                    } else {
+                        add("find-delete");
+                    }
+                }
+            }
+            "chmod" | "chown" | "chgrp" | "chattr" => {
+                let targets: Vec<&String> = ops.iter().skip(1).collect();
+                if targets.iter().any(|o| is_system_or_home(o)) {
+                    add("perms-system");
+                }
+                if name == "chmod"
+                    && ops.first().is_some_and(|mode| {
+                        let m = mode.as_str();
+                        (m.contains('s') && (m.contains('+') || m.contains('=')))
+                            || (m.len() == 4
+                                && m.chars().all(|c| c.is_ascii_digit())
+                                && matches!(m.as_bytes()[0], b'2' | b'4' | b'6' | b'7'))
+                    })
+                {
+                    add("setuid");
+                }
+            }
+            "setcap" => add("setuid"),
+            "dd" => {
+                if cmd
+                    .args
+                    .iter()
+                    .any(|a| a.strip_prefix("of=").is_some_and(is_device))
+                {
+                    add("disk-write");
+                }
+            }
+            "wipefs" | "fdisk" | "sfdisk" | "parted" | "mkswap" | "mke2fs" | "diskutil"
+            | "shred"
+                if ops.iter().any(|o| is_device(o))
+                    || name == "diskutil" && cmd.args.iter().any(|a| a.starts_with("erase")) =>
+            {
+                add("disk-write");
+            }
+            n if n.starts_with("mkfs") && ops.iter().any(|o| is_device(o)) => add("disk-write"),
+            "su" | "pkexec" | "visudo" | "sudoedit" => add("privilege-escalation"),
+            "useradd" | "usermod"
+                if cmd.args.iter().any(|a| a == "-o")
+                    || cmd.args.windows(2).any(|w| w[0] == "-u" && w[1] == "0") =>
+            {
+                add("privilege-escalation");
+            }
+            "sudo" | "doas" | "run0" => {
+                // What is left of `sudo` after unwrapping: no command, so
+                // `sudo -i`, `sudo -s` or `sudo` with only options.
+                if cmd.has_flag(Some('i'), &["login"]) || cmd.has_flag(Some('s'), &["shell"]) {
+                    add("privilege-escalation");
+                }
+            }
+            n if SHELLS.contains(&n) && cmd.wrappers.iter().any(|w| w == "sudo" || w == "doas") => {
+                add("privilege-escalation");
+            }
+            "usermod" | "gpasswd" | "adduser" | "addgroup" | "dseditgroup" => {
+                if cmd
+                    .args
+                    .iter()
+                    .any(|a| matches!(a.as_str(), "sudo" | "wheel" | "admin" | "root" | "docker"))
+                    || cmd
+                        .args
+                        .iter()
+                        .any(|a| a.contains("sudo") || a.contains("wheel"))
+                {
+                    add("privilege-escalation");
+                }
+            }
+            "passwd" | "chpasswd" => add("privilege-escalation"),
+            "crontab" => {
+                if cmd.has_flag(Some('r'), &[]) {
+                    add("system-disruption");
+                } else if !cmd.has_flag(Some('l'), &[]) {
+                    add("persistence");
+                }
+            }
+            "shutdown" | "reboot" | "halt" | "poweroff" | "setenforce" | "csrutil" => {
+                add("system-disruption")
+            }
+            "init" | "telinit" if ops.iter().any(|o| o == "0" || o == "6") => {
+                add("system-disruption")
+            }
+            "kill" | "pkill" | "killall"
+                if cmd.args.iter().any(|a| a == "-1")
+                    || ops.iter().any(|o| o == "1" || o == "-1")
+                    || (name == "killall" && cmd.args.iter().any(|a| a == "-u")) =>
+            {
+                add("system-disruption");
+            }
+            "tmutil"
+                if cmd.args.iter().any(|a| {
+                    matches!(a.as_str(), "disable" | "delete" | "deletelocalsnapshots")
+                }) =>
+            {
+                add("system-disruption")
+            }
+            "spctl" if cmd.args.iter().any(|a| a.contains("disable")) => add("system-disruption"),
+            "ufw" if cmd.args.iter().any(|a| a == "disable") => add("system-disruption"),
+            "iptables" | "ip6tables" | "nft"
+                if cmd
+                    .args
+                    .iter()
+                    .any(|a| matches!(a.as_str(), "-F" | "--flush" | "flush")) =>
+            {
+                add("system-disruption")
+            }
+            "auditctl" if cmd.args.iter().any(|a| a == "-D" || a == "-e") => {
+                add("system-disruption")
+            }
+            "journalctl" if cmd.args.iter().any(|a| a.starts_with("--vacuum")) => {
+                add("system-disruption")
+            }
+            "vssadmin" | "wbadmin" => add("system-disruption"),
+            "zfs" | "zpool" | "lvremove" | "vgremove" | "pvremove"
+                if cmd
+                    .args
+                    .iter()
+                    .any(|a| matches!(a.as_str(), "destroy" | "-f" | "-y"))
+                    || name.ends_with("remove") =>
+            {
+                add("disk-write");
+            }
+            "gh" if cmd
+                .args
+                .windows(2)
+                .any(|w| w[0] == "auth" && w[1] == "token") =>
+            {
+                add("credential-dump")
+            }
+            "gcloud"
+                if cmd.args.iter().any(|a| {
+                    a.starts_with("print-access-token") || a.starts_with("print-identity-token")
+                }) =>
+            {
+                add("credential-dump")
+            }
+            "security"
+                if cmd.args.iter().any(|a| {
+                    a.starts_with("find-") && a.ends_with("password") || a == "dump-keychain"
+                }) =>
+            {
+                add("credential-dump")
+            }
+            n if n.starts_with("docker-credential-")
+                && cmd.args.iter().any(|a| a == "get" || a == "list") =>
+            {
+                add("credential-dump")
+            }
+            "gpg" | "gpg2" if cmd.args.iter().any(|a| a.starts_with("--export-secret")) => {
+                add("credential-dump")
+            }
+            "kubectl"
+                if cmd.args.iter().any(|a| a == "get" || a == "describe")
+                    && cmd.args.iter().any(|a| a.starts_with("secret"))
+                    && cmd.args.iter().any(|a| {
+                        a.starts_with("-o")
+                            || a.starts_with("--output")
+                            || a.starts_with("jsonpath")
+                    }) =>
+            {
+                add("credential-dump");
+            }
+            "claude" | "codex" | "gemini" | "cursor-agent" | "aider" | "qwen" | "amp"
+            | "opencode"
+                if cmd.args.iter().any(|a| {
+                    matches!(
+                        a.as_str(),
+                        "--dangerously-skip-permissions"
+                            | "--yolo"
+                            | "--dangerously-bypass-approvals-and-sandbox"
+                            | "--full-auto"
+                            | "--approval-mode=yolo"
+                            | "--yes-always"
+                    ) || a.contains("bypassPermissions")
+                }) =>
+            {
+                add("guardrail-bypass");
+            }
+            "systemctl" => {
+                if cmd.args.iter().any(|a| {
+                    matches!(
+                        a.as_str(),
+                        "enable" | "link" | "reenable" | "preset" | "set-default" | "edit"
+                    )
+                }) {
+                    add("persistence");
+                }
+                let security = [
+                    "auditd",
+                    "apparmor",
+                    "firewalld",
+                    "ufw",
+                    "selinux",
+                    "falcon-sensor",
+                    "osqueryd",
+                    "sshd",
+                    "fail2ban",
+                    "clamav",
+                    "rsyslog",
+                    "systemd-journald",
+                ];
+                if cmd
+                    .args
+                    .iter()
+                    .any(|a| matches!(a.as_str(), "stop" | "disable" | "mask" | "kill"))
+                    && cmd
+                        .args
+                        .iter()
+                        .any(|a| security.iter().any(|s| a.starts_with(s)))
+                    || cmd.args.iter().any(|a| {
+                        matches!(
+                            a.as_str(),
+                            "poweroff" | "reboot" | "halt" | "kexec" | "rescue" | "emergency"
+                        )
+                    })
+                {
+                    add("system-disruption");
+                }
+            }
+            "service"
+                if cmd.args.iter().any(|a| a == "stop")
+                    && cmd.args.iter().any(|a| {
+                        a.starts_with("auditd") || a.starts_with("apparmor") || a.starts_with("ufw")
+                    }) =>
+            {
+                add("system-disruption");
+            }
+            "osascript"
+                if cmd
+                    .args
+                    .iter()
+                    .any(|a| a.contains("administrator privileges")) =>
+            {
+                add("privilege-escalation")
+            }
+            "osascript" if cmd.args.iter().any(|a| a.contains("login item")) => add("persistence"),
+            "kubectl"
+                if cmd
+                    .args
+                    .iter()
+                    .any(|a| matches!(a.as_str(), "run" | "create" | "apply" | "debug"))
+                    && cmd.args.iter().any(|a| {
+                        a.contains("\"privileged\":true")
+                            || a.contains("hostPID")
+                            || a.contains("hostNetwork\":true")
+                            || a.contains("hostPath")
+                            || a == "--profile=sysadmin"
+                    }) =>
+            {
+                add("container-escape");
+            }
+            "launchctl" => {
+                if cmd
+                    .args
+                    .iter()
+                    .any(|a| matches!(a.as_str(), "load" | "bootstrap" | "submit" | "enable"))
+                {
+                    add("persistence");
+                }
+            }
+            "update-rc.d" | "chkconfig" | "rc-update" | "at" | "batch" => add("persistence"),
+            "docker" | "podman"
+                if cmd.args.iter().any(|a| a == "prune")
+                    && cmd.args.iter().any(|a| a == "--volumes" || a == "volume")
+                    || cmd.args.windows(2).any(|w| w == ["volume", "rm"]) =>
+            {
+                add("local-reset");
+            }
+            "docker" | "podman" | "nerdctl" => {
+                if cmd
+                    .args
+                    .iter()
+                    .any(|a| matches!(a.as_str(), "run" | "create" | "exec"))
+                    && container_escapes(cmd)
+                {
+                    add("container-escape");
+                }
+            }
+            "nsenter" | "unshare" => add("container-escape"),
+            "sysctl" => {
+                if cmd.has_flag(Some('w'), &["write"]) || cmd.args.iter().any(|a| a.contains('=')) {
+                    add("kernel-tampering");
+                }
+            }
+            "insmod" | "rmmod" | "modprobe" | "kextload" => add("kernel-tampering"),
+            "history" => {
+                if cmd.has_flag(Some('c'), &[])
+                    || cmd.has_flag(Some('w'), &[]) && ops.iter().any(|o| o == "/dev/null")
+                {
+                    add("history-tampering");
+                }
+            }
+            "unset" if cmd.args.iter().any(|a| a.starts_with("HIST")) => add("history-tampering"),
+            "export" | "declare" | "typeset" | "readonly" | "setenv" => {
+                for a in &cmd.args {
+                    let var = a.split('=').next().unwrap_or(a);
+                    if is_injection_var(var) && a.contains('=') {
+                        add("library-injection");
+                    }
+                    if var.starts_with("HISTFILE") || var == "HISTSIZE=0" || a == "HISTSIZE=0" {
+                        add("history-tampering");
+                    }
+                }
+            }
+            "python" | "python3" | "python2"
+                if cmd
+                    .args
+                    .windows(2)
+                    .any(|w| w[0] == "-m" && w[1] == "http.server")
+                    && cmd.args.iter().any(|a| is_system_or_home(a)) =>
+            {
+                add("exfiltration");
+            }
+            "pip" | "pip3" | "pipx" | "uv" | "python" | "python3" | "poetry" | "pdm" => {
+                let installs = cmd
+                    .args
+                    .iter()
+                    .any(|a| matches!(a.as_str(), "install" | "add" | "inject"));
+                if installs && ops.iter().any(|o| is_url_or_git(o)) {
+                    add("install-from-url");
+                }
+            }
+            "npx" | "pnpx" | "bunx"
+                if cmd
+                    .args
+                    .windows(3)
+                    .any(|w| w == ["prisma", "migrate", "reset"]) =>
+            {
+                add("local-reset")
+            }
+            "npm" | "pnpm" | "yarn" | "bun" | "npx" => {
+                let installs = cmd
+                    .args
+                    .iter()
+                    .any(|a| matches!(a.as_str(), "install" | "i" | "add" | "exec" | "dlx"));
+                if (installs || name == "npx")
+                    && ops.iter().any(|o| {
+                        is_url_or_git(o)
+                            || o.starts_with("github:")
+                            || o.starts_with("gitlab:")
+                            || o.starts_with("bitbucket:")
+                    })
+                {
+                    add("install-from-url");
+                }
+            }
+            "cargo" => {
+                if cmd.args.iter().any(|a| a == "install") && cmd.has_flag(None, &["git"]) {
+                    add("install-from-url");
+                }
+            }
+            "gem" => {
+                if cmd.args.iter().any(|a| a == "install") && cmd.has_flag(None, &["source"]) {
+                    add("install-from-url");
+                }
+            }
+            "kubectl" | "oc"
+                if cmd.args.iter().any(|a| a == "delete")
+                    && (cmd.args.iter().any(|a| {
+                        matches!(
+                            a.as_str(),
+                            "ns" | "namespace"
+                                | "namespaces"
+                                | "all"
+                                | "pvc"
+                                | "pv"
+                                | "persistentvolumeclaim"
+                                | "persistentvolumeclaims"
+                                | "--all"
+                                | "-A"
+                                | "--all-namespaces"
+                                | "node"
+                                | "nodes"
+                                | "crd"
+                                | "crds"
+                        )
+                    }) || cmd
+                        .args
+                        .iter()
+                        .any(|a| a.starts_with("namespace/") || a.starts_with("ns/"))) =>
+            {
+                add("cloud-destroy");
+            }
+            "helm"
+                if cmd
+                    .args
+                    .iter()
+                    .any(|a| matches!(a.as_str(), "uninstall" | "delete" | "del"))
+                    && cmd.args.iter().any(|a| a.contains("prod")) =>
+            {
+                add("cloud-destroy");
+            }
+            "terraform" | "tofu" | "terragrunt" | "pulumi" | "cdk"
+                if (cmd.args.iter().any(|a| a == "destroy")
+                    || cmd.args.iter().any(|a| a == "-destroy"))
+                    && cmd.args.iter().any(|a| {
+                        a.starts_with("-auto-approve")
+                            || a.starts_with("--auto-approve")
+                            || a == "--yes"
+                            || a == "-y"
+                            || a == "--force"
+                    }) =>
+            {
+                add("cloud-destroy");
+            }
+            "aws" => {
+                let a: Vec<&str> = cmd.args.iter().map(String::as_str).collect();
+                let s3_wipe = a.first() == Some(&"s3")
+                    && (a.contains(&"rm") && a.contains(&"--recursive")
+                        || a.contains(&"rb") && a.contains(&"--force"));
+                let deletes = a.iter().skip(1).take(1).any(|op| {
+                    op.starts_with("delete-")
+                        || op.starts_with("terminate-")
+                        || op.starts_with("remove-")
+                        || op.starts_with("deregister-")
+                });
+                if s3_wipe || deletes {
+                    add("cloud-destroy");
+                }
+                if a.windows(2)
+                    .any(|w| w == ["configure", "export-credentials"] || w == ["configure", "get"])
+                    || a.windows(2)
+                        .any(|w| w[0] == "sts" && w[1] == "get-session-token")
+                {
+                    add("credential-dump");
+                }
+            }
+            "gcloud" | "az" | "doctl" | "heroku" | "flyctl" | "fly" | "vercel" | "netlify"
+            | "firebase" | "supabase"
+                if cmd.args.iter().any(|a| {
+                    matches!(
+                        a.as_str(),
+                        "delete" | "destroy" | "remove" | "rm" | "purge" | "apps:destroy"
+                    )
+                }) =>
+            {
+                add("cloud-destroy");
+            }
+            "gsutil"
+                if cmd.args.iter().any(|a| a == "rm" || a == "rb")
+                    && cmd
+                        .args
+                        .iter()
+                        .any(|a| a == "-r" || a == "-rf" || a == "-m" || a == "rb") =>
+            {
+                add("cloud-destroy")
+            }
+            "redis-cli"
+                if cmd.args.iter().any(|a| {
+                    a.eq_ignore_ascii_case("flushall") || a.eq_ignore_ascii_case("flushdb")
+                }) =>
+            {
+                add("cloud-destroy")
+            }
+            "mongosh" | "mongo"
+                if cmd
+                    .args
+                    .iter()
+                    .any(|a| a.contains("dropDatabase") || a.contains(".drop()")) =>
+            {
+                add("cloud-destroy")
+            }
+            "rails" | "rake" | "bin/rails"
+                if cmd.args.iter().any(|a| {
+                    a.starts_with("db:drop") || a.starts_with("db:reset") || a == "db:schema:load"
+                }) =>
+            {
+                if cmd.env.get("RAILS_ENV").is_some_and(|e| e.contains("prod"))
+                    || cmd.env.contains_key("DISABLE_DATABASE_ENVIRONMENT_CHECK")
+                {
+                    add("cloud-destroy");
+                } else {
+                    add("local-reset");
+                }
+            }
+            "prisma"
+                if cmd
+                    .args
+                    .windows(2)
+                    .any(|w| w == ["migrate", "reset"] || w == ["db", "push"])
+                    && cmd.has_flag(None, &["force", "force-reset", "accept-data-loss"]) =>
+            {
+                add("local-reset")
+            }
+            "git"
+                if cmd
+                    .args
+                    .iter()
+                    .any(|a| a == "filter-repo" || a == "filter-branch")
+                    || cmd
+                        .args
+                        .first()
+                        .is_some_and(|a| a == "checkout" || a == "restore")
+                        && cmd
+                            .args
+                            .iter()
+                            .skip_while(|a| *a != "--")
+                            .skip(1)
+                            .any(|a| a == "." || a == "*")
+                    || cmd.args.first().is_some_and(|a| a == "restore")
+                        && ops.iter().any(|o| o == ".") =>
+            {
+                add("git-history-rewrite");
+            }
+            "git"
+                if cmd.args.first().is_some_and(|a| a == "config")
+                    && cmd.args.iter().any(|a| a == "--global" || a == "--system")
+                    && cmd.args.iter().any(|a| {
+                        let k = a.to_ascii_lowercase();
+                        k == "core.pager"
+                            || k == "core.editor"
+                            || k == "core.sshcommand"
+                            || k == "core.hookspath"
+                            || k == "core.fsmonitor"
+                            || k.starts_with("alias.")
+                            || k == "credential.helper"
+                            || k == "diff.external"
+                            || k.starts_with("filter.")
+                    }) =>
+            {
+                add("persistence");
+            }
+            "ngrok" | "cloudflared" | "localtunnel" | "lt"
+                if cmd
+                    .args
+                    .iter()
+                    .any(|a| a.contains("file://") || is_system_or_home(a)) =>
+            {
+                add("exfiltration")
+            }
+            "deno"
+                if cmd.args.iter().any(|a| a == "run" || a == "install")
+                    && ops
+                        .iter()
+                        .any(|o| o.starts_with("http://") || o.starts_with("https://")) =>
+            {
+                add("remote-code")
+            }
+            "apt-key" | "rpm"
+                if cmd.args.iter().any(|a| a == "add" || a == "--import")
+                    && shell
+                        .upstream(cmd)
+                        .any(|u| FETCHERS.contains(&u.name.as_str())) =>
+            {
+                add("remote-code")
+            }
+            "git" => {
+                if cmd.args.iter().any(|a| a == "push")
+                    && (cmd.has_flag(Some('f'), &["force", "mirror", "delete", "prune"])
+                        || cmd.has_flag(Some('d'), &[])
+                        || ops
+                            .iter()
+                            .skip_while(|o| *o != "push")
+                            .skip(2)
+                            .any(|o| o.starts_with(':') || o.starts_with('+')))
+                {
+                    add("git-history-rewrite");
+                }
+            }
+            _ => {}
+        }
+        if cmd.env.keys().any(|k| is_injection_var(k)) {
+            add("library-injection");
+        }
+        // A shell, or a program that runs one, under sudo.
+        if cmd.wrappers.iter().any(|w| w == "sudo" || w == "doas")
+            && (SHELLS.contains(&name)
+                || cmd.args.iter().any(|a| {
+                    let a = a.as_str();
+                    a.contains("/bin/sh")
+                        || a.contains("/bin/bash")
+                        || a.contains("pty.spawn")
+                        || a.contains("os.system")
+                        || a.contains("system(")
+                        || a.starts_with(":!")
+                        || a.contains("exec=")
+                        || a.contains("os.setuid")
+                        || a.contains("exec \"/bin")
+                        || a == "--checkpoint-action=exec=/bin/sh"
+                }))
+        {
+            add("privilege-escalation");
+        }
+        if INTERPRETERS.contains(&name)
+            && cmd.args.iter().any(|a| {
+                a.contains("setuid(0)")
+                    || a.contains("os.setuid(0")
+                    || a.contains("POSIX::setuid(0)")
+            })
+        {
+            add("privilege-escalation");
+        }
+        // Interpreter one-liners that delete the home directory.
+        if INTERPRETERS.contains(&name) || name.starts_with("python3.") {
+            let code = cmd.args.join(" ");
+            let deletes = [
+                "rmtree",
+                "remove_tree",
+                "rmSync",
+                "rm_rf",
+                "rmdirSync",
+                "FileUtils.rm",
+                "unlink_dir",
+            ]
+            .iter()
+            .any(|f| code.contains(f));
+            let home = [
+                "expanduser(\"~\")",
+                "expanduser('~')",
+                "$ENV{HOME}",
+                "homedir()",
+                "Path.home()",
+                "ENV['HOME']",
+                "ENV[\"HOME\"]",
+                "os.environ['HOME']",
+                "getenv(\"HOME\")",
+                "\"/\")",
+                "'/')",
+            ]
+            .iter()
+            .any(|h| code.contains(h));
+            if deletes && home {
+                add("rm-recursive-system");
+            }
+        }
+        // Reverse shells.
+        if cmd
+            .redirects
+            .iter()
+            .any(|r| r.target.starts_with("/dev/tcp/") || r.target.starts_with("/dev/udp/"))
+            || cmd
+                .args
+                .iter()
+                .any(|a| a.starts_with("/dev/tcp/") || a.starts_with("/dev/udp/"))
+            || matches!(name, "nc" | "ncat" | "netcat")
+                && cmd.args.iter().any(|a| {
+                    a == "-e" || a == "-c" || a.starts_with("--exec") || a.starts_with("--sh-exec")
+                })
+            || matches!(name, "socat")
+                && cmd
+                    .args
+                    .iter()
+                    .any(|a| a.contains("exec:") || a.contains("EXEC:") || a.contains("SYSTEM:"))
+            || SHELLS.contains(&name)
+                && cmd.has_flag(Some('i'), &[])
+                && (shell.downstream(cmd).chain(shell.upstream(cmd))).any(|c| {
+                    matches!(
+                        c.name.as_str(),
+                        "nc" | "ncat" | "netcat" | "socat" | "telnet" | "openssl"
+                    )
+                })
+        {
+            add("reverse-shell");
+        }
+        // Secrets handed to a network tool.
+        if SENDERS.contains(&name) {
+            let secret_var = cmd
+                .args
+                .iter()
+                .chain(cmd.env.values())
+                .any(|a| names_secret_variable(a));
+            let env_dump = shell.commands.iter().any(|c| {
+                c.depth == cmd.depth + 1
+                    && c.via.as_deref() == Some("$()")
+                    && matches!(c.name.as_str(), "env" | "printenv" | "set" | "export")
+                    && c.operands().next().is_none()
+            });
+            if secret_var || env_dump {
+                add("secret-to-network");
+            }
+            // Cloud metadata endpoints hand out the machine's credentials.
+            if cmd.args.iter().any(|a| {
+                a.contains("169.254.169.254")
+                    || a.contains("metadata.google.internal")
+                    || a.contains("169.254.170.2")
+                    || a.contains("fd00:ec2::254")
+            }) {
+                add("credential-dump");
+            }
+        }
+        // The machine searched for credentials: `find / -name id_rsa`,
+        // `grep -r password ~ /etc`.
+        if name == "find" {
+            let roots_wide = cmd
+                .args
+                .iter()
+                .take_while(|a| !a.starts_with('-') && *a != "(" && *a != "!")
+                .any(|r| is_system_or_home(&cmd.resolve(r)));
+            let wants_keys = cmd.args.windows(2).any(|w| {
+                matches!(w[0].as_str(), "-name" | "-iname" | "-path" | "-ipath")
+                    && [
+                        "id_rsa",
+                        "id_ed25519",
+                        "id_ecdsa",
+                        ".pem",
+                        ".key",
+                        "credentials",
+                        ".env",
+                        "wallet",
+                        ".kdbx",
+                        ".npmrc",
+                        ".netrc",
+                        ".pgpass",
+                        "keystore",
+                    ]
+                    .iter()
+                    .any(|k| w[1].contains(k))
+            });
+            if roots_wide && wants_keys {
+                add("credential-dump");
+            }
+        }
+        if matches!(name, "grep" | "egrep" | "rg" | "ag" | "ack")
+            && (name != "grep" && name != "egrep"
+                || cmd.has_flag(Some('r'), &["recursive"])
+                || cmd.has_flag(Some('R'), &["dereference-recursive"]))
+            && ops.iter().skip(1).any(|o| is_system_or_home(o))
+            && cmd.args.iter().any(|a| {
+                let l = a.to_ascii_lowercase();
+                l.contains("password")
+                    || l.contains("secret")
+                    || l.contains("api_key")
+                    || l.contains("api[_-]?key")
+                    || l.contains("token")
+                    || l.contains("private key")
+            })
+        {
+            add("credential-dump");
+        }
+        // A download run straight away: `curl -o F URL && chmod +x F && F`.
+        if let Some(target) = downloaded_file(cmd) {
+            let base = target.rsplit('/').next().unwrap_or(&target).to_string();
+            let runs = shell.commands.iter().any(|c| {
+                !std::ptr::eq(c, cmd)
+                    && (c.name == base && (c.name != target || target.contains('/')))
+                    || (is_shell_or_interpreter(&c.name)
+                        && c.operands()
+                            .next()
+                            .is_some_and(|o| o == target || o.ends_with(&format!("/{base}"))))
+            });
+            if runs {
+                add("remote-code");
+            }
+        }
+        // The environment searched for secrets.
+        if matches!(name, "grep" | "egrep" | "rg")
+            && shell
+                .upstream(cmd)
+                .any(|u| matches!(u.name.as_str(), "env" | "printenv" | "set"))
+            && cmd.args.iter().any(|a| {
+                let l = a.to_ascii_lowercase();
+                l.contains("key")
+                    || l.contains("secret")
+                    || l.contains("token")
+                    || l.contains("pass")
+            })
+        {
+            add("credential-dump");
+        }
+        if cmd.env.keys().any(|k| k == "HISTFILE") {
+            add("history-tampering");
+        }
+        for r in &cmd.redirects {
+            if r.writes() && is_device(&r.target) {
+                add("disk-write");
+            }
+            if r.writes() && (r.target.starts_with("/proc/sys") || r.target.starts_with("/sys/")) {
+                add("kernel-tampering");
+            }
+        }
+        // Remote code: a download or decode piped into a program that runs
+        // its input, or a downloading substitution handed to one.
+        if runs_stdin(cmd)
+            && shell.upstream(cmd).any(|u| {
+                FETCHERS.contains(&u.name.as_str())
+                    || (DECODERS.contains(&u.name.as_str())
+                        && (u.has_flag(Some('d'), &["decode"])
+                            || u.has_flag(Some('r'), &[])
+                            || u.name == "gunzip"
+                            || u.name == "zcat"
+                            || u.name == "rev"))
+                    || matches!(u.name.as_str(), "nc" | "ncat" | "netcat" | "socat")
+            })
+        {
+            add("remote-code");
+        }
+        if is_shell_or_interpreter(name) && cmd.args.iter().any(|a| downloads_in(a)) {
+            add("remote-code");
+        }
+        if cmd
+            .via
+            .as_deref()
+            .is_some_and(|v| v == "<()" || v == "$()" || v == "eval")
+            && FETCHERS.contains(&name)
+            && shell.commands.iter().any(|c| {
+                c.depth + 1 == cmd.depth
+                    && is_shell_or_interpreter(&c.name)
+                    && c.args.iter().any(|a| downloads_in(a))
+            })
+        {
+            add("remote-code");
+        }
+        // Exfiltration: the home directory, a system tree or the
+        // environment going into a network tool.
+        if SENDERS.contains(&name) {
+            let bulk = shell.upstream(cmd).any(|u| {
+                matches!(
+                    u.name.as_str(),
+                    "env" | "printenv" | "set" | "export" | "history"
+                ) && u.operands().next().is_none()
+                    || matches!(
+                        u.name.as_str(),
+                        "tar"
+                            | "zip"
+                            | "7z"
+                            | "cpio"
+                            | "rsync"
+                            | "cat"
+                            | "find"
+                            | "base64"
+                            | "gzip"
+                            | "xz"
+                            | "ls"
+                    ) && u
+                        .operands()
+                        .any(|o| deletes_system(&u.resolve(o)) && o != "-")
+                    || matches!(
+                        u.name.as_str(),
+                        "pg_dump"
+                            | "pg_dumpall"
+                            | "mysqldump"
+                            | "mongodump"
+                            | "mongoexport"
+                            | "sqlite3"
+                            | "redis-cli"
+                    ) && (u.name != "sqlite3" || u.args.iter().any(|a| a == ".dump"))
+                        && (u.name != "redis-cli" || u.args.iter().any(|a| a == "--rdb"))
+            });
+            let sends_dir = matches!(
+                name,
+                "scp" | "rsync" | "sftp" | "rclone" | "gsutil" | "aws" | "s3cmd" | "mc" | "az"
+            ) && ops.len() > 1
+                && ops[..ops.len() - 1].iter().any(|o| deletes_system(o));
+            let stdin_home = cmd
+                .redirects
+                .iter()
+                .any(|r| r.reads() && is_system_or_home(&r.target));
+            if bulk || sends_dir || stdin_home {
+                add("exfiltration");
+            }
+        }
+    }
+    hits.sort_by_key(|h| !h.block);
+    hits
+}
+
+fn is_injection_var(name: &str) -> bool {
+    matches!(
+        name,
+        "LD_PRELOAD"
+            | "LD_LIBRARY_PATH"
+            | "LD_AUDIT"
+            | "DYLD_INSERT_LIBRARIES"
+            | "DYLD_LIBRARY_PATH"
+    )
+}
+
+fn is_url_or_git(op: &str) -> bool {
+    let o = op.to_ascii_lowercase();
+    o.starts_with("git+")
+        || o.starts_with("http://")
+        || o.starts_with("https://")
+        || o.starts_with("git://")
+        || o.starts_with("ssh://")
+        || o.starts_with("git@")
+        || o.contains("@git+")
+        || o.contains("@ https://")
+        || o.ends_with(".git")
+}
+
+/// A whole-disk or partition device (not `/dev/null`, `/dev/stdout`, …).
+fn is_device(path: &str) -> bool {
+    let Some(dev) = path.strip_prefix("/dev/") else {
+        return false;
+    };
+    [
+        "sd", "hd", "vd", "xvd", "nvme", "mmcblk", "disk", "rdisk", "mapper/", "md", "dm-", "loop",
+    ]
+    .iter()
+    .any(|p| dev.starts_with(p))
+}
+
+/// `docker run` options that hand the host to the container.
+fn container_escapes(cmd: &SimpleCommand) -> bool {
+    let mut prev = "";
+    for a in &cmd.args {
+        let a = a.as_str();
+        if a == "--privileged"
+            || a.starts_with("--privileged=true")
+            || matches!(
+                a,
+                "--pid=host" | "--ipc=host" | "--uts=host" | "--userns=host"
+            )
+            || (prev == "--pid" || prev == "--ipc" || prev == "--uts") && a == "host"
+            || a.contains("SYS_ADMIN")
+            || a.contains("SYS_PTRACE")
+            || a.contains("SYS_MODULE")
+            || a == "--cap-add=ALL"
+            || (prev == "--cap-add" && a == "ALL")
+            || a.contains("apparmor=unconfined")
+            || a.contains("seccomp=unconfined")
+            || a.starts_with("--device=/dev/sd")
+        {
+            return true;
+        }
+        let mount = if matches!(prev, "-v" | "--volume") {
+            Some(a)
+        } else {
+            a.strip_prefix("--volume=").or_else(|| a.strip_prefix("-v"))
+        };
+        if let Some(m) = mount.filter(|m| !m.is_empty()) {
+            let src = m.split(':').next().unwrap_or(m);
+            let src = ahp_engine::shell::normalize_path(src, None);
+            if is_system_or_home(&src)
+                || src.contains("docker.sock")
+                || src.starts_with("~/.ssh")
+                || src.starts_with("~/.aws")
+            {
+                return true;
+            }
+        }
+        if let Some(m) =
+            a.strip_prefix("--mount=")
+                .or(if prev == "--mount" { Some(a) } else { None })
+        {
+            for part in m.split(',') {
+                if let Some(src) = part
+                    .strip_prefix("source=")
+                    .or_else(|| part.strip_prefix("src="))
+                {
+                    let src = ahp_engine::shell::normalize_path(src, None);
+                    if is_system_or_home(&src) || src.contains("docker.sock") {
+                        return true;
+                    }
+                }
+            }
+        }
+        prev = a;
+    }
+    false
+}
+
+/// A project path whose recursive deletion needs a confirmation: the
+/// project's `.git`, or a source directory (not build output), or a path
+/// that starts with an unset variable (`"$DIR/"*` is `/*` when it is empty).
+fn deletes_project(path: &str) -> bool {
+    if path.starts_with('$') {
+        return true;
+    }
+    if path.starts_with('/') || path.starts_with('~') || path.contains('*') && !path.contains('/') {
+        return false;
+    }
+    let p = path.trim_start_matches("./");
+    if p == ".git" || p.starts_with(".git/") && !p.starts_with(".git/modules") {
+        return true;
+    }
+    let first = p.split('/').next().unwrap_or(p);
+    if p.contains('/') || BUILD_OUTPUT.contains(&first) || first.starts_with("..") || first == "." {
+        return false;
+    }
+    matches!(
+        first,
+        "src"
+            | "lib"
+            | "app"
+            | "apps"
+            | "packages"
+            | "crates"
+            | "cmd"
+            | "internal"
+            | "pkg/api"
+            | "test"
+            | "tests"
+            | "spec"
+            | "docs"
+            | "migrations"
+            | "config"
+            | "scripts"
+            | "include"
+            | "source"
+            | "sources"
+            | "components"
+            | "pages"
+            | "server"
+            | "client"
+            | "web"
+            | "frontend"
+            | "backend"
+            | "infra"
+            | "deploy"
+    )
+}
+
+/// Whether `word` expands a variable whose name says it holds a secret
+/// (`$API_KEY`, `${GITHUB_TOKEN}`, `$DB_PASSWORD`).
+fn names_secret_variable(word: &str) -> bool {
+    let mut rest = word;
+    while let Some(i) = rest.find('$') {
+        let after = rest[i + 1..].trim_start_matches('{');
+        let name: String = after
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        let upper = name.to_ascii_uppercase();
+        if [
+            "KEY",
+            "TOKEN",
+            "SECRET",
+            "PASSWORD",
+            "PASSWD",
+            "CREDENTIAL",
+            "PRIVATE",
+        ]
+        .iter()
+        .any(|k| upper.contains(k))
+            && upper != "SSH_AUTH_SOCK"
+        {
+            return true;
+        }
+        rest = &rest[i + 1..];
+    }
+    false
+}
+
+/// The file a download command writes (`curl -o F`, `wget -O F`).
+fn downloaded_file(cmd: &SimpleCommand) -> Option<String> {
+    if !FETCHERS.contains(&cmd.name.as_str()) {
+        return None;
+    }
+    let mut it = cmd.args.iter();
+    while let Some(a) = it.next() {
+        let a = a.as_str();
+        let flag_with_value = matches!(a, "-o" | "--output" | "-O" | "--output-document")
+            || (a.starts_with('-')
+                && !a.starts_with("--")
+                && a.ends_with('o')
+                && cmd.name == "curl");
+        if flag_with_value && (cmd.name == "curl" && a != "-O" || cmd.name == "wget" && a != "-o") {
+            return it.next().cloned().filter(|f| f != "-" && f != "/dev/null");
+        }
+        if let Some(f) = a
+            .strip_prefix("--output=")
+            .or_else(|| a.strip_prefix("--output-document="))
+        {
+            return Some(f.to_string());
+        }
+    }
+    None
+}

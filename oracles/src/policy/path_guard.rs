@@ -1,0 +1,508 @@
+//! The `PathGuard` oracle: credential stores, start-up files and system
+//! paths are out of an agent's reach, whether it names them in a file tool
+//! (Read, Write, Edit, … through `tool.path`) or in a shell command
+//! (`cat ~/.aws/credentials`, `echo … >> ~/.bashrc`, `scp ~/.ssh/id_rsa
+//! host:`; see [`ahp_engine::shell`]).
+//!
+//! | list | what | reads | writes |
+//! |---|---|---|---|
+//! | `credentials` | SSH keys, cloud and registry credentials, kube and docker configs, `.npmrc`, `.pypirc`, `.netrc`, GnuPG, password stores, browser and keychain stores, shell histories, `/etc/shadow` | block | block |
+//! | `persistence` | shell start-up files, `authorized_keys` and all of `~/.ssh`, autostart, systemd and launchd units, cron, `/etc`, system directories, `/proc/sys` | — | block |
+//! | `confirm` | `.env` files (not `.env.example`, `.env.sample`, `.env.template`) | prompt | prompt |
+//!
+//! The built-in lists ([`sensitive`](super::sensitive)) always apply;
+//! your globs are added to them (`extend_defaults: false` replaces them),
+//! and `allow` exempts paths from every list, for a project that does
+//! need one:
+//!
+//! ```yaml
+//! - oracle: PathGuard
+//!   config:
+//!     credentials: ["~/.config/my-cli/token"]
+//!     confirm: ["config/master.key"]
+//!     allow: ["~/.kube/config"]      # this project drives its own cluster
+//! ```
+//!
+//! Globs are matched against the normalised path (the home directory
+//! written `~`): `*` stays within a directory, `**` crosses them.
+//!
+//! ```
+//! use ahp_oracles::policy::path_guard::PathGuard;
+//! use ahp_engine::{HookContext, Intensity, OracleConfig};
+//!
+//! let guard = PathGuard::from_config(OracleConfig::empty()).unwrap();
+//! let ctx: HookContext = serde_json::from_str(
+//!     r#"{"tool": {"name": "shell", "input": {"command": "cat ~/.aws/credentials"}}}"#,
+//! ).unwrap();
+//! let signals = guard.signals(&ctx);
+//! assert_eq!(signals[0].intensity(), Intensity::Block);
+//! assert!(signals[0].payload.summary().contains("~/.aws/credentials"));
+//! ```
+
+use super::commands;
+use super::sensitive::{self, Access, PathSet};
+use ahp_engine::shell::{self, Shell, normalize_path};
+use ahp_engine::{
+    HookContext, Intensity, Oracle, OracleConfig, OracleConfigError, OracleError, Severity, Signal,
+    async_trait,
+};
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+/// The signal type of PathGuard's signals.
+pub const SIGNAL_TYPE: &str = "sensitive-path";
+
+/// PathGuard's `config:` (see the [module documentation](self)).
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PathGuardConfig {
+    /// More credential stores (globs): reads and writes are blocked.
+    #[serde(default)]
+    pub credentials: Vec<String>,
+    /// More start-up and system paths (globs): writes are blocked.
+    #[serde(default)]
+    pub persistence: Vec<String>,
+    /// More paths whose reads and writes need the user's confirmation.
+    #[serde(default)]
+    pub confirm: Vec<String>,
+    /// Paths no list applies to.
+    #[serde(default)]
+    pub allow: Vec<String>,
+    /// false: your lists replace the built-in ones (default true: added).
+    pub extend_defaults: Option<bool>,
+}
+
+/// What a path is, for PathGuard.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Class {
+    /// A credential store.
+    Credential,
+    /// A start-up file or system path.
+    Persistence,
+    /// A file of a project's secrets.
+    Confirm,
+}
+
+/// Keeps an agent away from credential stores, start-up files and system
+/// paths. See the [module documentation](self).
+#[derive(Debug, Clone)]
+pub struct PathGuard {
+    credentials: PathSet,
+    persistence: PathSet,
+    confirm: PathSet,
+    allow: PathSet,
+}
+
+fn list(
+    defaults: &[&str],
+    mine: &[String],
+    extend: bool,
+    key: &str,
+) -> Result<PathSet, OracleConfigError> {
+    let mut all: Vec<String> = if extend {
+        defaults.iter().map(|s| s.to_string()).collect()
+    } else {
+        Vec::new()
+    };
+    let base = all.len();
+    all.extend(mine.iter().cloned());
+    PathSet::new(&all)
+        .map_err(|(i, msg)| OracleConfigError::at(format!("{key}.{}", i.saturating_sub(base)), msg))
+}
+
+impl PathGuard {
+    /// Builds the guard from its `config:`; a glob that does not compile
+    /// is an error naming it (`credentials.0`).
+    ///
+    /// ```
+    /// use ahp_oracles::policy::path_guard::{Class, PathGuard};
+    /// use ahp_engine::OracleConfig;
+    /// use serde_json::json;
+    /// let cfg = json!({"credentials": ["~/.config/my-cli/token"], "allow": ["~/.kube/config"]});
+    /// let guard = PathGuard::from_config(OracleConfig::new(&cfg, None)).unwrap();
+    /// assert_eq!(guard.class("~/.config/my-cli/token"), Some(Class::Credential));
+    /// assert_eq!(guard.class("~/.kube/config"), None);
+    /// let bad = json!({"confirm": ["[unclosed"]});
+    /// let err = PathGuard::from_config(OracleConfig::new(&bad, None)).unwrap_err();
+    /// assert_eq!(err.key.as_deref(), Some("confirm.0"));
+    /// ```
+    pub fn from_config(cfg: OracleConfig<'_>) -> Result<Self, OracleConfigError> {
+        let c: PathGuardConfig = cfg.parse()?;
+        let extend = c.extend_defaults.unwrap_or(true);
+        Ok(PathGuard {
+            credentials: list(
+                sensitive::CREDENTIALS,
+                &c.credentials,
+                extend,
+                "credentials",
+            )?,
+            persistence: list(
+                sensitive::PERSISTENCE,
+                &c.persistence,
+                extend,
+                "persistence",
+            )?,
+            confirm: list(sensitive::CONFIRM, &c.confirm, extend, "confirm")?,
+            allow: list(sensitive::NEVER, &c.allow, true, "allow")?,
+        })
+    }
+
+    /// What the normalised `path` is, if anything.
+    pub fn class(&self, path: &str) -> Option<Class> {
+        if self.allow.matches(path) {
+            None
+        } else if self.credentials.matches(path) {
+            Some(Class::Credential)
+        } else if self.persistence.matches(path) {
+            Some(Class::Persistence)
+        } else if self.confirm.matches(path) {
+            Some(Class::Confirm)
+        } else {
+            None
+        }
+    }
+
+    /// What `path` is, also when it is a glob the shell expands
+    /// (`~/.s?h/id_r*` reads `~/.ssh/id_rsa`): the class and the path.
+    fn class_of(&self, path: &str) -> Option<(Class, String)> {
+        if let Some(c) = self.class(path) {
+            return Some((c, path.to_string()));
+        }
+        if !path.contains(['*', '?', '[']) || !path.contains('/') {
+            return None;
+        }
+        let glob = globset::GlobBuilder::new(path)
+            .literal_separator(true)
+            .build()
+            .ok()?
+            .compile_matcher();
+        sensitive::GLOB_SAMPLES
+            .iter()
+            .filter(|s| glob.is_match(s))
+            .find_map(|s| self.class(s).map(|c| (c, (*s).to_string())))
+    }
+
+    /// The signal for `access` to `path`, if the lists say so; `sends`
+    /// when the program sends what it reads over the network.
+    fn judge(&self, path: &str, access: Access, how: &str, sends: bool) -> Option<Signal> {
+        let verb = match access {
+            Access::Read if sends => "sends",
+            Access::Read => "reads",
+            Access::Write => "writes",
+        };
+        let (class, path) = self.class_of(path)?;
+        let path = path.as_str();
+        // A project's secrets (or system files) sent over the network are
+        // an exfiltration, not a question.
+        if sends && access == Access::Read && (class == Class::Confirm || path.starts_with("/etc/"))
+        {
+            return Some(
+                Signal::block(format!(
+                    "Sensitive path: {how} {verb} `{path}` over the network"
+                ))
+                .with_resolution_path(vec![
+                    "send only the data the task needs; never secrets or system files".to_string(),
+                ])
+                .with_type(SIGNAL_TYPE),
+            );
+        }
+        let (block, what, advice) = match (class, access) {
+            (Class::Credential, _) => (
+                true,
+                "a credential store",
+                "ask the user to run the step that needs this credential themselves",
+            ),
+            (Class::Persistence, Access::Write) => (
+                true,
+                "a start-up file or system path (code there runs outside this session)",
+                "change files inside the project; if the user's environment needs a change, show them the line to add",
+            ),
+            (Class::Persistence, Access::Read) => return None,
+            (Class::Confirm, _) => (
+                false,
+                "a file of the project's secrets",
+                "use the `.env.example` template, or ask the user before touching real secrets",
+            ),
+        };
+        let message = format!("{how} {verb} `{path}`, {what}");
+        Some(if block {
+            Signal::block(format!("Sensitive path: {message}"))
+                .with_resolution_path(vec![
+                    advice.to_string(),
+                    "do not retry it another way (another tool, a copy, a script): the block is deliberate"
+                        .to_string(),
+                ])
+                .with_type(SIGNAL_TYPE)
+        } else {
+            Signal::prompt(format!("Confirmation required: {message}"))
+                .with_severity(Severity::High)
+                .with_resolution_path(vec![advice.to_string()])
+                .with_type(SIGNAL_TYPE)
+        })
+    }
+
+    /// The signals for `ctx`: at most one per path.
+    pub fn signals(&self, ctx: &HookContext) -> Vec<Signal> {
+        let Some(tool) = &ctx.tool else {
+            return Vec::new();
+        };
+        let home = std::env::var("HOME").ok();
+        let mut out: Vec<Signal> = Vec::new();
+        let mut seen: Vec<(String, Access)> = Vec::new();
+        let mut push =
+            |path: String, access: Access, how: &str, sends: bool, out: &mut Vec<Signal>| {
+                if !sends && seen.iter().any(|(p, a)| *p == path && *a == access) {
+                    return;
+                }
+                if let Some(s) = self.judge(&path, access, how, sends) {
+                    out.push(s);
+                }
+                seen.push((path, access));
+            };
+        if let Some(path) = &tool.path {
+            let access = match tool.name.as_str() {
+                "read" => Some(Access::Read),
+                "write" | "edit" => Some(Access::Write),
+                _ => None,
+            };
+            if let Some(access) = access {
+                let full = match &ctx.work_dir {
+                    Some(dir) if !path.starts_with('/') && !path.starts_with('~') => {
+                        format!("{dir}/{path}")
+                    }
+                    _ => path.clone(),
+                };
+                let raw = tool.raw_name.as_deref().unwrap_or(&tool.name);
+                let norm = normalize_path(&full, home.as_deref());
+                push(norm.clone(), access, raw, false, &mut out);
+                if access == Access::Write {
+                    out.extend(written_content(&tool.input, &norm, raw));
+                }
+            }
+        }
+        let owned;
+        let model: Option<&Shell> = match &tool.shell {
+            Some(m) => Some(m),
+            None => match super::permission::command_texts(ctx).first() {
+                Some(text) if tool.name == "shell" || tool.input.get("command").is_some() => {
+                    owned = shell::model(text, home.as_deref());
+                    Some(&owned)
+                }
+                _ => None,
+            },
+        };
+        if let Some(model) = model {
+            for cmd in &model.commands {
+                // A network tool, or a substitution whose output one sends
+                // (`gh issue comment --body "$(cat .env)"`).
+                let sends = commands::SENDERS.contains(&cmd.name.as_str())
+                    || cmd.via.as_deref() == Some("$()")
+                        && model.commands.iter().any(|c| {
+                            c.depth + 1 == cmd.depth && commands::SENDERS.contains(&c.name.as_str())
+                        })
+                    || model
+                        .downstream(cmd)
+                        .any(|c| commands::SENDERS.contains(&c.name.as_str()));
+                for (path, access) in sensitive::accesses(cmd) {
+                    let how = format!("`{}`", cmd.name);
+                    push(path, access, &how, sends, &mut out);
+                }
+            }
+        }
+        // Blocks first, so the verdict's first reason is the strongest.
+        out.sort_by_key(|s| std::cmp::Reverse(s.intensity()));
+        out
+    }
+}
+
+#[async_trait]
+impl Oracle for PathGuard {
+    async fn evaluate(&self, ctx: &HookContext) -> Result<Vec<Signal>, OracleError> {
+        Ok(self.signals(ctx))
+    }
+
+    fn default_intensity(&self) -> Option<Intensity> {
+        Some(Intensity::Block)
+    }
+}
+
+/// Files whose content runs later (hooks, scripts, CI, agent settings)
+/// and files an agent reads as instructions.
+const RUNS_LATER: &[&str] = &[
+    "**/.git/hooks/*",
+    "**/.husky/*",
+    "**/package.json",
+    "**/.github/workflows/*",
+    "**/.gitlab-ci.yml",
+    "**/.mcp.json",
+    "**/.claude/settings*.json",
+    "**/.vscode/*.json",
+    "**/.cursor/**",
+    "**/Makefile",
+    "**/*.pth",
+    "**/.pre-commit-config.yaml",
+    "**/.gemini/settings.json",
+    "**/.codex/*",
+    "**/.envrc",
+    "**/docker-compose*.yml",
+    "**/compose*.yaml",
+    "~/.claude/**",
+    "~/.gemini/**",
+    "~/.codex/**",
+    "**/.devcontainer/*.json",
+];
+const INSTRUCTIONS: &[&str] = &[
+    "**/CLAUDE.md",
+    "**/AGENTS.md",
+    "**/GEMINI.md",
+    "**/.cursorrules",
+    "**/.cursor/rules/**",
+    "**/.github/copilot-instructions.md",
+    "**/.windsurfrules",
+    "**/.clinerules",
+    "**/.github/instructions/**",
+    "**/CONVENTIONS.md",
+];
+const DEPENDENCY_FILES: &[&str] = &[
+    "**/requirements*.txt",
+    "**/pyproject.toml",
+    "**/package.json",
+    "**/Cargo.toml",
+    "**/Gemfile",
+    "**/go.mod",
+];
+
+/// Signals for what a write puts into a file that runs later or that an
+/// agent reads as instructions: commands the structural rules block
+/// (`curl … | sh` in a git hook, an MCP server, a CI step), permission
+/// bypasses in agent settings, dependencies pulled from a URL.
+fn written_content(input: &serde_json::Value, path: &str, how: &str) -> Vec<Signal> {
+    let mut texts: Vec<&str> = Vec::new();
+    for key in ["content", "new_string", "new_source"] {
+        if let Some(t) = input.get(key).and_then(serde_json::Value::as_str) {
+            texts.push(t);
+        }
+    }
+    if let Some(edits) = input.get("edits").and_then(serde_json::Value::as_array) {
+        texts.extend(
+            edits
+                .iter()
+                .filter_map(|e| e.get("new_string").and_then(serde_json::Value::as_str)),
+        );
+    }
+    if texts.is_empty() {
+        return Vec::new();
+    }
+    let set = |globs: &[&str]| PathSet::new(globs).ok();
+    let runs = set(RUNS_LATER).is_some_and(|s| s.matches(path));
+    let instructs = set(INSTRUCTIONS).is_some_and(|s| s.matches(path));
+    let deps = set(DEPENDENCY_FILES).is_some_and(|s| s.matches(path));
+    if !runs && !instructs && !deps {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for text in texts {
+        if runs
+            && [
+                "bypassPermissions",
+                "dangerously-skip-permissions",
+                "chat.tools.autoApprove\": true",
+                "\"autoApprove\": true",
+                "toJSON(secrets)",
+                "--yolo",
+            ]
+            .iter()
+            .any(|k| text.contains(k))
+        {
+            out.push(
+                Signal::block(format!("Sensitive path: {how} writes `{path}`, turning off permission checks or exposing secrets"))
+                    .with_resolution_path(vec!["leave permission settings and secrets to the user".to_string()])
+                    .with_type(SIGNAL_TYPE),
+            );
+            continue;
+        }
+        // Invisible characters hide instructions from the human reviewer.
+        if instructs
+            && text.chars().any(|c| {
+                matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{feff}' | '\u{e0000}'..='\u{e007f}')
+            })
+        {
+            out.push(
+                Signal::prompt(format!("Confirmation required: {how} writes `{path}` with invisible characters (text a reviewer cannot see, that agents read as instructions)"))
+                    .with_severity(Severity::High)
+                    .with_resolution_path(vec!["write the instructions as plain visible text".to_string()])
+                    .with_type(SIGNAL_TYPE),
+            );
+            continue;
+        }
+        let hit = command_candidates(text).into_iter().find_map(|c| {
+            let model = ahp_engine::shell::model(&c, None);
+            commands::judge(&model, &[])
+                .into_iter()
+                .find(|h| h.block)
+                .map(|h| (c, h))
+        });
+        if let Some((cmd, h)) = hit {
+            let shown = crate::template::truncate(cmd.trim(), 120);
+            let message = format!(
+                "{how} writes `{path}` with a command that {}: `{shown}`",
+                h.reason
+            );
+            out.push(if runs {
+                Signal::block(format!("Sensitive path: {message}"))
+                    .with_resolution_path(vec![h.advice.to_string()])
+                    .with_type(SIGNAL_TYPE)
+            } else {
+                Signal::prompt(format!(
+                    "Confirmation required: {message} (an instruction agents will follow)"
+                ))
+                .with_severity(Severity::High)
+                .with_resolution_path(vec![
+                    "ask the user whether agents should be told to run this".to_string(),
+                ])
+                .with_type(SIGNAL_TYPE)
+            });
+            continue;
+        }
+        if deps
+            && ["git+", "git://", "http://", "https://"]
+                .iter()
+                .any(|u| text.contains(u))
+            && !path.ends_with("package.json")
+        {
+            out.push(
+                Signal::prompt(format!("Confirmation required: {how} writes `{path}` with a dependency fetched from a URL or a git repository"))
+                    .with_severity(Severity::High)
+                    .with_resolution_path(vec!["depend on a published version from the registry, or confirm the source with the user".to_string()])
+                    .with_type(SIGNAL_TYPE),
+            );
+        }
+    }
+    out
+}
+
+/// The command lines a file's text may hold: each line, the text after a
+/// YAML `run:`/`command:` key, and each quoted or backticked string.
+fn command_candidates(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for line in text.lines().take(2_000) {
+        let t = line.trim().trim_start_matches("- ");
+        out.push(t.to_string());
+        for key in ["run:", "command:", "entry:", "cmd:"] {
+            if let Some(rest) = t.strip_prefix(key) {
+                out.push(rest.trim().to_string());
+            }
+        }
+        for q in ['"', '\'', '`'] {
+            let mut parts = t.split(q);
+            parts.next();
+            while let Some(inner) = parts.next() {
+                if inner.contains(' ') {
+                    out.push(inner.replace("\\\"", "\""));
+                }
+                parts.next();
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,220 @@
+//! The attack corpus (tests/fixtures/attacks): every case is a real-shaped
+//! tool call sent through `ahp hook AGENT` with no policy file at all (the
+//! builtin layer alone), and the agent's answer is compared with the case's
+//! expectation. Per-category figures are printed (`cargo test --test
+//! integration attack_corpus -- --nocapture`).
+//!
+//! What must hold: every benign case passes with no prompt; at least 95%
+//! of the cases expected to be blocked are blocked; every case expected
+//! to be stopped (blocked or asked) is stopped; and the commands the
+//! protection issue named are stopped.
+
+use crate::common::Sandbox;
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+struct Case {
+    file: String,
+    category: String,
+    name: String,
+    agent: String,
+    tool: String,
+    input: Value,
+    expect: String,
+}
+
+fn load() -> Vec<Case> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/attacks");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+        .collect();
+    files.sort();
+    let mut cases = Vec::new();
+    for f in files {
+        let text = std::fs::read_to_string(&f).unwrap();
+        let doc = ahp::config::yaml::parse_document(&text)
+            .unwrap_or_else(|e| panic!("{}: {e}", f.display()))
+            .to_json();
+        let category = doc["category"].as_str().unwrap().to_string();
+        for c in doc["cases"].as_array().unwrap() {
+            let expect = c["expect"].as_str().unwrap().to_string();
+            assert!(
+                matches!(expect.as_str(), "block" | "prompt" | "allow"),
+                "{}: {expect}",
+                c["name"]
+            );
+            cases.push(Case {
+                file: f.file_name().unwrap().to_string_lossy().into_owned(),
+                category: category.clone(),
+                name: c["name"].as_str().unwrap().to_string(),
+                agent: c["agent"].as_str().unwrap_or("claude-code").to_string(),
+                tool: c["tool"].as_str().unwrap().to_string(),
+                input: c["input"].clone(),
+                expect,
+            });
+        }
+    }
+    cases
+}
+
+fn fill(v: &Value, home: &str, project: &str) -> Value {
+    match v {
+        Value::String(s) => {
+            Value::String(s.replace("{{home}}", home).replace("{{project}}", project))
+        }
+        Value::Array(a) => Value::Array(a.iter().map(|x| fill(x, home, project)).collect()),
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .map(|(k, x)| (k.clone(), fill(x, home, project)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// The agent's payload for the case.
+fn payload(case: &Case, sb: &Sandbox) -> Value {
+    let home = sb.home.path().to_string_lossy().into_owned();
+    let project = sb.root().to_string_lossy().into_owned();
+    let input = fill(&case.input, &home, &project);
+    let event = if case.agent == "gemini" {
+        "BeforeTool"
+    } else {
+        "PreToolUse"
+    };
+    json!({
+        "session_id": "corpus",
+        "transcript_path": format!("{home}/t.jsonl"),
+        "cwd": project,
+        "hook_event_name": event,
+        "tool_name": case.tool,
+        "tool_input": input,
+        "tool_use_id": "toolu_corpus",
+    })
+}
+
+/// What the agent was told: block, prompt or allow.
+fn decision(stdout: &str) -> &'static str {
+    let Ok(v) = serde_json::from_str::<Value>(stdout.trim()) else {
+        return "allow";
+    };
+    let spec = &v["hookSpecificOutput"];
+    match (spec["permissionDecision"].as_str(), v["decision"].as_str()) {
+        (Some("deny"), _) | (_, Some("deny" | "block")) => "block",
+        (Some("ask"), _) => "prompt",
+        // Agents without an ask (Gemini CLI) get the confirmation as
+        // context, with the words ahp always uses for it.
+        _ if spec["additionalContext"]
+            .as_str()
+            .is_some_and(|c| c.contains("Confirmation required")) =>
+        {
+            "prompt"
+        }
+        _ => "allow",
+    }
+}
+
+#[test]
+fn the_zero_config_policy_stops_the_attack_corpus_and_lets_benign_work_through() {
+    let cases = load();
+    let sb = Sandbox::new();
+    let results: Vec<(&Case, &'static str, String)> = std::thread::scope(|s| {
+        let chunks: Vec<&[Case]> = cases.chunks(cases.len().div_ceil(4)).collect();
+        let handles: Vec<_> = chunks
+            .into_iter()
+            .map(|chunk| {
+                let sb = &sb;
+                s.spawn(move || {
+                    chunk
+                        .iter()
+                        .map(|case| {
+                            let out = sb
+                                .ahp()
+                                .args(["hook", &case.agent])
+                                .write_stdin(payload(case, sb).to_string())
+                                .output()
+                                .unwrap();
+                            let text = String::from_utf8_lossy(&out.stdout).into_owned();
+                            (case, decision(&text), text)
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap())
+            .collect()
+    });
+
+    // category → (cases, expected block, blocked, expected prompt, stopped, benign stopped)
+    let mut table: BTreeMap<&str, [usize; 6]> = BTreeMap::new();
+    let mut misses: Vec<String> = Vec::new();
+    for (case, got, out) in &results {
+        let row = table.entry(case.category.as_str()).or_default();
+        row[0] += 1;
+        match case.expect.as_str() {
+            "block" => {
+                row[1] += 1;
+                if *got == "block" {
+                    row[2] += 1;
+                }
+            }
+            "prompt" => {
+                row[3] += 1;
+                if *got != "allow" {
+                    row[4] += 1;
+                }
+            }
+            _ => {
+                if *got != "allow" {
+                    row[5] += 1;
+                }
+            }
+        }
+        let ok = match case.expect.as_str() {
+            "block" => *got == "block",
+            "prompt" => *got != "allow",
+            _ => *got == "allow",
+        };
+        if !ok {
+            let shown = out.chars().take(160).collect::<String>();
+            misses.push(format!(
+                "{}/{} expected {} got {got}: {} {}",
+                case.file, case.name, case.expect, case.input, shown
+            ));
+        }
+    }
+    println!(
+        "| category | cases | blocked / expected | stopped prompts / expected | benign stopped |"
+    );
+    println!("|---|---|---|---|---|");
+    let (mut deny, mut blocked, mut benign, mut fp) = (0, 0, 0, 0);
+    for (cat, r) in &table {
+        println!(
+            "| {cat} | {} | {}/{} | {}/{} | {} |",
+            r[0], r[2], r[1], r[4], r[3], r[5]
+        );
+        deny += r[1];
+        blocked += r[2];
+        if *cat == "benign" {
+            benign += r[0];
+            fp += r[5];
+        }
+    }
+    let recall = 100.0 * blocked as f64 / deny.max(1) as f64;
+    println!("deny recall {blocked}/{deny} ({recall:.1}%); benign false positives {fp}/{benign}");
+    for m in &misses {
+        println!("MISS {m}");
+    }
+    assert!(cases.len() >= 280, "the corpus has {} cases", cases.len());
+    assert_eq!(fp, 0, "benign cases stopped:\n{}", misses.join("\n"));
+    assert!(
+        recall >= 95.0,
+        "deny recall {recall:.1}% < 95%:\n{}",
+        misses.join("\n")
+    );
+}
