@@ -68,6 +68,10 @@ pub const MAX_DEPTH: usize = 8;
 /// Most simple commands listed for one line.
 pub const MAX_COMMANDS: usize = 2_000;
 
+/// Most operators (`;`, `&&`, `||`, `|`, `&`, newlines) in a line that is
+/// parsed: the parser recurses once per operator of a list.
+pub const MAX_OPERATORS: usize = 1_000;
+
 /// The model of one command line: `tool.shell` in the hook context.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Shell {

@@ -1,13 +1,13 @@
 //! From rable's syntax tree to the simple commands of the model.
 
 use super::words::{expand, normalize_path};
-use super::{MAX_COMMANDS, MAX_DEPTH, MAX_LEN, Redirect, SimpleCommand};
+use super::{MAX_COMMANDS, MAX_DEPTH, MAX_LEN, MAX_OPERATORS, Redirect, SimpleCommand};
 use rable::ast::{Node, NodeKind};
 use std::collections::BTreeMap;
 
 /// Deepest nesting of brackets and quotes handed to the parser: its own
 /// guard sits deeper than a hook's stack can take.
-const MAX_NESTING: usize = 100;
+const MAX_NESTING: usize = 16;
 
 /// Where a command sits: its pipeline, stage and the pipeline's length.
 #[derive(Debug, Clone, Copy)]
@@ -68,7 +68,11 @@ impl Builder {
         via: Option<&str>,
         vars: &mut BTreeMap<String, String>,
     ) -> bool {
-        if depth > MAX_DEPTH || text.len() > MAX_LEN || nesting(text) > MAX_NESTING {
+        if depth > MAX_DEPTH
+            || text.len() > MAX_LEN
+            || nesting(text) > MAX_NESTING
+            || operators(text) > MAX_OPERATORS
+        {
             self.truncated = true;
             return false;
         }
@@ -236,12 +240,22 @@ impl Builder {
                     &mut None,
                 );
             }
-            NodeKind::Word { parts, .. } => {
-                for part in parts {
-                    self.node(part, depth, via, vars, place, cwd);
-                }
-            }
+            // The parser splits two levels of substitutions; the text
+            // holds them all.
+            NodeKind::Word { value, .. } => self.substitutions_in(value, depth, vars),
             _ => {}
+        }
+    }
+
+    /// Lists the commands of the substitutions in a word's text.
+    fn substitutions_in(&mut self, text: &str, depth: usize, vars: &BTreeMap<String, String>) {
+        if !text.contains(['$', '`', '<', '>']) {
+            return;
+        }
+        for (body, how) in super::words::substitution_bodies(text) {
+            if !self.line(&body, depth + 1, Some(how), &mut vars.clone()) {
+                self.truncated = true;
+            }
         }
     }
 
@@ -336,7 +350,15 @@ impl Builder {
                         },
                     });
                 }
-                NodeKind::HereDoc { content, fd, .. } => {
+                NodeKind::HereDoc {
+                    content,
+                    fd,
+                    quoted,
+                    ..
+                } => {
+                    if !quoted {
+                        self.substitutions_in(content, depth, vars);
+                    }
                     redirects.push(Redirect {
                         op: "<<".into(),
                         fd: u32::try_from(*fd).ok().filter(|_| *fd >= 0),
@@ -645,6 +667,14 @@ fn basename(program: &str) -> String {
         Some((_, base)) if !base.is_empty() => base.to_string(),
         _ => program.to_string(),
     }
+}
+
+/// How many list and pipeline operators `text` may hold (quotes ignored:
+/// it can only count too many).
+fn operators(text: &str) -> usize {
+    text.bytes()
+        .filter(|b| matches!(b, b';' | b'&' | b'|' | b'\n'))
+        .count()
 }
 
 /// The deepest nesting of brackets in `text` (quotes ignored), counted

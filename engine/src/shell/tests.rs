@@ -162,3 +162,28 @@ fn what_cannot_be_parsed_says_so_and_stays_bounded() {
     assert!(!s.parsed, "nesting beyond MAX_DEPTH is reported");
     assert_eq!(s.commands.len(), MAX_DEPTH + 1);
 }
+
+#[test]
+fn long_flat_lines_within_the_limit_parse_on_a_small_stack() {
+    // Test threads have a 2 MiB stack, less than a hook's main thread.
+    for sep in [" && ", "; ", " | ", " || ", "\n"] {
+        let n = MAX_OPERATORS / sep.trim().len().max(1);
+        let line = format!("a{sep}").repeat(n) + "b";
+        let s = m(&line);
+        assert!(s.parsed, "{sep:?}");
+        assert_eq!(s.commands.len(), n + 1, "{sep:?}");
+    }
+    let too_many = "a && ".repeat(MAX_OPERATORS + 1) + "b";
+    assert!(!m(&too_many).parsed);
+}
+
+#[test]
+fn substitutions_nested_deeper_than_the_parser_splits_are_listed() {
+    let s = m("echo $(echo $(echo $(cat ~/.aws/credentials)))");
+    assert!(
+        s.commands
+            .iter()
+            .any(|c| c.name == "cat" && c.args == ["~/.aws/credentials"]),
+        "{s:?}"
+    );
+}

@@ -490,6 +490,53 @@ pub(crate) fn base64_decode(text: &str) -> Option<String> {
     String::from_utf8(out).ok()
 }
 
+/// The bodies of the command substitutions (`$(…)`, `` `…` ``) and
+/// process substitutions (`<(…)`, `>(…)`) of a word's raw text, outermost
+/// only (parsing a body finds those inside it), with how each runs.
+pub(crate) fn substitution_bodies(raw: &str) -> Vec<(String, &'static str)> {
+    let chars: Vec<char> = raw.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    let mut in_double = false;
+    while i < chars.len() {
+        match chars[i] {
+            '\\' => i += 2,
+            '\'' if !in_double => {
+                i = chars[i + 1..]
+                    .iter()
+                    .position(|&c| c == '\'')
+                    .map_or(chars.len(), |p| i + p + 2);
+            }
+            '"' => {
+                in_double = !in_double;
+                i += 1;
+            }
+            '$' | '<' | '>' if chars.get(i + 1) == Some(&'(') => {
+                let end = skip_balanced(&chars, i + 1, '(', ')');
+                let arithmetic = chars[i] == '$' && chars.get(i + 2) == Some(&'(');
+                if !arithmetic && (chars[i] == '$' || !in_double) {
+                    let body: String = chars[(i + 2).min(end)..end.saturating_sub(1).max(i + 2)]
+                        .iter()
+                        .collect();
+                    out.push((body, if chars[i] == '$' { "$()" } else { "<()" }));
+                }
+                i = end.max(i + 1);
+            }
+            '`' => {
+                let end = chars[i + 1..]
+                    .iter()
+                    .position(|&c| c == '`')
+                    .map_or(chars.len(), |p| i + 1 + p);
+                let body: String = chars[i + 1..end].iter().collect();
+                out.push((body, "$()"));
+                i = end + 1;
+            }
+            _ => i += 1,
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
