@@ -291,6 +291,21 @@ impl PathGuard {
                 _ => None,
             },
         };
+        if model.is_some_and(|m| !m.parsed) {
+            // What could not be parsed is judged on its words: any that
+            // names a protected path counts as reading it.
+            let line = super::permission::command_texts(ctx).join(" ");
+            for word in line.split(|c: char| c.is_whitespace() || "\"'`;&|()<>=@".contains(c)) {
+                if word.starts_with('~')
+                    || word.starts_with('/')
+                    || word.starts_with("$HOME")
+                    || word.starts_with(".env")
+                {
+                    let path = normalize_path(word, home.as_deref());
+                    push(path, Access::Read, "the command", false, &mut out);
+                }
+            }
+        }
         if let Some(model) = model {
             for cmd in &model.commands {
                 // A network tool, or a substitution whose output one sends
