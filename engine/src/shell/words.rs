@@ -399,7 +399,11 @@ fn static_output(inner: &str) -> Option<String> {
     thread_local! {
         static DEPTH: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
     }
-    if inner.len() > 4096 || DEPTH.with(std::cell::Cell::get) > 4 {
+    let head = inner.trim_start();
+    if inner.len() > 4096
+        || !(head.starts_with("echo ") || head.starts_with("printf "))
+        || DEPTH.with(std::cell::Cell::get) > 4
+    {
         return None;
     }
     DEPTH.with(|d| d.set(d.get() + 1));
