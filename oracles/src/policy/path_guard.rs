@@ -99,15 +99,16 @@ fn list(
     extend: bool,
     key: &str,
 ) -> Result<PathSet, OracleConfigError> {
+    // The user's globs are checked now, with their key; the built-in ones
+    // by a test.
+    PathSet::new(mine).map_err(|(i, msg)| OracleConfigError::at(format!("{key}.{i}"), msg))?;
     let mut all: Vec<String> = if extend {
         defaults.iter().map(|s| s.to_string()).collect()
     } else {
         Vec::new()
     };
-    let base = all.len();
     all.extend(mine.iter().cloned());
-    PathSet::new(&all)
-        .map_err(|(i, msg)| OracleConfigError::at(format!("{key}.{}", i.saturating_sub(base)), msg))
+    Ok(PathSet::unchecked(&all))
 }
 
 impl PathGuard {
@@ -408,7 +409,7 @@ fn written_content(input: &serde_json::Value, path: &str, how: &str) -> Vec<Sign
     if texts.is_empty() {
         return Vec::new();
     }
-    let set = |globs: &[&str]| PathSet::new(globs).ok();
+    let set = |globs: &[&str]| Some(PathSet::unchecked(globs));
     let runs = set(RUNS_LATER).is_some_and(|s| s.matches(path));
     let instructs = set(INSTRUCTIONS).is_some_and(|s| s.matches(path));
     let deps = set(DEPENDENCY_FILES).is_some_and(|s| s.matches(path));
@@ -520,4 +521,17 @@ fn command_candidates(text: &str) -> Vec<String> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_content_lists_compile() {
+        for list in [RUNS_LATER, INSTRUCTIONS, DEPENDENCY_FILES] {
+            assert!(PathSet::new(list).is_ok());
+        }
+        assert!(PathSet::unchecked(INSTRUCTIONS).matches("/work/app/CLAUDE.md"));
+    }
 }

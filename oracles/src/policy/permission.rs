@@ -798,20 +798,25 @@ impl PermissionChecker {
             case_sensitive,
             &c.except,
         )?;
-        let known: Vec<String> = commands::IDS
-            .iter()
-            .map(|s| s.to_string())
-            .chain(
-                default_dangerous_commands()
-                    .into_iter()
-                    .filter_map(|p| p.id),
-            )
-            .chain(
-                default_require_confirmation()
-                    .into_iter()
-                    .filter_map(|p| p.id),
-            )
-            .collect();
+        // The ids `except` may name (built only when it names some).
+        let known: Vec<String> = if c.except.is_empty() {
+            Vec::new()
+        } else {
+            commands::IDS
+                .iter()
+                .map(|s| s.to_string())
+                .chain(
+                    default_dangerous_commands()
+                        .into_iter()
+                        .filter_map(|p| p.id),
+                )
+                .chain(
+                    default_require_confirmation()
+                        .into_iter()
+                        .filter_map(|p| p.id),
+                )
+                .collect()
+        };
         for (i, id) in c.except.iter().enumerate() {
             if !known.contains(id) {
                 let hint = ahp_engine::suggest::did_you_mean(id, known.iter().map(String::as_str))

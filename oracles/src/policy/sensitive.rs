@@ -8,6 +8,7 @@
 
 use ahp_engine::shell::{SimpleCommand, normalize_path};
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+use std::sync::OnceLock;
 
 /// Credential stores: blocked for reads and writes.
 pub const CREDENTIALS: &[&str] = &[
@@ -159,46 +160,66 @@ pub enum Access {
     Write,
 }
 
-/// A compiled glob list.
+/// A glob list, compiled the first time a path is matched (most tool
+/// calls name no path, and a hook call is a process start).
 #[derive(Debug, Clone)]
 pub struct PathSet {
-    set: GlobSet,
-    empty: bool,
+    patterns: Vec<String>,
+    set: OnceLock<Option<GlobSet>>,
 }
 
 impl PathSet {
-    /// Compiles `globs`; the first glob that does not compile is returned
-    /// as the error, with its index.
+    /// Checks each of `globs` (the first that does not parse is returned
+    /// as the error, with its index) and keeps them for later.
     pub fn new<S: AsRef<str>>(globs: &[S]) -> Result<PathSet, (usize, String)> {
-        let mut b = GlobSetBuilder::new();
         for (i, g) in globs.iter().enumerate() {
             let g = g.as_ref();
-            let norm = normalize_path(g, None);
-            // `dir/**` names the directory too: `rm -rf ~/.aws` is a write
-            // to every file under it.
-            let dir = norm
-                .strip_suffix("/**")
-                .filter(|d| !d.contains('*'))
-                .map(str::to_string);
-            for pattern in std::iter::once(norm).chain(dir) {
-                let glob = GlobBuilder::new(&pattern)
-                    .literal_separator(true)
-                    .backslash_escape(true)
-                    .build()
-                    .map_err(|e| (i, format!("invalid glob `{g}`: {}", e.kind())))?;
-                b.add(glob);
-            }
+            GlobBuilder::new(&normalize_path(g, None))
+                .literal_separator(true)
+                .backslash_escape(true)
+                .build()
+                .map_err(|e| (i, format!("invalid glob `{g}`: {}", e.kind())))?;
         }
-        let set = b.build().map_err(|e| (0, e.to_string()))?;
-        Ok(PathSet {
-            set,
-            empty: globs.is_empty(),
-        })
+        Ok(PathSet::unchecked(globs))
     }
 
-    /// Whether the normalised `path` matches.
+    /// The list without checking it now: for the built-in lists, which a
+    /// test checks.
+    pub fn unchecked<S: AsRef<str>>(globs: &[S]) -> PathSet {
+        PathSet {
+            patterns: globs.iter().map(|g| g.as_ref().to_string()).collect(),
+            set: OnceLock::new(),
+        }
+    }
+
+    /// Whether the normalised `path` matches. A list that fails to
+    /// compile matches everything: slower to use, never blind.
     pub fn matches(&self, path: &str) -> bool {
-        !self.empty && self.set.is_match(path)
+        if self.patterns.is_empty() {
+            return false;
+        }
+        let set = self.set.get_or_init(|| {
+            let mut b = GlobSetBuilder::new();
+            for g in &self.patterns {
+                let norm = normalize_path(g, None);
+                // `dir/**` names the directory too: `rm -rf ~/.aws` is a
+                // write to every file under it.
+                let dir = norm
+                    .strip_suffix("/**")
+                    .filter(|d| !d.contains('*'))
+                    .map(str::to_string);
+                for pattern in std::iter::once(norm).chain(dir) {
+                    let glob = GlobBuilder::new(&pattern)
+                        .literal_separator(true)
+                        .backslash_escape(true)
+                        .build()
+                        .ok()?;
+                    b.add(glob);
+                }
+            }
+            b.build().ok()
+        });
+        set.as_ref().is_none_or(|s| s.is_match(path))
     }
 }
 
