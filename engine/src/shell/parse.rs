@@ -127,7 +127,13 @@ impl Builder {
             }
             NodeKind::List { items } => {
                 for item in items {
-                    let p = self.new_place(1);
+                    // Inside a stage of a pipeline (`(a; b) | c`), each
+                    // item writes into the pipe: it keeps the stage.
+                    let p = if place.stages > 1 {
+                        place
+                    } else {
+                        self.new_place(1)
+                    };
                     self.node(&item.command, depth, via, vars, p, cwd);
                 }
             }
@@ -197,8 +203,14 @@ impl Builder {
             }
             NodeKind::Function { name, body } => {
                 if let Some(src) = self.sources.last() {
-                    let text = body.source_text(src).to_string();
-                    self.functions.insert(name.clone(), text);
+                    // rable's spans count characters: for ASCII text they
+                    // are byte offsets, and slicing is not a walk.
+                    let text = if src.is_ascii() {
+                        src.get(body.span.start..body.span.end).unwrap_or_default()
+                    } else {
+                        body.source_text(src)
+                    };
+                    self.functions.insert(name.clone(), text.to_string());
                 }
                 self.node(body, depth, via, vars, place, cwd);
             }
@@ -462,11 +474,16 @@ impl Builder {
     /// The literal text the earlier stages of `place`'s pipeline write:
     /// `echo`/`printf` of known words, then any of `base64 -d`, `rev`.
     fn piped_text(&self, place: Place) -> Option<String> {
-        let stages: Vec<&SimpleCommand> = self
+        // Pipeline ids only grow: this pipeline's commands, and those
+        // nested in them, are at the end of the list.
+        let mut stages: Vec<&SimpleCommand> = self
             .commands
             .iter()
+            .rev()
+            .take_while(|c| c.pipeline >= place.pipeline)
             .filter(|c| c.pipeline == place.pipeline && c.stage < place.stage)
             .collect();
+        stages.reverse();
         let (first, rest) = stages.split_first()?;
         let mut text = match first.name.as_str() {
             "echo" => first

