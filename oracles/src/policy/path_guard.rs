@@ -260,7 +260,12 @@ impl PathGuard {
                 }
                 seen.push((path, access));
             };
-        if let Some(path) = &tool.path {
+        // Listing tools show names, not contents (as `ls` does in a shell).
+        let lists = matches!(
+            tool.raw_name.as_deref(),
+            Some("LS" | "Glob" | "list_directory" | "glob" | "ls")
+        );
+        if let Some(path) = tool.path.as_ref().filter(|_| !lists) {
             let access = match tool.name.as_str() {
                 "read" => Some(Access::Read),
                 "write" | "edit" => Some(Access::Write),
