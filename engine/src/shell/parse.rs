@@ -484,29 +484,7 @@ impl Builder {
             .filter(|c| c.pipeline == place.pipeline && c.stage < place.stage)
             .collect();
         stages.reverse();
-        let (first, rest) = stages.split_first()?;
-        let mut text = match first.name.as_str() {
-            "echo" => first
-                .operands()
-                .filter(|a| !a.starts_with("-n") && *a != "-e")
-                .collect::<Vec<_>>()
-                .join(" "),
-            "printf" => super::words::printf(&first.args),
-            _ => return None,
-        };
-        if text.contains("$(") || text.contains('`') {
-            return None;
-        }
-        for stage in rest {
-            text = match stage.name.as_str() {
-                "base64" if stage.has_flag(Some('d'), &["decode"]) => {
-                    super::words::base64_decode(&text)?
-                }
-                "rev" => text.chars().rev().collect(),
-                _ => return None,
-            };
-        }
-        Some(text)
+        super::words::pipeline_text(&stages)
     }
 }
 

@@ -196,3 +196,17 @@ fn substitutions_nested_deeper_than_the_parser_splits_are_listed() {
         "{s:?}"
     );
 }
+
+#[test]
+fn text_echoed_into_a_shell_keeps_its_flags() {
+    // The same reading as `$(echo …)`: `-rf` is text to echo, not an
+    // option of it.
+    let s = m("echo rm -rf / | sh");
+    let rm = s
+        .commands
+        .iter()
+        .find(|c| c.name == "rm")
+        .unwrap_or_else(|| panic!("{s:?}"));
+    assert_eq!(rm.args, ["-rf", "/"]);
+    assert_eq!(first("$(echo rm) -rf /").name, "rm");
+}

@@ -417,7 +417,15 @@ fn static_output(inner: &str) -> Option<String> {
     {
         return None;
     }
-    let (first, rest) = m.commands.split_first()?;
+    let stages: Vec<&super::SimpleCommand> = m.commands.iter().collect();
+    pipeline_text(&stages).map(|t| t.trim_end_matches('\n').to_string())
+}
+
+/// What a pipeline of `echo`/`printf` of literal words, then any of
+/// `base64 -d` and `rev`, writes; `None` for any other pipeline, or text
+/// that still holds a substitution.
+pub(crate) fn pipeline_text(stages: &[&super::SimpleCommand]) -> Option<String> {
+    let (first, rest) = stages.split_first()?;
     let mut text = match first.name.as_str() {
         "echo" => first
             .args
@@ -436,7 +444,7 @@ fn static_output(inner: &str) -> Option<String> {
             _ => return None,
         };
     }
-    (!text.contains("$(") && !text.contains('`')).then(|| text.trim_end_matches('\n').to_string())
+    (!text.contains("$(") && !text.contains('`')).then_some(text)
 }
 
 /// What `printf FORMAT ARGS…` prints, for `%s` formats and escapes.
