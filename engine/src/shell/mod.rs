@@ -155,7 +155,11 @@ impl Shell {
         &'a self,
         cmd: &'a SimpleCommand,
     ) -> impl Iterator<Item = &'a SimpleCommand> + 'a {
-        self.commands.iter().filter(move |c| {
+        // Every command of a pipeline carries its length: the last stage
+        // (and a command alone) has nothing after it, without a scan.
+        let last = cmd.stage + 1 >= cmd.stages;
+        let rest = if last { &[][..] } else { &self.commands[..] };
+        rest.iter().filter(move |c| {
             c.depth == cmd.depth
                 && c.pipeline == cmd.pipeline
                 && c.stage > cmd.stage
@@ -168,7 +172,12 @@ impl Shell {
         &'a self,
         cmd: &'a SimpleCommand,
     ) -> impl Iterator<Item = &'a SimpleCommand> + 'a {
-        self.commands.iter().filter(move |c| {
+        let rest = if cmd.stage == 0 {
+            &[][..]
+        } else {
+            &self.commands[..]
+        };
+        rest.iter().filter(move |c| {
             c.depth == cmd.depth
                 && c.pipeline == cmd.pipeline
                 && c.stage < cmd.stage
