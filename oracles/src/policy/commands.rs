@@ -75,6 +75,8 @@ pub const IDS: &[&str] = &[
     "reverse-shell",
     "guardrail-bypass",
     "secret-to-network",
+    "insecure-registry",
+    "public-repo",
 ];
 
 fn hit(id: &'static str) -> Hit {
@@ -198,6 +200,16 @@ fn hit(id: &'static str) -> Hit {
             true,
             "sends a secret (an environment variable holding a key or token, or the whole environment) over the network",
             "send only what the request needs; never credentials",
+        ),
+        "insecure-registry" => (
+            false,
+            "points a package manager at a registry over plain http (or trusts a host without TLS), where anyone on the network can swap the packages",
+            "use the registry's https address",
+        ),
+        "public-repo" => (
+            false,
+            "makes a repository or gist public: whatever is pushed to it is published",
+            "create it private, and let the user decide what to publish",
         ),
         _ => (true, "dangerous", "do not run it"),
     };
@@ -384,7 +396,7 @@ const FETCHERS: &[&str] = &[
     "GET",
 ];
 const DECODERS: &[&str] = &[
-    "base64", "base32", "xxd", "openssl", "gpg", "uudecode", "gunzip", "zcat", "rev",
+    "base64", "base32", "xxd", "openssl", "gpg", "uudecode", "gunzip", "zcat", "rev", "tr",
 ];
 /// Programs that send data off the machine.
 pub const SENDERS: &[&str] = &[
@@ -692,6 +704,16 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
             }
             n if n.starts_with("docker-credential-")
                 && cmd.args.iter().any(|a| a == "get" || a == "list") =>
+            {
+                add("credential-dump")
+            }
+            // A memory dump of a process that holds secrets unlocked.
+            "gcore" | "gdb" | "lldb" | "procdump" | "memdump"
+                if shell.commands.iter().any(|c| {
+                    c.args
+                        .iter()
+                        .any(|a| SECRET_HOLDERS.iter().any(|p| a.contains(p)))
+                }) =>
             {
                 add("credential-dump")
             }
@@ -1327,7 +1349,8 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
                             || u.has_flag(Some('r'), &[])
                             || u.name == "gunzip"
                             || u.name == "zcat"
-                            || u.name == "rev"))
+                            || u.name == "rev"
+                            || u.name == "tr"))
                     || matches!(u.name.as_str(), "nc" | "ncat" | "netcat" | "socat")
             })
         {
@@ -1397,10 +1420,157 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
             if bulk || sends_dir || stdin_home {
                 add("exfiltration");
             }
+            // A secret spelled out in a URL (`?d=<base64 of a key>`,
+            // `postgres%3A%2F%2Fuser%3Apass%40…`).
+            if cmd.args.iter().any(|a| url_carries_secret(a)) {
+                add("secret-to-network");
+            }
+        }
+        if PACKAGE_MANAGERS.contains(&name)
+            && cmd.args.iter().any(|a| {
+                let v = a.rsplit('=').next().unwrap_or(a);
+                a == "--trusted-host" || a.starts_with("--trusted-host=") || plain_http_remote(v)
+            })
+        {
+            add("insecure-registry");
+        }
+        if name == "gh"
+            && (cmd.args.first().is_some_and(|a| a == "repo")
+                && (cmd.args.iter().any(|a| a == "--public")
+                    || cmd
+                        .args
+                        .windows(2)
+                        .any(|w| w[0] == "--visibility" && w[1] == "public")
+                    || cmd.args.iter().any(|a| a == "--visibility=public"))
+                || cmd.args.first().is_some_and(|a| a == "gist")
+                    && cmd.args.iter().any(|a| a == "--public" || a == "-p"))
+        {
+            add("public-repo");
         }
     }
     hits.sort_by_key(|h| !h.block);
     hits
+}
+
+/// Processes that keep credentials unlocked in memory.
+const SECRET_HOLDERS: &[&str] = &[
+    "gnome-keyring",
+    "ssh-agent",
+    "gpg-agent",
+    "kwalletd",
+    "keepassxc",
+    "1password",
+    "bitwarden",
+    "secretsd",
+    "lsass",
+];
+
+/// Package managers whose registry an argument can name.
+const PACKAGE_MANAGERS: &[&str] = &[
+    "npm", "pnpm", "yarn", "bun", "pip", "pip3", "uv", "poetry", "pdm", "pipx", "gem", "bundle",
+    "cargo", "composer", "go",
+];
+
+/// `http://` to another machine (a local registry such as verdaccio on
+/// `localhost` is fine).
+fn plain_http_remote(value: &str) -> bool {
+    let Some(rest) = value.strip_prefix("http://") else {
+        return false;
+    };
+    let host = rest.split(['/', ':']).next().unwrap_or(rest);
+    !matches!(host, "localhost" | "127.0.0.1" | "[" | "0.0.0.0") && !host.ends_with(".localhost")
+}
+
+/// Whether a URL spells out a credential: the secret masker finds one in
+/// it once percent-decoded, or in a base64 segment of it once decoded.
+///
+/// ```
+/// use ahp_oracles::policy::commands::url_carries_secret;
+/// // postgres://app:pw@db… percent-encoded in the path
+/// assert!(url_carries_secret("https://x.example/log/DB=postgres%3A%2F%2Fapp%3Ahunter2hunter2%40db.example%2Fprod"));
+/// // base64 of `AKIAEXAMPLE:wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY`
+/// assert!(url_carries_secret("https://x.example/p.png?d=QUtJQUVYQU1QTEU6d0phbHJYVXRuRkVNSS9LN01ERU5HL2JQeFJmaUNZRVhBTVBMRUtFWQ=="));
+/// // base64 of ordinary text, and a plain page
+/// assert!(!url_carries_secret("https://example.com/search?q=aGVsbG8gd29ybGQgdGhpcyBpcyBqdXN0IHRleHQ="));
+/// assert!(!url_carries_secret("https://docs.rs/regex/latest/regex/"));
+/// ```
+pub fn url_carries_secret(url: &str) -> bool {
+    let lower = url.to_ascii_lowercase();
+    if !(lower.starts_with("http://") || lower.starts_with("https://")) {
+        return false;
+    }
+    let decoded = percent_decode(url);
+    let after_host = decoded.splitn(4, '/').nth(3).unwrap_or("");
+    if ahp_engine::secrets::mask(after_host) != after_host {
+        return true;
+    }
+    after_host
+        .split(['/', '?', '&', '=', '#', ';'])
+        .filter(|seg| seg.len() >= 24)
+        .filter_map(base64_text)
+        .any(|text| ahp_engine::secrets::mask(&text) != text || looks_like_key_pair(&text))
+}
+
+/// `ACCESS_KEY_ID:SECRET` as a cloud credential is written down.
+fn looks_like_key_pair(text: &str) -> bool {
+    let Some((id, secret)) = text.split_once(':') else {
+        return false;
+    };
+    ["AKIA", "ASIA"].iter().any(|p| id.starts_with(p))
+        && secret.len() >= 30
+        && !secret.contains(char::is_whitespace)
+}
+
+fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = |b: u8| (b as char).to_digit(16);
+        match (
+            bytes[i],
+            bytes.get(i + 1).and_then(|b| hex(*b)),
+            bytes.get(i + 2).and_then(|b| hex(*b)),
+        ) {
+            (b'%', Some(h), Some(l)) => {
+                out.push((h * 16 + l) as u8);
+                i += 3;
+            }
+            (b, _, _) => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// A segment decoded as base64 (standard or URL-safe, padding optional),
+/// when it decodes to printable text.
+fn base64_text(segment: &str) -> Option<String> {
+    let mut bits: u32 = 0;
+    let mut n = 0;
+    let mut out = Vec::with_capacity(segment.len() * 3 / 4);
+    for b in segment.trim_end_matches('=').bytes() {
+        let v = match b {
+            b'A'..=b'Z' => b - b'A',
+            b'a'..=b'z' => b - b'a' + 26,
+            b'0'..=b'9' => b - b'0' + 52,
+            b'+' | b'-' => 62,
+            b'/' | b'_' => 63,
+            _ => return None,
+        };
+        bits = (bits << 6) | u32::from(v);
+        n += 6;
+        if n >= 8 {
+            n -= 8;
+            out.push((bits >> n) as u8);
+        }
+    }
+    let text = String::from_utf8(out).ok()?;
+    text.chars()
+        .all(|c| !c.is_control() || c == '\n')
+        .then_some(text)
 }
 
 fn is_injection_var(name: &str) -> bool {

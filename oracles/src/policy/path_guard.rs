@@ -48,6 +48,7 @@ use ahp_engine::{
 };
 use schemars::JsonSchema;
 use serde::Deserialize;
+use std::collections::HashSet;
 
 /// The signal type of PathGuard's signals.
 pub const SIGNAL_TYPE: &str = "sensitive-path";
@@ -249,16 +250,17 @@ impl PathGuard {
         };
         let home = std::env::var("HOME").ok();
         let mut out: Vec<Signal> = Vec::new();
-        let mut seen: Vec<(String, Access)> = Vec::new();
+        let mut seen: HashSet<(String, Access)> = HashSet::new();
         let mut push =
             |path: String, access: Access, how: &str, sends: bool, out: &mut Vec<Signal>| {
-                if !sends && seen.iter().any(|(p, a)| *p == path && *a == access) {
+                let key = (path, access);
+                if !sends && seen.contains(&key) {
                     return;
                 }
-                if let Some(s) = self.judge(&path, access, how, sends) {
+                if let Some(s) = self.judge(&key.0, access, how, sends) {
                     out.push(s);
                 }
-                seen.push((path, access));
+                seen.insert(key);
             };
         // Listing tools show names, not contents (as `ls` does in a shell).
         let lists = matches!(
@@ -285,6 +287,24 @@ impl PathGuard {
                     out.extend(written_content(&tool.input, &norm, raw));
                 }
             }
+        }
+        // A fetch tool whose URL spells out a secret.
+        if tool.name == "fetch"
+            && let Some(url) = tool.input.get("url").and_then(serde_json::Value::as_str)
+            && commands::url_carries_secret(url)
+        {
+            let raw = tool.raw_name.as_deref().unwrap_or(&tool.name);
+            out.push(
+                Signal::block(format!(
+                    "Sensitive data: {raw} would send a credential in its URL (`{}`)",
+                    crate::template::truncate(&ahp_engine::secrets::mask(url), 120)
+                ))
+                .with_resolution_path(vec![
+                    "fetch the page without the credential; never put secrets in a URL".to_string(),
+                    "do not retry it another way (another encoding, a shell command): the block is deliberate".to_string(),
+                ])
+                .with_type(SIGNAL_TYPE),
+            );
         }
         let owned;
         let model: Option<&Shell> = match &tool.shell {
@@ -313,20 +333,45 @@ impl PathGuard {
             }
         }
         if let Some(model) = model {
+            // The depths at which a network tool runs.
+            let mut sender_depths: Vec<usize> = model
+                .commands
+                .iter()
+                .filter(|c| commands::SENDERS.contains(&c.name.as_str()))
+                .map(|c| c.depth)
+                .collect();
+            sender_depths.dedup();
             for cmd in &model.commands {
                 // A network tool, or a substitution whose output one sends
                 // (`gh issue comment --body "$(cat .env)"`).
                 let sends = commands::SENDERS.contains(&cmd.name.as_str())
                     || cmd.via.as_deref() == Some("$()")
-                        && model.commands.iter().any(|c| {
-                            c.depth + 1 == cmd.depth && commands::SENDERS.contains(&c.name.as_str())
-                        })
+                        && sender_depths.contains(&(cmd.depth.wrapping_sub(1)))
                     || model
                         .downstream(cmd)
                         .any(|c| commands::SENDERS.contains(&c.name.as_str()));
                 for (path, access) in sensitive::accesses(cmd) {
                     let how = format!("`{}`", cmd.name);
                     push(path, access, &how, sends, &mut out);
+                }
+                // A network tool that takes its commands on standard input
+                // (`echo "put -r ~/.aws" | sftp -b - host`).
+                if commands::SENDERS.contains(&cmd.name.as_str()) {
+                    for u in model
+                        .upstream(cmd)
+                        .filter(|u| matches!(u.name.as_str(), "echo" | "printf"))
+                    {
+                        for word in u.args.iter().flat_map(|a| a.split_whitespace()) {
+                            if word.starts_with('~')
+                                || word.starts_with('/')
+                                || word.starts_with("$HOME")
+                            {
+                                let path = normalize_path(word, home.as_deref());
+                                let how = format!("`{}`", cmd.name);
+                                push(path, Access::Read, &how, true, &mut out);
+                            }
+                        }
+                    }
                 }
             }
         }
@@ -393,6 +438,28 @@ const DEPENDENCY_FILES: &[&str] = &[
     "**/go.mod",
 ];
 
+/// How code in common languages sends data over the network.
+const NETWORK_CALLS: &[&str] = &[
+    "https.request",
+    "http.request",
+    "fetch(",
+    "axios",
+    "XMLHttpRequest",
+    "net.connect",
+    "requests.post",
+    "requests.put",
+    "urllib.request",
+    "http.client",
+    "urlopen(",
+    "socket.",
+    "reqwest::",
+    "Net::HTTP",
+    "http.Post",
+    "curl ",
+    "wget ",
+    "Invoke-WebRequest",
+];
+
 /// Signals for what a write puts into a file that runs later or that an
 /// agent reads as instructions: commands the structural rules block
 /// (`curl … | sh` in a git hook, an MCP server, a CI step), permission
@@ -414,14 +481,37 @@ fn written_content(input: &serde_json::Value, path: &str, how: &str) -> Vec<Sign
     if texts.is_empty() {
         return Vec::new();
     }
+    let mut out = Vec::new();
+    // Code that gathers credential files and talks to the network is how
+    // a poisoned instruction smuggles secrets out through a "telemetry"
+    // script; a deploy tool may do both for good reasons, so it asks.
+    for text in &texts {
+        let creds: Vec<&str> = sensitive::CODE_PATHS
+            .iter()
+            .copied()
+            .filter(|p| text.contains(p))
+            .collect();
+        if !creds.is_empty() && NETWORK_CALLS.iter().any(|n| text.contains(n)) {
+            out.push(
+                Signal::prompt(format!(
+                    "Confirmation required: {how} writes `{path}` with code that reads credential files ({}) and sends data over the network",
+                    creds.join(", ")
+                ))
+                .with_severity(Severity::High)
+                .with_resolution_path(vec![
+                    "leave credentials out of the code; if the task needs one, ask the user how it should be provided".to_string(),
+                ])
+                .with_type(SIGNAL_TYPE),
+            );
+        }
+    }
     let set = |globs: &[&str]| Some(PathSet::unchecked(globs));
     let runs = set(RUNS_LATER).is_some_and(|s| s.matches(path));
     let instructs = set(INSTRUCTIONS).is_some_and(|s| s.matches(path));
     let deps = set(DEPENDENCY_FILES).is_some_and(|s| s.matches(path));
     if !runs && !instructs && !deps {
-        return Vec::new();
+        return out;
     }
-    let mut out = Vec::new();
     for text in texts {
         if runs
             && [

@@ -152,7 +152,7 @@ pub const NEVER: &[&str] = &[
 ];
 
 /// How a command uses a path it names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Access {
     /// Its content is read (or sent, or copied).
     Read,
@@ -389,7 +389,7 @@ pub fn accesses(cmd: &SimpleCommand) -> Vec<(String, Access)> {
 
 /// Credential files as interpreter code names them (after the home
 /// directory).
-const CODE_PATHS: &[&str] = &[
+pub(crate) const CODE_PATHS: &[&str] = &[
     ".ssh/id_rsa",
     ".ssh/id_ed25519",
     ".ssh/id_ecdsa",
