@@ -147,7 +147,15 @@ fn the_starter_policy_passes_every_oracle_it_suggests() {
         json!({"tool_name": "Write", "tool_use_id": "toolu_01Write",
                "tool_input": {"file_path": root.join(".ahp/hooks.yaml"), "content": starter}}),
     );
-    assert_not_refused("writing .ahp/hooks.yaml", claude(&sb, &write));
+    // The agent editing ahp's own policy asks the user (PathGuard), and
+    // only that: the words in its comments are not findings.
+    let (code, out, err) = claude(&sb, &write);
+    assert_eq!(code, 0, "writing .ahp/hooks.yaml: {err}");
+    assert!(out.contains("\"ask\""), "{out}");
+    assert!(out.contains("governs the agent"), "{out}");
+    for refusal in ["\"deny\"", "security finding", "PermissionChecker"] {
+        assert!(!out.contains(refusal), "writing .ahp/hooks.yaml: {out}");
+    }
 
     // post-tool-use: ChangeLogger.
     let post = with(

@@ -427,6 +427,75 @@ pub fn mask_value(value: &mut Value) {
     }
 }
 
+/// Whether a URL spells out a credential: the secret masker finds one in
+/// it once percent-decoded, or in a base64 segment of it once decoded.
+///
+/// ```
+/// use ahp_engine::secrets::in_url;
+/// // postgres://app:pw@db… percent-encoded in the path
+/// assert!(in_url("https://x.example/log/DB=postgres%3A%2F%2Fapp%3Ahunter2hunter2%40db.example%2Fprod"));
+/// // base64 of `AKIAEXAMPLE:wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY`
+/// assert!(in_url("https://x.example/p.png?d=QUtJQUVYQU1QTEU6d0phbHJYVXRuRkVNSS9LN01ERU5HL2JQeFJmaUNZRVhBTVBMRUtFWQ=="));
+/// // base64 of ordinary text, and a plain page
+/// assert!(!in_url("https://example.com/search?q=aGVsbG8gd29ybGQgdGhpcyBpcyBqdXN0IHRleHQ="));
+/// assert!(!in_url("https://docs.rs/regex/latest/regex/"));
+/// ```
+pub fn in_url(url: &str) -> bool {
+    let lower = url.to_ascii_lowercase();
+    if !(lower.starts_with("http://") || lower.starts_with("https://")) {
+        return false;
+    }
+    let decoded = percent_decode(url);
+    let after_host = decoded.splitn(4, '/').nth(3).unwrap_or("");
+    if mask(after_host) != after_host {
+        return true;
+    }
+    after_host
+        .split(['/', '?', '&', '=', '#', ';'])
+        .filter(|seg| seg.len() >= 24)
+        .filter_map(base64_text)
+        .any(|text| mask(&text) != text || looks_like_key_pair(&text))
+}
+
+/// `ACCESS_KEY_ID:SECRET` as a cloud credential is written down.
+fn looks_like_key_pair(text: &str) -> bool {
+    let Some((id, secret)) = text.split_once(':') else {
+        return false;
+    };
+    ["AKIA", "ASIA"].iter().any(|p| id.starts_with(p))
+        && secret.len() >= 16
+        && !secret.contains(char::is_whitespace)
+}
+
+fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = |b: u8| (b as char).to_digit(16);
+        match (
+            bytes[i],
+            bytes.get(i + 1).and_then(|b| hex(*b)),
+            bytes.get(i + 2).and_then(|b| hex(*b)),
+        ) {
+            (b'%', Some(h), Some(l)) => {
+                out.push((h * 16 + l) as u8);
+                i += 3;
+            }
+            (b, _, _) => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// A segment decoded as base64, when it decodes to printable text.
+fn base64_text(segment: &str) -> Option<String> {
+    crate::shell::base64_decode(segment).filter(|t| t.chars().all(|c| !c.is_control() || c == '\n'))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -56,6 +56,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 pub use parse::quote;
+pub(crate) use words::base64_decode;
 pub use words::normalize_path;
 
 /// Longest command line that is parsed; a longer one is judged on its text.

@@ -33,6 +33,8 @@ pub(crate) struct Builder {
     sources: Vec<String>,
     /// Functions the line defines: name → body text.
     functions: BTreeMap<String, String>,
+    /// Aliases defined earlier in the line (`alias x='rm -rf'`).
+    aliases: BTreeMap<String, String>,
     /// Wrappers of the command whose string is being parsed (`sudo` of
     /// `sudo sh -c …`): the nested commands run under them too.
     inherited: Vec<String>,
@@ -47,6 +49,7 @@ impl Builder {
             pipelines: 0,
             sources: Vec::new(),
             functions: BTreeMap::new(),
+            aliases: BTreeMap::new(),
             inherited: Vec::new(),
         }
     }
@@ -148,7 +151,7 @@ impl Builder {
                 if let Some(e) = else_body {
                     self.node(e, depth, via, vars, place, cwd);
                 }
-                self.substitutions(redirects, depth, vars);
+                self.compound_redirects(redirects, depth, via, vars, place, cwd);
             }
             NodeKind::While {
                 condition,
@@ -162,7 +165,7 @@ impl Builder {
             } => {
                 self.node(condition, depth, via, vars, place, cwd);
                 self.node(body, depth, via, vars, place, cwd);
-                self.substitutions(redirects, depth, vars);
+                self.compound_redirects(redirects, depth, via, vars, place, cwd);
             }
             NodeKind::For {
                 words,
@@ -180,13 +183,13 @@ impl Builder {
                     self.substitutions(w, depth, vars);
                 }
                 self.node(body, depth, via, vars, place, cwd);
-                self.substitutions(redirects, depth, vars);
+                self.compound_redirects(redirects, depth, via, vars, place, cwd);
             }
             NodeKind::ForArith {
                 body, redirects, ..
             } => {
                 self.node(body, depth, via, vars, place, cwd);
-                self.substitutions(redirects, depth, vars);
+                self.compound_redirects(redirects, depth, via, vars, place, cwd);
             }
             NodeKind::Case {
                 word,
@@ -199,7 +202,7 @@ impl Builder {
                         self.node(b, depth, via, vars, place, cwd);
                     }
                 }
-                self.substitutions(redirects, depth, vars);
+                self.compound_redirects(redirects, depth, via, vars, place, cwd);
             }
             NodeKind::Function { name, body } => {
                 if let Some(src) = self.sources.last() {
@@ -223,7 +226,7 @@ impl Builder {
                     &mut *cwd
                 };
                 self.node(body, depth, via, vars, place, c);
-                self.substitutions(redirects, depth, vars);
+                self.compound_redirects(redirects, depth, via, vars, place, cwd);
             }
             NodeKind::Coproc { command, .. } => self.node(command, depth, via, vars, place, cwd),
             NodeKind::Negation { pipeline } | NodeKind::Time { pipeline, .. } => {
@@ -299,6 +302,24 @@ impl Builder {
                 }
                 _ => self.node(w, depth, None, vars, place, &mut None),
             }
+        }
+    }
+
+    /// The redirections of a compound command (`while …; done <
+    /// ~/.aws/credentials`) as a command without a name, so that what
+    /// they read and write is judged like a simple command's.
+    #[allow(clippy::too_many_arguments)]
+    fn compound_redirects(
+        &mut self,
+        redirects: &[Node],
+        depth: usize,
+        via: Option<&str>,
+        vars: &mut BTreeMap<String, String>,
+        place: Place,
+        cwd: &mut Option<String>,
+    ) {
+        if !redirects.is_empty() {
+            self.simple(&[], &[], redirects, depth, via, vars, place, cwd);
         }
     }
 
@@ -415,6 +436,13 @@ impl Builder {
             let target = cmd.operands().next().unwrap_or("~").to_string();
             *cwd = Some(cmd.resolve(&target));
         }
+        if cmd.name == "alias" {
+            for a in &cmd.args {
+                if let Some((k, v)) = a.split_once('=') {
+                    self.aliases.insert(k.to_string(), v.to_string());
+                }
+            }
+        }
         if cmd.name == "export" {
             for a in &cmd.args {
                 if let Some((k, v)) = a.split_once('=') {
@@ -451,6 +479,14 @@ impl Builder {
         } else if is_shell && let Some(doc) = heredoc_body {
             // `bash <<EOF … EOF` runs the document.
             Some((doc, format!("{name} <<"), vars.clone()))
+        } else if let Some(a) = self.aliases.get(&name).filter(|_| depth < MAX_DEPTH) {
+            // An alias of the line, used: its text with the arguments.
+            let words: Vec<String> = args.iter().map(|w| quote(w)).collect();
+            Some((
+                format!("{a} {}", words.join(" ")),
+                format!("alias {name}"),
+                vars.clone(),
+            ))
         } else if let Some(f) = self.functions.get(&name).filter(|_| depth < MAX_DEPTH) {
             // A function of the line, called: its body with `$1`, `$2`, `$@`.
             let mut v = vars.clone();
@@ -606,6 +642,16 @@ fn nested_line(cmd: &SimpleCommand) -> Option<(String, String)> {
     }
     match name {
         "eval" => Some((cmd.args.join(" "), "eval".into())),
+        // `vim -c ':!rm -rf ~'`: an editor command that runs a shell.
+        "vi" | "vim" | "nvim" | "ex" | "view" => {
+            let bang = cmd.args.windows(2).find_map(|w| {
+                let c = w[1].trim_start_matches(':');
+                (w[0] == "-c" || w[0] == "--cmd")
+                    .then(|| c.strip_prefix('!'))
+                    .flatten()
+            })?;
+            Some((bang.to_string(), format!("{name} -c !")))
+        }
         "watch" => Some((cmd.operands().collect::<Vec<_>>().join(" "), "watch".into())),
         "ssh" => {
             // Options with a value, then the host, then the remote command.
@@ -658,9 +704,64 @@ pub fn quote(word: &str) -> String {
 
 /// `/bin/rm` is `rm`.
 fn basename(program: &str) -> String {
-    match program.rsplit_once('/') {
-        Some((_, base)) if !base.is_empty() => base.to_string(),
-        _ => program.to_string(),
+    let base = match program.rsplit_once('/') {
+        Some((_, base)) if !base.is_empty() => base,
+        _ => program,
+    };
+    // The shell expands a glob in the command's name (`/bin/r? -rf ~`,
+    // `/usr/bin/r[m]`): read it as the program it can reach.
+    // (Short names only: matching is exponential in the stars.)
+    if base.contains(['*', '?', '['])
+        && base.len() <= 24
+        && let Some(p) = GLOB_PROGRAMS
+            .iter()
+            .find(|p| wildcard(base.as_bytes(), p.as_bytes()))
+    {
+        return (*p).to_string();
+    }
+    base.to_string()
+}
+
+/// Programs a glob in a command's name is matched against, the most
+/// dangerous first.
+const GLOB_PROGRAMS: &[&str] = &[
+    "rm", "dd", "shred", "mkfs", "chmod", "chown", "sh", "bash", "zsh", "su", "sudo", "curl",
+    "wget", "nc", "ncat", "python3", "python", "perl", "crontab", "base64", "scp", "find",
+];
+
+/// Whether `name` matches the shell glob `pat` (`*`, `?`, `[…]` with
+/// ranges and `!`/`^`).
+fn wildcard(pat: &[u8], name: &[u8]) -> bool {
+    match pat.first() {
+        None => name.is_empty(),
+        Some(b'*') => (0..=name.len()).any(|i| wildcard(&pat[1..], &name[i..])),
+        Some(b'?') => !name.is_empty() && wildcard(&pat[1..], &name[1..]),
+        Some(b'[') => {
+            let Some(close) = pat.iter().skip(2).position(|b| *b == b']').map(|i| i + 2) else {
+                return name.first() == Some(&b'[') && wildcard(&pat[1..], &name[1..]);
+            };
+            let Some(&c) = name.first() else {
+                return false;
+            };
+            let mut set = &pat[1..close];
+            let negate = matches!(set.first(), Some(b'!' | b'^'));
+            if negate {
+                set = &set[1..];
+            }
+            let mut hit = false;
+            let mut i = 0;
+            while i < set.len() {
+                if i + 2 < set.len() && set[i + 1] == b'-' {
+                    hit |= (set[i]..=set[i + 2]).contains(&c);
+                    i += 3;
+                } else {
+                    hit |= set[i] == c;
+                    i += 1;
+                }
+            }
+            hit != negate && wildcard(&pat[close + 1..], &name[1..])
+        }
+        Some(&b) => name.first() == Some(&b) && wildcard(&pat[1..], &name[1..]),
     }
 }
 

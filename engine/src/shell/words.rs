@@ -32,6 +32,9 @@ pub fn normalize_path(path: &str, home: Option<&str>) -> String {
         .filter(|r| r.is_empty() || r.starts_with('/'))
     {
         ("/", r)
+    } else if let Some(r) = proc_root(path) {
+        // `/proc/self/root/etc/shadow` is `/etc/shadow`.
+        return normalize_path(&format!("/{r}"), home);
     } else if let Some(r) = path.strip_prefix('/') {
         ("/", r)
     } else if path.starts_with("./")
@@ -57,8 +60,28 @@ pub fn normalize_path(path: &str, home: Option<&str>) -> String {
     }
 }
 
+/// The rest of a path under a process's view of the root
+/// (`/proc/self/root/`, `/proc/1234/root/`, `/proc/thread-self/root/`).
+fn proc_root(path: &str) -> Option<&str> {
+    let rest = path.strip_prefix("/proc/")?;
+    let (pid, rest) = rest.split_once('/')?;
+    let rest = rest.strip_prefix("root")?;
+    let pid_ok = pid == "self" || pid == "thread-self" || pid.bytes().all(|b| b.is_ascii_digit());
+    (pid_ok && (rest.is_empty() || rest.starts_with('/'))).then(|| rest.trim_start_matches('/'))
+}
+
 fn strip_home(path: &str) -> Option<&str> {
-    for prefix in ["~", "$HOME", "${HOME}"] {
+    for prefix in [
+        "~",
+        "$HOME",
+        "${HOME}",
+        "~$USER",
+        "~${USER}",
+        "/home/$USER",
+        "/home/${USER}",
+        "/Users/$USER",
+        "/Users/${USER}",
+    ] {
         if let Some(r) = path.strip_prefix(prefix)
             && (r.is_empty() || r.starts_with('/'))
         {
@@ -427,13 +450,19 @@ fn static_output(inner: &str) -> Option<String> {
 pub(crate) fn pipeline_text(stages: &[&super::SimpleCommand]) -> Option<String> {
     let (first, rest) = stages.split_first()?;
     let mut text = match first.name.as_str() {
-        "echo" => first
-            .args
-            .iter()
-            .filter(|a| !matches!(a.as_str(), "-n" | "-e"))
-            .cloned()
-            .collect::<Vec<_>>()
-            .join(" "),
+        "echo" => {
+            let escapes = first
+                .args
+                .iter()
+                .any(|a| matches!(a.as_str(), "-e" | "-ne" | "-en"));
+            first
+                .args
+                .iter()
+                .filter(|a| !matches!(a.as_str(), "-n" | "-e" | "-E" | "-ne" | "-en"))
+                .map(|a| if escapes { unescape(a) } else { a.clone() })
+                .collect::<Vec<_>>()
+                .join(" ")
+        }
         "printf" => printf(&first.args),
         _ => return None,
     };
@@ -445,6 +474,14 @@ pub(crate) fn pipeline_text(stages: &[&super::SimpleCommand]) -> Option<String> 
         };
     }
     (!text.contains("$(") && !text.contains('`')).then_some(text)
+}
+
+/// `text` with its backslash escapes decoded, as `echo -e` prints it.
+fn unescape(text: &str) -> String {
+    // `$'…'` rules, with the text's own quotes escaped so they do not end it.
+    let mut chars: Vec<char> = text.replace('\'', "\\'").chars().collect();
+    chars.push('\'');
+    ansi_c(&chars, 0).0
 }
 
 /// What `printf FORMAT ARGS…` prints, for `%s` formats and escapes.

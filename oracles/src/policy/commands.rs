@@ -402,7 +402,26 @@ const DECODERS: &[&str] = &[
 pub const SENDERS: &[&str] = &[
     "curl", "wget", "nc", "ncat", "netcat", "socat", "telnet", "ftp", "tftp", "sftp", "scp",
     "rsync", "ssh", "openssl", "http", "https", "xh", "aws", "gsutil", "rclone", "gh", "glab",
-    "ngrok", "az", "gcloud", "s3cmd", "mc",
+    "ngrok", "az", "gcloud", "s3cmd", "mc", "dig", "host", "nslookup", "drill", "ping",
+];
+
+/// Compiled and scratch files that a project deletes routinely by name.
+const BUILD_FILES: &[&str] = &[
+    "*.pyc",
+    "*.pyo",
+    "*.o",
+    "*.obj",
+    "*.class",
+    "*.d",
+    ".DS_Store",
+    "*.orig",
+    "*.rej",
+    "*~",
+    "*.swp",
+    "*.tmp",
+    "*.log",
+    "*.egg-info",
+    "Thumbs.db",
 ];
 
 /// Build output and caches that a project deletes routinely.
@@ -555,16 +574,39 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
                         .take_while(|a| !a.starts_with('-') && *a != "(" && *a != "!")
                         .map(|a| cmd.resolve(a))
                         .collect();
+                    // Only compiled files and caches by name (`-name
+                    // '*.pyc'`, `-name __pycache__`): routine clean-up.
+                    let names: Vec<&String> = cmd
+                        .args
+                        .windows(2)
+                        .filter(|w| w[0] == "-name" || w[0] == "-iname")
+                        .map(|w| &w[1])
+                        .collect();
+                    let only_output = !names.is_empty()
+                        && names.iter().all(|n| {
+                            BUILD_OUTPUT.contains(&n.as_str()) || BUILD_FILES.contains(&n.as_str())
+                        });
                     if roots.iter().any(|r| deletes_system(r)) {
                         add("find-delete-system");
-                    } else {
+                    } else if !only_output {
                         add("find-delete");
                     }
                 }
             }
             "chmod" | "chown" | "chgrp" | "chattr" => {
-                let targets: Vec<&String> = ops.iter().skip(1).collect();
-                if targets.iter().any(|o| is_system_or_home(o)) {
+                // chattr's `-i` reads as a flag, so its operands are all
+                // targets; the others' first operand is the mode or owner.
+                let targets: Vec<&String> = if name == "chattr" {
+                    ops.iter().filter(|o| !o.starts_with(['+', '='])).collect()
+                } else {
+                    ops.iter().skip(1).collect()
+                };
+                // `chmod 700 ~/.ssh` takes rights away: what a setup guide
+                // asks for, not an attack.
+                let tightens_own = name == "chmod"
+                    && ops.first().is_some_and(|m| chmod_restricts(m))
+                    && targets.iter().all(|t| t.starts_with("~/"));
+                if !tightens_own && targets.iter().any(|o| is_system_or_home(o)) {
                     add("perms-system");
                 }
                 if name == "chmod"
@@ -716,6 +758,105 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
                 }) =>
             {
                 add("credential-dump")
+            }
+            "secret-tool"
+                if cmd
+                    .args
+                    .first()
+                    .is_some_and(|a| a == "lookup" || a == "search") =>
+            {
+                add("credential-dump")
+            }
+            "git"
+                if cmd.args.windows(2).any(|w| {
+                    w[0] == "credential" && w[1] == "fill"
+                        || w[0].starts_with("credential-") && w[1] == "get"
+                }) =>
+            {
+                add("credential-dump")
+            }
+            "gh" if cmd
+                .args
+                .windows(2)
+                .any(|w| w[0] == "repo" && w[1] == "delete") =>
+            {
+                add("cloud-destroy")
+            }
+            "git"
+                if cmd.args.first().is_some_and(|a| a == "update-ref")
+                    && cmd.has_flag(Some('d'), &[])
+                    && ops
+                        .iter()
+                        .any(|o| o.starts_with("refs/heads/") || o.starts_with("refs/tags/")) =>
+            {
+                add("git-history-rewrite")
+            }
+            "blkdiscard" => add("disk-write"),
+            // `mv ~ /tmp/trash` takes the home directory away as `rm` would.
+            "mv" if ops.len() > 1 && ops[..ops.len() - 1].iter().any(|o| deletes_system(o)) => {
+                add("rm-recursive-system")
+            }
+            "mysqladmin" if cmd.args.iter().any(|a| a == "drop") => add("cloud-destroy"),
+            "dropdb" => add("cloud-destroy"),
+            "git"
+                if cmd
+                    .args
+                    .windows(2)
+                    .any(|w| w[0] == "reflog" && w[1] == "expire")
+                    && cmd
+                        .args
+                        .iter()
+                        .any(|a| a == "--expire=now" || a == "--expire=all") =>
+            {
+                add("git-history-rewrite")
+            }
+            "set"
+                if cmd
+                    .args
+                    .windows(2)
+                    .any(|w| w[0] == "+o" && w[1] == "history") =>
+            {
+                add("history-tampering")
+            }
+            "btrfs"
+                if cmd
+                    .args
+                    .windows(2)
+                    .any(|w| w[0] == "subvolume" && w[1] == "delete") =>
+            {
+                add("disk-write")
+            }
+            "install"
+                if cmd.args.windows(2).any(|w| {
+                    w[0] == "-m" && {
+                        let m = w[1].trim_start_matches('0');
+                        m.len() == 4 && matches!(m.as_bytes()[0], b'2' | b'4' | b'6' | b'7')
+                            || m.contains('s')
+                    }
+                }) =>
+            {
+                add("setuid")
+            }
+            "systemd-run"
+                if cmd.args.iter().any(|a| {
+                    a.starts_with("--on-")
+                        || a == "--timer-property"
+                        || a.starts_with("--timer-property=")
+                }) =>
+            {
+                add("persistence")
+            }
+            "anacron" | "at" | "batch" if !cmd.args.iter().any(|a| a == "-l" || a == "-T") => {
+                add("persistence")
+            }
+            "defaults"
+                if cmd.args.first().is_some_and(|a| a == "write")
+                    && cmd
+                        .args
+                        .iter()
+                        .any(|a| a == "LoginHook" || a == "LogoutHook") =>
+            {
+                add("persistence")
             }
             "gpg" | "gpg2" if cmd.args.iter().any(|a| a.starts_with("--export-secret")) => {
                 add("credential-dump")
@@ -1074,20 +1215,7 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
                 add("git-history-rewrite");
             }
             "git"
-                if cmd.args.first().is_some_and(|a| a == "config")
-                    && cmd.args.iter().any(|a| a == "--global" || a == "--system")
-                    && cmd.args.iter().any(|a| {
-                        let k = a.to_ascii_lowercase();
-                        k == "core.pager"
-                            || k == "core.editor"
-                            || k == "core.sshcommand"
-                            || k == "core.hookspath"
-                            || k == "core.fsmonitor"
-                            || k.starts_with("alias.")
-                            || k == "credential.helper"
-                            || k == "diff.external"
-                            || k.starts_with("filter.")
-                    }) =>
+                if cmd.args.first().is_some_and(|a| a == "config") && git_config_runs_code(cmd) =>
             {
                 add("persistence");
             }
@@ -1240,12 +1368,7 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
                 add("secret-to-network");
             }
             // Cloud metadata endpoints hand out the machine's credentials.
-            if cmd.args.iter().any(|a| {
-                a.contains("169.254.169.254")
-                    || a.contains("metadata.google.internal")
-                    || a.contains("169.254.170.2")
-                    || a.contains("fd00:ec2::254")
-            }) {
+            if cmd.args.iter().any(|a| is_metadata_url(a)) {
                 add("credential-dump");
             }
         }
@@ -1359,6 +1482,42 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
         if is_shell_or_interpreter(name) && cmd.args.iter().any(|a| downloads_in(a)) {
             add("remote-code");
         }
+        // A socket handed to a shell in interpreter code.
+        if is_shell_or_interpreter(name)
+            && cmd.args.iter().any(|a| {
+                a.contains("socket")
+                    && (a.contains("pty.spawn")
+                        || a.contains("dup2")
+                        || a.contains("/bin/sh")
+                        || a.contains("exec(\"sh"))
+            })
+        {
+            add("reverse-shell");
+        }
+        // Code that runs what it downloads or decodes:
+        // `exec(urlopen(…).read())`, `eval(file_get_contents("https://…"))`.
+        if is_shell_or_interpreter(name)
+            && cmd.args.iter().any(|a| {
+                (a.contains("exec(") || a.contains("eval(") || a.contains("eval "))
+                    && [
+                        "urlopen",
+                        "requests.get",
+                        "file_get_contents(\"http",
+                        "file_get_contents('http",
+                        "b64decode",
+                        "fetch(",
+                        "https.get",
+                        "LWP::Simple",
+                        "Net::HTTP",
+                        "decode64",
+                        "base64_decode",
+                    ]
+                    .iter()
+                    .any(|k| a.contains(k))
+            })
+        {
+            add("remote-code");
+        }
         if cmd
             .via
             .as_deref()
@@ -1422,7 +1581,7 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
             }
             // A secret spelled out in a URL (`?d=<base64 of a key>`,
             // `postgres%3A%2F%2Fuser%3Apass%40…`).
-            if cmd.args.iter().any(|a| url_carries_secret(a)) {
+            if cmd.args.iter().any(|a| ahp_engine::secrets::in_url(a)) {
                 add("secret-to-network");
             }
         }
@@ -1450,6 +1609,66 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
     }
     hits.sort_by_key(|h| !h.block);
     hits
+}
+
+/// Whether a `git config` sets a command that git runs later, other than
+/// a plain program (`core.editor vim` and `core.pager "less -R"` are
+/// set-up, `core.pager 'sh -c …'` is not): hooks outside the repository,
+/// an fsmonitor or ssh command, shell aliases, credential helpers and
+/// filters that run a script.
+fn git_config_runs_code(cmd: &SimpleCommand) -> bool {
+    let global = cmd.args.iter().any(|a| a == "--global" || a == "--system");
+    let words: Vec<&str> = cmd
+        .args
+        .iter()
+        .skip(1)
+        .map(String::as_str)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
+    let (Some(key), Some(value)) = (words.first(), words.get(1)) else {
+        return false;
+    };
+    let key = key.to_ascii_lowercase();
+    let first = value.split_whitespace().next().unwrap_or("");
+    let first = first.rsplit('/').next().unwrap_or(first);
+    let plain_text = !value.contains([';', '|', '&', '$', '`', '(', ')', '<', '>', '!'])
+        && !value.starts_with("/tmp")
+        && !value.starts_with("/dev/shm")
+        && !value.starts_with("./")
+        && !value.starts_with("~/.");
+    let plain_program = plain_text
+        && !is_shell_or_interpreter(first)
+        && !FETCHERS.contains(&first)
+        && !SENDERS.contains(&first);
+    match key.as_str() {
+        "core.hookspath" => value.starts_with('/') || value.starts_with('~'),
+        "core.fsmonitor" => !matches!(*value, "true" | "false"),
+        "core.sshcommand" => !(plain_text && first == "ssh"),
+        "core.pager" | "core.editor" | "diff.external" | "credential.helper"
+        | "sequence.editor" => !plain_program || global && key == "diff.external",
+        k if k.starts_with("alias.") => value.starts_with('!') && global,
+        k if k.starts_with("filter.") => global || !plain_program,
+        _ => false,
+    }
+}
+
+/// Whether a chmod mode gives no one but the owner more rights: octal
+/// with no write bit for group or others and no setuid/setgid/sticky
+/// (`700`, `0600`, `755`), or symbolic that removes rights or changes only
+/// the owner's (`go-rwx`, `u+x`).
+fn chmod_restricts(mode: &str) -> bool {
+    if mode.chars().all(|c| c.is_ascii_digit()) {
+        let digits = mode.trim_start_matches('0');
+        let d = digits.as_bytes();
+        return d.len() == 3
+            && d.iter().all(|b| (b'0'..=b'7').contains(b))
+            && (d[1] - b'0') & 2 == 0
+            && (d[2] - b'0') & 2 == 0;
+    }
+    mode.split(',').all(|clause| {
+        let (who, rest) = clause.split_at(clause.find(['+', '-', '=']).unwrap_or(clause.len()));
+        rest.starts_with('-') || !rest.is_empty() && who == "u" && !rest.contains('s')
+    })
 }
 
 /// Processes that keep credentials unlocked in memory.
@@ -1481,96 +1700,12 @@ fn plain_http_remote(value: &str) -> bool {
     !matches!(host, "localhost" | "127.0.0.1" | "[" | "0.0.0.0") && !host.ends_with(".localhost")
 }
 
-/// Whether a URL spells out a credential: the secret masker finds one in
-/// it once percent-decoded, or in a base64 segment of it once decoded.
-///
-/// ```
-/// use ahp_oracles::policy::commands::url_carries_secret;
-/// // postgres://app:pw@db… percent-encoded in the path
-/// assert!(url_carries_secret("https://x.example/log/DB=postgres%3A%2F%2Fapp%3Ahunter2hunter2%40db.example%2Fprod"));
-/// // base64 of `AKIAEXAMPLE:wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY`
-/// assert!(url_carries_secret("https://x.example/p.png?d=QUtJQUVYQU1QTEU6d0phbHJYVXRuRkVNSS9LN01ERU5HL2JQeFJmaUNZRVhBTVBMRUtFWQ=="));
-/// // base64 of ordinary text, and a plain page
-/// assert!(!url_carries_secret("https://example.com/search?q=aGVsbG8gd29ybGQgdGhpcyBpcyBqdXN0IHRleHQ="));
-/// assert!(!url_carries_secret("https://docs.rs/regex/latest/regex/"));
-/// ```
-pub fn url_carries_secret(url: &str) -> bool {
-    let lower = url.to_ascii_lowercase();
-    if !(lower.starts_with("http://") || lower.starts_with("https://")) {
-        return false;
-    }
-    let decoded = percent_decode(url);
-    let after_host = decoded.splitn(4, '/').nth(3).unwrap_or("");
-    if ahp_engine::secrets::mask(after_host) != after_host {
-        return true;
-    }
-    after_host
-        .split(['/', '?', '&', '=', '#', ';'])
-        .filter(|seg| seg.len() >= 24)
-        .filter_map(base64_text)
-        .any(|text| ahp_engine::secrets::mask(&text) != text || looks_like_key_pair(&text))
-}
-
-/// `ACCESS_KEY_ID:SECRET` as a cloud credential is written down.
-fn looks_like_key_pair(text: &str) -> bool {
-    let Some((id, secret)) = text.split_once(':') else {
-        return false;
-    };
-    ["AKIA", "ASIA"].iter().any(|p| id.starts_with(p))
-        && secret.len() >= 30
-        && !secret.contains(char::is_whitespace)
-}
-
-fn percent_decode(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = |b: u8| (b as char).to_digit(16);
-        match (
-            bytes[i],
-            bytes.get(i + 1).and_then(|b| hex(*b)),
-            bytes.get(i + 2).and_then(|b| hex(*b)),
-        ) {
-            (b'%', Some(h), Some(l)) => {
-                out.push((h * 16 + l) as u8);
-                i += 3;
-            }
-            (b, _, _) => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
-/// A segment decoded as base64 (standard or URL-safe, padding optional),
-/// when it decodes to printable text.
-fn base64_text(segment: &str) -> Option<String> {
-    let mut bits: u32 = 0;
-    let mut n = 0;
-    let mut out = Vec::with_capacity(segment.len() * 3 / 4);
-    for b in segment.trim_end_matches('=').bytes() {
-        let v = match b {
-            b'A'..=b'Z' => b - b'A',
-            b'a'..=b'z' => b - b'a' + 26,
-            b'0'..=b'9' => b - b'0' + 52,
-            b'+' | b'-' => 62,
-            b'/' | b'_' => 63,
-            _ => return None,
-        };
-        bits = (bits << 6) | u32::from(v);
-        n += 6;
-        if n >= 8 {
-            n -= 8;
-            out.push((bits >> n) as u8);
-        }
-    }
-    let text = String::from_utf8(out).ok()?;
-    text.chars()
-        .all(|c| !c.is_control() || c == '\n')
-        .then_some(text)
+/// Whether a word names a cloud metadata endpoint (AWS, GCP, Azure, ECS).
+pub fn is_metadata_url(word: &str) -> bool {
+    word.contains("169.254.169.254")
+        || word.contains("metadata.google.internal")
+        || word.contains("169.254.170.2")
+        || word.contains("fd00:ec2::254")
 }
 
 fn is_injection_var(name: &str) -> bool {
@@ -1753,6 +1888,16 @@ fn names_secret_variable(word: &str) -> bool {
 
 /// The file a download command writes (`curl -o F`, `wget -O F`).
 fn downloaded_file(cmd: &SimpleCommand) -> Option<String> {
+    // `scp host:/b /tmp/b`: a copy from another machine.
+    if matches!(cmd.name.as_str(), "scp" | "rsync" | "sftp") {
+        let ops: Vec<&str> = cmd.operands().collect();
+        return match ops.as_slice() {
+            [from @ .., to] if from.iter().any(|f| f.contains(':')) && !to.contains(':') => {
+                Some((*to).to_string())
+            }
+            _ => None,
+        };
+    }
     if !FETCHERS.contains(&cmd.name.as_str()) {
         return None;
     }
@@ -1774,5 +1919,9 @@ fn downloaded_file(cmd: &SimpleCommand) -> Option<String> {
             return Some(f.to_string());
         }
     }
-    None
+    // `curl -s URL > /tmp/p`
+    cmd.redirects
+        .iter()
+        .find(|r| r.writes() && r.fd.is_none_or(|fd| fd == 1) && r.target != "/dev/null")
+        .map(|r| r.target.clone())
 }

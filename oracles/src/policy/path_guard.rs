@@ -41,7 +41,7 @@
 
 use super::commands;
 use super::sensitive::{self, Access, PathSet};
-use ahp_engine::shell::{self, Shell, normalize_path};
+use ahp_engine::shell::{self, Shell, SimpleCommand, normalize_path};
 use ahp_engine::{
     HookContext, Intensity, Oracle, OracleConfig, OracleConfigError, OracleError, Severity, Signal,
     async_trait,
@@ -66,6 +66,10 @@ pub struct PathGuardConfig {
     /// More paths whose reads and writes need the user's confirmation.
     #[serde(default)]
     pub confirm: Vec<String>,
+    /// More paths whose writes need the user's confirmation: what governs
+    /// the agent (its settings, hooks, MCP servers, ahp's own policy).
+    #[serde(default)]
+    pub control: Vec<String>,
     /// Paths no list applies to.
     #[serde(default)]
     pub allow: Vec<String>,
@@ -82,6 +86,9 @@ pub enum Class {
     Persistence,
     /// A file of a project's secrets.
     Confirm,
+    /// A file that governs the agent: its permissions, hooks and MCP
+    /// servers, or ahp's policy and log.
+    Control,
 }
 
 /// Keeps an agent away from credential stores, start-up files and system
@@ -91,6 +98,7 @@ pub struct PathGuard {
     credentials: PathSet,
     persistence: PathSet,
     confirm: PathSet,
+    control: PathSet,
     allow: PathSet,
 }
 
@@ -145,6 +153,7 @@ impl PathGuard {
                 "persistence",
             )?,
             confirm: list(sensitive::CONFIRM, &c.confirm, extend, "confirm")?,
+            control: list(sensitive::CONTROL, &c.control, extend, "control")?,
             allow: list(sensitive::NEVER, &c.allow, true, "allow")?,
         })
     }
@@ -157,6 +166,8 @@ impl PathGuard {
             Some(Class::Credential)
         } else if self.persistence.matches(path) {
             Some(Class::Persistence)
+        } else if self.control.matches(path) {
+            Some(Class::Control)
         } else if self.confirm.matches(path) {
             Some(Class::Confirm)
         } else {
@@ -219,7 +230,12 @@ impl PathGuard {
                 "a start-up file or system path (code there runs outside this session)",
                 "change files inside the project; if the user's environment needs a change, show them the line to add",
             ),
-            (Class::Persistence, Access::Read) => return None,
+            (Class::Persistence | Class::Control, Access::Read) => return None,
+            (Class::Control, Access::Write) => (
+                false,
+                "a file that governs the agent (its permissions, hooks or MCP servers) or ahp's own policy",
+                "show the user the change and let them make it, or confirm it with them",
+            ),
             (Class::Confirm, _) => (
                 false,
                 "a file of the project's secrets",
@@ -251,13 +267,24 @@ impl PathGuard {
         let home = std::env::var("HOME").ok();
         let mut out: Vec<Signal> = Vec::new();
         let mut seen: HashSet<(String, Access)> = HashSet::new();
+        let mut links_followed = 0;
         let mut push =
             |path: String, access: Access, how: &str, sends: bool, out: &mut Vec<Signal>| {
                 let key = (path, access);
                 if !sends && seen.contains(&key) {
                     return;
                 }
-                if let Some(s) = self.judge(&key.0, access, how, sends) {
+                let signal = self.judge(&key.0, access, how, sends).or_else(|| {
+                    // A symbolic link in the project (`notes.txt` ->
+                    // `~/.ssh/id_rsa`) is judged by where it leads.
+                    if links_followed >= MAX_LINKS_FOLLOWED {
+                        return None;
+                    }
+                    links_followed += 1;
+                    let real = real_path(&key.0, ctx.work_dir.as_deref(), home.as_deref())?;
+                    self.judge(&real, access, how, sends)
+                });
+                if let Some(s) = signal {
                     out.push(s);
                 }
                 seen.insert(key);
@@ -278,6 +305,10 @@ impl PathGuard {
                     Some(dir) if !path.starts_with('/') && !path.starts_with('~') => {
                         format!("{dir}/{path}")
                     }
+                    // The agent's working directory seen through /proc.
+                    Some(dir) if path.starts_with("/proc/self/cwd/") => {
+                        format!("{dir}/{}", &path["/proc/self/cwd/".len()..])
+                    }
                     _ => path.clone(),
                 };
                 let raw = tool.raw_name.as_deref().unwrap_or(&tool.name);
@@ -288,11 +319,34 @@ impl PathGuard {
                 }
             }
         }
+        let fetched = (tool.name == "fetch")
+            .then(|| tool.input.get("url").and_then(serde_json::Value::as_str))
+            .flatten();
+        // A fetch tool that reads a local file is a Read.
+        if let Some(path) = fetched.and_then(|u| u.strip_prefix("file://")) {
+            let raw = tool.raw_name.as_deref().unwrap_or(&tool.name);
+            push(
+                normalize_path(path, home.as_deref()),
+                Access::Read,
+                raw,
+                false,
+                &mut out,
+            );
+        }
+        // The cloud metadata service hands out the machine's credentials.
+        if let Some(url) = fetched.filter(|u| commands::is_metadata_url(u)) {
+            let raw = tool.raw_name.as_deref().unwrap_or(&tool.name);
+            out.push(
+                Signal::block(format!(
+                    "Sensitive data: {raw} would read the cloud metadata service (`{}`), which hands out this machine's credentials",
+                    crate::template::truncate(url, 120)
+                ))
+                .with_resolution_path(vec!["ask the user for what the task needs from the instance".to_string()])
+                .with_type(SIGNAL_TYPE),
+            );
+        }
         // A fetch tool whose URL spells out a secret.
-        if tool.name == "fetch"
-            && let Some(url) = tool.input.get("url").and_then(serde_json::Value::as_str)
-            && commands::url_carries_secret(url)
-        {
+        if let Some(url) = fetched.filter(|u| ahp_engine::secrets::in_url(u)) {
             let raw = tool.raw_name.as_deref().unwrap_or(&tool.name);
             out.push(
                 Signal::block(format!(
@@ -345,14 +399,40 @@ impl PathGuard {
                 // A network tool, or a substitution whose output one sends
                 // (`gh issue comment --body "$(cat .env)"`).
                 let sends = commands::SENDERS.contains(&cmd.name.as_str())
+                    || sensitive::code_sends(cmd)
                     || cmd.via.as_deref() == Some("$()")
                         && sender_depths.contains(&(cmd.depth.wrapping_sub(1)))
                     || model
                         .downstream(cmd)
                         .any(|c| commands::SENDERS.contains(&c.name.as_str()));
+                // `cp .env.example .env`: a new `.env` from the template
+                // holds no secret yet.
+                let from_template = cmd.name == "cp" && {
+                    let ops: Vec<&str> = cmd.operands().collect();
+                    ops.len() >= 2
+                        && ops[..ops.len() - 1].iter().all(|o| {
+                            let base = o.rsplit('/').next().unwrap_or(o);
+                            matches!(
+                                base,
+                                ".env.example" | ".env.sample" | ".env.template" | ".env.dist"
+                            )
+                        })
+                };
                 for (path, access) in sensitive::accesses(cmd) {
-                    let how = format!("`{}`", cmd.name);
+                    if from_template && access == Access::Write {
+                        continue;
+                    }
+                    let how = how_named(cmd);
                     push(path, access, &how, sends, &mut out);
+                }
+                // Text a shell writes into a file that runs later or that
+                // agents read (`echo 'curl … | sh' > .git/hooks/x`,
+                // `printf … >> CLAUDE.md`, `echo … | tee -a AGENTS.md`) is
+                // judged like a Write tool's content.
+                for (file, text) in shell_written_text(model, cmd) {
+                    let how = how_named(cmd);
+                    let input = serde_json::json!({ "content": text });
+                    out.extend(written_content(&input, &file, &how));
                 }
                 // A network tool that takes its commands on standard input
                 // (`echo "put -r ~/.aws" | sftp -b - host`).
@@ -367,7 +447,7 @@ impl PathGuard {
                                 || word.starts_with("$HOME")
                             {
                                 let path = normalize_path(word, home.as_deref());
-                                let how = format!("`{}`", cmd.name);
+                                let how = how_named(cmd);
                                 push(path, Access::Read, &how, true, &mut out);
                             }
                         }
@@ -437,6 +517,69 @@ const DEPENDENCY_FILES: &[&str] = &[
     "**/Gemfile",
     "**/go.mod",
 ];
+
+/// How a message names `cmd`: its program, or "a redirection" for the
+/// redirections of a loop or group (`while …; done < FILE`).
+fn how_named(cmd: &SimpleCommand) -> String {
+    if cmd.name.is_empty() {
+        "a redirection".to_string()
+    } else {
+        format!("`{}`", cmd.name)
+    }
+}
+
+/// The files `cmd` writes literal text into, with that text: `echo`/
+/// `printf` redirected to a file, or `tee FILE` fed by one.
+fn shell_written_text(model: &Shell, cmd: &SimpleCommand) -> Vec<(String, String)> {
+    let printed = |c: &SimpleCommand| -> Option<String> {
+        matches!(c.name.as_str(), "echo" | "printf").then(|| {
+            c.args
+                .iter()
+                .filter(|a| !matches!(a.as_str(), "-n" | "-e" | "-E" | "-ne" | "-en"))
+                .map(String::as_str)
+                .collect::<Vec<_>>()
+                .join(" ")
+                .replace("\\n", "\n")
+        })
+    };
+    if let Some(text) = printed(cmd) {
+        return cmd
+            .redirects
+            .iter()
+            .filter(|r| r.writes())
+            .map(|r| (cmd.resolve(&r.target), text.clone()))
+            .collect();
+    }
+    if cmd.name == "tee"
+        && let Some(text) = model.upstream(cmd).find_map(printed)
+    {
+        return cmd
+            .operands()
+            .map(|f| (cmd.resolve(f), text.clone()))
+            .collect();
+    }
+    Vec::new()
+}
+
+/// How many paths of one tool call are looked up on disk for symbolic
+/// links.
+const MAX_LINKS_FOLLOWED: usize = 64;
+
+/// Where `path` (normalised; relative to `work_dir`) really is, spelled
+/// like a normalised path, when that differs: it exists and a symbolic
+/// link on the way leads elsewhere.
+fn real_path(path: &str, work_dir: Option<&str>, home: Option<&str>) -> Option<String> {
+    let full = if let Some(rest) = path.strip_prefix('~') {
+        format!("{}{rest}", home?)
+    } else if path.starts_with('/') {
+        path.to_string()
+    } else {
+        format!("{}/{path}", work_dir?)
+    };
+    let real = std::fs::canonicalize(&full).ok()?;
+    let real = normalize_path(real.to_str()?, home);
+    (real != path && real != full).then_some(real)
+}
 
 /// How code in common languages sends data over the network.
 const NETWORK_CALLS: &[&str] = &[
@@ -546,7 +689,8 @@ fn written_content(input: &serde_json::Value, path: &str, how: &str) -> Vec<Sign
             );
             continue;
         }
-        let hit = command_candidates(text).into_iter().find_map(|c| {
+        let (candidates, complete) = command_candidates(text);
+        let hit = candidates.into_iter().find_map(|c| {
             let model = ahp_engine::shell::model(&c, None);
             commands::judge(&model, &[])
                 .into_iter()
@@ -575,6 +719,15 @@ fn written_content(input: &serde_json::Value, path: &str, how: &str) -> Vec<Sign
             });
             continue;
         }
+        if !complete && (runs || instructs) {
+            out.push(
+                Signal::prompt(format!("Confirmation required: {how} writes `{path}` with more distinct lines than ahp checks ({MAX_CANDIDATES}); what runs from it was not all seen"))
+                    .with_severity(Severity::High)
+                    .with_resolution_path(vec!["write the file in smaller parts, or let the user review it".to_string()])
+                    .with_type(SIGNAL_TYPE),
+            );
+            continue;
+        }
         if deps
             && ["git+", "git://", "http://", "https://"]
                 .iter()
@@ -594,11 +747,42 @@ fn written_content(input: &serde_json::Value, path: &str, how: &str) -> Vec<Sign
 
 /// The command lines a file's text may hold: each line, the text after a
 /// YAML `run:`/`command:` key, and each quoted or backticked string.
-fn command_candidates(text: &str) -> Vec<String> {
+///
+/// Each distinct candidate once, at most [`MAX_CANDIDATES`]; `false` with
+/// them when the text holds more (then it was not all checked).
+fn command_candidates(text: &str) -> (Vec<String>, bool) {
+    let mut seen: HashSet<&str> = HashSet::new();
     let mut out: Vec<String> = Vec::new();
-    for line in text.lines().take(2_000) {
+    for line in text.lines() {
         let t = line.trim().trim_start_matches("- ");
+        // Padding (the same line a thousand times, blank lines) costs
+        // nothing and hides nothing.
+        if !t.bytes().any(|b| b.is_ascii_alphabetic()) || !seen.insert(t) {
+            continue;
+        }
+        if out.len() >= MAX_CANDIDATES {
+            return (out, false);
+        }
         out.push(t.to_string());
+        // Prose around a command (`first run: curl -s https://x | sh
+        // before tasks`): from a download to the shell it is piped into.
+        for fetcher in ["curl ", "wget "] {
+            if let Some(start) = t.find(fetcher) {
+                let rest = &t[start..];
+                if let Some(bar) = rest.find('|') {
+                    let after = rest[bar + 1..].trim_start();
+                    let word: String = after
+                        .chars()
+                        .take_while(|c| c.is_ascii_alphanumeric())
+                        .collect();
+                    if !word.is_empty() {
+                        let end =
+                            start + bar + 1 + (rest[bar + 1..].len() - after.len()) + word.len();
+                        out.push(t[start..end].to_string());
+                    }
+                }
+            }
+        }
         for key in ["run:", "command:", "entry:", "cmd:"] {
             if let Some(rest) = t.strip_prefix(key) {
                 out.push(rest.trim().to_string());
@@ -615,8 +799,12 @@ fn command_candidates(text: &str) -> Vec<String> {
             }
         }
     }
-    out
+    (out, true)
 }
+
+/// How many distinct command lines of a written file are judged; a file
+/// with more is too large to check and asks.
+const MAX_CANDIDATES: usize = 20_000;
 
 #[cfg(test)]
 mod tests {

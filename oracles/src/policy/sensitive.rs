@@ -18,7 +18,12 @@ pub const CREDENTIALS: &[&str] = &[
     "~/.ssh/*.pem",
     "~/.ssh/*.key",
     "~/.aws",
-    "~/.aws/**",
+    // `~/.aws/config` holds regions and profiles: free to read, and a
+    // start-up file for writes (its `credential_process` runs a program).
+    "~/.aws/credentials*",
+    "~/.aws/sso/**",
+    "~/.aws/cli/**",
+    "~/.aws/login/**",
     "~/.azure/**",
     "~/.config/gcloud/**",
     "~/.kube/config",
@@ -65,6 +70,8 @@ pub const CREDENTIALS: &[&str] = &[
     "~/.bitcoin/wallet*",
     "~/.config/op/**",
     "~/.config/rclone/rclone.conf",
+    // VS Code and its forks keep extension secrets and tokens here.
+    "**/User/globalStorage/state.vscdb*",
     "~/.config/doctl/config.yaml",
     "~/.oci/**",
     "~/.databrickscfg",
@@ -102,6 +109,15 @@ pub const PERSISTENCE: &[&str] = &[
     "~/Library/LaunchAgents/**",
     "~/.local/bin/**",
     "~/.gitconfig",
+    "~/.aws/config",
+    "~/.vimrc",
+    "~/.config/nvim/**",
+    "~/.xprofile",
+    "~/.xinitrc",
+    "~/.xsession",
+    "~/.pam_environment",
+    "~/.config/pip/pip.conf",
+    "~/.pip/pip.conf",
     "~/.config/git/config",
     "~/.claude/**",
     "~/.codex/**",
@@ -130,6 +146,34 @@ pub const PERSISTENCE: &[&str] = &[
     "/var/log/**",
     "/proc/sys/**",
     "/sys/**",
+];
+
+/// Files that govern the agent: its settings, hooks and MCP servers, and
+/// ahp's own policy and log. Writes ask first (a prompt-injected agent
+/// that grants itself `Bash(*)` or drops ahp's policy needs a human).
+pub const CONTROL: &[&str] = &[
+    ".ahp",
+    ".ahp/**",
+    "**/.ahp",
+    "**/.ahp/**",
+    ".agents/hooks/**",
+    "**/.agents/hooks/**",
+    ".claude/settings*.json",
+    "**/.claude/settings*.json",
+    ".claude/hooks/**",
+    "**/.claude/hooks/**",
+    ".mcp.json",
+    "**/.mcp.json",
+    "**/.cursor/mcp.json",
+    "**/.cursor/hooks.json",
+    "**/.vscode/mcp.json",
+    "**/.gemini/settings.json",
+    "**/.codex/**",
+    ".codex/**",
+    ".gemini/settings.json",
+    ".cursor/mcp.json",
+    ".cursor/hooks.json",
+    ".vscode/mcp.json",
 ];
 
 /// Files holding a project's secrets: reads and writes ask first.
@@ -209,9 +253,12 @@ impl PathSet {
                     .filter(|d| !d.contains('*'))
                     .map(str::to_string);
                 for pattern in std::iter::once(norm).chain(dir) {
+                    // macOS file systems ignore case: `~/.SSH/ID_RSA` is
+                    // the key.
                     let glob = GlobBuilder::new(&pattern)
                         .literal_separator(true)
                         .backslash_escape(true)
+                        .case_insensitive(cfg!(target_os = "macos"))
                         .build()
                         .ok()?;
                     b.add(glob);
@@ -307,11 +354,24 @@ pub fn accesses(cmd: &SimpleCommand) -> Vec<(String, Access)> {
         name,
         "vi" | "vim" | "nvim" | "nano" | "emacs" | "code" | "ed" | "pico"
     );
+    let tar_dir: Option<String> = (name == "tar")
+        .then(|| {
+            cmd.args.iter().enumerate().find_map(|(i, a)| {
+                a.strip_prefix("--directory=")
+                    .map(str::to_string)
+                    .or_else(|| {
+                        (a == "-C" || a == "--directory")
+                            .then(|| cmd.args.get(i + 1).cloned())
+                            .flatten()
+                    })
+            })
+        })
+        .flatten();
     for (i, op) in ops.iter().enumerate() {
         let op = strip_remote(op);
-        // A bare word (`host`, `4444`, `main`) is no path of interest.
-        let Some(op) = op.filter(|o| o.contains('/') || o.starts_with('.') || o.starts_with('~'))
-        else {
+        // A bare word is a file of the working directory too (`cat
+        // notes.txt`, after `cd ~/.ssh`: `cat id_rsa`); a URL is not.
+        let Some(op) = op.filter(|o| !o.is_empty() && !o.contains("://")) else {
             continue;
         };
         let access = if writes_all || (last_writes && i + 1 == ops.len() && ops.len() > 1) {
@@ -319,6 +379,14 @@ pub fn accesses(cmd: &SimpleCommand) -> Vec<(String, Access)> {
         } else {
             Access::Read
         };
+        // `tar cf - -C ~ .ssh` names `.ssh` under `~`.
+        let op = match &tar_dir {
+            Some(dir) if !op.starts_with('/') && !op.starts_with('~') => {
+                normalize_path(&format!("{dir}/{op}"), None)
+            }
+            _ => op.to_string(),
+        };
+        let op = op.as_str();
         out.push((cmd.resolve(op), access));
         if edits || (name == "mv" && access == Access::Read) {
             out.push((cmd.resolve(op), Access::Write));
@@ -382,9 +450,48 @@ pub fn accesses(cmd: &SimpleCommand) -> Vec<(String, Access)> {
             for hit in CODE_PATHS.iter().filter(|p| a.contains(*p)) {
                 out.push((format!("~/{hit}"), Access::Read));
             }
+            // The project's `.env`, quoted in code (`open('.env')`,
+            // `readFileSync(".env")`, `` `cat .env` ``).
+            if ["'.env'", "\".env\"", "`cat .env`", "(\".env\")"]
+                .iter()
+                .any(|q| a.contains(q))
+            {
+                out.push((cmd.resolve(".env"), Access::Read));
+            }
         }
     }
     out
+}
+
+/// Whether an interpreter one-liner's code talks to the network
+/// (`urllib`, `requests`, `https.request`, `fetch(`, `LWP`, `Net::HTTP`).
+pub fn code_sends(cmd: &SimpleCommand) -> bool {
+    is_interpreter(&cmd.name)
+        && cmd.args.iter().any(|a| {
+            [
+                "urllib",
+                "requests.",
+                "http.client",
+                "https.request",
+                "http.request",
+                "fetch(",
+                "require('https')",
+                "require('http')",
+                "require(\"https\")",
+                "require(\"http\")",
+                "axios",
+                "socket",
+                "LWP",
+                "Net::HTTP",
+                "net/http",
+                "HTTP::Tiny",
+                "curl_exec",
+                "file_get_contents(\"http",
+                "file_get_contents('http",
+            ]
+            .iter()
+            .any(|n| a.contains(n))
+        })
 }
 
 /// Credential files as interpreter code names them (after the home
@@ -522,5 +629,10 @@ mod tests {
         assert!(confirm.matches(".env.production"));
         assert!(never.matches("/work/app/.env.example"));
         assert!(PathSet::new(PERSISTENCE).unwrap().matches("/etc/cron.d/x"));
+        assert!(!cred.matches("~/.aws/config"));
+        let control = PathSet::new(CONTROL).unwrap();
+        assert!(control.matches("/work/app/.ahp/hooks.local.yaml"));
+        assert!(control.matches(".claude/settings.local.json"));
+        assert!(!control.matches("/work/app/src/settings.json"));
     }
 }
