@@ -19,6 +19,7 @@ mod hostile;
 mod install;
 mod issue_workflow;
 mod layers;
+mod policy_tests;
 mod readme;
 mod retrospective;
 mod schema;

@@ -53,6 +53,14 @@ enum Command {
     Explain(Deferred<explain::ExplainArgs>),
     /// Check the merged configuration; exit 1 with every error found.
     Validate(Deferred<validate::ValidateArgs>),
+    /// Run policy tests: cases of events and the decisions the policy must make.
+    ///
+    /// Reads YAML test files (default: <project>/.ahp/tests), runs each case
+    /// against the project's merged policy (or --config FILE) without writing
+    /// the signal log, prints the results like `cargo test` and the entries no
+    /// case ran, and exits 1 when a case fails. `--from-log ID` prints a test
+    /// file made from a logged run. The format: `ahp schema --tests`.
+    Test(Deferred<test::TestArgs>),
     /// Print the merged configuration with the layer and file:line of every value.
     Config(Deferred<config::ConfigArgs>),
     /// Write a commented starter .ahp/hooks.yaml (and its schema) and gitignore the local files.
@@ -104,7 +112,7 @@ enum Command {
     ///
     /// Exit 0 when all is well, 1 when any problem is found.
     Doctor(Deferred<doctor::DoctorArgs>),
-    /// Print the JSON Schema (draft-07) of hooks.yaml (or of HOOK.md frontmatter).
+    /// Print the JSON Schema (draft-07) of hooks.yaml (or of HOOK.md frontmatter, or of policy tests).
     Schema(Deferred<schema::SchemaArgs>),
 }
 
@@ -156,6 +164,7 @@ fn run_command(cmd: Command, registry: Registry) -> Result<u8> {
         Command::Run(Deferred(args)) | Command::Gate(Deferred(args)) => run::run(args, &registry),
         Command::Explain(Deferred(args)) => explain::run(args, &registry),
         Command::Validate(Deferred(args)) => validate::run(args, &registry),
+        Command::Test(Deferred(args)) => test::run(args, &registry),
         Command::Config(Deferred(args)) => config::run(args, &registry),
         Command::Init(Deferred(args)) => init::run(args, &registry),
         Command::Trust(Deferred(args)) => trust::run(args, &registry),

@@ -10,4 +10,5 @@ pub(crate) mod dispatch;
 pub(crate) mod input;
 pub(crate) mod output;
 pub(crate) mod policy;
+pub(crate) mod policy_test;
 pub(crate) mod respond;

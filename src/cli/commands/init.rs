@@ -1,5 +1,5 @@
-//! `ahp init`: a commented starter `.ahp/hooks.yaml` and its schema, and
-//! the local files gitignored.
+//! `ahp init`: a commented starter `.ahp/hooks.yaml`, its schema and a
+//! starter test file, and the local files gitignored.
 
 use crate::cli::args::ProjectArg;
 use crate::ops::output::EXIT_PROCEED;
@@ -41,6 +41,15 @@ fn init(root: &Path, force: bool, registry: &ahp_engine::Registry) -> Result<()>
             .map_err(|e| anyhow!("ahp init: {e}"))
     };
     write(".ahp/hooks.yaml", ahp_config::STARTER_POLICY)?;
+    // Tests of the policy: kept when they exist (they are the user's).
+    let tests = dir.join("tests").join("policy.yaml");
+    let wrote_tests = !tests.exists();
+    if wrote_tests {
+        write(
+            ".ahp/tests/policy.yaml",
+            crate::ops::policy_test::STARTER_TESTS,
+        )?;
+    }
     let schema = dir.join("hooks.schema.json");
     write(
         ".ahp/hooks.schema.json",
@@ -72,11 +81,14 @@ fn init(root: &Path, force: bool, registry: &ahp_engine::Registry) -> Result<()>
     }
     crate::ops::output::outln!("wrote {}", hooks.display())?;
     crate::ops::output::outln!("wrote {}", schema.display())?;
+    if wrote_tests {
+        crate::ops::output::outln!("wrote {}", tests.display())?;
+    }
     if !missing.is_empty() {
         crate::ops::output::outln!("added {} to {}", missing.join(", "), gitignore.display())?;
     }
     crate::ops::output::outln!(
-        "next: edit the policy, then `ahp validate` and `ahp explain pre-tool-use`"
+        "next: edit the policy, then `ahp validate`, `ahp test` and `ahp explain pre-tool-use`"
     )?;
     Ok(())
 }

@@ -12,5 +12,6 @@ pub(crate) mod respond;
 pub(crate) mod run;
 pub(crate) mod schema;
 pub(crate) mod signals;
+pub(crate) mod test;
 pub(crate) mod trust;
 pub(crate) mod validate;

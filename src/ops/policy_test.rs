@@ -1,0 +1,602 @@
+//! Policy tests (`ahp test`): YAML files of cases, each an event as an
+//! agent or a workflow would send it and the decision the policy must
+//! make, run in-process against the loaded policy.
+//!
+//! A case is one of three shapes:
+//!
+//! - an ahp event and its context (`event: pre-tool-use`, `context: {tool:
+//!   …}`), as `ahp run` takes them;
+//! - an agent's own hook payload (`agent: gemini`, `payload: {…}`), mapped
+//!   by that agent's adapter exactly as `ahp hook AGENT` maps it;
+//! - a tool call in the attack corpus's short form (`tool: Bash`, `input:
+//!   {command: …}`), sent as the agent's pre-tool event (Claude Code
+//!   unless `agent` says otherwise).
+//!
+//! `expect` is an outcome (`allow`, `block`, `prompt`, …) or a map that
+//! also names the signal's source, intensity, a part of its message, or
+//! the tool input after control changes. `{{home}}` and `{{project}}` in a
+//! case stand for the home directory and the project root.
+//!
+//! Nothing is written to the signal log: a test is not a decision.
+
+use crate::adapters::{self, Agent};
+use crate::ops::policy::runtime;
+use ahp_config::{ConfigError, LoadedConfig, SourceFile};
+use ahp_engine::{Engine, EntryStatus, Event, HookContext, Intensity, Outcome, Registry, Verdict};
+use anyhow::{Context, Result, anyhow};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// A file of policy tests.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct TestFile {
+    /// What the file tests, for readers.
+    #[serde(default)]
+    #[allow(dead_code, reason = "read by people and the schema, not by ahp")]
+    pub description: Option<String>,
+    /// A label for the cases (the attack corpus names its category).
+    #[serde(default)]
+    #[allow(dead_code, reason = "read by people and the schema, not by ahp")]
+    pub category: Option<String>,
+    /// The cases, run in order.
+    pub cases: Vec<Case>,
+}
+
+/// One policy test.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Case {
+    /// Its name, shown in the results.
+    pub name: String,
+    /// An ahp event (any alias), with `context`.
+    #[serde(default)]
+    pub event: Option<String>,
+    /// The hook context for `event` (`tool`, `issue`, `files`, …).
+    #[serde(default)]
+    pub context: Option<Value>,
+    /// The agent whose payload `payload` (or `tool`/`input`) is: claude-code,
+    /// codex, gemini, copilot, cursor, kimi, agenthooks. Default claude-code.
+    #[serde(default)]
+    pub agent: Option<String>,
+    /// The agent's own hook payload, as it writes it on stdin.
+    #[serde(default)]
+    pub payload: Option<Value>,
+    /// A tool call's tool name as the agent names it (`Bash`, `Read`, …),
+    /// with `input`: sent as the agent's pre-tool event.
+    #[serde(default)]
+    pub tool: Option<String>,
+    /// The tool call's input.
+    #[serde(default)]
+    pub input: Option<Value>,
+    /// What the case needs around it.
+    #[serde(default)]
+    pub fixtures: Fixtures,
+    /// The decision the policy must make.
+    pub expect: Expect,
+    /// The policy is known to get this case wrong, and why: it is reported,
+    /// not failed, and reported again when it starts to pass.
+    #[serde(default)]
+    pub known_miss: Option<String>,
+    /// The technique the case stands for (MITRE ATT&CK id), for readers.
+    #[serde(default)]
+    #[allow(dead_code, reason = "read by people and the schema, not by ahp")]
+    pub technique: Option<String>,
+    /// Why the expectation is right, for readers.
+    #[serde(default)]
+    pub why: Option<String>,
+}
+
+/// What a case needs around it.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Fixtures {
+    /// An issue file (relative to the test file), loaded as `issue` and
+    /// `checklist` as `ahp gate --issue` loads it.
+    #[serde(default)]
+    pub issue: Option<PathBuf>,
+    /// The environment name (`development`, `production`, …).
+    #[serde(default)]
+    pub environment: Option<String>,
+    /// The changed files (`files` of the context): `changed`, `added`,
+    /// `deleted`, … as `ahp run` receives them.
+    #[serde(default)]
+    pub files: Option<Value>,
+}
+
+/// The expected decision: an outcome, or a map with more to check.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub(crate) enum Expect {
+    /// `allow` (accept, aid or control: the call goes ahead), `accept`,
+    /// `aid`, `control`, `prompt` or `block`.
+    Outcome(String),
+    /// The outcome and more.
+    Full(FullExpect),
+}
+
+/// The expected decision in full.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct FullExpect {
+    /// `allow`, `accept`, `aid`, `control`, `prompt` or `block`.
+    pub outcome: String,
+    /// A signal came from this entry (its id) or oracle.
+    #[serde(default)]
+    pub source: Option<String>,
+    /// A signal (from `source`, when given) has this intensity.
+    #[serde(default)]
+    pub intensity: Option<String>,
+    /// A signal (from `source`, when given) says this, as a part of its message.
+    #[serde(default)]
+    pub message: Option<String>,
+    /// The tool input after control changes, exactly.
+    #[serde(default)]
+    pub input: Option<Value>,
+}
+
+/// A case read from a file, with where it is.
+#[derive(Debug, Clone)]
+pub(crate) struct LoadedCase {
+    pub file: PathBuf,
+    pub line: usize,
+    pub case: Case,
+}
+
+/// The result of one case.
+#[derive(Debug)]
+pub(crate) struct CaseResult {
+    /// What did not match, one line each; empty when it passed.
+    pub mismatches: Vec<String>,
+    /// The verdict's signals, as `intensity source: message` lines.
+    pub signals: Vec<String>,
+}
+
+/// Reads the test files among `paths` (files, or directories searched for
+/// `*.yaml`/`*.yml`), in name order. A file that does not parse is an
+/// error naming its line and key.
+pub(crate) fn load_cases(paths: &[PathBuf]) -> Result<Vec<LoadedCase>> {
+    let mut files = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            let mut found: Vec<PathBuf> = std::fs::read_dir(p)
+                .with_context(|| format!("cannot read {}", p.display()))?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|f| {
+                    f.is_file()
+                        && matches!(f.extension().and_then(|x| x.to_str()), Some("yaml" | "yml"))
+                })
+                .collect();
+            found.sort();
+            files.extend(found);
+        } else if p.is_file() {
+            files.push(p.clone());
+        } else {
+            return Err(anyhow!(
+                "{}: no such file or directory (give test files, or a folder of them)",
+                p.display()
+            ));
+        }
+    }
+    let mut out = Vec::new();
+    for f in files {
+        out.extend(read_file(&f)?);
+    }
+    Ok(out)
+}
+
+fn read_file(path: &Path) -> Result<Vec<LoadedCase>> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let source = Arc::new(SourceFile {
+        layer: ahp_config::Layer::Project,
+        path: path.to_path_buf(),
+        text,
+    });
+    let node = ahp_config::yaml::parse(source).map_err(|e| anyhow!("{e}"))?;
+    let spec: TestFile = ahp_engine::oracle::from_value(&node.to_json()).map_err(|e| {
+        let key = e.key.clone().unwrap_or_default();
+        let origin = node
+            .find_key(&key)
+            .map(|k| &k.origin)
+            .or_else(|| node.find(&key).map(|n| &n.origin))
+            .unwrap_or(&node.origin);
+        let err = ConfigError::at(origin, (!key.is_empty()).then_some(key), e.message)
+            .help("the format: `ahp schema --tests`, or docs/policy-tests.md");
+        anyhow!("{}", ahp_config::ConfigErrors(vec![err]))
+    })?;
+    Ok(spec
+        .cases
+        .into_iter()
+        .enumerate()
+        .map(|(i, case)| LoadedCase {
+            file: path.to_path_buf(),
+            line: node
+                .find(&format!("cases.{i}"))
+                .map_or(0, |n| n.origin.line),
+            case,
+        })
+        .collect())
+}
+
+/// Runs cases against one loaded policy and remembers which entries ran.
+pub(crate) struct Runner<'a> {
+    cfg: &'a LoadedConfig,
+    engine: Engine,
+    rt: tokio::runtime::Runtime,
+    home: String,
+    /// (event, entry id) of every entry some case ran.
+    pub exercised: BTreeSet<(Event, String)>,
+}
+
+impl<'a> Runner<'a> {
+    /// A runner for `cfg`, compiled once for every event.
+    pub fn new(cfg: &'a LoadedConfig, registry: &Registry) -> Result<Runner<'a>> {
+        let compiled = cfg.compile_with_errors(registry, None);
+        if !compiled.errors.is_empty() {
+            return Err(ahp_config::ConfigErrors(compiled.errors).into());
+        }
+        crate::ops::output::print_warnings(&compiled.warnings);
+        let engine = Engine::builder()
+            .policy(compiled.policy)
+            .defer_detached(true)
+            .build()?;
+        Ok(Runner {
+            cfg,
+            engine,
+            rt: runtime()?,
+            home: std::env::var("HOME").unwrap_or_default(),
+            exercised: BTreeSet::new(),
+        })
+    }
+
+    /// Every entry of the policy: (event, id, where it is defined).
+    pub fn entries(&self) -> Vec<(Event, String, String)> {
+        let mut out = Vec::new();
+        for e in Event::ALL {
+            if let Some(plan) = self.engine.policy().plan(*e) {
+                for entry in &plan.entries {
+                    out.push((*e, entry.id.clone(), entry.origin.clone()));
+                }
+            }
+        }
+        out
+    }
+
+    /// Runs one case.
+    pub fn run(&mut self, lc: &LoadedCase) -> Result<CaseResult> {
+        let (event, ctx) = self.event_and_context(lc)?;
+        let verdict = self.rt.block_on(self.engine.dispatch(event, ctx));
+        for run in &verdict.entries {
+            if matches!(
+                run.status,
+                EntryStatus::Accepted | EntryStatus::Signalled | EntryStatus::Failed
+            ) {
+                self.exercised.insert((event, run.id.clone()));
+            }
+        }
+        Ok(compare(&lc.case.expect, &verdict))
+    }
+
+    fn fill(&self, v: &Value) -> Value {
+        let project = self.cfg.project_root.to_string_lossy();
+        match v {
+            Value::String(s) => Value::String(
+                s.replace("{{home}}", &self.home)
+                    .replace("{{project}}", &project),
+            ),
+            Value::Array(a) => Value::Array(a.iter().map(|x| self.fill(x)).collect()),
+            Value::Object(o) => {
+                Value::Object(o.iter().map(|(k, x)| (k.clone(), self.fill(x))).collect())
+            }
+            other => other.clone(),
+        }
+    }
+
+    fn event_and_context(&self, lc: &LoadedCase) -> Result<(Event, HookContext)> {
+        let case = &lc.case;
+        let agent = match case.agent.as_deref() {
+            None => Agent::ClaudeCode,
+            Some(name) => <Agent as clap::ValueEnum>::from_str(name, true).map_err(|_| {
+                anyhow!(
+                    "unknown agent `{name}` (one of: claude-code, codex, gemini, copilot, cursor, kimi, agenthooks)"
+                )
+            })?,
+        };
+        let project = self.cfg.project_root.to_string_lossy().into_owned();
+        let (event, mut ctx) = match (&case.event, &case.payload, &case.tool) {
+            (Some(name), None, None) => {
+                let event = Event::parse(name).map_err(|e| anyhow!("{e}"))?;
+                let raw = self.fill(case.context.as_ref().unwrap_or(&json!({})));
+                let ctx: HookContext =
+                    serde_json::from_value(raw).context("`context` is not a hook context")?;
+                (event, ctx)
+            }
+            (None, Some(payload), None) => agent_event(agent, &self.fill(payload))?,
+            (None, None, Some(tool)) => {
+                let native = if agent == Agent::Gemini {
+                    "BeforeTool"
+                } else {
+                    "PreToolUse"
+                };
+                let payload = json!({
+                    "session_id": "ahp-test",
+                    "cwd": project,
+                    "hook_event_name": native,
+                    "tool_name": tool,
+                    "tool_input": self.fill(case.input.as_ref().unwrap_or(&json!({}))),
+                    "tool_use_id": "ahp-test",
+                });
+                agent_event(agent, &payload)?
+            }
+            _ => {
+                return Err(anyhow!(
+                    "a case is one of: `event` (with `context`), `payload` (with `agent`), or `tool` (with `input`)"
+                ));
+            }
+        };
+        let fx = &case.fixtures;
+        if let Some(env) = &fx.environment {
+            ctx.environment = Some(env.clone());
+        }
+        if let Some(files) = &fx.files {
+            ctx.files = Some(
+                serde_json::from_value(self.fill(files))
+                    .context("`fixtures.files` is not a file list")?,
+            );
+        }
+        if let Some(issue) = &fx.issue {
+            let path = lc.file.parent().unwrap_or(Path::new(".")).join(issue);
+            let loaded = ahp_oracles::workflow::issue::load_issue(&path)
+                .map_err(|e| anyhow!("fixtures.issue: {e}"))?;
+            ctx.issue = Some(loaded.context_issue());
+            ctx.extra
+                .insert("checklist".into(), loaded.context_checklist());
+        }
+        if ctx.work_dir.is_none() {
+            ctx.work_dir = Some(project);
+        }
+        Ok((event, ctx))
+    }
+}
+
+/// The event and context an agent's payload maps to.
+fn agent_event(agent: Agent, payload: &Value) -> Result<(Event, HookContext)> {
+    let inbound = adapters::parse(agent, payload, None).map_err(|e| anyhow!("{e}"))?;
+    let event = inbound.event.ok_or_else(|| {
+        anyhow!(
+            "{agent} event `{}` is not one ahp decides on",
+            inbound.native_event
+        )
+    })?;
+    Ok((event, inbound.context))
+}
+
+/// Whether the verdict's outcome is the one `want` names.
+fn outcome_is(want: &str, got: Outcome) -> Result<bool, String> {
+    Ok(match want {
+        "allow" => matches!(got, Outcome::Accept | Outcome::Aid | Outcome::Control),
+        "accept" => got == Outcome::Accept,
+        "aid" => got == Outcome::Aid,
+        "control" => got == Outcome::Control,
+        "prompt" | "ask" => got == Outcome::Prompt,
+        "block" | "deny" => got == Outcome::Block,
+        other => {
+            return Err(format!(
+                "unknown outcome `{other}` (allow, accept, aid, control, prompt or block)"
+            ));
+        }
+    })
+}
+
+fn outcome_name(o: Outcome) -> &'static str {
+    match o {
+        Outcome::Accept => "accept",
+        Outcome::Aid => "aid",
+        Outcome::Prompt => "prompt",
+        Outcome::Control => "control",
+        Outcome::Block => "block",
+    }
+}
+
+/// What of `expect` the verdict does not meet.
+pub(crate) fn compare(expect: &Expect, verdict: &Verdict) -> CaseResult {
+    let signals: Vec<String> = verdict
+        .signals
+        .iter()
+        .map(|s| {
+            format!(
+                "{} {}: {}",
+                s.intensity().as_str(),
+                s.header.source,
+                s.payload.summary().lines().next().unwrap_or_default()
+            )
+        })
+        .collect();
+    let full = match expect {
+        Expect::Outcome(o) => FullExpect {
+            outcome: o.clone(),
+            source: None,
+            intensity: None,
+            message: None,
+            input: None,
+        },
+        Expect::Full(f) => f.clone(),
+    };
+    let mut mismatches = Vec::new();
+    match outcome_is(&full.outcome, verdict.outcome) {
+        Ok(true) => {}
+        Ok(false) => mismatches.push(format!(
+            "outcome: expected {}, found {}",
+            full.outcome,
+            outcome_name(verdict.outcome)
+        )),
+        Err(e) => mismatches.push(e),
+    }
+    let from_source: Vec<&ahp_engine::Signal> = verdict
+        .signals
+        .iter()
+        .filter(|s| {
+            full.source.as_deref().is_none_or(|src| {
+                s.header.source == src || s.header.source.split('/').any(|p| p == src)
+            })
+        })
+        .collect();
+    if let Some(src) = &full.source
+        && from_source.is_empty()
+    {
+        mismatches.push(format!("source: expected a signal from {src}, found none"));
+    }
+    if let Some(want) = &full.intensity {
+        match want.parse::<Intensity>().ok() {
+            Some(i) if from_source.iter().any(|s| s.intensity() == i) => {}
+            Some(_) => mismatches.push(format!(
+                "intensity: expected a {want} signal{}, found {}",
+                full.source
+                    .as_deref()
+                    .map(|s| format!(" from {s}"))
+                    .unwrap_or_default(),
+                listed(from_source.iter().map(|s| s.intensity().as_str()))
+            )),
+            None => mismatches.push(format!(
+                "unknown intensity `{want}` (block, control, prompt or aid)"
+            )),
+        }
+    }
+    if let Some(part) = &full.message
+        && !from_source
+            .iter()
+            .any(|s| s.payload.summary().contains(part.as_str()))
+    {
+        mismatches.push(format!("message: expected a signal saying {part:?}"));
+    }
+    if let Some(want) = &full.input {
+        let got = verdict
+            .context
+            .tool
+            .as_ref()
+            .map_or(Value::Null, |t| t.input.clone());
+        if &got != want {
+            mismatches.push(format!(
+                "input: expected {}, found {}",
+                serde_json::to_string(want).unwrap_or_default(),
+                serde_json::to_string(&got).unwrap_or_default()
+            ));
+        }
+    }
+    CaseResult {
+        mismatches,
+        signals,
+    }
+}
+
+fn listed<'s>(items: impl Iterator<Item = &'s str>) -> String {
+    let v: Vec<&str> = items.collect();
+    if v.is_empty() {
+        "none".to_string()
+    } else {
+        v.join(", ")
+    }
+}
+
+/// A test file holding the run `id` of the log at `log` (a run record's
+/// correlation id, or its start): its recorded context and event, and the
+/// decision it got as the expectation.
+pub(crate) fn case_from_log(log: &Path, id: &str) -> Result<String> {
+    let mut run: Option<ahp_engine::RunRecord> = None;
+    let mut signals: Vec<ahp_engine::Signal> = Vec::new();
+    let reader = ahp_signals_log::read_all(log)
+        .with_context(|| format!("cannot read the signal log {}", log.display()))?;
+    for record in reader {
+        match record.with_context(|| format!("cannot read {}", log.display()))? {
+            ahp_signals_log::Record::Run(r) if r.correlation_id.starts_with(id) => {
+                if run
+                    .as_ref()
+                    .is_some_and(|x| x.correlation_id != r.correlation_id)
+                {
+                    return Err(anyhow!(
+                        "`{id}` starts more than one run's id in {}; give more of it",
+                        log.display()
+                    ));
+                }
+                run = Some(r);
+            }
+            ahp_signals_log::Record::Signal(s)
+                if s.header
+                    .correlation_id
+                    .as_deref()
+                    .is_some_and(|c| c.starts_with(id)) =>
+            {
+                signals.push(s);
+            }
+            _ => {}
+        }
+    }
+    let run = run.ok_or_else(|| {
+        anyhow!(
+            "no run `{id}` in {} (`ahp signals query --kind run` lists the runs)",
+            log.display()
+        )
+    })?;
+    let strongest = signals
+        .iter()
+        .filter(|s| run.signal_ids.contains(&s.header.id))
+        .max_by_key(|s| s.intensity());
+    let mut expect = format!("      outcome: {}\n", outcome_name(run.outcome));
+    if let Some(s) = strongest {
+        expect.push_str(&format!(
+            "      source: {}\n",
+            serde_json::to_string(&s.header.source)?
+        ));
+    }
+    Ok(format!(
+        "# Recorded by `ahp test --from-log {id}` from {log}: the run of {when}.\n\
+         # Its decision is the expectation; edit it if the decision was wrong.\n\
+         cases:\n\
+         \x20 - name: {name}\n\
+         \x20   event: {event}\n\
+         \x20   context: {context}\n\
+         \x20   expect:\n{expect}",
+        log = log.display(),
+        when = run.timestamp.to_rfc3339(),
+        name = serde_json::to_string(&format!(
+            "{} run {} ({})",
+            run.event,
+            &run.correlation_id,
+            outcome_name(run.outcome)
+        ))?,
+        event = run.event,
+        context = serde_json::to_string(&run.context)?,
+    ))
+}
+
+/// The JSON Schema of a test file.
+pub(crate) fn schema() -> Value {
+    let schema = schemars::generate::SchemaSettings::draft07()
+        .into_generator()
+        .into_root_schema_for::<TestFile>();
+    serde_json::to_value(schema).unwrap_or(Value::Null)
+}
+
+/// The starter test file `ahp init` writes (`.ahp/tests/policy.yaml`).
+pub(crate) const STARTER_TESTS: &str = include_str!("starter-tests.yaml");
+
+/// The default place of a project's policy tests.
+pub(crate) fn default_dir(root: &Path) -> PathBuf {
+    root.join(ahp_engine::paths::AHP_DIR).join("tests")
+}
+
+/// Entries no case ran, grouped for the report: `event id (origin)`.
+pub(crate) fn unexercised(runner: &Runner<'_>) -> Vec<String> {
+    let mut by: BTreeMap<String, ()> = BTreeMap::new();
+    for (event, id, origin) in runner.entries() {
+        if !runner.exercised.contains(&(event, id.clone())) {
+            by.insert(format!("{event} {id} ({origin})"), ());
+        }
+    }
+    by.into_keys().collect()
+}
