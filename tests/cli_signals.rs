@@ -224,6 +224,7 @@ fn dismissal_log(path: &Path) {
                 wave: 0,
                 status: EntryStatus::Signalled,
                 duration_us: 10,
+                shadow: false,
             }],
             signal_ids: vec![s.header.id],
             duration_us: 20,

@@ -28,6 +28,7 @@ mod secrets_in_log;
 mod security;
 mod security_corpus;
 mod seed_config;
+mod shadow_mode;
 mod starter_policy;
 mod templates_and_sections;
 mod untrusted_repo;

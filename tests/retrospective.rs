@@ -58,6 +58,7 @@ impl Script {
                     wave: 0,
                     status: EntryStatus::Signalled,
                     duration_us: 10,
+                    shadow: false,
                 })
                 .collect(),
             signal_ids: out.iter().map(|s| s.header.id).collect(),

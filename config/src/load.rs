@@ -36,6 +36,7 @@ pub const SETTINGS_KEYS: &[&str] = &[
     "stop_block_cap",
     "prompt_fallback",
     "rewrite_fallback",
+    "mode",
 ];
 /// Keys of one entry.
 pub const ENTRY_KEYS: &[&str] = &[
@@ -52,6 +53,7 @@ pub const ENTRY_KEYS: &[&str] = &[
     "intensity_by_environment",
     "on_error",
     "timeout",
+    "mode",
 ];
 
 /// One entry after merging all layers.
@@ -970,6 +972,15 @@ impl LoadedConfig {
                     Err(e) => errors.push(e),
                 }
             }
+            if let Some(n) = node.get("mode")
+                && !matches!(n.as_str(), Some("enforce" | "shadow"))
+            {
+                errors.push(ConfigError::at(
+                    &n.origin,
+                    Some("settings.mode".into()),
+                    "expected `enforce` or `shadow`",
+                ));
+            }
         }
         if errors.is_empty() {
             Ok((s, fail_closed))
@@ -1419,6 +1430,26 @@ impl LoadedConfig {
                 .ok()
         });
         let intensity_by_environment = spec.intensity_by_environment.unwrap_or_default();
+        // `settings.mode` is for the layers' own entries: a project that
+        // rolls its rules out in shadow keeps the builtin protection.
+        let builtin = me.defined_at.layer() == Layer::Builtin;
+        let shadow = match spec.mode {
+            Some(m) => m == ahp_engine::Mode::Shadow,
+            None => !builtin && self.default_mode() == ahp_engine::Mode::Shadow,
+        };
+        if builtin
+            && shadow
+            && let Some(n) = node.get("mode")
+        {
+            warnings.push(ConfigWarning {
+                location: n.origin.location(),
+                message: format!(
+                    "{}: puts the builtin entry `{}` in shadow, so nothing it finds is refused any more (it is only recorded); switch it off with `enabled: false` if that is what you mean",
+                    me.path("mode"),
+                    me.id
+                ),
+            });
+        }
         // A layer may soften a builtin entry, but never without a word: its
         // blocks (`rm -rf /`) would quietly become questions or notes.
         if me.defined_at.layer() == Layer::Builtin {
@@ -1452,7 +1483,22 @@ impl LoadedConfig {
             intensity_by_environment,
             on_error,
             timeout,
+            shadow,
         })
+    }
+
+    /// `settings.mode` of the merged settings (`enforce` when absent or
+    /// invalid; an invalid value is an error of [`LoadedConfig::settings`]).
+    fn default_mode(&self) -> ahp_engine::Mode {
+        match self
+            .settings
+            .as_ref()
+            .and_then(|n| n.get("mode"))
+            .and_then(Node::as_str)
+        {
+            Some("shadow") => ahp_engine::Mode::Shadow,
+            _ => ahp_engine::Mode::Enforce,
+        }
     }
 
     fn compile_entry(
@@ -1594,6 +1640,7 @@ impl LoadedConfig {
             on_error: c.on_error,
             timeout: c.timeout,
             origin: format!("{} {}", me.defined_at.layer(), me.defined_at.location()),
+            shadow: c.shadow,
         }))
     }
 
@@ -1628,6 +1675,7 @@ impl LoadedConfig {
                     OnError::Allow
                 },
                 timeout: None,
+                shadow: self.default_mode() == ahp_engine::Mode::Shadow,
             },
         };
         if !c.enabled {
@@ -1675,6 +1723,7 @@ impl LoadedConfig {
             on_error: c.on_error,
             timeout: Some(timeout),
             origin,
+            shadow: c.shadow,
         }))
     }
 }
@@ -1741,6 +1790,9 @@ struct Common {
     intensity_by_environment: BTreeMap<String, Intensity>,
     on_error: OnError,
     timeout: Option<Duration>,
+    /// `mode: shadow` (or `settings.mode: shadow` for entries outside the
+    /// builtin layer).
+    shadow: bool,
 }
 
 fn millis(n: &Node, path: &str) -> Result<Duration, ConfigError> {

@@ -112,6 +112,9 @@ pub struct SettingsSpec {
     /// `ahp hook`: a rewrite where the agent cannot take one: `deny`
     /// (default, "rewrite required: …") or `context`.
     pub rewrite_fallback: Option<Fallback>,
+    /// The default `mode` of the entries of your layers (`enforce` or
+    /// `shadow`); the builtin layer's entries keep enforcing.
+    pub mode: Option<ahp_engine::Mode>,
 }
 
 /// `context` or `deny`.
@@ -170,6 +173,10 @@ pub struct EntrySpec {
     /// Time limit in milliseconds.
     #[schemars(range(min = 1, max = 3_600_000))]
     pub timeout: Option<u64>,
+    /// `shadow`: evaluate and record what it would have done (`would:
+    /// block`), never change a verdict: roll a rule out, read `ahp signals
+    /// stats`, then enforce. Default `enforce` (or `settings.mode`).
+    pub mode: Option<ahp_engine::Mode>,
 }
 
 /// A `when` matcher.

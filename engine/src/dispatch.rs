@@ -100,6 +100,9 @@ pub struct EntryRun {
     pub status: EntryStatus,
     /// Time spent, in microseconds.
     pub duration_us: u64,
+    /// A `mode: shadow` entry: what it said is in [`Verdict::shadow`].
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub shadow: bool,
 }
 
 /// A control modification that was applied, with its source.
@@ -125,6 +128,10 @@ pub struct Verdict {
     pub correlation_id: String,
     /// Every signal, in run order (config order within a wave).
     pub signals: Vec<Signal>,
+    /// What `mode: shadow` entries would have said: recorded, never part
+    /// of the outcome or of an agent's answer.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub shadow: Vec<Signal>,
     /// Control modifications applied to the context, in order.
     pub context_changes: Vec<AppliedChange>,
     /// Warnings and errors.
@@ -580,6 +587,7 @@ impl Engine {
             event,
             correlation_id: correlation_id.clone(),
             signals: Vec::new(),
+            shadow: Vec::new(),
             context_changes: Vec::new(),
             diagnostics: Vec::new(),
             entries: Vec::new(),
@@ -631,6 +639,7 @@ impl Engine {
                         wave: wave_no,
                         status: EntryStatus::SkippedAfterBlock,
                         duration_us: 0,
+                        shadow: plan.entries[i].shadow,
                     });
                 }
                 continue;
@@ -674,13 +683,35 @@ impl Engine {
                                     line: None,
                                 });
                             }
-                            let s = self.escalate(event, &ctx, s);
-                            verdict.signals.push(s);
+                            let mut s = self.escalate(event, &ctx, s);
+                            if entry.shadow {
+                                s.header.shadow = true;
+                                verdict.shadow.push(s);
+                            } else {
+                                verdict.signals.push(s);
+                            }
                         }
                         EntryStatus::Signalled
                     }
                     Outcome1::Failed(msg) => {
-                        self.fail(entry, event, &ctx, &msg, &mut verdict);
+                        if entry.shadow {
+                            // A shadow entry cannot fail anything closed.
+                            verdict.diagnostics.push(Diagnostic {
+                                level: Level::Warning,
+                                timestamp: Utc::now(),
+                                source: entry.id.clone(),
+                                event: Some(event),
+                                correlation_id: ctx.correlation_id.clone(),
+                                message: format!(
+                                    "shadow entry `{}` ({}) failed: {msg}",
+                                    entry.id, entry.oracle_name
+                                ),
+                                file: None,
+                                line: None,
+                            });
+                        } else {
+                            self.fail(entry, event, &ctx, &msg, &mut verdict);
+                        }
                         EntryStatus::Failed
                     }
                 };
@@ -697,6 +728,7 @@ impl Engine {
                     wave: wave_no,
                     status,
                     duration_us: u64::try_from(elapsed.as_micros()).unwrap_or(u64::MAX),
+                    shadow: entry.shadow,
                 });
             }
             self.apply_controls(&mut ctx, &mut verdict, wave_start);
@@ -714,10 +746,12 @@ impl Engine {
             Self::redact_verdict(&mut verdict, &redactions);
         }
         let signals = std::mem::take(&mut verdict.signals);
-        for s in &signals {
+        let shadow = std::mem::take(&mut verdict.shadow);
+        for s in signals.iter().chain(&shadow) {
             self.record_signal(s, &mut verdict.diagnostics);
         }
         verdict.signals = signals;
+        verdict.shadow = shadow;
         for d in &verdict.diagnostics {
             if let Some(sink) = &self.sink {
                 // A diagnostic that cannot be written is still returned in
@@ -738,6 +772,10 @@ impl Engine {
     /// asked for, and adapters build their answer from it.
     fn redact_verdict(verdict: &mut Verdict, secrets: &[String]) {
         verdict.signals = std::mem::take(&mut verdict.signals)
+            .into_iter()
+            .map(|s| redact_signal(s, secrets))
+            .collect();
+        verdict.shadow = std::mem::take(&mut verdict.shadow)
             .into_iter()
             .map(|s| redact_signal(s, secrets))
             .collect();
@@ -962,6 +1000,7 @@ impl Engine {
                                 let (s, _) = Self::finish_signal(&entry, event, &ctx, s);
                                 let mut s = redact_signal(s, &secrets);
                                 s.header.detached = true;
+                                s.header.shadow = entry.shadow;
                                 let _ = sink.record_signal(&s);
                             }
                         }
@@ -990,6 +1029,7 @@ impl Engine {
                 wave: wave_no,
                 status,
                 duration_us: 0,
+                shadow: entry.shadow,
             });
         }
     }
@@ -1012,6 +1052,7 @@ impl Engine {
             event,
             correlation_id,
             signals: Vec::new(),
+            shadow: Vec::new(),
             context_changes: Vec::new(),
             diagnostics: Vec::new(),
             entries: Vec::new(),

@@ -86,7 +86,7 @@ pub use intensity::{Intensity, Outcome};
 pub use oracle::{
     Evaluation, Oracle, OracleConfig, OracleConfigError, OracleConfigWarning, OracleError,
 };
-pub use policy::{Entry, OnBlock, OnError, Plan, Policy, PolicyError, Settings};
+pub use policy::{Entry, Mode, OnBlock, OnError, Plan, Policy, PolicyError, Settings};
 pub use registry::{BuildError, Registry};
 pub use signal::{
     Action, ActionMismatch, AidPayload, BlockPayload, ControlPayload, ModOp, Modification, Payload,

@@ -26,6 +26,21 @@ pub enum OnError {
     Block,
 }
 
+/// Whether an entry's findings count (`enforce`, the default) or are only
+/// recorded as what it would have done (`shadow`), to roll a rule out.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    /// Its signals are part of the verdict.
+    #[default]
+    Enforce,
+    /// Evaluated and recorded (`shadow: true` on its signals); never part
+    /// of the verdict or of an agent's answer.
+    Shadow,
+}
+
 /// What a block does to later waves.
 #[derive(
     Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
@@ -88,6 +103,9 @@ pub struct Entry {
     pub timeout: Option<Duration>,
     /// Where the entry was defined (layer and file:line), for explanations.
     pub origin: String,
+    /// `mode: shadow`: evaluated and recorded as what it would have done
+    /// ([`crate::SignalHeader::shadow`]), never part of the verdict.
+    pub shadow: bool,
 }
 
 impl std::fmt::Debug for Entry {
@@ -121,6 +139,7 @@ impl Entry {
             on_error: OnError::Allow,
             timeout: None,
             origin: String::from("(code)"),
+            shadow: false,
         }
     }
 }

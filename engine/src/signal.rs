@@ -46,6 +46,11 @@ pub struct SignalHeader {
     /// True for `async: true` entries: recorded only, never part of a verdict.
     #[serde(default, skip_serializing_if = "is_false")]
     pub detached: bool,
+    /// True for `mode: shadow` entries: what the entry would have said
+    /// (its intensity is the would-be one), recorded only, never part of a
+    /// verdict or an agent's answer.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub shadow: bool,
 }
 
 /// Where a signal applies.
@@ -365,6 +370,7 @@ impl Signal {
                 escalated_from: None,
                 escalation: None,
                 detached: false,
+                shadow: false,
             },
             context: SignalContext::default(),
             payload,

@@ -64,6 +64,7 @@ fn main() -> ExitCode {
                 wave: 0,
                 status: EntryStatus::Accepted,
                 duration_us: 40,
+                shadow: false,
             },
             EntryRun {
                 id: "FileChangeLimiter".into(),
@@ -71,6 +72,7 @@ fn main() -> ExitCode {
                 wave: 0,
                 status: EntryStatus::Accepted,
                 duration_us: 25,
+                shadow: false,
             },
             EntryRun {
                 id: "never-fires".into(),
@@ -78,6 +80,7 @@ fn main() -> ExitCode {
                 wave: 1,
                 status: EntryStatus::Accepted,
                 duration_us: 5,
+                shadow: false,
             },
         ];
         let mut signals = Vec::new();

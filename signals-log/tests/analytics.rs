@@ -107,6 +107,7 @@ impl Gen {
                     EntryStatus::Accepted
                 },
                 duration_us: 10,
+                shadow: false,
             }],
             signal_ids: signal.iter().map(|s| s.header.id).collect(),
             duration_us: 20,

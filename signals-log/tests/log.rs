@@ -96,6 +96,7 @@ fn one_of_each() -> Vec<Record> {
                 wave: 0,
                 status: ahp_engine::EntryStatus::Signalled,
                 duration_us: 120,
+                shadow: false,
             }],
             signal_ids: vec![uuid_of_block],
             duration_us: 450,

@@ -346,6 +346,7 @@ impl Decision {
     ///     event: Event::PreToolUse,
     ///     correlation_id: "c".into(),
     ///     signals: vec![Signal::block("no").with_resolution_path(["do it safely"])],
+    ///     shadow: vec![],
     ///     context_changes: vec![],
     ///     diagnostics: vec![],
     ///     entries: vec![],

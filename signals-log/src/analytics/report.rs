@@ -182,9 +182,8 @@ pub fn render(title: &str, stats: &Stats, findings: &[Finding]) -> String {
     h.push_str("<h2>Signals over time by intensity</h2>");
     h.push_str(&timeline_svg(&stats.timeline));
     let label = |r: &super::stats::SourceStats| format!("{} @ {}", r.source, r.event);
-    let rates: Vec<(String, f64)> = stats
-        .rows
-        .iter()
+    let enforced = || stats.rows.iter().filter(|r| !r.shadow);
+    let rates: Vec<(String, f64)> = enforced()
         .filter_map(|r| r.block_rate.map(|v| (label(r), v)))
         .collect();
     h.push_str("<h2>Block rate per source</h2>");
@@ -195,9 +194,7 @@ pub fn render(title: &str, stats: &Stats, findings: &[Finding]) -> String {
         "#cc0000",
         Some(1.0),
     ));
-    let dismiss: Vec<(String, f64)> = stats
-        .rows
-        .iter()
+    let dismiss: Vec<(String, f64)> = enforced()
         .filter_map(|r| r.dismissal_rate.map(|v| (label(r), v)))
         .collect();
     h.push_str("<h2>Prompt dismissal rate per source</h2>");
@@ -208,15 +205,13 @@ pub fn render(title: &str, stats: &Stats, findings: &[Finding]) -> String {
         "#c4a000",
         Some(1.0),
     ));
-    let mttr: Vec<(String, f64)> = stats
-        .rows
-        .iter()
+    let mttr: Vec<(String, f64)> = enforced()
         .filter_map(|r| r.mttr_secs.map(|v| (label(r), v)))
         .collect();
     h.push_str("<h2>Mean time to recover from a block</h2>");
     h.push_str(&bars_svg("MTTR", &mttr, duration, "#3465a4", None));
     h.push_str("<h2>Statistics</h2><table><tr><th>source</th><th>event</th><th>firings</th><th>aid</th><th>prompt</th><th>control</th><th>block</th><th>runs</th><th>block rate</th><th>MTTR</th><th>dismissed</th><th>proceed w/ risk</th></tr>");
-    for r in &stats.rows {
+    for r in enforced() {
         let _ = write!(
             h,
             "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
@@ -234,7 +229,31 @@ pub fn render(title: &str, stats: &Stats, findings: &[Finding]) -> String {
             opt_pct(r.proceed_with_risk_rate)
         );
     }
-    h.push_str("</table><h2>Suggestions</h2><ul>");
+    h.push_str("</table>");
+    if stats.rows.iter().any(|r| r.shadow) {
+        h.push_str("<h2>Shadow entries</h2><p>What entries in <code>mode: shadow</code> would have done; none of it reached an agent.</p><table><tr><th>source</th><th>event</th><th>runs</th><th>would block</th><th>would ask</th><th>sessions</th></tr>");
+        for r in stats.rows.iter().filter(|r| r.shadow) {
+            let share = |n: u64| {
+                if r.runs_selected == 0 {
+                    n.to_string()
+                } else {
+                    format!("{n} ({:.1}%)", n as f64 * 100.0 / r.runs_selected as f64)
+                }
+            };
+            let _ = write!(
+                h,
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                escape(&r.source),
+                escape(&r.event),
+                r.runs_selected,
+                share(r.blocks),
+                share(r.prompts),
+                r.sessions
+            );
+        }
+        h.push_str("</table>");
+    }
+    h.push_str("<h2>Suggestions</h2><ul>");
     if findings.is_empty() {
         h.push_str("<li>none</li>");
     }

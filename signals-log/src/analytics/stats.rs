@@ -23,8 +23,14 @@ pub struct SourceStats {
     pub oracle: Option<String>,
     /// The event.
     pub event: String,
+    /// A `mode: shadow` entry: its figures are what it would have done,
+    /// never enforced (an entry rolled out in shadow, then enforced, has a
+    /// row for each).
+    pub shadow: bool,
     /// Signals raised.
     pub firings: u64,
+    /// Sessions (else issues) in which it raised a signal.
+    pub sessions: u64,
     /// Signals by intensity: aid, prompt, control, block.
     pub intensity: IntensityMix,
     /// Runs of this event in which this entry was selected.
@@ -114,6 +120,7 @@ struct Acc {
     row: SourceStats,
     mttr_sum: f64,
     changed: BTreeMap<u64, u64>,
+    sessions: std::collections::HashSet<String>,
 }
 
 /// Folds records into [`Stats`] one at a time.
@@ -129,12 +136,14 @@ struct Acc {
 /// assert_eq!(stats.rows[0].blocks, 1);
 /// ```
 pub struct StatsBuilder {
-    index: HashMap<(String, String), usize>,
+    index: HashMap<(String, String, bool), usize>,
     accs: Vec<Acc>,
     /// signal id → (row, its current answer).
     signals: Recent<u128, (usize, Option<Action>)>,
     /// correlation id → rows that blocked in that dispatch.
     blocking: Recent<String, Vec<usize>>,
+    /// correlation id → rows that raised a signal in that dispatch.
+    fired: Recent<String, Vec<usize>>,
     /// issue/session → (row, time of the first block) still open.
     open: HashMap<String, Vec<(usize, DateTime<Utc>)>>,
     hourly: BTreeMap<String, IntensityMix>,
@@ -172,14 +181,15 @@ impl StatsBuilder {
             accs: Vec::new(),
             signals: Recent::new(RECENT_WINDOW),
             blocking: Recent::new(RECENT_WINDOW),
+            fired: Recent::new(RECENT_WINDOW),
             open: HashMap::new(),
             hourly: BTreeMap::new(),
             stats: Stats::default(),
         }
     }
 
-    fn row(&mut self, source: &str, event: String) -> usize {
-        let key = (source.to_string(), event);
+    fn row(&mut self, source: &str, event: String, shadow: bool) -> usize {
+        let key = (source.to_string(), event, shadow);
         if let Some(&i) = self.index.get(&key) {
             return i;
         }
@@ -188,6 +198,7 @@ impl StatsBuilder {
             row: SourceStats {
                 source: key.0.clone(),
                 event: key.1.clone(),
+                shadow,
                 ..SourceStats::default()
             },
             ..Acc::default()
@@ -202,7 +213,11 @@ impl StatsBuilder {
         match record {
             Record::Signal(s) => {
                 self.stats.signals += 1;
-                let i = self.row(&s.header.source, event_name(s.context.hook));
+                let i = self.row(
+                    &s.header.source,
+                    event_name(s.context.hook),
+                    s.header.shadow,
+                );
                 let intensity = s.intensity();
                 let row = &mut self.accs[i].row;
                 row.firings += 1;
@@ -213,16 +228,23 @@ impl StatsBuilder {
                     _ => {}
                 }
                 self.signals.insert(s.header.id.as_u128(), (i, None));
-                if intensity == Intensity::Block
-                    && let Some(corr) = &s.header.correlation_id
-                {
-                    match self.blocking.get_mut(corr) {
+                if let Some(corr) = &s.header.correlation_id {
+                    match self.fired.get_mut(corr) {
                         Some(rows) => rows.push(i),
-                        None => self.blocking.insert(corr.clone(), vec![i]),
+                        None => self.fired.insert(corr.clone(), vec![i]),
+                    }
+                    // A shadow block stopped nothing: no time to repair.
+                    if intensity == Intensity::Block && !s.header.shadow {
+                        match self.blocking.get_mut(corr) {
+                            Some(rows) => rows.push(i),
+                            None => self.blocking.insert(corr.clone(), vec![i]),
+                        }
                     }
                 }
-                let hour = s.header.timestamp.format("%Y-%m-%dT%H").to_string();
-                self.hourly.entry(hour).or_default().add(intensity);
+                if !s.header.shadow {
+                    let hour = s.header.timestamp.format("%Y-%m-%dT%H").to_string();
+                    self.hourly.entry(hour).or_default().add(intensity);
+                }
             }
             Record::Response(r) => {
                 self.stats.responses += 1;
@@ -252,7 +274,7 @@ impl StatsBuilder {
                     .pointer("/files/changed_count")
                     .and_then(|v| v.as_u64());
                 for e in &run.entries {
-                    let i = self.row(&e.id, event.clone());
+                    let i = self.row(&e.id, event.clone(), e.shadow);
                     let acc = &mut self.accs[i];
                     acc.row.runs_selected += 1;
                     if acc.row.oracle.is_none() {
@@ -270,7 +292,11 @@ impl StatsBuilder {
                     .map(|i| format!("issue:{i}"))
                     .or_else(|| run.session_id.as_ref().map(|s| format!("session:{s}")));
                 let blockers = self.blocking.remove(&run.correlation_id);
+                let fired = self.fired.remove(&run.correlation_id);
                 let Some(key) = key else { return };
+                for i in fired.unwrap_or_default() {
+                    self.accs[i].sessions.insert(key.clone());
+                }
                 match run.outcome {
                     Outcome::Block => {
                         let blockers = blockers.unwrap_or_default();
@@ -310,10 +336,11 @@ impl StatsBuilder {
                 r.proceed_with_risk_rate = rate(r.proceed_with_risk, r.blocks);
                 r.mttr_secs = (r.mttr_samples > 0).then(|| acc.mttr_sum / r.mttr_samples as f64);
                 r.changed_files_p90 = percentile(&acc.changed, 0.9);
+                r.sessions = acc.sessions.len() as u64;
                 r
             })
             .collect();
-        rows.sort_by(|a, b| (&a.source, &a.event).cmp(&(&b.source, &b.event)));
+        rows.sort_by(|a, b| (&a.source, &a.event, a.shadow).cmp(&(&b.source, &b.event, b.shadow)));
         stats.rows = rows;
         stats.timeline = if self.hourly.len() <= 48 {
             self.hourly.into_iter().collect()

@@ -27,6 +27,13 @@ pub const OVERRIDE_RATE: f64 = 0.3;
 pub const MIN_RUNS_SILENT: u64 = 50;
 /// An entry that blocks this share of its runs probably blocks too much.
 pub const BLOCK_RATE: f64 = 0.5;
+/// Runs a shadow entry needs before it is judged ready to enforce.
+pub const MIN_RUNS_SHADOW: u64 = 50;
+/// Sessions a shadow entry needs to have seen before it is judged.
+pub const MIN_SESSIONS_SHADOW: u64 = 3;
+/// A shadow entry that would stop more than this share of its runs is not
+/// ready: enforcing it would stop the work it watches.
+pub const SHADOW_STOP_RATE: f64 = 0.1;
 
 /// One suggestion with its evidence.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -35,7 +42,9 @@ pub struct Finding {
     pub source: String,
     /// The event.
     pub event: String,
-    /// What was found: `prompt_dismissed`, `block_overridden`, `never_fired`, `blocks_too_often`.
+    /// What was found: `prompt_dismissed`, `block_overridden`, `never_fired`,
+    /// `blocks_too_often`; for shadow entries `shadow_gathering`,
+    /// `shadow_too_strict`, `shadow_ready`.
     pub finding: &'static str,
     /// The numbers behind it.
     pub evidence: serde_json::Value,
@@ -45,6 +54,56 @@ pub struct Finding {
 
 fn pct(r: f64) -> u64 {
     (r * 100.0).round() as u64
+}
+
+/// Whether a shadow entry looks ready to enforce: it has seen enough runs
+/// and sessions, and would have stopped (blocked or asked) few of them.
+fn shadow_finding(row: &super::stats::SourceStats) -> Option<Finding> {
+    if row.runs_selected == 0 {
+        return None;
+    }
+    let stops = row.blocks + row.prompts;
+    let rate = stops as f64 / row.runs_selected as f64;
+    let evidence = json!({"runs_selected": row.runs_selected, "would_block": row.blocks,
+                          "would_prompt": row.prompts, "sessions": row.sessions, "would_stop_rate": rate});
+    let said = format!(
+        "{} (shadow) would have blocked {} and asked {} of {} runs ({}%), in {} session{}",
+        row.source,
+        row.blocks,
+        row.prompts,
+        row.runs_selected,
+        pct(rate),
+        row.sessions,
+        if row.sessions == 1 { "" } else { "s" }
+    );
+    let (finding, advice) = if row.runs_selected < MIN_RUNS_SHADOW
+        || row.sessions < MIN_SESSIONS_SHADOW && stops > 0
+    {
+        (
+            "shadow_gathering",
+            format!(
+                "keep it in shadow: judged after {MIN_RUNS_SHADOW} runs and {MIN_SESSIONS_SHADOW} sessions"
+            ),
+        )
+    } else if rate > SHADOW_STOP_RATE {
+        (
+            "shadow_too_strict",
+            "read its would-be signals (`ahp signals query --source …`) and narrow it before enforcing"
+                .to_string(),
+        )
+    } else {
+        (
+            "shadow_ready",
+            "looks ready to enforce: remove `mode: shadow`".to_string(),
+        )
+    };
+    Some(Finding {
+        source: row.source.clone(),
+        event: row.event.clone(),
+        finding,
+        evidence,
+        suggestion: format!("{said} → {advice}"),
+    })
 }
 
 /// The suggestions for `stats`, in the order of its rows. An oracle's
@@ -61,6 +120,10 @@ fn pct(r: f64) -> u64 {
 pub fn suggest(stats: &Stats, registry: &Registry) -> Vec<Finding> {
     let mut out = Vec::new();
     for row in &stats.rows {
+        if row.shadow {
+            out.extend(shadow_finding(row));
+            continue;
+        }
         let tuning = registry.tuning(row.oracle.as_deref().unwrap_or(&row.source));
         let finding = |finding, evidence, suggestion| Finding {
             source: row.source.clone(),

@@ -140,6 +140,9 @@ fn explain(
                 if e.is_async {
                     flags.push("async".to_string());
                 }
+                if e.shadow {
+                    flags.push("shadow: recorded only, never decides".to_string());
+                }
                 if let Some(i) = e.intensity {
                     flags.push(format!("intensity: {i}"));
                 }

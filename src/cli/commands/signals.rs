@@ -615,6 +615,7 @@ fn stats_table(s: &Stats) -> String {
     let rows: Vec<Vec<String>> = s
         .rows
         .iter()
+        .filter(|r| !r.shadow)
         .map(|r| {
             vec![
                 r.source.clone(),
@@ -649,6 +650,44 @@ fn stats_table(s: &Stats) -> String {
         ],
         &rows,
     );
+    let shadow: Vec<Vec<String>> = s
+        .rows
+        .iter()
+        .filter(|r| r.shadow)
+        .map(|r| {
+            let of_runs = |n: u64| {
+                if r.runs_selected == 0 {
+                    n.to_string()
+                } else {
+                    format!("{n} ({:.1}%)", n as f64 * 100.0 / r.runs_selected as f64)
+                }
+            };
+            vec![
+                r.source.clone(),
+                r.event.clone(),
+                r.runs_selected.to_string(),
+                of_runs(r.blocks),
+                of_runs(r.prompts),
+                r.sessions.to_string(),
+            ]
+        })
+        .collect();
+    if !shadow.is_empty() {
+        out.push_str(
+            "\nShadow entries (mode: shadow): what they would have done; none of it reached an agent\n",
+        );
+        out.push_str(&table(
+            &[
+                "SOURCE",
+                "EVENT",
+                "RUNS",
+                "WOULD BLOCK",
+                "WOULD ASK",
+                "SESSIONS",
+            ],
+            &shadow,
+        ));
+    }
     out.push_str(&format!(
         "\n{} records: {} signals, {} responses ({} superseded by a later answer, {} unattributed), {} runs\n",
         s.records, s.signals, s.responses, s.superseded_responses, s.unattributed_responses, s.runs

@@ -1,0 +1,145 @@
+//! `mode: shadow`: an entry evaluated and recorded as what it would have
+//! done, never part of a decision, and reported apart by the analytics.
+
+use crate::common::{Sandbox, stderr, stdout};
+use serde_json::json;
+
+fn bash(sb: &Sandbox, session: &str, command: &str) -> String {
+    let payload = json!({
+        "session_id": session,
+        "cwd": sb.root(),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+    });
+    let out = sb
+        .ahp()
+        .args(["hook", "claude-code"])
+        .write_stdin(payload.to_string())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    stdout(&out)
+}
+
+const SHADOW_RULE: &str = "hooks:
+  pre-tool-use:
+    - oracle: Rules
+      id: no-npm
+      mode: shadow
+      config:
+        rules:
+          - condition: \"tool.input.command ~ '^npm '\"
+            intensity: block
+            message: npm is being phased out
+";
+
+#[test]
+fn a_shadow_block_leaves_the_answer_an_allow_and_stats_count_it() {
+    let sb = Sandbox::new();
+    sb.write(".ahp/hooks.yaml", SHADOW_RULE);
+    // The agent is told nothing: no deny, no reason.
+    for (session, cmd) in [("s1", "npm ci"), ("s2", "npm test"), ("s2", "git status")] {
+        assert_eq!(bash(&sb, session, cmd).trim(), "", "{cmd}");
+    }
+    // The log holds what it would have said.
+    let shadow: Vec<_> = sb
+        .log_lines()
+        .into_iter()
+        .filter(|r| r["kind"] == "signal")
+        .collect();
+    assert_eq!(shadow.len(), 2, "{shadow:?}");
+    assert!(
+        shadow
+            .iter()
+            .all(|s| s["header"]["shadow"] == true && s["header"]["intensity"] == "block")
+    );
+    let runs: Vec<_> = sb
+        .log_lines()
+        .into_iter()
+        .filter(|r| r["kind"] == "run")
+        .collect();
+    assert!(runs.iter().all(|r| r["outcome"] == "accept"), "{runs:?}");
+
+    // stats: apart from the enforced rows, with the would-be share.
+    let out = sb.ahp().args(["signals", "stats"]).output().unwrap();
+    let text = stdout(&out);
+    let (enforced, shadow) = text.split_once("Shadow entries").expect(&text);
+    assert!(!enforced.contains("no-npm"), "{text}");
+    let row = shadow
+        .lines()
+        .find(|l| l.starts_with("no-npm"))
+        .expect(&text);
+    assert!(row.contains("2 (66.7%)"), "{row}");
+    assert!(row.trim_end().ends_with('2'), "sessions: {row}");
+    let out = sb
+        .ahp()
+        .args(["signals", "stats", "--format", "json"])
+        .output()
+        .unwrap();
+    let stats: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let row = stats["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["source"] == "no-npm")
+        .unwrap();
+    assert_eq!(row["shadow"], true);
+    assert_eq!(row["blocks"], 2);
+    // tune: not judged on three runs.
+    let out = sb.ahp().args(["signals", "tune"]).output().unwrap();
+    assert!(
+        stdout(&out).contains("no-npm (shadow) would have blocked 2 and asked 0 of 3 runs"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(
+        stdout(&out).contains("keep it in shadow"),
+        "{}",
+        stdout(&out)
+    );
+    // Enforced, the same rule blocks.
+    sb.write(
+        ".ahp/hooks.yaml",
+        &SHADOW_RULE.replace("      mode: shadow\n", ""),
+    );
+    assert!(bash(&sb, "s3", "npm ci").contains("\"deny\""));
+}
+
+/// `settings.mode: shadow` rolls out a layer's own entries; the builtin
+/// protection keeps blocking. Shadowing a builtin entry by id is said.
+#[test]
+fn settings_mode_shadows_your_entries_not_the_builtin_ones() {
+    let sb = Sandbox::new();
+    sb.write(
+        ".ahp/hooks.yaml",
+        &format!(
+            "settings:\n  mode: shadow\n{}",
+            SHADOW_RULE.replace("      mode: shadow\n", "")
+        ),
+    );
+    assert_eq!(bash(&sb, "s", "npm ci").trim(), "");
+    assert!(bash(&sb, "s", "rm -rf ~/").contains("\"deny\""));
+
+    sb.write(
+        ".ahp/hooks.local.yaml",
+        "hooks:\n  pre-tool-use:\n    - id: PermissionChecker\n      mode: shadow\n",
+    );
+    let out = sb.ahp().arg("validate").output().unwrap();
+    assert!(
+        stderr(&out).contains("puts the builtin entry `PermissionChecker` in shadow"),
+        "{}",
+        stderr(&out)
+    );
+    let out = sb.ahp().args(["explain", "pre-tool-use"]).output().unwrap();
+    assert!(
+        stdout(&out).contains("shadow: recorded only"),
+        "{}",
+        stdout(&out)
+    );
+
+    sb.write(".ahp/hooks.local.yaml", "settings:\n  mode: loud\n");
+    let out = sb.ahp().arg("validate").output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("settings.mode"), "{}", stderr(&out));
+}
