@@ -19,6 +19,7 @@ mod hostile;
 mod install;
 mod issue_workflow;
 mod layers;
+mod managed_layer;
 mod policy_tests;
 mod readme;
 mod retrospective;

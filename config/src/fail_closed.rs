@@ -42,7 +42,7 @@ impl fmt::Display for FailClosed {
             FailClosed::Layer(_) => write!(f, "settings.fail_closed is true"),
             FailClosed::UserLayerUnreadable(p) => write!(
                 f,
-                "the user policy {}, which decides settings.fail_closed, cannot be read",
+                "the policy {}, which decides settings.fail_closed, cannot be read",
                 p.display()
             ),
         }
@@ -86,7 +86,9 @@ pub fn fail_closed_from_layers(opts: &LoadOptions) -> Option<FailClosed> {
         return Some(FailClosed::Env);
     }
     for (layer, path) in opts.layer_paths() {
-        let user = layer == Layer::User;
+        // The user layer decides for the user, the managed one for the
+        // organisation: either unreadable fails closed.
+        let user = matches!(layer, Layer::User | Layer::Managed);
         match read_layer_value(&path, layer) {
             Ok(Some(true)) => return Some(FailClosed::Layer(path)),
             Ok(_) => {}

@@ -37,6 +37,29 @@ pub struct LoadOptions {
     /// `AHP_FAIL_CLOSED` is set: `fail_closed` is on whatever the layers
     /// say (see [`crate::fail_closed`]).
     pub fail_closed_env: bool,
+    /// The managed (organisation) policy file, when there is one to look
+    /// for: [`MANAGED_CONFIG_ENV`], else [`MANAGED_CONFIG_PATH`].
+    pub managed: Option<PathBuf>,
+}
+
+/// Names the managed policy file instead of [`MANAGED_CONFIG_PATH`]
+/// (empty: none).
+pub const MANAGED_CONFIG_ENV: &str = "AHP_MANAGED_CONFIG";
+
+/// Where an organisation installs its managed policy.
+pub const MANAGED_CONFIG_PATH: &str = if cfg!(target_os = "macos") {
+    "/Library/Application Support/ahp/hooks.yaml"
+} else {
+    "/etc/ahp/hooks.yaml"
+};
+
+/// The managed policy file from the environment (see [`LoadOptions::managed`]).
+pub fn managed_from_env() -> Option<PathBuf> {
+    match std::env::var_os(MANAGED_CONFIG_ENV) {
+        Some(p) if p.is_empty() => None,
+        Some(p) => Some(PathBuf::from(p)),
+        None => Some(PathBuf::from(MANAGED_CONFIG_PATH)),
+    }
 }
 
 /// The nearest ancestor of `start` (itself included) that has `.ahp/` or
@@ -83,6 +106,7 @@ impl LoadOptions {
             xdg_config_home,
             project_root,
             fail_closed_env: fail_closed_env(),
+            managed: managed_from_env(),
         })
     }
 
@@ -93,6 +117,7 @@ impl LoadOptions {
             xdg_config_home: None,
             project_root,
             fail_closed_env: false,
+            managed: None,
         }
     }
 
@@ -104,6 +129,9 @@ impl LoadOptions {
     /// The files of each layer, in order (whether or not they exist).
     pub fn layer_paths(&self) -> Vec<(Layer, PathBuf)> {
         let mut v = Vec::new();
+        if let Some(m) = &self.managed {
+            v.push((Layer::Managed, m.clone()));
+        }
         if let Some(home) = &self.home {
             v.push((Layer::User, home.join(".ahp").join("hooks.yaml")));
         }

@@ -41,6 +41,7 @@ pub mod fail_closed;
 pub mod hookmd;
 pub mod layers;
 pub mod load;
+pub mod managed;
 pub mod schema;
 pub mod source;
 pub mod trust;

@@ -37,6 +37,7 @@ pub const SETTINGS_KEYS: &[&str] = &[
     "prompt_fallback",
     "rewrite_fallback",
     "mode",
+    "project_hooks",
 ];
 /// Keys of one entry.
 pub const ENTRY_KEYS: &[&str] = &[
@@ -143,6 +144,9 @@ pub struct LoadedConfig {
     /// `settings.log_mask` of every layer, in layer order: later layers add
     /// names, never remove one (see `note_log_mask`).
     log_mask: Vec<String>,
+    /// What later layers tried to change of the managed policy, and was
+    /// ignored (see [`crate::managed`]).
+    pub managed_overrides: Vec<crate::managed::Override>,
 }
 
 /// What makes two paths the same file; `None` when there is no file. By
@@ -343,7 +347,7 @@ impl LoadedConfig {
                 Ok(Some(f)) => files.push(f),
                 Ok(None) => {}
                 Err(e) => {
-                    if layer == Layer::User {
+                    if matches!(layer, Layer::User | Layer::Managed) {
                         user_unreadable = Some(path);
                     }
                     errors.push(e)
@@ -383,6 +387,22 @@ impl LoadedConfig {
         }
         cfg.script_hooks = found.hooks;
         cfg.hook_errors = found.errors;
+        // `settings.project_hooks: false` (an organisation's managed
+        // policy, or a user who wants none): a repository's HOOK.md hooks
+        // do not run, trusted or not.
+        if let Some(n) = cfg
+            .settings
+            .as_ref()
+            .and_then(|s| s.get("project_hooks"))
+            .filter(|n| matches!(n.value, NodeValue::Bool(false)))
+        {
+            let reason = format!(
+                "project script hooks are switched off by settings.project_hooks: false ({} layer, {})",
+                n.origin.layer(),
+                n.origin.location()
+            );
+            cfg.skip_project_hooks(&reason);
+        }
         cfg.warnings
             .extend(found.warnings.into_iter().map(|(o, m)| ConfigWarning {
                 location: o.location(),
@@ -510,6 +530,7 @@ impl LoadedConfig {
             escalation: Vec::new(),
             fail_closed: None,
             log_mask: Vec::new(),
+            managed_overrides: Vec::new(),
         };
         // A file that does not parse loses its own entries, not the others'.
         let mut roots = Vec::new();
@@ -520,12 +541,21 @@ impl LoadedConfig {
             match crate::yaml::parse(file) {
                 Ok(root) => roots.push((layer, path, root)),
                 Err(e) => {
-                    if layer == Layer::User {
+                    // The organisation's policy exists but cannot be
+                    // read: what it guarantees is gone, so fail closed.
+                    if matches!(layer, Layer::User | Layer::Managed) {
                         user_unreadable = Some(path);
                     }
                     errors.push(e)
                 }
             }
+        }
+        cfg.managed_overrides = crate::managed::enforce(&mut roots);
+        for o in &cfg.managed_overrides {
+            cfg.warnings.push(ConfigWarning {
+                location: o.location.clone(),
+                message: o.to_string(),
+            });
         }
         cfg.builtin_off = builtin_switch(&roots, &mut errors);
         if cfg.builtin_off.is_some() {
@@ -971,6 +1001,15 @@ impl LoadedConfig {
                     Ok(d) => s.default_timeout = d,
                     Err(e) => errors.push(e),
                 }
+            }
+            if let Some(n) = node.get("project_hooks")
+                && !matches!(n.value, NodeValue::Bool(_))
+            {
+                errors.push(type_error(
+                    n,
+                    "settings.project_hooks".into(),
+                    "true or false",
+                ));
             }
             if let Some(n) = node.get("mode")
                 && !matches!(n.as_str(), Some("enforce" | "shadow"))
@@ -1435,7 +1474,12 @@ impl LoadedConfig {
         let builtin = me.defined_at.layer() == Layer::Builtin;
         let shadow = match spec.mode {
             Some(m) => m == ahp_engine::Mode::Shadow,
-            None => !builtin && self.default_mode() == ahp_engine::Mode::Shadow,
+            // Nor does it reach the organisation's entries.
+            None => {
+                !builtin
+                    && me.defined_at.layer() != Layer::Managed
+                    && self.default_mode() == ahp_engine::Mode::Shadow
+            }
         };
         if builtin
             && shadow

@@ -115,6 +115,9 @@ pub struct SettingsSpec {
     /// The default `mode` of the entries of your layers (`enforce` or
     /// `shadow`); the builtin layer's entries keep enforcing.
     pub mode: Option<ahp_engine::Mode>,
+    /// false: a repository's HOOK.md hooks (`.agents/hooks`) never run,
+    /// trusted or not (for an organisation's managed policy).
+    pub project_hooks: Option<bool>,
 }
 
 /// `context` or `deny`.

@@ -17,6 +17,10 @@ pub enum Layer {
     /// The policy compiled into ahp: always the bottom layer, unless a
     /// layer says `settings.builtin: false`.
     Builtin,
+    /// The organisation's policy (`/etc/ahp/hooks.yaml`, or
+    /// `AHP_MANAGED_CONFIG`): later layers may add to it and raise its
+    /// intensities, never switch off, change or weaken what it sets.
+    Managed,
     /// `~/.ahp/hooks.yaml`.
     User,
     /// `<project>/.ahp/hooks.yaml` (committed).
@@ -30,6 +34,7 @@ impl Layer {
     pub fn as_str(self) -> &'static str {
         match self {
             Layer::Builtin => "builtin",
+            Layer::Managed => "managed",
             Layer::User => "user",
             Layer::Project => "project",
             Layer::Local => "local",

@@ -23,7 +23,9 @@ Exit codes:
   2  block
   3  prompt awaiting an answer (non-interactive)
 
-Config layers (later wins): builtin → ~/.ahp/hooks.yaml → <project>/.ahp/hooks.yaml → <project>/.ahp/hooks.local.yaml.
+Config layers (later wins): builtin → managed (/etc/ahp/hooks.yaml, AHP_MANAGED_CONFIG) → ~/.ahp/hooks.yaml →
+<project>/.ahp/hooks.yaml → <project>/.ahp/hooks.local.yaml. What the managed layer sets, later layers cannot
+switch off, change or weaken.
 The builtin layer (ahp's default policy) is always the bottom one: a policy file adds to it, and only
 `enabled: false` on one of its entries or `settings.builtin: false` switches it off.";
 

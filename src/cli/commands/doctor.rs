@@ -305,8 +305,19 @@ fn check_policy(r: &mut Report, root: &Path, registry: &Registry) {
             return;
         }
     };
-    for w in v.warnings {
+    // Attempts to change the managed policy are problems of their own.
+    let overrides = crate::ops::policy::load_options(Some(root.to_path_buf()))
+        .map(|opts| ahp_config::LoadedConfig::load_with_errors(&opts).managed_overrides)
+        .unwrap_or_default();
+    let said: Vec<String> = overrides
+        .iter()
+        .map(|o| format!("{}: {o}", o.location))
+        .collect();
+    for w in v.warnings.into_iter().filter(|w| !said.contains(w)) {
         r.add("policy", Level::Note, w);
+    }
+    for w in said {
+        r.add("managed", Level::Problem, w);
     }
     match v.result {
         Ok(summary) => r.add("policy", Level::Ok, summary),

@@ -1,0 +1,186 @@
+//! The managed layer: an organisation's policy that the layers after it
+//! (user, project, local) may add to but never weaken.
+//!
+//! Before the layers merge, every value a later layer writes over the
+//! managed policy is taken out of that layer and reported as an
+//! [`Override`]: a setting the managed file sets (`fail_closed`,
+//! `builtin`, `mode`, …), and any key of a managed entry (`enabled`,
+//! `when`, `config`, `mode`, …) except an `intensity` that raises it. What
+//! was taken out is named by `ahp validate`, `ahp config` and `ahp doctor`,
+//! and the managed rule keeps deciding.
+
+use crate::source::{Layer, Origin};
+use crate::yaml::{Node, NodeValue};
+use ahp_engine::{Event, Intensity};
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+/// A later layer's attempt to change what the managed policy sets.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Override {
+    /// Where the attempt is (`file:line:column`).
+    pub location: String,
+    /// The layer that tried.
+    pub layer: Layer,
+    /// The key it wrote (`settings.fail_closed`,
+    /// `hooks.pre-tool-use[no-curl].enabled`).
+    pub key: String,
+    /// Where the managed policy sets it.
+    pub managed_at: String,
+}
+
+impl std::fmt::Display for Override {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} ({} layer) is ignored: the managed policy sets it at {}, and no later layer can switch off, change or weaken it",
+            self.key, self.layer, self.managed_at
+        )
+    }
+}
+
+/// A managed entry: where it is and the intensity it sets.
+struct Managed {
+    origin: Origin,
+    intensity: Option<Intensity>,
+}
+
+fn kebab(id: &str) -> String {
+    ahp_engine::registry::to_kebab(id)
+}
+
+/// Takes out of the layers after the managed one whatever would change
+/// the managed policy, and returns what was taken out. `roots` are the
+/// parsed layers in order.
+pub(crate) fn enforce(roots: &mut [(Layer, PathBuf, Node)]) -> Vec<Override> {
+    let Some(managed) = roots.iter().find(|(l, _, _)| *l == Layer::Managed) else {
+        return Vec::new();
+    };
+    let root = &managed.2;
+    let settings: HashMap<String, Origin> = root
+        .get("settings")
+        .and_then(Node::as_map)
+        .map(|m| {
+            m.iter()
+                .map(|(k, n)| (k.name.clone(), n.origin.clone()))
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut entries: HashMap<(Event, String), Managed> = HashMap::new();
+    for (key, list) in root.get("hooks").and_then(Node::as_map).unwrap_or_default() {
+        let Ok(event) = Event::parse(&key.name) else {
+            continue;
+        };
+        let NodeValue::Seq(items) = &list.value else {
+            continue;
+        };
+        for item in items {
+            let id = item
+                .get("id")
+                .or_else(|| item.get("oracle"))
+                .or_else(|| item.get("hook"))
+                .and_then(Node::as_str);
+            if let Some(id) = id {
+                entries.insert(
+                    (event, kebab(id)),
+                    Managed {
+                        origin: item.origin.clone(),
+                        intensity: item
+                            .get("intensity")
+                            .and_then(Node::as_str)
+                            .and_then(|i| i.parse().ok()),
+                    },
+                );
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (layer, _, root) in roots.iter_mut().filter(|(l, _, _)| *l > Layer::Managed) {
+        let layer = *layer;
+        let NodeValue::Map(top) = &mut root.value else {
+            continue;
+        };
+        for (key, node) in top.iter_mut() {
+            match (key.name.as_str(), &mut node.value) {
+                ("settings", NodeValue::Map(m)) => m.retain(|(k, n)| {
+                    let Some(at) = settings.get(&k.name) else {
+                        return true;
+                    };
+                    out.push(Override {
+                        location: n.origin.location(),
+                        layer,
+                        key: format!("settings.{}", k.name),
+                        managed_at: at.location(),
+                    });
+                    false
+                }),
+                ("hooks", NodeValue::Map(events)) => {
+                    for (ev, list) in events.iter_mut() {
+                        let Ok(event) = Event::parse(&ev.name) else {
+                            continue;
+                        };
+                        if let NodeValue::Seq(items) = &mut list.value {
+                            items.retain_mut(|item| {
+                                keep_entry(item, event, &ev.name, layer, &entries, &mut out)
+                            });
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
+/// Trims a later layer's entry that names a managed one down to what it
+/// may say (an `intensity` that raises the managed one); false when
+/// nothing of it is left.
+fn keep_entry(
+    item: &mut Node,
+    event: Event,
+    event_name: &str,
+    layer: Layer,
+    entries: &HashMap<(Event, String), Managed>,
+    out: &mut Vec<Override>,
+) -> bool {
+    let id = item
+        .get("id")
+        .or_else(|| item.get("oracle"))
+        .or_else(|| item.get("hook"))
+        .and_then(Node::as_str)
+        .map(str::to_string);
+    let Some(id) = id else { return true };
+    let Some(managed) = entries.get(&(event, kebab(&id))) else {
+        return true;
+    };
+    let NodeValue::Map(m) = &mut item.value else {
+        return true;
+    };
+    m.retain(|(k, n)| {
+        let allowed = match k.name.as_str() {
+            "id" => true,
+            // Raising is what later layers may do.
+            "intensity" => n
+                .as_str()
+                .and_then(|i| i.parse::<Intensity>().ok())
+                .is_some_and(|i| match managed.intensity {
+                    Some(m) => i >= m,
+                    // The oracle's own intensity is not known here: only
+                    // block is surely no weaker.
+                    None => i == Intensity::Block,
+                }),
+            _ => false,
+        };
+        if !allowed {
+            out.push(Override {
+                location: n.origin.location(),
+                layer,
+                key: format!("hooks.{event_name}[{id}].{}", k.name),
+                managed_at: managed.origin.location(),
+            });
+        }
+        allowed
+    });
+    m.iter().any(|(k, _)| k.name != "id")
+}

@@ -1,0 +1,188 @@
+//! The managed (organisation) layer: what it sets, later layers cannot
+//! switch off, change or weaken; each attempt is ignored and named.
+
+use crate::common::{Sandbox, stderr, stdout};
+use serde_json::json;
+use std::path::PathBuf;
+
+const MANAGED: &str = "settings:
+  fail_closed: true
+  builtin: true
+  project_hooks: false
+hooks:
+  pre-tool-use:
+    - oracle: Rules
+      id: no-prod-db
+      intensity: prompt
+      config:
+        rules:
+          - condition: \"tool.input.command ~ 'psql.*prod'\"
+            intensity: block
+            message: no production database access from agents
+";
+
+fn managed(sb: &Sandbox, text: &str) -> PathBuf {
+    sb.write_home("etc-ahp/hooks.yaml", text)
+}
+
+fn hook(sb: &Sandbox, managed: &PathBuf, command: &str) -> (String, String) {
+    let payload = json!({
+        "session_id": "s",
+        "cwd": sb.root(),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+    });
+    let out = sb
+        .ahp()
+        .env("AHP_MANAGED_CONFIG", managed)
+        .args(["hook", "claude-code"])
+        .write_stdin(payload.to_string())
+        .output()
+        .unwrap();
+    (stdout(&out), stderr(&out))
+}
+
+#[test]
+fn later_layers_cannot_weaken_the_managed_policy() {
+    let sb = Sandbox::new();
+    let m = managed(&sb, MANAGED);
+    sb.write(
+        ".ahp/hooks.yaml",
+        "settings:\n  builtin: false\nhooks:\n  pre-tool-use:\n    - id: no-prod-db\n      intensity: aid\n",
+    );
+    sb.write(
+        ".ahp/hooks.local.yaml",
+        "settings:\n  fail_closed: false\nhooks:\n  pre-tool-use:\n    - id: no-prod-db\n      enabled: false\n    - id: no-prod-db-2\n      oracle: Rules\n      config: {rules: []}\n",
+    );
+    // The managed rule still asks (its own intensity: prompt), not aid,
+    // and is not switched off.
+    let (out, _) = hook(&sb, &m, "psql -h prod-db");
+    assert!(
+        out.contains("\"ask\"") && out.contains("no production database"),
+        "{out}"
+    );
+    // The builtin layer is pinned on.
+    let (out, _) = hook(&sb, &m, "rm -rf ~/");
+    assert!(out.contains("\"deny\""), "{out}");
+    // `fail_closed: false` is ignored: a broken project entry blocks.
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:\n  pre-tool-use:\n    - oracle: NoSuchOracle\n",
+    );
+    let (out, _) = hook(&sb, &m, "ls");
+    assert!(out.contains("\"deny\""), "fail_closed must hold: {out}");
+
+    // doctor names every attempt, with its file and line; config and
+    // explain show the layer.
+    sb.write(
+        ".ahp/hooks.yaml",
+        "settings:\n  builtin: false\nhooks:\n  pre-tool-use:\n    - id: no-prod-db\n      intensity: aid\n",
+    );
+    let out = sb
+        .ahp()
+        .env("AHP_MANAGED_CONFIG", &m)
+        .arg("doctor")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    for attempt in [
+        "hooks.yaml:2:12: settings.builtin (project layer) is ignored",
+        "hooks.yaml:6:18: hooks.pre-tool-use[no-prod-db].intensity (project layer) is ignored",
+        "hooks.local.yaml:2:16: settings.fail_closed (local layer) is ignored",
+        "hooks.local.yaml:6:16: hooks.pre-tool-use[no-prod-db].enabled (local layer) is ignored",
+    ] {
+        assert!(
+            text.lines()
+                .any(|l| l.starts_with("problem managed:") && l.contains(attempt)),
+            "{attempt}: {text}"
+        );
+    }
+    let out = sb
+        .ahp()
+        .env("AHP_MANAGED_CONFIG", &m)
+        .arg("config")
+        .output()
+        .unwrap();
+    assert!(stdout(&out).contains("# layer managed"), "{}", stdout(&out));
+    let out = sb
+        .ahp()
+        .env("AHP_MANAGED_CONFIG", &m)
+        .args(["explain", "pre-tool-use"])
+        .output()
+        .unwrap();
+    assert!(stdout(&out).contains("from managed "), "{}", stdout(&out));
+    // The local layer's own new entry is kept: adding is allowed.
+    assert!(stdout(&out).contains("no-prod-db-2"), "{}", stdout(&out));
+}
+
+#[test]
+fn a_later_layer_may_raise_a_managed_intensity() {
+    let sb = Sandbox::new();
+    let m = managed(&sb, MANAGED);
+    sb.write(
+        ".ahp/hooks.local.yaml",
+        "hooks:\n  pre-tool-use:\n    - id: no-prod-db\n      intensity: block\n",
+    );
+    let (out, _) = hook(&sb, &m, "psql -h prod-db");
+    assert!(out.contains("\"deny\""), "{out}");
+    let out = sb
+        .ahp()
+        .env("AHP_MANAGED_CONFIG", &m)
+        .arg("doctor")
+        .output()
+        .unwrap();
+    assert!(
+        !stdout(&out).contains("problem managed"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn the_managed_policy_can_forbid_project_hooks() {
+    let sb = Sandbox::new();
+    let m = managed(&sb, MANAGED);
+    sb.hook(
+        true,
+        "deny-all",
+        "trigger: pre-tool-use\n",
+        "cat >/dev/null; echo 'project hook ran' >&2; exit 2",
+    );
+    sb.trust();
+    let (out, err) = hook(&sb, &m, "ls");
+    assert!(!out.contains("project hook ran"), "{out}");
+    assert!(
+        err.contains("project_hooks: false") || out.is_empty(),
+        "{out}{err}"
+    );
+    // Without the managed policy, the trusted hook runs.
+    let out = sb
+        .ahp()
+        .args(["hook", "claude-code"])
+        .write_stdin(
+            json!({"session_id": "s", "cwd": sb.root(), "hook_event_name": "PreToolUse",
+                   "tool_name": "Bash", "tool_input": {"command": "ls"}})
+            .to_string(),
+        )
+        .output()
+        .unwrap();
+    assert!(
+        stdout(&out).contains("project hook ran"),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
+}
+
+/// A managed file that exists but does not parse fails closed: the
+/// organisation's guarantees cannot be checked.
+#[test]
+fn a_broken_managed_policy_fails_closed() {
+    let sb = Sandbox::new();
+    let m = managed(&sb, "hooks: [unclosed\n");
+    let (out, err) = hook(&sb, &m, "ls");
+    assert!(out.contains("\"deny\""), "{out}{err}");
+    assert!(err.contains("etc-ahp/hooks.yaml"), "{err}");
+}
