@@ -31,5 +31,6 @@ mod security_corpus;
 mod seed_config;
 mod shadow_mode;
 mod starter_policy;
+mod static_checks;
 mod templates_and_sections;
 mod untrusted_repo;

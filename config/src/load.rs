@@ -1157,6 +1157,36 @@ impl LoadedConfig {
         if events.is_none() {
             self.warn_unmatched_escalation(&mut warnings);
         }
+        // `after` an entry that is switched off orders nothing: said, and
+        // dropped, rather than an error about a missing entry.
+        for (event, entries) in per_event.iter_mut() {
+            for entry in entries.iter_mut() {
+                entry.after.retain(|target| {
+                    let Some(off) = self.find(*event, target).filter(|me| {
+                        me.node
+                            .get("enabled")
+                            .is_some_and(|n| matches!(n.value, NodeValue::Bool(false)))
+                    }) else {
+                        return true;
+                    };
+                    let at = off
+                        .node
+                        .get("enabled")
+                        .map_or_else(|| off.defined_at.location(), |n| n.origin.location());
+                    warnings.push(ConfigWarning {
+                        location: self
+                            .find(*event, &entry.id)
+                            .and_then(|me| me.node.get("after"))
+                            .map_or_else(|| entry.origin.clone(), |n| n.origin.location()),
+                        message: format!(
+                            "entry `{}` of {event} runs `after: {target}`, but `{target}` is switched off (enabled: false at {at}), so that order means nothing; remove `{target}` from `after`, or switch it back on",
+                            entry.id
+                        ),
+                    });
+                    false
+                });
+            }
+        }
         let policy = match Policy::new(settings.clone(), per_event.clone()) {
             Ok(p) => p,
             Err(_) => {

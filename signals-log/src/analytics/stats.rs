@@ -35,6 +35,9 @@ pub struct SourceStats {
     pub intensity: IntensityMix,
     /// Runs of this event in which this entry was selected.
     pub runs_selected: u64,
+    /// Of those, runs in which it did not run because an earlier wave
+    /// blocked (`on_block: stop`).
+    pub skipped_after_block: u64,
     /// `firings / runs_selected`, when it was selected at all: how often a
     /// run of this entry raises a signal (above 1 when it raises several).
     pub fire_rate: Option<f64>,
@@ -277,6 +280,9 @@ impl StatsBuilder {
                     let i = self.row(&e.id, event.clone(), e.shadow);
                     let acc = &mut self.accs[i];
                     acc.row.runs_selected += 1;
+                    if e.status == EntryStatus::SkippedAfterBlock {
+                        acc.row.skipped_after_block += 1;
+                    }
                     if acc.row.oracle.is_none() {
                         acc.row.oracle = Some(e.oracle.clone());
                     }

@@ -29,6 +29,8 @@ pub const MIN_RUNS_SILENT: u64 = 50;
 pub const BLOCK_RATE: f64 = 0.5;
 /// Runs a shadow entry needs before it is judged ready to enforce.
 pub const MIN_RUNS_SHADOW: u64 = 50;
+/// Selected runs needed before "always pre-empted" is judged.
+pub const MIN_RUNS_PREEMPTED: u64 = 20;
 /// Sessions a shadow entry needs to have seen before it is judged.
 pub const MIN_SESSIONS_SHADOW: u64 = 3;
 /// A shadow entry that would stop more than this share of its runs is not
@@ -44,7 +46,7 @@ pub struct Finding {
     pub event: String,
     /// What was found: `prompt_dismissed`, `block_overridden`, `never_fired`,
     /// `blocks_too_often`; for shadow entries `shadow_gathering`,
-    /// `shadow_too_strict`, `shadow_ready`.
+    /// `shadow_too_strict`, `shadow_ready`; `always_preempted`.
     pub finding: &'static str,
     /// The numbers behind it.
     pub evidence: serde_json::Value,
@@ -120,6 +122,24 @@ fn shadow_finding(row: &super::stats::SourceStats) -> Option<Finding> {
 pub fn suggest(stats: &Stats, registry: &Registry) -> Vec<Finding> {
     let mut out = Vec::new();
     for row in &stats.rows {
+        // Selected, but an earlier wave's block always came first: it
+        // never decides (or, in shadow, never even says what it would).
+        if row.runs_selected >= MIN_RUNS_PREEMPTED && row.skipped_after_block == row.runs_selected {
+            out.push(Finding {
+                source: row.source.clone(),
+                event: row.event.clone(),
+                finding: "always_preempted",
+                evidence: json!({"runs_selected": row.runs_selected,
+                                 "skipped_after_block": row.skipped_after_block}),
+                suggestion: format!(
+                    "{}{} never ran in {} selected runs: an earlier block always pre-empts it (on_block: stop) → give it a lower priority number so it runs first, or set on_block: collect",
+                    row.source,
+                    if row.shadow { " (shadow)" } else { "" },
+                    row.runs_selected
+                ),
+            });
+            continue;
+        }
         if row.shadow {
             out.extend(shadow_finding(row));
             continue;
