@@ -186,3 +186,62 @@ fn a_broken_managed_policy_fails_closed() {
     assert!(out.contains("\"deny\""), "{out}{err}");
     assert!(err.contains("etc-ahp/hooks.yaml"), "{err}");
 }
+
+/// `builtin: true` in the managed policy pins the builtin entries too:
+/// a repository's `enabled: false`, `when` or `mode: shadow` on them is
+/// ignored and named.
+#[test]
+fn a_pinned_builtin_layer_cannot_be_switched_off_entry_by_entry() {
+    let sb = Sandbox::new();
+    let m = managed(&sb, MANAGED);
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:\n  PreToolUse:\n    - id: permission-checker\n      enabled: false\n    - id: PathGuard\n      when: {tool.input.command: \"~^NEVER$\"}\n",
+    );
+    let (out, _) = hook(&sb, &m, "rm -rf ~/");
+    assert!(
+        out.contains("\"deny\"") && out.contains("PermissionChecker"),
+        "{out}"
+    );
+    let out = sb
+        .ahp()
+        .env("AHP_MANAGED_CONFIG", &m)
+        .arg("doctor")
+        .output()
+        .unwrap();
+    let text = stdout(&out);
+    assert!(
+        text.contains("hooks.PreToolUse[permission-checker].enabled (project layer) is ignored"),
+        "{text}"
+    );
+    assert!(text.contains("pinned by settings.builtin: true"), "{text}");
+    assert!(
+        text.contains("hooks.PreToolUse[PathGuard].when (project layer) is ignored"),
+        "{text}"
+    );
+}
+
+/// A managed path that is a dangling link fails closed, and project
+/// hooks switched off by it do not block what they would not have run on.
+#[test]
+fn a_dangling_managed_link_fails_closed_and_forbidden_hooks_do_not_block() {
+    let sb = Sandbox::new();
+    let link = sb.home.path().join("managed-link.yaml");
+    std::os::unix::fs::symlink(sb.home.path().join("gone.yaml"), &link).unwrap();
+    let (out, err) = hook(&sb, &link, "ls");
+    assert!(out.contains("\"deny\""), "{out}{err}");
+    assert!(err.contains("link to a file that does not exist"), "{err}");
+
+    let m = managed(&sb, MANAGED);
+    sb.hook(
+        true,
+        "watcher",
+        "trigger: pre-tool-use\n",
+        "cat >/dev/null; exit 0",
+    );
+    let (out, err) = hook(&sb, &m, "ls");
+    assert!(
+        !out.contains("\"deny\""),
+        "an untrusted, forbidden hook must not block: {out}{err}"
+    );
+}

@@ -255,3 +255,63 @@ fn the_test_file_schema_describes_the_format() {
         assert!(case["properties"].get(key).is_some(), "{key}: {schema}");
     }
 }
+
+/// An agent's case is judged by the answer that agent gets; its own
+/// event name can be given with `event`; an issue fixture stays inside.
+#[test]
+fn agent_cases_are_judged_by_the_agents_answer() {
+    let sb = Sandbox::new();
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:
+  pre-tool-use:
+    - oracle: Rules
+      id: safer-ls
+      config:
+        rules:
+          - condition: \"tool.input.command == 'ls'\"
+            intensity: control
+            message: list all
+            modifications: [{target: tool.input.command, op: set, value: ls -la}]
+",
+    );
+    sb.trust();
+    sb.write(
+        ".ahp/tests/t.yaml",
+        "cases:
+  - name: claude takes the rewrite
+    tool: Bash
+    input: {command: ls}
+    expect: {outcome: control, input: {command: ls -la}}
+  - name: cursor cannot take it, so it is denied
+    agent: cursor
+    payload: {hook_event_name: beforeShellExecution, command: ls, cwd: \"{{project}}\"}
+    expect: block
+  - name: copilot's camelCase hook names its event outside the payload
+    agent: copilot
+    event: preToolUse
+    payload: {toolName: bash, toolArgs: '{\"command\": \"git status\"}', cwd: \"{{project}}\"}
+    expect: allow
+  - name: an issue fixture outside the project is refused
+    event: pre-issue-close
+    fixtures: {issue: /etc/passwd}
+    expect: accept
+",
+    );
+    let out = sb.ahp().arg("test").output().unwrap();
+    let text = stdout(&out);
+    assert!(text.contains("claude takes the rewrite ... ok"), "{text}");
+    assert!(
+        text.contains("cursor cannot take it, so it is denied ... ok"),
+        "{text}"
+    );
+    assert!(
+        text.contains("names its event outside the payload ... ok"),
+        "{text}"
+    );
+    assert!(
+        text.contains("outside the test file's folder and the project"),
+        "{text}"
+    );
+    assert!(summary(&text).starts_with("3 passed, 1 failed"), "{text}");
+}

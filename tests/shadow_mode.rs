@@ -143,3 +143,37 @@ fn settings_mode_shadows_your_entries_not_the_builtin_ones() {
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("settings.mode"), "{}", stderr(&out));
 }
+
+/// What a shadow entry would have said escalates nothing.
+#[test]
+fn shadow_signals_do_not_count_toward_escalation() {
+    let sb = Sandbox::new();
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:
+  pre-tool-use:
+    - {oracle: Rules, id: guard, mode: shadow, config: {rules: [{condition: \"tool.input.command ~ 'deploy'\", intensity: prompt, message: d}]}}
+  pre-issue-submit:
+    - {oracle: Rules, id: guard, config: {rules: [{condition: \"issue.id == 'ISS-1'\", intensity: prompt, message: s}]}}
+escalation:
+  - {source: guard, scope: issue, window: 24h, after_firings: 1, reset_on_clean_run: false}
+",
+    );
+    let run = |event: &str, ctx: serde_json::Value| {
+        sb.ahp()
+            .args(["run", event])
+            .write_stdin(ctx.to_string())
+            .output()
+            .unwrap()
+            .status
+            .code()
+    };
+    let tool = json!({"issue": {"id": "ISS-1"}, "tool": {"name": "shell", "input": {"command": "deploy"}}});
+    assert_eq!(run("pre-tool-use", tool.clone()), Some(0));
+    assert_eq!(run("pre-tool-use", tool), Some(0));
+    // Still a prompt (exit 3), not escalated to a block (exit 2).
+    assert_eq!(
+        run("pre-issue-submit", json!({"issue": {"id": "ISS-1"}})),
+        Some(3)
+    );
+}

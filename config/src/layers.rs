@@ -53,8 +53,15 @@ pub const MANAGED_CONFIG_PATH: &str = if cfg!(target_os = "macos") {
     "/etc/ahp/hooks.yaml"
 };
 
-/// The managed policy file from the environment (see [`LoadOptions::managed`]).
+/// The managed policy file (see [`LoadOptions::managed`]): the system file
+/// when it is there (whatever the environment says: an agent's hook
+/// environment must not be able to switch the organisation's policy off),
+/// else [`MANAGED_CONFIG_ENV`].
 pub fn managed_from_env() -> Option<PathBuf> {
+    let system = PathBuf::from(MANAGED_CONFIG_PATH);
+    if std::fs::symlink_metadata(&system).is_ok() {
+        return Some(system);
+    }
     match std::env::var_os(MANAGED_CONFIG_ENV) {
         Some(p) if p.is_empty() => None,
         Some(p) => Some(PathBuf::from(p)),
@@ -164,6 +171,14 @@ pub(crate) fn read_layer(
             return Err(ConfigError::in_file(
                 path,
                 "not a regular file; a policy file must be a plain YAML file",
+            ));
+        }
+        // A managed path that is a link to nothing was put there: the
+        // organisation's policy is missing, not absent.
+        Err(_) if layer == Layer::Managed && std::fs::symlink_metadata(path).is_ok() => {
+            return Err(ConfigError::in_file(
+                path,
+                "the managed policy is a link to a file that does not exist",
             ));
         }
         _ => {}

@@ -401,7 +401,10 @@ impl LoadedConfig {
                 n.origin.layer(),
                 n.origin.location()
             );
-            cfg.skip_project_hooks(&reason);
+            let names = cfg.skip_project_hooks(&reason);
+            // Switched off, not waiting for trust: under fail_closed they
+            // must not become blockers that `ahp trust` cannot lift.
+            cfg.skipped_hook_specs.retain(|h| !names.contains(&h.name));
         }
         cfg.warnings
             .extend(found.warnings.into_iter().map(|(o, m)| ConfigWarning {

@@ -41,8 +41,44 @@ impl std::fmt::Display for Override {
 
 /// A managed entry: where it is and the intensity it sets.
 struct Managed {
-    origin: Origin,
+    at: String,
     intensity: Option<Intensity>,
+}
+
+/// The entries of a layer's `hooks:`, keyed by (event, kebab id), each
+/// said to be at `at(item origin)`.
+fn entries_of(
+    root: &Node,
+    at: &dyn Fn(&Origin) -> String,
+    out: &mut HashMap<(Event, String), Managed>,
+) {
+    for (key, list) in root.get("hooks").and_then(Node::as_map).unwrap_or_default() {
+        let Ok(event) = Event::parse(&key.name) else {
+            continue;
+        };
+        let NodeValue::Seq(items) = &list.value else {
+            continue;
+        };
+        for item in items {
+            let id = item
+                .get("id")
+                .or_else(|| item.get("oracle"))
+                .or_else(|| item.get("hook"))
+                .and_then(Node::as_str);
+            if let Some(id) = id {
+                out.insert(
+                    (event, kebab(id)),
+                    Managed {
+                        at: at(&item.origin),
+                        intensity: item
+                            .get("intensity")
+                            .and_then(Node::as_str)
+                            .and_then(|i| i.parse().ok()),
+                    },
+                );
+            }
+        }
+    }
 }
 
 fn kebab(id: &str) -> String {
@@ -67,33 +103,27 @@ pub(crate) fn enforce(roots: &mut [(Layer, PathBuf, Node)]) -> Vec<Override> {
         })
         .unwrap_or_default();
     let mut entries: HashMap<(Event, String), Managed> = HashMap::new();
-    for (key, list) in root.get("hooks").and_then(Node::as_map).unwrap_or_default() {
-        let Ok(event) = Event::parse(&key.name) else {
-            continue;
-        };
-        let NodeValue::Seq(items) = &list.value else {
-            continue;
-        };
-        for item in items {
-            let id = item
-                .get("id")
-                .or_else(|| item.get("oracle"))
-                .or_else(|| item.get("hook"))
-                .and_then(Node::as_str);
-            if let Some(id) = id {
-                entries.insert(
-                    (event, kebab(id)),
-                    Managed {
-                        origin: item.origin.clone(),
-                        intensity: item
-                            .get("intensity")
-                            .and_then(Node::as_str)
-                            .and_then(|i| i.parse().ok()),
-                    },
-                );
-            }
-        }
+    // `builtin: true` pins the builtin layer: its entries are as final as
+    // the managed ones.
+    if let Some(pin) = root
+        .get("settings")
+        .and_then(|s| s.get("builtin"))
+        .filter(|n| matches!(n.value, NodeValue::Bool(true)))
+        && let Some((_, _, builtin)) = roots.iter().find(|(l, _, _)| *l == Layer::Builtin)
+    {
+        let pinned = pin.origin.location();
+        entries_of(
+            builtin,
+            &|o: &Origin| {
+                format!(
+                    "{} (the builtin layer, pinned by settings.builtin: true at {pinned})",
+                    o.location()
+                )
+            },
+            &mut entries,
+        );
     }
+    entries_of(root, &|o: &Origin| o.location(), &mut entries);
     let mut out = Vec::new();
     for (layer, _, root) in roots.iter_mut().filter(|(l, _, _)| *l > Layer::Managed) {
         let layer = *layer;
@@ -177,7 +207,7 @@ fn keep_entry(
                 location: n.origin.location(),
                 layer,
                 key: format!("hooks.{event_name}[{id}].{}", k.name),
-                managed_at: managed.origin.location(),
+                managed_at: managed.at.clone(),
             });
         }
         allowed

@@ -91,7 +91,9 @@ impl LogHistory {
         for record in reader {
             match record? {
                 Record::Signal(s) => {
-                    if s.header.detached || s.header.timestamp < since {
+                    // What a shadow entry would have said happened to
+                    // no one: it cannot escalate anything.
+                    if s.header.detached || s.header.shadow || s.header.timestamp < since {
                         continue;
                     }
                     // Without a session scope only issue matches matter.

@@ -19,7 +19,7 @@
 //!
 //! Nothing is written to the signal log: a test is not a decision.
 
-use crate::adapters::{self, Agent};
+use crate::adapters::{self, Agent, Inbound};
 use crate::ops::policy::runtime;
 use ahp_config::{ConfigError, LoadedConfig, SourceFile};
 use ahp_engine::{Engine, EntryStatus, Event, HookContext, Intensity, Outcome, Registry, Verdict};
@@ -205,7 +205,13 @@ fn read_file(path: &Path) -> Result<Vec<LoadedCase>> {
             .map(|k| &k.origin)
             .or_else(|| node.find(&key).map(|n| &n.origin))
             .unwrap_or(&node.origin);
-        let err = ConfigError::at(origin, (!key.is_empty()).then_some(key), e.message)
+        // serde's word for a value that is neither form of `expect`.
+        let message = if e.message.contains("untagged enum Expect") {
+            "`expect` is an outcome (allow, accept, aid, control, prompt, block) or a map with `outcome:` and, optionally, `source`, `intensity`, `message`, `input`".to_string()
+        } else {
+            e.message
+        };
+        let err = ConfigError::at(origin, (!key.is_empty()).then_some(key), message)
             .help("the format: `ahp schema --tests`, or docs/policy-tests.md");
         anyhow!("{}", ahp_config::ConfigErrors(vec![err]))
     })?;
@@ -269,8 +275,14 @@ impl<'a> Runner<'a> {
 
     /// Runs one case.
     pub fn run(&mut self, lc: &LoadedCase) -> Result<CaseResult> {
-        let (event, ctx) = self.event_and_context(lc)?;
-        let verdict = self.rt.block_on(self.engine.dispatch(event, ctx));
+        let (event, ctx, inbound) = self.event_and_context(lc)?;
+        let mut verdict = self.rt.block_on(self.engine.dispatch(event, ctx));
+        // An agent's case is judged by the answer that agent gets: a
+        // rewrite it cannot take is a deny, a prompt where it cannot ask
+        // goes as context, as `ahp hook` answers.
+        if let Some(inbound) = inbound {
+            verdict.outcome = self.answered(&verdict, &inbound, event);
+        }
         for run in &verdict.entries {
             if matches!(
                 run.status,
@@ -280,6 +292,29 @@ impl<'a> Runner<'a> {
             }
         }
         Ok(compare(&lc.case.expect, &verdict))
+    }
+
+    /// The outcome of the answer `ahp hook` gives the agent.
+    fn answered(&self, verdict: &Verdict, inbound: &Inbound, event: Event) -> Outcome {
+        let settings = self.cfg.hook_settings().unwrap_or_default();
+        let prompt = if settings.prompt_fallback == "deny" {
+            adapters::PromptFallback::Deny
+        } else {
+            adapters::PromptFallback::Context
+        };
+        let rewrite = if settings.rewrite_fallback == "context" {
+            adapters::RewriteFallback::Context
+        } else {
+            adapters::RewriteFallback::Deny
+        };
+        let caps = adapters::caps(inbound.agent, &inbound.native_event, event, inbound.camel);
+        match adapters::Decision::from_verdict(verdict, caps, prompt, rewrite) {
+            adapters::Decision::Deny { .. } => Outcome::Block,
+            adapters::Decision::Ask { .. } => Outcome::Prompt,
+            adapters::Decision::Rewrite { .. } => Outcome::Control,
+            // A prompt delivered as context still asks the agent to confirm.
+            adapters::Decision::Allow { .. } => verdict.outcome,
+        }
     }
 
     fn fill(&self, v: &Value) -> Value {
@@ -297,7 +332,7 @@ impl<'a> Runner<'a> {
         }
     }
 
-    fn event_and_context(&self, lc: &LoadedCase) -> Result<(Event, HookContext)> {
+    fn event_and_context(&self, lc: &LoadedCase) -> Result<(Event, HookContext, Option<Inbound>)> {
         let case = &lc.case;
         let agent = match case.agent.as_deref() {
             None => Agent::ClaudeCode,
@@ -308,15 +343,20 @@ impl<'a> Runner<'a> {
             })?,
         };
         let project = self.cfg.project_root.to_string_lossy().into_owned();
-        let (event, mut ctx) = match (&case.event, &case.payload, &case.tool) {
+        let (event, mut ctx, inbound) = match (&case.event, &case.payload, &case.tool) {
             (Some(name), None, None) => {
                 let event = Event::parse(name).map_err(|e| anyhow!("{e}"))?;
                 let raw = self.fill(case.context.as_ref().unwrap_or(&json!({})));
                 let ctx: HookContext =
                     serde_json::from_value(raw).context("`context` is not a hook context")?;
-                (event, ctx)
+                (event, ctx, None)
             }
-            (None, Some(payload), None) => agent_event(agent, &self.fill(payload))?,
+            // With a payload, `event` is the agent's own event name, for
+            // agents whose payload does not carry it (`ahp hook copilot
+            // --event NAME`).
+            (native, Some(payload), None) => {
+                agent_event(agent, &self.fill(payload), native.as_deref())?
+            }
             (None, None, Some(tool)) => {
                 let native = if agent == Agent::Gemini {
                     "BeforeTool"
@@ -331,11 +371,11 @@ impl<'a> Runner<'a> {
                     "tool_input": self.fill(case.input.as_ref().unwrap_or(&json!({}))),
                     "tool_use_id": "ahp-test",
                 });
-                agent_event(agent, &payload)?
+                agent_event(agent, &payload, None)?
             }
             _ => {
                 return Err(anyhow!(
-                    "a case is one of: `event` (with `context`), `payload` (with `agent`), or `tool` (with `input`)"
+                    "a case is one of: `event` (with `context`), `payload` (with `agent`, and `event` for the agent's event name when the payload lacks it), or `tool` (with `input`)"
                 ));
             }
         };
@@ -350,7 +390,7 @@ impl<'a> Runner<'a> {
             );
         }
         if let Some(issue) = &fx.issue {
-            let path = lc.file.parent().unwrap_or(Path::new(".")).join(issue);
+            let path = issue_fixture(&lc.file, issue, &self.cfg.project_root)?;
             let loaded = ahp_oracles::workflow::issue::load_issue(&path)
                 .map_err(|e| anyhow!("fixtures.issue: {e}"))?;
             ctx.issue = Some(loaded.context_issue());
@@ -360,20 +400,53 @@ impl<'a> Runner<'a> {
         if ctx.work_dir.is_none() {
             ctx.work_dir = Some(project);
         }
-        Ok((event, ctx))
+        Ok((event, ctx, inbound))
     }
 }
 
-/// The event and context an agent's payload maps to.
-fn agent_event(agent: Agent, payload: &Value) -> Result<(Event, HookContext)> {
-    let inbound = adapters::parse(agent, payload, None).map_err(|e| anyhow!("{e}"))?;
+/// The issue file a case names, relative to its test file: a regular file
+/// of at most 1 MiB inside the test file's folder or the project (a test
+/// file from a repository must not read the machine's files, or a FIFO
+/// that never ends).
+fn issue_fixture(test_file: &Path, issue: &Path, root: &Path) -> Result<PathBuf> {
+    let dir = test_file.parent().unwrap_or(Path::new("."));
+    let path = dir.join(issue);
+    let real = std::fs::canonicalize(&path)
+        .with_context(|| format!("fixtures.issue: cannot find {}", path.display()))?;
+    let inside = |base: &Path| std::fs::canonicalize(base).is_ok_and(|b| real.starts_with(b));
+    if !inside(dir) && !inside(root) {
+        return Err(anyhow!(
+            "fixtures.issue: {} is outside the test file's folder and the project",
+            path.display()
+        ));
+    }
+    let meta = std::fs::metadata(&real)
+        .with_context(|| format!("fixtures.issue: cannot read {}", path.display()))?;
+    if !meta.is_file() || meta.len() > 1024 * 1024 {
+        return Err(anyhow!(
+            "fixtures.issue: {} is not a regular file of at most 1 MiB",
+            path.display()
+        ));
+    }
+    Ok(real)
+}
+
+/// The event and context an agent's payload maps to, and what `ahp hook`
+/// knows of the agent to answer it.
+fn agent_event(
+    agent: Agent,
+    payload: &Value,
+    native: Option<&str>,
+) -> Result<(Event, HookContext, Option<Inbound>)> {
+    let inbound = adapters::parse(agent, payload, native).map_err(|e| anyhow!("{e}"))?;
     let event = inbound.event.ok_or_else(|| {
         anyhow!(
             "{agent} event `{}` is not one ahp decides on",
             inbound.native_event
         )
     })?;
-    Ok((event, inbound.context))
+    let ctx = inbound.context.clone();
+    Ok((event, ctx, Some(inbound)))
 }
 
 /// Whether the verdict's outcome is the one `want` names.
@@ -547,15 +620,33 @@ pub(crate) fn case_from_log(log: &Path, id: &str) -> Result<String> {
         .filter(|s| run.signal_ids.contains(&s.header.id))
         .max_by_key(|s| s.intensity());
     let mut expect = format!("      outcome: {}\n", outcome_name(run.outcome));
+    // A case has no history: an escalated decision replays as the one
+    // before escalation.
+    let escalated = signals
+        .iter()
+        .filter(|s| run.signal_ids.contains(&s.header.id))
+        .filter(|s| s.header.escalation.is_some())
+        .find_map(|s| {
+            s.header
+                .escalated_from
+                .map(|from| (s.header.source.clone(), from))
+        });
     if let Some(s) = strongest {
         expect.push_str(&format!(
             "      source: {}\n",
             serde_json::to_string(&s.header.source)?
         ));
     }
+    let note = match &escalated {
+        Some((source, from)) => format!(
+            "# Note: {source}'s signal was escalated from {from} by the history of the log; a test has\n\
+             # no history, so the case decides as before escalation unless you give it one.\n"
+        ),
+        None => String::new(),
+    };
     Ok(format!(
         "# Recorded by `ahp test --from-log {id}` from {log}: the run of {when}.\n\
-         # Its decision is the expectation; edit it if the decision was wrong.\n\
+         # Its decision is the expectation; edit it if the decision was wrong.\n{note}\
          cases:\n\
          \x20 - name: {name}\n\
          \x20   event: {event}\n\

@@ -29,7 +29,8 @@ pub struct SourceStats {
     pub shadow: bool,
     /// Signals raised.
     pub firings: u64,
-    /// Sessions (else issues) in which it raised a signal.
+    /// Agent sessions (else issues, for runs without one) in which it
+    /// raised a signal.
     pub sessions: u64,
     /// Signals by intensity: aid, prompt, control, block.
     pub intensity: IntensityMix,
@@ -299,10 +300,18 @@ impl StatsBuilder {
                     .or_else(|| run.session_id.as_ref().map(|s| format!("session:{s}")));
                 let blockers = self.blocking.remove(&run.correlation_id);
                 let fired = self.fired.remove(&run.correlation_id);
-                let Some(key) = key else { return };
-                for i in fired.unwrap_or_default() {
-                    self.accs[i].sessions.insert(key.clone());
+                // Sessions by the agent's session id (else the issue).
+                let session = run
+                    .session_id
+                    .as_ref()
+                    .map(|s| format!("session:{s}"))
+                    .or_else(|| key.clone());
+                if let Some(session) = session {
+                    for i in fired.unwrap_or_default() {
+                        self.accs[i].sessions.insert(session.clone());
+                    }
                 }
+                let Some(key) = key else { return };
                 match run.outcome {
                     Outcome::Block => {
                         let blockers = blockers.unwrap_or_default();
