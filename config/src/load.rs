@@ -1718,6 +1718,8 @@ impl LoadedConfig {
             timeout: c.timeout,
             origin: format!("{} {}", me.defined_at.layer(), me.defined_at.location()),
             shadow: c.shadow,
+            // ahp's own and the organisation's guards judge what finally runs.
+            recheck: me.defined_at.layer() <= Layer::Managed,
         }))
     }
 
@@ -1801,6 +1803,7 @@ impl LoadedConfig {
             timeout: Some(timeout),
             origin,
             shadow: c.shadow,
+            recheck: false,
         }))
     }
 }

@@ -616,6 +616,8 @@ impl Engine {
         };
         let selected: Vec<bool> = plan.entries.iter().map(|e| e.when.holds(&ctx)).collect();
         let mut blocked = false;
+        // The last wave whose controls rewrote the tool input.
+        let mut last_change: Option<usize> = None;
         let mut redactions: Vec<String> = Vec::new();
         for (wave_no, wave) in plan.waves.iter().enumerate() {
             let members: Vec<usize> = wave
@@ -731,11 +733,20 @@ impl Engine {
                     shadow: entry.shadow,
                 });
             }
+            let input_before = ctx.tool.as_ref().map(|t| t.input.clone());
             self.apply_controls(&mut ctx, &mut verdict, wave_start);
+            if ctx.tool.as_ref().map(|t| &t.input) != input_before.as_ref() {
+                last_change = Some(wave_no);
+            }
             blocked = verdict
                 .signals
                 .iter()
                 .any(|s| s.intensity() == Intensity::Block);
+        }
+        if let Some(changed) = last_change
+            && !blocked
+        {
+            self.recheck(plan, changed, event, &ctx, &mut verdict).await;
         }
         let spawn = !self.defer_detached;
         self.start_detached(plan, &selected, blocked, spawn, event, &ctx, &mut verdict);
@@ -912,6 +923,51 @@ impl Engine {
     /// of the verdict's signals on (those of the wave that just ran), in
     /// order. Each is tried once: one that fails is a warning, and is not
     /// tried again after a later wave.
+    /// The guards ([`Entry::recheck`]) that judged the tool input before a
+    /// control rewrote it (in wave `changed` or earlier) judge the final
+    /// input again: a rewrite must not carry past them what they block or
+    /// ask about. Their controls are not applied again.
+    async fn recheck(
+        &self,
+        plan: &Plan,
+        changed: usize,
+        event: Event,
+        ctx: &HookContext,
+        verdict: &mut Verdict,
+    ) {
+        let members: Vec<usize> = plan
+            .entries
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| e.recheck && !e.shadow && !e.is_async && e.when.holds(ctx))
+            .filter(|(_, e)| {
+                verdict.entries.iter().any(|r| {
+                    r.id == e.id
+                        && r.wave <= changed
+                        && matches!(r.status, EntryStatus::Accepted | EntryStatus::Signalled)
+                })
+            })
+            .map(|(i, _)| i)
+            .collect();
+        if members.is_empty() {
+            return;
+        }
+        let results = self.run_wave(plan, &members, ctx, event).await;
+        for (i, (result, _)) in members.iter().copied().zip(results) {
+            let entry = &plan.entries[i];
+            let Outcome1::Signals(ev) = result else {
+                continue;
+            };
+            for s in ev.signals {
+                let (s, _) = Self::finish_signal(entry, event, ctx, s);
+                let s = self.escalate(event, ctx, s);
+                if matches!(s.intensity(), Intensity::Block | Intensity::Prompt) {
+                    verdict.signals.push(s);
+                }
+            }
+        }
+    }
+
     fn apply_controls(&self, ctx: &mut HookContext, verdict: &mut Verdict, from: usize) {
         let mut changes = Vec::new();
         for s in &verdict.signals[from..] {
@@ -925,6 +981,7 @@ impl Engine {
                 }
             }
         }
+        let applied = !changes.is_empty();
         for change in changes {
             match ctx.apply(&change.modification) {
                 Ok(()) => verdict.context_changes.push(change),
@@ -939,6 +996,12 @@ impl Engine {
                     line: None,
                 }),
             }
+        }
+        // The shell model is the command's: a rewritten command is
+        // modelled again, so later entries judge what will run.
+        if applied && let Some(tool) = ctx.tool.as_mut() {
+            tool.shell = None;
+            tool.model_shell();
         }
     }
 

@@ -106,6 +106,10 @@ pub struct Entry {
     /// `mode: shadow`: evaluated and recorded as what it would have done
     /// ([`crate::SignalHeader::shadow`]), never part of the verdict.
     pub shadow: bool,
+    /// A guard whose judgement must hold for what finally runs: when a
+    /// later control rewrites the tool input, it judges the final input
+    /// again (ahp's builtin and the managed entries).
+    pub recheck: bool,
 }
 
 impl std::fmt::Debug for Entry {
@@ -140,6 +144,7 @@ impl Entry {
             timeout: None,
             origin: String::from("(code)"),
             shadow: false,
+            recheck: false,
         }
     }
 }
