@@ -218,7 +218,8 @@ fn explain_shows_order_layers_and_why_not() {
     assert!(text.contains("pre-tool-use"), "{text}");
     assert!(text.contains("pre-tool-call"), "{text}");
     assert!(text.contains("permission-request"), "{text}");
-    assert_eq!(text.lines().count(), 22);
+    assert_eq!(text.lines().count(), 30);
+    assert!(text.contains("pre-issue-cancel"), "{text}");
 }
 
 #[test]

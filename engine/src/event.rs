@@ -54,6 +54,14 @@ events! {
     PostIssueSubmit => "post-issue-submit", [], "After an issue was submitted.";
     PreIssueClose => "pre-issue-close", [Block], "Before an issue is closed.";
     PostIssueClose => "post-issue-close", [], "After an issue was closed.";
+    PreIssueCreate => "pre-issue-create", [Control, Block], "Before an issue is created.";
+    PostIssueCreate => "post-issue-create", [], "After an issue was created.";
+    PreIssueOpen => "pre-issue-open", [Control, Block], "Before a closed or cancelled issue is opened again.";
+    PostIssueOpen => "post-issue-open", [], "After an issue was opened again.";
+    PreIssueCancel => "pre-issue-cancel", [Block], "Before an issue is cancelled.";
+    PostIssueCancel => "post-issue-cancel", [], "After an issue was cancelled.";
+    PreIssueDelete => "pre-issue-delete", [Block], "Before an issue is deleted.";
+    PostIssueDelete => "post-issue-delete", [], "After an issue was deleted.";
     PreSession => "pre-session", [Prompt, Control, Block], "When an agent session starts.";
     PostSession => "post-session", [], "When an agent session ends.";
     PreAgentTurn => "pre-agent-turn", [Prompt, Control, Block], "Before the agent processes user input.";
@@ -193,6 +201,14 @@ impl Event {
                 | Event::PostIssueSubmit
                 | Event::PreIssueClose
                 | Event::PostIssueClose
+                | Event::PreIssueCreate
+                | Event::PostIssueCreate
+                | Event::PreIssueOpen
+                | Event::PostIssueOpen
+                | Event::PreIssueCancel
+                | Event::PostIssueCancel
+                | Event::PreIssueDelete
+                | Event::PostIssueDelete
         )
     }
 
@@ -259,7 +275,7 @@ mod tests {
         for e in Event::ALL {
             assert_eq!(Event::parse(e.as_str()).unwrap(), *e);
         }
-        assert_eq!(Event::ALL.len(), 22);
+        assert_eq!(Event::ALL.len(), 30);
     }
 
     #[test]
