@@ -186,6 +186,26 @@ pub struct RunRecord {
     pub context: serde_json::Value,
 }
 
+/// A diagnostic that `source` (an entry) raised in the dispatch of `ctx`.
+fn entry_note(
+    level: Level,
+    source: &str,
+    event: Event,
+    ctx: &HookContext,
+    message: String,
+) -> Diagnostic {
+    Diagnostic {
+        level,
+        timestamp: Utc::now(),
+        source: source.to_string(),
+        event: Some(event),
+        correlation_id: ctx.correlation_id.clone(),
+        message,
+        file: None,
+        line: None,
+    }
+}
+
 /// A failure to write a record.
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
@@ -653,16 +673,13 @@ impl Engine {
                 if let Outcome1::Signals(ev) = &mut result {
                     redactions.append(&mut ev.redactions);
                     for note in &ev.notes {
-                        verdict.diagnostics.push(Diagnostic {
-                            level: Level::Info,
-                            timestamp: Utc::now(),
-                            source: entry.id.clone(),
-                            event: Some(event),
-                            correlation_id: ctx.correlation_id.clone(),
-                            message: note.clone(),
-                            file: None,
-                            line: None,
-                        });
+                        verdict.diagnostics.push(entry_note(
+                            Level::Info,
+                            &entry.id,
+                            event,
+                            &ctx,
+                            note.clone(),
+                        ));
                     }
                 }
                 let status = match result {
@@ -674,16 +691,13 @@ impl Engine {
                         for s in ev.signals {
                             let (s, note) = Self::finish_signal(entry, event, &ctx, s);
                             if let Some(message) = note {
-                                verdict.diagnostics.push(Diagnostic {
-                                    level: Level::Warning,
-                                    timestamp: Utc::now(),
-                                    source: entry.id.clone(),
-                                    event: Some(event),
-                                    correlation_id: ctx.correlation_id.clone(),
+                                verdict.diagnostics.push(entry_note(
+                                    Level::Warning,
+                                    &entry.id,
+                                    event,
+                                    &ctx,
                                     message,
-                                    file: None,
-                                    line: None,
-                                });
+                                ));
                             }
                             let mut s = self.escalate(event, &ctx, s);
                             if entry.shadow {
@@ -698,19 +712,16 @@ impl Engine {
                     Outcome1::Failed(msg) => {
                         if entry.shadow {
                             // A shadow entry cannot fail anything closed.
-                            verdict.diagnostics.push(Diagnostic {
-                                level: Level::Warning,
-                                timestamp: Utc::now(),
-                                source: entry.id.clone(),
-                                event: Some(event),
-                                correlation_id: ctx.correlation_id.clone(),
-                                message: format!(
+                            verdict.diagnostics.push(entry_note(
+                                Level::Warning,
+                                &entry.id,
+                                event,
+                                &ctx,
+                                format!(
                                     "shadow entry `{}` ({}) failed: {msg}",
                                     entry.id, entry.oracle_name
                                 ),
-                                file: None,
-                                line: None,
-                            });
+                            ));
                         } else {
                             self.fail(entry, event, &ctx, &msg, &mut verdict);
                         }
@@ -897,16 +908,13 @@ impl Engine {
             }
         );
         tracing::debug!("[HOOK DEBUG] [SYNC] {message}");
-        verdict.diagnostics.push(Diagnostic {
-            level: if closed { Level::Error } else { Level::Warning },
-            timestamp: Utc::now(),
-            source: entry.id.clone(),
-            event: Some(event),
-            correlation_id: ctx.correlation_id.clone(),
-            message: message.clone(),
-            file: None,
-            line: None,
-        });
+        verdict.diagnostics.push(entry_note(
+            if closed { Level::Error } else { Level::Warning },
+            &entry.id,
+            event,
+            ctx,
+            message.clone(),
+        ));
         if closed {
             let s = Signal::block(message)
                 .with_type("oracle-error")
@@ -985,16 +993,13 @@ impl Engine {
         for change in changes {
             match ctx.apply(&change.modification) {
                 Ok(()) => verdict.context_changes.push(change),
-                Err(e) => verdict.diagnostics.push(Diagnostic {
-                    level: Level::Warning,
-                    timestamp: Utc::now(),
-                    source: change.source.clone(),
-                    event: Some(verdict.event),
-                    correlation_id: ctx.correlation_id.clone(),
-                    message: e.to_string(),
-                    file: None,
-                    line: None,
-                }),
+                Err(e) => verdict.diagnostics.push(entry_note(
+                    Level::Warning,
+                    &change.source,
+                    verdict.event,
+                    ctx,
+                    e.to_string(),
+                )),
             }
         }
         // The shell model is the command's: a rewritten command is
@@ -1048,16 +1053,13 @@ impl Engine {
                         Outcome1::Signals(ev) => {
                             let secrets = redaction_list(ev.redactions);
                             for note in ev.notes {
-                                let _ = sink.record_diagnostic(&Diagnostic {
-                                    level: Level::Info,
-                                    timestamp: Utc::now(),
-                                    source: entry.id.clone(),
-                                    event: Some(event),
-                                    correlation_id: ctx.correlation_id.clone(),
-                                    message: redact_str(&note, &secrets).unwrap_or(note),
-                                    file: None,
-                                    line: None,
-                                });
+                                let _ = sink.record_diagnostic(&entry_note(
+                                    Level::Info,
+                                    &entry.id,
+                                    event,
+                                    &ctx,
+                                    redact_str(&note, &secrets).unwrap_or(note),
+                                ));
                             }
                             for s in ev.signals {
                                 let (s, _) = Self::finish_signal(&entry, event, &ctx, s);
@@ -1068,16 +1070,13 @@ impl Engine {
                             }
                         }
                         Outcome1::Failed(msg) => {
-                            let _ = sink.record_diagnostic(&Diagnostic {
-                                level: Level::Warning,
-                                timestamp: Utc::now(),
-                                source: entry.id.clone(),
-                                event: Some(event),
-                                correlation_id: ctx.correlation_id.clone(),
-                                message: format!("async oracle `{}` failed: {msg}", entry.id),
-                                file: None,
-                                line: None,
-                            });
+                            let _ = sink.record_diagnostic(&entry_note(
+                                Level::Warning,
+                                &entry.id,
+                                event,
+                                &ctx,
+                                format!("async oracle `{}` failed: {msg}", entry.id),
+                            ));
                         }
                     }
                 });
