@@ -301,6 +301,22 @@ pub enum RewriteFallback {
     Context,
 }
 
+/// The fallbacks `settings.prompt_fallback` and `settings.rewrite_fallback`
+/// choose (their values are checked when the policy is compiled).
+pub(crate) fn fallbacks(settings: &ahp_config::HookSettings) -> (PromptFallback, RewriteFallback) {
+    let prompt = if settings.prompt_fallback == "deny" {
+        PromptFallback::Deny
+    } else {
+        PromptFallback::Context
+    };
+    let rewrite = if settings.rewrite_fallback == "context" {
+        RewriteFallback::Context
+    } else {
+        RewriteFallback::Deny
+    };
+    (prompt, rewrite)
+}
+
 /// The answer to give, before it is put in the agent's words.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Decision {

@@ -297,16 +297,7 @@ impl<'a> Runner<'a> {
     /// The outcome of the answer `ahp hook` gives the agent.
     fn answered(&self, verdict: &Verdict, inbound: &Inbound, event: Event) -> Outcome {
         let settings = self.cfg.hook_settings().unwrap_or_default();
-        let prompt = if settings.prompt_fallback == "deny" {
-            adapters::PromptFallback::Deny
-        } else {
-            adapters::PromptFallback::Context
-        };
-        let rewrite = if settings.rewrite_fallback == "context" {
-            adapters::RewriteFallback::Context
-        } else {
-            adapters::RewriteFallback::Deny
-        };
+        let (prompt, rewrite) = adapters::fallbacks(&settings);
         let caps = adapters::caps(inbound.agent, &inbound.native_event, event, inbound.camel);
         match adapters::Decision::from_verdict(verdict, caps, prompt, rewrite) {
             adapters::Decision::Deny { .. } => Outcome::Block,
@@ -466,16 +457,6 @@ fn outcome_is(want: &str, got: Outcome) -> Result<bool, String> {
     })
 }
 
-fn outcome_name(o: Outcome) -> &'static str {
-    match o {
-        Outcome::Accept => "accept",
-        Outcome::Aid => "aid",
-        Outcome::Prompt => "prompt",
-        Outcome::Control => "control",
-        Outcome::Block => "block",
-    }
-}
-
 /// What of `expect` the verdict does not meet.
 pub(crate) fn compare(expect: &Expect, verdict: &Verdict) -> CaseResult {
     let signals: Vec<String> = verdict
@@ -506,7 +487,7 @@ pub(crate) fn compare(expect: &Expect, verdict: &Verdict) -> CaseResult {
         Ok(false) => mismatches.push(format!(
             "outcome: expected {}, found {}",
             full.outcome,
-            outcome_name(verdict.outcome)
+            verdict.outcome.as_str()
         )),
         Err(e) => mismatches.push(e),
     }
@@ -619,7 +600,7 @@ pub(crate) fn case_from_log(log: &Path, id: &str) -> Result<String> {
         .iter()
         .filter(|s| run.signal_ids.contains(&s.header.id))
         .max_by_key(|s| s.intensity());
-    let mut expect = format!("      outcome: {}\n", outcome_name(run.outcome));
+    let mut expect = format!("      outcome: {}\n", run.outcome.as_str());
     // A case has no history: an escalated decision replays as the one
     // before escalation.
     let escalated = signals
@@ -658,7 +639,7 @@ pub(crate) fn case_from_log(log: &Path, id: &str) -> Result<String> {
             "{} run {} ({})",
             run.event,
             &run.correlation_id,
-            outcome_name(run.outcome)
+            run.outcome.as_str()
         ))?,
         event = run.event,
         context = serde_json::to_string(&run.context)?,

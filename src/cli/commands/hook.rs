@@ -9,9 +9,7 @@
 //! into a block: an agent must never be stopped by a bug of ahp it did not
 //! ask to be stopped by, and never let through silently either.
 
-use crate::adapters::{
-    self, Agent, Decision, Inbound, PromptFallback, Reply, RewriteFallback, caps, render,
-};
+use crate::adapters::{self, Agent, Decision, Inbound, PromptFallback, Reply, caps, render};
 use crate::ops::dispatch::{DispatchRequest, dispatch};
 use crate::ops::input::{parse_json, read_limited};
 use crate::ops::output::terminal_safe;
@@ -115,16 +113,7 @@ fn answer(args: &HookArgs, registry: &Registry, known: &mut Known) -> Result<Rep
         let line = format!("ahp: {}: [{}] {}", d.level.as_str(), d.source, d.message);
         eprintln!("{}", terminal_safe(&line));
     }
-    let prompt = if settings.prompt_fallback == "deny" {
-        PromptFallback::Deny
-    } else {
-        PromptFallback::Context
-    };
-    let rewrite = if settings.rewrite_fallback == "context" {
-        RewriteFallback::Context
-    } else {
-        RewriteFallback::Deny
-    };
+    let (prompt, rewrite) = adapters::fallbacks(&settings);
     let mut decision = Decision::from_verdict(
         verdict,
         caps(args.agent, &inbound.native_event, event, inbound.camel),
