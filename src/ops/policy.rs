@@ -234,6 +234,8 @@ pub(crate) fn log_options(cfg: &LoadedConfig) -> Result<ahp_signals_log::LogOpti
 /// result. `ahp doctor` runs the same check.
 pub(crate) struct Validated {
     pub warnings: Vec<String>,
+    /// Those of `warnings` that are attempts to change the managed policy.
+    pub managed_overrides: Vec<String>,
     pub result: std::result::Result<String, ConfigErrors>,
 }
 
@@ -249,6 +251,11 @@ pub(crate) fn validate(project: Option<PathBuf>, registry: &Registry) -> Result<
     let policy = compiled.policy;
     let mut v = Validated {
         warnings: checked.warnings.iter().map(ToString::to_string).collect(),
+        managed_overrides: cfg
+            .managed_overrides
+            .iter()
+            .map(|o| format!("{}: {o}", o.location))
+            .collect(),
         result: Ok(String::new()),
     };
     // Every error in one run: the files', the entries', the HOOK.md hooks'.

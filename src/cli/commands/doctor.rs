@@ -306,17 +306,10 @@ fn check_policy(r: &mut Report, root: &Path, registry: &Registry) {
         }
     };
     // Attempts to change the managed policy are problems of their own.
-    let overrides = crate::ops::policy::load_options(Some(root.to_path_buf()))
-        .map(|opts| ahp_config::LoadedConfig::load_with_errors(&opts).managed_overrides)
-        .unwrap_or_default();
-    let said: Vec<String> = overrides
-        .iter()
-        .map(|o| format!("{}: {o}", o.location))
-        .collect();
-    for w in v.warnings.into_iter().filter(|w| !said.contains(w)) {
+    for w in v.warnings.into_iter().filter(|w| !v.managed_overrides.contains(w)) {
         r.add("policy", Level::Note, w);
     }
-    for w in said {
+    for w in v.managed_overrides {
         r.add("managed", Level::Problem, w);
     }
     match v.result {
