@@ -11,6 +11,7 @@
 
 use crate::source::{Layer, Origin};
 use crate::yaml::{Node, NodeValue};
+use ahp_engine::registry::to_kebab;
 use ahp_engine::{Event, Intensity};
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -60,14 +61,9 @@ fn entries_of(
             continue;
         };
         for item in items {
-            let id = item
-                .get("id")
-                .or_else(|| item.get("oracle"))
-                .or_else(|| item.get("hook"))
-                .and_then(Node::as_str);
-            if let Some(id) = id {
+            if let Some(id) = entry_id(item) {
                 out.insert(
-                    (event, kebab(id)),
+                    (event, to_kebab(&id)),
                     Managed {
                         at: at(&item.origin),
                         intensity: item
@@ -81,8 +77,13 @@ fn entries_of(
     }
 }
 
-fn kebab(id: &str) -> String {
-    ahp_engine::registry::to_kebab(id)
+/// An entry's id as the loader keys it: `id`, else `oracle`, else `hook`.
+fn entry_id(item: &Node) -> Option<String> {
+    item.get("id")
+        .or_else(|| item.get("oracle"))
+        .or_else(|| item.get("hook"))
+        .and_then(Node::as_str)
+        .map(str::to_string)
 }
 
 /// Takes out of the layers after the managed one whatever would change
@@ -174,14 +175,10 @@ fn keep_entry(
     entries: &HashMap<(Event, String), Managed>,
     out: &mut Vec<Override>,
 ) -> bool {
-    let id = item
-        .get("id")
-        .or_else(|| item.get("oracle"))
-        .or_else(|| item.get("hook"))
-        .and_then(Node::as_str)
-        .map(str::to_string);
-    let Some(id) = id else { return true };
-    let Some(managed) = entries.get(&(event, kebab(&id))) else {
+    let Some(id) = entry_id(item) else {
+        return true;
+    };
+    let Some(managed) = entries.get(&(event, to_kebab(&id))) else {
         return true;
     };
     let NodeValue::Map(m) = &mut item.value else {

@@ -306,7 +306,11 @@ fn check_policy(r: &mut Report, root: &Path, registry: &Registry) {
         }
     };
     // Attempts to change the managed policy are problems of their own.
-    for w in v.warnings.into_iter().filter(|w| !v.managed_overrides.contains(w)) {
+    for w in v
+        .warnings
+        .into_iter()
+        .filter(|w| !v.managed_overrides.contains(w))
+    {
         r.add("policy", Level::Note, w);
     }
     for w in v.managed_overrides {
