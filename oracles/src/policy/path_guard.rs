@@ -265,6 +265,8 @@ impl PathGuard {
             return Vec::new();
         };
         let home = std::env::var("HOME").ok();
+        // The tool as the agent names it, for messages.
+        let raw = tool.raw_name.as_deref().unwrap_or(&tool.name);
         let mut out: Vec<Signal> = Vec::new();
         let mut seen: HashSet<(String, Access)> = HashSet::new();
         let mut links_followed = 0;
@@ -311,7 +313,6 @@ impl PathGuard {
                     }
                     _ => path.clone(),
                 };
-                let raw = tool.raw_name.as_deref().unwrap_or(&tool.name);
                 let norm = normalize_path(&full, home.as_deref());
                 push(norm.clone(), access, raw, false, &mut out);
                 if access == Access::Write {
@@ -324,7 +325,6 @@ impl PathGuard {
             .flatten();
         // A fetch tool that reads a local file is a Read.
         if let Some(path) = fetched.and_then(|u| u.strip_prefix("file://")) {
-            let raw = tool.raw_name.as_deref().unwrap_or(&tool.name);
             push(
                 normalize_path(path, home.as_deref()),
                 Access::Read,
@@ -335,7 +335,6 @@ impl PathGuard {
         }
         // The cloud metadata service hands out the machine's credentials.
         if let Some(url) = fetched.filter(|u| commands::is_metadata_url(u)) {
-            let raw = tool.raw_name.as_deref().unwrap_or(&tool.name);
             out.push(
                 Signal::block(format!(
                     "Sensitive data: {raw} would read the cloud metadata service (`{}`), which hands out this machine's credentials",
@@ -347,7 +346,6 @@ impl PathGuard {
         }
         // A fetch tool whose URL spells out a secret.
         if let Some(url) = fetched.filter(|u| ahp_engine::secrets::in_url(u)) {
-            let raw = tool.raw_name.as_deref().unwrap_or(&tool.name);
             out.push(
                 Signal::block(format!(
                     "Sensitive data: {raw} would send a credential in its URL (`{}`)",
