@@ -144,10 +144,9 @@ pub struct StatsBuilder {
     accs: Vec<Acc>,
     /// signal id → (row, its current answer).
     signals: Recent<u128, (usize, Option<Action>)>,
-    /// correlation id → rows that blocked in that dispatch.
-    blocking: Recent<String, Vec<usize>>,
-    /// correlation id → rows that raised a signal in that dispatch.
-    fired: Recent<String, Vec<usize>>,
+    /// correlation id → rows that raised a signal in that dispatch, each
+    /// with whether that signal was an enforced block.
+    fired: Recent<String, Vec<(usize, bool)>>,
     /// issue/session → (row, time of the first block) still open.
     open: HashMap<String, Vec<(usize, DateTime<Utc>)>>,
     hourly: BTreeMap<String, IntensityMix>,
@@ -184,7 +183,6 @@ impl StatsBuilder {
             index: HashMap::new(),
             accs: Vec::new(),
             signals: Recent::new(RECENT_WINDOW),
-            blocking: Recent::new(RECENT_WINDOW),
             fired: Recent::new(RECENT_WINDOW),
             open: HashMap::new(),
             hourly: BTreeMap::new(),
@@ -233,16 +231,11 @@ impl StatsBuilder {
                 }
                 self.signals.insert(s.header.id.as_u128(), (i, None));
                 if let Some(corr) = &s.header.correlation_id {
-                    match self.fired.get_mut(corr) {
-                        Some(rows) => rows.push(i),
-                        None => self.fired.insert(corr.clone(), vec![i]),
-                    }
                     // A shadow block stopped nothing: no time to repair.
-                    if intensity == Intensity::Block && !s.header.shadow {
-                        match self.blocking.get_mut(corr) {
-                            Some(rows) => rows.push(i),
-                            None => self.blocking.insert(corr.clone(), vec![i]),
-                        }
+                    let blocked = intensity == Intensity::Block && !s.header.shadow;
+                    match self.fired.get_mut(corr) {
+                        Some(rows) => rows.push((i, blocked)),
+                        None => self.fired.insert(corr.clone(), vec![(i, blocked)]),
                     }
                 }
                 if !s.header.shadow {
@@ -298,8 +291,7 @@ impl StatsBuilder {
                     .as_ref()
                     .map(|i| format!("issue:{i}"))
                     .or_else(|| run.session_id.as_ref().map(|s| format!("session:{s}")));
-                let blockers = self.blocking.remove(&run.correlation_id);
-                let fired = self.fired.remove(&run.correlation_id);
+                let fired = self.fired.remove(&run.correlation_id).unwrap_or_default();
                 // Sessions by the agent's session id (else the issue).
                 let session = run
                     .session_id
@@ -307,16 +299,15 @@ impl StatsBuilder {
                     .map(|s| format!("session:{s}"))
                     .or_else(|| key.clone());
                 if let Some(session) = session {
-                    for i in fired.unwrap_or_default() {
+                    for &(i, _) in &fired {
                         self.accs[i].sessions.insert(session.clone());
                     }
                 }
                 let Some(key) = key else { return };
                 match run.outcome {
                     Outcome::Block => {
-                        let blockers = blockers.unwrap_or_default();
                         let open = self.open.entry(key).or_default();
-                        for i in blockers {
+                        for i in fired.iter().filter(|(_, b)| *b).map(|(i, _)| *i) {
                             if !open.iter().any(|&(j, _)| j == i) {
                                 open.push((i, run.timestamp));
                             }
