@@ -296,17 +296,8 @@ fn what_cannot_be_parsed_is_judged_on_its_text() {
         (long.as_str(), "block"),
         ("echo \"unterminated", "allow"),
     ] {
-        let payload = json!({
-            "session_id": "s",
-            "cwd": sb.root(),
-            "hook_event_name": "PreToolUse",
-            "tool_name": "Bash",
-            "tool_input": {"command": command},
-        });
         let out = sb
-            .ahp()
-            .args(["hook", "claude-code"])
-            .write_stdin(payload.to_string())
+            .claude_pre_tool("s", "Bash", json!({"command": command}))
             .output()
             .unwrap();
         let shown: String = command.chars().take(60).collect();
@@ -326,19 +317,7 @@ fn what_cannot_be_parsed_is_judged_on_its_text() {
 
 /// The answer to one Claude Code tool call in the sandbox's project.
 fn answer(sb: &Sandbox, tool: &str, input: Value) -> &'static str {
-    let payload = json!({
-        "session_id": "s",
-        "cwd": sb.root(),
-        "hook_event_name": "PreToolUse",
-        "tool_name": tool,
-        "tool_input": input,
-    });
-    let out = sb
-        .ahp()
-        .args(["hook", "claude-code"])
-        .write_stdin(payload.to_string())
-        .output()
-        .unwrap();
+    let out = sb.claude_pre_tool("s", tool, input).output().unwrap();
     assert!(
         out.status.success(),
         "{}",

@@ -26,18 +26,9 @@ fn managed(sb: &Sandbox, text: &str) -> PathBuf {
 }
 
 fn hook(sb: &Sandbox, managed: &PathBuf, command: &str) -> (String, String) {
-    let payload = json!({
-        "session_id": "s",
-        "cwd": sb.root(),
-        "hook_event_name": "PreToolUse",
-        "tool_name": "Bash",
-        "tool_input": {"command": command},
-    });
     let out = sb
-        .ahp()
+        .claude_pre_tool("s", "Bash", json!({"command": command}))
         .env("AHP_MANAGED_CONFIG", managed)
-        .args(["hook", "claude-code"])
-        .write_stdin(payload.to_string())
         .output()
         .unwrap();
     (stdout(&out), stderr(&out))
@@ -159,13 +150,7 @@ fn the_managed_policy_can_forbid_project_hooks() {
     );
     // Without the managed policy, the trusted hook runs.
     let out = sb
-        .ahp()
-        .args(["hook", "claude-code"])
-        .write_stdin(
-            json!({"session_id": "s", "cwd": sb.root(), "hook_event_name": "PreToolUse",
-                   "tool_name": "Bash", "tool_input": {"command": "ls"}})
-            .to_string(),
-        )
+        .claude_pre_tool("s", "Bash", json!({"command": "ls"}))
         .output()
         .unwrap();
     assert!(

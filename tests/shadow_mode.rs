@@ -5,17 +5,8 @@ use crate::common::{Sandbox, stderr, stdout};
 use serde_json::json;
 
 fn bash(sb: &Sandbox, session: &str, command: &str) -> String {
-    let payload = json!({
-        "session_id": session,
-        "cwd": sb.root(),
-        "hook_event_name": "PreToolUse",
-        "tool_name": "Bash",
-        "tool_input": {"command": command},
-    });
     let out = sb
-        .ahp()
-        .args(["hook", "claude-code"])
-        .write_stdin(payload.to_string())
+        .claude_pre_tool(session, "Bash", json!({"command": command}))
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));

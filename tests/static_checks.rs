@@ -64,15 +64,13 @@ fn an_entry_always_preempted_by_an_earlier_block_is_named() {
 ",
     );
     for i in 0..20 {
-        let payload = serde_json::json!({
-            "session_id": format!("s{i}"), "cwd": sb.root(), "hook_event_name": "PreToolUse",
-            "tool_name": "Bash", "tool_input": {"command": "ls"},
-        });
-        sb.ahp()
-            .args(["hook", "claude-code"])
-            .write_stdin(payload.to_string())
-            .assert()
-            .success();
+        sb.claude_pre_tool(
+            &format!("s{i}"),
+            "Bash",
+            serde_json::json!({"command": "ls"}),
+        )
+        .assert()
+        .success();
     }
     let out = sb.ahp().args(["signals", "tune"]).output().unwrap();
     let text = crate::common::stdout(&out);

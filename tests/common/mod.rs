@@ -72,6 +72,22 @@ impl Sandbox {
         c
     }
 
+    /// `ahp hook claude-code` with, on stdin, Claude Code's PreToolUse
+    /// payload of a `tool` call with `input` in this project, in `session`.
+    pub fn claude_pre_tool(&self, session: &str, tool: &str, input: serde_json::Value) -> Command {
+        let payload = serde_json::json!({
+            "session_id": session,
+            "cwd": self.root(),
+            "hook_event_name": "PreToolUse",
+            "tool_name": tool,
+            "tool_input": input,
+        });
+        let mut c = self.ahp();
+        c.args(["hook", "claude-code"])
+            .write_stdin(payload.to_string());
+        c
+    }
+
     /// Writes a HOOK.md hook (frontmatter lines after name/description)
     /// with `scripts/run.sh`, under the user (`project == false`) or the
     /// project hooks directory.
