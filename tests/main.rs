@@ -17,6 +17,7 @@ mod dispatch;
 mod escalation;
 mod hostile;
 mod install;
+mod issue_commands;
 mod issue_workflow;
 mod layers;
 mod managed_layer;

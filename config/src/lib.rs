@@ -39,6 +39,7 @@ mod context_paths;
 pub mod escalation;
 pub mod fail_closed;
 pub mod hookmd;
+pub mod issue_commands;
 pub mod layers;
 pub mod load;
 pub mod managed;

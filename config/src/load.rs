@@ -38,6 +38,7 @@ pub const SETTINGS_KEYS: &[&str] = &[
     "rewrite_fallback",
     "mode",
     "project_hooks",
+    "issue_commands",
 ];
 /// Keys of one entry.
 pub const ENTRY_KEYS: &[&str] = &[
@@ -1075,6 +1076,9 @@ impl LoadedConfig {
             errors.append(&mut es.0);
         }
         if let Err(mut es) = self.log_settings() {
+            errors.append(&mut es.0);
+        }
+        if let Err(mut es) = self.issue_commands() {
             errors.append(&mut es.0);
         }
         let mut warnings = self.warnings.clone();

@@ -118,6 +118,38 @@ pub struct SettingsSpec {
     /// false: a repository's HOOK.md hooks (`.agents/hooks`) never run,
     /// trusted or not (for an organisation's managed policy).
     pub project_hooks: Option<bool>,
+    /// Shell commands an agent runs that are issue lifecycle events
+    /// (`monoco issue close FEAT-1` is `pre-issue-close`), by tracker
+    /// name. The builtin layer names `monoco`; `monoco: {enabled: false}`
+    /// switches it off.
+    pub issue_commands: Option<BTreeMap<String, IssueCommandSpec>>,
+}
+
+/// One tracker's command shape under `settings.issue_commands`.
+#[derive(JsonSchema)]
+#[schemars(deny_unknown_fields)]
+#[allow(dead_code)]
+pub struct IssueCommandSpec {
+    /// The program and its words, with `{{ verb }}` for the step word and
+    /// `{{ id }}` for the issue id: `monoco issue {{ verb }} {{ id }}`.
+    pub command: Option<String>,
+    /// Command word → step (create, start, submit, close, open, cancel,
+    /// delete); default: each step's own name.
+    pub verbs: Option<BTreeMap<String, String>>,
+    /// The step of a shape without `{{ verb }}`.
+    pub lifecycle: Option<String>,
+    /// A regular expression an issue id matches (default: Monoco's,
+    /// `FEAT-0123`).
+    pub id: Option<String>,
+    /// Globs under the project root, with `{{ id }}`, where the issue's
+    /// file is: `Issues/**/{{ id }}-*.md`.
+    pub issue_files: Option<Vec<String>>,
+    /// A git branch glob with `{{ id }}` (`{{ id }}-*`): when a local
+    /// branch other than the current one matches, the issue is judged as
+    /// that branch has it.
+    pub issue_branch: Option<String>,
+    /// false: this tracker's commands are not issue events.
+    pub enabled: Option<bool>,
 }
 
 /// `context` or `deny`.

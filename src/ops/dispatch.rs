@@ -7,6 +7,7 @@ use super::policy::{
     BrokenPolicy, error_record, load, log_options, project_log_path, report_errors,
     report_left_out, runtime,
 };
+use ahp_config::issue_commands::{FoundCommand, MAX_FOUND};
 use ahp_config::{ConfigErrors, LoadedConfig};
 use ahp_engine::{
     Diagnostic, Engine, EntryStatus, Event, HookContext, Level, Registry, SignalSink, Verdict,
@@ -116,10 +117,18 @@ pub(crate) fn dispatch(req: DispatchRequest<'_>) -> Result<Option<Dispatched>> {
     } = req;
     let cfg = load(project, registry)?;
     let rt = runtime()?;
+    let calls = if async_only {
+        Vec::new()
+    } else {
+        issue_calls(event, &mut ctx, &cfg)
+    };
     if !async_only {
         rt.block_on(enrich(&mut ctx, event, issue, &cfg))?;
     }
-    let compiled = cfg.compile_with_errors(registry, Some(&[event]));
+    let events: Vec<Event> = std::iter::once(event)
+        .chain(calls.iter().map(|c| c.event))
+        .collect();
+    let compiled = cfg.compile_with_errors(registry, Some(&events));
     let (policy, warnings, errors) = (compiled.policy, compiled.warnings, compiled.errors);
     if !errors.is_empty()
         && let Some(why) = cfg.fail_closed()
@@ -153,14 +162,7 @@ pub(crate) fn dispatch(req: DispatchRequest<'_>) -> Result<Option<Dispatched>> {
             }
         },
     };
-    let history = match &log_path {
-        Some(path) if !async_only => crate::ops::respond::history_for(&policy, &ctx, path)?,
-        _ => None,
-    };
-    let mut builder = Engine::builder().policy(policy);
-    if let Some(h) = history {
-        builder = builder.history(h);
-    }
+    let mut sink: Option<Arc<dyn SignalSink>> = None;
     if let Some(path) = &log_path {
         // A bad log setting is among the errors reported above; the log
         // is still written, with the defaults.
@@ -169,7 +171,7 @@ pub(crate) fn dispatch(req: DispatchRequest<'_>) -> Result<Option<Dispatched>> {
             ..ahp_signals_log::LogOptions::default()
         });
         match SignalLog::open_with(path, options) {
-            Ok(sink) => {
+            Ok(log) => {
                 for message in left_out {
                     let d = Diagnostic {
                         level: Level::Warning,
@@ -181,17 +183,17 @@ pub(crate) fn dispatch(req: DispatchRequest<'_>) -> Result<Option<Dispatched>> {
                         file: None,
                         line: None,
                     };
-                    if let Err(e) = sink.record_diagnostic(&d) {
+                    if let Err(e) = log.record_diagnostic(&d) {
                         eprintln!("warning: {}", terminal_safe(&e.to_string()));
                     }
                 }
                 for e in &errors {
                     let d = error_record(e, event, ctx.correlation_id.clone());
-                    if let Err(e) = sink.record_diagnostic(&d) {
+                    if let Err(e) = log.record_diagnostic(&d) {
                         eprintln!("warning: {}", terminal_safe(&e.to_string()));
                     }
                 }
-                builder = builder.sink(Arc::new(sink) as Arc<dyn SignalSink>);
+                sink = Some(Arc::new(log) as Arc<dyn SignalSink>);
             }
             // Logging must not decide the verdict, but it must not
             // fail silently either.
@@ -201,27 +203,39 @@ pub(crate) fn dispatch(req: DispatchRequest<'_>) -> Result<Option<Dispatched>> {
             ),
         }
     }
-    let engine = builder.defer_detached(true).build()?;
+    // One engine per dispatched event: each has the escalation history of
+    // its own context (an issue event counts per issue).
+    let engine_for = |ctx: &HookContext| -> Result<Engine> {
+        let mut builder = Engine::builder().policy(policy.clone());
+        if let Some(path) = log_path.as_deref().filter(|_| !async_only)
+            && let Some(h) = crate::ops::respond::history_for(&policy, ctx, path)?
+        {
+            builder = builder.history(h);
+        }
+        if let Some(s) = &sink {
+            builder = builder.sink(Arc::clone(s));
+        }
+        Ok(builder.defer_detached(true).build()?)
+    };
+    let engine = engine_for(&ctx)?;
     if async_only {
         rt.block_on(engine.run_detached(event, ctx));
         return Ok(None);
     }
-    let verdict = rt.block_on(engine.dispatch(event, ctx));
-    if verdict
-        .entries
-        .iter()
-        .any(|e| e.status == EntryStatus::Detached)
-        && let Err(e) = spawn_async_only(
-            event,
-            &verdict.context,
+    let mut verdict = rt.block_on(engine.dispatch(event, ctx));
+    start_detached(event, &verdict, &cfg.project_root, log_path.as_deref());
+    for call in &calls {
+        let mut ictx = call.context(&verdict.context);
+        ictx.correlation_id = Some(verdict.correlation_id.clone());
+        call.load(&mut ictx, &rt, &cfg)?;
+        let issue_verdict = rt.block_on(engine_for(&ictx)?.dispatch(call.event, ictx));
+        start_detached(
+            call.event,
+            &issue_verdict,
             &cfg.project_root,
             log_path.as_deref(),
-        )
-    {
-        eprintln!(
-            "warning: async entries were not started: {}",
-            terminal_safe(&format!("{e:#}"))
         );
+        fold_in(&mut verdict, issue_verdict);
     }
     Ok(Some(Dispatched {
         verdict,
@@ -230,10 +244,236 @@ pub(crate) fn dispatch(req: DispatchRequest<'_>) -> Result<Option<Dispatched>> {
     }))
 }
 
+/// A shell command of a tool call that is an issue lifecycle step
+/// (`settings.issue_commands`): dispatched as its issue event beside the
+/// tool event.
+#[derive(Debug)]
+pub(crate) struct IssueCall {
+    /// `pre-issue-*` at pre-tool-use, `post-issue-*` at post-tool-use.
+    pub event: Event,
+    /// What matched.
+    pub found: FoundCommand,
+    /// The issue file, when the command names an id and the file exists.
+    pub path: Option<PathBuf>,
+    /// The issue's branch and its text of the file, when the tracker has
+    /// `issue_branch` and another branch matches (the work is there).
+    pub branch: Option<(String, String)>,
+}
+
+impl IssueCall {
+    /// Adds the issue (from its branch when it has one), the checklist and
+    /// the git changes to the issue event's context.
+    pub(crate) fn load(
+        &self,
+        ctx: &mut HookContext,
+        rt: &tokio::runtime::Runtime,
+        cfg: &LoadedConfig,
+    ) -> Result<()> {
+        match (&self.branch, &self.path) {
+            (Some((branch, text)), Some(path)) => {
+                let issue = ahp_oracles::workflow::issue::parse_issue(text, path)
+                    .map_err(|e| anyhow!("{e} (as branch `{branch}` has it)"))?;
+                let mut value = issue.context_issue();
+                if let Some(m) = value.as_object_mut() {
+                    m.insert("branch".into(), branch.clone().into());
+                }
+                ctx.issue = Some(value);
+                ctx.extra
+                    .insert("checklist".into(), issue.context_checklist());
+                rt.block_on(enrich(ctx, self.event, None, cfg))
+            }
+            _ => rt.block_on(enrich(ctx, self.event, self.path.as_deref(), cfg)),
+        }
+    }
+
+    /// How it is recorded in the tool event's context (`issue_commands`).
+    fn describe(&self, root: &Path) -> serde_json::Value {
+        serde_json::json!({
+            "event": self.event.as_str(),
+            "tracker": self.found.tracker,
+            "id": self.found.id,
+            "command": self.found.command,
+            "issue": self.path.as_deref().map(|p| p.strip_prefix(root).unwrap_or(p).display().to_string()),
+            "branch": self.branch.as_ref().map(|(b, _)| b),
+        })
+    }
+
+    /// The issue event's context: the tool call's session, place and
+    /// correlation id, and `tool_call` saying which call it came from (the
+    /// issue and git changes are added by [`enrich`]).
+    pub(crate) fn context(&self, tool: &HookContext) -> HookContext {
+        let mut ctx = HookContext {
+            session_id: tool.session_id.clone(),
+            work_dir: tool.work_dir.clone(),
+            environment: tool.environment.clone(),
+            correlation_id: tool.correlation_id.clone(),
+            ..HookContext::default()
+        };
+        let call = tool.tool.as_ref();
+        ctx.extra.insert(
+            "tool_call".into(),
+            serde_json::json!({
+                "event": tool.event.map(Event::as_str),
+                "tool": call.and_then(|t| t.raw_name.clone()).or_else(|| call.map(|t| t.name.clone())),
+                "use_id": call.and_then(|t| t.use_id.clone()),
+                "command": self.found.command,
+                "tracker": self.found.tracker,
+            }),
+        );
+        if self.path.is_none()
+            && let Some(id) = &self.found.id
+        {
+            ctx.issue = Some(serde_json::json!({ "id": id }));
+        }
+        ctx
+    }
+}
+
+/// The issue commands of a shell tool call at pre- and post-tool-use
+/// (none after a call that failed), each with its issue file; recorded in
+/// the tool event's context as `issue_commands`.
+pub(crate) fn issue_calls(
+    event: Event,
+    ctx: &mut HookContext,
+    cfg: &LoadedConfig,
+) -> Vec<IssueCall> {
+    let post = match event {
+        Event::PreToolUse => false,
+        Event::PostToolUse => true,
+        _ => return Vec::new(),
+    };
+    let Some(tool) = ctx.tool.as_mut() else {
+        return Vec::new();
+    };
+    tool.model_shell();
+    let Some(shell) = tool.shell.as_ref() else {
+        return Vec::new();
+    };
+    // A broken entry is among the compile errors reported with the rest.
+    let commands = cfg.issue_commands().unwrap_or_default();
+    let mut calls = Vec::new();
+    for command in &commands {
+        for found in command.find(shell) {
+            let path = found.id.as_deref().and_then(|id| {
+                ahp_oracles::workflow::issue::find_issue_file(
+                    &cfg.project_root,
+                    &command.issue_files,
+                    id,
+                )
+            });
+            let branch = match (&command.issue_branch, &found.id, &path) {
+                (Some(glob), Some(id), Some(p)) if calls.len() < MAX_FOUND => {
+                    ahp_oracles::workflow::issue::issue_from_branch(&cfg.project_root, glob, id, p)
+                }
+                _ => None,
+            };
+            let event = if post {
+                found.lifecycle.post_event()
+            } else {
+                found.lifecycle.pre_event()
+            };
+            if calls.len() < MAX_FOUND {
+                calls.push(IssueCall {
+                    event,
+                    found,
+                    path,
+                    branch,
+                });
+            }
+        }
+    }
+    if calls.is_empty() {
+        return calls;
+    }
+    if post && tool.response.as_ref().is_some_and(failed) {
+        ctx.extra.insert(
+            "issue_commands_skipped".into(),
+            "the command failed: no post-issue event".into(),
+        );
+        return Vec::new();
+    }
+    let described = calls
+        .iter()
+        .map(|c| c.describe(&cfg.project_root))
+        .collect();
+    ctx.extra
+        .insert("issue_commands".into(), serde_json::Value::Array(described));
+    calls
+}
+
+/// Whether a shell tool's response says the command failed: an exit code
+/// other than 0 (`exit_code`, `exitCode`, Gemini's `Exit Code: N` line),
+/// an error flag, or an error text. A response that says neither is a
+/// success: Claude Code reports failures as their own event.
+fn failed(response: &serde_json::Value) -> bool {
+    use serde_json::Value;
+    let text_says = |t: &str| {
+        t.lines().any(|l| {
+            l.trim()
+                .strip_prefix("Exit Code:")
+                .or_else(|| l.trim().strip_prefix("Exit code:"))
+                .and_then(|n| n.trim().parse::<i64>().ok())
+                .is_some_and(|n| n != 0)
+        })
+    };
+    match response {
+        Value::String(t) => text_says(t),
+        Value::Object(m) => {
+            let code = ["exit_code", "exitCode", "returncode", "code"]
+                .iter()
+                .find_map(|k| m.get(*k)?.as_i64());
+            if let Some(code) = code {
+                return code != 0;
+            }
+            let flag = ["is_error", "isError", "interrupted", "success"]
+                .iter()
+                .any(|k| match (k, m.get(*k)) {
+                    (&"success", Some(Value::Bool(b))) => !b,
+                    (_, Some(Value::Bool(b))) => *b,
+                    _ => false,
+                });
+            let error = m
+                .get("error")
+                .is_some_and(|e| !e.is_null() && e != "" && e != &Value::Bool(false));
+            flag || error
+                || ["llmContent", "output", "stdout"]
+                    .iter()
+                    .filter_map(|k| m.get(*k)?.as_str())
+                    .any(text_says)
+        }
+        _ => false,
+    }
+}
+
+/// Adds an issue event's verdict to the tool call's: its signals and
+/// diagnostics, and the stronger outcome, so that the agent's answer says
+/// both (a closed issue's block denies the command).
+fn fold_in(verdict: &mut Verdict, issue: Verdict) {
+    verdict.outcome = verdict.outcome.max(issue.outcome);
+    verdict.signals.extend(issue.signals);
+    verdict.shadow.extend(issue.shadow);
+    verdict.diagnostics.extend(issue.diagnostics);
+}
+
+/// Starts the background run of `verdict`'s async entries, if it has any.
+fn start_detached(event: Event, verdict: &Verdict, root: &Path, log: Option<&Path>) {
+    if verdict
+        .entries
+        .iter()
+        .any(|e| e.status == EntryStatus::Detached)
+        && let Err(e) = spawn_async_only(event, &verdict.context, root, log)
+    {
+        eprintln!(
+            "warning: async entries were not started: {}",
+            terminal_safe(&format!("{e:#}"))
+        );
+    }
+}
+
 /// Fills in what the caller did not give: the issue file (`--issue`, or
 /// `issue.path` of the context) as `issue` and `checklist`, and for issue
 /// events the changed files and commits from git.
-async fn enrich(
+pub(crate) async fn enrich(
     ctx: &mut HookContext,
     event: Event,
     issue: Option<&Path>,

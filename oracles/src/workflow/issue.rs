@@ -782,6 +782,143 @@ pub fn load_issue(path: &Path) -> Result<Issue, IssueError> {
     parse_issue(&text, path)
 }
 
+/// Most directory entries [`find_issue_file`] looks at for one glob.
+pub const MAX_LOOKUP_ENTRIES: usize = 20_000;
+
+/// The issue file of `id` under `root`: the first file, in path order,
+/// that one of `globs` matches once `{{ id }}` is replaced by the id
+/// (ignoring case, as Monoco upper-cases ids). Globs are relative to
+/// `root` (`Issues/*/{open,backlog,closed,archived}/**/{{ id }}-*.md`) and
+/// the lookup stays inside it: symbolic links are not followed, so a
+/// repository cannot point ahp at a file elsewhere, and the walk stops
+/// after [`MAX_LOOKUP_ENTRIES`] entries. `None` when nothing matches.
+///
+/// ```
+/// let dir = tempfile::tempdir().unwrap();
+/// let open = dir.path().join("Issues/Features/open");
+/// std::fs::create_dir_all(&open).unwrap();
+/// std::fs::write(open.join("FEAT-0001-add-login.md"), "---\nid: FEAT-0001\n---\n").unwrap();
+/// let globs = ["Issues/*/{open,closed}/**/{{ id }}-*.md".to_string()];
+/// let found = ahp_oracles::workflow::issue::find_issue_file(dir.path(), &globs, "feat-0001");
+/// assert_eq!(found, Some(open.join("FEAT-0001-add-login.md")));
+/// assert_eq!(ahp_oracles::workflow::issue::find_issue_file(dir.path(), &globs, "FEAT-0002"), None);
+/// ```
+pub fn find_issue_file(root: &Path, globs: &[String], id: &str) -> Option<PathBuf> {
+    globs.iter().find_map(|g| find_one(root, g, id))
+}
+
+/// The text of the issue file at `path` (under `root`) as a local git
+/// branch other than the current one has it, when one matches
+/// `branch_glob` once `{{ id }}` is replaced by the id (ignoring case):
+/// `(branch, text)`. `None` when no such branch exists, the branch has no
+/// file there, or git cannot tell. Git runs with
+/// [`ahp_engine::GIT_SAFE_CONFIG`], and the text is capped like a file.
+pub fn issue_from_branch(
+    root: &Path,
+    branch_glob: &str,
+    id: &str,
+    path: &Path,
+) -> Option<(String, String)> {
+    let rel = path.strip_prefix(root).ok()?.to_str()?.replace('\\', "/");
+    let git = |args: &[&str]| -> Option<Vec<u8>> {
+        let out = std::process::Command::new("git")
+            .args(ahp_engine::GIT_SAFE_CONFIG)
+            .args(args)
+            .current_dir(root)
+            .stdin(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .output()
+            .ok()?;
+        out.status.success().then_some(out.stdout)
+    };
+    let pattern = branch_glob
+        .replace("{{ id }}", &globset::escape(id))
+        .replace("{{id}}", &globset::escape(id));
+    let matcher = globset::GlobBuilder::new(&pattern)
+        .case_insensitive(true)
+        .build()
+        .ok()?
+        .compile_matcher();
+    let current = git(&["symbolic-ref", "--quiet", "--short", "HEAD"])
+        .map(|b| String::from_utf8_lossy(&b).trim().to_string());
+    let refs = git(&["for-each-ref", "--format=%(refname:short)", "refs/heads/"])?;
+    let branch = String::from_utf8_lossy(&refs)
+        .lines()
+        .map(str::trim)
+        .find(|b| !b.is_empty() && Some(*b) != current.as_deref() && matcher.is_match(b))?
+        .to_string();
+    let text = git(&["show", &format!("{branch}:{rel}")])?;
+    if text.len() as u64 > MAX_ISSUE_BYTES {
+        return None;
+    }
+    Some((branch, String::from_utf8(text).ok()?))
+}
+
+fn find_one(root: &Path, glob: &str, id: &str) -> Option<PathBuf> {
+    let pattern = glob
+        .trim()
+        .trim_start_matches("./")
+        .replace("{{ id }}", &globset::escape(id))
+        .replace("{{id}}", &globset::escape(id));
+    let matcher = globset::GlobBuilder::new(&pattern)
+        .literal_separator(true)
+        .case_insensitive(true)
+        .build()
+        .ok()?
+        .compile_matcher();
+    // The walk starts at the deepest directory the glob names literally.
+    let literal: Vec<&str> = pattern
+        .split('/')
+        .take_while(|s| !s.contains(['*', '?', '[', '{']))
+        .collect();
+    let (dirs, last) = match literal.len() {
+        n if n == pattern.split('/').count() => (&literal[..n - 1], true),
+        n => (&literal[..n], false),
+    };
+    let start = dirs.iter().fold(root.to_path_buf(), |p, s| p.join(s));
+    if last {
+        // No wildcard at all: one file.
+        let p = root.join(&pattern);
+        return std::fs::symlink_metadata(&p)
+            .ok()
+            .filter(|m| m.is_file())
+            .map(|_| p);
+    }
+    let mut seen = 0;
+    walk(root, &start, &matcher, &mut seen)
+}
+
+fn walk(
+    root: &Path,
+    dir: &Path,
+    matcher: &globset::GlobMatcher,
+    seen: &mut usize,
+) -> Option<PathBuf> {
+    let mut entries: Vec<(PathBuf, std::fs::FileType)> = std::fs::read_dir(dir)
+        .ok()?
+        .filter_map(|e| {
+            let e = e.ok()?;
+            Some((e.path(), e.file_type().ok()?))
+        })
+        .collect();
+    entries.sort_by(|a, b| a.0.cmp(&b.0));
+    for (path, kind) in entries {
+        *seen += 1;
+        if *seen > MAX_LOOKUP_ENTRIES {
+            return None;
+        }
+        let rel = path.strip_prefix(root).ok()?;
+        if kind.is_dir() {
+            if let Some(found) = walk(root, &path, matcher, seen) {
+                return Some(found);
+            }
+        } else if kind.is_file() && matcher.is_match(rel) {
+            return Some(path);
+        }
+    }
+    None
+}
+
 /// Parses the text of an issue file; `path` is recorded in the issue and in
 /// errors.
 pub fn parse_issue(text: &str, path: &Path) -> Result<Issue, IssueError> {

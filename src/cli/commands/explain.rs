@@ -2,10 +2,10 @@
 //! which layer, and why others do not; `--list` lists the events.
 
 use crate::cli::args::ProjectArg;
-use crate::ops::dispatch::environment_from_var;
+use crate::ops::dispatch::{environment_from_var, issue_calls};
 use crate::ops::input::{parse_event, read_context};
 use crate::ops::output::{EXIT_ERROR, EXIT_PROCEED, print, print_warnings};
-use crate::ops::policy::load;
+use crate::ops::policy::{load, runtime};
 use ahp_config::{ConfigError, LoadedConfig};
 use ahp_engine::{Event, HookContext, Registry};
 use anyhow::Result;
@@ -108,6 +108,12 @@ fn explain(
     };
     out.push_str(&format!("on_block: {on_block}\n"));
     let mut ctx = ctx;
+    // A shell command that is an issue lifecycle step is that issue event
+    // too, explained after this one.
+    let calls = match ctx.as_mut() {
+        Some(c) => issue_calls(event, c, cfg),
+        None => Vec::new(),
+    };
     if let Some(c) = ctx.as_mut() {
         c.event = Some(event);
         // Chosen as a dispatch chooses it, so `when: {environment: …}` is
@@ -208,6 +214,36 @@ fn explain(
                 .map(|n| format!("{} {}", n.origin.layer(), n.origin.location()))
                 .unwrap_or_default();
             out.push_str(&format!("  {:<28} enabled: false set by {by}\n", e.id));
+        }
+    }
+    for call in &calls {
+        out.push_str(&format!(
+            "\nthis tool call is also {}: `{}` is a {} command (settings.issue_commands.{}), ",
+            call.event, call.found.command, call.found.tracker, call.found.tracker
+        ));
+        match (&call.found.id, &call.path) {
+            (_, Some(p)) => out.push_str(&format!(
+                "issue file {}\n",
+                p.strip_prefix(&cfg.project_root).unwrap_or(p).display()
+            )),
+            (Some(id), None) => out.push_str(&format!(
+                "no issue file of {id} found: it is judged without one\n"
+            )),
+            (None, None) => out.push_str("naming no issue\n"),
+        }
+        let mut ictx = call.context(ctx.as_ref().unwrap_or(&HookContext::default()));
+        if let Some((branch, _)) = &call.branch {
+            out.push_str(&format!(
+                "  judged as branch `{branch}` has the issue file\n"
+            ));
+        }
+        call.load(&mut ictx, &runtime()?, cfg)?;
+        // Its errors are this policy's, listed above already.
+        let (text, _) = explain(cfg, registry, call.event, Some(ictx))?;
+        for line in text.lines() {
+            out.push_str("  ");
+            out.push_str(line);
+            out.push('\n');
         }
     }
     Ok((out, errors))

@@ -1,0 +1,566 @@
+//! Issue commands an agent runs as shell tool calls are issue events
+//! (`settings.issue_commands`): `monoco issue close FEAT-1` through `ahp
+//! hook AGENT` is gated as pre-issue-close, and after it succeeded runs
+//! post-issue-close. The last tests drive the real Monoco CLI from PyPI.
+
+use crate::common::{Sandbox, stdout};
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::process::Command as Std;
+use std::sync::OnceLock;
+
+const OPEN_ISSUE: &str = "---\nid: FEAT-0001\ntype: feature\nstatus: open\nstage: review\ntitle: Add login\n---\n\n## FEAT-0001: Add login\n\n## Acceptance Criteria\n<!-- Define binary conditions for success. -->\n- [ ] Users can log in\n\n## Technical Tasks\n<!-- - [ ] Parent Task -->\n- [x] Login form\n";
+
+fn monoco_issue(sb: &Sandbox, text: &str) -> PathBuf {
+    sb.write("Issues/Features/open/FEAT-0001-add-login.md", text)
+}
+
+/// The agent's pre-tool payload of a shell call of `command`.
+fn pre_tool(agent: &str, root: &Path, command: &str) -> Value {
+    match agent {
+        "claude-code" => json!({
+            "session_id": "s-claude", "transcript_path": "/tmp/t.jsonl", "cwd": root,
+            "permission_mode": "default", "hook_event_name": "PreToolUse",
+            "tool_name": "Bash", "tool_input": {"command": command, "description": "Run"},
+            "tool_use_id": "toolu_01",
+        }),
+        "gemini" => json!({
+            "session_id": "s-gemini", "transcript_path": "/tmp/g.json", "cwd": root,
+            "hook_event_name": "BeforeTool", "timestamp": "2026-11-27T10:00:00.000Z",
+            "tool_name": "run_shell_command",
+            "tool_input": {"command": command, "description": "Run", "dir_path": root},
+        }),
+        "codex" => json!({
+            "session_id": "s-codex", "transcript_path": "/tmp/c.jsonl", "cwd": root,
+            "model": "gpt-5-codex", "permission_mode": "default", "hook_event_name": "PreToolUse",
+            "turn_id": "turn-1", "tool_name": "Bash", "tool_use_id": "call_01",
+            "tool_input": {"command": command},
+        }),
+        other => panic!("no payload for {other}"),
+    }
+}
+
+/// The agent's post-tool payload of the same call, with what the command
+/// printed and its exit code as the agent reports them.
+fn post_tool(agent: &str, root: &Path, command: &str, output: &str, code: i32) -> Value {
+    let mut p = pre_tool(agent, root, command);
+    let (event, response) = match agent {
+        "claude-code" => (
+            "PostToolUse",
+            json!({"stdout": output, "stderr": "", "interrupted": false, "isImage": false}),
+        ),
+        "gemini" => (
+            "AfterTool",
+            json!({
+                "llmContent": format!("Command: {command}\nDirectory: (root)\nOutput: {output}\nError: (none)\nExit Code: {code}\nSignal: (none)"),
+                "returnDisplay": output,
+            }),
+        ),
+        _ => (
+            "PostToolUse",
+            json!(format!(
+                "Exit code: {code}\nWall time: 1.2 seconds\nOutput:\n{output}"
+            )),
+        ),
+    };
+    p["hook_event_name"] = json!(event);
+    p["tool_response"] = response;
+    p
+}
+
+/// `ahp hook AGENT` with `payload`: (exit code, stdout).
+fn hook(sb: &Sandbox, agent: &str, payload: &Value) -> (i32, String) {
+    let out = sb
+        .ahp()
+        .args(["hook", agent])
+        .write_stdin(payload.to_string())
+        .output()
+        .unwrap();
+    (out.status.code().unwrap_or(-1), stdout(&out))
+}
+
+/// The deny reason of an agent's answer, if it denies.
+fn denied(agent: &str, code: i32, out: &str) -> Option<String> {
+    if code == 2 {
+        return Some(out.to_string());
+    }
+    let v: Value = serde_json::from_str(out.trim()).ok()?;
+    match agent {
+        "gemini" => {
+            (v["decision"] == "deny").then(|| v["reason"].as_str().unwrap_or("").to_string())
+        }
+        _ => (v["hookSpecificOutput"]["permissionDecision"] == "deny").then(|| {
+            v["hookSpecificOutput"]["permissionDecisionReason"]
+                .as_str()
+                .unwrap_or("")
+                .to_string()
+        }),
+    }
+}
+
+fn runs(sb: &Sandbox, event: &str) -> Vec<Value> {
+    sb.log_lines()
+        .into_iter()
+        .filter(|r| r["kind"] == "run" && r["event"] == event)
+        .collect()
+}
+
+#[test]
+fn closing_an_issue_with_open_items_is_denied_in_every_agent_and_the_run_keeps_both_events() {
+    for agent in ["claude-code", "gemini", "codex"] {
+        let sb = Sandbox::new();
+        monoco_issue(&sb, OPEN_ISSUE);
+        let (code, out) = hook(
+            &sb,
+            agent,
+            &pre_tool(
+                agent,
+                sb.root(),
+                "monoco issue close FEAT-0001 --solution implemented",
+            ),
+        );
+        let reason =
+            denied(agent, code, &out).unwrap_or_else(|| panic!("{agent}: not denied: {out}"));
+        assert!(reason.contains("Users can log in"), "{agent}: {reason}");
+        assert!(
+            !reason.contains("Parent Task"),
+            "{agent}: a commented-out item counted: {reason}"
+        );
+        let tool = runs(&sb, "pre-tool-use");
+        let issue = runs(&sb, "pre-issue-close");
+        assert_eq!((tool.len(), issue.len()), (1, 1), "{agent}");
+        assert_eq!(
+            tool[0]["correlation_id"], issue[0]["correlation_id"],
+            "{agent}"
+        );
+        assert_eq!(
+            tool[0]["context"]["issue_commands"][0]["event"],
+            "pre-issue-close"
+        );
+        assert_eq!(
+            tool[0]["context"]["issue_commands"][0]["issue"],
+            "Issues/Features/open/FEAT-0001-add-login.md"
+        );
+        assert_eq!(issue[0]["issue_id"], "FEAT-0001", "{agent}");
+        assert_eq!(issue[0]["outcome"], "block", "{agent}");
+        assert_eq!(
+            issue[0]["context"]["tool_call"]["command"],
+            "monoco issue close FEAT-0001 --solution implemented"
+        );
+    }
+}
+
+#[test]
+fn however_the_command_is_spelled_it_is_the_issue_event() {
+    let sb = Sandbox::new();
+    monoco_issue(&sb, OPEN_ISSUE);
+    for command in [
+        "cd . && monoco issue close FEAT-0001",
+        "uv run monoco issue close feat-0001",
+        "uvx --from monoco-toolkit monoco issue close FEAT-0001",
+        "git add -A && bash -c 'monoco issue close FEAT-0001'",
+        ".venv/bin/monoco --root . issue close FEAT-0001 --json",
+    ] {
+        let (code, out) = hook(
+            &sb,
+            "claude-code",
+            &pre_tool("claude-code", sb.root(), command),
+        );
+        assert!(
+            denied("claude-code", code, &out).is_some(),
+            "{command}: {out}"
+        );
+    }
+    for command in [
+        "monoco issue show FEAT-0001",
+        "echo monoco issue close FEAT-0001",
+        "monoco issue list",
+    ] {
+        let (code, out) = hook(
+            &sb,
+            "claude-code",
+            &pre_tool("claude-code", sb.root(), command),
+        );
+        assert!(
+            denied("claude-code", code, &out).is_none(),
+            "{command}: {out}"
+        );
+    }
+}
+
+#[test]
+fn a_finished_issue_closes_and_post_issue_close_runs_only_after_success() {
+    for agent in ["claude-code", "gemini", "codex"] {
+        let sb = Sandbox::new();
+        monoco_issue(&sb, &OPEN_ISSUE.replace("- [ ] Users", "- [x] Users"));
+        let command = "monoco issue close FEAT-0001";
+        let (code, out) = hook(&sb, agent, &pre_tool(agent, sb.root(), command));
+        assert!(denied(agent, code, &out).is_none(), "{agent}: {out}");
+        // Monoco moves the file when it closes the issue.
+        std::fs::create_dir_all(sb.root().join("Issues/Features/closed")).unwrap();
+        std::fs::rename(
+            sb.root()
+                .join("Issues/Features/open/FEAT-0001-add-login.md"),
+            sb.root()
+                .join("Issues/Features/closed/FEAT-0001-add-login.md"),
+        )
+        .unwrap();
+        if agent != "claude-code" {
+            // Claude Code reports a failed command as its own event.
+            hook(
+                &sb,
+                agent,
+                &post_tool(agent, sb.root(), command, "Error: cannot close", 1),
+            );
+            assert!(
+                runs(&sb, "post-issue-close").is_empty(),
+                "{agent}: ran after a failure"
+            );
+        }
+        hook(
+            &sb,
+            agent,
+            &post_tool(agent, sb.root(), command, "Issue FEAT-0001 closed", 0),
+        );
+        let post = runs(&sb, "post-issue-close");
+        assert_eq!(post.len(), 1, "{agent}");
+        assert_eq!(post[0]["issue_id"], "FEAT-0001");
+        assert_eq!(
+            post[0]["context"]["issue"]["path"]
+                .as_str()
+                .map(|p| p.ends_with("closed/FEAT-0001-add-login.md")),
+            Some(true),
+            "{agent}: {}",
+            post[0]["context"]["issue"]
+        );
+    }
+}
+
+#[test]
+fn another_tracker_is_configuration() {
+    // The worked example of docs/issue-commands.md.
+    let sb = Sandbox::new();
+    sb.write(
+        ".ahp/hooks.yaml",
+        "settings:\n  issue_commands:\n    monoco: {enabled: false}\n    tickets:\n      command: \"tk {{ verb }} {{ id }}\"\n      verbs: {begin: start, review: submit, done: close}\n      id: \"TK-[0-9]+\"\n      issue_files: [\"docs/tickets/{{ id }}.md\", \"docs/tickets/done/{{ id }}.md\"]\n",
+    );
+    sb.write(
+        "docs/tickets/TK-12.md",
+        "---\nid: TK-12\ntitle: Rate limits\n---\n- [x] limiter\n- [ ] docs\n",
+    );
+    let (code, out) = hook(
+        &sb,
+        "claude-code",
+        &pre_tool("claude-code", sb.root(), "./scripts/tk done TK-12"),
+    );
+    let reason = denied("claude-code", code, &out).expect(&out);
+    assert!(reason.contains("docs"), "{reason}");
+    // Monoco's shape is switched off here.
+    monoco_issue(&sb, OPEN_ISSUE);
+    let (code, out) = hook(
+        &sb,
+        "claude-code",
+        &pre_tool("claude-code", sb.root(), "monoco issue close FEAT-0001"),
+    );
+    assert!(denied("claude-code", code, &out).is_none(), "{out}");
+    // A broken shape is an error naming its place.
+    sb.write(
+        ".ahp/hooks.yaml",
+        "settings:\n  issue_commands:\n    tickets:\n      command: \"tk {{ verb }} {{ id }}\"\n      verbs: {done: closed}\n",
+    );
+    let out = sb.ahp().arg("validate").output().unwrap();
+    assert!(!out.status.success());
+    let text = format!("{}{}", stdout(&out), crate::common::stderr(&out));
+    assert!(
+        text.contains("settings.issue_commands.tickets.verbs.done"),
+        "{text}"
+    );
+    assert!(text.contains("hooks.yaml:5"), "{text}");
+    assert!(text.contains("did you mean `close`"), "{text}");
+}
+
+#[test]
+fn a_hostile_repository_cannot_point_the_lookup_outside_the_project() {
+    let sb = Sandbox::new();
+    let outside = sb.home.path().join("secret.md");
+    std::fs::write(
+        &outside,
+        "---\nid: FEAT-0001\n---\n- [ ] ssh-rsa AAAAB3Nza secret\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(sb.root().join("Issues/Features/open")).unwrap();
+    std::os::unix::fs::symlink(
+        &outside,
+        sb.root().join("Issues/Features/open/FEAT-0001-x.md"),
+    )
+    .unwrap();
+    let (code, out) = hook(
+        &sb,
+        "claude-code",
+        &pre_tool("claude-code", sb.root(), "monoco issue close FEAT-0001"),
+    );
+    assert!(denied("claude-code", code, &out).is_none(), "{out}");
+    let (log, _) = sb.all_logs();
+    assert!(!log.contains("secret"), "the linked file was read: {log}");
+    let tool = runs(&sb, "pre-tool-use");
+    assert_eq!(
+        tool[0]["context"]["issue_commands"][0]["issue"],
+        Value::Null
+    );
+}
+
+#[test]
+fn explain_shows_the_tool_call_as_an_issue_event() {
+    let sb = Sandbox::new();
+    monoco_issue(&sb, OPEN_ISSUE);
+    let ctx = json!({"tool": {"name": "shell", "raw_name": "Bash", "input": {"command": "uv run monoco issue close FEAT-0001"}}});
+    sb.write("ctx.json", &ctx.to_string());
+    let out = sb
+        .ahp()
+        .args(["explain", "pre-tool-use", "--context", "ctx.json"])
+        .output()
+        .unwrap();
+    let text = stdout(&out);
+    assert!(
+        text.contains("this tool call is also pre-issue-close: `uv run monoco issue close FEAT-0001` is a monoco command"),
+        "{text}"
+    );
+    assert!(
+        text.contains("issue file Issues/Features/open/FEAT-0001-add-login.md"),
+        "{text}"
+    );
+    assert!(text.contains("checklist-done-at-close"), "{text}");
+}
+
+// ---- The real Monoco CLI ------------------------------------------------
+
+/// The Monoco release these tests drive.
+const MONOCO: &str = "monoco-toolkit==0.4.2";
+
+/// A virtualenv with Monoco installed, made once per test run under
+/// cargo's temp dir; `None` (skip) only when there is no Python.
+fn monoco_venv() -> Option<&'static PathBuf> {
+    static VENV: OnceLock<Option<PathBuf>> = OnceLock::new();
+    VENV.get_or_init(|| {
+        let python = ["python3", "python"].into_iter().find(|p| {
+            Std::new(p)
+                .arg("--version")
+                .output()
+                .is_ok_and(|o| o.status.success())
+        });
+        let Some(python) = python else {
+            eprintln!("SKIPPED: the real-Monoco tests need Python 3 (python3 on PATH)");
+            return None;
+        };
+        let venv = Path::new(env!("CARGO_TARGET_TMPDIR")).join("monoco-0.4.2");
+        let monoco = venv.join("bin/monoco");
+        if !monoco.exists() {
+            let _ = std::fs::remove_dir_all(&venv);
+            let out = Std::new(python)
+                .args(["-m", "venv"])
+                .arg(&venv)
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "python -m venv: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let out = Std::new(venv.join("bin/pip"))
+                .args(["install", "--quiet", "--disable-pip-version-check", MONOCO])
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "pip install {MONOCO}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        Some(venv)
+    })
+    .as_ref()
+}
+
+/// Runs the real `monoco ARGS` in the sandbox (its git hooks call
+/// `monoco` too, so the venv is on PATH); returns its output.
+fn monoco(sb: &Sandbox, venv: &Path, args: &[&str]) -> std::process::Output {
+    let path = format!(
+        "{}:{}",
+        venv.join("bin").display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    Std::new(venv.join("bin/monoco"))
+        .args(args)
+        .current_dir(sb.root())
+        .env("HOME", sb.home.path())
+        .env("PATH", path)
+        .env("NO_COLOR", "1")
+        .env("MONOCO_NO_TELEMETRY", "1")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap()
+}
+
+/// `git ARGS` in the sandbox; Monoco's git hooks call `monoco`, so the
+/// venv is on PATH.
+fn git(sb: &Sandbox, venv: &Path, args: &[&str]) {
+    let path = format!(
+        "{}:{}",
+        venv.join("bin").display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = Std::new("git")
+        .args(args)
+        .current_dir(sb.root())
+        .env("HOME", sb.home.path())
+        .env("PATH", path)
+        .output()
+        .unwrap();
+    ok(out, &format!("git {args:?}"));
+}
+
+fn ok(out: std::process::Output, what: &str) -> String {
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "{what}: {text}");
+    text
+}
+
+fn edit(path: &Path, from: &str, to: &str) {
+    let text = std::fs::read_to_string(path).unwrap();
+    assert!(
+        text.contains(from),
+        "{} has no `{from}`:\n{text}",
+        path.display()
+    );
+    std::fs::write(path, text.replacen(from, to, 1)).unwrap();
+}
+
+/// A Monoco project with one feature submitted for review whose
+/// acceptance criterion is still open: (the issue id, its file).
+fn submitted_issue(sb: &Sandbox, venv: &Path) -> (String, PathBuf) {
+    sb.git_init();
+    ok(
+        monoco(
+            sb,
+            venv,
+            &[
+                "init",
+                "--name",
+                "demo",
+                "--key",
+                "DEMO",
+                "--author",
+                "dev",
+                "--no-telemetry",
+            ],
+        ),
+        "monoco init",
+    );
+    git(sb, venv, &["add", "-A"]);
+    git(sb, venv, &["commit", "-qm", "init"]);
+    ok(
+        monoco(sb, venv, &["issue", "create", "feature", "-t", "Add login"]),
+        "monoco issue create",
+    );
+    let dir = sb.root().join("Issues/Features/open");
+    let file = std::fs::read_dir(&dir)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let name = file.file_name().unwrap().to_string_lossy().into_owned();
+    let id = name.splitn(3, '-').take(2).collect::<Vec<_>>().join("-");
+    git(sb, venv, &["add", "-A"]);
+    git(sb, venv, &["commit", "-qm", "issue"]);
+    ok(
+        monoco(sb, venv, &["issue", "start", &id]),
+        "monoco issue start",
+    );
+    sb.write("login.txt", "login\n");
+    git(sb, venv, &["add", "login.txt"]);
+    git(sb, venv, &["commit", "-qm", "login"]);
+    edit(&file, "- [ ] Task 1", "- [x] Task 1");
+    edit(
+        &file,
+        "<!-- Required for Review/Done stage. Record review feedback here. -->",
+        "Reviewed.",
+    );
+    git(sb, venv, &["commit", "-qam", "tasks done"]);
+    ok(
+        monoco(sb, venv, &["issue", "submit", &id]),
+        "monoco issue submit",
+    );
+    (id, file)
+}
+
+fn real_monoco_close(agent: &str) {
+    let Some(venv) = monoco_venv() else {
+        return;
+    };
+    let sb = Sandbox::new();
+    let (id, file) = submitted_issue(&sb, venv);
+    // Monoco's own `issue` commands write into the project: the signal
+    // log stays out of its commits.
+    sb.write(".ahp/.gitignore", "*\n");
+    let command = format!("monoco issue close {id} --solution implemented");
+    let before = std::fs::read(&file).unwrap();
+    let (code, out) = hook(&sb, agent, &pre_tool(agent, sb.root(), &command));
+    let reason = denied(agent, code, &out).unwrap_or_else(|| panic!("{agent}: not denied: {out}"));
+    assert!(reason.contains("Criteria 1"), "{agent}: {reason}");
+    assert_eq!(
+        std::fs::read(&file).unwrap(),
+        before,
+        "{agent}: the issue changed"
+    );
+
+    edit(&file, "- [ ] Criteria 1", "- [x] Criteria 1");
+    git(&sb, venv, &["commit", "-qam", "criteria met"]);
+    // Monoco closes from the trunk and merges the issue file from the
+    // issue's branch: ahp judges the branch's copy, where the items are
+    // ticked, not the trunk's older one.
+    git(&sb, venv, &["checkout", "-q", "main"]);
+    let (code, out) = hook(&sb, agent, &pre_tool(agent, sb.root(), &command));
+    assert!(
+        denied(agent, code, &out).is_none(),
+        "{agent}: still denied: {out}"
+    );
+    // The agent runs the command, as it would after ahp allowed it.
+    let args: Vec<&str> = command.split(' ').skip(1).collect();
+    let output = ok(monoco(&sb, venv, &args), "monoco issue close");
+    assert!(
+        !file.exists(),
+        "{agent}: monoco did not close {id}: {output}"
+    );
+    hook(
+        &sb,
+        agent,
+        &post_tool(agent, sb.root(), &command, &output, 0),
+    );
+    let post = runs(&sb, "post-issue-close");
+    assert_eq!(post.len(), 1, "{agent}: {:?}", sb.log_lines());
+    assert_eq!(post[0]["issue_id"], id.as_str());
+    let closed = post[0]["context"]["issue"]["path"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(closed.contains("/closed/"), "{agent}: {closed}");
+}
+
+#[test]
+fn real_monoco_close_through_claude_code() {
+    real_monoco_close("claude-code");
+}
+
+#[test]
+fn real_monoco_close_through_gemini() {
+    real_monoco_close("gemini");
+}
+
+#[test]
+fn real_monoco_close_through_codex() {
+    real_monoco_close("codex");
+}
