@@ -318,7 +318,7 @@ fn issue_close_with_open_checklist_blocks_by_default() {
         v["signals"][0]["payload"]["reason"]
             .as_str()
             .unwrap()
-            .contains("2 checklist item(s)")
+            .contains("2 of 5 checklist items incomplete")
     );
 }
 

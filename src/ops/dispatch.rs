@@ -342,11 +342,14 @@ pub(crate) fn issue_calls(
         Event::PostToolUse => true,
         _ => return Vec::new(),
     };
-    let Some(tool) = ctx.tool.as_mut() else {
+    let Some(tool) = ctx.tool.as_ref().filter(|t| t.name == "shell") else {
         return Vec::new();
     };
-    tool.model_shell();
-    let Some(shell) = tool.shell.as_ref() else {
+    // A model of our own: the engine models the line again at dispatch,
+    // and keeps its model (whose words are not masked) out of the record.
+    let mut modelled = tool.clone();
+    modelled.model_shell();
+    let Some(shell) = modelled.shell.as_ref() else {
         return Vec::new();
     };
     // A broken entry is among the compile errors reported with the rest.

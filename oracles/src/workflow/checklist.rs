@@ -370,8 +370,9 @@ fn items_from_context(items: &Value) -> Result<Checklist, OracleError> {
     Checklist::new(parsed).map_err(|e| OracleError::new(format!("checklist in the context: {e}")))
 }
 
-/// `{total, done}` or `{total, incomplete_count}` of a context checklist
-/// without items; `None` when it has no counts either.
+/// `{total, done}`, `{total, incomplete_count}` or `{incomplete_count}`
+/// (with `done` if known) of a context checklist without items; `None`
+/// when it has no counts either.
 fn counts_from_context(checklist: &Value) -> Result<Option<Source>, OracleError> {
     let count = |key: &str| -> Result<Option<u64>, OracleError> {
         match checklist.get(key) {
@@ -384,7 +385,14 @@ fn counts_from_context(checklist: &Value) -> Result<Option<Source>, OracleError>
         }
     };
     let Some(total) = count("total")? else {
-        return Ok(None);
+        // Open items counted, the total not: the open ones are enough to judge.
+        return Ok(count("incomplete_count")?.map(|open| {
+            let done = count("done").ok().flatten().unwrap_or(0);
+            Source::Counts {
+                total: open + done,
+                done,
+            }
+        }));
     };
     let done = match (count("done")?, count("incomplete_count")?) {
         (Some(done), _) => done,
@@ -465,5 +473,23 @@ mod tests {
         assert_eq!(percent(2.0 / 3.0), "66.6%");
         assert_eq!(percent(1.0), "100%");
         assert_eq!(percent(0.0), "0%");
+    }
+
+    #[test]
+    fn open_items_counted_without_a_total_still_block() {
+        let v = ChecklistValidator::from_config(OracleConfig::empty()).unwrap();
+        let judge = |checklist: serde_json::Value| {
+            let ctx: HookContext =
+                serde_json::from_value(serde_json::json!({ "checklist": checklist })).unwrap();
+            v.signals(&ctx).unwrap()
+        };
+        let s = judge(serde_json::json!({"incomplete_count": 2, "done": 1}));
+        assert_eq!(s[0].intensity(), Intensity::Block);
+        assert!(
+            s[0].payload.summary().contains("2 of 3"),
+            "{}",
+            s[0].payload.summary()
+        );
+        assert!(judge(serde_json::json!({"incomplete_count": 0})).is_empty());
     }
 }
