@@ -17,7 +17,12 @@ fn example(rel: &str) -> String {
 fn gate(sb: &Sandbox, event: &str) -> (i32, serde_json::Value, String) {
     let out = sb
         .ahp()
-        .args(["gate", event, "--issue", "Issues/FEAT-0123.md"])
+        .args([
+            "gate",
+            event,
+            "--issue",
+            "Issues/Features/open/FEAT-0123-rotate-log.md",
+        ])
         .output()
         .unwrap();
     (
@@ -38,7 +43,10 @@ fn the_issue_story_from_submit_to_close() {
     git(root, &["commit", "-q", "-m", "chore: start"]);
     git(root, &["checkout", "-q", "-b", "feat/rotate-log"]);
     sb.write(".ahp/hooks.yaml", &example(".ahp/hooks.yaml"));
-    sb.write("Issues/FEAT-0123.md", &example("Issues/FEAT-0123.md"));
+    sb.write(
+        "Issues/Features/open/FEAT-0123-rotate-log.md",
+        &example("Issues/Features/open/FEAT-0123-rotate-log.md"),
+    );
 
     // 1. Submit with an open checklist item: blocked, naming chk-003.
     let (code, v, err) = gate(&sb, "pre-issue-submit");
@@ -51,9 +59,10 @@ fn the_issue_story_from_submit_to_close() {
     assert!(!fix.contains("chk-001"), "{fix}");
 
     // 2. Tick it; a 25-file change with max_files 20 gets a batch plan.
-    let issue = std::fs::read_to_string(root.join("Issues/FEAT-0123.md")).unwrap();
+    let issue =
+        std::fs::read_to_string(root.join("Issues/Features/open/FEAT-0123-rotate-log.md")).unwrap();
     sb.write(
-        "Issues/FEAT-0123.md",
+        "Issues/Features/open/FEAT-0123-rotate-log.md",
         &issue.replace("- [ ] chk-003", "- [x] chk-003"),
     );
     for i in 0..12 {
@@ -129,11 +138,14 @@ fn the_issue_story_from_submit_to_close() {
 fn the_monoco_script_refuses_a_blocked_submit() {
     let sb = Sandbox::new();
     sb.write(".ahp/hooks.yaml", &example(".ahp/hooks.yaml"));
-    sb.write("Issues/FEAT-0123.md", &example("Issues/FEAT-0123.md"));
+    sb.write(
+        "Issues/Features/open/FEAT-0123-rotate-log.md",
+        &example("Issues/Features/open/FEAT-0123-rotate-log.md"),
+    );
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/monoco/issue");
     let out = Std::new("bash")
         .arg(&script)
-        .args(["submit", "Issues/FEAT-0123.md"])
+        .args(["submit", "Issues/Features/open/FEAT-0123-rotate-log.md"])
         .env("AHP", env!("CARGO_BIN_EXE_ahp"))
         .env("HOME", sb.home.path())
         .env("XDG_CONFIG_HOME", sb.home.path().join(".config"))

@@ -202,7 +202,24 @@ fn the_readme_tour_runs_as_written_outside_the_clone() {
 fn the_monoco_example_runs_as_its_readme_says() {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/monoco");
     let readme = std::fs::read_to_string(format!("{dir}/README.md")).unwrap();
-    let steps = steps(&block_after(&readme, "```sh"));
+    // The agent path: its hook call is denied for the open item.
+    let agent = steps(&block_after(&readme, "## The agent path"));
+    let sb = Sandbox::new();
+    let work = tempfile::tempdir().unwrap();
+    crate::common::copy_dir(Path::new(dir), &work.path().join("ahp/examples/monoco"));
+    let results = run(&sb, &work.path().join("ahp"), &agent);
+    check(&agent, &results);
+    let answer = results
+        .last()
+        .map(|(_, out)| out.as_str())
+        .unwrap_or_default();
+    assert!(
+        answer.contains(r#""permissionDecision":"deny""#)
+            && answer.contains("chk-003: write API docs"),
+        "{answer}"
+    );
+    // The direct path.
+    let steps = steps(&block_after(&readme, "## The direct path"));
     let sb = Sandbox::new();
     let work = tempfile::tempdir().unwrap();
     // The README's commands start from the root of ahp's clone.
