@@ -143,9 +143,10 @@ fn closing_an_issue_with_open_items_is_denied_in_every_agent_and_the_run_keeps_b
         );
         assert_eq!(issue[0]["issue_id"], "FEAT-0001", "{agent}");
         assert_eq!(issue[0]["outcome"], "block", "{agent}");
+        // The shape's words: flags and expanded values stay out.
         assert_eq!(
             issue[0]["context"]["tool_call"]["command"],
-            "monoco issue close FEAT-0001 --solution implemented"
+            "monoco issue close FEAT-0001"
         );
     }
 }
@@ -322,7 +323,7 @@ fn explain_shows_the_tool_call_as_an_issue_event() {
         .unwrap();
     let text = stdout(&out);
     assert!(
-        text.contains("this tool call is also pre-issue-close: `uv run monoco issue close FEAT-0001` is a monoco command"),
+        text.contains("this tool call is also pre-issue-close: `monoco issue close FEAT-0001` is a monoco command"),
         "{text}"
     );
     assert!(
@@ -330,6 +331,317 @@ fn explain_shows_the_tool_call_as_an_issue_event() {
         "{text}"
     );
     assert!(text.contains("checklist-done-at-close"), "{text}");
+}
+
+#[test]
+fn a_broken_issue_file_never_loses_the_tool_calls_block() {
+    let sb = Sandbox::new();
+    sb.write("Issues/Features/open/FEAT-0001-x.md", "hello\n");
+    let command = "rm -rf ~; false && monoco issue close FEAT-0001";
+    let out = sb
+        .ahp()
+        .args(["hook", "claude-code"])
+        .write_stdin(pre_tool("claude-code", sb.root(), command).to_string())
+        .output()
+        .unwrap();
+    let reason = denied(
+        "claude-code",
+        out.status.code().unwrap_or(-1),
+        &stdout(&out),
+    )
+    .expect("the tool call's block was lost");
+    assert!(reason.contains("[PermissionChecker]"), "{reason}");
+    let err = crate::common::stderr(&out);
+    assert!(
+        err.contains("pre-issue-close was not run") && err.contains("FEAT-0001-x.md"),
+        "{err}"
+    );
+    // Alone, the close is not waved through silently either: it is an
+    // error the agent's user sees, and under fail_closed a block.
+    let (code, out) = hook(
+        &sb,
+        "claude-code",
+        &pre_tool("claude-code", sb.root(), "monoco issue close FEAT-0001"),
+    );
+    assert!(denied("claude-code", code, &out).is_none());
+    sb.write(".ahp/hooks.yaml", "settings:\n  fail_closed: true\n");
+    let (code, out) = hook(
+        &sb,
+        "claude-code",
+        &pre_tool("claude-code", sb.root(), "monoco issue close FEAT-0001"),
+    );
+    assert!(denied("claude-code", code, &out).is_some(), "{out}");
+}
+
+#[test]
+fn the_issue_is_judged_on_the_branch_monoco_closes_it_from() {
+    let sb = Sandbox::new();
+    sb.git_init();
+    let file = "Issues/Features/open/FEAT-0001-add-login.md";
+    sb.write(file, OPEN_ISSUE);
+    crate::common::git(sb.root(), &["add", "-A"]);
+    crate::common::git(sb.root(), &["commit", "-qm", "issue"]);
+    crate::common::git(sb.root(), &["checkout", "-qb", "FEAT-0001-add-login"]);
+    // Another branch matching the id, with the item ticked.
+    crate::common::git(sb.root(), &["checkout", "-qb", "FEAT-0001-aaa"]);
+    sb.write(file, &OPEN_ISSUE.replace("- [ ] Users", "- [x] Users"));
+    crate::common::git(sb.root(), &["commit", "-qam", "ticked elsewhere"]);
+    // On the issue's own branch its working tree is what counts.
+    crate::common::git(sb.root(), &["checkout", "-q", "FEAT-0001-add-login"]);
+    let close = pre_tool("claude-code", sb.root(), "monoco issue close FEAT-0001");
+    let (code, out) = hook(&sb, "claude-code", &close);
+    assert!(denied("claude-code", code, &out).is_some(), "{out}");
+    // From main two branches match and the issue names neither: the
+    // working tree is judged, and the agent is told why.
+    crate::common::git(sb.root(), &["checkout", "-q", "main"]);
+    let out = sb
+        .ahp()
+        .args(["hook", "claude-code"])
+        .write_stdin(close.to_string())
+        .output()
+        .unwrap();
+    assert!(
+        denied(
+            "claude-code",
+            out.status.code().unwrap_or(-1),
+            &stdout(&out)
+        )
+        .is_some()
+    );
+    let err = crate::common::stderr(&out);
+    assert!(
+        err.contains("several branches match") && err.contains("FEAT-0001-aaa"),
+        "{err}"
+    );
+    // Monoco's `isolation.ref` names the branch it merges from.
+    sb.write(
+        file,
+        &OPEN_ISSUE.replace(
+            "stage: review\n",
+            "stage: review\nisolation: {type: branch, ref: FEAT-0001-aaa}\n",
+        ),
+    );
+    let (code, out) = hook(&sb, "claude-code", &close);
+    assert!(denied("claude-code", code, &out).is_none(), "{out}");
+    let tool = runs(&sb, "pre-tool-use");
+    assert_eq!(
+        tool.last().unwrap()["context"]["issue_commands"][0]["branch"],
+        "FEAT-0001-aaa"
+    );
+}
+
+#[test]
+fn what_the_shell_model_cannot_parse_is_still_gated() {
+    let sb = Sandbox::new();
+    monoco_issue(&sb, OPEN_ISSUE);
+    let long = format!("monoco issue close FEAT-0001 # {}", "x".repeat(70_000));
+    let operators = format!("{}monoco issue close FEAT-0001", "true; ".repeat(1_001));
+    let mut nested = "monoco issue close FEAT-0001".to_string();
+    for _ in 0..9 {
+        nested = format!("bash -c {}", shell_quote(&nested));
+    }
+    for command in [long, operators, nested] {
+        let (code, out) = hook(
+            &sb,
+            "claude-code",
+            &pre_tool("claude-code", sb.root(), &command),
+        );
+        assert!(
+            denied("claude-code", code, &out).is_some(),
+            "{}…: {out}",
+            &command[..60.min(command.len())]
+        );
+    }
+}
+
+fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+#[test]
+fn spellings_python_runs_and_help_are_told_apart() {
+    let sb = Sandbox::new();
+    monoco_issue(&sb, OPEN_ISSUE);
+    for command in [
+        "python3.11 -m monoco issue close FEAT-0001",
+        "python -mmonoco issue close FEAT-0001",
+        "python -m monoco.main issue close FEAT-0001",
+        "cd Issues && cd .. && monoco issue close demo::FEAT-0001",
+    ] {
+        let (code, out) = hook(
+            &sb,
+            "claude-code",
+            &pre_tool("claude-code", sb.root(), command),
+        );
+        assert!(
+            denied("claude-code", code, &out).is_some(),
+            "{command}: {out}"
+        );
+    }
+    let (code, out) = hook(
+        &sb,
+        "claude-code",
+        &pre_tool(
+            "claude-code",
+            sb.root(),
+            "monoco issue close FEAT-0001 --help",
+        ),
+    );
+    assert!(denied("claude-code", code, &out).is_none(), "{out}");
+}
+
+#[test]
+fn what_is_not_gated_is_said() {
+    let sb = Sandbox::new();
+    monoco_issue(&sb, OPEN_ISSUE);
+    let mut line: String = (1..=8)
+        .map(|i| format!("true || monoco issue start X-{i}; "))
+        .collect();
+    line.push_str("monoco issue close FEAT-0001");
+    for (command, said) in [
+        (
+            line.as_str(),
+            "1 more issue command(s) in this line were not gated",
+        ),
+        (
+            "monoco issue close \"$ISSUE\"",
+            "names no issue id ahp can read",
+        ),
+        ("monoco issue close FEAT-0999", "no issue file of FEAT-0999"),
+    ] {
+        let out = sb
+            .ahp()
+            .args(["hook", "claude-code"])
+            .write_stdin(pre_tool("claude-code", sb.root(), command).to_string())
+            .output()
+            .unwrap();
+        let err = crate::common::stderr(&out);
+        assert!(err.contains(said), "{command}: {err}");
+        let (log, _) = sb.all_logs();
+        assert!(log.contains(said), "{command}: not in the log");
+    }
+}
+
+#[test]
+fn the_lookup_stays_inside_the_project() {
+    let sb = Sandbox::new();
+    let outside = sb.home.path().join("outside");
+    std::fs::create_dir_all(outside.join("Features/open")).unwrap();
+    std::fs::write(
+        outside.join("Features/open/FEAT-0001-x.md"),
+        "---\nid: FEAT-0001\n---\n- [ ] SECRET-ssh-rsa-AAAAB3Nza\n",
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(&outside, sb.root().join("Issues")).unwrap();
+    sb.write(
+        ".ahp/hooks.yaml",
+        "settings:\n  issue_commands:\n    tk:\n      command: \"tk {{ verb }} {{ id }}\"\n      id: \"[^ ]+\"\n      issue_files: [\"docs/{{ id }}\", \"{{ id }}\"]\n",
+    );
+    for command in [
+        "monoco issue close FEAT-0001".to_string(),
+        format!(
+            "tk close ../{}/Features/open/FEAT-0001-x.md",
+            outside.display()
+        ),
+        format!(
+            "tk close {}/Features/open/FEAT-0001-x.md",
+            outside.display()
+        ),
+    ] {
+        hook(
+            &sb,
+            "claude-code",
+            &pre_tool("claude-code", sb.root(), &command),
+        );
+    }
+    let (log, _) = sb.all_logs();
+    assert!(
+        !log.contains("SECRET-ssh"),
+        "a file outside the project was read"
+    );
+}
+
+#[test]
+fn success_is_read_where_each_agent_puts_it() {
+    let sb = Sandbox::new();
+    monoco_issue(&sb, &OPEN_ISSUE.replace("- [ ] Users", "- [x] Users"));
+    let command = "monoco issue close FEAT-0001";
+    let mut post = post_tool("codex", sb.root(), command, "", 0);
+    post["tool_response"] =
+        json!("Exit code: 0\nWall time: 1 seconds\nOutput:\nhook said Exit code: 1\nclosed");
+    hook(&sb, "codex", &post);
+    assert_eq!(
+        runs(&sb, "post-issue-close").len(),
+        1,
+        "a success read as a failure"
+    );
+    for text in [
+        "Command was cancelled by user before it could complete.",
+        "Command: x\nOutput: (empty)\nError: (none)\nExit Code: (none)\nSignal: 15",
+    ] {
+        let mut post = post_tool("gemini", sb.root(), command, "", 0);
+        post["tool_response"] = json!({"llmContent": text, "returnDisplay": ""});
+        hook(&sb, "gemini", &post);
+    }
+    assert_eq!(
+        runs(&sb, "post-issue-close").len(),
+        1,
+        "a cancelled command ran post-issue-close"
+    );
+    let tool = runs(&sb, "post-tool-use");
+    assert_eq!(
+        tool.last().unwrap()["context"]["issue_commands_skipped"]["commands"][0]["event"],
+        "post-issue-close"
+    );
+}
+
+#[test]
+fn values_expanded_into_the_command_stay_out_of_the_log() {
+    let sb = Sandbox::new();
+    monoco_issue(&sb, OPEN_ISSUE);
+    hook(
+        &sb,
+        "claude-code",
+        &pre_tool(
+            "claude-code",
+            sb.root(),
+            "API_KEY=plainsecret123 && monoco issue close FEAT-0001 -s $API_KEY",
+        ),
+    );
+    let (log, _) = sb.all_logs();
+    assert!(!log.contains("plainsecret123"), "{log}");
+    assert_eq!(
+        runs(&sb, "pre-issue-close")[0]["context"]["tool_call"]["command"],
+        "monoco issue close FEAT-0001"
+    );
+}
+
+#[test]
+fn one_broken_tracker_leaves_the_others_working() {
+    let sb = Sandbox::new();
+    monoco_issue(&sb, OPEN_ISSUE);
+    sb.write(
+        ".ahp/hooks.yaml",
+        "settings:\n  issue_commands:\n    tickets:\n      command: \"tk {{ verb }} {{ id }}\"\n      issue_files: [\"docs/[{{ id }}.md\"]\n",
+    );
+    let (code, out) = hook(
+        &sb,
+        "claude-code",
+        &pre_tool("claude-code", sb.root(), "monoco issue close FEAT-0001"),
+    );
+    assert!(denied("claude-code", code, &out).is_some(), "{out}");
+    let out = sb.ahp().arg("validate").output().unwrap();
+    let text = format!("{}{}", stdout(&out), crate::common::stderr(&out));
+    assert!(
+        !out.status.success() && text.contains("is not a glob"),
+        "{text}"
+    );
+    sb.write(".ahp/hooks.yaml", "settings:\n  issue_commands: null\n");
+    let out = sb.ahp().arg("validate").output().unwrap();
+    assert!(
+        !out.status.success(),
+        "issue_commands: null switched every tracker off silently"
+    );
 }
 
 // ---- The real Monoco CLI ------------------------------------------------

@@ -171,8 +171,11 @@ pub struct FoundCommand {
     pub lifecycle: Lifecycle,
     /// The issue id, when the command names one (`create` does not).
     pub id: Option<String>,
-    /// The simple command as modelled: program and arguments.
+    /// The command in the shape's words: program, step and id, without
+    /// its other arguments (they may hold expanded secrets).
     pub command: String,
+    /// The directory a `cd` earlier in the line moved to, if any.
+    pub cwd: Option<String>,
 }
 
 /// Programs that run another program named among their arguments:
@@ -183,9 +186,12 @@ const LAUNCHERS: &[&str] = &[
     "python3", "npx", "pnpm", "bunx", "yarn", "mise", "devbox",
 ];
 
-/// Most issue commands one tool call is gated for; a longer list is judged
-/// on its first ones (a line of hundreds of closes is not a workflow).
+/// Most distinct issue commands one tool call is gated for; the rest are
+/// named in a warning (a line of hundreds of closes is not a workflow).
 pub const MAX_FOUND: usize = 8;
+
+/// Most issue commands [`IssueCommand::find`] lists for one line.
+pub const MAX_SCANNED: usize = 64;
 
 /// The default id shape: Monoco's (`FEAT-0123`, with an optional
 /// `project::` namespace).
@@ -196,7 +202,7 @@ impl IssueCommand {
     pub fn find(&self, shell: &Shell) -> Vec<FoundCommand> {
         let mut out = Vec::new();
         for c in &shell.commands {
-            if out.len() >= MAX_FOUND {
+            if out.len() >= MAX_SCANNED {
                 break;
             }
             if let Some(found) = self.match_command(c) {
@@ -209,15 +215,16 @@ impl IssueCommand {
     fn match_command(&self, c: &SimpleCommand) -> Option<FoundCommand> {
         let rest: &[String] = if c.name.eq_ignore_ascii_case(&self.program) {
             &c.args
-        } else if LAUNCHERS.contains(&c.name.as_str()) {
-            let at = c
-                .args
-                .iter()
-                .position(|a| basename(a).eq_ignore_ascii_case(&self.program))?;
+        } else if is_launcher(&c.name) {
+            let at = c.args.iter().position(|a| self.names_program(a))?;
             &c.args[at + 1..]
         } else {
             return None;
         };
+        // `monoco issue close --help` asks for help; it closes nothing.
+        if rest.iter().any(|a| a == "--help" || a == "-h") {
+            return None;
+        }
         let mut i = 0;
         let mut lifecycle = self.lifecycle;
         let mut id = None;
@@ -246,16 +253,83 @@ impl IssueCommand {
                 }
             }
         }
+        let lifecycle = lifecycle?;
+        let mut command = vec![self.program.clone()];
+        for word in &self.words {
+            match word {
+                ShapeWord::Literal(l) => command.push(l.clone()),
+                ShapeWord::Verb => command.push(
+                    self.verbs
+                        .iter()
+                        .find(|(_, l)| **l == lifecycle)
+                        .map(|(w, _)| w.clone())
+                        .unwrap_or_else(|| lifecycle.as_str().to_string()),
+                ),
+                ShapeWord::Id => command.extend(id.clone()),
+            }
+        }
         Some(FoundCommand {
             tracker: self.name.clone(),
-            lifecycle: lifecycle?,
+            lifecycle,
             id,
-            command: std::iter::once(c.name.as_str())
-                .chain(c.args.iter().map(String::as_str))
-                .collect::<Vec<_>>()
-                .join(" "),
+            command: command.join(" "),
+            cwd: c.cwd.clone(),
         })
     }
+
+    /// Whether a launcher's argument runs this program: `monoco`,
+    /// `.venv/bin/monoco`, and for `python -m`, `-mmonoco`, `monoco.main`
+    /// or `monoco.__main__`.
+    fn names_program(&self, arg: &str) -> bool {
+        let a = arg
+            .strip_prefix("-m")
+            .filter(|m| !m.is_empty())
+            .unwrap_or(arg);
+        let a = basename(a);
+        a.eq_ignore_ascii_case(&self.program)
+            || a.split('.')
+                .next()
+                .is_some_and(|m| m.eq_ignore_ascii_case(&self.program))
+                && a.contains('.')
+    }
+
+    /// The issue commands of a line the shell model could not parse
+    /// (too long, too deep): found in its words, split at whitespace,
+    /// quotes and shell operators, so that what cannot be modelled is not
+    /// waved through.
+    pub fn find_text(&self, line: &str) -> Vec<FoundCommand> {
+        let words: Vec<String> = line
+            .split(|c: char| c.is_whitespace() || "\"'`;&|()<>".contains(c))
+            .filter(|w| !w.is_empty())
+            .map(str::to_string)
+            .collect();
+        let mut out = Vec::new();
+        for (i, w) in words.iter().enumerate() {
+            if out.len() >= MAX_SCANNED {
+                break;
+            }
+            let name = basename(w);
+            if !name.eq_ignore_ascii_case(&self.program) {
+                continue;
+            }
+            let c = SimpleCommand {
+                name: name.to_string(),
+                args: words[i + 1..].iter().take(64).cloned().collect(),
+                ..SimpleCommand::default()
+            };
+            out.extend(self.match_command(&c));
+        }
+        out
+    }
+}
+
+/// Programs that run another program named among their arguments (see
+/// [`LAUNCHERS`]), and versioned Pythons (`python3.11`).
+fn is_launcher(name: &str) -> bool {
+    LAUNCHERS.contains(&name)
+        || name
+            .strip_prefix("python")
+            .is_some_and(|v| !v.is_empty() && v.chars().all(|c| c.is_ascii_digit() || c == '.'))
 }
 
 /// The index of the first word from `from` on that `wanted` accepts,
@@ -300,13 +374,24 @@ impl LoadedConfig {
     /// `settings.issue_commands`, checked: the enabled entries of every
     /// layer, merged by name (see the module documentation).
     pub fn issue_commands(&self) -> Result<Vec<IssueCommand>, ConfigErrors> {
+        let (out, errors) = self.issue_commands_with_errors();
+        if errors.is_empty() {
+            Ok(out)
+        } else {
+            Err(ConfigErrors(errors))
+        }
+    }
+
+    /// [`LoadedConfig::issue_commands`] leaving out each entry that does
+    /// not check (listed as errors), so that one broken tracker does not
+    /// switch the others off.
+    pub fn issue_commands_with_errors(&self) -> (Vec<IssueCommand>, Vec<ConfigError>) {
         let Some(node) = self.settings.as_ref().and_then(|s| s.get("issue_commands")) else {
-            return Ok(Vec::new());
+            return (Vec::new(), Vec::new());
         };
         let mut errors = Vec::new();
         let mut out = Vec::new();
         match &node.value {
-            NodeValue::Null => {}
             NodeValue::Map(m) => {
                 for (key, n) in m {
                     match read(&key.name, n) {
@@ -325,14 +410,12 @@ impl LoadedConfig {
                         node.kind()
                     ),
                 )
-                .help(HELP),
+                .help(format!(
+                    "{HELP}\nto switch one tracker off: `monoco: {{enabled: false}}`"
+                )),
             ),
         }
-        if errors.is_empty() {
-            Ok(out)
-        } else {
-            Err(ConfigErrors(errors))
-        }
+        (out, errors)
     }
 }
 
@@ -366,6 +449,15 @@ fn read(name: &str, node: &Node) -> Result<Option<IssueCommand>, ConfigError> {
         )
         .help(HELP));
     };
+    if command.split_whitespace().any(|w| {
+        (w.contains("{{") && !w.starts_with("{{")) || (w.contains("}}") && !w.ends_with("}}"))
+    }) || command.contains("}}{{")
+    {
+        return Err(at(
+            "command",
+            "a placeholder is a word of its own: write `tk {{ verb }} {{ id }}`, with spaces around each".into(),
+        ));
+    }
     let mut words = Vec::new();
     let mut text = command.as_str();
     let mut program = None;
@@ -474,6 +566,12 @@ fn read(name: &str, node: &Node) -> Result<Option<IssueCommand>, ConfigError> {
                 ),
             ));
         }
+        check_glob(g).map_err(|e| {
+            at(
+                &format!("issue_files.{i}"),
+                format!("`{glob}` is not a glob: {e}"),
+            )
+        })?;
     }
     if let Some(b) = &spec.issue_branch
         && !b.contains("{{ id }}")
@@ -486,6 +584,9 @@ fn read(name: &str, node: &Node) -> Result<Option<IssueCommand>, ConfigError> {
             ),
         ));
     }
+    if let Some(b) = &spec.issue_branch {
+        check_glob(b).map_err(|e| at("issue_branch", format!("`{b}` is not a glob: {e}")))?;
+    }
     Ok(Some(IssueCommand {
         name: name.to_string(),
         command,
@@ -497,6 +598,30 @@ fn read(name: &str, node: &Node) -> Result<Option<IssueCommand>, ConfigError> {
         issue_files,
         issue_branch: spec.issue_branch,
     }))
+}
+
+/// Whether `glob` (with `{{ id }}` in it) reads in the syntax the lookup
+/// compiles (`*`, `?`, `**`, `{a,b}`, `[..]`): checked at load so that a
+/// typo is an error rather than a lookup that never matches.
+fn check_glob(glob: &str) -> Result<(), &'static str> {
+    let g = glob.replace("{{ id }}", "ID").replace("{{id}}", "ID");
+    let (mut depth, mut class) = (0u32, false);
+    for c in g.chars() {
+        match (c, class) {
+            ('[', false) => class = true,
+            (']', true) => class = false,
+            ('{', false) if depth > 0 => return Err("alternatives `{a,b}` do not nest"),
+            ('{', false) => depth += 1,
+            ('}', false) if depth == 0 => return Err("a `}` closes no `{`"),
+            ('}', false) => depth -= 1,
+            _ => {}
+        }
+    }
+    match (class, depth) {
+        (true, _) => Err("a `[` is not closed"),
+        (_, 1..) => Err("a `{` is not closed"),
+        _ => Ok(()),
+    }
 }
 
 /// The next word of a shape; `{{ x }}` with its spaces is one word,

@@ -227,7 +227,41 @@ pub(crate) fn dispatch(req: DispatchRequest<'_>) -> Result<Option<Dispatched>> {
     for call in &calls {
         let mut ictx = call.context(&verdict.context);
         ictx.correlation_id = Some(verdict.correlation_id.clone());
-        call.load(&mut ictx, &rt, &cfg)?;
+        let mut notes: Vec<(Level, String)> = call
+            .notes
+            .iter()
+            .map(|n| (Level::Warning, n.clone()))
+            .collect();
+        let loaded = call.load(&mut ictx, &rt, &cfg);
+        if let Err(e) = &loaded {
+            // The tool call's verdict stands; the issue event cannot run
+            // without its issue. Under fail_closed that is a block.
+            if cfg.fail_closed().is_some() {
+                return Err(anyhow!("{}: {e:#}", call.event));
+            }
+            notes.push((Level::Error, format!("{} was not run: {e:#}", call.event)));
+        }
+        for (level, message) in notes {
+            let d = Diagnostic {
+                level,
+                timestamp: chrono::Utc::now(),
+                source: "issue_commands".into(),
+                event: Some(call.event),
+                correlation_id: Some(verdict.correlation_id.clone()),
+                message,
+                file: None,
+                line: None,
+            };
+            if let Some(sink) = &sink
+                && let Err(e) = sink.record_diagnostic(&d)
+            {
+                eprintln!("warning: {}", terminal_safe(&e.to_string()));
+            }
+            verdict.diagnostics.push(d);
+        }
+        if loaded.is_err() {
+            continue;
+        }
         let issue_verdict = rt.block_on(engine_for(&ictx)?.dispatch(call.event, ictx));
         start_detached(
             call.event,
@@ -258,6 +292,9 @@ pub(crate) struct IssueCall {
     /// The issue's branch and its text of the file, when the tracker has
     /// `issue_branch` and another branch matches (the work is there).
     pub branch: Option<(String, String)>,
+    /// What the agent and the log should know: no id, no file, several
+    /// branches, more commands than are gated.
+    pub notes: Vec<String>,
 }
 
 impl IssueCall {
@@ -337,6 +374,7 @@ pub(crate) fn issue_calls(
     ctx: &mut HookContext,
     cfg: &LoadedConfig,
 ) -> Vec<IssueCall> {
+    use ahp_oracles::workflow::issue::{BranchCopy, Lookup, find_issue_file, issue_from_branch};
     let post = match event {
         Event::PreToolUse => false,
         Event::PostToolUse => true,
@@ -352,46 +390,132 @@ pub(crate) fn issue_calls(
     let Some(shell) = modelled.shell.as_ref() else {
         return Vec::new();
     };
-    // A broken entry is among the compile errors reported with the rest.
-    let commands = cfg.issue_commands().unwrap_or_default();
-    let mut calls = Vec::new();
+    // A broken entry is among the compile errors reported with the rest;
+    // the other trackers still count.
+    let (commands, _) = cfg.issue_commands_with_errors();
+    let mut found = Vec::new();
     for command in &commands {
-        for found in command.find(shell) {
-            let path = found.id.as_deref().and_then(|id| {
-                ahp_oracles::workflow::issue::find_issue_file(
-                    &cfg.project_root,
-                    &command.issue_files,
-                    id,
-                )
-            });
-            let branch = match (&command.issue_branch, &found.id, &path) {
-                (Some(glob), Some(id), Some(p)) if calls.len() < MAX_FOUND => {
-                    ahp_oracles::workflow::issue::issue_from_branch(&cfg.project_root, glob, id, p)
-                }
-                _ => None,
-            };
-            let event = if post {
-                found.lifecycle.post_event()
-            } else {
-                found.lifecycle.pre_event()
-            };
-            if calls.len() < MAX_FOUND {
-                calls.push(IssueCall {
-                    event,
-                    found,
-                    path,
-                    branch,
-                });
-            }
+        let mut of_this = command.find(shell);
+        if !shell.parsed
+            && let Some(line) = modelled.command_line()
+        {
+            // What the model could not parse is read word by word.
+            of_this.extend(command.find_text(&line));
         }
+        found.extend(of_this.into_iter().map(|f| (command, f)));
+    }
+    let mut calls: Vec<IssueCall> = Vec::new();
+    let mut left_out = 0;
+    for (command, f) in found {
+        let event = if post {
+            f.lifecycle.post_event()
+        } else {
+            f.lifecycle.pre_event()
+        };
+        if calls
+            .iter()
+            .any(|c| c.event == event && c.found.id == f.id && c.found.tracker == f.tracker)
+        {
+            continue;
+        }
+        if calls.len() >= MAX_FOUND {
+            left_out += 1;
+            continue;
+        }
+        let mut notes = Vec::new();
+        let path = match &f.id {
+            None => {
+                notes.push(format!(
+                    "`{}` names no issue id ahp can read (a variable, a loop?): {event} ran without the issue",
+                    f.command
+                ));
+                None
+            }
+            Some(id) => {
+                // A `cd` earlier in the line may have moved into a
+                // workspace of its own: its issues are looked up first.
+                let cwd_root = f
+                    .cwd
+                    .as_deref()
+                    .filter(|c| {
+                        !c.starts_with('/')
+                            && !c.starts_with('~')
+                            && !c.split('/').any(|s| s == "..")
+                    })
+                    .map(|c| cfg.project_root.join(c));
+                let mut lookup = Lookup::Missing;
+                for root in cwd_root.iter().chain(std::iter::once(&cfg.project_root)) {
+                    lookup = find_issue_file(root, &command.issue_files, id);
+                    if matches!(lookup, Lookup::Found(_)) {
+                        break;
+                    }
+                }
+                match lookup {
+                    Lookup::Found(p) => Some(p),
+                    Lookup::Missing if command.issue_files.is_empty() => None,
+                    Lookup::Missing => {
+                        notes.push(format!(
+                            "no issue file of {id} under {}: {event} ran without it",
+                            command.issue_files.join(", ")
+                        ));
+                        None
+                    }
+                    Lookup::BadId => {
+                        notes.push(format!(
+                            "`{id}` cannot name an issue file: {event} ran without it"
+                        ));
+                        None
+                    }
+                    Lookup::Stopped => {
+                        notes.push(format!(
+                            "the issue file of {id} was not found within {} entries: {event} ran without it",
+                            ahp_oracles::workflow::issue::MAX_LOOKUP_ENTRIES
+                        ));
+                        None
+                    }
+                }
+            }
+        };
+        let branch = match (&command.issue_branch, &f.id, &path) {
+            (Some(glob), Some(id), Some(p)) => {
+                match issue_from_branch(&cfg.project_root, glob, id, p) {
+                    BranchCopy::Branch(b, text) => Some((b, text)),
+                    BranchCopy::WorkingTree => None,
+                    BranchCopy::Ambiguous(many) => {
+                        notes.push(format!(
+                        "several branches match {glob} for {id} ({}) and the issue names none (isolation.ref): the working tree's copy was judged",
+                        many.join(", ")
+                    ));
+                        None
+                    }
+                }
+            }
+            _ => None,
+        };
+        calls.push(IssueCall {
+            event,
+            found: f,
+            path,
+            branch,
+            notes,
+        });
+    }
+    if let (true, Some(first)) = (left_out > 0, calls.first_mut()) {
+        first.notes.push(format!(
+            "{left_out} more issue command(s) in this line were not gated (at most {MAX_FOUND} are)"
+        ));
     }
     if calls.is_empty() {
         return calls;
     }
     if post && tool.response.as_ref().is_some_and(failed) {
+        let skipped: Vec<serde_json::Value> = calls
+            .iter()
+            .map(|c| serde_json::json!({"event": c.event.as_str(), "id": c.found.id, "command": c.found.command}))
+            .collect();
         ctx.extra.insert(
             "issue_commands_skipped".into(),
-            "the command failed: no post-issue event".into(),
+            serde_json::json!({"why": "the tool call failed", "commands": skipped}),
         );
         return Vec::new();
     }
@@ -404,25 +528,43 @@ pub(crate) fn issue_calls(
     calls
 }
 
-/// Whether a shell tool's response says the command failed: an exit code
-/// other than 0 (`exit_code`, `exitCode`, Gemini's `Exit Code: N` line),
-/// an error flag, or an error text. A response that says neither is a
-/// success: Claude Code reports failures as their own event.
+/// Whether a shell tool's response says the command failed, read where
+/// each agent puts its status: Codex's first line (`Exit code: N`),
+/// Gemini's last `Exit Code:` line, its cancellation, time-out and signal
+/// notes, or an object's exit code or error flag. A response that says
+/// none of these is a success: Claude Code reports failures as their own
+/// event.
 fn failed(response: &serde_json::Value) -> bool {
     use serde_json::Value;
+    let code = |l: &str, prefix: &str| {
+        l.trim()
+            .strip_prefix(prefix)
+            .and_then(|n| n.trim().parse::<i64>().ok())
+    };
     let text_says = |t: &str| {
-        t.lines().any(|l| {
-            l.trim()
-                .strip_prefix("Exit Code:")
-                .or_else(|| l.trim().strip_prefix("Exit code:"))
-                .and_then(|n| n.trim().parse::<i64>().ok())
-                .is_some_and(|n| n != 0)
-        })
+        if let Some(first) = t.lines().next()
+            && first.trim().starts_with("Exit code:")
+        {
+            return code(first, "Exit code:").is_some_and(|n| n != 0);
+        }
+        if t.starts_with("Command was cancelled")
+            || t.contains("Command was automatically cancelled")
+        {
+            return true;
+        }
+        let tail: Vec<&str> = t.lines().rev().take(8).collect();
+        if tail.iter().any(|l| code(l, "Signal:").is_some()) {
+            return true;
+        }
+        t.lines()
+            .rev()
+            .find_map(|l| code(l, "Exit Code:"))
+            .is_some_and(|n| n != 0)
     };
     match response {
         Value::String(t) => text_says(t),
         Value::Object(m) => {
-            let code = ["exit_code", "exitCode", "returncode", "code"]
+            let code = ["exit_code", "exitCode", "returncode"]
                 .iter()
                 .find_map(|k| m.get(*k)?.as_i64());
             if let Some(code) = code {
@@ -439,7 +581,7 @@ fn failed(response: &serde_json::Value) -> bool {
                 .get("error")
                 .is_some_and(|e| !e.is_null() && e != "" && e != &Value::Bool(false));
             flag || error
-                || ["llmContent", "output", "stdout"]
+                || ["llmContent", "output"]
                     .iter()
                     .filter_map(|k| m.get(*k)?.as_str())
                     .any(text_says)

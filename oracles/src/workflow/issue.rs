@@ -785,76 +785,63 @@ pub fn load_issue(path: &Path) -> Result<Issue, IssueError> {
 /// Most directory entries [`find_issue_file`] looks at for one glob.
 pub const MAX_LOOKUP_ENTRIES: usize = 20_000;
 
-/// The issue file of `id` under `root`: the first file, in path order,
-/// that one of `globs` matches once `{{ id }}` is replaced by the id
-/// (ignoring case, as Monoco upper-cases ids). Globs are relative to
-/// `root` (`Issues/*/{open,backlog,closed,archived}/**/{{ id }}-*.md`) and
-/// the lookup stays inside it: symbolic links are not followed, so a
-/// repository cannot point ahp at a file elsewhere, and the walk stops
-/// after [`MAX_LOOKUP_ENTRIES`] entries. `None` when nothing matches.
+/// What [`find_issue_file`] found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Lookup {
+    /// The issue file.
+    Found(PathBuf),
+    /// No file matches.
+    Missing,
+    /// The id cannot name a file (`/`, `..`): nothing was looked up.
+    BadId,
+    /// The walk stopped at [`MAX_LOOKUP_ENTRIES`] before it found one.
+    Stopped,
+}
+
+/// The issue file of `id` under `root`: the first file that one of
+/// `globs` matches once `{{ id }}` is replaced by the id, globs in the
+/// order given and files in path order, ignoring case (Monoco upper-cases
+/// ids). A namespace (`project::FEAT-1`) is left out. Globs are relative to
+/// `root` (`Issues/*/open/**/{{ id }}-*.md`) and the lookup stays inside
+/// it: symbolic links are not followed, a found path must lie under the
+/// root once resolved, an id with `/` or `..` is refused, and the walk
+/// stops after [`MAX_LOOKUP_ENTRIES`] entries.
 ///
 /// ```
+/// use ahp_oracles::workflow::issue::{find_issue_file, Lookup};
 /// let dir = tempfile::tempdir().unwrap();
 /// let open = dir.path().join("Issues/Features/open");
 /// std::fs::create_dir_all(&open).unwrap();
 /// std::fs::write(open.join("FEAT-0001-add-login.md"), "---\nid: FEAT-0001\n---\n").unwrap();
-/// let globs = ["Issues/*/{open,closed}/**/{{ id }}-*.md".to_string()];
-/// let found = ahp_oracles::workflow::issue::find_issue_file(dir.path(), &globs, "feat-0001");
-/// assert_eq!(found, Some(open.join("FEAT-0001-add-login.md")));
-/// assert_eq!(ahp_oracles::workflow::issue::find_issue_file(dir.path(), &globs, "FEAT-0002"), None);
+/// let globs = ["Issues/*/open/**/{{ id }}-*.md".to_string()];
+/// assert_eq!(find_issue_file(dir.path(), &globs, "feat-0001"), Lookup::Found(open.join("FEAT-0001-add-login.md")));
+/// assert_eq!(find_issue_file(dir.path(), &globs, "FEAT-0002"), Lookup::Missing);
+/// assert_eq!(find_issue_file(dir.path(), &globs, "../FEAT-0001"), Lookup::BadId);
 /// ```
-pub fn find_issue_file(root: &Path, globs: &[String], id: &str) -> Option<PathBuf> {
-    globs.iter().find_map(|g| find_one(root, g, id))
-}
-
-/// The text of the issue file at `path` (under `root`) as a local git
-/// branch other than the current one has it, when one matches
-/// `branch_glob` once `{{ id }}` is replaced by the id (ignoring case):
-/// `(branch, text)`. `None` when no such branch exists, the branch has no
-/// file there, or git cannot tell. Git runs with
-/// [`ahp_engine::GIT_SAFE_CONFIG`], and the text is capped like a file.
-pub fn issue_from_branch(
-    root: &Path,
-    branch_glob: &str,
-    id: &str,
-    path: &Path,
-) -> Option<(String, String)> {
-    let rel = path.strip_prefix(root).ok()?.to_str()?.replace('\\', "/");
-    let git = |args: &[&str]| -> Option<Vec<u8>> {
-        let out = std::process::Command::new("git")
-            .args(ahp_engine::GIT_SAFE_CONFIG)
-            .args(args)
-            .current_dir(root)
-            .stdin(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .output()
-            .ok()?;
-        out.status.success().then_some(out.stdout)
-    };
-    let pattern = branch_glob
-        .replace("{{ id }}", &globset::escape(id))
-        .replace("{{id}}", &globset::escape(id));
-    let matcher = globset::GlobBuilder::new(&pattern)
-        .case_insensitive(true)
-        .build()
-        .ok()?
-        .compile_matcher();
-    let current = git(&["symbolic-ref", "--quiet", "--short", "HEAD"])
-        .map(|b| String::from_utf8_lossy(&b).trim().to_string());
-    let refs = git(&["for-each-ref", "--format=%(refname:short)", "refs/heads/"])?;
-    let branch = String::from_utf8_lossy(&refs)
-        .lines()
-        .map(str::trim)
-        .find(|b| !b.is_empty() && Some(*b) != current.as_deref() && matcher.is_match(b))?
-        .to_string();
-    let text = git(&["show", &format!("{branch}:{rel}")])?;
-    if text.len() as u64 > MAX_ISSUE_BYTES {
-        return None;
+pub fn find_issue_file(root: &Path, globs: &[String], id: &str) -> Lookup {
+    let id = id.rsplit("::").next().unwrap_or(id);
+    if id.is_empty() || id.contains(['/', '\\', '\0']) || id.contains("..") {
+        return Lookup::BadId;
     }
-    Some((branch, String::from_utf8(text).ok()?))
+    let Ok(real_root) = root.canonicalize() else {
+        return Lookup::Missing;
+    };
+    let mut stopped = false;
+    for glob in globs {
+        let mut seen = 0;
+        match find_one(&real_root, glob, id, &mut seen) {
+            Some(found) => return Lookup::Found(found),
+            None => stopped |= seen > MAX_LOOKUP_ENTRIES,
+        }
+    }
+    if stopped {
+        Lookup::Stopped
+    } else {
+        Lookup::Missing
+    }
 }
 
-fn find_one(root: &Path, glob: &str, id: &str) -> Option<PathBuf> {
+fn find_one(root: &Path, glob: &str, id: &str, seen: &mut usize) -> Option<PathBuf> {
     let pattern = glob
         .trim()
         .trim_start_matches("./")
@@ -866,26 +853,26 @@ fn find_one(root: &Path, glob: &str, id: &str) -> Option<PathBuf> {
         .build()
         .ok()?
         .compile_matcher();
-    // The walk starts at the deepest directory the glob names literally.
-    let literal: Vec<&str> = pattern
-        .split('/')
+    // The walk starts at the deepest directory the glob names literally,
+    // each step of which must be a real directory, not a link.
+    let segments: Vec<&str> = pattern.split('/').collect();
+    let literal = segments
+        .iter()
         .take_while(|s| !s.contains(['*', '?', '[', '{']))
-        .collect();
-    let (dirs, last) = match literal.len() {
-        n if n == pattern.split('/').count() => (&literal[..n - 1], true),
-        n => (&literal[..n], false),
-    };
-    let start = dirs.iter().fold(root.to_path_buf(), |p, s| p.join(s));
-    if last {
-        // No wildcard at all: one file.
-        let p = root.join(&pattern);
-        return std::fs::symlink_metadata(&p)
-            .ok()
-            .filter(|m| m.is_file())
-            .map(|_| p);
+        .count();
+    let mut start = root.to_path_buf();
+    for (n, seg) in segments.iter().take(literal).enumerate() {
+        start.push(seg);
+        let meta = std::fs::symlink_metadata(&start).ok()?;
+        let last = n + 1 == segments.len();
+        if meta.file_type().is_symlink() || (!last && !meta.is_dir()) {
+            return None;
+        }
+        if last {
+            return meta.is_file().then_some(start);
+        }
     }
-    let mut seen = 0;
-    walk(root, &start, &matcher, &mut seen)
+    walk(root, &start, &matcher, seen)
 }
 
 fn walk(
@@ -917,6 +904,110 @@ fn walk(
         }
     }
     None
+}
+
+/// Which copy of an issue file to judge when its tracker keeps the work
+/// on a branch of its own (see [`issue_from_branch`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BranchCopy {
+    /// The working tree's copy: the current branch is the issue's, or no
+    /// other branch matches.
+    WorkingTree,
+    /// The named branch's copy, and its text.
+    Branch(String, String),
+    /// Several branches match and the issue names none of them
+    /// (`isolation.ref`): the working tree's copy is judged, and why.
+    Ambiguous(Vec<String>),
+}
+
+/// The copy of the issue file at `path` (under `root`) to judge when its
+/// work lives on a branch named by `branch_glob` (`{{ id }}` replaced by
+/// the id, ignoring case). The working tree's copy when the current
+/// branch matches or none does; else the branch the issue's own
+/// `isolation.ref` names, else the one matching branch. Git runs with
+/// [`ahp_engine::GIT_SAFE_CONFIG`], and the text is capped like a file;
+/// anything git cannot tell falls back to the working tree.
+pub fn issue_from_branch(root: &Path, branch_glob: &str, id: &str, path: &Path) -> BranchCopy {
+    let id = id.rsplit("::").next().unwrap_or(id);
+    let real = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    let Some(rel) = path
+        .strip_prefix(&real)
+        .or_else(|_| path.strip_prefix(root))
+        .ok()
+        .and_then(Path::to_str)
+        .map(|r| r.replace('\\', "/"))
+    else {
+        return BranchCopy::WorkingTree;
+    };
+    let git = |args: &[&str]| -> Option<Vec<u8>> {
+        let out = std::process::Command::new("git")
+            .args(ahp_engine::GIT_SAFE_CONFIG)
+            .args(args)
+            .current_dir(root)
+            .stdin(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .output()
+            .ok()?;
+        out.status.success().then_some(out.stdout)
+    };
+    let pattern = branch_glob
+        .replace("{{ id }}", &globset::escape(id))
+        .replace("{{id}}", &globset::escape(id));
+    let Ok(glob) = globset::GlobBuilder::new(&pattern)
+        .case_insensitive(true)
+        .build()
+    else {
+        return BranchCopy::WorkingTree;
+    };
+    let matcher = glob.compile_matcher();
+    let current = git(&["symbolic-ref", "--quiet", "--short", "HEAD"])
+        .map(|b| String::from_utf8_lossy(&b).trim().to_string());
+    if current.as_deref().is_some_and(|c| matcher.is_match(c)) {
+        return BranchCopy::WorkingTree;
+    }
+    let Some(refs) = git(&["for-each-ref", "--format=%(refname:short)", "refs/heads/"]) else {
+        return BranchCopy::WorkingTree;
+    };
+    let refs = String::from_utf8_lossy(&refs);
+    let branches: Vec<&str> = refs
+        .lines()
+        .map(str::trim)
+        .filter(|b| !b.is_empty())
+        .collect();
+    // Monoco records the branch it works on in the issue's frontmatter.
+    let named = load_issue(path).ok().and_then(|i| {
+        let r = i
+            .frontmatter
+            .get("isolation")?
+            .get("ref")?
+            .as_str()?
+            .to_string();
+        let r = r.strip_prefix("refs/heads/").unwrap_or(&r).to_string();
+        branches.contains(&r.as_str()).then_some(r)
+    });
+    let branch = match named {
+        Some(b) if Some(b.as_str()) == current.as_deref() => return BranchCopy::WorkingTree,
+        Some(b) => b,
+        None => {
+            let matching: Vec<&str> = branches
+                .iter()
+                .copied()
+                .filter(|b| Some(*b) != current.as_deref() && matcher.is_match(b))
+                .collect();
+            match matching.as_slice() {
+                [] => return BranchCopy::WorkingTree,
+                [one] => one.to_string(),
+                many => return BranchCopy::Ambiguous(many.iter().map(|b| b.to_string()).collect()),
+            }
+        }
+    };
+    match git(&["show", &format!("{branch}:{rel}")]) {
+        Some(text) if text.len() as u64 <= MAX_ISSUE_BYTES => match String::from_utf8(text) {
+            Ok(text) => BranchCopy::Branch(branch, text),
+            Err(_) => BranchCopy::WorkingTree,
+        },
+        _ => BranchCopy::WorkingTree,
+    }
 }
 
 /// Parses the text of an issue file; `path` is recorded in the issue and in

@@ -232,12 +232,18 @@ fn explain(
             (None, None) => out.push_str("naming no issue\n"),
         }
         let mut ictx = call.context(ctx.as_ref().unwrap_or(&HookContext::default()));
+        for note in &call.notes {
+            out.push_str(&format!("  note: {note}\n"));
+        }
         if let Some((branch, _)) = &call.branch {
             out.push_str(&format!(
                 "  judged as branch `{branch}` has the issue file\n"
             ));
         }
-        call.load(&mut ictx, &runtime()?, cfg)?;
+        if let Err(e) = call.load(&mut ictx, &runtime()?, cfg) {
+            out.push_str(&format!("  not run: {e:#}\n"));
+            continue;
+        }
         // Its errors are this policy's, listed above already.
         let (text, _) = explain(cfg, registry, call.event, Some(ictx))?;
         for line in text.lines() {
