@@ -175,14 +175,16 @@ fn codex_stop(intensity: &str, _: &Value) -> Want {
     })
 }
 
+/// Gemini CLI's BeforeTool answer carries no context for the model (the
+/// live suite found `additionalContext` there dropped): a prompt is
+/// refused with its reason, an aid shown to the user.
 fn gemini_tool(intensity: &str, input: &Value) -> Want {
-    let ctx = |c: &str| json!({"hookSpecificOutput": {"hookEventName": "BeforeTool", "additionalContext": c}});
     Want::Json(match intensity {
         "block" => json!({"decision": "deny", "reason": BLOCK}),
         "control" => json!({"decision": "allow", "reason": CONTROL,
             "hookSpecificOutput": {"hookEventName": "BeforeTool", "tool_input": rewritten(input)}}),
-        "prompt" => ctx(PROMPT),
-        _ => ctx(AID),
+        "prompt" => json!({"decision": "deny", "reason": PROMPT}),
+        _ => json!({ "systemMessage": AID }),
     })
 }
 
@@ -982,6 +984,45 @@ fn every_fixture_is_understood() {
         }
     }
     assert!(seen >= 108, "only {seen} fixtures");
+}
+
+/// Gemini CLI continues after a refused stop by sending the reason back as
+/// the next prompt (a BeforeAgent call): that is no new user turn, and the
+/// stop-loop guard still releases the agent at the cap (the live suite
+/// found it looping forever).
+#[test]
+fn a_stop_refused_in_gemini_is_released_although_the_reason_comes_back_as_a_prompt() {
+    let sb = Sandbox::new();
+    sb.write(
+        ".ahp/hooks.yaml",
+        "settings:\n  stop_block_cap: 2\nhooks:\n  pre-agent-turn-stop:\n    - oracle: Rules\n      id: not-yet\n      config:\n        rules:\n          - condition: \"true\"\n            intensity: block\n            message: \"run the tests first\"\n",
+    );
+    let stop: Value = serde_json::from_str(&fixture("gemini/AfterAgent.json")).unwrap();
+    let mut prompt: Value = serde_json::from_str(&fixture("gemini/BeforeAgent.json")).unwrap();
+    prompt["session_id"] = stop["session_id"].clone();
+    let mut answers = Vec::new();
+    for _ in 0..3 {
+        let out = hook(&sb, "gemini", None, &stop.to_string()).stdout;
+        let v: Value = serde_json::from_str(out.trim()).unwrap_or(Value::Null);
+        if let Some(reason) = v["reason"].as_str() {
+            prompt["prompt"] = json!(reason);
+            hook(&sb, "gemini", None, &prompt.to_string());
+        }
+        answers.push(out);
+    }
+    assert!(
+        answers[0].contains("\"decision\":\"deny\"")
+            && answers[1].contains("\"decision\":\"deny\"")
+    );
+    assert!(answers[2].contains("let the agent stop"), "{}", answers[2]);
+    // A prompt of the user's own still starts a new streak.
+    prompt["prompt"] = json!("now fix the bug");
+    hook(&sb, "gemini", None, &prompt.to_string());
+    assert!(
+        hook(&sb, "gemini", None, &stop.to_string())
+            .stdout
+            .contains("\"decision\":\"deny\"")
+    );
 }
 
 #[test]

@@ -487,6 +487,45 @@ fn codex_state_keys(file: &Path) -> Vec<String> {
 /// `$CODEX_HOME/config.toml` and says the exact step; `ahp install codex`
 /// says the same.
 #[test]
+fn doctor_says_gemini_leaves_an_untrusted_folders_hooks_out() {
+    let sb = Sandbox::new();
+    let exe = assert_cmd::cargo::cargo_bin("ahp");
+    let bin_dir = exe.parent().unwrap().to_path_buf();
+    let run = |cmd: &[&str]| {
+        sb.ahp()
+            .args(cmd)
+            .env("PATH", &bin_dir)
+            .env_remove("GEMINI_CLI_TRUSTED_FOLDERS_PATH")
+            .output()
+            .unwrap()
+    };
+    assert!(run(&["install", "gemini"]).status.success());
+    let text = stdout(&run(&["doctor"]));
+    assert!(
+        text.contains("Gemini CLI does not trust") && text.contains("TRUST_FOLDER"),
+        "{text}"
+    );
+    let root = sb.root().canonicalize().unwrap();
+    sb.write_home(
+        ".gemini/trustedFolders.json",
+        &serde_json::json!({ root.parent().unwrap().join("x").to_string_lossy(): "TRUST_PARENT" })
+            .to_string(),
+    );
+    let text = stdout(&run(&["doctor"]));
+    assert!(text.contains("Gemini CLI trusts this folder"), "{text}");
+    sb.write_home(
+        ".gemini/trustedFolders.json",
+        &serde_json::json!({
+            root.parent().unwrap().join("x").to_string_lossy(): "TRUST_PARENT",
+            root.to_string_lossy(): "DO_NOT_TRUST",
+        })
+        .to_string(),
+    );
+    let text = stdout(&run(&["doctor"]));
+    assert!(text.contains("Gemini CLI does not trust"), "{text}");
+}
+
+#[test]
 fn doctor_reads_codex_hook_trust() {
     let sb = Sandbox::new();
     let exe = assert_cmd::cargo::cargo_bin("ahp");

@@ -103,9 +103,11 @@ pub(super) fn render(
     sent: Option<&Value>,
     system_message: Option<&str>,
 ) -> Reply {
+    // BeforeTool has no context field (see `context_reaches_model`): an
+    // aid there is shown to the user as a system message instead.
     let takes_context = matches!(
         event,
-        Event::PreToolUse | Event::PostToolUse | Event::PreAgentTurn | Event::PreSession
+        Event::PostToolUse | Event::PreAgentTurn | Event::PreSession
     );
     let mut out = match d {
         Decision::Deny { reason } | Decision::Ask { reason, .. } => {
@@ -130,7 +132,11 @@ pub(super) fn render(
                 "hookSpecificOutput": {"hookEventName": native, "tool_input": input},
             });
             if let Some(c) = context {
-                o["hookSpecificOutput"]["additionalContext"] = Value::String(c.clone());
+                if takes_context {
+                    o["hookSpecificOutput"]["additionalContext"] = Value::String(c.clone());
+                } else {
+                    o["systemMessage"] = Value::String(c.clone());
+                }
             }
             o
         }

@@ -303,8 +303,14 @@ pub enum RewriteFallback {
 
 /// The fallbacks `settings.prompt_fallback` and `settings.rewrite_fallback`
 /// choose (their values are checked when the policy is compiled).
-pub(crate) fn fallbacks(settings: &ahp_config::HookSettings) -> (PromptFallback, RewriteFallback) {
-    let prompt = if settings.prompt_fallback == "deny" {
+pub(crate) fn fallbacks(
+    settings: &ahp_config::HookSettings,
+    agent: Agent,
+    event: Event,
+) -> (PromptFallback, RewriteFallback) {
+    // Where the agent's answer carries no context for the model, a prompt
+    // given as context would be dropped: it is refused with its reason.
+    let prompt = if settings.prompt_fallback == "deny" || !context_reaches_model(agent, event) {
         PromptFallback::Deny
     } else {
         PromptFallback::Context
@@ -315,6 +321,13 @@ pub(crate) fn fallbacks(settings: &ahp_config::HookSettings) -> (PromptFallback,
         RewriteFallback::Deny
     };
     (prompt, rewrite)
+}
+
+/// Whether the agent's answer at `event` can hand the model context.
+/// Gemini CLI's BeforeTool answer has no such field (its `reason` reaches
+/// the model only with a refusal; found by the live suite).
+pub(crate) fn context_reaches_model(agent: Agent, event: Event) -> bool {
+    !(agent == Agent::Gemini && event == Event::PreToolUse)
 }
 
 /// The answer to give, before it is put in the agent's words.

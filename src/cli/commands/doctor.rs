@@ -249,6 +249,69 @@ fn check_agent_file(r: &mut Report, agent: Agent, scope: Scope, path: &Path, roo
     if agent == Agent::Codex {
         check_codex_trust(r, &subject, scope, path, &text, root);
     }
+    if agent == Agent::Gemini && scope != Scope::User {
+        check_gemini_trust(r, &subject, root);
+    }
+}
+
+/// Gemini CLI loads a project's settings, and so its hooks, only in a
+/// folder the user trusted (`~/.gemini/trustedFolders.json`, written by
+/// its trust dialog); `--skip-trust` trusts a session but still leaves
+/// project hooks out (seen with Gemini CLI 0.61 by the live suite).
+fn check_gemini_trust(r: &mut Report, subject: &str, root: &Path) {
+    let home = install::home().unwrap_or_default();
+    let settings = home.join(".gemini/settings.json");
+    let off = std::fs::read_to_string(&settings)
+        .ok()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+        .is_some_and(|v| v["security"]["folderTrust"]["enabled"] == serde_json::Value::Bool(false));
+    if off {
+        r.add(
+            subject,
+            Level::Ok,
+            format!(
+                "folder trust is off in {}: Gemini CLI loads every project's hooks",
+                settings.display()
+            ),
+        );
+        return;
+    }
+    let file = std::env::var_os("GEMINI_CLI_TRUSTED_FOLDERS_PATH")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| home.join(".gemini/trustedFolders.json"));
+    let rules: serde_json::Map<String, serde_json::Value> = std::fs::read_to_string(&file)
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_default();
+    let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    // The most specific rule that covers the project decides.
+    let mut best: Option<(usize, bool)> = None;
+    for (folder, level) in &rules {
+        let folder = Path::new(folder);
+        let (covered, trusted) = match level.as_str() {
+            Some("TRUST_FOLDER") => (root.starts_with(folder), true),
+            Some("TRUST_PARENT") => (folder.parent().is_some_and(|p| root.starts_with(p)), true),
+            Some("DO_NOT_TRUST") => (root.starts_with(folder), false),
+            _ => (false, false),
+        };
+        let depth = folder.components().count();
+        if covered && best.is_none_or(|(d, _)| depth > d) {
+            best = Some((depth, trusted));
+        }
+    }
+    match best {
+        Some((_, true)) => r.add(subject, Level::Ok, format!("Gemini CLI trusts this folder ({})", file.display())),
+        _ => r.add(
+            subject,
+            Level::Problem,
+            format!(
+                "Gemini CLI does not trust {}: it leaves this project's hooks out, so ahp never runs. Trust the folder in Gemini CLI's dialog (or `/permissions`), or add `\"{}\": \"TRUST_FOLDER\"` to {}; `--skip-trust` does not load project hooks",
+                root.display(),
+                root.display(),
+                file.display()
+            ),
+        ),
+    }
 }
 
 /// Codex runs a project's hooks only in a trusted project, and any hook

@@ -113,7 +113,7 @@ fn answer(args: &HookArgs, registry: &Registry, known: &mut Known) -> Result<Rep
         let line = format!("ahp: {}: [{}] {}", d.level.as_str(), d.source, d.message);
         eprintln!("{}", terminal_safe(&line));
     }
-    let (prompt, rewrite) = adapters::fallbacks(&settings);
+    let (prompt, rewrite) = adapters::fallbacks(&settings, args.agent, event);
     let mut decision = Decision::from_verdict(
         verdict,
         caps(args.agent, &inbound.native_event, event, inbound.camel),
@@ -221,6 +221,10 @@ impl StopGuard<'_> {
         // The session's stop prompts (logged before their run): a control
         // beside one was refused like the prompt alone.
         let mut stop_prompts = std::collections::HashSet::new();
+        // What refused stops said (`[source] summary`, as the agent got
+        // it): an agent that continues by sending it back as the next
+        // prompt (Gemini CLI) starts no new user turn.
+        let mut stop_reasons: Vec<String> = Vec::new();
         let reader = match read_all(self.log) {
             Ok(r) => r,
             // No log: this run was not recorded either.
@@ -230,18 +234,26 @@ impl StopGuard<'_> {
         for record in reader {
             let Ok(record) = record else { continue };
             match record {
-                Record::Signal(s)
-                    if self.prompt_denies
-                        && s.intensity() == ahp_engine::Intensity::Prompt
-                        && s.context.hook == Some(Event::PreAgentTurnStop) =>
-                {
-                    stop_prompts.insert(s.header.id);
+                Record::Signal(s) if s.context.hook == Some(Event::PreAgentTurnStop) => {
+                    if self.prompt_denies && s.intensity() == ahp_engine::Intensity::Prompt {
+                        stop_prompts.insert(s.header.id);
+                    }
+                    if s.intensity() >= ahp_engine::Intensity::Prompt && stop_reasons.len() < 64 {
+                        stop_reasons.push(format!("[{}] {}", s.header.source, s.payload.summary()));
+                    }
                 }
                 Record::Run(r) if r.session_id.as_deref() == Some(self.session) => {
                     if r.correlation_id == verdict.correlation_id {
                         this_run_recorded = true;
                     }
-                    if r.event == Event::PreAgentTurn {
+                    let continuation = || {
+                        r.context["turn"]["prompt"].as_str().is_some_and(|p| {
+                            stop_reasons
+                                .iter()
+                                .any(|s| p.trim_start().starts_with(s.as_str()))
+                        })
+                    };
+                    if r.event == Event::PreAgentTurn && !continuation() {
                         in_a_row = 0;
                     } else if r.event == Event::PreAgentTurnStop
                         && r.correlation_id != verdict.correlation_id

@@ -1,0 +1,409 @@
+#!/usr/bin/env python3
+"""The live conformance suite: the agents' own CLIs, with ahp installed
+into them as a user installs it, against a scripted fake model.
+
+    python3 tests/agents-live/run.py --ahp target/debug/ahp [--agent NAME] [-k WORD]
+
+Installs the pinned CLIs of package.json (`npm ci --ignore-scripts`, into
+this folder's node_modules), then runs every scenario of every agent: a
+fresh HOME and git project each, `ahp install AGENT` run there, the agent
+driven non-interactively against a fake model API on 127.0.0.1
+(fake_model.py) whose script makes the tool calls. A scenario asserts what
+happened on disk (a canary file), what the model saw after ahp answered,
+and what ahp logged. A failure prints the agent's own output, the requests
+the model got and ahp's log. Ends with `N passed, N failed`.
+
+Needs node and npm (for `npm ci`) and git; nothing else beyond Python 3.
+"""
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from fake_model import FakeModel  # noqa: E402
+
+AGENT_TIMEOUT = 120
+
+
+class Failure(Exception):
+    pass
+
+
+def check(cond, message):
+    if not cond:
+        raise Failure(message)
+
+
+def install_clis():
+    """`npm ci` of the pinned CLIs, skipped when node_modules matches the lock."""
+    stamp = HERE / "node_modules" / ".ahp-lock"
+    lock = (HERE / "package-lock.json").read_text()
+    if stamp.exists() and stamp.read_text() == lock:
+        return
+    subprocess.run(
+        ["npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"],
+        cwd=HERE, check=True,
+    )
+    stamp.write_text(lock)
+
+
+def native(package_glob, name):
+    """The platform's native binary that a wrapper package ships in an
+    optional dependency (install scripts are not run)."""
+    arch = {"x86_64": "x64", "aarch64": "arm64", "arm64": "arm64"}[platform.machine()]
+    system = {"Linux": "linux", "Darwin": "darwin"}[platform.system()]
+    for candidate in sorted((HERE / "node_modules").glob(package_glob.format(os=system, arch=arch))):
+        if (candidate / name).is_file():
+            return candidate / name
+    raise Failure(f"no {name} binary for {system}-{arch} under node_modules ({package_glob})")
+
+
+class Sandbox:
+    """A HOME and a git project for one scenario, with ahp on PATH."""
+
+    def __init__(self, ahp, root):
+        self.root = Path(root)
+        self.home = self.root / "home"
+        self.project = self.root / "project"
+        self.home.mkdir()
+        self.project.mkdir()
+        self.ahp = ahp
+        self.env = {
+            "HOME": str(self.home),
+            "PATH": f"{ahp.parent}:{os.environ.get('PATH', '/usr/bin:/bin')}",
+            "XDG_CONFIG_HOME": str(self.home / ".config"),
+            "XDG_DATA_HOME": str(self.home / ".local/share"),
+            "LANG": "C.UTF-8",
+            "TERM": "dumb",
+            "NO_COLOR": "1",
+            "AHP_MANAGED_CONFIG": "",
+            "GIT_AUTHOR_NAME": "Dev", "GIT_AUTHOR_EMAIL": "dev@example.com",
+            "GIT_COMMITTER_NAME": "Dev", "GIT_COMMITTER_EMAIL": "dev@example.com",
+        }
+        self.run(["git", "init", "-q", "-b", "main"])
+        self.write("README.md", "# demo\n")
+        self.run(["git", "add", "-A"])
+        self.run(["git", "commit", "-qm", "start"])
+
+    def write(self, rel, text):
+        p = self.project / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text)
+        return p
+
+    def run(self, argv, check_ok=True, env=None, timeout=60):
+        out = subprocess.run(
+            argv, cwd=self.project, env={**self.env, **(env or {})}, stdin=subprocess.DEVNULL,
+            capture_output=True, text=True, timeout=timeout,
+        )
+        if check_ok and out.returncode != 0:
+            raise Failure(f"{' '.join(map(str, argv))} exited {out.returncode}:\n{out.stdout}{out.stderr}")
+        return out
+
+    def log(self):
+        p = self.project / ".ahp" / "signals.jsonl"
+        if not p.exists():
+            return []
+        return [json.loads(line) for line in p.read_text().splitlines() if line.strip()]
+
+    def runs(self, event):
+        return [r for r in self.log() if r.get("kind") == "run" and r.get("event") == event]
+
+
+# ---- Agents ---------------------------------------------------------------
+
+class ClaudeCode:
+    name = "claude-code"
+    can_ask = True
+
+    def __init__(self):
+        self.binary = native("@anthropic-ai/claude-code-{os}-{arch}", "claude")
+
+    def version(self):
+        return subprocess.run([self.binary, "--version"], capture_output=True, text=True).stdout.strip()
+
+    def prepare(self, sb):
+        pass
+
+    def drive(self, sb, model, prompt):
+        # Root cannot bypass permissions; allowing Bash is what a user of
+        # `-p` does, and ahp's hook still runs before every call.
+        return sb.run(
+            [str(self.binary), "-p", prompt, "--output-format", "json", "--allowedTools", "Bash"],
+            check_ok=False, timeout=AGENT_TIMEOUT,
+            env={
+                "ANTHROPIC_BASE_URL": model.url,
+                "ANTHROPIC_API_KEY": "sk-ant-fake",
+                "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+                "DISABLE_AUTOUPDATER": "1",
+            },
+        )
+
+    def shell(self, command):
+        return {"name": "Bash", "input": {"command": command, "description": "run it"}}
+
+
+class Gemini:
+    name = "gemini"
+    can_ask = False
+
+    def __init__(self):
+        self.script = HERE / "node_modules" / "@google" / "gemini-cli" / "bundle" / "gemini.js"
+        if not self.script.is_file():
+            raise Failure(f"no Gemini CLI at {self.script}")
+
+    def version(self):
+        out = subprocess.run(["node", self.script, "--version"], capture_output=True, text=True,
+                             env={**os.environ, "HOME": tempfile.gettempdir()})
+        return f"{out.stdout.strip()} (Gemini CLI)"
+
+    def prepare(self, sb):
+        # The API-key login a user picks once (kept by `ahp install`,
+        # which adds its hooks to the same file).
+        settings = sb.home / ".gemini" / "settings.json"
+        settings.parent.mkdir(parents=True, exist_ok=True)
+        settings.write_text(json.dumps({"security": {"auth": {"selectedType": "gemini-api-key"}}}))
+        # Gemini CLI loads a project's hooks only in a folder the user
+        # trusted (its trust dialog writes this file); `--skip-trust` trusts
+        # the session but still leaves project hooks out (`ahp doctor`
+        # says so).
+        (sb.home / ".gemini" / "trustedFolders.json").write_text(
+            json.dumps({str(sb.project): "TRUST_FOLDER"}))
+
+    def drive(self, sb, model, prompt):
+        return sb.run(
+            ["node", str(self.script), "-p", prompt, "--output-format", "json",
+             "--approval-mode", "yolo"],
+            check_ok=False, timeout=AGENT_TIMEOUT,
+            env={
+                "GEMINI_API_KEY": "fake-key",
+                "GOOGLE_GEMINI_BASE_URL": model.url,
+                "GEMINI_CLI_NO_RELAUNCH": "true",
+            },
+        )
+
+    def shell(self, command):
+        return {"name": "run_shell_command", "input": {"command": command, "description": "run it"}}
+
+
+AGENTS = {"claude-code": ClaudeCode, "gemini": Gemini}
+
+
+# ---- Scenarios ------------------------------------------------------------
+# Each takes (agent, sandbox) and returns after its assertions; a scenario an
+# agent cannot run raises Skip with the reason.
+
+class Skip(Exception):
+    pass
+
+
+def scenario(fn):
+    SCENARIOS.append(fn)
+    return fn
+
+
+SCENARIOS = []
+
+
+def drive(agent, sb, script, prompt="do the task"):
+    model = FakeModel(script)
+    try:
+        out = agent.drive(sb, model, prompt)
+    finally:
+        model.close()
+    sb.last = (out, model)
+    return out, model
+
+
+@scenario
+def dangerous_shell_call_is_blocked_and_the_model_reads_why(agent, sb):
+    sb.write("canary.txt", "keep me\n")
+    _, model = drive(agent, sb, [agent.shell("rm -rf canary.txt ~/")])
+    check((sb.project / "canary.txt").exists(), "the blocked command ran: canary.txt is gone")
+    results = model.tool_results()
+    check(results, "the model never got a tool result")
+    text = next(iter(results.values()))
+    check("[PermissionChecker]" in text and "rm-rf-home" in text,
+          f"the model did not read ahp's reason; it got: {text!r}")
+    runs = sb.runs("pre-tool-use")
+    check(any(r["outcome"] == "block" for r in runs), f"no blocking pre-tool-use run in the log: {runs}")
+    check(any(r.get("kind") == "signal" and r["header"]["intensity"] == "block" for r in sb.log()),
+          "no block signal in the log")
+
+
+@scenario
+def benign_shell_call_runs(agent, sb):
+    _, model = drive(agent, sb, [agent.shell("echo made > made.txt")])
+    check((sb.project / "made.txt").exists(), "the allowed command did not run")
+    check(any(r["outcome"] == "accept" for r in sb.runs("pre-tool-use")), "no accepted run logged")
+
+
+@scenario
+def an_ask_reaches_the_confirmation_path_or_its_fallback(agent, sb):
+    sb.write("work.txt", "one\n")
+    sb.run(["git", "add", "work.txt"])
+    sb.run(["git", "commit", "-qm", "work"])
+    sb.write("work.txt", "uncommitted work\n")
+    if not agent.can_ask:
+        # The documented fallback of an agent that cannot ask: the prompt
+        # goes to the model as context, or, with prompt_fallback: deny,
+        # the call is refused. The refusal is what is checked here.
+        sb.write(".ahp/hooks.yaml", "settings:\n  prompt_fallback: deny\n")
+    _, model = drive(agent, sb, [agent.shell("git reset --hard")])
+    check((sb.project / "work.txt").read_text() == "uncommitted work\n",
+          "the command that needed confirmation ran without it")
+    text = " ".join(model.tool_results().values())
+    check("git-reset-hard" in text, f"the model did not read the confirmation reason: {text!r}")
+
+
+@scenario
+def an_ask_of_an_agent_that_cannot_ask_reaches_the_model(agent, sb):
+    if agent.can_ask:
+        raise Skip("this agent asks the user itself (the scenario above)")
+    # The default fallback: as context where the answer carries context to
+    # the model, as a refusal where it cannot (Gemini CLI's BeforeTool).
+    _, model = drive(agent, sb, [agent.shell("git push --force origin main")])
+    seen = json.dumps([r["body"] for r in model.conversation()[1:]])
+    check("git-force-push" in seen or "force" in seen and "PermissionChecker" in seen,
+          "the prompt's reason did not reach the model")
+
+
+@scenario
+def a_control_rewrite_is_what_runs(agent, sb):
+    sb.write(".ahp/hooks.yaml", """hooks:
+  pre-tool-use:
+    - oracle: Rules
+      id: rewrite
+      config:
+        rules:
+          - condition: "tool.input.command ~ 'original'"
+            intensity: control
+            message: "the rewritten command runs"
+            modifications:
+              - {target: tool.input.command, op: set, value: "echo rewritten > out.txt"}
+""")
+    sb.run(["ahp", "trust"])
+    drive(agent, sb, [agent.shell("echo original > out.txt")])
+    out = sb.project / "out.txt"
+    check(out.exists(), "neither command ran")
+    check(out.read_text().strip() == "rewritten", f"out.txt holds {out.read_text()!r}: the original ran")
+
+
+@scenario
+def a_blocked_stop_continues_with_the_reason_until_the_guard_releases(agent, sb):
+    sb.write(".ahp/hooks.yaml", """settings:
+  stop_block_cap: 2
+hooks:
+  pre-agent-turn-stop:
+    - oracle: Rules
+      id: not-yet
+      config:
+        rules:
+          - condition: "true"
+            intensity: block
+            message: "STOP-CANARY run the tests first"
+""")
+    _, model = drive(agent, sb, [])
+    turns = model.conversation()
+    check(len(turns) >= 2, f"the agent stopped at once ({len(turns)} turn)")
+    check("STOP-CANARY" in json.dumps(turns[1]["body"]), "the model did not read why it could not stop")
+    check(len(turns) <= 4, f"the stop-loop guard did not release the agent ({len(turns)} turns)")
+    check(any(r.get("kind") == "release" for r in sb.log()), "no release record in the log")
+
+
+@scenario
+def session_and_prompt_context_reach_the_model(agent, sb):
+    sb.write(".ahp/hooks.yaml", """hooks:
+  pre-session:
+    - oracle: Rules
+      id: hello
+      config: {rules: [{condition: "true", intensity: aid, message: "SESSION-CANARY ahp is on"}]}
+  pre-agent-turn:
+    - oracle: Rules
+      id: mind
+      config: {rules: [{condition: "true", intensity: aid, message: "PROMPT-CANARY mind the checklist"}]}
+""")
+    _, model = drive(agent, sb, [])
+    turns = model.conversation()
+    check(turns, "the model got no request")
+    first = json.dumps(turns[0]["body"])
+    check("SESSION-CANARY" in first, "the session-start context did not reach the model")
+    check("PROMPT-CANARY" in first, "the prompt-submit context did not reach the model")
+
+
+# ---- Runner ---------------------------------------------------------------
+
+def report(agent, sb, error):
+    print(f"    {error}")
+    last = getattr(sb, "last", None)
+    if last:
+        out, model = last
+        print(f"    --- {agent.name} exit {out.returncode}; stdout:\n{out.stdout[-4000:]}")
+        print(f"    --- stderr:\n{out.stderr[-4000:]}")
+        for r in model.requests[-4:]:
+            print(f"    --- request {r['path']}: {json.dumps(r['body'])[-1500:]}")
+    for record in sb.log()[-6:]:
+        print(f"    --- log: {json.dumps(record)[:800]}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--ahp", required=True, type=Path, help="the ahp binary to install")
+    ap.add_argument("--agent", action="append", help="only this agent (repeatable)")
+    ap.add_argument("-k", help="only scenarios whose name contains this")
+    args = ap.parse_args()
+    ahp = args.ahp.resolve()
+    if not ahp.is_file():
+        sys.exit(f"no ahp binary at {ahp}")
+    if not shutil.which("npm"):
+        sys.exit("the live suite needs node and npm")
+    install_clis()
+    passed = failed = skipped = 0
+    started = time.monotonic()
+    for name, cls in AGENTS.items():
+        if args.agent and name not in args.agent:
+            continue
+        agent = cls()
+        print(f"{name} {agent.version()}")
+        for fn in SCENARIOS:
+            if args.k and args.k not in fn.__name__:
+                continue
+            with tempfile.TemporaryDirectory(prefix="ahp-live-") as tmp:
+                sb = Sandbox(ahp, tmp)
+                agent.prepare(sb)
+                out = sb.run(["ahp", "install", name], check_ok=False)
+                t0 = time.monotonic()
+                try:
+                    if out.returncode != 0:
+                        raise Failure(f"ahp install {name} failed:\n{out.stdout}{out.stderr}")
+                    fn(agent, sb)
+                    passed += 1
+                    print(f"  ok    {fn.__name__} ({time.monotonic() - t0:.1f} s)")
+                except Skip as e:
+                    skipped += 1
+                    print(f"  skip  {fn.__name__}: {e}")
+                except Failure as e:
+                    failed += 1
+                    print(f"  FAIL  {fn.__name__}")
+                    report(agent, sb, e)
+                except Exception:
+                    failed += 1
+                    print(f"  FAIL  {fn.__name__}")
+                    report(agent, sb, traceback.format_exc())
+    print(f"agents-live: {time.monotonic() - started:.0f} s")
+    print(f"{passed} passed, {failed} failed, {skipped} skipped")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
