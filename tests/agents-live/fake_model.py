@@ -66,6 +66,8 @@ class FakeModel:
                 path = self.path.split("?")[0]
                 if path == "/v1/messages":
                     self._anthropic(body)
+                elif path.endswith("/responses"):
+                    self._responses(body)
                 elif path.endswith(":streamGenerateContent"):
                     self._gemini(body, stream=True)
                 elif path.endswith(":generateContent"):
@@ -74,6 +76,36 @@ class FakeModel:
                     self._json({"totalTokens": 1})
                 else:
                     self._json({"input_tokens": 1})
+
+            def _responses(self, body):
+                step = model._next(bool(body.get("tools")))
+                self.send_response(200)
+                self.send_header("content-type", "text/event-stream")
+                self.end_headers()
+                rid = f"resp_{len(model.requests)}"
+
+                def event(name, data):
+                    data["type"] = name
+                    self.wfile.write(f"event: {name}\ndata: {json.dumps(data)}\n\n".encode())
+
+                event("response.created", {"response": {"id": rid, "object": "response",
+                                                        "status": "in_progress", "output": []}})
+                if step:
+                    item = {"type": "function_call", "id": f"fc_{step['id']}", "call_id": step["id"],
+                            "name": step["name"], "arguments": json.dumps(step["input"]),
+                            "status": "completed"}
+                else:
+                    item = {"type": "message", "id": f"msg_{rid}", "role": "assistant", "status": "completed",
+                            "content": [{"type": "output_text", "text": "done", "annotations": []}]}
+                event("response.output_item.added", {"output_index": 0, "item": item})
+                event("response.output_item.done", {"output_index": 0, "item": item})
+                event("response.completed", {"response": {
+                    "id": rid, "object": "response", "status": "completed", "output": [item],
+                    "usage": {"input_tokens": 1, "output_tokens": 1, "total_tokens": 2,
+                              "input_tokens_details": {"cached_tokens": 0},
+                              "output_tokens_details": {"reasoning_tokens": 0}}}})
+                self.wfile.flush()
+                self.close_connection = True
 
             def _gemini(self, body, stream):
                 step = model._next(bool(body.get("tools")))
@@ -170,6 +202,10 @@ class FakeModel:
                         text = "\n".join(x.get("text", "") for x in c if isinstance(x, dict)) \
                             if isinstance(c, list) else str(c)
                         out[block.get("tool_use_id")] = text
+            for item in body.get("input", []) if isinstance(body.get("input"), list) else []:
+                if isinstance(item, dict) and item.get("type") == "function_call_output":
+                    output = item.get("output")
+                    out[item.get("call_id")] = output if isinstance(output, str) else json.dumps(output)
             for m in body.get("contents", []):
                 for part in m.get("parts", []):
                     fr = part.get("functionResponse") if isinstance(part, dict) else None

@@ -196,7 +196,73 @@ class Gemini:
         return {"name": "run_shell_command", "input": {"command": command, "description": "run it"}}
 
 
-AGENTS = {"claude-code": ClaudeCode, "gemini": Gemini}
+class Codex:
+    name = "codex"
+    can_ask = False
+
+    def __init__(self):
+        found = sorted((HERE / "node_modules" / "@openai").glob("codex-*/vendor/*/bin/codex"))
+        if not found:
+            raise Failure("no Codex binary under node_modules/@openai")
+        self.binary = found[0]
+
+    def version(self):
+        return subprocess.run([self.binary, "--version"], capture_output=True, text=True).stdout.strip()
+
+    def prepare(self, sb):
+        pass
+
+    def after_install(self, sb):
+        # The project trust `ahp install codex` asks for (Codex's startup
+        # dialog writes the same lines).
+        config = sb.home / ".codex" / "config.toml"
+        config.parent.mkdir(parents=True, exist_ok=True)
+        with config.open("a") as f:
+            f.write(f'[projects."{sb.project}"]\ntrust_level = "trusted"\n')
+        # The hook trust a user gives in Codex's hooks review: through
+        # Codex's own app-server API, with the digests Codex computes.
+        app = subprocess.Popen([str(self.binary), "app-server"], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                               cwd=sb.project, env=sb.env)
+        try:
+            def call(i, method, params):
+                app.stdin.write(json.dumps({"id": i, "method": method, "params": params}) + "\n")
+                app.stdin.flush()
+                while True:
+                    line = app.stdout.readline()
+                    if not line:
+                        raise Failure(f"codex app-server closed during {method}")
+                    msg = json.loads(line)
+                    if msg.get("id") == i:
+                        if "error" in msg:
+                            raise Failure(f"codex app-server {method}: {msg['error']}")
+                        return msg["result"]
+            call(1, "initialize", {"clientInfo": {"name": "ahp-agents-live", "version": "1"}})
+            app.stdin.write(json.dumps({"method": "initialized"}) + "\n")
+            listed = call(2, "hooks/list", {"cwds": [str(sb.project)]})
+            hooks = [h for d in listed["data"] for h in d["hooks"]
+                     if "ahp hook codex" in (h.get("command") or "")]
+            check(hooks, f"Codex lists none of ahp's hooks: {listed}")
+            state = {h["key"]: {"trusted_hash": h["currentHash"]} for h in hooks}
+            call(3, "config/value/write", {"keyPath": "hooks.state", "value": state, "mergeStrategy": "upsert"})
+        finally:
+            app.terminate()
+            app.wait(timeout=10)
+
+    def drive(self, sb, model, prompt):
+        provider = f'{{name="fake", base_url="{model.url}/v1", wire_api="responses", env_key="FAKE_OPENAI_KEY"}}'
+        return sb.run(
+            [str(self.binary), "exec", "-c", "model_provider=fake", "-c", f"model_providers.fake={provider}",
+             "-c", "model=gpt-fake", "-c", "approval_policy=never", "--sandbox", "danger-full-access",
+             "--json", prompt],
+            check_ok=False, timeout=AGENT_TIMEOUT, env={"FAKE_OPENAI_KEY": "sk-fake"},
+        )
+
+    def shell(self, command):
+        return {"name": "exec_command", "input": {"cmd": command}}
+
+
+AGENTS = {"claude-code": ClaudeCode, "gemini": Gemini, "codex": Codex}
 
 
 # ---- Scenarios ------------------------------------------------------------
@@ -386,6 +452,8 @@ def main():
                 try:
                     if out.returncode != 0:
                         raise Failure(f"ahp install {name} failed:\n{out.stdout}{out.stderr}")
+                    if hasattr(agent, "after_install"):
+                        agent.after_install(sb)
                     fn(agent, sb)
                     passed += 1
                     print(f"  ok    {fn.__name__} ({time.monotonic() - t0:.1f} s)")
