@@ -487,6 +487,43 @@ fn codex_state_keys(file: &Path) -> Vec<String> {
 /// `$CODEX_HOME/config.toml` and says the exact step; `ahp install codex`
 /// says the same.
 #[test]
+fn doctor_live_runs_the_installed_hook_as_the_agent_would() {
+    let sb = Sandbox::new();
+    let exe = assert_cmd::cargo::cargo_bin("ahp");
+    let bin_dir = exe.parent().unwrap().to_path_buf();
+    let path = format!("{}:/usr/bin:/bin", bin_dir.display());
+    let run = |cmd: &[&str]| sb.ahp().args(cmd).env("PATH", &path).output().unwrap();
+    for agent in ["claude-code", "gemini", "cursor", "copilot"] {
+        assert!(run(&["install", agent]).status.success(), "{agent}");
+        let out = run(&["doctor", "--live", agent]);
+        let text = stdout(&out);
+        let live: Vec<&str> = text.lines().filter(|l| l.contains("(live)")).collect();
+        assert_eq!(live.len(), 2, "{agent}: {text}");
+        assert!(live.iter().all(|l| l.starts_with("ok")), "{agent}: {text}");
+        assert!(
+            live[0].contains("`rm -rf ~/`") && live[0].contains(" ms, said "),
+            "{agent}: {text}"
+        );
+    }
+    // A hook command that does not answer as ahp does is a problem.
+    let settings = sb.root().join(".claude/settings.json");
+    let text = std::fs::read_to_string(&settings).unwrap();
+    std::fs::write(
+        &settings,
+        text.replace(
+            "ahp hook claude-code",
+            "ahp hook claude-code --no-log >/dev/null",
+        ),
+    )
+    .unwrap();
+    let text = stdout(&run(&["doctor", "--live", "claude-code"]));
+    assert!(
+        text.contains("problem claude-code (live)") && text.contains("did not refuse"),
+        "{text}"
+    );
+}
+
+#[test]
 fn doctor_says_gemini_leaves_an_untrusted_folders_hooks_out() {
     let sb = Sandbox::new();
     let exe = assert_cmd::cargo::cargo_bin("ahp");

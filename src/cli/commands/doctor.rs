@@ -22,6 +22,11 @@ pub struct DoctorArgs {
     /// Output format: text (default) or json.
     #[arg(long, value_enum, default_value = "text")]
     pub format: DoctorFormat,
+    /// Also run AGENT's installed pre-tool hook command, as the agent
+    /// would, with a dangerous and a harmless shell call: did ahp answer,
+    /// in how many ms, with what (the check to run after an agent upgrade).
+    #[arg(long, value_name = "AGENT", value_enum)]
+    pub live: Option<Agent>,
 }
 
 /// Output formats of `ahp doctor`.
@@ -335,6 +340,147 @@ fn check_codex_trust(
     }
 }
 
+/// The pre-tool event of each agent's hooks, by the agent's own name.
+fn pre_tool_event(agent: Agent) -> &'static str {
+    match agent {
+        Agent::Gemini => "BeforeTool",
+        Agent::Copilot => "preToolUse",
+        Agent::Cursor => "beforeShellExecution",
+        Agent::AgentHooks => "pre-tool-call",
+        _ => "PreToolUse",
+    }
+}
+
+/// What `agent` sends its pre-tool hook for a shell call of `command`.
+fn synthetic_pre_tool(agent: Agent, root: &Path, command: &str) -> serde_json::Value {
+    use serde_json::json;
+    let cwd = root.to_string_lossy();
+    match agent {
+        Agent::Gemini => {
+            json!({"session_id": "ahp-doctor", "cwd": cwd, "hook_event_name": "BeforeTool",
+            "tool_name": "run_shell_command", "tool_input": {"command": command}})
+        }
+        Agent::Copilot => json!({"sessionId": "ahp-doctor", "cwd": cwd, "timestamp": 0,
+            "toolName": "bash", "toolArgs": json!({"command": command}).to_string()}),
+        Agent::Cursor => {
+            json!({"conversation_id": "ahp-doctor", "hook_event_name": "beforeShellExecution",
+            "command": command, "cwd": cwd, "workspace_roots": [cwd]})
+        }
+        Agent::AgentHooks => json!({"event_type": "pre-tool-call", "session_id": "ahp-doctor",
+            "work_dir": cwd, "tool_name": "Shell", "tool_input": {"command": command}}),
+        _ => json!({"session_id": "ahp-doctor", "cwd": cwd, "hook_event_name": "PreToolUse",
+            "tool_name": "Bash", "tool_input": {"command": command}, "tool_use_id": "ahp-doctor"}),
+    }
+}
+
+/// `--live AGENT`: runs the pre-tool hook command AGENT has installed
+/// (project scope first), through the shell as the agent does, with a
+/// call the built-in policy blocks and one it lets through.
+fn check_live(r: &mut Report, agent: Agent, home: Option<&Path>, root: &Path) {
+    let subject = format!("{agent} (live)");
+    let event = pre_tool_event(agent);
+    let mut command = None;
+    for scope in install::scopes(agent) {
+        let base = match (scope, home) {
+            (Scope::User, Some(h)) => h.to_path_buf(),
+            (Scope::User, None) => continue,
+            _ => PathBuf::new(),
+        };
+        let (Ok(path), Some(shape)) = (
+            install::config_path(agent, *scope, &base, root),
+            install::shape(agent),
+        ) else {
+            continue;
+        };
+        let Ok(text) = install::codex::read_regular(&path) else {
+            continue;
+        };
+        if let Ok(found) = ahp_commands(agent, shape, &path, &text)
+            && let Some((_, c)) = found.into_iter().find(|(e, _)| e == event)
+        {
+            command = Some((c, path));
+            break;
+        }
+    }
+    let Some((command, path)) = command else {
+        r.add(
+            &subject,
+            Level::Problem,
+            format!(
+                "no ahp hook on {event} is installed for {agent}; `ahp install {agent}` adds it"
+            ),
+        );
+        return;
+    };
+    for (call, must_deny) in [("rm -rf ~/", true), ("ls -la", false)] {
+        let payload = synthetic_pre_tool(agent, root, call).to_string();
+        let started = std::time::Instant::now();
+        let out = std::process::Command::new("sh")
+            .args(["-c", &command])
+            .current_dir(root)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .and_then(|mut child| {
+                use std::io::Write;
+                if let Some(mut stdin) = child.stdin.take() {
+                    stdin.write_all(payload.as_bytes())?;
+                }
+                child.wait_with_output()
+            });
+        let ms = started.elapsed().as_secs_f64() * 1000.0;
+        let out = match out {
+            Ok(o) => o,
+            Err(e) => {
+                r.add(
+                    &subject,
+                    Level::Problem,
+                    format!("`{command}` (from {}) did not start: {e}", path.display()),
+                );
+                return;
+            }
+        };
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let said = terminal_safe_short(&stdout);
+        let denied = out.status.code() == Some(2)
+            || ["\"deny\"", "\"block\""].iter().any(|w| stdout.contains(w));
+        let what = format!(
+            "`{call}` through `{command}`: exit {}, {ms:.1} ms, said {said}",
+            out.status
+                .code()
+                .map_or("by a signal".to_string(), |c| c.to_string()),
+        );
+        match (must_deny, denied) {
+            (true, true) | (false, false) => r.add(&subject, Level::Ok, what),
+            (true, false) => r.add(
+                &subject,
+                Level::Problem,
+                format!(
+                    "{what}: ahp did not refuse a call its built-in policy blocks (stderr: {})",
+                    terminal_safe_short(&String::from_utf8_lossy(&out.stderr))
+                ),
+            ),
+            (false, true) => r.add(
+                &subject,
+                Level::Problem,
+                format!("{what}: a harmless call was refused"),
+            ),
+        }
+    }
+}
+
+/// At most one line of 200 characters, for a report line.
+fn terminal_safe_short(s: &str) -> String {
+    let one: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let cut: String = one.chars().take(200).collect();
+    if cut.is_empty() {
+        "nothing".into()
+    } else {
+        crate::ops::output::terminal_safe(&cut).into_owned()
+    }
+}
+
 /// HOOK.md hooks that run `ahp hook agenthooks` would make ahp start itself.
 fn check_agenthooks(r: &mut Report, dirs: &[PathBuf]) {
     for dir in dirs {
@@ -430,6 +576,9 @@ pub(crate) fn run(args: DoctorArgs, registry: &Registry) -> Result<u8> {
     let mut dirs = vec![ahp_config::hookmd::project_hooks_dir(&root)];
     dirs.extend(user_hooks);
     check_agenthooks(&mut r, &dirs);
+    if let Some(agent) = args.live {
+        check_live(&mut r, agent, home.as_deref(), &root);
+    }
     if !r
         .findings
         .iter()
