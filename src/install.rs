@@ -68,7 +68,7 @@ pub enum Shape {
 /// The entry shape of `agent`'s config.
 pub fn shape(agent: Agent) -> Option<Shape> {
     match agent {
-        Agent::ClaudeCode | Agent::Codex => Some(Shape::Nested { millis: false }),
+        Agent::ClaudeCode | Agent::Codex | Agent::Qwen => Some(Shape::Nested { millis: false }),
         Agent::Gemini => Some(Shape::Nested { millis: true }),
         Agent::Copilot => Some(Shape::Copilot),
         Agent::Cursor => Some(Shape::Cursor),
@@ -89,7 +89,7 @@ own adapter (`ahp install claude-code`, `ahp install kimi`, …).";
 pub fn scopes(agent: Agent) -> &'static [Scope] {
     match agent {
         Agent::ClaudeCode => &[Scope::User, Scope::Project, Scope::Local],
-        Agent::Codex | Agent::Gemini | Agent::Copilot | Agent::Cursor => {
+        Agent::Codex | Agent::Gemini | Agent::Copilot | Agent::Cursor | Agent::Qwen => {
             &[Scope::User, Scope::Project]
         }
         Agent::Kimi => &[Scope::User],
@@ -149,6 +149,8 @@ pub fn config_path(agent: Agent, scope: Scope, home: &Path, project: &Path) -> R
         (Agent::Cursor, Scope::User) => home.join(".cursor/hooks.json"),
         (Agent::Cursor, Scope::Project) => project.join(".cursor/hooks.json"),
         (Agent::Kimi, Scope::User) => home.join(".kimi/config.toml"),
+        (Agent::Qwen, Scope::User) => home.join(".qwen/settings.json"),
+        (Agent::Qwen, Scope::Project) => project.join(".qwen/settings.json"),
         (Agent::AgentHooks, _) => bail!("{AGENTHOOKS_REFUSAL}"),
         (agent, scope) => {
             let have: Vec<&str> = scopes(agent).iter().map(|s| s.name()).collect();
@@ -771,7 +773,7 @@ pub fn next_steps(agent: Agent) -> Vec<&'static str> {
         // Codex's steps depend on its trust state: `run` reads it.
         Agent::Codex => Vec::new(),
         Agent::Cursor => vec!["restart Cursor so it reloads hooks.json"],
-        Agent::Gemini | Agent::ClaudeCode | Agent::Kimi | Agent::Copilot => {
+        Agent::Gemini | Agent::ClaudeCode | Agent::Kimi | Agent::Copilot | Agent::Qwen => {
             vec!["start a new session of the agent so it reads its hooks again"]
         }
         Agent::AgentHooks => Vec::new(),

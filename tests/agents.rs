@@ -111,6 +111,25 @@ fn rewritten(input: &Value) -> Value {
     i
 }
 
+/// Qwen Code: Claude Code's answers; a rewrite it cannot take is refused
+/// with the change to make.
+fn qwen_tool(intensity: &str, input: &Value) -> Want {
+    let hso = |fields: Value| {
+        let mut m = json!({"hookEventName": "PreToolUse"});
+        m.as_object_mut()
+            .unwrap()
+            .extend(fields.as_object().unwrap().clone());
+        Want::Json(json!({ "hookSpecificOutput": m }))
+    };
+    match intensity {
+        "block" => hso(json!({"permissionDecision": "deny", "permissionDecisionReason": BLOCK})),
+        "control" => hso(json!({"permissionDecision": "deny",
+                                 "permissionDecisionReason": rewrite_required(input)})),
+        "prompt" => hso(json!({"permissionDecision": "ask", "permissionDecisionReason": PROMPT})),
+        _ => hso(json!({ "additionalContext": AID })),
+    }
+}
+
 fn rewrite_required(input: &Value) -> String {
     format!(
         "rewrite required: {CONTROL}\nRetry with this input: {}",
@@ -289,6 +308,13 @@ const CASES: &[Case] = &[
         fixture: "claude-code/PreToolUse.json",
         ahp_event: "pre-tool-use",
         want: claude_tool,
+    },
+    Case {
+        agent: "qwen",
+        event: None,
+        fixture: "qwen/PreToolUse.json",
+        ahp_event: "pre-tool-use",
+        want: qwen_tool,
     },
     Case {
         agent: "claude-code",

@@ -46,13 +46,18 @@ fn user_config(agent: &str) -> (&'static str, &'static str, bool) {
             "# Kimi settings\ndefault_model = \"kimi-k2\"  # fast\n\n[[hooks]]\nevent = \"Stop\"\ncommand = \"notify-send done\"\ntimeout = 5\n\n[loop_control]\nmax_steps_per_run = 100\n",
             true,
         ),
+        "qwen" => (
+            ".qwen/settings.json",
+            "{\n  \"model\": {\"name\": \"qwen3-coder-plus\"},\n  \"security\": {\"auth\": {\"selectedType\": \"openai\"}}\n}\n",
+            false,
+        ),
         _ => unreachable!(),
     }
 }
 
 fn pre_tool_fixture(agent: &str) -> &'static str {
     match agent {
-        "claude-code" | "codex" | "kimi" => "PreToolUse.json",
+        "claude-code" | "codex" | "kimi" | "qwen" => "PreToolUse.json",
         "gemini" => "BeforeTool.json",
         "copilot" => "preToolUse.json",
         "cursor" => "beforeShellExecution.json",
@@ -90,6 +95,7 @@ fn every_agent_installs_runs_and_uninstalls_byte_for_byte() {
         "copilot",
         "cursor",
         "kimi",
+        "qwen",
     ] {
         let sb = Sandbox::new();
         let (rel, text, home) = user_config(agent);

@@ -32,6 +32,7 @@ mod copilot;
 mod cursor;
 mod gemini;
 mod kimi;
+mod qwen;
 
 use ahp_engine::{Event, HookContext, Intensity, Outcome, Payload, ToolCall, Turn, Verdict};
 use serde_json::{Map, Value, json};
@@ -53,6 +54,9 @@ pub enum Agent {
     Cursor,
     /// Kimi Code CLI (`[[hooks]]` in `~/.kimi/config.toml`).
     Kimi,
+    /// Qwen Code (`.qwen/settings.json`): Claude Code's hooks over Gemini
+    /// CLI's tools.
+    Qwen,
     /// The Agent Hooks standard.
     #[value(name = "agenthooks")]
     AgentHooks,
@@ -60,13 +64,14 @@ pub enum Agent {
 
 impl Agent {
     /// Every agent, in the order of PROTOCOLS.md.
-    pub const ALL: [Agent; 7] = [
+    pub const ALL: [Agent; 8] = [
         Agent::ClaudeCode,
         Agent::Codex,
         Agent::Gemini,
         Agent::Copilot,
         Agent::Cursor,
         Agent::Kimi,
+        Agent::Qwen,
         Agent::AgentHooks,
     ];
 
@@ -83,6 +88,7 @@ impl Agent {
             Agent::Copilot => "copilot",
             Agent::Cursor => "cursor",
             Agent::Kimi => "kimi",
+            Agent::Qwen => "qwen",
             Agent::AgentHooks => "agenthooks",
         }
     }
@@ -105,6 +111,7 @@ impl Agent {
             Agent::Copilot => copilot::EVENTS,
             Agent::Cursor => cursor::EVENTS,
             Agent::Kimi => kimi::EVENTS,
+            Agent::Qwen => qwen::EVENTS,
             Agent::AgentHooks => agenthooks::EVENTS,
         }
     }
@@ -124,6 +131,7 @@ impl Agent {
             Agent::Copilot => copilot::TOOLS,
             Agent::Cursor => cursor::TOOLS,
             Agent::Kimi => kimi::TOOLS,
+            Agent::Qwen => qwen::TOOLS,
             Agent::AgentHooks => agenthooks::TOOLS,
         }
     }
@@ -254,7 +262,9 @@ pub fn parse(agent: Agent, payload: &Value, event: Option<&str>) -> Result<Inbou
         ))
     })?;
     let mut inbound = match agent {
-        Agent::ClaudeCode | Agent::Codex | Agent::Kimi => claude::parse(agent, obj, event)?,
+        Agent::ClaudeCode | Agent::Codex | Agent::Kimi | Agent::Qwen => {
+            claude::parse(agent, obj, event)?
+        }
         Agent::Gemini => gemini::parse(obj, event)?,
         Agent::Copilot => copilot::parse(obj, event)?,
         Agent::Cursor => cursor::parse(obj, event)?,
@@ -647,6 +657,11 @@ pub fn caps(agent: Agent, native: &str, event: Event, camel: bool) -> Caps {
         // Kimi's docs list no rewrite field: a rewrite it might ignore
         // would let the original input run.
         Agent::Kimi => Caps::default(),
+        // See `qwen`: no rewritten input at PreToolUse.
+        Agent::Qwen => Caps {
+            ask: tool,
+            rewrite: false,
+        },
         Agent::AgentHooks => Caps {
             ask: tool,
             rewrite: tool,
@@ -687,6 +702,7 @@ pub fn render(inbound: &Inbound, decision: &Decision, system_message: Option<&st
         }
         Agent::Cursor => cursor::render(native, event, decision, system_message),
         Agent::Kimi => kimi::render(native, event, decision, system_message),
+        Agent::Qwen => claude::render(native, event, decision, system_message),
         Agent::AgentHooks => agenthooks::render(event, decision, system_message),
     }
 }

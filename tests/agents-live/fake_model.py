@@ -68,6 +68,8 @@ class FakeModel:
                     self._anthropic(body)
                 elif path.endswith("/responses"):
                     self._responses(body)
+                elif path.endswith("/chat/completions"):
+                    self._chat(body)
                 elif path.endswith(":streamGenerateContent"):
                     self._gemini(body, stream=True)
                 elif path.endswith(":generateContent"):
@@ -76,6 +78,39 @@ class FakeModel:
                     self._json({"totalTokens": 1})
                 else:
                     self._json({"input_tokens": 1})
+
+            def _chat(self, body):
+                step = model._next(bool(body.get("tools")))
+                cid = f"chatcmpl-{len(model.requests)}"
+                if step:
+                    delta = {"role": "assistant", "content": None, "tool_calls": [{
+                        "index": 0, "id": step["id"], "type": "function",
+                        "function": {"name": step["name"], "arguments": json.dumps(step["input"])}}]}
+                    finish = "tool_calls"
+                else:
+                    delta = {"role": "assistant", "content": "done"}
+                    finish = "stop"
+                chunks = [
+                    {"id": cid, "object": "chat.completion.chunk", "model": "fake",
+                     "choices": [{"index": 0, "delta": delta, "finish_reason": None}]},
+                    {"id": cid, "object": "chat.completion.chunk", "model": "fake",
+                     "choices": [{"index": 0, "delta": {}, "finish_reason": finish}],
+                     "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}},
+                ]
+                if not body.get("stream"):
+                    message = dict(delta)
+                    self._json({"id": cid, "object": "chat.completion", "model": "fake",
+                                "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+                                "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}})
+                    return
+                self.send_response(200)
+                self.send_header("content-type", "text/event-stream")
+                self.end_headers()
+                for c in chunks:
+                    self.wfile.write(f"data: {json.dumps(c)}\n\n".encode())
+                self.wfile.write(b"data: [DONE]\n\n")
+                self.wfile.flush()
+                self.close_connection = True
 
             def _responses(self, body):
                 step = model._next(bool(body.get("tools")))
@@ -202,6 +237,10 @@ class FakeModel:
                         text = "\n".join(x.get("text", "") for x in c if isinstance(x, dict)) \
                             if isinstance(c, list) else str(c)
                         out[block.get("tool_use_id")] = text
+            for m in body.get("messages", []):
+                if isinstance(m, dict) and m.get("role") == "tool":
+                    c = m.get("content")
+                    out[m.get("tool_call_id")] = c if isinstance(c, str) else json.dumps(c)
             for item in body.get("input", []) if isinstance(body.get("input"), list) else []:
                 if isinstance(item, dict) and item.get("type") == "function_call_output":
                     output = item.get("output")

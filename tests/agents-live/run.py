@@ -4,8 +4,8 @@ into them as a user installs it, against a scripted fake model.
 
     python3 tests/agents-live/run.py --ahp target/debug/ahp [--agent NAME] [-k WORD]
 
-Installs the pinned CLIs of package.json (`npm ci --ignore-scripts`, into
-this folder's node_modules), then runs every scenario of every agent: a
+Installs the pinned CLIs of package.json and its lock (`npm install
+--ignore-scripts`, into this folder's node_modules), then runs every scenario of every agent: a
 fresh HOME and git project each, `ahp install AGENT` run there, the agent
 driven non-interactively against a fake model API on 127.0.0.1
 (fake_model.py) whose script makes the tool calls. A scenario asserts what
@@ -50,10 +50,15 @@ def install_clis():
     lock = (HERE / "package-lock.json").read_text()
     if stamp.exists() and stamp.read_text() == lock:
         return
+    # `npm install` from the lock rather than `npm ci`: npm refuses `ci`
+    # for Qwen Code's optional clipboard packages, whose lock entries it
+    # writes without versions. The lock stays as committed (checked).
     subprocess.run(
-        ["npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"],
+        ["npm", "install", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"],
         cwd=HERE, check=True,
     )
+    if (HERE / "package-lock.json").read_text() != lock:
+        raise SystemExit("npm install changed tests/agents-live/package-lock.json: commit the new lock")
     stamp.write_text(lock)
 
 
@@ -262,7 +267,40 @@ class Codex:
         return {"name": "exec_command", "input": {"cmd": command}}
 
 
-AGENTS = {"claude-code": ClaudeCode, "gemini": Gemini, "codex": Codex}
+class Qwen:
+    name = "qwen"
+    can_ask = True
+    can_rewrite = False
+
+    def __init__(self):
+        self.script = HERE / "node_modules" / "@qwen-code" / "qwen-code" / "cli-entry.js"
+        if not self.script.is_file():
+            raise Failure(f"no Qwen Code at {self.script}")
+
+    def version(self):
+        out = subprocess.run(["node", self.script, "--version"], capture_output=True, text=True,
+                             env={**os.environ, "HOME": tempfile.gettempdir()})
+        return f"{out.stdout.strip()} (Qwen Code)"
+
+    def prepare(self, sb):
+        # The OpenAI-compatible login a user picks once.
+        settings = sb.home / ".qwen" / "settings.json"
+        settings.parent.mkdir(parents=True, exist_ok=True)
+        settings.write_text(json.dumps({"security": {"auth": {"selectedType": "openai"}}}))
+
+    def drive(self, sb, model, prompt):
+        return sb.run(
+            ["node", str(self.script), "-p", prompt, "--output-format", "json", "--approval-mode", "yolo"],
+            check_ok=False, timeout=AGENT_TIMEOUT,
+            env={"OPENAI_API_KEY": "sk-fake", "OPENAI_BASE_URL": f"{model.url}/v1",
+                 "OPENAI_MODEL": "qwen-fake", "QWEN_CODE_SUPPRESS_YOLO_WARNING": "1"},
+        )
+
+    def shell(self, command):
+        return {"name": "run_shell_command", "input": {"command": command, "description": "run it"}}
+
+
+AGENTS = {"claude-code": ClaudeCode, "gemini": Gemini, "codex": Codex, "qwen": Qwen}
 
 
 # ---- Scenarios ------------------------------------------------------------
@@ -345,7 +383,7 @@ def an_ask_of_an_agent_that_cannot_ask_reaches_the_model(agent, sb):
 
 
 @scenario
-def a_control_rewrite_is_what_runs(agent, sb):
+def a_control_rewrite_is_what_runs_or_its_fallback(agent, sb):
     sb.write(".ahp/hooks.yaml", """hooks:
   pre-tool-use:
     - oracle: Rules
@@ -359,10 +397,17 @@ def a_control_rewrite_is_what_runs(agent, sb):
               - {target: tool.input.command, op: set, value: "echo rewritten > out.txt"}
 """)
     sb.run(["ahp", "trust"])
-    drive(agent, sb, [agent.shell("echo original > out.txt")])
+    _, model = drive(agent, sb, [agent.shell("echo original > out.txt")])
     out = sb.project / "out.txt"
-    check(out.exists(), "neither command ran")
-    check(out.read_text().strip() == "rewritten", f"out.txt holds {out.read_text()!r}: the original ran")
+    if getattr(agent, "can_rewrite", True):
+        check(out.exists(), "neither command ran")
+        check(out.read_text().strip() == "rewritten", f"out.txt holds {out.read_text()!r}: the original ran")
+    else:
+        # The documented fallback where the agent takes no rewritten input:
+        # refused, with the change to make.
+        check(not out.exists(), "the original command ran although it had to be rewritten")
+        text = " ".join(model.tool_results().values())
+        check("rewrite required" in text, f"the model did not read the change to make: {text!r}")
 
 
 @scenario
