@@ -7,7 +7,7 @@ use super::policy::{
     BrokenPolicy, error_record, load, log_options, project_log_path, report_errors,
     report_left_out, runtime,
 };
-use ahp_config::issue_commands::{FoundCommand, MAX_FOUND};
+use ahp_config::issue_commands::{FoundCommand, IssueCommand, MAX_FOUND};
 use ahp_config::{ConfigErrors, LoadedConfig};
 use ahp_engine::{
     Diagnostic, Engine, EntryStatus, Event, HookContext, Level, Registry, SignalSink, Verdict,
@@ -120,7 +120,7 @@ pub(crate) fn dispatch(req: DispatchRequest<'_>) -> Result<Option<Dispatched>> {
     let calls = if async_only {
         Vec::new()
     } else {
-        issue_calls(event, &mut ctx, &cfg)
+        issue_calls(event, &mut ctx, &cfg, &rt)
     };
     if !async_only {
         rt.block_on(enrich(&mut ctx, event, issue, &cfg))?;
@@ -183,15 +183,11 @@ pub(crate) fn dispatch(req: DispatchRequest<'_>) -> Result<Option<Dispatched>> {
                         file: None,
                         line: None,
                     };
-                    if let Err(e) = log.record_diagnostic(&d) {
-                        eprintln!("warning: {}", terminal_safe(&e.to_string()));
-                    }
+                    record(&log, &d);
                 }
                 for e in &errors {
                     let d = error_record(e, event, ctx.correlation_id.clone());
-                    if let Err(e) = log.record_diagnostic(&d) {
-                        eprintln!("warning: {}", terminal_safe(&e.to_string()));
-                    }
+                    record(&log, &d);
                 }
                 sink = Some(Arc::new(log) as Arc<dyn SignalSink>);
             }
@@ -252,10 +248,8 @@ pub(crate) fn dispatch(req: DispatchRequest<'_>) -> Result<Option<Dispatched>> {
                 file: None,
                 line: None,
             };
-            if let Some(sink) = &sink
-                && let Err(e) = sink.record_diagnostic(&d)
-            {
-                eprintln!("warning: {}", terminal_safe(&e.to_string()));
+            if let Some(sink) = &sink {
+                record(sink.as_ref(), &d);
             }
             verdict.diagnostics.push(d);
         }
@@ -373,8 +367,8 @@ pub(crate) fn issue_calls(
     event: Event,
     ctx: &mut HookContext,
     cfg: &LoadedConfig,
+    rt: &tokio::runtime::Runtime,
 ) -> Vec<IssueCall> {
-    use ahp_oracles::workflow::issue::{BranchCopy, Lookup, find_issue_file, issue_from_branch};
     let post = match event {
         Event::PreToolUse => false,
         Event::PostToolUse => true,
@@ -393,48 +387,94 @@ pub(crate) fn issue_calls(
     // A broken entry is among the compile errors reported with the rest;
     // the other trackers still count.
     let (commands, _) = cfg.issue_commands_with_errors();
-    let mut found = Vec::new();
+    let mut picked: Vec<(&IssueCommand, FoundCommand, Event)> = Vec::new();
+    let mut left_out = 0;
     for command in &commands {
-        let mut of_this = command.find(shell);
+        let mut found = command.find(shell);
         if !shell.parsed
             && let Some(line) = modelled.command_line()
         {
             // What the model could not parse is read word by word.
-            of_this.extend(command.find_text(&line));
+            found.extend(command.find_text(&line));
         }
-        found.extend(of_this.into_iter().map(|f| (command, f)));
+        for f in found {
+            let event = if post {
+                f.lifecycle.post_event()
+            } else {
+                f.lifecycle.pre_event()
+            };
+            if picked
+                .iter()
+                .any(|(_, p, e)| *e == event && p.id == f.id && p.tracker == f.tracker)
+            {
+                continue;
+            }
+            if picked.len() >= MAX_FOUND {
+                left_out += 1;
+                continue;
+            }
+            picked.push((command, f, event));
+        }
     }
-    let mut calls: Vec<IssueCall> = Vec::new();
-    let mut left_out = 0;
-    for (command, f) in found {
-        let event = if post {
-            f.lifecycle.post_event()
-        } else {
-            f.lifecycle.pre_event()
-        };
-        if calls
+    if picked.is_empty() {
+        return Vec::new();
+    }
+    // A step that did not happen is neither looked up nor dispatched.
+    if post && tool.response.as_ref().is_some_and(failed) {
+        let skipped: Vec<serde_json::Value> = picked
             .iter()
-            .any(|c| c.event == event && c.found.id == f.id && c.found.tracker == f.tracker)
-        {
-            continue;
-        }
-        if calls.len() >= MAX_FOUND {
-            left_out += 1;
-            continue;
-        }
+            .map(|(_, f, e)| serde_json::json!({"event": e.as_str(), "id": f.id, "command": f.command}))
+            .collect();
+        ctx.extra.insert(
+            "issue_commands_skipped".into(),
+            serde_json::json!({"why": "the tool call failed", "commands": skipped}),
+        );
+        return Vec::new();
+    }
+    let mut calls: Vec<IssueCall> = picked
+        .into_iter()
+        .map(|(command, f, event)| IssueCall::find(command, f, event, cfg, rt))
+        .collect();
+    if let (true, Some(first)) = (left_out > 0, calls.first_mut()) {
+        first.notes.push(format!(
+            "{left_out} more issue command(s) in this line were not gated (at most {MAX_FOUND} are)"
+        ));
+    }
+    let described = calls
+        .iter()
+        .map(|c| c.describe(&cfg.project_root))
+        .collect();
+    ctx.extra
+        .insert("issue_commands".into(), serde_json::Value::Array(described));
+    calls
+}
+
+impl IssueCall {
+    /// Looks up the issue of `found` (its file, and the copy on the
+    /// issue's branch), noting what could not be found.
+    fn find(
+        command: &IssueCommand,
+        found: FoundCommand,
+        event: Event,
+        cfg: &LoadedConfig,
+        rt: &tokio::runtime::Runtime,
+    ) -> IssueCall {
+        use ahp_oracles::workflow::issue::{
+            BranchCopy, Lookup, MAX_LOOKUP_ENTRIES, find_issue_file, issue_from_branch,
+        };
         let mut notes = Vec::new();
-        let path = match &f.id {
+        let path = match &found.id {
             None => {
                 notes.push(format!(
                     "`{}` names no issue id ahp can read (a variable, a loop?): {event} ran without the issue",
-                    f.command
+                    found.command
                 ));
                 None
             }
             Some(id) => {
                 // A `cd` earlier in the line may have moved into a
                 // workspace of its own: its issues are looked up first.
-                let cwd_root = f
+                let cwd_root = found
                     .cwd
                     .as_deref()
                     .filter(|c| {
@@ -468,64 +508,38 @@ pub(crate) fn issue_calls(
                     }
                     Lookup::Stopped => {
                         notes.push(format!(
-                            "the issue file of {id} was not found within {} entries: {event} ran without it",
-                            ahp_oracles::workflow::issue::MAX_LOOKUP_ENTRIES
+                            "the issue file of {id} was not found within {MAX_LOOKUP_ENTRIES} entries: {event} ran without it"
                         ));
                         None
                     }
                 }
             }
         };
-        let branch = match (&command.issue_branch, &f.id, &path) {
+        let branch = match (&command.issue_branch, &found.id, &path) {
             (Some(glob), Some(id), Some(p)) => {
-                match issue_from_branch(&cfg.project_root, glob, id, p) {
+                let git = ahp_oracles::workflow::git::Git::new(&cfg.project_root);
+                match rt.block_on(issue_from_branch(&git, glob, id, p)) {
                     BranchCopy::Branch(b, text) => Some((b, text)),
                     BranchCopy::WorkingTree => None,
                     BranchCopy::Ambiguous(many) => {
                         notes.push(format!(
-                        "several branches match {glob} for {id} ({}) and the issue names none (isolation.ref): the working tree's copy was judged",
-                        many.join(", ")
-                    ));
+                            "several branches match {glob} for {id} ({}) and the issue names none (isolation.ref): the working tree's copy was judged",
+                            many.join(", ")
+                        ));
                         None
                     }
                 }
             }
             _ => None,
         };
-        calls.push(IssueCall {
+        IssueCall {
             event,
-            found: f,
+            found,
             path,
             branch,
             notes,
-        });
+        }
     }
-    if let (true, Some(first)) = (left_out > 0, calls.first_mut()) {
-        first.notes.push(format!(
-            "{left_out} more issue command(s) in this line were not gated (at most {MAX_FOUND} are)"
-        ));
-    }
-    if calls.is_empty() {
-        return calls;
-    }
-    if post && tool.response.as_ref().is_some_and(failed) {
-        let skipped: Vec<serde_json::Value> = calls
-            .iter()
-            .map(|c| serde_json::json!({"event": c.event.as_str(), "id": c.found.id, "command": c.found.command}))
-            .collect();
-        ctx.extra.insert(
-            "issue_commands_skipped".into(),
-            serde_json::json!({"why": "the tool call failed", "commands": skipped}),
-        );
-        return Vec::new();
-    }
-    let described = calls
-        .iter()
-        .map(|c| c.describe(&cfg.project_root))
-        .collect();
-    ctx.extra
-        .insert("issue_commands".into(), serde_json::Value::Array(described));
-    calls
 }
 
 /// Whether a shell tool's response says the command failed, read where
@@ -536,7 +550,7 @@ pub(crate) fn issue_calls(
 /// event.
 fn failed(response: &serde_json::Value) -> bool {
     use serde_json::Value;
-    let code = |l: &str, prefix: &str| {
+    let number_after = |l: &str, prefix: &str| {
         l.trim()
             .strip_prefix(prefix)
             .and_then(|n| n.trim().parse::<i64>().ok())
@@ -545,7 +559,7 @@ fn failed(response: &serde_json::Value) -> bool {
         if let Some(first) = t.lines().next()
             && first.trim().starts_with("Exit code:")
         {
-            return code(first, "Exit code:").is_some_and(|n| n != 0);
+            return number_after(first, "Exit code:").is_some_and(|n| n != 0);
         }
         if t.starts_with("Command was cancelled")
             || t.contains("Command was automatically cancelled")
@@ -553,12 +567,12 @@ fn failed(response: &serde_json::Value) -> bool {
             return true;
         }
         let tail: Vec<&str> = t.lines().rev().take(8).collect();
-        if tail.iter().any(|l| code(l, "Signal:").is_some()) {
+        if tail.iter().any(|l| number_after(l, "Signal:").is_some()) {
             return true;
         }
         t.lines()
             .rev()
-            .find_map(|l| code(l, "Exit Code:"))
+            .find_map(|l| number_after(l, "Exit Code:"))
             .is_some_and(|n| n != 0)
     };
     match response {
@@ -598,6 +612,14 @@ fn fold_in(verdict: &mut Verdict, issue: Verdict) {
     verdict.signals.extend(issue.signals);
     verdict.shadow.extend(issue.shadow);
     verdict.diagnostics.extend(issue.diagnostics);
+}
+
+/// Records `d`; a log that cannot take it is said on stderr, and does not
+/// decide the verdict.
+fn record(sink: &dyn SignalSink, d: &Diagnostic) {
+    if let Err(e) = sink.record_diagnostic(d) {
+        eprintln!("warning: {}", terminal_safe(&e.to_string()));
+    }
 }
 
 /// Starts the background run of `verdict`'s async entries, if it has any.

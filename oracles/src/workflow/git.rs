@@ -469,6 +469,43 @@ impl Git {
         &self.dir
     }
 
+    /// The branch checked out; `None` on a detached HEAD, outside a
+    /// repository, or when git cannot tell.
+    pub async fn current_branch(&self) -> Option<String> {
+        let out = self
+            .ok(&self.dir, &["symbolic-ref", "--quiet", "--short", "HEAD"])
+            .await
+            .ok()?;
+        Some(out.stdout.text().trim().to_string()).filter(|b| !b.is_empty())
+    }
+
+    /// The local branches, by short name.
+    pub async fn local_branches(&self) -> Result<Vec<String>, GitError> {
+        let out = self
+            .ok(
+                &self.dir,
+                &["for-each-ref", "--format=%(refname:short)", "refs/heads/"],
+            )
+            .await?;
+        Ok(out
+            .stdout
+            .text()
+            .lines()
+            .map(str::trim)
+            .filter(|b| !b.is_empty())
+            .map(str::to_string)
+            .collect())
+    }
+
+    /// The bytes of `path` (relative to the top of the work tree) at
+    /// `revision`, within the output cap of every git command.
+    pub async fn file_at(&self, revision: &str, path: &str) -> Result<Vec<u8>, GitError> {
+        let out = self
+            .ok(&self.dir, &["show", &format!("{revision}:{path}")])
+            .await?;
+        Ok(out.stdout.data)
+    }
+
     /// The root of the work tree.
     pub async fn toplevel(&self) -> Result<PathBuf, GitError> {
         if !self.dir.is_dir() {

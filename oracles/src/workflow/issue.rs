@@ -920,15 +920,22 @@ pub enum BranchCopy {
     Ambiguous(Vec<String>),
 }
 
-/// The copy of the issue file at `path` (under `root`) to judge when its
-/// work lives on a branch named by `branch_glob` (`{{ id }}` replaced by
-/// the id, ignoring case). The working tree's copy when the current
-/// branch matches or none does; else the branch the issue's own
-/// `isolation.ref` names, else the one matching branch. Git runs with
-/// [`ahp_engine::GIT_SAFE_CONFIG`], and the text is capped like a file;
-/// anything git cannot tell falls back to the working tree.
-pub fn issue_from_branch(root: &Path, branch_glob: &str, id: &str, path: &Path) -> BranchCopy {
+/// The copy of the issue file at `path` to judge when its work lives on a
+/// branch named by `branch_glob` (`{{ id }}` replaced by the id, ignoring
+/// case), read through `git` (whose directory is the project root). The
+/// working tree's copy when the current branch matches or none does; else
+/// the branch the issue's own `isolation.ref` names, else the one
+/// matching branch. Git runs as every git command of ahp does (safe
+/// configuration, time limit, output cap); anything it cannot tell falls
+/// back to the working tree.
+pub async fn issue_from_branch(
+    git: &crate::workflow::git::Git,
+    branch_glob: &str,
+    id: &str,
+    path: &Path,
+) -> BranchCopy {
     let id = id.rsplit("::").next().unwrap_or(id);
+    let root = git.dir();
     let real = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
     let Some(rel) = path
         .strip_prefix(&real)
@@ -938,17 +945,6 @@ pub fn issue_from_branch(root: &Path, branch_glob: &str, id: &str, path: &Path) 
         .map(|r| r.replace('\\', "/"))
     else {
         return BranchCopy::WorkingTree;
-    };
-    let git = |args: &[&str]| -> Option<Vec<u8>> {
-        let out = std::process::Command::new("git")
-            .args(ahp_engine::GIT_SAFE_CONFIG)
-            .args(args)
-            .current_dir(root)
-            .stdin(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .output()
-            .ok()?;
-        out.status.success().then_some(out.stdout)
     };
     let pattern = branch_glob
         .replace("{{ id }}", &globset::escape(id))
@@ -960,20 +956,13 @@ pub fn issue_from_branch(root: &Path, branch_glob: &str, id: &str, path: &Path) 
         return BranchCopy::WorkingTree;
     };
     let matcher = glob.compile_matcher();
-    let current = git(&["symbolic-ref", "--quiet", "--short", "HEAD"])
-        .map(|b| String::from_utf8_lossy(&b).trim().to_string());
+    let current = git.current_branch().await;
     if current.as_deref().is_some_and(|c| matcher.is_match(c)) {
         return BranchCopy::WorkingTree;
     }
-    let Some(refs) = git(&["for-each-ref", "--format=%(refname:short)", "refs/heads/"]) else {
+    let Ok(branches) = git.local_branches().await else {
         return BranchCopy::WorkingTree;
     };
-    let refs = String::from_utf8_lossy(&refs);
-    let branches: Vec<&str> = refs
-        .lines()
-        .map(str::trim)
-        .filter(|b| !b.is_empty())
-        .collect();
     // Monoco records the branch it works on in the issue's frontmatter.
     let named = load_issue(path).ok().and_then(|i| {
         let r = i
@@ -983,26 +972,27 @@ pub fn issue_from_branch(root: &Path, branch_glob: &str, id: &str, path: &Path) 
             .as_str()?
             .to_string();
         let r = r.strip_prefix("refs/heads/").unwrap_or(&r).to_string();
-        branches.contains(&r.as_str()).then_some(r)
+        branches.contains(&r).then_some(r)
     });
     let branch = match named {
-        Some(b) if Some(b.as_str()) == current.as_deref() => return BranchCopy::WorkingTree,
+        Some(b) if Some(&b) == current.as_ref() => return BranchCopy::WorkingTree,
         Some(b) => b,
         None => {
-            let matching: Vec<&str> = branches
+            let matching: Vec<&String> = branches
                 .iter()
-                .copied()
-                .filter(|b| Some(*b) != current.as_deref() && matcher.is_match(b))
+                .filter(|b| Some(*b) != current.as_ref() && matcher.is_match(b.as_str()))
                 .collect();
             match matching.as_slice() {
                 [] => return BranchCopy::WorkingTree,
                 [one] => one.to_string(),
-                many => return BranchCopy::Ambiguous(many.iter().map(|b| b.to_string()).collect()),
+                many => {
+                    return BranchCopy::Ambiguous(many.iter().map(|b| b.to_string()).collect());
+                }
             }
         }
     };
-    match git(&["show", &format!("{branch}:{rel}")]) {
-        Some(text) if text.len() as u64 <= MAX_ISSUE_BYTES => match String::from_utf8(text) {
+    match git.file_at(&branch, &rel).await {
+        Ok(text) if text.len() as u64 <= MAX_ISSUE_BYTES => match String::from_utf8(text) {
             Ok(text) => BranchCopy::Branch(branch, text),
             Err(_) => BranchCopy::WorkingTree,
         },

@@ -110,8 +110,9 @@ fn explain(
     let mut ctx = ctx;
     // A shell command that is an issue lifecycle step is that issue event
     // too, explained after this one.
+    let rt = runtime()?;
     let calls = match ctx.as_mut() {
-        Some(c) => issue_calls(event, c, cfg),
+        Some(c) => issue_calls(event, c, cfg, &rt),
         None => Vec::new(),
     };
     if let Some(c) = ctx.as_mut() {
@@ -240,7 +241,7 @@ fn explain(
                 "  judged as branch `{branch}` has the issue file\n"
             ));
         }
-        if let Err(e) = call.load(&mut ictx, &runtime()?, cfg) {
+        if let Err(e) = call.load(&mut ictx, &rt, cfg) {
             out.push_str(&format!("  not run: {e:#}\n"));
             continue;
         }
