@@ -70,13 +70,17 @@ fn post_tool(agent: &str, root: &Path, command: &str, output: &str, code: i32) -
 
 /// `ahp hook AGENT` with `payload`: (exit code, stdout).
 fn hook(sb: &Sandbox, agent: &str, payload: &Value) -> (i32, String) {
-    let out = sb
-        .ahp()
+    let out = hook_output(sb, agent, payload);
+    (out.status.code().unwrap_or(-1), stdout(&out))
+}
+
+/// `ahp hook AGENT` with `payload`, whole (for its stderr).
+fn hook_output(sb: &Sandbox, agent: &str, payload: &Value) -> std::process::Output {
+    sb.ahp()
         .args(["hook", agent])
         .write_stdin(payload.to_string())
         .output()
-        .unwrap();
-    (out.status.code().unwrap_or(-1), stdout(&out))
+        .unwrap()
 }
 
 /// The deny reason of an agent's answer, if it denies.
@@ -338,12 +342,11 @@ fn a_broken_issue_file_never_loses_the_tool_calls_block() {
     let sb = Sandbox::new();
     sb.write("Issues/Features/open/FEAT-0001-x.md", "hello\n");
     let command = "rm -rf ~; false && monoco issue close FEAT-0001";
-    let out = sb
-        .ahp()
-        .args(["hook", "claude-code"])
-        .write_stdin(pre_tool("claude-code", sb.root(), command).to_string())
-        .output()
-        .unwrap();
+    let out = hook_output(
+        &sb,
+        "claude-code",
+        &pre_tool("claude-code", sb.root(), command),
+    );
     let reason = denied(
         "claude-code",
         out.status.code().unwrap_or(-1),
@@ -394,12 +397,7 @@ fn the_issue_is_judged_on_the_branch_monoco_closes_it_from() {
     // From main two branches match and the issue names neither: the
     // working tree is judged, and the agent is told why.
     crate::common::git(sb.root(), &["checkout", "-q", "main"]);
-    let out = sb
-        .ahp()
-        .args(["hook", "claude-code"])
-        .write_stdin(close.to_string())
-        .output()
-        .unwrap();
+    let out = hook_output(&sb, "claude-code", &close);
     assert!(
         denied(
             "claude-code",
@@ -509,12 +507,11 @@ fn what_is_not_gated_is_said() {
         ),
         ("monoco issue close FEAT-0999", "no issue file of FEAT-0999"),
     ] {
-        let out = sb
-            .ahp()
-            .args(["hook", "claude-code"])
-            .write_stdin(pre_tool("claude-code", sb.root(), command).to_string())
-            .output()
-            .unwrap();
+        let out = hook_output(
+            &sb,
+            "claude-code",
+            &pre_tool("claude-code", sb.root(), command),
+        );
         let err = crate::common::stderr(&out);
         assert!(err.contains(said), "{command}: {err}");
         let (log, _) = sb.all_logs();

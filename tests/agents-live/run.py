@@ -127,24 +127,55 @@ class Sandbox:
 
 # ---- Agents ---------------------------------------------------------------
 
-class ClaudeCode:
+class Agent:
+    """What every agent has: `program` (the argv that starts its CLI),
+    whether it asks the user and takes a rewritten input, and the set-up a
+    user does once before (`prepare`) and after (`after_install`) `ahp
+    install`."""
+    can_ask = False
+    can_rewrite = True
+    program = []
+    label = ""
+
+    def version(self):
+        out = subprocess.run(self.program + ["--version"], capture_output=True, text=True,
+                             env={**os.environ, "HOME": tempfile.gettempdir()})
+        return f"{out.stdout.strip()} {self.label}".strip()
+
+    def prepare(self, sb):
+        pass
+
+    def after_install(self, sb):
+        pass
+
+
+def node_script(path, what):
+    """`node PATH` for a CLI shipped as a script."""
+    if not path.is_file():
+        raise Failure(f"no {what} at {path}")
+    return ["node", str(path)]
+
+
+def login(sb, folder, auth_type):
+    """The login a user picks once in an agent's settings (`ahp install`
+    adds its hooks to the same file and keeps it)."""
+    settings = sb.home / folder / "settings.json"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text(json.dumps({"security": {"auth": {"selectedType": auth_type}}}))
+
+
+class ClaudeCode(Agent):
     name = "claude-code"
     can_ask = True
 
     def __init__(self):
-        self.binary = native("@anthropic-ai/claude-code-{os}-{arch}", "claude")
-
-    def version(self):
-        return subprocess.run([self.binary, "--version"], capture_output=True, text=True).stdout.strip()
-
-    def prepare(self, sb):
-        pass
+        self.program = [str(native("@anthropic-ai/claude-code-{os}-{arch}", "claude"))]
 
     def drive(self, sb, model, prompt):
         # Root cannot bypass permissions; allowing Bash is what a user of
         # `-p` does, and ahp's hook still runs before every call.
         return sb.run(
-            [str(self.binary), "-p", prompt, "--output-format", "json", "--allowedTools", "Bash"],
+            self.program + ["-p", prompt, "--output-format", "json", "--allowedTools", "Bash"],
             check_ok=False, timeout=AGENT_TIMEOUT,
             env={
                 "ANTHROPIC_BASE_URL": model.url,
@@ -158,26 +189,16 @@ class ClaudeCode:
         return {"name": "Bash", "input": {"command": command, "description": "run it"}}
 
 
-class Gemini:
+class Gemini(Agent):
     name = "gemini"
-    can_ask = False
+    label = "(Gemini CLI)"
 
     def __init__(self):
-        self.script = HERE / "node_modules" / "@google" / "gemini-cli" / "bundle" / "gemini.js"
-        if not self.script.is_file():
-            raise Failure(f"no Gemini CLI at {self.script}")
-
-    def version(self):
-        out = subprocess.run(["node", self.script, "--version"], capture_output=True, text=True,
-                             env={**os.environ, "HOME": tempfile.gettempdir()})
-        return f"{out.stdout.strip()} (Gemini CLI)"
+        self.program = node_script(
+            HERE / "node_modules" / "@google" / "gemini-cli" / "bundle" / "gemini.js", "Gemini CLI")
 
     def prepare(self, sb):
-        # The API-key login a user picks once (kept by `ahp install`,
-        # which adds its hooks to the same file).
-        settings = sb.home / ".gemini" / "settings.json"
-        settings.parent.mkdir(parents=True, exist_ok=True)
-        settings.write_text(json.dumps({"security": {"auth": {"selectedType": "gemini-api-key"}}}))
+        login(sb, ".gemini", "gemini-api-key")
         # Gemini CLI loads a project's hooks only in a folder the user
         # trusted (its trust dialog writes this file); `--skip-trust` trusts
         # the session but still leaves project hooks out (`ahp doctor`
@@ -187,8 +208,7 @@ class Gemini:
 
     def drive(self, sb, model, prompt):
         return sb.run(
-            ["node", str(self.script), "-p", prompt, "--output-format", "json",
-             "--approval-mode", "yolo"],
+            self.program + ["-p", prompt, "--output-format", "json", "--approval-mode", "yolo"],
             check_ok=False, timeout=AGENT_TIMEOUT,
             env={
                 "GEMINI_API_KEY": "fake-key",
@@ -201,21 +221,14 @@ class Gemini:
         return {"name": "run_shell_command", "input": {"command": command, "description": "run it"}}
 
 
-class Codex:
+class Codex(Agent):
     name = "codex"
-    can_ask = False
 
     def __init__(self):
         found = sorted((HERE / "node_modules" / "@openai").glob("codex-*/vendor/*/bin/codex"))
         if not found:
             raise Failure("no Codex binary under node_modules/@openai")
-        self.binary = found[0]
-
-    def version(self):
-        return subprocess.run([self.binary, "--version"], capture_output=True, text=True).stdout.strip()
-
-    def prepare(self, sb):
-        pass
+        self.program = [str(found[0])]
 
     def after_install(self, sb):
         # The project trust `ahp install codex` asks for (Codex's startup
@@ -226,7 +239,7 @@ class Codex:
             f.write(f'[projects."{sb.project}"]\ntrust_level = "trusted"\n')
         # The hook trust a user gives in Codex's hooks review: through
         # Codex's own app-server API, with the digests Codex computes.
-        app = subprocess.Popen([str(self.binary), "app-server"], stdin=subprocess.PIPE,
+        app = subprocess.Popen(self.program + ["app-server"], stdin=subprocess.PIPE,
                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
                                cwd=sb.project, env=sb.env)
         try:
@@ -257,7 +270,7 @@ class Codex:
     def drive(self, sb, model, prompt):
         provider = f'{{name="fake", base_url="{model.url}/v1", wire_api="responses", env_key="FAKE_OPENAI_KEY"}}'
         return sb.run(
-            [str(self.binary), "exec", "-c", "model_provider=fake", "-c", f"model_providers.fake={provider}",
+            self.program + ["exec", "-c", "model_provider=fake", "-c", f"model_providers.fake={provider}",
              "-c", "model=gpt-fake", "-c", "approval_policy=never", "--sandbox", "danger-full-access",
              "--json", prompt],
             check_ok=False, timeout=AGENT_TIMEOUT, env={"FAKE_OPENAI_KEY": "sk-fake"},
@@ -267,30 +280,22 @@ class Codex:
         return {"name": "exec_command", "input": {"cmd": command}}
 
 
-class Qwen:
+class Qwen(Agent):
     name = "qwen"
+    label = "(Qwen Code)"
     can_ask = True
     can_rewrite = False
 
     def __init__(self):
-        self.script = HERE / "node_modules" / "@qwen-code" / "qwen-code" / "cli-entry.js"
-        if not self.script.is_file():
-            raise Failure(f"no Qwen Code at {self.script}")
-
-    def version(self):
-        out = subprocess.run(["node", self.script, "--version"], capture_output=True, text=True,
-                             env={**os.environ, "HOME": tempfile.gettempdir()})
-        return f"{out.stdout.strip()} (Qwen Code)"
+        self.program = node_script(
+            HERE / "node_modules" / "@qwen-code" / "qwen-code" / "cli-entry.js", "Qwen Code")
 
     def prepare(self, sb):
-        # The OpenAI-compatible login a user picks once.
-        settings = sb.home / ".qwen" / "settings.json"
-        settings.parent.mkdir(parents=True, exist_ok=True)
-        settings.write_text(json.dumps({"security": {"auth": {"selectedType": "openai"}}}))
+        login(sb, ".qwen", "openai")
 
     def drive(self, sb, model, prompt):
         return sb.run(
-            ["node", str(self.script), "-p", prompt, "--output-format", "json", "--approval-mode", "yolo"],
+            self.program + ["-p", prompt, "--output-format", "json", "--approval-mode", "yolo"],
             check_ok=False, timeout=AGENT_TIMEOUT,
             env={"OPENAI_API_KEY": "sk-fake", "OPENAI_BASE_URL": f"{model.url}/v1",
                  "OPENAI_MODEL": "qwen-fake", "QWEN_CODE_SUPPRESS_YOLO_WARNING": "1"},
@@ -399,7 +404,7 @@ def a_control_rewrite_is_what_runs_or_its_fallback(agent, sb):
     sb.run(["ahp", "trust"])
     _, model = drive(agent, sb, [agent.shell("echo original > out.txt")])
     out = sb.project / "out.txt"
-    if getattr(agent, "can_rewrite", True):
+    if agent.can_rewrite:
         check(out.exists(), "neither command ran")
         check(out.read_text().strip() == "rewritten", f"out.txt holds {out.read_text()!r}: the original ran")
     else:
@@ -497,8 +502,7 @@ def main():
                 try:
                     if out.returncode != 0:
                         raise Failure(f"ahp install {name} failed:\n{out.stdout}{out.stderr}")
-                    if hasattr(agent, "after_install"):
-                        agent.after_install(sb)
+                    agent.after_install(sb)
                     fn(agent, sb)
                     passed += 1
                     print(f"  ok    {fn.__name__} ({time.monotonic() - t0:.1f} s)")
