@@ -568,6 +568,33 @@ fn doctor_says_gemini_leaves_an_untrusted_folders_hooks_out() {
     assert!(text.contains("Gemini CLI does not trust"), "{text}");
 }
 
+/// Copilot CLI leaves an untrusted repository's hooks out without a word
+/// (found by the live suite): `ahp doctor` reads its `trustedFolders`, where
+/// a folder trusts everything below it.
+#[test]
+fn doctor_says_copilot_leaves_an_untrusted_folders_hooks_out() {
+    let sb = Sandbox::new();
+    let run = |cmd: &[&str]| sb.ahp().args(cmd).env_remove("COPILOT_HOME").output().unwrap();
+    assert!(run(&["install", "copilot"]).status.success());
+    let text = stdout(&run(&["doctor"]));
+    assert!(
+        text.contains("Copilot CLI does not trust") && text.contains("trustedFolders"),
+        "{text}"
+    );
+    let root = sb.root().canonicalize().unwrap();
+    let config = |folders: serde_json::Value| {
+        sb.write_home(
+            ".copilot/config.json",
+            &serde_json::json!({ "trustedFolders": folders }).to_string(),
+        )
+    };
+    config(serde_json::json!([root.join("elsewhere")]));
+    assert!(stdout(&run(&["doctor"])).contains("Copilot CLI does not trust"));
+    config(serde_json::json!([root.parent().unwrap()]));
+    let text = stdout(&run(&["doctor"]));
+    assert!(text.contains("Copilot CLI trusts this folder"), "{text}");
+}
+
 #[test]
 fn doctor_reads_codex_hook_trust() {
     let sb = Sandbox::new();

@@ -140,7 +140,8 @@ class Agent:
     def version(self):
         out = subprocess.run(self.program + ["--version"], capture_output=True, text=True,
                              env={**os.environ, "HOME": tempfile.gettempdir()})
-        return f"{out.stdout.strip()} {self.label}".strip()
+        first = (out.stdout.strip().splitlines() or [""])[0]
+        return f"{first} {self.label}".strip()
 
     def prepare(self, sb):
         pass
@@ -305,7 +306,40 @@ class Qwen(Agent):
         return {"name": "run_shell_command", "input": {"command": command, "description": "run it"}}
 
 
-AGENTS = {"claude-code": ClaudeCode, "gemini": Gemini, "codex": Codex, "qwen": Qwen}
+class Copilot(Agent):
+    name = "copilot"
+    can_ask = True
+
+    def __init__(self):
+        self.program = [str(native("@github/copilot-{os}-{arch}", "copilot"))]
+
+    def env(self, sb, model=None):
+        # Copilot CLI's own offline mode: a model provider of the user's
+        # choosing and no GitHub login, telemetry or update check.
+        env = {"COPILOT_OFFLINE": "true", "COPILOT_AUTO_UPDATE": "false",
+               "COPILOT_MODEL": "gpt-4.1", "COPILOT_PROVIDER_API_KEY": "sk-fake"}
+        env["COPILOT_PROVIDER_BASE_URL"] = f"{model.url}/v1" if model else "http://127.0.0.1:9/v1"
+        return env
+
+    def after_install(self, sb):
+        # Copilot CLI loads a repository's hooks only in a folder the user
+        # trusted (its trust dialog writes this list).
+        config = sb.home / ".copilot" / "config.json"
+        config.parent.mkdir(parents=True, exist_ok=True)
+        config.write_text(json.dumps({"trustedFolders": [str(sb.project)]}))
+
+    def drive(self, sb, model, prompt):
+        return sb.run(
+            self.program + ["-p", prompt, "--allow-all-tools", "--no-color"],
+            check_ok=False, timeout=AGENT_TIMEOUT, env=self.env(sb, model),
+        )
+
+    def shell(self, command):
+        return {"name": "bash", "input": {"command": command, "description": "run it"}}
+
+
+AGENTS = {"claude-code": ClaudeCode, "gemini": Gemini, "codex": Codex, "qwen": Qwen,
+          "copilot": Copilot}
 
 
 # ---- Scenarios ------------------------------------------------------------

@@ -257,6 +257,46 @@ fn check_agent_file(r: &mut Report, agent: Agent, scope: Scope, path: &Path, roo
     if agent == Agent::Gemini && scope != Scope::User {
         check_gemini_trust(r, &subject, root);
     }
+    if agent == Agent::Copilot && scope != Scope::User {
+        check_copilot_trust(r, &subject, root);
+    }
+}
+
+/// Copilot CLI loads a repository's hooks (`.github/hooks`) only in a
+/// folder the user trusted: its trust dialog adds the folder to
+/// `trustedFolders` in `~/.copilot/config.json` (`COPILOT_HOME`), and a
+/// folder there trusts everything below it. Untrusted, the hooks are left
+/// out without a word (seen with Copilot CLI 1.0.102 by the live suite).
+fn check_copilot_trust(r: &mut Report, subject: &str, root: &Path) {
+    let dir = match std::env::var_os("COPILOT_HOME") {
+        Some(h) if !h.is_empty() => PathBuf::from(h),
+        _ => install::home().unwrap_or_default().join(".copilot"),
+    };
+    let file = dir.join("config.json");
+    let folders: Vec<String> = std::fs::read_to_string(&file)
+        .ok()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+        .and_then(|v| serde_json::from_value(v["trustedFolders"].clone()).ok())
+        .unwrap_or_default();
+    let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    if folders.iter().any(|f| root.starts_with(f)) {
+        r.add(
+            subject,
+            Level::Ok,
+            format!("Copilot CLI trusts this folder ({})", file.display()),
+        );
+    } else {
+        r.add(
+            subject,
+            Level::Problem,
+            format!(
+                "Copilot CLI does not trust {}: it leaves this repository's hooks out, so ahp never runs. Trust the folder in Copilot CLI's dialog, or add \"{}\" to `trustedFolders` in {}",
+                root.display(),
+                root.display(),
+                file.display()
+            ),
+        );
+    }
 }
 
 /// Gemini CLI loads a project's settings, and so its hooks, only in a
