@@ -52,10 +52,14 @@ impl Scope {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Shape {
     /// `hooks.<Event>: [{matcher?, hooks: [{type, command, timeout}]}]`
-    /// (Claude Code, Codex, Gemini). `millis`: the timeout is in ms.
+    /// (Claude Code, Codex, Gemini, Qwen Code). `millis`: the timeout is
+    /// in ms. `top`: the events are the file's own keys, with no `hooks`
+    /// object around them (Factory Droid's `hooks.json`).
     Nested {
         /// Timeout in milliseconds (Gemini) rather than seconds.
         millis: bool,
+        /// The events at the top of the file.
+        top: bool,
     },
     /// `version: 1`, `hooks.<event>: [{type, bash, timeoutSec}]` (Copilot).
     Copilot,
@@ -68,8 +72,18 @@ pub enum Shape {
 /// The entry shape of `agent`'s config.
 pub fn shape(agent: Agent) -> Option<Shape> {
     match agent {
-        Agent::ClaudeCode | Agent::Codex | Agent::Qwen => Some(Shape::Nested { millis: false }),
-        Agent::Gemini => Some(Shape::Nested { millis: true }),
+        Agent::ClaudeCode | Agent::Codex | Agent::Qwen => Some(Shape::Nested {
+            millis: false,
+            top: false,
+        }),
+        Agent::Gemini => Some(Shape::Nested {
+            millis: true,
+            top: false,
+        }),
+        Agent::Droid => Some(Shape::Nested {
+            millis: false,
+            top: true,
+        }),
         Agent::Copilot => Some(Shape::Copilot),
         Agent::Cursor => Some(Shape::Cursor),
         Agent::Kimi => Some(Shape::KimiToml),
@@ -89,9 +103,12 @@ own adapter (`ahp install claude-code`, `ahp install kimi`, …).";
 pub fn scopes(agent: Agent) -> &'static [Scope] {
     match agent {
         Agent::ClaudeCode => &[Scope::User, Scope::Project, Scope::Local],
-        Agent::Codex | Agent::Gemini | Agent::Copilot | Agent::Cursor | Agent::Qwen => {
-            &[Scope::User, Scope::Project]
-        }
+        Agent::Codex
+        | Agent::Gemini
+        | Agent::Copilot
+        | Agent::Cursor
+        | Agent::Qwen
+        | Agent::Droid => &[Scope::User, Scope::Project],
         Agent::Kimi => &[Scope::User],
         Agent::AgentHooks => &[],
     }
@@ -151,6 +168,10 @@ pub fn config_path(agent: Agent, scope: Scope, home: &Path, project: &Path) -> R
         (Agent::Kimi, Scope::User) => home.join(".kimi/config.toml"),
         (Agent::Qwen, Scope::User) => home.join(".qwen/settings.json"),
         (Agent::Qwen, Scope::Project) => project.join(".qwen/settings.json"),
+        // Droid reads `hooks.json` beside its settings (the `hooks` key of
+        // settings.json only when there is no hooks.json).
+        (Agent::Droid, Scope::User) => home.join(".factory/hooks.json"),
+        (Agent::Droid, Scope::Project) => project.join(".factory/hooks.json"),
         (Agent::AgentHooks, _) => bail!("{AGENTHOOKS_REFUSAL}"),
         (agent, scope) => {
             let have: Vec<&str> = scopes(agent).iter().map(|s| s.name()).collect();
@@ -325,6 +346,15 @@ pub fn plan_uninstall(agent: Agent, path: &Path, base: &str) -> Result<Change> {
 
 // ---- JSON agents ----
 
+/// The object whose keys are the agent's events: `hooks`, or the file's
+/// top for a shape whose events are its own keys.
+pub(crate) fn event_map(shape: Shape, root: &json::Node) -> Option<&json::Node> {
+    match shape {
+        Shape::Nested { top: true, .. } => Some(root),
+        _ => root.get("hooks").map(|m| &m.value),
+    }
+}
+
 fn parse_json_file(path: &Path, text: &str) -> Result<json::Node> {
     let root = json::parse(text).map_err(|e| {
         anyhow!(
@@ -382,10 +412,10 @@ fn entry_commands(shape: Shape, entry: &json::Node) -> Vec<String> {
 fn json_entry(agent: Agent, shape: Shape, base: &str, event: &str) -> Value {
     let command = hook_command(agent, base, event);
     match shape {
-        Shape::Nested { millis: false } => json!({"hooks": [{
+        Shape::Nested { millis: false, .. } => json!({"hooks": [{
             "type": "command", "command": command, "timeout": HOOK_TIMEOUT_SECS
         }]}),
-        Shape::Nested { millis: true } => json!({"hooks": [{
+        Shape::Nested { millis: true, .. } => json!({"hooks": [{
             "type": "command", "command": command, "name": "ahp",
             "timeout": HOOK_TIMEOUT_SECS * 1000
         }]}),
@@ -430,6 +460,7 @@ fn json_install(
     }
     let root = parse_json_file(path, &text)?;
     match root.get("hooks") {
+        _ if matches!(shape, Shape::Nested { top: true, .. }) => {}
         None => text = json::append(&text, &root, Some("hooks"), &json!({})),
         Some(m) if !m.value.is_object() => {
             return Err(wrong_kind(path, &text, &m.value, "hooks", "an object"));
@@ -439,13 +470,13 @@ fn json_install(
     let mut added = Vec::new();
     for event in install_events(agent) {
         let root = parse_json_file(path, &text)?;
-        let Some(hooks) = root.get("hooks") else {
+        let Some(hooks) = event_map(shape, &root) else {
             bail!("internal error: `hooks` vanished from {}", path.display());
         };
         let entry = json_entry(agent, shape, base, event);
-        match hooks.value.get(event) {
+        match hooks.get(event) {
             None => {
-                text = json::append(&text, &hooks.value, Some(event), &json!([entry]));
+                text = json::append(&text, hooks, Some(event), &json!([entry]));
             }
             Some(m) if !m.value.is_array() => {
                 return Err(wrong_kind(
@@ -488,7 +519,7 @@ fn next_removal(
     agent: Agent,
     base: &str,
 ) -> Option<(usize, usize, Option<usize>)> {
-    let hooks = &root.get("hooks")?.value;
+    let hooks = event_map(shape, root)?;
     for (ei, ev) in hooks.members().iter().enumerate() {
         for (ii, item) in ev.value.items().iter().enumerate() {
             match shape {
@@ -535,15 +566,14 @@ fn json_uninstall(
         let Some((ei, ii, hi)) = next_removal(&root, shape, agent, base) else {
             break;
         };
-        let Some(hooks_member) = root.get("hooks") else {
+        let Some(hooks) = event_map(shape, &root) else {
             break;
         };
         let hooks_index = root
             .members()
             .iter()
             .position(|m| m.key == "hooks")
-            .unwrap_or(0);
-        let hooks = &hooks_member.value;
+            .unwrap_or(ei);
         let event = &hooks.members()[ei];
         let item = &event.value.items()[ii];
         if !events.contains(&event.key) {
@@ -773,7 +803,12 @@ pub fn next_steps(agent: Agent) -> Vec<&'static str> {
         // Codex's steps depend on its trust state: `run` reads it.
         Agent::Codex => Vec::new(),
         Agent::Cursor => vec!["restart Cursor so it reloads hooks.json"],
-        Agent::Gemini | Agent::ClaudeCode | Agent::Kimi | Agent::Copilot | Agent::Qwen => {
+        Agent::Gemini
+        | Agent::ClaudeCode
+        | Agent::Kimi
+        | Agent::Copilot
+        | Agent::Qwen
+        | Agent::Droid => {
             vec!["start a new session of the agent so it reads its hooks again"]
         }
         Agent::AgentHooks => Vec::new(),
@@ -825,7 +860,10 @@ mod tests {
             p,
             Some(before),
             Agent::ClaudeCode,
-            Shape::Nested { millis: false },
+            Shape::Nested {
+                millis: false,
+                top: false,
+            },
             "ahp",
         )
         .unwrap();
@@ -835,7 +873,10 @@ mod tests {
             p,
             Some(&after),
             Agent::ClaudeCode,
-            Shape::Nested { millis: false },
+            Shape::Nested {
+                millis: false,
+                top: false,
+            },
             "ahp",
         )
         .unwrap();
@@ -845,7 +886,10 @@ mod tests {
             p,
             &after,
             Agent::ClaudeCode,
-            Shape::Nested { millis: false },
+            Shape::Nested {
+                millis: false,
+                top: false,
+            },
             "ahp",
         )
         .unwrap();

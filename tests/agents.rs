@@ -159,6 +159,17 @@ fn claude_tool(intensity: &str, input: &Value) -> Want {
     }
 }
 
+/// Factory Droid: Claude Code's answers, but a prompt is refused with its
+/// reason (Droid runs an `ask` unasked under its auto modes, and its
+/// PreToolUse context never reaches the model).
+fn droid_tool(intensity: &str, input: &Value) -> Want {
+    match intensity {
+        "prompt" => Want::Json(json!({"hookSpecificOutput": {"hookEventName": "PreToolUse",
+            "permissionDecision": "deny", "permissionDecisionReason": PROMPT}})),
+        _ => claude_tool(intensity, input),
+    }
+}
+
 fn claude_stop(intensity: &str, _: &Value) -> Want {
     match intensity {
         "block" => Want::Json(json!({"decision": "block", "reason": BLOCK})),
@@ -315,6 +326,20 @@ const CASES: &[Case] = &[
         fixture: "qwen/PreToolUse.json",
         ahp_event: "pre-tool-use",
         want: qwen_tool,
+    },
+    Case {
+        agent: "droid",
+        event: None,
+        fixture: "droid/PreToolUse.json",
+        ahp_event: "pre-tool-use",
+        want: droid_tool,
+    },
+    Case {
+        agent: "droid",
+        event: None,
+        fixture: "droid/Stop.json",
+        ahp_event: "pre-agent-turn-stop",
+        want: claude_stop,
     },
     Case {
         agent: "claude-code",

@@ -51,13 +51,20 @@ fn user_config(agent: &str) -> (&'static str, &'static str, bool) {
             "{\n  \"model\": {\"name\": \"qwen3-coder-plus\"},\n  \"security\": {\"auth\": {\"selectedType\": \"openai\"}}\n}\n",
             false,
         ),
+        // Droid's hooks.json is keyed by event name: a user's own hook sits
+        // at the top of the file beside ahp's.
+        "droid" => (
+            ".factory/hooks.json",
+            "{\n  \"PostToolUse\": [\n    {\"matcher\": \"Create\", \"hooks\": [{\"type\": \"command\", \"command\": \"./fmt.sh\"}]}\n  ]\n}\n",
+            false,
+        ),
         _ => unreachable!(),
     }
 }
 
 fn pre_tool_fixture(agent: &str) -> &'static str {
     match agent {
-        "claude-code" | "codex" | "kimi" | "qwen" => "PreToolUse.json",
+        "claude-code" | "codex" | "kimi" | "qwen" | "droid" => "PreToolUse.json",
         "gemini" => "BeforeTool.json",
         "copilot" => "preToolUse.json",
         "cursor" => "beforeShellExecution.json",
@@ -96,6 +103,7 @@ fn every_agent_installs_runs_and_uninstalls_byte_for_byte() {
         "cursor",
         "kimi",
         "qwen",
+        "droid",
     ] {
         let sb = Sandbox::new();
         let (rel, text, home) = user_config(agent);
@@ -568,13 +576,50 @@ fn doctor_says_gemini_leaves_an_untrusted_folders_hooks_out() {
     assert!(text.contains("Gemini CLI does not trust"), "{text}");
 }
 
+/// Droid ignores a `hooks` wrapper in hooks.json without a word: doctor
+/// says so, and install puts ahp's hooks where Droid reads them.
+#[test]
+fn doctor_flags_a_hooks_wrapper_droid_would_ignore() {
+    let sb = Sandbox::new();
+    sb.write(
+        ".factory/hooks.json",
+        "{\"hooks\": {\"PreToolUse\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"./guard.sh\"}]}]}}\n",
+    );
+    assert!(
+        sb.ahp()
+            .args(["install", "droid"])
+            .output()
+            .unwrap()
+            .status
+            .success()
+    );
+    let text = std::fs::read_to_string(sb.root().join(".factory/hooks.json")).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert!(
+        v["PreToolUse"][0]["hooks"][0]["command"] == "ahp hook droid",
+        "{text}"
+    );
+    let out = sb.ahp().arg("doctor").output().unwrap();
+    let text = stdout(&out);
+    assert!(
+        text.contains("has a `hooks` key") && !out.status.success(),
+        "{text}"
+    );
+}
+
 /// Copilot CLI leaves an untrusted repository's hooks out without a word
 /// (found by the live suite): `ahp doctor` reads its `trustedFolders`, where
 /// a folder trusts everything below it.
 #[test]
 fn doctor_says_copilot_leaves_an_untrusted_folders_hooks_out() {
     let sb = Sandbox::new();
-    let run = |cmd: &[&str]| sb.ahp().args(cmd).env_remove("COPILOT_HOME").output().unwrap();
+    let run = |cmd: &[&str]| {
+        sb.ahp()
+            .args(cmd)
+            .env_remove("COPILOT_HOME")
+            .output()
+            .unwrap()
+    };
     assert!(run(&["install", "copilot"]).status.success());
     let text = stdout(&run(&["doctor"]));
     assert!(

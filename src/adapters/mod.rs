@@ -30,6 +30,7 @@ mod agenthooks;
 mod claude;
 mod copilot;
 mod cursor;
+mod droid;
 mod gemini;
 mod kimi;
 mod qwen;
@@ -57,6 +58,9 @@ pub enum Agent {
     /// Qwen Code (`.qwen/settings.json`): Claude Code's hooks over Gemini
     /// CLI's tools.
     Qwen,
+    /// Factory Droid (`.factory/hooks.json`): Claude Code's hooks over its
+    /// own tools.
+    Droid,
     /// The Agent Hooks standard.
     #[value(name = "agenthooks")]
     AgentHooks,
@@ -64,7 +68,7 @@ pub enum Agent {
 
 impl Agent {
     /// Every agent, in the order of PROTOCOLS.md.
-    pub const ALL: [Agent; 8] = [
+    pub const ALL: [Agent; 9] = [
         Agent::ClaudeCode,
         Agent::Codex,
         Agent::Gemini,
@@ -72,6 +76,7 @@ impl Agent {
         Agent::Cursor,
         Agent::Kimi,
         Agent::Qwen,
+        Agent::Droid,
         Agent::AgentHooks,
     ];
 
@@ -89,6 +94,7 @@ impl Agent {
             Agent::Cursor => "cursor",
             Agent::Kimi => "kimi",
             Agent::Qwen => "qwen",
+            Agent::Droid => "droid",
             Agent::AgentHooks => "agenthooks",
         }
     }
@@ -112,6 +118,7 @@ impl Agent {
             Agent::Cursor => cursor::EVENTS,
             Agent::Kimi => kimi::EVENTS,
             Agent::Qwen => qwen::EVENTS,
+            Agent::Droid => droid::EVENTS,
             Agent::AgentHooks => agenthooks::EVENTS,
         }
     }
@@ -132,6 +139,7 @@ impl Agent {
             Agent::Cursor => cursor::TOOLS,
             Agent::Kimi => kimi::TOOLS,
             Agent::Qwen => qwen::TOOLS,
+            Agent::Droid => droid::TOOLS,
             Agent::AgentHooks => agenthooks::TOOLS,
         }
     }
@@ -262,7 +270,7 @@ pub fn parse(agent: Agent, payload: &Value, event: Option<&str>) -> Result<Inbou
         ))
     })?;
     let mut inbound = match agent {
-        Agent::ClaudeCode | Agent::Codex | Agent::Kimi | Agent::Qwen => {
+        Agent::ClaudeCode | Agent::Codex | Agent::Kimi | Agent::Qwen | Agent::Droid => {
             claude::parse(agent, obj, event)?
         }
         Agent::Gemini => gemini::parse(obj, event)?,
@@ -335,9 +343,10 @@ pub(crate) fn fallbacks(
 
 /// Whether the agent's answer at `event` can hand the model context.
 /// Gemini CLI's BeforeTool answer has no such field (its `reason` reaches
-/// the model only with a refusal; found by the live suite).
+/// the model only with a refusal; found by the live suite), and Droid keeps
+/// a PreToolUse `additionalContext` in its transcript only.
 pub(crate) fn context_reaches_model(agent: Agent, event: Event) -> bool {
-    !(agent == Agent::Gemini && event == Event::PreToolUse)
+    !(matches!(agent, Agent::Gemini | Agent::Droid) && event == Event::PreToolUse)
 }
 
 /// The answer to give, before it is put in the agent's words.
@@ -662,6 +671,13 @@ pub fn caps(agent: Agent, native: &str, event: Event, camel: bool) -> Caps {
             ask: tool,
             rewrite: false,
         },
+        // Droid logs an `ask` and runs the call without a question under
+        // its auto modes (seen in `droid exec --auto high`): a prompt must
+        // not become a pass, so it goes through `prompt_fallback`.
+        Agent::Droid => Caps {
+            ask: false,
+            rewrite: tool,
+        },
         Agent::AgentHooks => Caps {
             ask: tool,
             rewrite: tool,
@@ -702,7 +718,7 @@ pub fn render(inbound: &Inbound, decision: &Decision, system_message: Option<&st
         }
         Agent::Cursor => cursor::render(native, event, decision, system_message),
         Agent::Kimi => kimi::render(native, event, decision, system_message),
-        Agent::Qwen => claude::render(native, event, decision, system_message),
+        Agent::Qwen | Agent::Droid => claude::render(native, event, decision, system_message),
         Agent::AgentHooks => agenthooks::render(event, decision, system_message),
     }
 }

@@ -134,6 +134,7 @@ class Agent:
     install`."""
     can_ask = False
     can_rewrite = True
+    prompt_hook = True
     program = []
     label = ""
 
@@ -148,6 +149,10 @@ class Agent:
 
     def after_install(self, sb):
         pass
+
+    def log(self, sb):
+        """The agent's own log, where it keeps what it does not print."""
+        return ""
 
 
 def node_script(path, what):
@@ -338,8 +343,40 @@ class Copilot(Agent):
         return {"name": "bash", "input": {"command": command, "description": "run it"}}
 
 
+class Droid(Agent):
+    name = "droid"
+    # An `ask` runs unasked under Droid's auto modes: ahp refuses instead.
+    can_ask = False
+    # UserPromptSubmit does not fire in `droid exec`.
+    prompt_hook = False
+
+    def __init__(self):
+        self.program = [str(native("@factory/cli-{os}-{arch}", "bin/droid"))]
+
+    def drive(self, sb, model, prompt):
+        # Droid's own custom-model setting (BYOK): no Factory login. A model
+        # name without "gpt" keeps Droid's Create and Edit tools.
+        settings = sb.home / ".factory" / "settings.json"
+        settings.parent.mkdir(parents=True, exist_ok=True)
+        settings.write_text(json.dumps({"customModels": [{
+            "model": "fake-model", "displayName": "Fake", "baseUrl": f"{model.url}/v1",
+            "apiKey": "sk-fake", "provider": "generic-chat-completion-api", "maxOutputTokens": 4096}]}))
+        return sb.run(
+            self.program + ["exec", "--auto", "high", "-m", "custom:fake-model", prompt],
+            check_ok=False, timeout=AGENT_TIMEOUT,
+        )
+
+    def log(self, sb):
+        p = sb.home / ".factory" / "logs" / "droid-log-single.log"
+        return p.read_text()[-3000:] if p.exists() else ""
+
+    def shell(self, command):
+        return {"name": "Execute", "input": {"command": command, "summary": "run it",
+                                             "riskLevel": "low", "riskLevelReason": "asked"}}
+
+
 AGENTS = {"claude-code": ClaudeCode, "gemini": Gemini, "codex": Codex, "qwen": Qwen,
-          "copilot": Copilot}
+          "copilot": Copilot, "droid": Droid}
 
 
 # ---- Scenarios ------------------------------------------------------------
@@ -488,6 +525,9 @@ def session_and_prompt_context_reach_the_model(agent, sb):
     check(turns, "the model got no request")
     first = json.dumps(turns[0]["body"])
     check("SESSION-CANARY" in first, "the session-start context did not reach the model")
+    if not agent.prompt_hook:
+        raise Skip("the session context reached the model; this agent runs no prompt hook "
+                   "when driven non-interactively")
     check("PROMPT-CANARY" in first, "the prompt-submit context did not reach the model")
 
 
@@ -502,6 +542,9 @@ def report(agent, sb, error):
         print(f"    --- stderr:\n{out.stderr[-4000:]}")
         for r in model.requests[-4:]:
             print(f"    --- request {r['path']}: {json.dumps(r['body'])[-1500:]}")
+    own = agent.log(sb)
+    if own:
+        print(f"    --- {agent.name}'s own log:\n{own}")
     for record in sb.log()[-6:]:
         print(f"    --- log: {json.dumps(record)[:800]}")
 
@@ -523,7 +566,13 @@ def main():
     for name, cls in AGENTS.items():
         if args.agent and name not in args.agent:
             continue
-        agent = cls()
+        try:
+            agent = cls()
+        except Failure as e:
+            # A CLI pinned for other platforms only (Droid ships linux-x64 here).
+            skipped += 1
+            print(f"{name}: skipped, {e}")
+            continue
         print(f"{name} {agent.version()}")
         for fn in SCENARIOS:
             if args.k and args.k not in fn.__name__:

@@ -117,10 +117,10 @@ fn ahp_commands(
             e.message
         )
     })?;
-    let Some(hooks) = root.get("hooks") else {
+    let Some(hooks) = install::event_map(shape, &root) else {
         return Ok(out);
     };
-    for ev in hooks.value.members() {
+    for ev in hooks.members() {
         for item in ev.value.items() {
             let mut cmds = Vec::new();
             if let Some(h) = item.get("hooks") {
@@ -231,6 +231,18 @@ fn check_agent_file(r: &mut Report, agent: Agent, scope: Scope, path: &Path, roo
                     ),
                 );
             }
+        }
+        // Droid reads hooks.json's own keys as events and passes over a
+        // `hooks` object there without a word.
+        if matches!(shape, Shape::Nested { top: true, .. }) && root_node.get("hooks").is_some() {
+            r.add(
+                &subject,
+                Level::Problem,
+                format!(
+                    "{} has a `hooks` key; {agent} reads the events at the top of hooks.json and ignores the hooks inside it: move them up a level",
+                    path.display()
+                ),
+            );
         }
         if matches!(agent, Agent::ClaudeCode | Agent::Copilot) {
             let off = root_node.get("disableAllHooks").is_some_and(|m| {
