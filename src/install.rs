@@ -67,6 +67,9 @@ pub enum Shape {
     Cursor,
     /// `[[hooks]]` tables with event, command, timeout (Kimi, TOML).
     KimiToml,
+    /// A whole plugin file of ahp's own that calls `CMD hook AGENT`
+    /// (OpenCode, which has no command hooks).
+    Plugin,
 }
 
 /// The entry shape of `agent`'s config.
@@ -87,6 +90,7 @@ pub fn shape(agent: Agent) -> Option<Shape> {
         Agent::Copilot => Some(Shape::Copilot),
         Agent::Cursor => Some(Shape::Cursor),
         Agent::Kimi => Some(Shape::KimiToml),
+        Agent::OpenCode => Some(Shape::Plugin),
         Agent::AgentHooks => None,
     }
 }
@@ -108,7 +112,8 @@ pub fn scopes(agent: Agent) -> &'static [Scope] {
         | Agent::Copilot
         | Agent::Cursor
         | Agent::Qwen
-        | Agent::Droid => &[Scope::User, Scope::Project],
+        | Agent::Droid
+        | Agent::OpenCode => &[Scope::User, Scope::Project],
         Agent::Kimi => &[Scope::User],
         Agent::AgentHooks => &[],
     }
@@ -172,6 +177,12 @@ pub fn config_path(agent: Agent, scope: Scope, home: &Path, project: &Path) -> R
         // settings.json only when there is no hooks.json).
         (Agent::Droid, Scope::User) => home.join(".factory/hooks.json"),
         (Agent::Droid, Scope::Project) => project.join(".factory/hooks.json"),
+        // OpenCode loads every `plugins/*.js` of its config folders.
+        (Agent::OpenCode, Scope::User) => match std::env::var_os("XDG_CONFIG_HOME") {
+            Some(x) if !x.is_empty() => PathBuf::from(x).join("opencode/plugins/ahp.js"),
+            _ => home.join(".config/opencode/plugins/ahp.js"),
+        },
+        (Agent::OpenCode, Scope::Project) => project.join(".opencode/plugins/ahp.js"),
         (Agent::AgentHooks, _) => bail!("{AGENTHOOKS_REFUSAL}"),
         (agent, scope) => {
             let have: Vec<&str> = scopes(agent).iter().map(|s| s.name()).collect();
@@ -307,6 +318,7 @@ pub fn plan_install(agent: Agent, path: &Path, base: &str) -> Result<Change> {
     let shape = shape(agent).ok_or_else(|| anyhow!("{AGENTHOOKS_REFUSAL}"))?;
     let (after, events, notes) = match shape {
         Shape::KimiToml => kimi_install(path, before.as_deref(), agent, base)?,
+        Shape::Plugin => plugin_install(path, before.as_deref(), agent, base)?,
         _ => json_install(path, before.as_deref(), agent, shape, base)?,
     };
     Ok(Change {
@@ -333,6 +345,7 @@ pub fn plan_uninstall(agent: Agent, path: &Path, base: &str) -> Result<Change> {
     };
     let (after, events) = match shape {
         Shape::KimiToml => kimi_uninstall(path, &text, agent, base)?,
+        Shape::Plugin => plugin_uninstall(&text, agent, base),
         _ => json_uninstall(path, &text, agent, shape, base)?,
     };
     Ok(Change {
@@ -342,6 +355,65 @@ pub fn plan_uninstall(agent: Agent, path: &Path, base: &str) -> Result<Change> {
         events,
         notes: Vec::new(),
     })
+}
+
+// ---- plugin agents ----
+
+/// The plugin that `ahp install opencode` writes.
+const OPENCODE_PLUGIN: &str = include_str!("install/opencode-plugin.js");
+
+/// The line that marks a plugin file as ahp's.
+const PLUGIN_MARK: &str = "// ahp-plugin: 1";
+
+/// The plugin text that runs `CMD hook AGENT`.
+pub(crate) fn plugin_text(agent: Agent, base: &str) -> String {
+    let command = serde_json::to_string(&hook_command(agent, base, "")).unwrap_or_default();
+    OPENCODE_PLUGIN.replace("\"__AHP_COMMAND__\"", &command)
+}
+
+/// The command an ahp plugin file runs, if `text` is one.
+pub fn plugin_command(text: &str) -> Option<String> {
+    if !text.lines().any(|l| l.trim() == PLUGIN_MARK) {
+        return None;
+    }
+    let line = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("const COMMAND = "))?;
+    serde_json::from_str(line.trim_end_matches(';')).ok()
+}
+
+fn plugin_install(path: &Path, before: Option<&str>, agent: Agent, base: &str) -> Result<Planned> {
+    if let Some(text) = before
+        && plugin_command(text).is_none()
+    {
+        bail!(
+            "{} exists and is not ahp's plugin; nothing was written. Move it away, or install with `--command` into the other scope",
+            path.display()
+        );
+    }
+    let after = plugin_text(agent, base);
+    let events = if before == Some(after.as_str()) {
+        Vec::new()
+    } else {
+        install_events(agent)
+            .iter()
+            .map(|e| (*e).to_string())
+            .collect()
+    };
+    Ok((after, events, Vec::new()))
+}
+
+fn plugin_uninstall(text: &str, agent: Agent, base: &str) -> Removed {
+    match plugin_command(text) {
+        Some(c) if is_ours(&c, agent, base) => (
+            None,
+            install_events(agent)
+                .iter()
+                .map(|e| (*e).to_string())
+                .collect(),
+        ),
+        _ => (Some(text.to_string()), Vec::new()),
+    }
 }
 
 // ---- JSON agents ----
@@ -803,6 +875,7 @@ pub fn next_steps(agent: Agent) -> Vec<&'static str> {
         // Codex's steps depend on its trust state: `run` reads it.
         Agent::Codex => Vec::new(),
         Agent::Cursor => vec!["restart Cursor so it reloads hooks.json"],
+        Agent::OpenCode => vec!["start a new OpenCode session so it loads the plugin"],
         Agent::Gemini
         | Agent::ClaudeCode
         | Agent::Kimi

@@ -170,6 +170,17 @@ fn droid_tool(intensity: &str, input: &Value) -> Want {
     }
 }
 
+/// OpenCode's plugin: Claude Code's answers; it cannot ask, so a prompt
+/// is context for the model (added to the tool's result by the plugin).
+fn opencode_tool(intensity: &str, input: &Value) -> Want {
+    match intensity {
+        "prompt" => Want::Json(
+            json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": PROMPT}}),
+        ),
+        _ => claude_tool(intensity, input),
+    }
+}
+
 fn claude_stop(intensity: &str, _: &Value) -> Want {
     match intensity {
         "block" => Want::Json(json!({"decision": "block", "reason": BLOCK})),
@@ -338,6 +349,20 @@ const CASES: &[Case] = &[
         agent: "droid",
         event: None,
         fixture: "droid/Stop.json",
+        ahp_event: "pre-agent-turn-stop",
+        want: claude_stop,
+    },
+    Case {
+        agent: "opencode",
+        event: None,
+        fixture: "opencode/PreToolUse.json",
+        ahp_event: "pre-tool-use",
+        want: opencode_tool,
+    },
+    Case {
+        agent: "opencode",
+        event: None,
+        fixture: "opencode/Stop.json",
         ahp_event: "pre-agent-turn-stop",
         want: claude_stop,
     },

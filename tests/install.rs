@@ -58,13 +58,15 @@ fn user_config(agent: &str) -> (&'static str, &'static str, bool) {
             "{\n  \"PostToolUse\": [\n    {\"matcher\": \"Create\", \"hooks\": [{\"type\": \"command\", \"command\": \"./fmt.sh\"}]}\n  ]\n}\n",
             false,
         ),
+        // OpenCode's plugin is a whole file of ahp's own.
+        "opencode" => (".opencode/plugins/ahp.js", "", false),
         _ => unreachable!(),
     }
 }
 
 fn pre_tool_fixture(agent: &str) -> &'static str {
     match agent {
-        "claude-code" | "codex" | "kimi" | "qwen" | "droid" => "PreToolUse.json",
+        "claude-code" | "codex" | "kimi" | "qwen" | "droid" | "opencode" => "PreToolUse.json",
         "gemini" => "BeforeTool.json",
         "copilot" => "preToolUse.json",
         "cursor" => "beforeShellExecution.json",
@@ -85,7 +87,8 @@ fn installed_command(agent: &str, text: &str) -> String {
     let line = text
         .lines()
         .find(|l| {
-            l.contains(&format!("hook {agent}")) && (agent != "copilot" || l.contains("preToolUse"))
+            l.contains(&format!("\"ahp hook {agent}"))
+                && (agent != "copilot" || l.contains("preToolUse"))
         })
         .unwrap_or_else(|| panic!("no ahp hook in:\n{text}"));
     let start = line.find("ahp hook").unwrap();
@@ -104,6 +107,7 @@ fn every_agent_installs_runs_and_uninstalls_byte_for_byte() {
         "kimi",
         "qwen",
         "droid",
+        "opencode",
     ] {
         let sb = Sandbox::new();
         let (rel, text, home) = user_config(agent);
@@ -574,6 +578,56 @@ fn doctor_says_gemini_leaves_an_untrusted_folders_hooks_out() {
     );
     let text = stdout(&run(&["doctor"]));
     assert!(text.contains("Gemini CLI does not trust"), "{text}");
+}
+
+/// OpenCode's plugin is a file of ahp's own: a file of the same name that
+/// is not ahp's is never overwritten or removed, `--command` is what the
+/// plugin runs, and doctor notices a plugin this ahp would not write.
+#[test]
+fn opencode_plugin_is_ahps_own_file() {
+    let sb = Sandbox::new();
+    let plugin = sb.root().join(".opencode/plugins/ahp.js");
+    sb.write(
+        ".opencode/plugins/ahp.js",
+        "export const Mine = async () => ({});\n",
+    );
+    let out = sb.ahp().args(["install", "opencode"]).output().unwrap();
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("is not ahp's plugin"),
+        "{}",
+        stderr(&out)
+    );
+    let out = sb.ahp().args(["uninstall", "opencode"]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read_to_string(&plugin).unwrap(),
+        "export const Mine = async () => ({});\n"
+    );
+    std::fs::remove_file(&plugin).unwrap();
+
+    let out = sb
+        .ahp()
+        .args(["install", "opencode", "--command", "/opt/tools/ahp"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = std::fs::read_to_string(&plugin).unwrap();
+    assert!(
+        text.contains(r#"const COMMAND = "/opt/tools/ahp hook opencode";"#),
+        "{text}"
+    );
+    // Edited (or written by another version): doctor says how to renew it.
+    std::fs::write(&plugin, text.replace("timeout: 600000", "timeout: 1")).unwrap();
+    let said = stdout(&sb.ahp().arg("doctor").output().unwrap());
+    assert!(said.contains("is not the plugin this ahp writes"), "{said}");
+    let out = sb
+        .ahp()
+        .args(["uninstall", "opencode", "--command", "/opt/tools/ahp"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!plugin.exists());
 }
 
 /// Droid ignores a `hooks` wrapper in hooks.json without a word: doctor

@@ -33,6 +33,7 @@ mod cursor;
 mod droid;
 mod gemini;
 mod kimi;
+mod opencode;
 mod qwen;
 
 use ahp_engine::{Event, HookContext, Intensity, Outcome, Payload, ToolCall, Turn, Verdict};
@@ -61,6 +62,10 @@ pub enum Agent {
     /// Factory Droid (`.factory/hooks.json`): Claude Code's hooks over its
     /// own tools.
     Droid,
+    /// OpenCode, through the plugin `ahp install opencode` writes
+    /// (`.opencode/plugins/ahp.js`).
+    #[value(name = "opencode")]
+    OpenCode,
     /// The Agent Hooks standard.
     #[value(name = "agenthooks")]
     AgentHooks,
@@ -68,7 +73,7 @@ pub enum Agent {
 
 impl Agent {
     /// Every agent, in the order of PROTOCOLS.md.
-    pub const ALL: [Agent; 9] = [
+    pub const ALL: [Agent; 10] = [
         Agent::ClaudeCode,
         Agent::Codex,
         Agent::Gemini,
@@ -77,6 +82,7 @@ impl Agent {
         Agent::Kimi,
         Agent::Qwen,
         Agent::Droid,
+        Agent::OpenCode,
         Agent::AgentHooks,
     ];
 
@@ -95,6 +101,7 @@ impl Agent {
             Agent::Kimi => "kimi",
             Agent::Qwen => "qwen",
             Agent::Droid => "droid",
+            Agent::OpenCode => "opencode",
             Agent::AgentHooks => "agenthooks",
         }
     }
@@ -119,6 +126,7 @@ impl Agent {
             Agent::Kimi => kimi::EVENTS,
             Agent::Qwen => qwen::EVENTS,
             Agent::Droid => droid::EVENTS,
+            Agent::OpenCode => opencode::EVENTS,
             Agent::AgentHooks => agenthooks::EVENTS,
         }
     }
@@ -140,6 +148,7 @@ impl Agent {
             Agent::Kimi => kimi::TOOLS,
             Agent::Qwen => qwen::TOOLS,
             Agent::Droid => droid::TOOLS,
+            Agent::OpenCode => opencode::TOOLS,
             Agent::AgentHooks => agenthooks::TOOLS,
         }
     }
@@ -270,9 +279,12 @@ pub fn parse(agent: Agent, payload: &Value, event: Option<&str>) -> Result<Inbou
         ))
     })?;
     let mut inbound = match agent {
-        Agent::ClaudeCode | Agent::Codex | Agent::Kimi | Agent::Qwen | Agent::Droid => {
-            claude::parse(agent, obj, event)?
-        }
+        Agent::ClaudeCode
+        | Agent::Codex
+        | Agent::Kimi
+        | Agent::Qwen
+        | Agent::Droid
+        | Agent::OpenCode => claude::parse(agent, obj, event)?,
         Agent::Gemini => gemini::parse(obj, event)?,
         Agent::Copilot => copilot::parse(obj, event)?,
         Agent::Cursor => cursor::parse(obj, event)?,
@@ -678,6 +690,11 @@ pub fn caps(agent: Agent, native: &str, event: Event, camel: bool) -> Caps {
             ask: false,
             rewrite: tool,
         },
+        // See `opencode`: a plugin cannot ask.
+        Agent::OpenCode => Caps {
+            ask: false,
+            rewrite: tool,
+        },
         Agent::AgentHooks => Caps {
             ask: tool,
             rewrite: tool,
@@ -718,7 +735,9 @@ pub fn render(inbound: &Inbound, decision: &Decision, system_message: Option<&st
         }
         Agent::Cursor => cursor::render(native, event, decision, system_message),
         Agent::Kimi => kimi::render(native, event, decision, system_message),
-        Agent::Qwen | Agent::Droid => claude::render(native, event, decision, system_message),
+        Agent::Qwen | Agent::Droid | Agent::OpenCode => {
+            claude::render(native, event, decision, system_message)
+        }
         Agent::AgentHooks => agenthooks::render(event, decision, system_message),
     }
 }

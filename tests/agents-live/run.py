@@ -17,15 +17,18 @@ Needs node and npm (for `npm ci`) and git; nothing else beyond Python 3.
 """
 
 import argparse
+import concurrent.futures
 import json
 import os
 import platform
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
 import time
 import traceback
+import urllib.request
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -375,8 +378,101 @@ class Droid(Agent):
                                              "riskLevel": "low", "riskLevelReason": "asked"}}
 
 
-AGENTS = {"claude-code": ClaudeCode, "gemini": Gemini, "codex": Codex, "qwen": Qwen,
-          "copilot": Copilot, "droid": Droid}
+class OpenCode(Agent):
+    name = "opencode"
+    label = "(OpenCode)"
+
+    def __init__(self):
+        self.program = [str(native("opencode-{os}-{arch}", "bin/opencode"))]
+
+    def prepare(self, sb):
+        # OpenCode installs its plugin package into every config folder at
+        # start (from the registry) unless the folder already has it, as
+        # it has after OpenCode's first online start: that state, so the
+        # run stays offline.
+        version = self.version().split()[0]
+        for folder in (sb.home / ".config" / "opencode", sb.project / ".opencode"):
+            (folder / "node_modules").mkdir(parents=True, exist_ok=True)
+            deps = {"@opencode-ai/plugin": version}
+            (folder / "package.json").write_text(json.dumps({"dependencies": deps}))
+            (folder / "package-lock.json").write_text(json.dumps(
+                {"lockfileVersion": 3, "packages": {"": {"dependencies": deps}}}))
+
+    def drive(self, sb, model, prompt):
+        # An OpenAI-compatible provider (bundled with OpenCode) at the fake
+        # model; a model name without "gpt-" keeps its write and edit tools.
+        config = sb.home / ".config" / "opencode" / "opencode.json"
+        config.write_text(json.dumps({
+            "model": "fake/fake-model", "small_model": "fake/fake-model",
+            "autoupdate": False, "share": "disabled",
+            "provider": {"fake": {
+                "npm": "@ai-sdk/openai-compatible", "name": "Fake",
+                "options": {"baseURL": f"{model.url}/v1", "apiKey": "sk-fake"},
+                "models": {"fake-model": {"name": "Fake", "tool_call": True}}}}}))
+        # Through OpenCode's server, as its TUI and SDK clients drive it:
+        # `opencode run` exits at the end of the turn, before the message
+        # the plugin sends at a blocked stop could start the next one.
+        env = {**sb.env, "OPENCODE_DISABLE_AUTOUPDATE": "1", "OPENCODE_DISABLE_MODELS_FETCH": "1",
+               "OPENCODE_DISABLE_SHARE": "1"}
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        server = subprocess.Popen(
+            self.program + ["serve", "--hostname", "127.0.0.1", "--port", str(port)],
+            cwd=sb.project, env=env, stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        url = f"http://127.0.0.1:{port}"
+
+        def call(method, path, body=None, timeout=AGENT_TIMEOUT):
+            data = json.dumps(body).encode() if body is not None else None
+            req = urllib.request.Request(url + path, method=method, data=data,
+                                         headers={"content-type": "application/json"})
+            with urllib.request.urlopen(req, timeout=timeout) as r:
+                return json.loads(r.read() or b"null")
+
+        answer, code = "", 0
+        try:
+            # The first request can stall while the server boots: probe
+            # with a short timeout until one answers.
+            for _ in range(150):
+                try:
+                    call("GET", "/session", timeout=3)
+                    break
+                except OSError:
+                    time.sleep(0.2)
+            session = call("POST", "/session", {})
+            answer = json.dumps(call("POST", f"/session/{session['id']}/message",
+                                     {"parts": [{"type": "text", "text": prompt}]}))
+            # A blocked stop sends the next message after this one ended:
+            # wait until the model has had no new request for a while.
+            seen, quiet = -1, 0
+            while quiet < 4:
+                time.sleep(0.5)
+                now = len(model.requests)
+                quiet = quiet + 1 if now == seen else 0
+                seen = now
+        except (OSError, ValueError) as e:
+            answer, code = f"{answer}\n{e}", 1
+        finally:
+            server.terminate()
+            try:
+                out, _ = server.communicate(timeout=10)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                out, _ = server.communicate()
+        return subprocess.CompletedProcess(server.args, code, answer, out)
+
+    def log(self, sb):
+        logs = sorted((sb.home / ".local" / "share" / "opencode" / "log").glob("*.log"))
+        return logs[-1].read_text()[-3000:] if logs else ""
+
+    def shell(self, command):
+        return {"name": "bash", "input": {"command": command, "description": "run it"}}
+
+
+# The slowest to drive first, so that the side-by-side run ends sooner.
+AGENTS = {"opencode": OpenCode, "qwen": Qwen, "droid": Droid, "gemini": Gemini,
+          "copilot": Copilot, "claude-code": ClaudeCode, "codex": Codex}
 
 
 # ---- Scenarios ------------------------------------------------------------
@@ -533,20 +629,60 @@ def session_and_prompt_context_reach_the_model(agent, sb):
 
 # ---- Runner ---------------------------------------------------------------
 
-def report(agent, sb, error):
-    print(f"    {error}")
+def report(out, agent, sb, error):
+    out(f"    {error}")
     last = getattr(sb, "last", None)
     if last:
-        out, model = last
-        print(f"    --- {agent.name} exit {out.returncode}; stdout:\n{out.stdout[-4000:]}")
-        print(f"    --- stderr:\n{out.stderr[-4000:]}")
+        done, model = last
+        out(f"    --- {agent.name} exit {done.returncode}; stdout:\n{done.stdout[-4000:]}")
+        out(f"    --- stderr:\n{done.stderr[-4000:]}")
         for r in model.requests[-4:]:
-            print(f"    --- request {r['path']}: {json.dumps(r['body'])[-1500:]}")
+            out(f"    --- request {r['path']}: {json.dumps(r['body'])[-1500:]}")
     own = agent.log(sb)
     if own:
-        print(f"    --- {agent.name}'s own log:\n{own}")
+        out(f"    --- {agent.name}'s own log:\n{own}")
     for record in sb.log()[-6:]:
-        print(f"    --- log: {json.dumps(record)[:800]}")
+        out(f"    --- log: {json.dumps(record)[:800]}")
+
+
+def run_agent(name, cls, ahp, only):
+    """Every scenario of one agent; returns (lines, passed, failed, skipped)."""
+    lines = []
+    out = lines.append
+    counts = {"passed": 0, "failed": 0, "skipped": 0}
+    try:
+        agent = cls()
+    except Failure as e:
+        # A CLI pinned for other platforms only (Droid ships linux-x64 here).
+        return [f"{name}: skipped, {e}"], 0, 0, 1
+    out(f"{name} {agent.version()}")
+    for fn in SCENARIOS:
+        if only and only not in fn.__name__:
+            continue
+        with tempfile.TemporaryDirectory(prefix="ahp-live-") as tmp:
+            sb = Sandbox(ahp, tmp)
+            agent.prepare(sb)
+            done = sb.run(["ahp", "install", name], check_ok=False)
+            t0 = time.monotonic()
+            try:
+                if done.returncode != 0:
+                    raise Failure(f"ahp install {name} failed:\n{done.stdout}{done.stderr}")
+                agent.after_install(sb)
+                fn(agent, sb)
+                counts["passed"] += 1
+                out(f"  ok    {fn.__name__} ({time.monotonic() - t0:.1f} s)")
+            except Skip as e:
+                counts["skipped"] += 1
+                out(f"  skip  {fn.__name__}: {e}")
+            except Failure as e:
+                counts["failed"] += 1
+                out(f"  FAIL  {fn.__name__}")
+                report(out, agent, sb, e)
+            except Exception:
+                counts["failed"] += 1
+                out(f"  FAIL  {fn.__name__}")
+                report(out, agent, sb, traceback.format_exc())
+    return lines, counts["passed"], counts["failed"], counts["skipped"]
 
 
 def main():
@@ -554,6 +690,8 @@ def main():
     ap.add_argument("--ahp", required=True, type=Path, help="the ahp binary to install")
     ap.add_argument("--agent", action="append", help="only this agent (repeatable)")
     ap.add_argument("-k", help="only scenarios whose name contains this")
+    ap.add_argument("-j", type=int, default=3,
+                    help="agents driven at once (default 3: the CLIs mostly wait on each other)")
     args = ap.parse_args()
     ahp = args.ahp.resolve()
     if not ahp.is_file():
@@ -561,45 +699,18 @@ def main():
     if not shutil.which("npm"):
         sys.exit("the live suite needs node and npm")
     install_clis()
-    passed = failed = skipped = 0
     started = time.monotonic()
-    for name, cls in AGENTS.items():
-        if args.agent and name not in args.agent:
-            continue
-        try:
-            agent = cls()
-        except Failure as e:
-            # A CLI pinned for other platforms only (Droid ships linux-x64 here).
-            skipped += 1
-            print(f"{name}: skipped, {e}")
-            continue
-        print(f"{name} {agent.version()}")
-        for fn in SCENARIOS:
-            if args.k and args.k not in fn.__name__:
-                continue
-            with tempfile.TemporaryDirectory(prefix="ahp-live-") as tmp:
-                sb = Sandbox(ahp, tmp)
-                agent.prepare(sb)
-                out = sb.run(["ahp", "install", name], check_ok=False)
-                t0 = time.monotonic()
-                try:
-                    if out.returncode != 0:
-                        raise Failure(f"ahp install {name} failed:\n{out.stdout}{out.stderr}")
-                    agent.after_install(sb)
-                    fn(agent, sb)
-                    passed += 1
-                    print(f"  ok    {fn.__name__} ({time.monotonic() - t0:.1f} s)")
-                except Skip as e:
-                    skipped += 1
-                    print(f"  skip  {fn.__name__}: {e}")
-                except Failure as e:
-                    failed += 1
-                    print(f"  FAIL  {fn.__name__}")
-                    report(agent, sb, e)
-                except Exception:
-                    failed += 1
-                    print(f"  FAIL  {fn.__name__}")
-                    report(agent, sb, traceback.format_exc())
+    chosen = [(n, c) for n, c in AGENTS.items() if not args.agent or n in args.agent]
+    totals = [0, 0, 0]
+    # Each agent runs its scenarios in order in its own sandboxes; agents
+    # run side by side, and each one's report is printed whole.
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.j)) as pool:
+        futures = [pool.submit(run_agent, n, c, ahp, args.k) for n, c in chosen]
+        for f in futures:
+            lines, *counts = f.result()
+            print("\n".join(lines), flush=True)
+            totals = [a + b for a, b in zip(totals, counts)]
+    passed, failed, skipped = totals
     print(f"agents-live: {time.monotonic() - started:.0f} s")
     print(f"{passed} passed, {failed} failed, {skipped} skipped")
     sys.exit(1 if failed else 0)

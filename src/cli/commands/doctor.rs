@@ -88,6 +88,15 @@ fn ahp_commands(
         w.len() >= 3 && w[1] == "hook" && w[2] == agent.name()
     };
     let mut out = Vec::new();
+    if shape == Shape::Plugin {
+        // A plugin runs ahp on every event it knows.
+        if let Some(c) = install::plugin_command(text).filter(|c| is_ahp(c)) {
+            for e in install::install_events(agent) {
+                out.push((e.to_string(), c.clone()));
+            }
+        }
+        return Ok(out);
+    }
     if shape == Shape::KimiToml {
         let doc = text.parse::<toml_edit::DocumentMut>().map_err(|e| {
             let (l, c) = e.span().map_or((1, 1), |s| json::line_col(text, s.start));
@@ -189,6 +198,22 @@ fn check_agent_file(r: &mut Report, agent: Agent, scope: Scope, path: &Path, roo
         Level::Ok,
         format!("{}: ahp hooks on {}", path.display(), events.join(", ")),
     );
+    // A plugin written by another ahp version (or edited) may not speak
+    // this one's protocol.
+    if shape == Shape::Plugin
+        && let Some(base) = found[0].1.strip_suffix(&format!(" hook {agent}"))
+        && text != install::plugin_text(agent, base)
+    {
+        r.add(
+            &subject,
+            Level::Problem,
+            format!(
+                "{} is not the plugin this ahp writes (another version, or edited): run `ahp uninstall {agent} --scope {s}` then `ahp install {agent} --scope {s}`",
+                path.display(),
+                s = scope.name()
+            ),
+        );
+    }
     let missing: Vec<&str> = install::install_events(agent)
         .into_iter()
         .filter(|e| !events.contains(e))
@@ -420,8 +445,16 @@ fn synthetic_pre_tool(agent: Agent, root: &Path, command: &str) -> serde_json::V
         }
         Agent::AgentHooks => json!({"event_type": "pre-tool-call", "session_id": "ahp-doctor",
             "work_dir": cwd, "tool_name": "Shell", "tool_input": {"command": command}}),
-        _ => json!({"session_id": "ahp-doctor", "cwd": cwd, "hook_event_name": "PreToolUse",
-            "tool_name": "Bash", "tool_input": {"command": command}, "tool_use_id": "ahp-doctor"}),
+        _ => {
+            // Each agent's own shell tool, by its own name.
+            let tool = agent
+                .tools()
+                .iter()
+                .find(|(_, n)| *n == "shell")
+                .map_or("Bash", |(raw, _)| *raw);
+            json!({"session_id": "ahp-doctor", "cwd": cwd, "hook_event_name": "PreToolUse",
+            "tool_name": tool, "tool_input": {"command": command}, "tool_use_id": "ahp-doctor"})
+        }
     }
 }
 
