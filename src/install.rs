@@ -70,6 +70,8 @@ pub enum Shape {
     /// A whole plugin file of ahp's own that calls `CMD hook AGENT`
     /// (OpenCode, which has no command hooks).
     Plugin,
+    /// `hooks.<event>: [{command, show_output}]` (Windsurf).
+    Windsurf,
 }
 
 /// The entry shape of `agent`'s config.
@@ -91,6 +93,7 @@ pub fn shape(agent: Agent) -> Option<Shape> {
         Agent::Cursor => Some(Shape::Cursor),
         Agent::Kimi => Some(Shape::KimiToml),
         Agent::OpenCode => Some(Shape::Plugin),
+        Agent::Windsurf => Some(Shape::Windsurf),
         Agent::AgentHooks => None,
     }
 }
@@ -113,7 +116,8 @@ pub fn scopes(agent: Agent) -> &'static [Scope] {
         | Agent::Cursor
         | Agent::Qwen
         | Agent::Droid
-        | Agent::OpenCode => &[Scope::User, Scope::Project],
+        | Agent::OpenCode
+        | Agent::Windsurf => &[Scope::User, Scope::Project],
         Agent::Kimi => &[Scope::User],
         Agent::AgentHooks => &[],
     }
@@ -183,6 +187,8 @@ pub fn config_path(agent: Agent, scope: Scope, home: &Path, project: &Path) -> R
             _ => home.join(".config/opencode/plugins/ahp.js"),
         },
         (Agent::OpenCode, Scope::Project) => project.join(".opencode/plugins/ahp.js"),
+        (Agent::Windsurf, Scope::User) => home.join(".codeium/windsurf/hooks.json"),
+        (Agent::Windsurf, Scope::Project) => project.join(".windsurf/hooks.json"),
         (Agent::AgentHooks, _) => bail!("{AGENTHOOKS_REFUSAL}"),
         (agent, scope) => {
             let have: Vec<&str> = scopes(agent).iter().map(|s| s.name()).collect();
@@ -494,6 +500,9 @@ fn json_entry(agent: Agent, shape: Shape, base: &str, event: &str) -> Value {
         Shape::Copilot => {
             json!({"type": "command", "bash": command, "timeoutSec": HOOK_TIMEOUT_SECS})
         }
+        // The user sees what ahp says (Cascade shows a hook's output only
+        // with `show_output`).
+        Shape::Windsurf => json!({ "command": command, "show_output": true }),
         _ => json!({ "command": command }),
     }
 }
@@ -876,6 +885,7 @@ pub fn next_steps(agent: Agent) -> Vec<&'static str> {
         Agent::Codex => Vec::new(),
         Agent::Cursor => vec!["restart Cursor so it reloads hooks.json"],
         Agent::OpenCode => vec!["start a new OpenCode session so it loads the plugin"],
+        Agent::Windsurf => vec!["start a new Cascade conversation so it reads hooks.json again"],
         Agent::Gemini
         | Agent::ClaudeCode
         | Agent::Kimi

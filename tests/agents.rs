@@ -90,7 +90,7 @@ const AID: &str = "[gate] aid message";
 /// and stderr / plain stdout text.
 enum Want {
     Json(Value),
-    Exit2(&'static str),
+    Exit2(String),
     Text(String),
     Silent,
 }
@@ -178,6 +178,17 @@ fn opencode_tool(intensity: &str, input: &Value) -> Want {
             json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": PROMPT}}),
         ),
         _ => claude_tool(intensity, input),
+    }
+}
+
+/// Windsurf: exit 2 is the only answer its model reads, so a control
+/// and a prompt refuse; an aid is shown to the user (stdout).
+fn windsurf_tool(intensity: &str, input: &Value) -> Want {
+    match intensity {
+        "block" => Want::Exit2(BLOCK.into()),
+        "control" => Want::Exit2(rewrite_required(input)),
+        "prompt" => Want::Exit2(PROMPT.into()),
+        _ => Want::Text(AID.into()),
     }
 }
 
@@ -296,7 +307,7 @@ fn kimi_tool(intensity: &str, input: &Value) -> Want {
 
 fn kimi_stop(intensity: &str, _: &Value) -> Want {
     match intensity {
-        "block" => Want::Exit2(BLOCK),
+        "block" => Want::Exit2(BLOCK.into()),
         "control" => Want::Text(TOLD.into()),
         "prompt" => Want::Text(PROMPT.into()),
         _ => Want::Text(AID.into()),
@@ -305,7 +316,7 @@ fn kimi_stop(intensity: &str, _: &Value) -> Want {
 
 fn agenthooks_tool(intensity: &str, input: &Value) -> Want {
     match intensity {
-        "block" => Want::Exit2(BLOCK),
+        "block" => Want::Exit2(BLOCK.into()),
         "control" => Want::Json(
             json!({"decision": "allow", "reason": CONTROL, "modified_input": rewritten(input)}),
         ),
@@ -316,7 +327,7 @@ fn agenthooks_tool(intensity: &str, input: &Value) -> Want {
 
 fn agenthooks_stop(intensity: &str, _: &Value) -> Want {
     match intensity {
-        "block" => Want::Exit2(BLOCK),
+        "block" => Want::Exit2(BLOCK.into()),
         "control" => Want::Json(json!({"decision": "allow", "additional_context": TOLD})),
         "prompt" => Want::Json(json!({"decision": "allow", "additional_context": PROMPT})),
         _ => Want::Json(json!({"decision": "allow", "additional_context": AID})),
@@ -365,6 +376,13 @@ const CASES: &[Case] = &[
         fixture: "opencode/Stop.json",
         ahp_event: "pre-agent-turn-stop",
         want: claude_stop,
+    },
+    Case {
+        agent: "windsurf",
+        event: None,
+        fixture: "windsurf/pre_run_command.json",
+        ahp_event: "pre-tool-use",
+        want: windsurf_tool,
     },
     Case {
         agent: "claude-code",
@@ -480,6 +498,8 @@ fn tool_input(agent: &str, payload: &Value) -> Value {
             serde_json::from_str(payload["toolArgs"].as_str().unwrap()).unwrap()
         }
         "cursor" => json!({"command": payload["command"], "cwd": payload["cwd"]}),
+        "windsurf" => json!({"command": payload["tool_info"]["command_line"],
+                             "cwd": payload["tool_info"]["cwd"]}),
         _ => payload["tool_input"].clone(),
     }
 }
@@ -512,7 +532,7 @@ fn every_adapter_answers_every_intensity_in_its_own_protocol() {
                         }
                 }
                 Want::Exit2(reason) => {
-                    run.exit == 2 && run.stderr.trim() == reason && run.stdout.is_empty()
+                    run.exit == 2 && run.stderr.trim() == reason.as_str() && run.stdout.is_empty()
                         || {
                             failures.push(format!(
                             "{label}: want exit 2 and stderr {reason:?}\n  got exit {} stdout {:?} stderr {:?}",

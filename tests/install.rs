@@ -58,6 +58,11 @@ fn user_config(agent: &str) -> (&'static str, &'static str, bool) {
             "{\n  \"PostToolUse\": [\n    {\"matcher\": \"Create\", \"hooks\": [{\"type\": \"command\", \"command\": \"./fmt.sh\"}]}\n  ]\n}\n",
             false,
         ),
+        "windsurf" => (
+            ".windsurf/hooks.json",
+            "{\n  \"hooks\": {\n    \"post_write_code\": [{\"command\": \"./fmt.sh\", \"show_output\": false}]\n  }\n}\n",
+            false,
+        ),
         // OpenCode's plugin is a whole file of ahp's own.
         "opencode" => (".opencode/plugins/ahp.js", "", false),
         _ => unreachable!(),
@@ -68,6 +73,7 @@ fn pre_tool_fixture(agent: &str) -> &'static str {
     match agent {
         "claude-code" | "codex" | "kimi" | "qwen" | "droid" | "opencode" => "PreToolUse.json",
         "gemini" => "BeforeTool.json",
+        "windsurf" => "pre_run_command.json",
         "copilot" => "preToolUse.json",
         "cursor" => "beforeShellExecution.json",
         _ => unreachable!(),
@@ -108,6 +114,7 @@ fn every_agent_installs_runs_and_uninstalls_byte_for_byte() {
         "qwen",
         "droid",
         "opencode",
+        "windsurf",
     ] {
         let sb = Sandbox::new();
         let (rel, text, home) = user_config(agent);
@@ -170,6 +177,7 @@ fn every_agent_installs_runs_and_uninstalls_byte_for_byte() {
                 said.contains("\"permissionDecision\":\"deny\"") || out.status.code() == Some(2)
             }
             "cursor" => said.contains("\"permission\":\"deny\""),
+            "windsurf" => out.status.code() == Some(2),
             "gemini" => said.contains("\"decision\":\"deny\""),
             _ => said.contains("\"permissionDecision\":\"deny\""),
         };

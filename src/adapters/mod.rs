@@ -35,6 +35,7 @@ mod gemini;
 mod kimi;
 mod opencode;
 mod qwen;
+mod windsurf;
 
 use ahp_engine::{Event, HookContext, Intensity, Outcome, Payload, ToolCall, Turn, Verdict};
 use serde_json::{Map, Value, json};
@@ -66,6 +67,8 @@ pub enum Agent {
     /// (`.opencode/plugins/ahp.js`).
     #[value(name = "opencode")]
     OpenCode,
+    /// Windsurf's Cascade hooks (`.windsurf/hooks.json`).
+    Windsurf,
     /// The Agent Hooks standard.
     #[value(name = "agenthooks")]
     AgentHooks,
@@ -73,7 +76,7 @@ pub enum Agent {
 
 impl Agent {
     /// Every agent, in the order of PROTOCOLS.md.
-    pub const ALL: [Agent; 10] = [
+    pub const ALL: [Agent; 11] = [
         Agent::ClaudeCode,
         Agent::Codex,
         Agent::Gemini,
@@ -83,6 +86,7 @@ impl Agent {
         Agent::Qwen,
         Agent::Droid,
         Agent::OpenCode,
+        Agent::Windsurf,
         Agent::AgentHooks,
     ];
 
@@ -102,6 +106,7 @@ impl Agent {
             Agent::Qwen => "qwen",
             Agent::Droid => "droid",
             Agent::OpenCode => "opencode",
+            Agent::Windsurf => "windsurf",
             Agent::AgentHooks => "agenthooks",
         }
     }
@@ -127,6 +132,7 @@ impl Agent {
             Agent::Qwen => qwen::EVENTS,
             Agent::Droid => droid::EVENTS,
             Agent::OpenCode => opencode::EVENTS,
+            Agent::Windsurf => windsurf::EVENTS,
             Agent::AgentHooks => agenthooks::EVENTS,
         }
     }
@@ -149,6 +155,7 @@ impl Agent {
             Agent::Qwen => qwen::TOOLS,
             Agent::Droid => droid::TOOLS,
             Agent::OpenCode => opencode::TOOLS,
+            Agent::Windsurf => windsurf::TOOLS,
             Agent::AgentHooks => agenthooks::TOOLS,
         }
     }
@@ -288,6 +295,7 @@ pub fn parse(agent: Agent, payload: &Value, event: Option<&str>) -> Result<Inbou
         Agent::Gemini => gemini::parse(obj, event)?,
         Agent::Copilot => copilot::parse(obj, event)?,
         Agent::Cursor => cursor::parse(obj, event)?,
+        Agent::Windsurf => windsurf::parse(obj, event)?,
         Agent::AgentHooks => agenthooks::parse(obj, event)?,
     };
     inbound.context.event = inbound.event;
@@ -355,10 +363,13 @@ pub(crate) fn fallbacks(
 
 /// Whether the agent's answer at `event` can hand the model context.
 /// Gemini CLI's BeforeTool answer has no such field (its `reason` reaches
-/// the model only with a refusal; found by the live suite), and Droid keeps
-/// a PreToolUse `additionalContext` in its transcript only.
+/// the model only with a refusal; found by the live suite), Droid keeps
+/// a PreToolUse `additionalContext` in its transcript only, and Windsurf's
+/// Cascade reads nothing but a block's stderr.
 pub(crate) fn context_reaches_model(agent: Agent, event: Event) -> bool {
-    !(matches!(agent, Agent::Gemini | Agent::Droid) && event == Event::PreToolUse)
+    // Windsurf's model reads only a block's stderr.
+    agent != Agent::Windsurf
+        && !(matches!(agent, Agent::Gemini | Agent::Droid) && event == Event::PreToolUse)
 }
 
 /// The answer to give, before it is put in the agent's words.
@@ -690,6 +701,8 @@ pub fn caps(agent: Agent, native: &str, event: Event, camel: bool) -> Caps {
             ask: false,
             rewrite: tool,
         },
+        // See `windsurf`: exit 2 or nothing.
+        Agent::Windsurf => Caps::default(),
         // See `opencode`: a plugin cannot ask.
         Agent::OpenCode => Caps {
             ask: false,
@@ -735,6 +748,7 @@ pub fn render(inbound: &Inbound, decision: &Decision, system_message: Option<&st
         }
         Agent::Cursor => cursor::render(native, event, decision, system_message),
         Agent::Kimi => kimi::render(native, event, decision, system_message),
+        Agent::Windsurf => windsurf::render(decision, system_message),
         Agent::Qwen | Agent::Droid | Agent::OpenCode => {
             claude::render(native, event, decision, system_message)
         }

@@ -424,6 +424,7 @@ fn pre_tool_event(agent: Agent) -> &'static str {
         Agent::Copilot => "preToolUse",
         Agent::Cursor => "beforeShellExecution",
         Agent::AgentHooks => "pre-tool-call",
+        Agent::Windsurf => "pre_run_command",
         _ => "PreToolUse",
     }
 }
@@ -443,6 +444,9 @@ fn synthetic_pre_tool(agent: Agent, root: &Path, command: &str) -> serde_json::V
             json!({"conversation_id": "ahp-doctor", "hook_event_name": "beforeShellExecution",
             "command": command, "cwd": cwd, "workspace_roots": [cwd]})
         }
+        Agent::Windsurf => json!({"agent_action_name": "pre_run_command",
+            "trajectory_id": "ahp-doctor", "execution_id": "ahp-doctor",
+            "tool_info": {"command_line": command, "cwd": cwd}}),
         Agent::AgentHooks => json!({"event_type": "pre-tool-call", "session_id": "ahp-doctor",
             "work_dir": cwd, "tool_name": "Shell", "tool_input": {"command": command}}),
         _ => {

@@ -175,6 +175,8 @@ fn project_root(args: &HookArgs, inbound: Option<&Inbound>) -> Result<PathBuf> {
     let var = match args.agent {
         Agent::ClaudeCode => Some("CLAUDE_PROJECT_DIR"),
         Agent::Gemini => Some("GEMINI_PROJECT_DIR"),
+        Agent::Droid => Some("FACTORY_PROJECT_DIR"),
+        Agent::Copilot => Some("COPILOT_PROJECT_DIR"),
         _ => None,
     };
     if let Some(dir) = var.and_then(std::env::var_os).filter(|d| !d.is_empty()) {
