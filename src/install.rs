@@ -318,9 +318,32 @@ fn read_existing(path: &Path) -> Result<Option<String>> {
     }
 }
 
+/// The settings.json beside a Droid hooks.json whose `hooks` Droid reads
+/// only while there is no hooks.json, if it has any.
+pub fn droid_settings_hooks(hooks_json: &Path) -> Option<PathBuf> {
+    let settings = hooks_json.with_file_name("settings.json");
+    let text = std::fs::read_to_string(&settings).ok()?;
+    let root = json::parse(&text).ok()?;
+    let hooks = root.get("hooks")?;
+    (!hooks.value.members().is_empty()).then_some(settings)
+}
+
 /// The planned install of `agent` into `path`.
 pub fn plan_install(agent: Agent, path: &Path, base: &str) -> Result<Change> {
     let before = read_existing(path)?;
+    // Creating hooks.json would switch off the hooks Droid now reads from
+    // settings.json: refused rather than done behind the user's back.
+    if agent == Agent::Droid
+        && before.is_none()
+        && let Some(settings) = droid_settings_hooks(path)
+    {
+        bail!(
+            "{} has hooks of its own, which Droid reads only while there is no {}; creating that file would switch them off. Move them into {} (its top-level keys are the events), then run `ahp install droid` again; nothing was written",
+            settings.display(),
+            path.display(),
+            path.display()
+        );
+    }
     let shape = shape(agent).ok_or_else(|| anyhow!("{AGENTHOOKS_REFUSAL}"))?;
     let (after, events, notes) = match shape {
         Shape::KimiToml => kimi_install(path, before.as_deref(), agent, base)?,
@@ -393,7 +416,7 @@ fn plugin_install(path: &Path, before: Option<&str>, agent: Agent, base: &str) -
         && plugin_command(text).is_none()
     {
         bail!(
-            "{} exists and is not ahp's plugin; nothing was written. Move it away, or install with `--command` into the other scope",
+            "{} exists and is not ahp's plugin; nothing was written. Move it away, or install into the other scope (`--scope user` or `--scope project`)",
             path.display()
         );
     }

@@ -667,6 +667,36 @@ fn doctor_flags_a_hooks_wrapper_droid_would_ignore() {
         text.contains("has a `hooks` key") && !out.status.success(),
         "{text}"
     );
+
+    // ahp's own hooks inside the wrapper alone: said too.
+    let sb = Sandbox::new();
+    sb.write(
+        ".factory/hooks.json",
+        "{\"hooks\": {\"PreToolUse\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"ahp hook droid\"}]}]}}\n",
+    );
+    let text = stdout(&sb.ahp().arg("doctor").output().unwrap());
+    assert!(text.contains("has a `hooks` key"), "{text}");
+}
+
+/// Droid reads the hooks of settings.json only while there is no
+/// hooks.json: creating one would switch the user's hooks off, so install
+/// refuses, and doctor says when it already happened.
+#[test]
+fn droid_install_never_hides_the_hooks_in_settings_json() {
+    let sb = Sandbox::new();
+    let settings = "{\"hooks\": {\"PreToolUse\": [{\"matcher\": \"Execute\", \"hooks\": [{\"type\": \"command\", \"command\": \"./my-guard.sh\"}]}]}}\n";
+    sb.write(".factory/settings.json", settings);
+    let out = sb.ahp().args(["install", "droid"]).output().unwrap();
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("would switch them off"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!sb.root().join(".factory/hooks.json").exists());
+    sb.write(".factory/hooks.json", "{}\n");
+    let text = stdout(&sb.ahp().arg("doctor").output().unwrap());
+    assert!(text.contains("do not run"), "{text}");
 }
 
 /// Copilot CLI leaves an untrusted repository's hooks out without a word

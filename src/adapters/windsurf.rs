@@ -42,14 +42,6 @@ pub(super) fn parse(
     let a = agent.name();
     let native = super::event_name(agent, obj, "agent_action_name", given)?;
     let event = agent.map_event(&native)?;
-    // Cascade runs its hooks in the workspace root: the project is found
-    // from there, not from a command's own `cwd`.
-    let mut ctx = base_context(
-        event,
-        str_field(a, obj, &["trajectory_id"])?,
-        None,
-        obj.get("timestamp"),
-    );
     let info = match obj.get("tool_info") {
         None | Some(Value::Null) => Map::new(),
         Some(Value::Object(m)) => m.clone(),
@@ -59,6 +51,15 @@ pub(super) fn parse(
             )));
         }
     };
+    // A command is judged where it runs (`cwd`, which the model picks);
+    // the project is found from the hook's own directory, the workspace
+    // root Cascade starts it in (`hook.rs`).
+    let mut ctx = base_context(
+        event,
+        str_field(a, obj, &["trajectory_id"])?,
+        info.get("cwd").and_then(Value::as_str).map(str::to_string),
+        obj.get("timestamp"),
+    );
     let g = |k: &str| info.get(k).cloned();
     let pick = |keys: &[(&str, &str)]| {
         let mut m = Map::new();

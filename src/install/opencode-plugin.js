@@ -3,6 +3,7 @@
 // Written by `ahp install opencode`; `ahp uninstall opencode` removes it.
 // ahp-plugin: 1
 import { spawnSync } from "node:child_process";
+import { resolve } from "node:path";
 
 const COMMAND = "__AHP_COMMAND__";
 
@@ -30,9 +31,17 @@ function ahp(payload, directory) {
   } catch {
     return { failed: `\`${COMMAND}\` answered with text that is not JSON: ${text.slice(0, 200)}` };
   }
+  if (!out || typeof out !== "object") {
+    return { failed: `\`${COMMAND}\` answered with JSON that is not an object: ${text.slice(0, 200)}` };
+  }
   const hook = out.hookSpecificOutput || {};
   const answer = {};
-  if (hook.permissionDecision === "deny") answer.deny = hook.permissionDecisionReason || "blocked by ahp";
+  // Anything but a plain allow (an "ask" this plugin cannot put to the
+  // user, a value it does not know) stops the call.
+  const decision = hook.permissionDecision;
+  if (decision !== undefined && decision !== "allow") {
+    answer.deny = hook.permissionDecisionReason || `ahp answered ${JSON.stringify(decision)}`;
+  }
   if (out.decision === "block") answer.deny = out.reason || "blocked by ahp";
   if (hook.updatedInput && typeof hook.updatedInput === "object") answer.input = hook.updatedInput;
   const context = [out.systemMessage, hook.additionalContext].filter(Boolean).join("\n\n");
@@ -42,7 +51,8 @@ function ahp(payload, directory) {
 
 export const AhpPolicy = async ({ client, directory }) => {
   const started = new Set(); // sessions whose start ahp has seen
-  const continued = new Set(); // sessions ahp sent back to work at their last stop
+  const continued = new Set(); // sessions ahp is sending back to work
+  const resumed = new Set(); // sessions working on ahp's message (its stop is a repeat)
   const pending = new Map(); // tool call id -> context for the model
   const event = (sessionID, name, fields) => ({
     session_id: sessionID,
@@ -53,7 +63,8 @@ export const AhpPolicy = async ({ client, directory }) => {
   return {
     "chat.message": async (input, output) => {
       const sessionID = input.sessionID;
-      const part = (output.parts || []).find((p) => p.type === "text");
+      const texts = (output.parts || []).filter((p) => p.type === "text");
+      const part = texts[0];
       const notes = [];
       if (!started.has(sessionID)) {
         started.add(sessionID);
@@ -62,8 +73,13 @@ export const AhpPolicy = async ({ client, directory }) => {
         if (start.context) notes.push(start.context);
       }
       // The message ahp itself sent at a blocked stop is no new user turn.
-      if (!continued.has(sessionID)) {
-        const turn = ahp(event(sessionID, "UserPromptSubmit", { prompt: part ? part.text : "" }), directory);
+      if (continued.has(sessionID)) {
+        continued.delete(sessionID);
+        resumed.add(sessionID);
+      } else {
+        resumed.delete(sessionID);
+        const prompt = texts.map((p) => p.text).join("\n\n");
+        const turn = ahp(event(sessionID, "UserPromptSubmit", { prompt }), directory);
         if (turn.deny) throw new Error(turn.deny);
         if (turn.failed) console.error(`ahp: ${turn.failed}`);
         if (turn.context) notes.push(turn.context);
@@ -71,14 +87,11 @@ export const AhpPolicy = async ({ client, directory }) => {
       if (notes.length && part) part.text = `${part.text}\n\n${notes.join("\n\n")}`;
     },
     "tool.execute.before": async (input, output) => {
-      const answer = ahp(
-        event(input.sessionID, "PreToolUse", {
-          tool_name: input.tool,
-          tool_input: output.args,
-          tool_use_id: input.callID,
-        }),
-        directory,
-      );
+      const fields = { tool_name: input.tool, tool_input: output.args, tool_use_id: input.callID };
+      // A shell command is judged in the directory it runs in.
+      const workdir = output.args && typeof output.args.workdir === "string" ? output.args.workdir : "";
+      if (workdir) fields.cwd = resolve(directory, workdir);
+      const answer = ahp(event(input.sessionID, "PreToolUse", fields), directory);
       if (answer.failed) throw new Error(`ahp could not judge this call: ${answer.failed}`);
       if (answer.deny) throw new Error(answer.deny);
       if (answer.input) {
@@ -109,15 +122,20 @@ export const AhpPolicy = async ({ client, directory }) => {
       if (e.type !== "session.idle") return;
       const sessionID = e.properties && e.properties.sessionID;
       if (!sessionID) return;
-      const active = continued.delete(sessionID);
+      const active = resumed.delete(sessionID);
       const stop = ahp(event(sessionID, "Stop", { stop_hook_active: active }), directory);
       if (stop.failed) console.error(`ahp: ${stop.failed}`);
       if (stop.deny) {
         continued.add(sessionID);
-        await client.session.prompt({
-          path: { id: sessionID },
-          body: { parts: [{ type: "text", text: stop.deny }] },
-        });
+        try {
+          await client.session.prompt({
+            path: { id: sessionID },
+            body: { parts: [{ type: "text", text: stop.deny }] },
+          });
+        } catch (err) {
+          continued.delete(sessionID);
+          console.error(`ahp: could not send the agent back to work: ${err}`);
+        }
       }
     },
   };

@@ -137,7 +137,7 @@ const PATH_KEYS: [&str; 6] = [
 pub struct Operation {
     /// The file.
     pub path: String,
-    /// `write`, `edit`, `add`, `update`, `delete` or `patch`.
+    /// `write`, `edit`, `add`, `update`, `delete`, `move` or `patch`.
     pub op: String,
     /// Lines added.
     pub lines_added: u64,
@@ -439,8 +439,9 @@ fn edit(path: &str, old: &str, new: &str) -> Operation {
 }
 
 /// The files of a unified diff or an `*** Begin Patch` block with their
-/// line counts.
-fn patch_operations(s: &str) -> Vec<Operation> {
+/// line counts (a move's new name is a file of its own). PathGuard judges
+/// the same files.
+pub(crate) fn patch_operations(s: &str) -> Vec<Operation> {
     let mut ops: Vec<Operation> = Vec::new();
     let is_patch = s.starts_with("*** Begin Patch")
         || s.starts_with("diff --git")
@@ -454,6 +455,7 @@ fn patch_operations(s: &str) -> Vec<Operation> {
             ("*** Update File: ", "update"),
             ("*** Add File: ", "add"),
             ("*** Delete File: ", "delete"),
+            ("*** Move to: ", "move"),
             ("+++ ", "patch"),
         ]
         .iter()

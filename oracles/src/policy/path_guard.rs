@@ -320,6 +320,32 @@ impl PathGuard {
                 }
             }
         }
+        // A patch tool names its files inside the patch (Codex and Droid
+        // `ApplyPatch`, OpenCode `apply_patch`): each one is written.
+        if matches!(tool.name.as_str(), "edit" | "write") {
+            for key in ["input", "patchText", "patch", "command"] {
+                let Some(text) = tool.input.get(key).and_then(serde_json::Value::as_str) else {
+                    continue;
+                };
+                let added: Vec<&str> = text
+                    .lines()
+                    .filter(|l| !l.starts_with("+++"))
+                    .filter_map(|l| l.strip_prefix('+'))
+                    .collect();
+                let content = serde_json::json!({ "content": added.join("\n") });
+                for op in super::change_logger::patch_operations(text) {
+                    let full = match &ctx.work_dir {
+                        Some(dir) if !op.path.starts_with('/') && !op.path.starts_with('~') => {
+                            format!("{dir}/{}", op.path)
+                        }
+                        _ => op.path.clone(),
+                    };
+                    let norm = normalize_path(&full, home.as_deref());
+                    push(norm.clone(), Access::Write, raw, false, &mut out);
+                    out.extend(written_content(&content, &norm, raw));
+                }
+            }
+        }
         let fetched = (tool.name == "fetch")
             .then(|| tool.input.get("url").and_then(serde_json::Value::as_str))
             .flatten();
@@ -607,7 +633,14 @@ const NETWORK_CALLS: &[&str] = &[
 /// bypasses in agent settings, dependencies pulled from a URL.
 fn written_content(input: &serde_json::Value, path: &str, how: &str) -> Vec<Signal> {
     let mut texts: Vec<&str> = Vec::new();
-    for key in ["content", "new_string", "new_source"] {
+    // Claude Code, Droid (`new_str`) and OpenCode (`newString`) spellings.
+    for key in [
+        "content",
+        "new_string",
+        "new_str",
+        "newString",
+        "new_source",
+    ] {
         if let Some(t) = input.get(key).and_then(serde_json::Value::as_str) {
             texts.push(t);
         }

@@ -174,6 +174,30 @@ pub const CONTROL: &[&str] = &[
     ".cursor/mcp.json",
     ".cursor/hooks.json",
     ".vscode/mcp.json",
+    // Copilot CLI: repository hooks, and the folders it trusts.
+    ".github/hooks/**",
+    "**/.github/hooks/**",
+    "~/.copilot/**",
+    // Qwen Code, Factory Droid, Windsurf.
+    ".qwen/settings.json",
+    "**/.qwen/settings.json",
+    ".factory/hooks.json",
+    "**/.factory/hooks.json",
+    ".factory/settings*.json",
+    "**/.factory/settings*.json",
+    "~/.factory/**",
+    ".windsurf/hooks.json",
+    "**/.windsurf/hooks.json",
+    "~/.codeium/**",
+    "/etc/windsurf/**",
+    // OpenCode runs every plugin in its config folders as its own code.
+    ".opencode/**",
+    "**/.opencode/**",
+    "opencode.json",
+    "opencode.jsonc",
+    "**/opencode.json",
+    "**/opencode.jsonc",
+    "~/.config/opencode/**",
 ];
 
 /// Files holding a project's secrets: reads and writes ask first.

@@ -169,6 +169,34 @@ fn check_agent_file(r: &mut Report, agent: Agent, scope: Scope, path: &Path, roo
         }
     };
     let subject = format!("{agent} ({})", scope.name());
+    if agent == Agent::Droid
+        && let Some(settings) = install::droid_settings_hooks(path)
+    {
+        r.add(
+            &subject,
+            Level::Problem,
+            format!(
+                "the hooks in {} do not run: Droid reads them only while there is no {}; move them there",
+                settings.display(),
+                path.display()
+            ),
+        );
+    }
+    // Droid reads hooks.json's own keys as events and passes over a
+    // `hooks` object there without a word: said whether or not ahp's
+    // hooks are among the ones it would skip.
+    if matches!(shape, Shape::Nested { top: true, .. })
+        && json::parse(&text).is_ok_and(|root| root.get("hooks").is_some())
+    {
+        r.add(
+            &subject,
+            Level::Problem,
+            format!(
+                "{} has a `hooks` key; {agent} reads the events at the top of hooks.json and ignores the hooks inside it: move them up a level",
+                path.display()
+            ),
+        );
+    }
     let found = match ahp_commands(agent, shape, path, &text) {
         Ok(f) => f,
         Err(e) => {
@@ -256,18 +284,6 @@ fn check_agent_file(r: &mut Report, agent: Agent, scope: Scope, path: &Path, roo
                     ),
                 );
             }
-        }
-        // Droid reads hooks.json's own keys as events and passes over a
-        // `hooks` object there without a word.
-        if matches!(shape, Shape::Nested { top: true, .. }) && root_node.get("hooks").is_some() {
-            r.add(
-                &subject,
-                Level::Problem,
-                format!(
-                    "{} has a `hooks` key; {agent} reads the events at the top of hooks.json and ignores the hooks inside it: move them up a level",
-                    path.display()
-                ),
-            );
         }
         if matches!(agent, Agent::ClaudeCode | Agent::Copilot) {
             let off = root_node.get("disableAllHooks").is_some_and(|m| {

@@ -182,8 +182,11 @@ fn project_root(args: &HookArgs, inbound: Option<&Inbound>) -> Result<PathBuf> {
     if let Some(dir) = var.and_then(std::env::var_os).filter(|d| !d.is_empty()) {
         return Ok(PathBuf::from(dir));
     }
+    // Windsurf and ahp's OpenCode plugin start the hook in the project
+    // and send the directory a command runs in, which the model picks.
+    let from_payload = !matches!(args.agent, Agent::Windsurf | Agent::OpenCode);
     let start = match inbound.and_then(Inbound::cwd) {
-        Some(cwd) if Path::new(cwd).is_dir() => PathBuf::from(cwd),
+        Some(cwd) if from_payload && Path::new(cwd).is_dir() => PathBuf::from(cwd),
         _ => std::env::current_dir().context("cannot determine the current directory")?,
     };
     Ok(ahp_config::find_project_root(&start).unwrap_or(start))

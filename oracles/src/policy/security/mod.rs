@@ -700,7 +700,10 @@ impl SecurityScanner {
         match v {
             Value::String(s) => {
                 let last = key.last().copied().unwrap_or("");
-                if matches!(last, "old_string" | "old_str" | "oldText" | "old_text") {
+                if matches!(
+                    last,
+                    "old_string" | "old_str" | "oldText" | "oldString" | "old_text"
+                ) {
                     return;
                 }
                 let content_key = matches!(
@@ -710,6 +713,7 @@ impl SecurityScanner {
                         | "file_text"
                         | "new_string"
                         | "new_str"
+                        | "newString"
                         | "newText"
                         | "new_text"
                         | "new_source"
