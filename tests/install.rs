@@ -730,6 +730,15 @@ fn doctor_says_copilot_leaves_an_untrusted_folders_hooks_out() {
     config(serde_json::json!([root.parent().unwrap()]));
     let text = stdout(&run(&["doctor"]));
     assert!(text.contains("Copilot CLI trusts this folder"), "{text}");
+    // An odd entry beside it, and a link to the folder, still count.
+    let link = sb.home.path().join("link-to-project");
+    std::os::unix::fs::symlink(&root, &link).unwrap();
+    config(serde_json::json!([5, link]));
+    let text = stdout(&run(&["doctor"]));
+    assert!(text.contains("Copilot CLI trusts this folder"), "{text}");
+    sb.write_home(".copilot/config.json", "{ not json");
+    let text = stdout(&run(&["doctor"]));
+    assert!(text.contains("not JSON"), "{text}");
 }
 
 #[test]

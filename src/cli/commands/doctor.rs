@@ -326,13 +326,47 @@ fn check_copilot_trust(r: &mut Report, subject: &str, root: &Path) {
         _ => install::home().unwrap_or_default().join(".copilot"),
     };
     let file = dir.join("config.json");
-    let folders: Vec<String> = std::fs::read_to_string(&file)
-        .ok()
-        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
-        .and_then(|v| serde_json::from_value(v["trustedFolders"].clone()).ok())
+    let config = match std::fs::read_to_string(&file) {
+        Ok(text) => match serde_json::from_str::<serde_json::Value>(&text) {
+            Ok(v) => v,
+            Err(e) => {
+                r.add(
+                    subject,
+                    Level::Problem,
+                    format!(
+                        "{}: not JSON ({e}); Copilot CLI's folder trust cannot be read",
+                        file.display()
+                    ),
+                );
+                return;
+            }
+        },
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => serde_json::Value::Null,
+        Err(e) => {
+            r.add(
+                subject,
+                Level::Problem,
+                format!("cannot read {}: {e}", file.display()),
+            );
+            return;
+        }
+    };
+    // Each entry on its own (one odd entry must not hide the others), as
+    // the folder it names really is.
+    let folders: Vec<PathBuf> = config["trustedFolders"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|f| f.as_str())
+                .map(PathBuf::from)
+                .collect()
+        })
         .unwrap_or_default();
     let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
-    if folders.iter().any(|f| root.starts_with(f)) {
+    let trusted = |f: &PathBuf| {
+        root.starts_with(f) || f.canonicalize().is_ok_and(|real| root.starts_with(real))
+    };
+    if folders.iter().any(trusted) {
         r.add(
             subject,
             Level::Ok,
