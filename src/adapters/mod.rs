@@ -47,11 +47,12 @@ pub enum Agent {
     /// Claude Code (`.claude/settings.json`).
     #[value(name = "claude-code")]
     ClaudeCode,
-    /// OpenAI Codex CLI (Claude-shaped payloads, no "ask").
+    /// OpenAI Codex CLI (`.codex/hooks.json`; Claude-shaped payloads, no "ask").
     Codex,
     /// Gemini CLI (`.gemini/settings.json`).
     Gemini,
-    /// GitHub Copilot CLI and VS Code (camelCase and PascalCase hooks).
+    /// GitHub Copilot CLI and VS Code (`.github/hooks/ahp.json`; camelCase
+    /// and PascalCase hooks).
     Copilot,
     /// Cursor (`.cursor/hooks.json`).
     Cursor,
@@ -69,7 +70,7 @@ pub enum Agent {
     OpenCode,
     /// Windsurf's Cascade hooks (`.windsurf/hooks.json`).
     Windsurf,
-    /// The Agent Hooks standard.
+    /// The Agent Hooks standard (not installed: ahp runs HOOK.md hooks itself).
     #[value(name = "agenthooks")]
     AgentHooks,
 }

@@ -97,13 +97,12 @@ enum Command {
     Hook(Deferred<hook::HookArgs>),
     /// Add `ahp hook AGENT` to an agent's hook config, for every event ahp decides on.
     ///
-    /// Edits the agent's own file (claude-code: .claude/settings.json, codex:
-    /// .codex/hooks.json, gemini: .gemini/settings.json, copilot:
-    /// .github/hooks/ahp.json, cursor: .cursor/hooks.json, kimi:
-    /// ~/.kimi/config.toml; user scope: the same under the home directory),
-    /// keeping the user's other settings, comments and layout. Running it
-    /// twice changes nothing the second time. A malformed file is refused
-    /// with its line and column, and nothing is written.
+    /// Edits the agent's own file (named under AGENT below; the user scope
+    /// is the same under the home directory), keeping the user's other
+    /// settings, comments and layout; for OpenCode, which runs plugins
+    /// rather than commands, it writes a plugin file of ahp's own. Running
+    /// it twice changes nothing the second time. A malformed file is
+    /// refused with its line and column, and nothing is written.
     Install(Deferred<install::InstallArgs>),
     /// Remove what `ahp install AGENT` added: the hooks whose command starts with
     /// `CMD hook AGENT`, and the event lists that only held them. The user's own hooks
