@@ -424,23 +424,22 @@ fn plugin_install(path: &Path, before: Option<&str>, agent: Agent, base: &str) -
     let events = if before == Some(after.as_str()) {
         Vec::new()
     } else {
-        install_events(agent)
-            .iter()
-            .map(|e| (*e).to_string())
-            .collect()
+        plugin_events(agent)
     };
     Ok((after, events, Vec::new()))
 }
 
+/// The events a plugin of ahp's covers: every one ahp decides on.
+fn plugin_events(agent: Agent) -> Vec<String> {
+    install_events(agent)
+        .iter()
+        .map(|e| (*e).to_string())
+        .collect()
+}
+
 fn plugin_uninstall(text: &str, agent: Agent, base: &str) -> Removed {
     match plugin_command(text) {
-        Some(c) if is_ours(&c, agent, base) => (
-            None,
-            install_events(agent)
-                .iter()
-                .map(|e| (*e).to_string())
-                .collect(),
-        ),
+        Some(c) if is_ours(&c, agent, base) => (None, plugin_events(agent)),
         _ => (Some(text.to_string()), Vec::new()),
     }
 }

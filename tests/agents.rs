@@ -114,13 +114,6 @@ fn rewritten(input: &Value) -> Value {
 /// Qwen Code: Claude Code's answers; a rewrite it cannot take is refused
 /// with the change to make.
 fn qwen_tool(intensity: &str, input: &Value) -> Want {
-    let hso = |fields: Value| {
-        let mut m = json!({"hookEventName": "PreToolUse"});
-        m.as_object_mut()
-            .unwrap()
-            .extend(fields.as_object().unwrap().clone());
-        Want::Json(json!({ "hookSpecificOutput": m }))
-    };
     match intensity {
         "block" => hso(json!({"permissionDecision": "deny", "permissionDecisionReason": BLOCK})),
         "control" => hso(json!({"permissionDecision": "deny",
@@ -140,14 +133,16 @@ fn rewrite_required(input: &Value) -> String {
 /// A control at a stop changes nothing an agent can take: it is told.
 const TOLD: &str = "ahp would change the input: [gate] control message";
 
+/// A Claude-shaped PreToolUse answer: `fields` inside `hookSpecificOutput`.
+fn hso(fields: Value) -> Want {
+    let mut m = json!({"hookEventName": "PreToolUse"});
+    m.as_object_mut()
+        .unwrap()
+        .extend(fields.as_object().unwrap().clone());
+    Want::Json(json!({ "hookSpecificOutput": m }))
+}
+
 fn claude_tool(intensity: &str, input: &Value) -> Want {
-    let hso = |fields: Value| {
-        let mut m = json!({"hookEventName": "PreToolUse"});
-        m.as_object_mut()
-            .unwrap()
-            .extend(fields.as_object().unwrap().clone());
-        Want::Json(json!({ "hookSpecificOutput": m }))
-    };
     match intensity {
         "block" => hso(json!({"permissionDecision": "deny", "permissionDecisionReason": BLOCK})),
         "control" => hso(
@@ -164,19 +159,7 @@ fn claude_tool(intensity: &str, input: &Value) -> Want {
 /// PreToolUse context never reaches the model).
 fn droid_tool(intensity: &str, input: &Value) -> Want {
     match intensity {
-        "prompt" => Want::Json(json!({"hookSpecificOutput": {"hookEventName": "PreToolUse",
-            "permissionDecision": "deny", "permissionDecisionReason": PROMPT}})),
-        _ => claude_tool(intensity, input),
-    }
-}
-
-/// OpenCode's plugin: Claude Code's answers; it cannot ask, so a prompt
-/// is context for the model (added to the tool's result by the plugin).
-fn opencode_tool(intensity: &str, input: &Value) -> Want {
-    match intensity {
-        "prompt" => Want::Json(
-            json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": PROMPT}}),
-        ),
+        "prompt" => hso(json!({"permissionDecision": "deny", "permissionDecisionReason": PROMPT})),
         _ => claude_tool(intensity, input),
     }
 }
@@ -207,12 +190,11 @@ fn claude_stop(intensity: &str, _: &Value) -> Want {
     }
 }
 
+/// Codex, and OpenCode's plugin, cannot ask: the prompt becomes context
+/// (OpenCode's plugin adds it to the tool's result).
 fn codex_tool(intensity: &str, input: &Value) -> Want {
     match intensity {
-        // Codex has no "ask" (it would run the tool): the prompt becomes context.
-        "prompt" => Want::Json(
-            json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": PROMPT}}),
-        ),
+        "prompt" => hso(json!({ "additionalContext": PROMPT })),
         i => claude_tool(i, input),
     }
 }
@@ -287,13 +269,6 @@ fn cursor_stop(intensity: &str, _: &Value) -> Want {
 }
 
 fn kimi_tool(intensity: &str, input: &Value) -> Want {
-    let hso = |fields: Value| {
-        let mut m = json!({"hookEventName": "PreToolUse"});
-        m.as_object_mut()
-            .unwrap()
-            .extend(fields.as_object().unwrap().clone());
-        Want::Json(json!({ "hookSpecificOutput": m }))
-    };
     match intensity {
         "block" => hso(json!({"permissionDecision": "deny", "permissionDecisionReason": BLOCK})),
         // Kimi's docs list no rewrite field: deny, and say what to run instead.
@@ -368,7 +343,7 @@ const CASES: &[Case] = &[
         event: None,
         fixture: "opencode/PreToolUse.json",
         ahp_event: "pre-tool-use",
-        want: opencode_tool,
+        want: codex_tool,
     },
     Case {
         agent: "opencode",

@@ -44,18 +44,7 @@ pub(super) fn render(
     d: &Decision,
     system_message: Option<&str>,
 ) -> Reply {
-    let text = |c: Option<&str>| {
-        let t: Vec<&str> = [system_message, c].into_iter().flatten().collect();
-        if t.is_empty() {
-            Reply::silent()
-        } else {
-            Reply {
-                exit: 0,
-                stdout: Some(t.join("\n\n")),
-                stderr: None,
-            }
-        }
-    };
+    let text = |c: Option<&str>| Reply::text(&[system_message, c]);
     let deny = |reason: &str| {
         Reply::json(json!({
             "hookSpecificOutput": {
@@ -70,9 +59,9 @@ pub(super) fn render(
         Decision::Deny { reason } => Reply::exit2(reason),
         // Kimi takes no rewritten input: `caps` never produces this, and a
         // stray one is refused rather than let run unmodified.
-        Decision::Rewrite { input, reason, .. } if event == Event::PreToolUse => deny(&format!(
-            "rewrite required: {reason}\nRetry with this input: {input}"
-        )),
+        Decision::Rewrite { input, reason, .. } if event == Event::PreToolUse => {
+            deny(&super::rewrite_required(reason, input))
+        }
         // Kimi cannot ask: `caps` never produces this, but a stray one is
         // shown, not lost.
         Decision::Ask { reason, .. } | Decision::Rewrite { reason, .. } => text(Some(reason)),

@@ -495,9 +495,7 @@ impl Decision {
                         // deny`: the prompt refuses, rewrite or not; a
                         // rewrite must not turn it into a pass.
                         Some(p) if prompt == PromptFallback::Deny => Decision::Deny {
-                            reason: format!(
-                                "{p}\n\nrewrite required: {reason}\nRetry with this input: {input}"
-                            ),
+                            reason: format!("{p}\n\n{}", rewrite_required(&reason, &input)),
                         },
                         p => Decision::Rewrite {
                             input,
@@ -508,9 +506,7 @@ impl Decision {
                     // A tool input the agent cannot take rewritten: the
                     // policy's fallback decides.
                     Some(input) if rewrite == RewriteFallback::Deny => Decision::Deny {
-                        reason: format!(
-                            "rewrite required: {reason}\nRetry with this input: {input}"
-                        ),
+                        reason: rewrite_required(&reason, &input),
                     },
                     _ => {
                         let told = Some(format!("ahp would change the input: {reason}"));
@@ -586,6 +582,12 @@ fn texts(v: &Verdict, intensity: Intensity) -> Option<String> {
     (!parts.is_empty()).then(|| cut(&parts.join("\n\n")))
 }
 
+/// The refusal of a rewrite the agent cannot take: the change to make, so
+/// the agent retries with it.
+fn rewrite_required(reason: &str, input: &Value) -> String {
+    format!("rewrite required: {reason}\nRetry with this input: {input}")
+}
+
 fn join_opt(a: Option<String>, b: Option<String>) -> Option<String> {
     match (a, b) {
         (Some(a), Some(b)) if !a.is_empty() => Some(cut(&format!("{a}\n\n{b}"))),
@@ -619,6 +621,20 @@ impl Reply {
     /// Exit 0, nothing said.
     pub fn silent() -> Reply {
         Reply::default()
+    }
+
+    /// Exit 0 with the texts given, one paragraph each, as plain stdout
+    /// (agents that read no JSON answer); silent when there are none.
+    fn text(texts: &[Option<&str>]) -> Reply {
+        let t: Vec<&str> = texts.iter().flatten().copied().collect();
+        if t.is_empty() {
+            return Reply::silent();
+        }
+        Reply {
+            exit: 0,
+            stdout: Some(t.join("\n\n")),
+            stderr: None,
+        }
     }
 
     /// Exit 0 with `value` on stdout.

@@ -7,8 +7,8 @@
 //! so there is no ask, no rewritten input and no context for the model.
 
 use super::{AdapterError, Agent, Decision, Inbound, Reply, base_context, keep_extra, str_field};
-use ahp_engine::{Event, ToolCall, Turn};
-use serde_json::{Map, Value, json};
+use ahp_engine::{Event, Turn};
+use serde_json::{Map, Value};
 
 /// Cascade's hook events (its hooks docs). `None`: known, answered with
 /// nothing.
@@ -107,9 +107,8 @@ pub(super) fn parse(
         _ => None,
     };
     if let Some((raw, input, response)) = tool {
-        let mut call: ToolCall = super::tool_call(agent, &raw, input, None, response);
-        call.use_id = str_field(a, obj, &["execution_id"])?;
-        ctx.tool = Some(call);
+        let use_id = str_field(a, obj, &["execution_id"])?;
+        ctx.tool = Some(super::tool_call(agent, &raw, input, use_id, response));
     }
     match native.as_str() {
         "pre_user_prompt" => {
@@ -148,27 +147,14 @@ pub(super) fn parse(
 /// Cascade's answer: exit 2 with the reason on stderr blocks; anything
 /// else for the user goes to stdout (shown with `show_output`).
 pub(super) fn render(d: &Decision, system_message: Option<&str>) -> Reply {
-    let user = |c: Option<&str>| {
-        let t: Vec<&str> = [system_message, c].into_iter().flatten().collect();
-        if t.is_empty() {
-            Reply::silent()
-        } else {
-            Reply {
-                exit: 0,
-                stdout: Some(t.join("\n\n")),
-                stderr: None,
-            }
-        }
-    };
     match d {
         Decision::Deny { reason } => Reply::exit2(reason),
         // Cascade takes no rewritten input and cannot ask: `caps` never
         // produces these, and a stray one is refused rather than run.
-        Decision::Rewrite { input, reason, .. } => Reply::exit2(&format!(
-            "rewrite required: {reason}\nRetry with this input: {}",
-            json!(input)
-        )),
+        Decision::Rewrite { input, reason, .. } => {
+            Reply::exit2(&super::rewrite_required(reason, input))
+        }
         Decision::Ask { reason, .. } => Reply::exit2(reason),
-        Decision::Allow { context } => user(context.as_deref()),
+        Decision::Allow { context } => Reply::text(&[system_message, context.as_deref()]),
     }
 }

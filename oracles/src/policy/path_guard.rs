@@ -303,16 +303,7 @@ impl PathGuard {
                 _ => None,
             };
             if let Some(access) = access {
-                let full = match &ctx.work_dir {
-                    Some(dir) if !path.starts_with('/') && !path.starts_with('~') => {
-                        format!("{dir}/{path}")
-                    }
-                    // The agent's working directory seen through /proc.
-                    Some(dir) if path.starts_with("/proc/self/cwd/") => {
-                        format!("{dir}/{}", &path["/proc/self/cwd/".len()..])
-                    }
-                    _ => path.clone(),
-                };
+                let full = in_work_dir(path, ctx.work_dir.as_deref());
                 let norm = normalize_path(&full, home.as_deref());
                 push(norm.clone(), access, raw, false, &mut out);
                 if access == Access::Write {
@@ -327,19 +318,18 @@ impl PathGuard {
                 let Some(text) = tool.input.get(key).and_then(serde_json::Value::as_str) else {
                     continue;
                 };
+                let ops = super::change_logger::patch_operations(text);
+                if ops.is_empty() {
+                    continue;
+                }
                 let added: Vec<&str> = text
                     .lines()
                     .filter(|l| !l.starts_with("+++"))
                     .filter_map(|l| l.strip_prefix('+'))
                     .collect();
                 let content = serde_json::json!({ "content": added.join("\n") });
-                for op in super::change_logger::patch_operations(text) {
-                    let full = match &ctx.work_dir {
-                        Some(dir) if !op.path.starts_with('/') && !op.path.starts_with('~') => {
-                            format!("{dir}/{}", op.path)
-                        }
-                        _ => op.path.clone(),
-                    };
+                for op in ops {
+                    let full = in_work_dir(&op.path, ctx.work_dir.as_deref());
                     let norm = normalize_path(&full, home.as_deref());
                     push(norm.clone(), Access::Write, raw, false, &mut out);
                     out.extend(written_content(&content, &norm, raw));
@@ -588,6 +578,18 @@ fn shell_written_text(model: &Shell, cmd: &SimpleCommand) -> Vec<(String, String
 /// How many paths of one tool call are looked up on disk for symbolic
 /// links.
 const MAX_LINKS_FOLLOWED: usize = 64;
+
+/// A tool's `path` as seen from the agent's working directory.
+fn in_work_dir(path: &str, work_dir: Option<&str>) -> String {
+    match work_dir {
+        Some(dir) if !path.starts_with('/') && !path.starts_with('~') => format!("{dir}/{path}"),
+        // The agent's working directory seen through /proc.
+        Some(dir) if path.starts_with("/proc/self/cwd/") => {
+            format!("{dir}/{}", &path["/proc/self/cwd/".len()..])
+        }
+        _ => path.to_string(),
+    }
+}
 
 /// Where `path` (normalised; relative to `work_dir`) really is, spelled
 /// like a normalised path, when that differs: it exists and a symbolic
