@@ -212,6 +212,7 @@ fn dismissal_log(path: &Path) {
         s.context.hook = Some(Event::PreToolUse);
         log.append(&Record::from(s.clone())).unwrap();
         log.append(&Record::Run(RunRecord {
+            id: ahp_engine::Uuid::new_v4(),
             timestamp: at,
             event: Event::PreToolUse,
             correlation_id: corr,

@@ -44,6 +44,7 @@ impl Script {
         }
         let outcome = Outcome::from_strongest(out.iter().map(Signal::intensity).max());
         let run = RunRecord {
+            id: ahp_engine::Uuid::new_v4(),
             timestamp: t(min),
             event,
             correlation_id: corr,

@@ -46,6 +46,12 @@ impl Level {
 /// modification could not be applied, the log could not be written, …).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Diagnostic {
+    /// This record's own id, unique and stable: a sink deduplicates by it.
+    /// Written by every ahp since records had ids; a line from an older log
+    /// has none, and the reader derives one from the line's bytes (so it is
+    /// the same at every read).
+    #[serde(default, skip_serializing_if = "uuid::Uuid::is_nil")]
+    pub id: uuid::Uuid,
     /// warning or error.
     pub level: Level,
     /// When.
@@ -158,6 +164,12 @@ impl Verdict {
 /// replay it against another policy.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunRecord {
+    /// This record's own id, unique and stable: a sink deduplicates by it.
+    /// Written by every ahp since records had ids; a line from an older log
+    /// has none, and the reader derives one from the line's bytes (so it is
+    /// the same at every read).
+    #[serde(default, skip_serializing_if = "uuid::Uuid::is_nil")]
+    pub id: uuid::Uuid,
     /// When the dispatch finished.
     pub timestamp: DateTime<Utc>,
     /// The event.
@@ -195,6 +207,7 @@ fn entry_note(
     message: String,
 ) -> Diagnostic {
     Diagnostic {
+        id: uuid::Uuid::new_v4(),
         level,
         timestamp: Utc::now(),
         source: source.to_string(),
@@ -531,6 +544,7 @@ impl Engine {
             && let Err(e) = sink.record_signal(s)
         {
             diags.push(Diagnostic {
+                id: uuid::Uuid::new_v4(),
                 level: Level::Error,
                 timestamp: Utc::now(),
                 source: "ahp".into(),
@@ -830,6 +844,7 @@ impl Engine {
     ) {
         let Some(sink) = &self.sink else { return };
         let run = RunRecord {
+            id: uuid::Uuid::new_v4(),
             timestamp: Utc::now(),
             event: verdict.event,
             correlation_id: verdict.correlation_id.clone(),

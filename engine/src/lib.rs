@@ -54,6 +54,8 @@ pub mod signal;
 pub mod suggest;
 
 pub use async_trait::async_trait;
+/// The id type of every record (signals, responses, runs, diagnostics).
+pub use uuid::Uuid;
 
 /// The options every `git` that ahp runs in a project gets before its
 /// subcommand. A cloned repository can commit a directory that is a bare

@@ -645,6 +645,12 @@ pub struct ActionMismatch {
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SignalResponse {
+    /// This record's own id, unique and stable: a sink deduplicates by it.
+    /// Written by every ahp since records had ids; a line from an older log
+    /// has none, and the reader derives one from the line's bytes (so it is
+    /// the same at every read).
+    #[serde(default, skip_serializing_if = "Uuid::is_nil")]
+    pub id: Uuid,
     /// The signal answered.
     pub signal_id: Uuid,
     /// When it was answered (RFC 3339).
@@ -683,6 +689,7 @@ impl SignalResponse {
             });
         }
         Ok(SignalResponse {
+            id: uuid::Uuid::new_v4(),
             signal_id,
             consumed_at: Utc::now(),
             action,

@@ -129,6 +129,7 @@ fn main() -> ExitCode {
             };
             r.consumed_at = at + Duration::seconds(3);
             let run = RunRecord {
+                id: ahp_engine::Uuid::new_v4(),
                 timestamp: at,
                 event,
                 correlation_id: corr.clone(),
@@ -155,6 +156,7 @@ fn main() -> ExitCode {
         }
         if signals.is_empty() {
             let run = RunRecord {
+                id: ahp_engine::Uuid::new_v4(),
                 timestamp: at,
                 event,
                 correlation_id: corr,

@@ -1,10 +1,10 @@
 //! Reading a log with its rotated files, filtered, in constant memory.
 
-use crate::lock::{self, rotated};
+use crate::lock;
+use crate::segments::{self, Segment, SegmentKind};
 use crate::{Filter, LogError, Reader, Record};
 use std::collections::VecDeque;
-use std::fs::File;
-use std::io::BufReader;
+use std::io::BufRead;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -13,18 +13,22 @@ use std::time::{Duration, Instant};
 const KEEP_SKIPPED: usize = 1024;
 
 /// How long [`read_all`] waits for the log to reappear when it finds it in
-/// the middle of a rotation (renamed to `.1`, the new file not yet created).
+/// the middle of a rotation (compressed and removed, the new file not yet
+/// created).
 const ROTATION_WAIT: Duration = Duration::from_millis(500);
 
 /// Opens the log at `path` and its rotated files for reading, oldest first:
-/// `signals.jsonl.N` … `signals.jsonl.1`, then `signals.jsonl`.
+/// the compressed segments `signals.jsonl.1.gz`, `.2.gz`, … (and before
+/// them the uncompressed `signals.jsonl.k` an older ahp left, the highest
+/// `k` first), then `signals.jsonl`.
 ///
 /// The set of files is fixed when this is called: it takes a shared lock
 /// on the log while opening them, so a rotation by a writer cannot make it
 /// read a record twice or miss a file; records appended afterwards to the
 /// open current file are read too. A missing log is an error
-/// ([`LogError::Open`]); a log caught in the middle of a rotation (renamed
-/// to `.1`, the new file not created yet) is waited for, up to 0.5 s.
+/// ([`LogError::Open`]); a log caught in the middle of a rotation
+/// (compressed and removed, the new file not created yet) is waited for,
+/// up to 0.5 s.
 ///
 /// ```
 /// use ahp_engine::Signal;
@@ -36,7 +40,7 @@ const ROTATION_WAIT: Duration = Duration::from_millis(500);
 /// for i in 0..3 {
 ///     log.append(&Record::from(Signal::aid(format!("note {i}")))).unwrap();
 /// }
-/// assert!(dir.path().join("signals.jsonl.2").is_file());
+/// assert!(dir.path().join("signals.jsonl.2.gz").is_file());
 /// let records: Vec<_> = read_all(&path).unwrap().map(Result::unwrap).collect();
 /// assert_eq!(records.len(), 3);
 /// ```
@@ -48,7 +52,7 @@ pub fn read_all(path: impl AsRef<Path>) -> Result<LogReader, LogError> {
     };
     // Lock the current file, and make sure it still is the current one.
     let started = Instant::now();
-    let current = loop {
+    let current_file = loop {
         let file = match lock::open_read(path) {
             Ok(f) => f,
             // A writer is rotating: it renamed the full log to `.1` and is
@@ -57,7 +61,7 @@ pub fn read_all(path: impl AsRef<Path>) -> Result<LogReader, LogError> {
             Err(e)
                 if e.kind() == std::io::ErrorKind::NotFound
                     && started.elapsed() < ROTATION_WAIT
-                    && rotated(path, 1).exists() =>
+                    && segments::rotated(path).is_ok_and(|s| !s.is_empty()) =>
             {
                 std::thread::sleep(Duration::from_millis(1));
                 continue;
@@ -70,25 +74,31 @@ pub fn read_all(path: impl AsRef<Path>) -> Result<LogReader, LogError> {
             break file;
         }
     };
-    let mut files = VecDeque::new();
-    let mut n = 1;
-    loop {
-        let p = rotated(path, n);
-        match lock::open_read(&p) {
-            Ok(f) => files.push_front((p, f)),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => break,
-            Err(error) => return Err(LogError::Open { path: p, error }),
+    let current = current_file.try_clone().map_err(open_fail)?;
+    let mut files: VecDeque<(PathBuf, Box<dyn BufRead + Send>)> = VecDeque::new();
+    let mut total_bytes = 0;
+    let listed = segments::rotated(path).map_err(open_fail);
+    let opened = listed.and_then(|list| {
+        for segment in list {
+            let (reader, size) = segments::open(&segment).map_err(|error| LogError::Open {
+                path: segment.path.clone(),
+                error,
+            })?;
+            total_bytes += size;
+            files.push_back((segment.path, reader));
         }
-        n += 1;
-    }
+        Ok(())
+    });
     let _ = lock::unlock(&current);
-    files.push_back((path.to_path_buf(), current));
-    // The sizes now: one fstat per file, once (the current file may grow
-    // while it is read).
-    let total_bytes = files
-        .iter()
-        .map(|(_, f)| f.metadata().map_or(0, |m| m.len()))
-        .sum();
+    opened?;
+    // The sizes now, once (the current file may grow while it is read).
+    let current = Segment {
+        path: path.to_path_buf(),
+        kind: SegmentKind::Current,
+    };
+    let (reader, size) = segments::open_file(&current, current_file).map_err(open_fail)?;
+    total_bytes += size;
+    files.push_back((current.path, reader));
     Ok(LogReader {
         files,
         current: None,
@@ -107,16 +117,29 @@ pub fn read_all(path: impl AsRef<Path>) -> Result<LogReader, LogError> {
 /// Unparseable lines (a torn final line left by a crash, garbage) are
 /// skipped and reported: [`LogReader::skipped`] counts them,
 /// [`LogReader::skipped_at`] says where.
-#[derive(Debug)]
 pub struct LogReader {
-    files: VecDeque<(PathBuf, File)>,
-    current: Option<Reader>,
+    files: VecDeque<(PathBuf, Box<dyn BufRead + Send>)>,
+    current: Option<Reader<Box<dyn BufRead + Send>>>,
     /// Bytes of the files already read to the end.
     done_bytes: u64,
     total_bytes: u64,
     filter: Filter,
     skipped: usize,
     skipped_at: Vec<(PathBuf, usize)>,
+}
+
+impl std::fmt::Debug for LogReader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LogReader")
+            .field(
+                "files",
+                &self.files.iter().map(|(p, _)| p).collect::<Vec<_>>(),
+            )
+            .field("done_bytes", &self.done_bytes)
+            .field("total_bytes", &self.total_bytes)
+            .field("skipped", &self.skipped)
+            .finish_non_exhaustive()
+    }
 }
 
 impl LogReader {
@@ -187,7 +210,7 @@ impl Iterator for LogReader {
         loop {
             if self.current.is_none() {
                 let (path, file) = self.files.pop_front()?;
-                self.current = Some(Reader::new(BufReader::new(file), path));
+                self.current = Some(Reader::new(file, path));
             }
             let reader = self.current.as_mut()?;
             match reader.next() {

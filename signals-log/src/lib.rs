@@ -64,6 +64,8 @@ mod reader;
 mod recent;
 mod record;
 mod release;
+pub mod segments;
+pub mod ship;
 mod writer;
 
 pub use error::LogError;

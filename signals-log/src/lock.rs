@@ -161,10 +161,3 @@ fn non_regular_kind(kind: &std::fs::FileType) -> &'static str {
 fn non_regular_kind(_: &std::fs::FileType) -> &'static str {
     "a special file"
 }
-
-/// The name of the `n`th rotated file: `signals.jsonl.3`.
-pub(crate) fn rotated(path: &Path, n: usize) -> std::path::PathBuf {
-    let mut name = path.as_os_str().to_owned();
-    name.push(format!(".{n}"));
-    name.into()
-}

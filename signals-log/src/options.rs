@@ -54,9 +54,13 @@ pub struct LogOptions {
     /// bytes (default 64 MiB); `None` never rotates. A single record larger
     /// than the threshold is still written, to a fresh file.
     pub max_bytes: Option<u64>,
-    /// How many rotated files (`signals.jsonl.1` … `.keep`) are kept
-    /// (default 5); older ones are deleted. `0` keeps none: rotation then
-    /// just truncates the history.
+    /// The history budget: how many rotated, compressed segments
+    /// (`signals.jsonl.<N>.gz`) are kept (default 64: with the default
+    /// `max_bytes`, 4 GiB of records, a few hundred MiB on disk). Past it
+    /// the oldest is dropped, and a record in the log says so — unless a
+    /// shipper has not delivered it yet ([`ship`](crate::ship)): then it is
+    /// kept, and a warning record says that instead. `0` keeps none when
+    /// nothing ships the log.
     pub keep: usize,
     /// For [`FsyncPolicy::Batch`]: the longest time between two syncs while
     /// records are being appended (default 200 ms).
@@ -74,8 +78,8 @@ pub struct LogOptions {
 impl LogOptions {
     /// The default rotation threshold: 64 MiB.
     pub const DEFAULT_MAX_BYTES: u64 = 64 * 1024 * 1024;
-    /// The default number of rotated files kept: 5.
-    pub const DEFAULT_KEEP: usize = 5;
+    /// The default number of rotated segments kept: 64.
+    pub const DEFAULT_KEEP: usize = 64;
 }
 
 impl Default for LogOptions {

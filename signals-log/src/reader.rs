@@ -123,7 +123,10 @@ impl<R: BufRead> Iterator for Reader<R> {
                         continue;
                     }
                     match serde_json::from_slice::<Record>(line) {
-                        Ok(record) => return Some(Ok(record)),
+                        Ok(mut record) => {
+                            record.derive_id(line);
+                            return Some(Ok(record));
+                        }
                         Err(_) => {
                             self.skipped += 1;
                             if self.skipped_lines.len() < KEEP_SKIPPED_LINES {

@@ -1,7 +1,7 @@
 //! One line of the log.
 
 use crate::Release;
-use ahp_engine::{Diagnostic, Level, RunRecord, Signal, SignalResponse};
+use ahp_engine::{Diagnostic, Level, RunRecord, Signal, SignalResponse, Uuid};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
@@ -119,6 +119,7 @@ impl Record {
     /// use ahp_engine::{Diagnostic, Event, Level};
     /// use ahp_signals_log::Record;
     /// let d = Diagnostic {
+    ///     id: ahp_engine::Uuid::new_v4(),
     ///     level: Level::Error,
     ///     timestamp: chrono::Utc::now(),
     ///     source: "ahp".into(),
@@ -159,6 +160,60 @@ impl Record {
             Record::Info(d) | Record::Warning(d) | Record::Error(d) => d.timestamp,
             Record::Run(r) => r.timestamp,
             Record::Release(r) => r.timestamp,
+        }
+    }
+
+    /// The record's stable id: a signal's `header.id`, the `id` of any
+    /// other record.
+    ///
+    /// Every record ahp writes carries one; a record read from a log
+    /// written before records had ids gets one derived from its line (see
+    /// [`Record::derive_id`]), so the same line has the same id at every
+    /// read, on every machine.
+    ///
+    /// ```
+    /// use ahp_engine::Signal;
+    /// use ahp_signals_log::Record;
+    /// let s = Signal::aid("see CONTRIBUTING.md");
+    /// let id = s.header.id;
+    /// assert_eq!(Record::from(s).id(), id);
+    /// ```
+    pub fn id(&self) -> Uuid {
+        match self {
+            Record::Signal(s) => s.header.id,
+            Record::Response(r) => r.id,
+            Record::Info(d) | Record::Warning(d) | Record::Error(d) => d.id,
+            Record::Run(r) => r.id,
+            Record::Release(r) => r.id,
+        }
+    }
+
+    /// Gives a record that has no id (nil: read from an older log) the id
+    /// derived from its `line`: a 128-bit FNV-1a hash of the bytes, as a
+    /// version-8 (custom) UUID. Records that have an id keep it.
+    ///
+    /// ```
+    /// use ahp_signals_log::Record;
+    /// let line = br#"{"kind":"info","level":"info","timestamp":"2026-01-01T00:00:00Z","source":"ahp","message":"m"}"#;
+    /// let mut a: Record = serde_json::from_slice(line).unwrap();
+    /// assert!(a.id().is_nil());
+    /// a.derive_id(line);
+    /// let mut b: Record = serde_json::from_slice(line).unwrap();
+    /// b.derive_id(line);
+    /// assert!(!a.id().is_nil());
+    /// assert_eq!(a.id(), b.id());
+    /// assert_eq!(a.id().get_version_num(), 8);
+    /// ```
+    pub fn derive_id(&mut self, line: &[u8]) {
+        let slot = match self {
+            Record::Signal(s) => &mut s.header.id,
+            Record::Response(r) => &mut r.id,
+            Record::Info(d) | Record::Warning(d) | Record::Error(d) => &mut d.id,
+            Record::Run(r) => &mut r.id,
+            Record::Release(r) => &mut r.id,
+        };
+        if slot.is_nil() {
+            *slot = line_id(line);
         }
     }
 
@@ -227,6 +282,23 @@ impl<'de> Deserialize<'de> for Record {
             Wire::Release(r) => Record::Release(r),
         })
     }
+}
+
+/// The id of a line that has none: FNV-1a (128-bit) over its bytes, with
+/// the UUID version (8, custom) and variant bits set. Stable by
+/// construction: no seed, no platform dependence.
+pub(crate) fn line_id(line: &[u8]) -> Uuid {
+    const OFFSET: u128 = 0x6c62272e07bb014262b821756295c58d;
+    const PRIME: u128 = 0x0000000001000000000000000000013B;
+    let mut hash = OFFSET;
+    for &b in line {
+        hash ^= u128::from(b);
+        hash = hash.wrapping_mul(PRIME);
+    }
+    let mut bytes = hash.to_be_bytes();
+    bytes[6] = (bytes[6] & 0x0f) | 0x80;
+    bytes[8] = (bytes[8] & 0x3f) | 0x80;
+    Uuid::from_bytes(bytes)
 }
 
 fn level_name(level: Level) -> &'static str {

@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 /// use ahp_engine::Event;
 /// use ahp_signals_log::{Record, Release};
 /// let release = Release {
+///     id: ahp_engine::Uuid::new_v4(),
 ///     timestamp: chrono::Utc::now(),
 ///     session_id: "s-1".into(),
 ///     event: Event::PreAgentTurnStop,
@@ -26,6 +27,12 @@ use serde::{Deserialize, Serialize};
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Release {
+    /// This record's own id, unique and stable: a sink deduplicates by it.
+    /// Written by every ahp since records had ids; a line from an older log
+    /// has none, and the reader derives one from the line's bytes (so it is
+    /// the same at every read).
+    #[serde(default, skip_serializing_if = "ahp_engine::Uuid::is_nil")]
+    pub id: ahp_engine::Uuid,
     /// When the loop was released.
     pub timestamp: DateTime<Utc>,
     /// The agent session whose stop was released.

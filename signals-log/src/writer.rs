@@ -1,10 +1,11 @@
 //! The writer: one record, one line, one write, under an advisory lock.
 
-use crate::lock::{self, rotated};
+use crate::lock;
 use crate::record::WireRef;
+use crate::segments;
 use crate::{FsyncPolicy, LogError, LogOptions, Record};
 use ahp_engine::RunRecord;
-use ahp_engine::{Diagnostic, Signal, SignalSink, SinkError};
+use ahp_engine::{Diagnostic, Level, Signal, SignalSink, SinkError};
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -64,12 +65,14 @@ struct State {
     file: File,
     /// Written since the last fsync.
     dirty: bool,
+    /// Lines the last rotation left to write before the next record.
+    pending: Vec<u8>,
     last_sync: Instant,
 }
 
 impl SignalLog {
     /// Opens the log at `path` with the default [`LogOptions`] (batched
-    /// fsync, rotation at 64 MiB keeping 5 files, default masking).
+    /// fsync, rotation at 64 MiB into compressed segments keeping 64, default masking).
     ///
     /// ```
     /// # let dir = tempfile::tempdir().unwrap();
@@ -100,6 +103,7 @@ impl SignalLog {
             state: Mutex::new(State {
                 file,
                 dirty: false,
+                pending: Vec::new(),
                 last_sync: Instant::now(),
             }),
         })
@@ -187,7 +191,17 @@ impl SignalLog {
             |state, facts| {
                 let torn = facts.len > 0 && ends_torn(&state.file, facts.len)?;
                 let start = usize::from(!torn);
-                state.file.write_all(&buf[start..])?;
+                if state.pending.is_empty() {
+                    state.file.write_all(&buf[start..])?;
+                } else {
+                    // What the last rotation has to say, then the record.
+                    let mut all = std::mem::take(&mut state.pending);
+                    if torn {
+                        all.insert(0, b'\n');
+                    }
+                    all.extend_from_slice(&buf[1..]);
+                    state.file.write_all(&all)?;
+                }
                 state.dirty = true;
                 let sync = match self.options.fsync {
                     FsyncPolicy::Always => true,
@@ -251,31 +265,86 @@ impl SignalLog {
         if state.dirty && self.options.fsync != FsyncPolicy::Never {
             state.file.sync_data()?;
         }
-        self.rotate()?;
+        let notes = match self.rotate() {
+            Ok(notes) => notes,
+            Err(e) => {
+                let _ = lock::unlock(&state.file);
+                return Err(e);
+            }
+        };
         // The new log is created at once, still under the old file's lock
-        // and before any flush: between the rename and this open the log
+        // and before any flush: between the removal and this open the log
         // has no file, and readers (which wait for it) should not wait long.
         let fresh = open_append(&self.path);
         lock::unlock(&state.file)?;
         state.file = fresh?;
         state.dirty = false;
+        // Written with the next record, in its write: written here, they
+        // would fill the fresh file before the record that rotated it.
+        for d in &notes {
+            if let Ok(line) = self.encode(WireRef::diagnostic(d)) {
+                state.pending.extend_from_slice(&line[1..]);
+            }
+        }
         Ok(None)
     }
 
-    /// `.keep` is dropped, `.(k)` → `.(k+1)`, the log → `.1`.
-    fn rotate(&self) -> io::Result<()> {
+    /// Rotates the full log (its lock held): compresses it into the next
+    /// numbered segment (`signals.jsonl.<N>.gz`) and removes it, then drops
+    /// the oldest segments past [`LogOptions::keep`] — except those a
+    /// shipper has not delivered yet. Returns the records that say what was
+    /// dropped or kept past the budget, for the fresh file.
+    fn rotate(&self) -> io::Result<Vec<Diagnostic>> {
         let keep = self.options.keep;
-        if keep == 0 {
-            return ignore_missing(fs::remove_file(&self.path));
+        let mut notes = Vec::new();
+        let mut rotated = segments::rotated(&self.path)?;
+        let cursors = crate::ship::cursors(&self.path);
+        if keep == 0 && cursors.is_empty() && rotated.is_empty() {
+            let size = fs::metadata(&self.path).map_or(0, |m| m.len());
+            ignore_missing(fs::remove_file(&self.path))?;
+            notes.push(note(
+                Level::Info,
+                format!(
+                    "dropped {} of records from {}: log_keep is 0, so rotation keeps no history",
+                    human_bytes(size),
+                    self.path.display()
+                ),
+            ));
+            return Ok(notes);
         }
-        ignore_missing(fs::remove_file(rotated(&self.path, keep)))?;
-        for k in (1..keep).rev() {
-            ignore_missing(fs::rename(
-                rotated(&self.path, k),
-                rotated(&self.path, k + 1),
-            ))?;
+        migrate_legacy(&self.path, &mut rotated)?;
+        let n = segments::next_number(&rotated);
+        let path = segments::compress(&self.path, &self.path, n)?;
+        fs::remove_file(&self.path)?;
+        rotated.push(segments::Segment {
+            path,
+            kind: segments::SegmentKind::Rotated(n),
+        });
+        let excess = rotated.len().saturating_sub(keep);
+        for segment in rotated.iter().take(excess) {
+            let number = segment.number(n + 1);
+            let name = segment.path.display();
+            if let Some(c) = cursors.iter().find(|c| !c.delivered(number)) {
+                notes.push(note(
+                    Level::Warning,
+                    format!(
+                        "kept {name} past the history budget (log_keep = {keep}): it has not been shipped to {} yet",
+                        c.sink
+                    ),
+                ));
+                continue;
+            }
+            let size = fs::metadata(&segment.path).map_or(0, |m| m.len());
+            ignore_missing(fs::remove_file(&segment.path))?;
+            notes.push(note(
+                Level::Info,
+                format!(
+                    "dropped {name} ({} compressed) from the log's history: past the budget of log_keep = {keep} rotated files",
+                    human_bytes(size)
+                ),
+            ));
         }
-        fs::rename(&self.path, rotated(&self.path, 1))
+        Ok(notes)
     }
 
     fn reopen(&self, state: &mut State) -> io::Result<()> {
@@ -354,6 +423,94 @@ fn private(file: &File, meta: &fs::Metadata) {
     use std::os::unix::fs::PermissionsExt;
     if meta.permissions().mode() & 0o077 != 0 {
         let _ = file.set_permissions(fs::Permissions::from_mode(0o600));
+    }
+}
+
+/// Compresses the uncompressed rotated files an older ahp left
+/// (`signals.jsonl.k`, oldest first) into numbered segments before the
+/// next one, so every rotated file has a name that never changes. Runs
+/// with the log's lock held.
+fn migrate_legacy(path: &Path, rotated: &mut Vec<segments::Segment>) -> io::Result<()> {
+    if !rotated
+        .iter()
+        .any(|s| matches!(s.kind, segments::SegmentKind::Legacy(_)))
+    {
+        return Ok(());
+    }
+    let mut n = segments::next_number(rotated);
+    let mut out = Vec::with_capacity(rotated.len());
+    for segment in rotated.drain(..) {
+        match segment.kind {
+            segments::SegmentKind::Legacy(_) => {
+                let to = segments::compress(&segment.path, path, n)?;
+                fs::remove_file(&segment.path)?;
+                out.push(segments::Segment {
+                    path: to,
+                    kind: segments::SegmentKind::Rotated(n),
+                });
+                n += 1;
+            }
+            _ => out.push(segment),
+        }
+    }
+    out.sort_by_key(|s| s.number(0));
+    *rotated = out;
+    Ok(())
+}
+
+/// Gives an older ahp's rotated files (`signals.jsonl.k`) numbers, under
+/// the writers' lock on the current file (or without a lock when there is
+/// no current file: then no writer is rotating).
+pub(crate) fn migrate(path: &Path) -> io::Result<()> {
+    let mut rotated = segments::rotated(path)?;
+    if !rotated
+        .iter()
+        .any(|s| matches!(s.kind, segments::SegmentKind::Legacy(_)))
+    {
+        return Ok(());
+    }
+    let file = match lock::open_read(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            return migrate_legacy(path, &mut rotated);
+        }
+        Err(e) => return Err(e),
+    };
+    lock::lock(&file)?;
+    // Listed again under the lock: a writer may have migrated meanwhile.
+    let result = segments::rotated(path).and_then(|mut r| migrate_legacy(path, &mut r));
+    let unlocked = lock::unlock(&file);
+    result.and(unlocked)
+}
+
+/// A diagnostic the log writes about itself.
+fn note(level: Level, message: String) -> Diagnostic {
+    Diagnostic {
+        id: ahp_engine::Uuid::new_v4(),
+        level,
+        timestamp: chrono::Utc::now(),
+        source: "ahp".into(),
+        event: None,
+        correlation_id: None,
+        message,
+        file: None,
+        line: None,
+    }
+}
+
+/// Bytes as B, KiB, MiB or GiB with one decimal.
+pub(crate) fn human_bytes(b: u64) -> String {
+    const UNITS: [&str; 4] = ["B", "KiB", "MiB", "GiB"];
+    let mut v = b as f64;
+    let mut unit = 0;
+    while v >= 1024.0 && unit < UNITS.len() - 1 {
+        v /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{b} B")
+    } else {
+        format!("{v:.1} {}", UNITS[unit])
     }
 }
 

@@ -91,6 +91,7 @@ impl Gen {
             Some(Intensity::Block) => Outcome::Block,
         };
         let run = RunRecord {
+            id: ahp_engine::Uuid::new_v4(),
             timestamp: at,
             event,
             correlation_id: corr,

@@ -74,29 +74,53 @@ fn rotation_keeps_the_newest_files_and_reads_them_oldest_first() {
     for i in 0..95 {
         log.append(&note(i)).unwrap();
     }
-    let rotated = |n: usize| dir.path().join(format!("signals.jsonl.{n}"));
-    for n in 1..=3 {
-        assert!(rotated(n).is_file(), "{n}");
-    }
-    assert!(!rotated(4).exists());
-    assert_eq!(fs::metadata(&path).unwrap().len(), line_len * 5);
+    // Numbered for life, compressed; the three newest kept.
+    let rotated = ahp_signals_log::segments::rotated(&path).unwrap();
+    let names: Vec<_> = rotated
+        .iter()
+        .map(|s| s.path.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    let last: usize = names[2]["signals.jsonl.".len()..]
+        .trim_end_matches(".gz")
+        .parse()
+        .unwrap();
+    assert!(last > 3, "{names:?}");
+    assert_eq!(
+        names,
+        (last - 2..=last)
+            .map(|n| format!("signals.jsonl.{n}.gz"))
+            .collect::<Vec<_>>()
+    );
 
-    // Kept: .3 (60–69), .2 (70–79), .1 (80–89), current (90–94).
     let mut reader = read_all(&path).unwrap();
-    // The byte progress covers the rotated files too.
-    assert_eq!(reader.total_bytes(), line_len * 35);
-    assert_eq!(reader.bytes_read(), 0);
-    let first = reader.next().unwrap().unwrap();
-    assert_eq!(note_number(&first), 60);
-    assert_eq!(reader.bytes_read(), line_len);
-    let mut numbers = vec![60];
-    for r in reader.by_ref().take(14) {
-        numbers.push(note_number(&r.unwrap()));
+    let mut numbers = Vec::new();
+    let mut dropped = Vec::new();
+    for r in reader.by_ref() {
+        match r.unwrap() {
+            Record::Info(d) => dropped.push(d.message),
+            r => numbers.push(note_number(&r)),
+        }
     }
-    assert_eq!(reader.bytes_read(), line_len * 15);
-    numbers.extend(reader.by_ref().map(|r| note_number(&r.unwrap())));
-    assert_eq!(numbers, (60..95).collect::<Vec<_>>());
+    // The newest records, none missing between the oldest kept and the last.
+    let first = numbers[0];
+    assert!(first > 0);
+    assert_eq!(numbers, (first..95).collect::<Vec<_>>());
+    // Every dropped segment is said, in the log itself (those said in a
+    // dropped segment went with it).
+    assert!(!dropped.is_empty());
+    for (message, n) in dropped.iter().rev().zip((1..last - 2).rev()) {
+        assert!(
+            message.starts_with(&format!(
+                "dropped {}",
+                dir.path().join(format!("signals.jsonl.{n}.gz")).display()
+            )),
+            "{message}"
+        );
+        assert!(message.contains("log_keep = 3"), "{message}");
+    }
+    // The byte progress covers the rotated files, uncompressed.
     assert_eq!(reader.bytes_read(), reader.total_bytes());
+    assert!(reader.total_bytes() > line_len * (95 - first as u64));
     assert_eq!(reader.skipped(), 0);
 }
 
@@ -130,11 +154,14 @@ fn keep_zero_discards_the_history_on_rotation() {
         log.append(&note(i)).unwrap();
     }
     assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
-    let numbers: Vec<_> = read_all(&path)
-        .unwrap()
-        .map(|r| note_number(&r.unwrap()))
-        .collect();
-    assert_eq!(numbers, [2]);
+    let records: Vec<_> = read_all(&path).unwrap().map(Result::unwrap).collect();
+    // What went is said, with the record that took its place.
+    let [Record::Info(d), last] = &records[..] else {
+        panic!("{records:?}")
+    };
+    assert!(d.message.starts_with("dropped "), "{}", d.message);
+    assert!(d.message.contains("log_keep is 0"), "{}", d.message);
+    assert_eq!(note_number(last), 2);
 }
 
 #[test]
@@ -148,6 +175,7 @@ fn planted_secrets_never_reach_the_file() {
     let log = SignalLog::open_with(&path, options).unwrap();
     let block = Signal::block("found DB_PASSWORD=hunter2-reason in .env");
     let run = ahp_engine::RunRecord {
+        id: ahp_engine::Uuid::new_v4(),
         timestamp: chrono::Utc::now(),
         event: Event::PreToolUse,
         correlation_id: "c-1".into(),
@@ -241,6 +269,7 @@ fn every_fsync_policy_writes_every_record() {
 
 fn release() -> Release {
     Release {
+        id: ahp_engine::Uuid::new_v4(),
         timestamp: chrono::Utc::now(),
         session_id: "s-9".into(),
         event: Event::PreAgentTurnStop,

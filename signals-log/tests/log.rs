@@ -24,6 +24,7 @@ fn stamped(mut s: Signal, source: &str) -> Signal {
 
 fn diagnostic(level: Level, message: &str) -> Diagnostic {
     Diagnostic {
+        id: ahp_engine::Uuid::new_v4(),
         level,
         timestamp: chrono::Utc::now(),
         source: "ahp".into(),
@@ -84,6 +85,7 @@ fn one_of_each() -> Vec<Record> {
             "oracle `X` timed out after 100 ms",
         )),
         Record::Run(ahp_engine::RunRecord {
+            id: ahp_engine::Uuid::new_v4(),
             timestamp: chrono::Utc::now(),
             event: Event::PreToolUse,
             correlation_id: "c-1".into(),
@@ -522,10 +524,10 @@ fn new_and_rotated_logs_are_private_to_their_owner() {
     }
     let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode(&path), 0o600);
-    for k in 1..=2 {
-        let rotated = dir.path().join(format!("signals.jsonl.{k}"));
-        assert!(rotated.exists(), "{k}");
-        assert_eq!(mode(&rotated), 0o600, "{k}");
+    let rotated = ahp_signals_log::segments::rotated(&path).unwrap();
+    assert_eq!(rotated.len(), 2);
+    for segment in rotated {
+        assert_eq!(mode(&segment.path), 0o600, "{}", segment.path.display());
     }
     // An existing log that others could read is narrowed when opened.
     let old = dir.path().join("old.jsonl");

@@ -156,12 +156,15 @@ fn concurrent_writers_lose_nothing_across_rotations() {
     // ~400 bytes a record, 16 KiB a file: ~100 rotations; keep them all.
     spawn_writers(&path, 4, 1_000, "16384", 1_000);
 
-    let rotated = fs::read_dir(dir.path()).unwrap().count() - 1;
-    assert!(rotated > 50, "only {rotated} rotated files");
-    for n in 1..=rotated {
-        let file = dir.path().join(format!("signals.jsonl.{n}"));
-        let len = fs::metadata(&file).unwrap().len();
-        assert!(len <= 16_384, "{} has {len} bytes", file.display());
+    let rotated = ahp_signals_log::segments::rotated(&path).unwrap();
+    assert!(rotated.len() > 50, "only {} rotated files", rotated.len());
+    for (n, segment) in (1..).zip(&rotated) {
+        assert_eq!(
+            segment.path,
+            dir.path().join(format!("signals.jsonl.{n}.gz"))
+        );
+        let (_, len) = segment.open().unwrap();
+        assert!(len <= 16_384, "{} has {len} bytes", segment.path.display());
     }
     let mut reader = read_all(&path).unwrap();
     let records: Vec<Record> = reader.by_ref().map(Result::unwrap).collect();
@@ -285,15 +288,21 @@ fn sixteen_writers_rotation_and_a_streaming_reader_lose_and_duplicate_nothing() 
     assert!(most_files > 2, "the reader never saw rotated files");
 
     // Nothing deleted, and every file within the size limit.
-    let rotated = rotated_files(dir.path());
+    let rotated = ahp_signals_log::segments::rotated(&path).unwrap();
+    assert_eq!(rotated.len(), rotated_files(dir.path()).len());
     assert!(rotated.len() > 50, "only {} rotations", rotated.len());
     assert!(rotated.len() < KEEP, "rotated files may have been deleted");
-    for (n, file) in (1..=rotated.len()).map(|n| (n, dir.path().join(format!("signals.jsonl.{n}"))))
-    {
-        let len = fs::metadata(&file)
-            .unwrap_or_else(|e| panic!("signals.jsonl.{n}: {e}"))
-            .len();
-        assert!(len <= MAX_BYTES, "{} has {len} bytes", file.display());
+    for (n, segment) in (1..).zip(&rotated) {
+        assert_eq!(
+            segment.path,
+            dir.path().join(format!("signals.jsonl.{n}.gz"))
+        );
+        let (_, len) = segment.open().unwrap();
+        assert!(
+            len <= MAX_BYTES,
+            "{} has {len} bytes",
+            segment.path.display()
+        );
     }
 
     // Every record exactly once, each writer's in order.

@@ -174,6 +174,7 @@ pub(crate) fn dispatch(req: DispatchRequest<'_>) -> Result<Option<Dispatched>> {
             Ok(log) => {
                 for message in left_out {
                     let d = Diagnostic {
+                        id: ahp_engine::Uuid::new_v4(),
                         level: Level::Warning,
                         timestamp: chrono::Utc::now(),
                         source: "ahp".into(),
@@ -239,6 +240,7 @@ pub(crate) fn dispatch(req: DispatchRequest<'_>) -> Result<Option<Dispatched>> {
         }
         for (level, message) in notes {
             let d = Diagnostic {
+                id: ahp_engine::Uuid::new_v4(),
                 level,
                 timestamp: chrono::Utc::now(),
                 source: "issue_commands".into(),

@@ -93,6 +93,7 @@ pub(crate) fn error_record(
         message.push_str(&format!(" (help: {h})"));
     }
     Diagnostic {
+        id: ahp_engine::Uuid::new_v4(),
         level: Level::Error,
         timestamp: chrono::Utc::now(),
         source: "config".into(),

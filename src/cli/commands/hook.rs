@@ -285,6 +285,7 @@ impl StopGuard<'_> {
             return Ok(StopCount::Counted);
         }
         let release = Release {
+            id: ahp_engine::Uuid::new_v4(),
             timestamp: chrono::Utc::now(),
             session_id: self.session.to_string(),
             event: Event::PreAgentTurnStop,
@@ -349,6 +350,7 @@ fn fail(args: &HookArgs, known: &Known, e: &anyhow::Error) -> Reply {
         let recorded = path.map(|p| {
             SignalLog::open(&p).and_then(|log| {
                 log.append(&Record::diagnostic(Diagnostic {
+                    id: ahp_engine::Uuid::new_v4(),
                     level: Level::Error,
                     timestamp: chrono::Utc::now(),
                     source: "ahp".into(),

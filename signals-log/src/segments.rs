@@ -1,0 +1,298 @@
+//! The files of one log: the current file and its rotated, compressed
+//! segments.
+//!
+//! A log at `signals.jsonl` rotates into `signals.jsonl.<N>.gz`, where `N`
+//! only grows (1, 2, 3, …): a segment keeps its name for life, so a
+//! shipper's cursor ("segment 7, byte 1234") stays true across later
+//! rotations. The current file is the segment after the last rotated one.
+//! Logs written by older ahp versions rotated by renaming to
+//! `signals.jsonl.1` (newest) … `.k` (oldest), uncompressed; those are still
+//! read, before every numbered segment.
+
+use crate::lock;
+use flate2::read::MultiGzDecoder;
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+
+/// One file of a log, in reading order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Segment {
+    /// Its path.
+    pub path: PathBuf,
+    /// What it is.
+    pub kind: SegmentKind,
+}
+
+/// Which of a log's files a [`Segment`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum SegmentKind {
+    /// `signals.jsonl.<k>` written by an older ahp: uncompressed, `k` = 1 is
+    /// the newest.
+    Legacy(u64),
+    /// `signals.jsonl.<N>.gz`: rotated and compressed, `N` grows.
+    Rotated(u64),
+    /// `signals.jsonl`, appended to now.
+    Current,
+}
+
+impl Segment {
+    /// Opens it for reading its lines (decompressing a rotated segment),
+    /// with the number of bytes a full read yields.
+    ///
+    /// ```
+    /// use ahp_signals_log::segments;
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// # let log = dir.path().join("signals.jsonl");
+    /// for segment in segments::rotated(&log).unwrap() {
+    ///     let (lines, size) = segment.open().unwrap();
+    /// }
+    /// ```
+    pub fn open(&self) -> io::Result<(Box<dyn BufRead + Send>, u64)> {
+        open(self)
+    }
+
+    /// The segment number a cursor names it by: `N` for a rotated segment,
+    /// the number it will get at its rotation for the current file, and 0
+    /// for a legacy file (read, never named by a cursor).
+    pub fn number(&self, next: u64) -> u64 {
+        match self.kind {
+            SegmentKind::Legacy(_) => 0,
+            SegmentKind::Rotated(n) => n,
+            SegmentKind::Current => next,
+        }
+    }
+}
+
+/// The rotated segment `n` of the log at `path`: `signals.jsonl.<n>.gz`.
+pub(crate) fn rotated_path(path: &Path, n: u64) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(format!(".{n}.gz"));
+    name.into()
+}
+
+/// The log's file name, as the prefix of its segments' names.
+fn file_name(path: &Path) -> Option<String> {
+    path.file_name()?.to_str().map(str::to_owned)
+}
+
+/// The rotated and legacy files of the log at `path`, oldest first
+/// (legacy `.k` from the highest `k`, then `.N.gz` by `N`), without the
+/// current file. Names that merely look alike (`.3.gz.tmp`, `.x.gz`) are
+/// not segments.
+pub fn rotated(path: &Path) -> io::Result<Vec<Segment>> {
+    let Some(name) = file_name(path) else {
+        return Ok(Vec::new());
+    };
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let entries = match std::fs::read_dir(&dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(e),
+    };
+    let mut out = Vec::new();
+    for entry in entries {
+        let entry = entry?;
+        let Some(file) = entry.file_name().to_str().map(str::to_owned) else {
+            continue;
+        };
+        let Some(rest) = file.strip_prefix(&name).and_then(|r| r.strip_prefix('.')) else {
+            continue;
+        };
+        let kind = match rest.strip_suffix(".gz") {
+            Some(n) => number(n).map(SegmentKind::Rotated),
+            None => number(rest).map(SegmentKind::Legacy),
+        };
+        if let Some(kind) = kind {
+            out.push(Segment {
+                path: dir.join(&file),
+                kind,
+            });
+        }
+    }
+    out.sort_by_key(|s| match s.kind {
+        // Legacy first, the highest (oldest) k first.
+        SegmentKind::Legacy(k) => (0, u64::MAX - k),
+        SegmentKind::Rotated(n) => (1, n),
+        SegmentKind::Current => (2, 0),
+    });
+    Ok(out)
+}
+
+/// A segment number: decimal digits only, no sign, no leading zero.
+fn number(s: &str) -> Option<u64> {
+    if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) || (s.len() > 1 && s.starts_with('0'))
+    {
+        return None;
+    }
+    s.parse().ok()
+}
+
+/// The number the current file gets when it rotates: one past the highest
+/// rotated segment.
+pub fn next_number(rotated: &[Segment]) -> u64 {
+    rotated
+        .iter()
+        .filter_map(|s| match s.kind {
+            SegmentKind::Rotated(n) => Some(n),
+            _ => None,
+        })
+        .max()
+        .map_or(1, |n| n.saturating_add(1))
+}
+
+/// Opens a segment for reading its lines (decompressing a rotated one),
+/// with the size a full read will have yielded: the file's size, or for a
+/// gzip file the size its trailer records (modulo 4 GiB, as gzip stores it;
+/// segments are far smaller).
+pub(crate) fn open(segment: &Segment) -> io::Result<(Box<dyn BufRead + Send>, u64)> {
+    open_file(segment, lock::open_read(&segment.path)?)
+}
+
+/// As [`open`], for a file already opened.
+pub(crate) fn open_file(
+    segment: &Segment,
+    file: File,
+) -> io::Result<(Box<dyn BufRead + Send>, u64)> {
+    match segment.kind {
+        SegmentKind::Rotated(_) => {
+            let size = gzip_size(&file)?;
+            Ok((
+                Box::new(BufReader::with_capacity(
+                    1 << 16,
+                    MultiGzDecoder::new(BufReader::with_capacity(1 << 16, file)),
+                )),
+                size,
+            ))
+        }
+        _ => {
+            let size = file.metadata()?.len();
+            Ok((Box::new(BufReader::with_capacity(1 << 16, file)), size))
+        }
+    }
+}
+
+/// The uncompressed size a gzip file's trailer records (ISIZE).
+fn gzip_size(mut file: &File) -> io::Result<u64> {
+    let len = file.metadata()?.len();
+    if len < 18 {
+        return Ok(0);
+    }
+    file.seek(SeekFrom::End(-4))?;
+    let mut isize = [0u8; 4];
+    file.read_exact(&mut isize)?;
+    file.seek(SeekFrom::Start(0))?;
+    Ok(u64::from(u32::from_le_bytes(isize)))
+}
+
+/// Compresses the file at `from` into the rotated segment `n` of `log`:
+/// written to a temporary name, synced, then renamed into place, so a
+/// segment that exists is whole.
+pub(crate) fn compress(from: &Path, log: &Path, n: u64) -> io::Result<PathBuf> {
+    use flate2::{Compression, write::GzEncoder};
+    let target = rotated_path(log, n);
+    let mut tmp = target.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = PathBuf::from(tmp);
+    let result = (|| {
+        let mut input = lock::open_read(from)?;
+        let out = create_private(&tmp)?;
+        // The fastest level: rotation runs inside one append, under the
+        // lock; JSONL still shrinks several-fold.
+        let mut encoder = GzEncoder::new(
+            io::BufWriter::with_capacity(1 << 16, out),
+            Compression::fast(),
+        );
+        io::copy(&mut input, &mut encoder)?;
+        let out = encoder
+            .finish()?
+            .into_inner()
+            .map_err(io::IntoInnerError::into_error)?;
+        out.sync_data()?;
+        std::fs::rename(&tmp, &target)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result.map(|()| target)
+}
+
+/// Creates a new file readable by its owner only, failing if it exists
+/// (a stale temporary file is replaced).
+fn create_private(path: &Path) -> io::Result<File> {
+    let _ = std::fs::remove_file(path);
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    options.open(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn segments_are_listed_oldest_first_and_lookalikes_are_not_segments() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("signals.jsonl");
+        for name in [
+            "signals.jsonl.1",
+            "signals.jsonl.3",
+            "signals.jsonl.2.gz",
+            "signals.jsonl.10.gz",
+            "signals.jsonl.9.gz",
+            "signals.jsonl.4.gz.tmp",
+            "signals.jsonl.04.gz",
+            "signals.jsonl.x.gz",
+            "signals.jsonl.-1",
+            "other.jsonl.5.gz",
+            "signals.jsonl",
+        ] {
+            std::fs::write(dir.path().join(name), "").unwrap();
+        }
+        let names: Vec<String> = rotated(&log)
+            .unwrap()
+            .iter()
+            .map(|s| s.path.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "signals.jsonl.3",
+                "signals.jsonl.1",
+                "signals.jsonl.2.gz",
+                "signals.jsonl.9.gz",
+                "signals.jsonl.10.gz"
+            ]
+        );
+        assert_eq!(next_number(&rotated(&log).unwrap()), 11);
+        assert_eq!(next_number(&[]), 1);
+    }
+
+    #[test]
+    fn a_compressed_segment_reads_back_with_its_size() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("signals.jsonl");
+        let text = "{\"a\":1}\n".repeat(1000);
+        std::fs::write(&log, &text).unwrap();
+        let path = compress(&log, &log, 4).unwrap();
+        assert_eq!(path, dir.path().join("signals.jsonl.4.gz"));
+        assert!(std::fs::metadata(&path).unwrap().len() < text.len() as u64 / 4);
+        let segment = Segment {
+            path,
+            kind: SegmentKind::Rotated(4),
+        };
+        let (mut r, size) = open(&segment).unwrap();
+        let mut back = String::new();
+        r.read_to_string(&mut back).unwrap();
+        assert_eq!(back, text);
+        assert_eq!(size, text.len() as u64);
+    }
+}
