@@ -24,6 +24,7 @@ pub mod adapters;
 mod cli;
 pub mod install;
 mod ops;
+mod ship;
 
 pub use ahp_config as config;
 pub use ahp_engine as engine;

@@ -1,0 +1,3 @@
+//! Shipping the signal log to other systems.
+
+pub(crate) mod otlp;
