@@ -519,10 +519,11 @@ impl SegmentLines {
                 continue;
             };
             let id = record.id();
-            if let Some(map) = value.as_object_mut() {
-                if !matches!(record, Record::Signal(_)) && !map.contains_key("id") {
-                    map.insert("id".into(), serde_json::Value::String(id.to_string()));
-                }
+            if let Some(map) = value.as_object_mut()
+                && !matches!(record, Record::Signal(_))
+                && !map.contains_key("id")
+            {
+                map.insert("id".into(), serde_json::Value::String(id.to_string()));
             }
             return Ok(Some(Line {
                 id,
