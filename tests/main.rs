@@ -31,6 +31,7 @@ mod security;
 mod security_corpus;
 mod seed_config;
 mod shadow_mode;
+mod ship;
 mod starter_policy;
 mod static_checks;
 mod templates_and_sections;

@@ -55,9 +55,10 @@ impl Cursor {
         }
     }
 
-    /// Whether every record of segment `number` has been delivered.
-    pub fn delivered(&self, number: u64) -> bool {
-        self.segment > number
+    /// Whether every record of segment `number`, `size` bytes long
+    /// (uncompressed), has been delivered.
+    pub fn delivered(&self, number: u64, size: u64) -> bool {
+        self.segment > number || self.segment == number && self.offset >= size
     }
 }
 

@@ -324,7 +324,8 @@ impl SignalLog {
         for segment in rotated.iter().take(excess) {
             let number = segment.number(n + 1);
             let name = segment.path.display();
-            if let Some(c) = cursors.iter().find(|c| !c.delivered(number)) {
+            let size = || segment.open().map_or(u64::MAX, |(_, size)| size);
+            if let Some(c) = cursors.iter().find(|c| !c.delivered(number, size())) {
                 notes.push(note(
                     Level::Warning,
                     format!(

@@ -16,9 +16,7 @@
 //! retrying ([`OtlpError::is_retryable`], [`OtlpError::retry_after`]) and
 //! the caller owns the backoff and the log position.
 
-// Nothing calls this yet: `ahp signals ship --otlp URL` is wired separately.
-#![allow(dead_code)]
-
+use super::Resource;
 use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
 use std::io::{self, Read, Write};
@@ -60,23 +58,6 @@ const RESERVED_HEADERS: [&str; 10] = [
     "te",
     "trailer",
 ];
-
-/// What every record shipped from one log shares: the OpenTelemetry
-/// resource, i.e. the entity that produced the telemetry.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Resource {
-    /// The machine's host name (`host.name`).
-    pub host: String,
-    /// The login name of the user ahp runs as (`user.name`).
-    pub user: String,
-    /// The project root directory (`ahp.project.root`).
-    pub project: String,
-    /// The project's git remote as configured (`vcs.repository.url.full`
-    /// once made a browser URL: credentials, query and `.git` removed).
-    pub remote: Option<String>,
-    /// ahp's version (`service.version` and the scope's version).
-    pub version: String,
-}
 
 /// One log record to export.
 #[derive(Debug, Clone, Copy)]
@@ -1772,6 +1753,7 @@ mod tests {
     /// A diagnostic of `level` about a policy file.
     fn diagnostic(level: Level) -> Diagnostic {
         Diagnostic {
+            id: uuid::Uuid::new_v4(),
             level,
             timestamp: when(),
             source: "TestGate".into(),
@@ -1787,12 +1769,14 @@ mod tests {
     fn records() -> Vec<(Uuid, Record)> {
         let block = signal(Signal::block("rm -rf / is not allowed"));
         let response = SignalResponse {
+            id: uuid::Uuid::new_v4(),
             signal_id: block.header.id,
             consumed_at: when(),
             action: Action::RetryAfterFix,
             details: None,
         };
         let run = RunRecord {
+            id: uuid::Uuid::new_v4(),
             timestamp: when(),
             event: Event::PreToolUse,
             correlation_id: "corr-1".into(),
@@ -1813,6 +1797,7 @@ mod tests {
             context: json!({"tool": {"name": "Bash", "input": {"command": "rm -rf /"}}, "ratio": 0.5}),
         };
         let release = Release {
+            id: uuid::Uuid::new_v4(),
             timestamp: when(),
             session_id: "sess-1".into(),
             event: Event::PreAgentTurnStop,

@@ -11,6 +11,7 @@ pub(crate) mod install;
 pub(crate) mod respond;
 pub(crate) mod run;
 pub(crate) mod schema;
+pub(crate) mod ship;
 pub(crate) mod signals;
 pub(crate) mod test;
 pub(crate) mod trust;

@@ -81,6 +81,10 @@ pub(crate) enum SignalsCommand {
     /// Per source and event: firings, intensity mix, fire rate, block rate, MTTR, dismissal and
     /// override rates (a signal's latest answer counts).
     Stats {
+        /// Read the records shipped to this PostgreSQL database (every machine and project)
+        /// instead of a local log; password from PGPASSWORD.
+        #[arg(long, value_name = "URL", conflicts_with = "log")]
+        db: Option<String>,
         #[command(flatten)]
         filter: FilterArgs,
         #[command(flatten)]
@@ -92,6 +96,10 @@ pub(crate) enum SignalsCommand {
     /// (proceed_with_risk) ≥ 30% of ≥ 10; never fired in ≥ 50 runs; blocks
     /// ≥ 50% of ≥ 50 runs.
     Tune {
+        /// Read the records shipped to this PostgreSQL database (every machine and project)
+        /// instead of a local log; password from PGPASSWORD.
+        #[arg(long, value_name = "URL", conflicts_with = "log")]
+        db: Option<String>,
         #[command(flatten)]
         filter: FilterArgs,
         #[command(flatten)]
@@ -102,8 +110,40 @@ pub(crate) enum SignalsCommand {
         /// The HTML file to write.
         #[arg(long, value_name = "FILE")]
         out: PathBuf,
+        /// Read the records shipped to this PostgreSQL database (every machine and project)
+        /// instead of a local log; password from PGPASSWORD.
+        #[arg(long, value_name = "URL", conflicts_with = "log")]
+        db: Option<String>,
         #[command(flatten)]
         filter: FilterArgs,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// Deliver the log to PostgreSQL or an OpenTelemetry collector, from where the last
+    /// delivery to that sink stopped.
+    ///
+    /// At least once, and each record carries its id, so the sink keeps it once: a
+    /// shipper stopped mid-batch and started again sends that batch again. The position
+    /// is kept per sink in <log>.ship/, and rotation keeps a segment until every sink
+    /// has it. Run it once (cron, a post-session entry) or with --follow.
+    Ship {
+        /// The sink: a PostgreSQL URL (postgres://user@host/db; the password from
+        /// PGPASSWORD) or an OTLP/HTTP endpoint (http://collector:4318).
+        #[arg(long, value_name = "URL")]
+        to: String,
+        /// An HTTP header for an OTLP endpoint, as Name=value (repeatable; default:
+        /// OTEL_EXPORTER_OTLP_HEADERS).
+        #[arg(long = "header", value_name = "NAME=VALUE")]
+        headers: Vec<String>,
+        /// Keep shipping what is appended, looking every --interval.
+        #[arg(long)]
+        follow: bool,
+        /// How often --follow looks for new records (500ms, 2s, 1m).
+        #[arg(long, default_value = "2s", value_parser = super::ship::parse_interval)]
+        interval: std::time::Duration,
+        /// The most records in one delivery.
+        #[arg(long, default_value_t = 500)]
+        batch: usize,
         #[command(flatten)]
         common: Common,
     },
@@ -159,8 +199,8 @@ pub(crate) fn run(cmd: SignalsCommand, registry: Registry) -> Result<u8> {
             }
             Ok(0)
         }
-        SignalsCommand::Stats { filter, common } => {
-            let (stats, read) = stats(&common, filter.build()?)?;
+        SignalsCommand::Stats { db, filter, common } => {
+            let (stats, read) = stats_from(db.as_deref(), &common, filter.build()?)?;
             match (common.format, read) {
                 (OutFormat::Json, read) => {
                     if let Read::NoLog(path) = read {
@@ -178,8 +218,8 @@ pub(crate) fn run(cmd: SignalsCommand, registry: Registry) -> Result<u8> {
             }
             Ok(0)
         }
-        SignalsCommand::Tune { filter, common } => {
-            let (stats, read) = stats(&common, filter.build()?)?;
+        SignalsCommand::Tune { db, filter, common } => {
+            let (stats, read) = stats_from(db.as_deref(), &common, filter.build()?)?;
             let findings = tune::suggest(&stats, &registry);
             let text = match (common.format, read) {
                 (OutFormat::Json, read) => {
@@ -200,21 +240,44 @@ pub(crate) fn run(cmd: SignalsCommand, registry: Registry) -> Result<u8> {
         }
         SignalsCommand::Report {
             out,
+            db,
             filter,
             common,
         } => {
-            let path = log_path(&common)?;
-            let (stats, read) = stats(&common, filter.build()?)?;
+            let source = match &db {
+                Some(url) => crate::ship::postgres::redact(url),
+                None => log_path(&common)?.display().to_string(),
+            };
+            let (stats, read) = stats_from(db.as_deref(), &common, filter.build()?)?;
             if let Read::NoLog(path) = read {
                 eprintln!("{}", no_signals_yet(&path));
             }
             let findings = tune::suggest(&stats, &registry);
-            let title = format!("ahp signals — {}", path.display());
+            let title = format!("ahp signals — {source}");
             let html = report::render(&title, &stats, &findings);
             std::fs::write(&out, html)
                 .with_context(|| format!("cannot write {}", out.display()))?;
             eprintln!("wrote {}", out.display());
             Ok(0)
+        }
+        SignalsCommand::Ship {
+            to,
+            headers,
+            follow,
+            interval,
+            batch,
+            common,
+        } => {
+            let project = crate::ops::policy::load_options(common.project.clone())?.project_root;
+            super::ship::run(super::ship::ShipArgs {
+                to,
+                headers,
+                follow,
+                interval,
+                batch,
+                log: log_path(&common)?,
+                project,
+            })
         }
         SignalsCommand::Replay {
             config,
@@ -437,6 +500,14 @@ fn stats(common: &Common, filter: Filter) -> Result<(Stats, Read)> {
         Ok(())
     })?;
     Ok((b.finish(), read))
+}
+
+/// The statistics from the database at `db` when given, else from the log.
+fn stats_from(db: Option<&str>, common: &Common, filter: Filter) -> Result<(Stats, Read)> {
+    match db {
+        Some(url) => Ok((super::ship::db_stats(url, filter)?, Read::Done)),
+        None => stats(common, filter),
+    }
 }
 
 /// The columns of `query`'s text lines: what each record puts in them is

@@ -1,0 +1,138 @@
+//! `ahp signals ship` and the `--db` of `ahp signals stats|tune|report`:
+//! the log delivered to a sink, and the team's shipped records read back.
+
+use crate::ship::{self, Resource};
+use ahp_signals_log::Selection;
+use ahp_signals_log::analytics::query::Filter;
+use ahp_signals_log::analytics::stats::{Stats, StatsBuilder};
+use ahp_signals_log::ship::{ShipError, ShipOptions, Shipped};
+use anyhow::{Context, Result, anyhow};
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// What `ahp signals ship` was asked.
+pub(crate) struct ShipArgs {
+    pub to: String,
+    pub headers: Vec<String>,
+    pub follow: bool,
+    pub interval: Duration,
+    pub batch: usize,
+    pub log: PathBuf,
+    pub project: PathBuf,
+}
+
+/// Ships the log; returns the exit code.
+pub(crate) fn run(args: ShipArgs) -> Result<u8> {
+    if !args.log.exists() {
+        return Err(anyhow!(
+            "no signal log at {}: nothing to ship (ahp writes it at the first hook call)",
+            args.log.display()
+        ));
+    }
+    let resource = Resource::detect(&args.project);
+    let mut target = ship::target(&args.to, &args.headers, resource)?;
+    let options = ShipOptions {
+        batch: args.batch.max(1),
+        on_retry: |message, pause| {
+            eprintln!(
+                "warning: {message}; trying again in {:.1}s",
+                pause.as_secs_f64()
+            )
+        },
+        ..ShipOptions::default()
+    };
+    let mut total = Shipped::default();
+    loop {
+        let done = ahp_signals_log::ship::ship(
+            &args.log,
+            &target.key,
+            &target.label,
+            target.sink.as_mut(),
+            &options,
+        )
+        .map_err(|e| match e {
+            ShipError::Sink(e) => anyhow!(
+                "cannot ship to {}: {e}; the cursor stays after the last delivered batch",
+                target.label
+            ),
+            e => anyhow!(e),
+        })?;
+        if done.restarted {
+            eprintln!(
+                "warning: the cursor of {} did not match the log (a log started over, or a segment removed by hand); shipped again from its oldest record: the sink keeps each record once",
+                target.label
+            );
+        }
+        if done.skipped > 0 {
+            eprintln!("warning: {} unreadable lines skipped", done.skipped);
+        }
+        total.records += done.records;
+        total.batches += done.batches;
+        if !args.follow {
+            break;
+        }
+        std::thread::sleep(args.interval);
+    }
+    eprintln!(
+        "shipped {} records in {} batches to {}",
+        total.records, total.batches, target.label
+    );
+    Ok(0)
+}
+
+/// The statistics of the records shipped to the database at `url` that
+/// `filter` selects: the same fold as over a local log, over every
+/// machine's records in time order.
+pub(crate) fn db_stats(url: &str, filter: Filter) -> Result<Stats> {
+    let mut client = ship::postgres::connect(url)?;
+    let mut select = Selection::new(filter.clone());
+    let mut b = StatsBuilder::new();
+    let have: Option<i32> = client
+        .query_opt(
+            "SELECT max(version) FROM ahp_schema WHERE to_regclass('ahp_schema') IS NOT NULL",
+            &[],
+        )
+        .ok()
+        .flatten()
+        .and_then(|row| row.get(0));
+    match have {
+        None => {
+            return Err(anyhow!(
+                "{} has no ahp tables yet: ship a log to it first (ahp signals ship --to URL)",
+                ship::postgres::redact(url)
+            ));
+        }
+        Some(v) if v > ship::postgres::schema_version() => {
+            return Err(anyhow!(
+                "{} has ahp's schema version {v}, newer than this ahp knows ({}): upgrade ahp",
+                ship::postgres::redact(url),
+                ship::postgres::schema_version()
+            ));
+        }
+        Some(_) => {}
+    }
+    ship::postgres::records(&mut client, &filter, |r| {
+        if select.matches(&r) {
+            b.add(&r);
+        }
+        Ok(())
+    })
+    .with_context(|| format!("reading {}", ship::postgres::redact(url)))?;
+    Ok(b.finish())
+}
+
+/// Parses `2s`, `500ms`, `1m`.
+pub(crate) fn parse_interval(s: &str) -> Result<Duration, String> {
+    let (n, unit) = s
+        .find(|c: char| !c.is_ascii_digit())
+        .map_or((s, "s"), |i| s.split_at(i));
+    let n: u64 = n
+        .parse()
+        .map_err(|_| format!("`{s}`: a number with ms, s or m (2s, 500ms, 1m)"))?;
+    match unit {
+        "ms" => Ok(Duration::from_millis(n)),
+        "s" => Ok(Duration::from_secs(n)),
+        "m" => Ok(Duration::from_secs(n * 60)),
+        _ => Err(format!("`{s}`: a number with ms, s or m (2s, 500ms, 1m)")),
+    }
+}
