@@ -119,11 +119,24 @@ pub fn save_cursor(log: &Path, key: &str, cursor: &Cursor) -> Result<(), ShipErr
         error,
     };
     let dir = cursor_dir(log);
+    // The log may live in a cloned repository: a committed link at the
+    // cursors' folder would make ahp write wherever it points.
+    if std::fs::symlink_metadata(&dir).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Err(fail(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "its folder is a symbolic link; cursors are not written through a link: remove it",
+        )));
+    }
     std::fs::create_dir_all(&dir).map_err(fail)?;
     let tmp = dir.join(format!(".{key}.json.tmp"));
     let bytes = serde_json::to_vec_pretty(cursor).map_err(|e| fail(io::Error::other(e)))?;
     (|| {
-        let mut f = std::fs::File::create(&tmp)?;
+        // A fresh file, never through a link left at the temporary name.
+        let _ = std::fs::remove_file(&tmp);
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)?;
         f.write_all(&bytes)?;
         f.sync_data()?;
         std::fs::rename(&tmp, &path)?;

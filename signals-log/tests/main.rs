@@ -5,3 +5,4 @@ mod analytics;
 mod features;
 mod log;
 mod processes;
+mod ship;

@@ -1,0 +1,195 @@
+//! The shipping loop through the public API, with sinks in memory: what a
+//! failing, retrying or restarted delivery does to the cursor and to what
+//! the sink holds.
+
+use ahp_engine::Signal;
+use ahp_signals_log::ship::{self, Line, ShipOptions, Sink, SinkError};
+use ahp_signals_log::{Record, SignalLog};
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::Path;
+use std::time::Duration;
+
+/// Keeps each record once by id, and counts every delivery.
+#[derive(Default)]
+struct Memory {
+    held: BTreeMap<String, String>,
+    order: Vec<String>,
+    deliveries: usize,
+    /// Fail the n-th batch (1-based) with this error, once.
+    fail: Option<(usize, SinkError)>,
+    batches: usize,
+}
+
+impl Sink for Memory {
+    fn deliver(&mut self, batch: &[Line]) -> Result<(), SinkError> {
+        self.batches += 1;
+        if let Some((n, e)) = &self.fail
+            && *n == self.batches
+        {
+            let e = e.clone();
+            if matches!(e, SinkError::Fatal(_)) {
+                self.fail = None;
+            } else {
+                self.fail = Some((n + 1, e.clone()));
+            }
+            return Err(e);
+        }
+        for line in batch {
+            self.deliveries += 1;
+            let id = line.id.to_string();
+            if !self.held.contains_key(&id) {
+                self.order.push(id.clone());
+            }
+            self.held
+                .insert(id, line.value["header"]["source"].to_string());
+        }
+        Ok(())
+    }
+}
+
+fn options(batch: usize) -> ShipOptions {
+    ShipOptions {
+        batch,
+        tries: 4,
+        backoff: Duration::from_millis(1),
+        ..ShipOptions::default()
+    }
+}
+
+fn write(path: &Path, n: usize) -> Vec<String> {
+    let log = SignalLog::open(path).unwrap();
+    (0..n)
+        .map(|i| {
+            let s = Signal::aid(format!("note {i}"));
+            let id = s.header.id.to_string();
+            log.append(&Record::from(s)).unwrap();
+            id
+        })
+        .collect()
+}
+
+#[test]
+fn a_batch_the_sink_refuses_stops_the_shipper_at_the_last_delivered_batch() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("signals.jsonl");
+    let ids = write(&path, 100);
+    let mut sink = Memory {
+        fail: Some((3, SinkError::Fatal("bad request".into()))),
+        ..Memory::default()
+    };
+    let err = ship::ship(&path, "mem", "memory", &mut sink, &options(10)).unwrap_err();
+    assert!(err.to_string().contains("bad request"), "{err}");
+    assert_eq!(sink.held.len(), 20);
+    let cursor = ship::load_cursor(&path, "mem").unwrap().unwrap();
+    assert_eq!(cursor.last_id.unwrap().to_string(), ids[19]);
+    // Started again: the rest, in order, nothing twice.
+    let done = ship::ship(&path, "mem", "memory", &mut sink, &options(10)).unwrap();
+    assert_eq!(done.records, 80);
+    assert_eq!(sink.order, ids);
+    assert_eq!(sink.deliveries, 100);
+}
+
+#[test]
+fn a_sink_that_asks_for_a_retry_gets_the_same_batch_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("signals.jsonl");
+    let ids = write(&path, 30);
+    let mut sink = Memory {
+        fail: Some((
+            1,
+            SinkError::Retry {
+                message: "503".into(),
+                after: Some(Duration::from_millis(1)),
+            },
+        )),
+        ..Memory::default()
+    };
+    // Fails batches 1 and 2 (two tries of the first batch), then one more.
+    let mut opts = options(30);
+    opts.tries = 2;
+    let err = ship::ship(&path, "mem", "memory", &mut sink, &opts).unwrap_err();
+    assert!(err.to_string().contains("gave up after 2 tries"), "{err}");
+    assert!(sink.held.is_empty());
+    sink.fail = None;
+    let done = ship::ship(&path, "mem", "memory", &mut sink, &opts).unwrap();
+    assert_eq!((done.records, done.retries), (30, 0));
+    assert_eq!(sink.order, ids);
+}
+
+#[test]
+fn a_cursor_that_does_not_match_the_log_starts_over_and_the_sink_keeps_each_record_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("signals.jsonl");
+    let mut ids = write(&path, 40);
+    let mut sink = Memory::default();
+    ship::ship(&path, "mem", "memory", &mut sink, &options(7)).unwrap();
+    // The log replaced by another one of the same size class.
+    fs::remove_file(&path).unwrap();
+    ids.extend(write(&path, 50));
+    let done = ship::ship(&path, "mem", "memory", &mut sink, &options(7)).unwrap();
+    assert!(done.restarted);
+    assert_eq!(sink.held.len(), 90);
+    assert_eq!(&sink.order[..], &ids[..]);
+}
+
+#[test]
+fn a_line_still_being_written_waits_for_its_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("signals.jsonl");
+    let ids = write(&path, 3);
+    let whole = serde_json::to_string(&Record::from(Signal::aid("late"))).unwrap();
+    let mut f = fs::OpenOptions::new().append(true).open(&path).unwrap();
+    use std::io::Write;
+    f.write_all(&whole.as_bytes()[..40]).unwrap();
+    let mut sink = Memory::default();
+    ship::ship(&path, "mem", "memory", &mut sink, &options(10)).unwrap();
+    assert_eq!(sink.order, ids);
+    f.write_all(&whole.as_bytes()[40..]).unwrap();
+    f.write_all(b"\n").unwrap();
+    let done = ship::ship(&path, "mem", "memory", &mut sink, &options(10)).unwrap();
+    assert_eq!(done.records, 1);
+    assert_eq!(sink.held.len(), 4);
+}
+
+#[test]
+fn rotated_files_of_an_older_ahp_are_numbered_and_shipped_oldest_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("signals.jsonl");
+    // What an older ahp left: .2 older than .1, uncompressed.
+    let two = write(&dir.path().join("old2"), 5);
+    let one = write(&dir.path().join("old1"), 5);
+    fs::rename(dir.path().join("old2"), dir.path().join("signals.jsonl.2")).unwrap();
+    fs::rename(dir.path().join("old1"), dir.path().join("signals.jsonl.1")).unwrap();
+    let now = write(&path, 5);
+    let mut sink = Memory::default();
+    ship::ship(&path, "mem", "memory", &mut sink, &options(4)).unwrap();
+    let want: Vec<String> = two.into_iter().chain(one).chain(now).collect();
+    assert_eq!(sink.order, want);
+    let names: Vec<String> = ahp_signals_log::segments::rotated(&path)
+        .unwrap()
+        .iter()
+        .map(|s| s.path.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, ["signals.jsonl.1.gz", "signals.jsonl.2.gz"]);
+    // Every reader still reads them in the same order.
+    let read: Vec<String> = ahp_signals_log::read_all(&path)
+        .unwrap()
+        .map(|r| r.unwrap().id().to_string())
+        .collect();
+    assert_eq!(read, want);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_cursor_folder_that_is_a_link_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("signals.jsonl");
+    write(&path, 2);
+    let elsewhere = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(elsewhere.path(), ship::cursor_dir(&path)).unwrap();
+    let mut sink = Memory::default();
+    let err = ship::ship(&path, "mem", "memory", &mut sink, &options(10)).unwrap_err();
+    assert!(err.to_string().contains("symbolic link"), "{err}");
+    assert_eq!(fs::read_dir(elsewhere.path()).unwrap().count(), 0);
+}
