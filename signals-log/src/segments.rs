@@ -234,6 +234,63 @@ fn create_private(path: &Path) -> io::Result<File> {
     options.open(path)
 }
 
+/// Compresses the uncompressed rotated files an older ahp left
+/// (`signals.jsonl.k`, oldest first) into numbered segments before the
+/// next one, so every rotated file has a name that never changes. Runs
+/// with the log's lock held.
+pub(crate) fn migrate_legacy(path: &Path, rotated: &mut Vec<Segment>) -> io::Result<()> {
+    if !rotated
+        .iter()
+        .any(|s| matches!(s.kind, SegmentKind::Legacy(_)))
+    {
+        return Ok(());
+    }
+    let mut n = next_number(rotated);
+    let mut out = Vec::with_capacity(rotated.len());
+    for segment in rotated.drain(..) {
+        match segment.kind {
+            SegmentKind::Legacy(_) => {
+                let to = compress(&segment.path, path, n)?;
+                std::fs::remove_file(&segment.path)?;
+                out.push(Segment {
+                    path: to,
+                    kind: SegmentKind::Rotated(n),
+                });
+                n += 1;
+            }
+            _ => out.push(segment),
+        }
+    }
+    out.sort_by_key(|s| s.number(0));
+    *rotated = out;
+    Ok(())
+}
+
+/// Gives an older ahp's rotated files (`signals.jsonl.k`) numbers, under
+/// the writers' lock on the current file (or without a lock when there is
+/// no current file: then no writer is rotating).
+pub(crate) fn migrate(path: &Path) -> io::Result<()> {
+    let mut listed = rotated(path)?;
+    if !listed
+        .iter()
+        .any(|s| matches!(s.kind, SegmentKind::Legacy(_)))
+    {
+        return Ok(());
+    }
+    let file = match lock::open_read(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            return migrate_legacy(path, &mut listed);
+        }
+        Err(e) => return Err(e),
+    };
+    lock::lock(&file)?;
+    // Listed again under the lock: a writer may have migrated meanwhile.
+    let result = rotated(path).and_then(|mut r| migrate_legacy(path, &mut r));
+    let unlocked = lock::unlock(&file);
+    result.and(unlocked)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

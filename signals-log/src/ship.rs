@@ -412,7 +412,7 @@ fn list(log: &Path) -> Result<(Vec<Segment>, u64), ShipError> {
         path: log.to_path_buf(),
         error,
     };
-    crate::writer::migrate(log).map_err(open)?;
+    segments::migrate(log).map_err(open)?;
     let mut segments = segments::rotated(log).map_err(open)?;
     let next = segments::next_number(&segments);
     segments.push(Segment {

@@ -312,7 +312,7 @@ impl SignalLog {
             ));
             return Ok(notes);
         }
-        migrate_legacy(&self.path, &mut rotated)?;
+        segments::migrate_legacy(&self.path, &mut rotated)?;
         let n = segments::next_number(&rotated);
         let path = segments::compress(&self.path, &self.path, n)?;
         fs::remove_file(&self.path)?;
@@ -425,63 +425,6 @@ fn private(file: &File, meta: &fs::Metadata) {
     if meta.permissions().mode() & 0o077 != 0 {
         let _ = file.set_permissions(fs::Permissions::from_mode(0o600));
     }
-}
-
-/// Compresses the uncompressed rotated files an older ahp left
-/// (`signals.jsonl.k`, oldest first) into numbered segments before the
-/// next one, so every rotated file has a name that never changes. Runs
-/// with the log's lock held.
-fn migrate_legacy(path: &Path, rotated: &mut Vec<segments::Segment>) -> io::Result<()> {
-    if !rotated
-        .iter()
-        .any(|s| matches!(s.kind, segments::SegmentKind::Legacy(_)))
-    {
-        return Ok(());
-    }
-    let mut n = segments::next_number(rotated);
-    let mut out = Vec::with_capacity(rotated.len());
-    for segment in rotated.drain(..) {
-        match segment.kind {
-            segments::SegmentKind::Legacy(_) => {
-                let to = segments::compress(&segment.path, path, n)?;
-                fs::remove_file(&segment.path)?;
-                out.push(segments::Segment {
-                    path: to,
-                    kind: segments::SegmentKind::Rotated(n),
-                });
-                n += 1;
-            }
-            _ => out.push(segment),
-        }
-    }
-    out.sort_by_key(|s| s.number(0));
-    *rotated = out;
-    Ok(())
-}
-
-/// Gives an older ahp's rotated files (`signals.jsonl.k`) numbers, under
-/// the writers' lock on the current file (or without a lock when there is
-/// no current file: then no writer is rotating).
-pub(crate) fn migrate(path: &Path) -> io::Result<()> {
-    let mut rotated = segments::rotated(path)?;
-    if !rotated
-        .iter()
-        .any(|s| matches!(s.kind, segments::SegmentKind::Legacy(_)))
-    {
-        return Ok(());
-    }
-    let file = match lock::open_read(path) {
-        Ok(f) => f,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            return migrate_legacy(path, &mut rotated);
-        }
-        Err(e) => return Err(e),
-    };
-    lock::lock(&file)?;
-    // Listed again under the lock: a writer may have migrated meanwhile.
-    let result = segments::rotated(path).and_then(|mut r| migrate_legacy(path, &mut r));
-    let unlocked = lock::unlock(&file);
-    result.and(unlocked)
 }
 
 /// A diagnostic the log writes about itself.
