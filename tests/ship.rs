@@ -228,11 +228,19 @@ fn two_machines_ship_to_one_database_and_db_stats_equal_the_local_stats_over_bot
     let b_ids = team_log(&bob.log_path(), 3, 300, LogOptions::default());
 
     for (sb, user) in [(&alice, "alice"), (&bob, "bob")] {
-        let out = ship(sb, &sb.log_path(), &db.url, &[]);
+        let out = sb
+            .ahp()
+            .args(["signals", "ship", "--to", &db.url])
+            .env("USER", user)
+            .output()
+            .unwrap();
         assert!(out.status.success(), "{}", stderr(&out));
         assert!(stderr(&out).contains("shipped"), "{}", stderr(&out));
-        let _ = user;
     }
+    assert_eq!(
+        db.query("SELECT string_agg(DISTINCT user_name, ',' ORDER BY user_name) FROM runs"),
+        "alice,bob"
+    );
     let all: BTreeSet<String> = a_ids.union(&b_ids).cloned().collect();
     let stored: BTreeSet<String> = db
         .query(
@@ -313,11 +321,12 @@ fn two_machines_ship_to_one_database_and_db_stats_equal_the_local_stats_over_bot
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
-    assert!(
-        std::fs::read_to_string(&html)
-            .unwrap()
-            .contains("PermissionChecker")
-    );
+    let html = std::fs::read_to_string(&html).unwrap();
+    assert!(html.contains("PermissionChecker"));
+    // Who and where: one row per developer and project.
+    assert!(html.contains("By developer and project"), "no breakdown");
+    assert!(html.contains("<td>alice</td>"), "no row for alice");
+    assert!(html.contains("<td>bob</td>"), "no row for bob");
 }
 
 #[test]

@@ -17,7 +17,9 @@ pub const DEFAULT_LOG: &str = ".ahp/signals.jsonl";
 /// use ahp_engine::paths::is_log_file_name;
 /// assert!(is_log_file_name("signals.jsonl"));
 /// assert!(is_log_file_name("signals.jsonl.3"));
+/// assert!(is_log_file_name("signals.jsonl.12.gz"));
 /// assert!(!is_log_file_name("signals.jsonl.sh"));
+/// assert!(!is_log_file_name("signals.jsonl.x.gz"));
 /// assert!(!is_log_file_name("signals.jsonl."));
 /// ```
 pub fn is_log_file_name(name: &str) -> bool {
@@ -25,6 +27,7 @@ pub fn is_log_file_name(name: &str) -> bool {
         || name
             .strip_prefix(LOG_FILE)
             .and_then(|rest| rest.strip_prefix('.'))
+            .map(|rest| rest.strip_suffix(".gz").unwrap_or(rest))
             .is_some_and(|k| !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()))
 }
 

@@ -16,6 +16,7 @@
 
 use super::Resource;
 use ahp_signals_log::Record;
+use ahp_signals_log::analytics::breakdown::Origin;
 use ahp_signals_log::analytics::query::Filter;
 use ahp_signals_log::ship::{Line, Sink, SinkError};
 use anyhow::{Context, Result, anyhow};
@@ -381,13 +382,14 @@ pub(crate) fn schema_version() -> i32 {
 
 /// Streams the shipped records that `filter` may select, over every
 /// machine and project, in time order (ties: host, project, then each log's
-/// own order), to `f`. The conditions are applied in SQL as a superset —
+/// own order), to `f`, each with where it was produced (the project named by
+/// its remote when known, else host and root). The conditions are applied in SQL as a superset —
 /// the caller runs the same [`Selection`](ahp_signals_log::Selection) over
 /// what comes back, so the figures are those of the local analytics.
 pub(crate) fn records(
     client: &mut Client,
     filter: &Filter,
-    mut f: impl FnMut(Record) -> Result<()>,
+    mut f: impl FnMut(Record, Origin) -> Result<()>,
 ) -> Result<u64> {
     let mut params: Vec<String> = Vec::new();
     let mut param = |v: String| {
@@ -518,14 +520,15 @@ pub(crate) fn records(
             conditions.join(" AND ")
         };
         parts.push(format!(
-            "SELECT ts, host, project, log_segment, log_offset, record FROM {table} WHERE {condition}"
+            "SELECT ts, host, user_name, project, remote, log_segment, log_offset, record FROM {table} WHERE {condition}"
         ));
     }
     if parts.is_empty() {
         return Ok(0);
     }
     let sql = format!(
-        "SELECT record::text FROM ({}) AS u ORDER BY ts, host, project, log_segment, log_offset",
+        "SELECT record::text, user_name, coalesce(remote, host || ':' || project) FROM ({}) AS u \
+         ORDER BY ts, host, project, log_segment, log_offset",
         parts.join(" UNION ALL ")
     );
     let refs: Vec<&(dyn postgres::types::ToSql + Sync)> = params
@@ -545,7 +548,11 @@ pub(crate) fn records(
         let record: Record = serde_json::from_str(text)
             .with_context(|| format!("a shipped record ahp cannot read: {}", truncate(text)))?;
         n += 1;
-        f(record)?;
+        let origin = Origin {
+            user: row.get(1),
+            project: row.get(2),
+        };
+        f(record, origin)?;
     }
     Ok(n)
 }

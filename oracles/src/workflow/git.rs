@@ -802,8 +802,10 @@ impl ChangedFiles for Git {
 
 /// Whether a path (relative, `/`-separated) is a file ahp writes as it
 /// runs, in the `.ahp/` directory of any project in the repository: the
-/// signal log `signals.jsonl`, its rotations (`signals.jsonl.1`, …) and the
-/// retrospectives (`retrospectives/NAME.md`). The names are matched
+/// signal log `signals.jsonl`, its rotations (`signals.jsonl.1.gz`, …, and
+/// an older ahp's `signals.jsonl.1`, …), its shippers' cursors
+/// (`signals.jsonl.ship/NAME.json`) and the retrospectives
+/// (`retrospectives/NAME.md`). The names are matched
 /// exactly, because what is left out of the change is also left out of the
 /// oracles that scan it (SecurityScanner): a file an agent names to look
 /// like ahp's (`signals.jsonl.sh`, `retrospectives/x/run.sh`) still counts.
@@ -814,6 +816,9 @@ impl ChangedFiles for Git {
 /// use ahp_oracles::workflow::git::is_ahp_output;
 /// assert!(is_ahp_output(".ahp/signals.jsonl"));
 /// assert!(is_ahp_output(".ahp/signals.jsonl.3"));
+/// assert!(is_ahp_output(".ahp/signals.jsonl.3.gz"));
+/// assert!(is_ahp_output(".ahp/signals.jsonl.ship/postgres-0123.json"));
+/// assert!(!is_ahp_output(".ahp/signals.jsonl.ship/run.sh"));
 /// assert!(is_ahp_output("services/api/.ahp/retrospectives/ISS-1.md"));
 /// assert!(!is_ahp_output(".ahp/hooks.yaml"));
 /// assert!(!is_ahp_output("docs/signals.jsonl"));
@@ -831,6 +836,10 @@ pub fn is_ahp_output(path: &str) -> bool {
             && in_ahp(n - 3)
             && parts[n - 2] == "retrospectives"
             && retrospective(parts[n - 1]))
+        || (n >= 3
+            && in_ahp(n - 3)
+            && parts[n - 2] == format!("{}.ship", ahp_engine::paths::LOG_FILE)
+            && parts[n - 1].ends_with(".json"))
 }
 
 /// The change for an oracle: the context's (`files.changed`, see

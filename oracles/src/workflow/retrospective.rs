@@ -17,12 +17,9 @@
 //!   applied, or unanswered.
 //!
 //! **The log** is read from `log` (default `.ahp/signals.jsonl` in the
-//! project), with its rotated files (`signals.jsonl.N` … `.1`, oldest
-//! first). The oracle does not depend on `ahp-signals-log`: each line is a
-//! JSON object whose `kind` says which engine type follows (`signal` →
-//! [`Signal`], `response` → [`SignalResponse`], `run` → [`RunRecord`]), and
-//! that is all it needs; lines it cannot read (a torn last line, other
-//! kinds) are skipped. A missing log gives an all-zero retrospective.
+//! project), with its rotated segments, oldest first, through the signal
+//! log's own reader; lines it cannot read (a torn last line) are skipped
+//! and counted. A missing log gives an all-zero retrospective.
 //!
 //! **Where it goes.** `output` (relative to the project; `{{ issue.id }}`
 //! and any other `{{ path }}` of the context are filled in, each value kept

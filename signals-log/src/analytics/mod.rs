@@ -8,6 +8,7 @@
 //! open blocks per issue or session, a capped window of recent signal ids
 //! to attribute responses).
 
+pub mod breakdown;
 pub mod query;
 pub mod report;
 pub mod stats;

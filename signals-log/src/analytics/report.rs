@@ -3,6 +3,7 @@
 //! Inline CSS and inline SVG charts, no script, no external resource: the
 //! page opens offline and can be mailed as one file.
 
+use super::breakdown::OriginRow;
 use super::stats::{IntensityMix, Stats};
 use super::tune::Finding;
 use std::fmt::Write;
@@ -163,6 +164,30 @@ fn opt_pct(v: Option<f64>) -> String {
 /// assert!(!html.contains("http"));
 /// ```
 pub fn render(title: &str, stats: &Stats, findings: &[Finding]) -> String {
+    render_with(title, stats, findings, &[])
+}
+
+/// As [`render`], with a table per developer and project when `origins`
+/// names more than one (records shipped from several machines say where
+/// they were produced).
+///
+/// ```
+/// use ahp_signals_log::analytics::breakdown::OriginRow;
+/// use ahp_signals_log::analytics::{report, stats::Stats};
+/// let rows = [
+///     OriginRow { user: "alice".into(), project: "api".into(), runs: 4, blocks: 1, ..OriginRow::default() },
+///     OriginRow { user: "bob".into(), project: "web".into(), runs: 2, ..OriginRow::default() },
+/// ];
+/// let html = report::render_with("team", &Stats::default(), &[], &rows);
+/// assert!(html.contains("By developer and project"));
+/// assert!(html.contains("<td>alice</td><td>api</td>"));
+/// ```
+pub fn render_with(
+    title: &str,
+    stats: &Stats,
+    findings: &[Finding],
+    origins: &[OriginRow],
+) -> String {
     let mut h = String::new();
     let _ = write!(
         h,
@@ -249,6 +274,26 @@ pub fn render(title: &str, stats: &Stats, findings: &[Finding]) -> String {
                 share(r.blocks),
                 share(r.prompts),
                 r.sessions
+            );
+        }
+        h.push_str("</table>");
+    }
+    if origins.len() > 1 {
+        h.push_str("<h2>By developer and project</h2><table><tr><th>developer</th><th>project</th><th>runs</th><th>blocked runs</th><th>signals</th><th>blocks</th><th>prompts</th><th>dismissed</th><th>proceed w/ risk</th></tr>");
+        for o in origins {
+            let _ = write!(
+                h,
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{} ({})</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                escape(&o.user),
+                escape(&o.project),
+                o.runs,
+                o.blocked_runs,
+                opt_pct(o.block_rate()),
+                o.signals,
+                o.blocks,
+                o.prompts,
+                o.dismissals,
+                o.proceed_with_risk
             );
         }
         h.push_str("</table>");

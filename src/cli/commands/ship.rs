@@ -3,6 +3,7 @@
 
 use crate::ship::{self, Resource};
 use ahp_signals_log::Selection;
+use ahp_signals_log::analytics::breakdown::{Breakdown, OriginRow};
 use ahp_signals_log::analytics::query::Filter;
 use ahp_signals_log::analytics::stats::{Stats, StatsBuilder};
 use ahp_signals_log::ship::{ShipError, ShipOptions, Shipped};
@@ -83,10 +84,11 @@ pub(crate) fn run(args: ShipArgs) -> Result<u8> {
 /// The statistics of the records shipped to the database at `url` that
 /// `filter` selects: the same fold as over a local log, over every
 /// machine's records in time order.
-pub(crate) fn db_stats(url: &str, filter: Filter) -> Result<Stats> {
+pub(crate) fn db_stats(url: &str, filter: Filter) -> Result<(Stats, Vec<OriginRow>)> {
     let mut client = ship::postgres::connect(url)?;
     let mut select = Selection::new(filter.clone());
     let mut b = StatsBuilder::new();
+    let mut origins = Breakdown::default();
     let have: Option<i32> = client
         .query_opt(
             "SELECT max(version) FROM ahp_schema WHERE to_regclass('ahp_schema') IS NOT NULL",
@@ -111,14 +113,15 @@ pub(crate) fn db_stats(url: &str, filter: Filter) -> Result<Stats> {
         }
         Some(_) => {}
     }
-    ship::postgres::records(&mut client, &filter, |r| {
+    ship::postgres::records(&mut client, &filter, |r, origin| {
         if select.matches(&r) {
             b.add(&r);
+            origins.add(&origin, &r);
         }
         Ok(())
     })
     .with_context(|| format!("reading {}", ship::postgres::redact(url)))?;
-    Ok(b.finish())
+    Ok((b.finish(), origins.finish()))
 }
 
 /// Parses `2s`, `500ms`, `1m`.

@@ -4,6 +4,7 @@
 use crate::ops::policy::{apply_trust, runtime};
 use ahp_config::LoadedConfig;
 use ahp_engine::{Engine, EntryStatus, Event, HookContext, Intensity, Outcome, Registry};
+use ahp_signals_log::analytics::breakdown::OriginRow;
 use ahp_signals_log::analytics::query::{Filter, parse_time};
 use ahp_signals_log::analytics::stats::{Stats, StatsBuilder};
 use ahp_signals_log::analytics::{report, tune};
@@ -248,13 +249,14 @@ pub(crate) fn run(cmd: SignalsCommand, registry: Registry) -> Result<u8> {
                 Some(url) => crate::ship::postgres::redact(url),
                 None => log_path(&common)?.display().to_string(),
             };
-            let (stats, read) = stats_from(db.as_deref(), &common, filter.build()?)?;
+            let (stats, origins, read) =
+                stats_and_origins(db.as_deref(), &common, filter.build()?)?;
             if let Read::NoLog(path) = read {
                 eprintln!("{}", no_signals_yet(&path));
             }
             let findings = tune::suggest(&stats, &registry);
             let title = format!("ahp signals — {source}");
-            let html = report::render(&title, &stats, &findings);
+            let html = report::render_with(&title, &stats, &findings, &origins);
             std::fs::write(&out, html)
                 .with_context(|| format!("cannot write {}", out.display()))?;
             eprintln!("wrote {}", out.display());
@@ -504,9 +506,22 @@ fn stats(common: &Common, filter: Filter) -> Result<(Stats, Read)> {
 
 /// The statistics from the database at `db` when given, else from the log.
 fn stats_from(db: Option<&str>, common: &Common, filter: Filter) -> Result<(Stats, Read)> {
+    stats_and_origins(db, common, filter).map(|(s, _, r)| (s, r))
+}
+
+/// As [`stats_from`], with the figures per developer and project that the
+/// database's records allow (none from a local log).
+fn stats_and_origins(
+    db: Option<&str>,
+    common: &Common,
+    filter: Filter,
+) -> Result<(Stats, Vec<OriginRow>, Read)> {
     match db {
-        Some(url) => Ok((super::ship::db_stats(url, filter)?, Read::Done)),
-        None => stats(common, filter),
+        Some(url) => {
+            let (stats, origins) = super::ship::db_stats(url, filter)?;
+            Ok((stats, origins, Read::Done))
+        }
+        None => stats(common, filter).map(|(s, r)| (s, Vec::new(), r)),
     }
 }
 
