@@ -98,7 +98,9 @@ pub struct SettingsSpec {
     pub log_fsync: Option<String>,
     /// Rotate the signal log past this size in bytes (default 64 MiB).
     pub log_max_bytes: Option<u64>,
-    /// Rotated log files kept (default 5).
+    /// The history budget: compressed rotated segments kept (default 64);
+    /// past it the oldest is dropped and the log says so, unless a shipper
+    /// has not delivered it.
     pub log_keep: Option<u64>,
     /// Extra key names or dotted paths whose values are masked in the log.
     pub log_mask: Option<Vec<String>>,

@@ -23,9 +23,11 @@ use std::time::Instant;
 ///    the record with a `\n`, so the torn line stays one skipped line and
 ///    the record starts a clean one (race-free: the lock is held);
 /// 3. rotates if the record would take the file past
-///    [`LogOptions::max_bytes`]: `signals.jsonl.(k)` → `.(k+1)` (dropping
-///    what goes past [`LogOptions::keep`]), `signals.jsonl` →
-///    `signals.jsonl.1`, and a fresh `signals.jsonl`;
+///    [`LogOptions::max_bytes`]: `signals.jsonl` is compressed into the
+///    next numbered segment `signals.jsonl.<N>.gz` and a fresh
+///    `signals.jsonl` begins; the oldest segments past
+///    [`LogOptions::keep`] are dropped unless a shipper has not delivered
+///    them, and records saying so open the fresh file;
 /// 4. writes the (masked, see [`Masking`](crate::Masking)) line with one
 ///    `write` on an `O_APPEND` handle, fsyncs as
 ///    [`LogOptions::fsync`] says, and unlocks.

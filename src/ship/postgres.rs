@@ -506,10 +506,11 @@ pub(crate) fn records(
         }
         let mut conditions = conditions.clone();
         if table == "diagnostics" && !filter.kinds.is_empty() {
-            let levels: Vec<String> = filter
-                .kinds
+            // Only this table's own kind names reach the SQL text, never
+            // what was typed.
+            let levels: Vec<String> = kinds
                 .iter()
-                .filter(|k| kinds.contains(&k.as_str()))
+                .filter(|k| filter.kinds.iter().any(|w| w == *k))
                 .map(|k| format!("'{k}'"))
                 .collect();
             conditions.push(format!("level IN ({})", levels.join(", ")));
