@@ -2,6 +2,7 @@
 
 use crate::Record;
 use crate::recent::Recent;
+use crate::view::{Body, View};
 use ahp_engine::{Event, Intensity};
 use chrono::{DateTime, Utc};
 
@@ -56,40 +57,43 @@ pub struct Filter {
 impl Filter {
     /// Whether `record` meets every condition.
     pub fn matches(&self, record: &Record) -> bool {
+        self.matches_view(&View::of(record))
+    }
+
+    /// [`Filter::matches`] on what a record's view holds: the one
+    /// definition both readers share.
+    pub(crate) fn matches_view(&self, record: &View<'_>) -> bool {
         if !self.kinds.is_empty() && !self.kinds.iter().any(|k| k == record.kind()) {
             return false;
         }
-        let t = record.timestamp();
+        let t = record.timestamp;
         if self.since.is_some_and(|s| t < s) || self.until.is_some_and(|u| t >= u) {
             return false;
         }
-        let (event, source, intensity, issue, session) = match record {
-            Record::Signal(s) => (
-                s.context.hook,
-                Some(s.header.source.as_str()),
-                Some(s.header.intensity),
-                s.context.issue_id.as_deref(),
-                None,
-            ),
-            Record::Run(r) => (
-                Some(r.event),
-                None,
-                None,
-                r.issue_id.as_deref(),
-                r.session_id.as_deref(),
-            ),
-            Record::Release(r) => (Some(r.event), None, None, None, Some(r.session_id.as_str())),
-            Record::Info(d) | Record::Warning(d) | Record::Error(d) => {
-                (d.event, Some(d.source.as_str()), None, None, None)
-            }
-            Record::Response(_) => (None, None, None, None, None),
+        let (event, source, intensity, issue, session) = match record.body {
+            Body::Signal {
+                hook,
+                source,
+                intensity,
+                issue,
+                ..
+            } => (hook, Some(source), Some(intensity), issue, None),
+            Body::Run {
+                event,
+                issue,
+                session,
+                ..
+            } => (Some(event), None, None, issue, session),
+            Body::Release { event, session } => (Some(event), None, None, None, Some(session)),
+            Body::Diagnostic { event, source, .. } => (event, Some(source), None, None, None),
+            Body::Response { .. } => (None, None, None, None, None),
         };
         fn ok<T: PartialEq + ?Sized>(want: Option<&T>, have: Option<&T>) -> bool {
             want.is_none() || want == have
         }
         // A run matches a source when that entry ran in it.
-        let source_ok = match (record, self.source.as_deref()) {
-            (Record::Run(r), Some(want)) => r.entries.iter().any(|e| e.id == want),
+        let source_ok = match (record.body, self.source.as_deref()) {
+            (Body::Run { entries, .. }, Some(want)) => entries.iter().any(|e| e.id == want),
             (_, want) => ok(want, source),
         };
         ok(self.event.as_ref(), event.as_ref())
@@ -153,19 +157,29 @@ impl Selection {
 
     /// Whether `record` is selected; call it on every record, in log order.
     pub fn matches(&mut self, record: &Record) -> bool {
-        match record {
-            Record::Signal(s) => {
-                if self.narrows && self.signals.matches(record) {
-                    self.selected.insert(s.header.id.as_u128(), ());
+        self.matches_view(&View::of(record))
+    }
+
+    /// [`Selection::matches`] on a record's view.
+    pub(crate) fn matches_view(&mut self, record: &View<'_>) -> bool {
+        match record.body {
+            Body::Signal { .. } => {
+                if self.narrows && self.signals.matches_view(record) {
+                    self.selected.insert(record.id.as_u128(), ());
                 }
-                self.filter.matches(record)
+                self.filter.matches_view(record)
             }
-            Record::Response(r) => {
+            Body::Response { signal_id, .. } => {
                 let kind_ok = self.filter.kinds.is_empty()
                     || self.filter.kinds.iter().any(|k| k == record.kind());
-                kind_ok && (!self.narrows || self.selected.contains(&r.signal_id.as_u128()))
+                kind_ok && (!self.narrows || self.selected.contains(&signal_id.as_u128()))
             }
-            _ => self.filter.matches(record),
+            _ => self.filter.matches_view(record),
         }
+    }
+
+    /// Whether every record is selected: the caller may skip asking.
+    pub(crate) fn selects_all(&self) -> bool {
+        self.filter == Filter::default()
     }
 }

@@ -45,7 +45,24 @@ const ROTATION_WAIT: Duration = Duration::from_millis(500);
 /// assert_eq!(records.len(), 3);
 /// ```
 pub fn read_all(path: impl AsRef<Path>) -> Result<LogReader, LogError> {
-    let path = path.as_ref();
+    let (files, total_bytes) = open_files(path.as_ref())?;
+    Ok(LogReader {
+        files,
+        current: None,
+        done_bytes: 0,
+        total_bytes,
+        filter: Filter::default(),
+        skipped: 0,
+        skipped_at: Vec::new(),
+    })
+}
+
+/// The files of a log, each open, in reading order.
+pub(crate) type Files = VecDeque<(PathBuf, Box<dyn BufRead + Send>)>;
+
+/// Opens the files of the log at `path` as [`read_all`] describes, with
+/// the number of bytes a full read yields.
+pub(crate) fn open_files(path: &Path) -> Result<(Files, u64), LogError> {
     let open_fail = |error| LogError::Open {
         path: path.to_path_buf(),
         error,
@@ -75,7 +92,7 @@ pub fn read_all(path: impl AsRef<Path>) -> Result<LogReader, LogError> {
         }
     };
     let current = current_file.try_clone().map_err(open_fail)?;
-    let mut files: VecDeque<(PathBuf, Box<dyn BufRead + Send>)> = VecDeque::new();
+    let mut files: Files = VecDeque::new();
     let mut total_bytes = 0;
     let listed = segments::rotated(path).map_err(open_fail);
     let opened = listed.and_then(|list| {
@@ -99,15 +116,7 @@ pub fn read_all(path: impl AsRef<Path>) -> Result<LogReader, LogError> {
     let (reader, size) = segments::open_file(&current, current_file).map_err(open_fail)?;
     total_bytes += size;
     files.push_back((current.path, reader));
-    Ok(LogReader {
-        files,
-        current: None,
-        done_bytes: 0,
-        total_bytes,
-        filter: Filter::default(),
-        skipped: 0,
-        skipped_at: Vec::new(),
-    })
+    Ok((files, total_bytes))
 }
 
 /// The records of a log and its rotated files, oldest first (see
@@ -118,7 +127,7 @@ pub fn read_all(path: impl AsRef<Path>) -> Result<LogReader, LogError> {
 /// skipped and reported: [`LogReader::skipped`] counts them,
 /// [`LogReader::skipped_at`] says where.
 pub struct LogReader {
-    files: VecDeque<(PathBuf, Box<dyn BufRead + Send>)>,
+    files: Files,
     current: Option<Reader<Box<dyn BufRead + Send>>>,
     /// Bytes of the files already read to the end.
     done_bytes: u64,
@@ -220,5 +229,113 @@ impl Iterator for LogReader {
                 None => self.finish_current(),
             }
         }
+    }
+}
+
+/// Opens several logs (each with its rotated files, as [`read_all`]) to
+/// read them as one: their records merged by timestamp.
+///
+/// Of the records at the head of each log the earliest comes first, the
+/// log given first on a tie; each log's own records keep their order (a
+/// log is not sorted by time: a response can be older than the run after
+/// it), so what a later record of a log refers to has been read before
+/// it, as in a single log.
+///
+/// ```
+/// use ahp_engine::Signal;
+/// use ahp_signals_log::{read_many, Record, SignalLog};
+/// use chrono::{TimeZone, Utc};
+/// # let dir = tempfile::tempdir().unwrap();
+/// let (a, b) = (dir.path().join("a.jsonl"), dir.path().join("b.jsonl"));
+/// for (path, hours) in [(&a, [1, 3]), (&b, [2, 4])] {
+///     let log = SignalLog::open(path).unwrap();
+///     for h in hours {
+///         let mut s = Signal::aid(format!("at {h}"));
+///         s.header.timestamp = Utc.with_ymd_and_hms(2026, 1, 1, h, 0, 0).unwrap();
+///         log.append(&Record::from(s)).unwrap();
+///     }
+/// }
+/// let hours: Vec<u32> = read_many(&[a, b])
+///     .unwrap()
+///     .map(|r| chrono::Timelike::hour(&r.unwrap().timestamp()))
+///     .collect();
+/// assert_eq!(hours, [1, 2, 3, 4]);
+/// ```
+pub fn read_many<P: AsRef<Path>>(paths: &[P]) -> Result<MergedReader, LogError> {
+    let readers = paths.iter().map(read_all).collect::<Result<Vec<_>, _>>()?;
+    Ok(MergedReader {
+        heads: readers.iter().map(|_| None).collect(),
+        done: vec![false; readers.len()],
+        readers,
+    })
+}
+
+/// The records of several logs merged by timestamp (see [`read_many`]).
+#[derive(Debug)]
+pub struct MergedReader {
+    readers: Vec<LogReader>,
+    heads: Vec<Option<Record>>,
+    done: Vec<bool>,
+}
+
+impl MergedReader {
+    /// Yields only the records `filter` matches.
+    pub fn filter(mut self, filter: Filter) -> MergedReader {
+        self.readers = self
+            .readers
+            .into_iter()
+            .map(|r| r.filter(filter.clone()))
+            .collect();
+        self
+    }
+
+    /// The reader of each log, in the order given: what each skipped.
+    pub fn logs(&self) -> &[LogReader] {
+        &self.readers
+    }
+
+    /// Bytes read so far over all logs.
+    pub fn bytes_read(&self) -> u64 {
+        self.readers.iter().map(LogReader::bytes_read).sum()
+    }
+
+    /// The size of all the logs when they were opened.
+    pub fn total_bytes(&self) -> u64 {
+        self.readers.iter().map(LogReader::total_bytes).sum()
+    }
+
+    /// Unparseable lines skipped so far over all logs.
+    pub fn skipped(&self) -> usize {
+        self.readers.iter().map(LogReader::skipped).sum()
+    }
+}
+
+impl Iterator for MergedReader {
+    type Item = Result<Record, LogError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let mut first: Option<usize> = None;
+        for i in 0..self.readers.len() {
+            if self.heads[i].is_none() && !self.done[i] {
+                match self.readers[i].next() {
+                    Some(Ok(r)) => self.heads[i] = Some(r),
+                    Some(Err(e)) => {
+                        self.done[i] = true;
+                        return Some(Err(e));
+                    }
+                    None => self.done[i] = true,
+                }
+            }
+            if let Some(r) = &self.heads[i] {
+                let earlier = match first.and_then(|f| self.heads[f].as_ref()) {
+                    Some(best) => r.timestamp() < best.timestamp(),
+                    None => true,
+                };
+                if earlier {
+                    first = Some(i);
+                }
+            }
+        }
+        self.heads[first?].take().map(Ok)
     }
 }

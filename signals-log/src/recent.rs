@@ -1,6 +1,8 @@
 //! A map that forgets its oldest keys: bounded memory for joins over a log
 //! that grows without bound.
 
+use crate::fxhash::FxBuild;
+use std::borrow::Borrow;
 use std::collections::HashMap;
 use std::hash::Hash;
 
@@ -8,8 +10,8 @@ use std::hash::Hash;
 /// old one (dropping the previous old one), so at most twice `cap` keys are
 /// held and the most recent `cap` are always kept.
 pub struct Recent<K, V> {
-    cur: HashMap<K, V>,
-    old: HashMap<K, V>,
+    cur: HashMap<K, V, FxBuild>,
+    old: HashMap<K, V, FxBuild>,
     cap: usize,
 }
 
@@ -17,8 +19,8 @@ impl<K: Eq + Hash, V> Recent<K, V> {
     /// An empty map that keeps at least the `cap` most recent keys.
     pub fn new(cap: usize) -> Self {
         Recent {
-            cur: HashMap::new(),
-            old: HashMap::new(),
+            cur: HashMap::default(),
+            old: HashMap::default(),
             cap,
         }
     }
@@ -32,7 +34,10 @@ impl<K: Eq + Hash, V> Recent<K, V> {
     }
 
     /// The value of a key still remembered.
-    pub fn get_mut(&mut self, k: &K) -> Option<&mut V> {
+    pub fn get_mut<Q: Hash + Eq + ?Sized>(&mut self, k: &Q) -> Option<&mut V>
+    where
+        K: Borrow<Q>,
+    {
         match self.cur.get_mut(k) {
             Some(v) => Some(v),
             None => self.old.get_mut(k),
@@ -40,12 +45,18 @@ impl<K: Eq + Hash, V> Recent<K, V> {
     }
 
     /// Whether a key is still remembered.
-    pub fn contains(&self, k: &K) -> bool {
+    pub fn contains<Q: Hash + Eq + ?Sized>(&self, k: &Q) -> bool
+    where
+        K: Borrow<Q>,
+    {
         self.cur.contains_key(k) || self.old.contains_key(k)
     }
 
     /// Takes a key's value out, if still remembered.
-    pub fn remove(&mut self, k: &K) -> Option<V> {
+    pub fn remove<Q: Hash + Eq + ?Sized>(&mut self, k: &Q) -> Option<V>
+    where
+        K: Borrow<Q>,
+    {
         self.cur.remove(k).or_else(|| self.old.remove(k))
     }
 }

@@ -2,6 +2,7 @@
 //! area (fewer links than a binary per file).
 
 mod analytics;
+mod fast_stats;
 mod features;
 mod log;
 mod processes;

@@ -8,6 +8,7 @@
 
 pub(crate) mod dispatch;
 pub(crate) mod input;
+pub(crate) mod logs;
 pub(crate) mod output;
 pub(crate) mod policy;
 pub(crate) mod policy_test;

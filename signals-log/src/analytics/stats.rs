@@ -1,11 +1,13 @@
 //! Streaming statistics per source and event: `ahp signals stats`.
 
 use crate::Record;
+use crate::fxhash::FxBuild;
 use crate::recent::Recent;
-use ahp_engine::{Action, EntryStatus, Event, Intensity, Outcome};
+use crate::view::{Body, Status, View};
+use ahp_engine::{Action, Event, Intensity, Outcome};
 use chrono::{DateTime, Utc};
 use serde::Serialize;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// How many recent signal ids (and correlation ids) are remembered to
 /// attribute responses (and run outcomes) to their source. A response to an
@@ -124,7 +126,36 @@ struct Acc {
     row: SourceStats,
     mttr_sum: f64,
     changed: BTreeMap<u64, u64>,
-    sessions: std::collections::HashSet<String>,
+    /// The interned keys ([`Keys`]) of the sessions it fired in.
+    sessions: HashSet<u32, FxBuild>,
+}
+
+/// Issue and session keys as small numbers, so that runs look them up
+/// without building a string each time.
+#[derive(Default)]
+struct Keys {
+    issues: HashMap<String, u32, FxBuild>,
+    sessions: HashMap<String, u32, FxBuild>,
+    next: u32,
+}
+
+impl Keys {
+    /// The number of `issue:<id>` (`session` false) or `session:<id>`;
+    /// the two never share a number.
+    fn of(&mut self, session: bool, id: &str) -> u32 {
+        let map = if session {
+            &mut self.sessions
+        } else {
+            &mut self.issues
+        };
+        if let Some(&k) = map.get(id) {
+            return k;
+        }
+        let k = self.next;
+        self.next = self.next.wrapping_add(1);
+        map.insert(id.to_string(), k);
+        k
+    }
 }
 
 /// Folds records into [`Stats`] one at a time.
@@ -140,16 +171,19 @@ struct Acc {
 /// assert_eq!(stats.rows[0].blocks, 1);
 /// ```
 pub struct StatsBuilder {
-    index: HashMap<(String, String, bool), usize>,
+    /// source → its rows, by event and shadow.
+    index: HashMap<String, Vec<(Option<Event>, bool, usize)>, FxBuild>,
     accs: Vec<Acc>,
     /// signal id → (row, its current answer).
     signals: Recent<u128, (usize, Option<Action>)>,
     /// correlation id → rows that raised a signal in that dispatch, each
     /// with whether that signal was an enforced block.
     fired: Recent<String, Vec<(usize, bool)>>,
-    /// issue/session → (row, time of the first block) still open.
-    open: HashMap<String, Vec<(usize, DateTime<Utc>)>>,
-    hourly: BTreeMap<String, IntensityMix>,
+    /// issue/session key → (row, time of the first block) still open.
+    open: HashMap<u32, Vec<(usize, DateTime<Utc>)>, FxBuild>,
+    keys: Keys,
+    /// Signals per hour since the epoch; named `YYYY-MM-DDTHH` at the end.
+    hourly: BTreeMap<i64, IntensityMix>,
     stats: Stats,
 }
 
@@ -180,47 +214,60 @@ impl StatsBuilder {
     /// An empty builder.
     pub fn new() -> Self {
         StatsBuilder {
-            index: HashMap::new(),
+            index: HashMap::default(),
             accs: Vec::new(),
             signals: Recent::new(RECENT_WINDOW),
             fired: Recent::new(RECENT_WINDOW),
-            open: HashMap::new(),
+            open: HashMap::default(),
+            keys: Keys::default(),
             hourly: BTreeMap::new(),
             stats: Stats::default(),
         }
     }
 
-    fn row(&mut self, source: &str, event: String, shadow: bool) -> usize {
-        let key = (source.to_string(), event, shadow);
-        if let Some(&i) = self.index.get(&key) {
+    fn row(&mut self, source: &str, event: Option<Event>, shadow: bool) -> usize {
+        if let Some(rows) = self.index.get(source)
+            && let Some(&(_, _, i)) = rows.iter().find(|&&(e, s, _)| e == event && s == shadow)
+        {
             return i;
         }
         let i = self.accs.len();
         self.accs.push(Acc {
             row: SourceStats {
-                source: key.0.clone(),
-                event: key.1.clone(),
+                source: source.to_string(),
+                event: event_name(event),
                 shadow,
                 ..SourceStats::default()
             },
             ..Acc::default()
         });
-        self.index.insert(key, i);
+        self.index
+            .entry(source.to_string())
+            .or_default()
+            .push((event, shadow, i));
         i
     }
 
     /// Adds one record.
     pub fn add(&mut self, record: &Record) {
+        self.add_view(&View::of(record));
+    }
+
+    /// Adds what statistics read of one record: [`StatsBuilder::add`] for
+    /// a record read in part.
+    pub(crate) fn add_view(&mut self, record: &View<'_>) {
         self.stats.records += 1;
-        match record {
-            Record::Signal(s) => {
+        match record.body {
+            Body::Signal {
+                source,
+                raised: intensity,
+                hook,
+                correlation,
+                shadow,
+                ..
+            } => {
                 self.stats.signals += 1;
-                let i = self.row(
-                    &s.header.source,
-                    event_name(s.context.hook),
-                    s.header.shadow,
-                );
-                let intensity = s.intensity();
+                let i = self.row(source, hook, shadow);
                 let row = &mut self.accs[i].row;
                 row.firings += 1;
                 row.intensity.add(intensity);
@@ -229,93 +276,92 @@ impl StatsBuilder {
                     Intensity::Prompt => row.prompts += 1,
                     _ => {}
                 }
-                self.signals.insert(s.header.id.as_u128(), (i, None));
-                if let Some(corr) = &s.header.correlation_id {
+                self.signals.insert(record.id.as_u128(), (i, None));
+                if let Some(corr) = correlation {
                     // A shadow block stopped nothing: no time to repair.
-                    let blocked = intensity == Intensity::Block && !s.header.shadow;
+                    let blocked = intensity == Intensity::Block && !shadow;
                     match self.fired.get_mut(corr) {
                         Some(rows) => rows.push((i, blocked)),
-                        None => self.fired.insert(corr.clone(), vec![(i, blocked)]),
+                        None => self.fired.insert(corr.to_string(), vec![(i, blocked)]),
                     }
                 }
-                if !s.header.shadow {
-                    let hour = s.header.timestamp.format("%Y-%m-%dT%H").to_string();
+                if !shadow {
+                    let hour = record.timestamp.timestamp().div_euclid(3600);
                     self.hourly.entry(hour).or_default().add(intensity);
                 }
             }
-            Record::Response(r) => {
+            Body::Response { signal_id, action } => {
                 self.stats.responses += 1;
-                match self.signals.get_mut(&r.signal_id.as_u128()) {
+                match self.signals.get_mut(&signal_id.as_u128()) {
                     Some((i, answer)) => {
                         let row = &mut self.accs[*i].row;
                         // The log is append-only: a later answer supersedes
                         // the earlier one, so its count is taken back.
-                        if let Some(before) = answer.replace(r.action) {
+                        if let Some(before) = answer.replace(action) {
                             self.stats.superseded_responses += 1;
                             if let Some(n) = answer_count(row, before) {
                                 *n = n.saturating_sub(1);
                             }
                         }
-                        if let Some(n) = answer_count(row, r.action) {
+                        if let Some(n) = answer_count(row, action) {
                             *n += 1;
                         }
                     }
                     None => self.stats.unattributed_responses += 1,
                 }
             }
-            Record::Run(run) => {
+            Body::Run {
+                event,
+                correlation,
+                session,
+                issue,
+                outcome,
+                entries,
+                changed,
+            } => {
                 self.stats.runs += 1;
-                let event = run.event.as_str().to_string();
-                let changed = run
-                    .context
-                    .pointer("/files/changed_count")
-                    .and_then(|v| v.as_u64());
-                for e in &run.entries {
-                    let i = self.row(&e.id, event.clone(), e.shadow);
+                for e in entries.iter() {
+                    let i = self.row(e.id, Some(event), e.shadow);
                     let acc = &mut self.accs[i];
                     acc.row.runs_selected += 1;
-                    if e.status == EntryStatus::SkippedAfterBlock {
+                    if e.status == Status::SkippedAfterBlock {
                         acc.row.skipped_after_block += 1;
                     }
                     if acc.row.oracle.is_none() {
-                        acc.row.oracle = Some(e.oracle.clone());
+                        acc.row.oracle = Some(e.oracle.to_string());
                     }
-                    if e.status == EntryStatus::Signalled
+                    if e.status == Status::Signalled
                         && let Some(n) = changed
                     {
                         *acc.changed.entry(n).or_default() += 1;
                     }
                 }
-                let key = run
-                    .issue_id
-                    .as_ref()
-                    .map(|i| format!("issue:{i}"))
-                    .or_else(|| run.session_id.as_ref().map(|s| format!("session:{s}")));
-                let fired = self.fired.remove(&run.correlation_id).unwrap_or_default();
+                // Repairs are tracked per issue, else per session.
+                let key = issue
+                    .map(|i| self.keys.of(false, i))
+                    .or_else(|| session.map(|s| self.keys.of(true, s)));
+                let fired = self.fired.remove(correlation).unwrap_or_default();
                 // Sessions by the agent's session id (else the issue).
-                let session = run
-                    .session_id
-                    .as_ref()
-                    .map(|s| format!("session:{s}"))
-                    .or_else(|| key.clone());
+                let session = session.map(|s| self.keys.of(true, s)).or(key);
                 if let Some(session) = session {
                     for &(i, _) in &fired {
-                        self.accs[i].sessions.insert(session.clone());
+                        self.accs[i].sessions.insert(session);
                     }
                 }
                 let Some(key) = key else { return };
-                match run.outcome {
+                match outcome {
                     Outcome::Block => {
                         let open = self.open.entry(key).or_default();
                         for i in fired.iter().filter(|(_, b)| *b).map(|(i, _)| *i) {
                             if !open.iter().any(|&(j, _)| j == i) {
-                                open.push((i, run.timestamp));
+                                open.push((i, record.timestamp));
                             }
                         }
                     }
                     Outcome::Accept | Outcome::Aid => {
                         for (i, since) in self.open.remove(&key).unwrap_or_default() {
-                            let secs = (run.timestamp - since).num_milliseconds() as f64 / 1000.0;
+                            let secs =
+                                (record.timestamp - since).num_milliseconds() as f64 / 1000.0;
                             let acc = &mut self.accs[i];
                             acc.mttr_sum += secs.max(0.0);
                             acc.row.mttr_samples += 1;
@@ -324,7 +370,7 @@ impl StatsBuilder {
                     _ => {}
                 }
             }
-            Record::Info(_) | Record::Warning(_) | Record::Error(_) | Record::Release(_) => {}
+            Body::Diagnostic { .. } | Body::Release { .. } => {}
         }
     }
 
@@ -348,11 +394,19 @@ impl StatsBuilder {
             .collect();
         rows.sort_by(|a, b| (&a.source, &a.event, a.shadow).cmp(&(&b.source, &b.event, b.shadow)));
         stats.rows = rows;
-        stats.timeline = if self.hourly.len() <= 48 {
-            self.hourly.into_iter().collect()
+        let hourly: BTreeMap<String, IntensityMix> = self
+            .hourly
+            .into_iter()
+            .filter_map(|(hour, mix)| {
+                let at = DateTime::<Utc>::from_timestamp(hour.checked_mul(3600)?, 0)?;
+                Some((at.format("%Y-%m-%dT%H").to_string(), mix))
+            })
+            .collect();
+        stats.timeline = if hourly.len() <= 48 {
+            hourly.into_iter().collect()
         } else {
             let mut daily: BTreeMap<String, IntensityMix> = BTreeMap::new();
-            for (hour, mix) in self.hourly {
+            for (hour, mix) in hourly {
                 let day = daily.entry(hour[..10].to_string()).or_default();
                 day.aid += mix.aid;
                 day.prompt += mix.prompt;

@@ -28,9 +28,14 @@ pub(crate) enum OutFormat {
 /// Where the log is and how to print.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Common {
-    /// The log to read (default: <project>/.ahp/signals.jsonl).
+    /// The log to read (default: <project>/.ahp/signals.jsonl), with its rotated files.
+    ///
+    /// Repeat it, or give a glob (`*`, `?`; quote it: --log 'collected/*/signals.jsonl'),
+    /// to read several logs as one analysis: their records are merged by timestamp (on a tie
+    /// the log named first comes first) and each log keeps its own order. A log named twice is
+    /// read once; a named log must exist and a glob must match.
     #[arg(long, value_name = "PATH")]
-    log: Option<PathBuf>,
+    log: Vec<PathBuf>,
     /// Project root (default: nearest ancestor with .ahp/ or .git/, else the current directory).
     #[arg(long, value_name = "DIR")]
     project: Option<PathBuf>,
@@ -247,7 +252,11 @@ pub(crate) fn run(cmd: SignalsCommand, registry: Registry) -> Result<u8> {
         } => {
             let source = match &db {
                 Some(url) => crate::ship::postgres::redact(url),
-                None => log_path(&common)?.display().to_string(),
+                None => log_paths(&common)?
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", "),
             };
             let (stats, origins, read) =
                 stats_and_origins(db.as_deref(), &common, filter.build()?)?;
@@ -339,8 +348,48 @@ impl FilterArgs {
     }
 }
 
+/// The log a command that reads one log reads: the one `--log` names,
+/// else the project's.
+#[allow(dead_code)]
 fn log_path(common: &Common) -> Result<PathBuf> {
-    crate::ops::policy::log_path(common.log.clone(), common.project.clone())
+    match log_paths(common)?.as_slice() {
+        [one] => Ok(one.clone()),
+        many => Err(anyhow!(
+            "this command reads one log; --log names {}",
+            many.len()
+        )),
+    }
+}
+
+/// The logs `--log` names (globs expanded), else the project's log.
+fn log_paths(common: &Common) -> Result<Vec<PathBuf>> {
+    if common.log.is_empty() {
+        return Ok(vec![crate::ops::policy::log_path(
+            None,
+            common.project.clone(),
+        )?]);
+    }
+    crate::ops::logs::expand(&common.log)
+}
+
+/// The project's own log when it does not exist yet: no records rather
+/// than an error. A log named with `--log` must exist: a missing one is
+/// more likely a typo than an empty history.
+fn missing_default(
+    common: &Common,
+    paths: &[PathBuf],
+    e: &ahp_signals_log::LogError,
+) -> Option<PathBuf> {
+    match (e, paths) {
+        (ahp_signals_log::LogError::Open { path, error }, [only])
+            if common.log.is_empty()
+                && path == only
+                && error.kind() == std::io::ErrorKind::NotFound =>
+        {
+            Some(path.clone())
+        }
+        _ => None,
+    }
 }
 
 /// How a read of the log ended.
@@ -351,24 +400,19 @@ enum Read {
     NoLog(PathBuf),
 }
 
-/// Streams every record of the log to `f`; a progress bar on stderr when it
-/// is a terminal and the read takes a while.
+/// Streams every record of the logs to `f` (merged by timestamp when
+/// there are several); a progress bar on stderr when it is a terminal and
+/// the read takes a while.
 ///
-/// A project that has no log yet has no records: [`Read::NoLog`]. A log
-/// named with `--log` must exist: a missing one is more likely a typo than
-/// an empty history.
+/// A project that has no log yet has no records: [`Read::NoLog`].
 fn for_each(common: &Common, mut f: impl FnMut(Record) -> Result<()>) -> Result<Read> {
-    let path = log_path(common)?;
-    let mut reader = match ahp_signals_log::read_all(&path) {
+    let paths = log_paths(common)?;
+    let mut reader = match ahp_signals_log::read_many(&paths) {
         Ok(reader) => reader,
-        Err(ahp_signals_log::LogError::Open { path: p, error })
-            if common.log.is_none()
-                && p == path
-                && error.kind() == std::io::ErrorKind::NotFound =>
-        {
-            return Ok(Read::NoLog(path));
-        }
-        Err(e) => return Err(e.into()),
+        Err(e) => match missing_default(common, &paths, &e) {
+            Some(path) => return Ok(Read::NoLog(path)),
+            None => return Err(e.into()),
+        },
     };
     let mut progress = Progress::new(std::io::stderr().is_terminal(), reader.total_bytes());
     let mut n = 0u64;
@@ -380,14 +424,19 @@ fn for_each(common: &Common, mut f: impl FnMut(Record) -> Result<()>) -> Result<
         }
     }
     progress.clear();
-    if reader.skipped() > 0 {
+    let skipped = reader.logs().iter().map(|r| r.skipped());
+    warn_skipped(paths.iter().zip(skipped));
+    Ok(Read::Done)
+}
+
+/// Says on stderr how many unreadable lines each log had.
+fn warn_skipped<'a>(logs: impl Iterator<Item = (&'a PathBuf, usize)>) {
+    for (path, n) in logs.filter(|(_, n)| *n > 0) {
         eprintln!(
-            "warning: {} unreadable lines skipped in {}",
-            reader.skipped(),
+            "warning: {n} unreadable lines skipped in {}",
             path.display()
         );
     }
-    Ok(Read::Done)
 }
 
 /// The progress bar of a long read: drawn on stderr (only when it is a
@@ -491,17 +540,22 @@ fn progress_line(done: u64, total: u64, records: u64, elapsed: Duration) -> Stri
 }
 
 /// The statistics of the records `filter` selects, with the responses to
-/// the signals it selects.
+/// the signals it selects: every core parses, one thread folds in order
+/// (the figures are those of a plain read).
 fn stats(common: &Common, filter: Filter) -> Result<(Stats, Read)> {
-    let mut select = Selection::new(filter);
-    let mut b = StatsBuilder::new();
-    let read = for_each(common, |r| {
-        if select.matches(&r) {
-            b.add(&r);
-        }
-        Ok(())
-    })?;
-    Ok((b.finish(), read))
+    let paths = log_paths(common)?;
+    let logs = match ahp_signals_log::scan::open(&paths) {
+        Ok(logs) => logs,
+        Err(e) => match missing_default(common, &paths, &e) {
+            Some(path) => return Ok((StatsBuilder::new().finish(), Read::NoLog(path))),
+            None => return Err(e.into()),
+        },
+    };
+    let mut progress = Progress::new(std::io::stderr().is_terminal(), logs.total_bytes());
+    let (stats, skipped) = logs.stats(filter, |bytes, records| progress.tick(bytes, records))?;
+    progress.clear();
+    warn_skipped(skipped.iter().map(|s| (&s.log, s.count)));
+    Ok((stats, Read::Done))
 }
 
 /// The statistics from the database at `db` when given, else from the log.
