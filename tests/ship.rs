@@ -279,7 +279,7 @@ fn two_machines_ship_to_one_database_and_db_stats_equal_the_local_stats_over_bot
     );
     let remote = stats_args(&alice, &["--db", &db.url]);
     assert_eq!(remote, local);
-    assert_eq!(local["signals"], 175 + 150);
+    assert_eq!(local["signals"], 200 + 150);
     // With filters too.
     for filter in [
         &["--source", "FileChangeLimiter"][..],
