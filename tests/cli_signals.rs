@@ -778,3 +778,237 @@ fn an_amended_dismissal_no_longer_escalates() {
     assert_eq!(v["signals"][0]["header"]["intensity"], "prompt", "{v}");
     assert!(v["signals"][0]["header"]["escalated_from"].is_null(), "{v}");
 }
+
+/// A log at `path` of `n` dispatches of `source`, one every 2 minutes from
+/// `start`: a prompt and its run, answered (dismissed when `i` is even);
+/// rotated every `rotate` bytes.
+fn source_log(path: &Path, source: &str, start: chrono::DateTime<Utc>, n: i64, rotate: u64) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let options = ahp_signals_log::LogOptions {
+        max_bytes: Some(rotate),
+        ..ahp_signals_log::LogOptions::default()
+    };
+    let log = SignalLog::open_with(path, options).unwrap();
+    for i in 0..n {
+        let at = start + Duration::minutes(2 * i);
+        let corr = format!("{source}-{i}");
+        let mut s = Signal::prompt("large change");
+        s.header.source = source.into();
+        s.header.timestamp = at;
+        s.header.correlation_id = Some(corr.clone());
+        s.context.hook = Some(Event::PreToolUse);
+        log.append(&Record::from(s.clone())).unwrap();
+        log.append(&Record::Run(RunRecord {
+            id: ahp_engine::Uuid::new_v4(),
+            timestamp: at,
+            event: Event::PreToolUse,
+            correlation_id: corr,
+            session_id: Some(format!("{source}-session")),
+            issue_id: None,
+            outcome: Outcome::Prompt,
+            entries: vec![EntryRun {
+                id: source.into(),
+                oracle: "FileChangeLimiter".into(),
+                wave: 0,
+                status: EntryStatus::Signalled,
+                duration_us: 10,
+                shadow: false,
+            }],
+            signal_ids: vec![s.header.id],
+            duration_us: 20,
+            config_digest: None,
+            context: json!({"files": {"changed_count": i}}),
+        }))
+        .unwrap();
+        let action = if i % 2 == 0 {
+            Action::Dismiss
+        } else {
+            Action::Acknowledge
+        };
+        let mut r = SignalResponse::new(&s, action, None).unwrap();
+        r.consumed_at = at + Duration::seconds(30);
+        log.append(&Record::Response(r)).unwrap();
+    }
+}
+
+/// `ahp signals …` with `args`, which must succeed.
+fn signals_ok(sb: &Sandbox, args: &[&str]) -> std::process::Output {
+    let out = sb.ahp().arg("signals").args(args).output().unwrap();
+    assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+    out
+}
+
+#[test]
+fn several_logs_by_repeat_or_glob_are_one_analysis_merged_by_time() {
+    let sb = Sandbox::new();
+    let t0 = Utc.with_ymd_and_hms(2026, 3, 1, 10, 0, 0).unwrap();
+    let a = sb.root().join("collected/alpha/signals.jsonl");
+    let b = sb.root().join("collected/beta/signals.jsonl");
+    // alpha rotates into compressed segments; beta starts a minute later.
+    source_log(&a, "Alpha", t0, 40, 4_000);
+    source_log(&b, "Beta", t0 + Duration::minutes(1), 30, 1 << 20);
+    assert!(
+        sb.root()
+            .join("collected/alpha/signals.jsonl.2.gz")
+            .exists()
+    );
+
+    let stats = |logs: &[&str]| {
+        let mut args = vec!["stats", "--format", "json"];
+        for l in logs {
+            args.extend(["--log", l]);
+        }
+        json_out(&signals_ok(&sb, &args))
+    };
+    let repeated = stats(&[
+        "collected/alpha/signals.jsonl",
+        "collected/beta/signals.jsonl",
+    ]);
+    assert_eq!(repeated["records"], 3 * 70);
+    let rows = repeated["rows"].as_array().unwrap();
+    let firings: Vec<(&str, u64)> = rows
+        .iter()
+        .map(|r| {
+            (
+                r["source"].as_str().unwrap(),
+                r["firings"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(firings, [("Alpha", 40), ("Beta", 30)]);
+    assert_eq!(rows[0]["dismissals"], 20);
+    assert_eq!(rows[1]["dismissals"], 15);
+    // A glob reads the same logs (not alpha's segments as logs of their
+    // own); a log named twice is read once.
+    assert_eq!(stats(&["collected/*/signals.jsonl"]), repeated);
+    assert_eq!(stats(&["collected/*/*"]), repeated);
+    assert_eq!(
+        stats(&["collected/beta/signals.jsonl", "collected/*/signals.jsonl"]),
+        repeated
+    );
+    // Filters apply across the logs.
+    let beta = json_out(&signals_ok(
+        &sb,
+        &[
+            "stats",
+            "--format",
+            "json",
+            "--log",
+            "collected/*/signals.jsonl",
+            "--source",
+            "Beta",
+        ],
+    ));
+    assert_eq!(beta["signals"], 30);
+    assert_eq!(beta["responses"], 30);
+
+    // query: the records of both, in time order, each log in its order.
+    let out = signals_ok(
+        &sb,
+        &[
+            "query",
+            "--format",
+            "json",
+            "--kind",
+            "signal",
+            "--log",
+            "collected/*/signals.jsonl",
+        ],
+    );
+    let sources: Vec<String> = stdout(&out)
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["header"]["source"].to_string()
+        })
+        .collect();
+    assert_eq!(sources.len(), 70);
+    assert_eq!(
+        &sources[..4],
+        ["\"Alpha\"", "\"Beta\"", "\"Alpha\"", "\"Beta\""]
+    );
+    assert!(sources[60..].iter().all(|s| s == "\"Alpha\""));
+
+    // tune and report take them too; the report names every log.
+    signals_ok(&sb, &["tune", "--log", "collected/*/signals.jsonl"]);
+    let html = sb.root().join("r.html");
+    signals_ok(
+        &sb,
+        &[
+            "report",
+            "--out",
+            html.to_str().unwrap(),
+            "--log",
+            "collected/*/signals.jsonl",
+        ],
+    );
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("collected/alpha/signals.jsonl, collected/beta/signals.jsonl"));
+}
+
+#[test]
+fn stats_over_a_log_are_the_figures_of_a_plain_read() {
+    let sb = Sandbox::new();
+    let t0 = Utc.with_ymd_and_hms(2026, 3, 1, 10, 0, 0).unwrap();
+    let path = sb.log_path();
+    source_log(&path, "FileChangeLimiter", t0, 300, 20_000);
+    dismissal_log(&path);
+    // A torn line between records, garbage, and a line from before ids.
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    text.push_str("{\"kind\":\"run\",\"timest\n\u{7}garbage\n");
+    text.push_str(
+        "{\"kind\":\"info\",\"level\":\"info\",\"timestamp\":\"2026-03-02T00:00:00Z\",\"source\":\"ahp\",\"message\":\"old\"}\n",
+    );
+    std::fs::write(&path, text).unwrap();
+    let plain = ahp_signals_log::analytics::stats::collect(
+        ahp_signals_log::read_all(&path)
+            .unwrap()
+            .map(|r| r.unwrap()),
+    );
+    let out = signals_ok(&sb, &["stats", "--format", "json"]);
+    assert_eq!(json_out(&out), serde_json::to_value(&plain).unwrap());
+    assert!(
+        stderr(&out).contains("warning: 2 unreadable lines skipped"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn a_glob_that_matches_nothing_or_a_missing_log_is_an_error() {
+    let sb = Sandbox::new();
+    let t0 = Utc.with_ymd_and_hms(2026, 3, 1, 10, 0, 0).unwrap();
+    source_log(&sb.root().join("logs/a.jsonl"), "A", t0, 2, 1 << 20);
+    for args in [
+        vec!["stats", "--log", "nowhere/*.jsonl"],
+        vec!["stats", "--log", "logs/a.jsonl", "--log", "logs/*.gz"],
+    ] {
+        let out = sb.ahp().arg("signals").args(&args).output().unwrap();
+        assert!(!out.status.success(), "{args:?}");
+        let pattern = args.last().unwrap();
+        assert!(
+            stderr(&out).contains(&format!("--log {pattern}: no log matches this pattern")),
+            "{}",
+            stderr(&out)
+        );
+    }
+    for cmd in ["stats", "query", "tune"] {
+        let out = sb
+            .ahp()
+            .args([
+                "signals",
+                cmd,
+                "--log",
+                "logs/a.jsonl",
+                "--log",
+                "logs/missing.jsonl",
+            ])
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{cmd}");
+        assert!(
+            stderr(&out).contains("logs/missing.jsonl"),
+            "{cmd}: {}",
+            stderr(&out)
+        );
+    }
+}

@@ -1391,7 +1391,7 @@ mod tests {
         r.id = Uuid::nil();
         r.details = Some(serde_json::json!({"why": ["noise", 3]}));
         lines.push(serde_json::to_string(&Record::Response(r)).unwrap());
-        let mut signals = vec![
+        let mut signals = [
             Signal::block("no").with_resolution_path(["fix it"]),
             Signal::control(vec![ahp_engine::Modification::set(
                 "a.b",

@@ -202,6 +202,9 @@ enum Msg {
     End { log: usize, chunks: u64 },
     /// A log could not be read.
     Failed(LogError),
+    /// A parser failed on a chunk of this log (a bug): the read stops
+    /// rather than count without those lines.
+    Panicked { log: usize },
 }
 
 /// Reads the files of one log into chunks of whole lines.
@@ -278,8 +281,12 @@ fn parse(jobs: &Mutex<Receiver<Job>>, done: &Sender<Msg>) {
             Err(_) => return,
         };
         let Ok(mut job) = job else { return };
-        job.chunk.parse();
-        if done.send(Msg::Parsed(job)).is_err() {
+        let parsed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job.chunk.parse()));
+        let msg = match parsed {
+            Ok(()) => Msg::Parsed(job),
+            Err(_) => Msg::Panicked { log: job.log },
+        };
+        if done.send(msg).is_err() {
             return;
         }
     }
@@ -348,6 +355,14 @@ impl Merge {
         Ok(())
     }
 
+    /// The error that stops a read of `log` that cannot go on.
+    fn broken(&self, log: usize, why: &str) -> LogError {
+        LogError::Read {
+            path: self.states[log].skipped.log.clone(),
+            error: std::io::Error::other(why),
+        }
+    }
+
     /// The timestamp of the next record of `log`, waiting for its chunk if
     /// need be; `None` at its end.
     fn head(
@@ -394,9 +409,12 @@ impl Merge {
                 }
                 Ok(Msg::End { log, chunks }) => self.states[log].end = Some(chunks),
                 Ok(Msg::Failed(e)) => return Err(e),
-                // Every thread ended without saying the log's end: cannot
-                // happen while the fold holds the logs' free lists.
-                Err(_) => return Ok(None),
+                Ok(Msg::Panicked { log }) => {
+                    return Err(self.broken(log, "a parser thread failed"));
+                }
+                // Every thread ended without the log's end: only after a
+                // failure, but never take it for the end.
+                Err(_) => return Err(self.broken(log, "the reader threads ended early")),
             }
         }
     }

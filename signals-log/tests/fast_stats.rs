@@ -189,14 +189,14 @@ fn generate(path: &Path, n: u64, start: DateTime<Utc>, rotate: u64, seed: u64) {
             3 => raw(path, b"\x01garbage \xff\n"),
             4 => raw(
                 path,
-                &format!(
+                format!(
                     "{{\"kind\":\"info\",\"level\":\"info\",\"timestamp\":\"{}\",\"source\":\"ahp\",\"message\":\"legacy\"}}\n",
                     at.to_rfc3339()
                 ),
             ),
             5 => raw(
                 path,
-                &format!(
+                format!(
                     "{{\"timestamp\":\"{}\",\"event\":\"PreToolUse\",\"correlation_id\":\"odd-{i}\",\"outcome\":\"accept\",\"entries\":[{{\"id\":\"Rules\",\"oracle\":\"R\",\"wave\":0,\"status\":\"accepted\",\"duration_us\":1}}],\"signal_ids\":[],\"duration_us\":1,\"context\":{{\"files\":{{\"changed_count\":3}}}},\"kind\":\"run\"}}\n",
                     at.to_rfc3339()
                 ),

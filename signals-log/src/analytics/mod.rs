@@ -3,10 +3,12 @@
 //! ([`stats::StatsBuilder`]), tuning suggestions ([`tune::suggest`]) and a
 //! self-contained HTML report ([`report::render`]).
 //!
-//! Everything reads the log through [`crate::read`] one record at a time;
-//! the aggregation keeps bounded state (counters per source and event, the
-//! open blocks per issue or session, a capped window of recent signal ids
-//! to attribute responses).
+//! The commands read the logs through [`crate::scan`]: in parallel, each
+//! line parsed only for what analytics uses, the records folded in order
+//! one at a time; [`stats::StatsBuilder::add`] takes full records from
+//! anywhere else (the figures are the same). The aggregation keeps bounded
+//! state (counters per source and event, the open blocks per issue or
+//! session, a capped window of recent signal ids to attribute responses).
 
 pub mod breakdown;
 pub mod query;

@@ -158,6 +158,9 @@ impl Keys {
     }
 }
 
+/// A row of one source: its event, whether shadow, its index.
+type RowKey = (Option<Event>, bool, usize);
+
 /// Folds records into [`Stats`] one at a time.
 ///
 /// ```
@@ -172,7 +175,7 @@ impl Keys {
 /// ```
 pub struct StatsBuilder {
     /// source → its rows, by event and shadow.
-    index: HashMap<String, Vec<(Option<Event>, bool, usize)>, FxBuild>,
+    index: HashMap<String, Vec<RowKey>, FxBuild>,
     accs: Vec<Acc>,
     /// signal id → (row, its current answer).
     signals: Recent<u128, (usize, Option<Action>)>,
