@@ -17,7 +17,7 @@
 
 use crate::Record;
 use crate::record::line_id;
-use crate::view::{Body, Entries, Status, View};
+use crate::view::{Body, Entries, Entry, Span, Status, Strings, View};
 use ahp_engine::{Action, EntryStatus, Event, Intensity, Level, ModOp, Outcome, Severity, Uuid};
 use chrono::{DateTime, Utc};
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
@@ -28,23 +28,6 @@ mod narrow;
 
 /// How many skipped line numbers a chunk keeps (the count is exact).
 const KEEP_SKIPPED: usize = 1024;
-
-/// A string of a parsed chunk: a range of its lines or of its arena.
-#[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct Span {
-    arena: bool,
-    start: usize,
-    end: usize,
-}
-
-/// One entry of a run, its strings in the chunk.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Entry {
-    pub id: Span,
-    pub oracle: Span,
-    pub status: Status,
-    pub shadow: bool,
-}
 
 /// What [`View`] holds of one record, its strings in the chunk.
 #[derive(Debug, Clone, Copy)]
@@ -135,6 +118,12 @@ impl Chunk {
     /// The text of a span.
     #[inline]
     pub fn str(&self, span: Span) -> &str {
+        Strings::str(self, span)
+    }
+}
+
+impl Strings for Chunk {
+    fn str(&self, span: Span) -> &str {
         if span.arena {
             self.arena.get(span.start..span.end).unwrap_or_default()
         } else if self.bytes.is_empty() {
@@ -147,7 +136,9 @@ impl Chunk {
                 .unwrap_or_default()
         }
     }
+}
 
+impl Chunk {
     /// The view of one of its records.
     pub fn view(&self, r: &Lean) -> View<'_> {
         let opt = |s: Option<Span>| s.map(|s| self.str(s));

@@ -63,7 +63,38 @@ pub(crate) enum Body<'a> {
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Entries<'a> {
     Full(&'a [EntryRun]),
-    Lean(&'a [crate::lean::Entry], &'a crate::lean::Chunk),
+    Lean(&'a [Entry], &'a dyn Strings),
+}
+
+/// A string of a parsed chunk: a range of its lines or of its arena.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Span {
+    pub arena: bool,
+    pub start: usize,
+    pub end: usize,
+}
+
+/// One entry of a run as the partial parse keeps it, its strings in the
+/// chunk it was read from.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Entry {
+    pub id: Span,
+    pub oracle: Span,
+    pub status: Status,
+    pub shadow: bool,
+}
+
+/// Where the strings of a partially parsed record are (its chunk): a
+/// trait, so that this module need not know the parser's types.
+pub(crate) trait Strings {
+    /// The string at `span`.
+    fn str(&self, span: Span) -> &str;
+}
+
+impl std::fmt::Debug for dyn Strings + '_ {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Strings")
+    }
 }
 
 /// What statistics read of one entry of a run.

@@ -349,10 +349,7 @@ impl FilterArgs {
 }
 
 /// The log a command that reads a single log reads: the one `--log`
-/// names, else the project's; several are an error.
-// Unused here since stats, tune and report read several; kept for the
-// single-log commands that sit beside them.
-#[allow(dead_code)]
+/// names, else the project's; several are an error (`ship`).
 fn log_path(common: &Common) -> Result<PathBuf> {
     match log_paths(common)?.as_slice() {
         [one] => Ok(one.clone()),
