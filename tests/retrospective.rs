@@ -98,7 +98,7 @@ fn a_rotated_log_gives_the_same_numbers() {
         keep: 100,
         ..LogOptions::default()
     });
-    assert!(sb.root().join(".ahp/signals.jsonl.5").is_file());
+    assert!(sb.root().join(".ahp/signals.jsonl.5.gz").is_file());
 }
 
 fn scripted_history(options: LogOptions) -> Sandbox {

@@ -287,6 +287,10 @@ fn two_machines_ship_to_one_database_and_db_stats_equal_the_local_stats_over_bot
         &["--issue", "ISSUE-3"],
         &["--session", "s3"],
         &["--kind", "run"],
+        &["--kind", "warning"],
+        &["--kind", "response", "--source", "FileChangeLimiter"],
+        &["--kind", "run", "--session", "s3"],
+        &["--kind", "response", "--since", "2026-03-01T09:10:00Z"],
         &[
             "--since",
             "2026-03-01T09:30:00Z",
@@ -504,8 +508,8 @@ fn otlp_a_collector_that_answers_503_then_200_receives_each_record_once() {
         "{}",
         stderr(&out)
     );
-    // Shipping again sends nothing.
-    let out = ship(&sb, &log, &url, &[]);
+    // Shipping again to the same sink sends nothing.
+    let out = ship(&sb, &log, &url, &["--header", "Authorization=Bearer t0ken"]);
     assert!(
         stderr(&out).contains("shipped 0 records"),
         "{}",

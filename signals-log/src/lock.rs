@@ -121,6 +121,23 @@ pub(crate) fn open_read(path: &Path) -> io::Result<File> {
     Ok(file)
 }
 
+/// As [`open_read`], refusing a symbolic link at `path` (`O_NOFOLLOW`):
+/// for the files beside the log — its segments and cursors — which a
+/// cloned repository may have committed as links to `/proc/self/environ`
+/// or to a file of the user's.
+pub(crate) fn open_read_nofollow(path: &Path) -> io::Result<File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(nonblock_flag() | rustix::fs::OFlags::NOFOLLOW.bits() as i32);
+    }
+    let file = options.open(path)?;
+    ensure_regular(&file)?;
+    Ok(file)
+}
+
 /// An error unless `file` is a regular file. A FIFO, socket or device at
 /// the log's path would swallow records (or block) without a word, so it
 /// is refused like a directory is.

@@ -99,6 +99,13 @@ pub fn rotated(path: &Path) -> io::Result<Vec<Segment>> {
         let Some(file) = entry.file_name().to_str().map(str::to_owned) else {
             continue;
         };
+        // Only regular files, never a link: a cloned repository could
+        // commit `signals.jsonl.1` pointing at `/proc/self/environ` or at a
+        // file of the user's, which rotation would then copy into the
+        // project.
+        if !entry.file_type().is_ok_and(|t| t.is_file()) {
+            continue;
+        }
         let Some(rest) = file.strip_prefix(&name).and_then(|r| r.strip_prefix('.')) else {
             continue;
         };
@@ -122,13 +129,15 @@ pub fn rotated(path: &Path) -> io::Result<Vec<Segment>> {
     Ok(out)
 }
 
-/// A segment number: decimal digits only, no sign, no leading zero.
+/// A segment number: decimal digits only, no sign, no leading zero, at
+/// most `i64::MAX` (a database keeps it as a `bigint`; a committed file
+/// named with a huge number would otherwise pin the numbering at its end).
 fn number(s: &str) -> Option<u64> {
     if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) || (s.len() > 1 && s.starts_with('0'))
     {
         return None;
     }
-    s.parse().ok()
+    s.parse().ok().filter(|&n| n < i64::MAX as u64)
 }
 
 /// The number the current file gets when it rotates: one past the highest
@@ -149,7 +158,11 @@ pub fn next_number(rotated: &[Segment]) -> u64 {
 /// gzip file the size its trailer records (modulo 4 GiB, as gzip stores it;
 /// segments are far smaller).
 pub(crate) fn open(segment: &Segment) -> io::Result<(Box<dyn BufRead + Send>, u64)> {
-    open_file(segment, lock::open_read(&segment.path)?)
+    let file = match segment.kind {
+        SegmentKind::Current => lock::open_read(&segment.path)?,
+        _ => lock::open_read_nofollow(&segment.path)?,
+    };
+    open_file(segment, file)
 }
 
 /// As [`open`], for a file already opened.
@@ -198,7 +211,11 @@ pub(crate) fn compress(from: &Path, log: &Path, n: u64) -> io::Result<PathBuf> {
     tmp.push(".tmp");
     let tmp = PathBuf::from(tmp);
     let result = (|| {
-        let mut input = lock::open_read(from)?;
+        let mut input = if from == log {
+            lock::open_read(from)?
+        } else {
+            lock::open_read_nofollow(from)?
+        };
         let out = create_private(&tmp)?;
         // The fastest level: rotation runs inside one append, under the
         // lock; JSONL still shrinks several-fold.
@@ -307,6 +324,7 @@ mod tests {
             "signals.jsonl.9.gz",
             "signals.jsonl.4.gz.tmp",
             "signals.jsonl.04.gz",
+            "signals.jsonl.9223372036854775807.gz",
             "signals.jsonl.x.gz",
             "signals.jsonl.-1",
             "other.jsonl.5.gz",

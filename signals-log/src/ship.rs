@@ -75,22 +75,28 @@ pub fn cursor_path(log: &Path, key: &str) -> PathBuf {
     cursor_dir(log).join(format!("{key}.json"))
 }
 
-/// Every sink's cursor of the log at `log`. A cursor file that cannot be
-/// read holds the whole history (segment 0): keeping a file too long is
-/// better than dropping one a sink still needs.
+/// The most a cursor file is read: a cursor is a few hundred bytes.
+const MAX_CURSOR_BYTES: u64 = 64 * 1024;
+
+/// Every sink's cursor of the log at `log`, as the writer sees them before
+/// it drops a segment. A file that is not a cursor (unreadable, a link, not
+/// JSON) holds nothing back: otherwise any file committed there would
+/// switch the history budget off.
 pub(crate) fn cursors(log: &Path) -> Vec<Cursor> {
     let Ok(entries) = std::fs::read_dir(cursor_dir(log)) else {
         return Vec::new();
     };
+    // Runs inside a hook call's append, in a folder a cloned repository
+    // may have committed: only small regular files, never through a link
+    // or into a FIFO, and what is not a cursor is not one.
     entries
         .filter_map(Result::ok)
         .filter(|e| e.path().extension().is_some_and(|x| x == "json"))
-        .map(|e| {
-            let path = e.path();
-            std::fs::read(&path)
-                .ok()
-                .and_then(|b| serde_json::from_slice(&b).ok())
-                .unwrap_or_else(|| Cursor::start(format!("the sink of {}", path.display())))
+        .filter_map(|e| {
+            let file = crate::lock::open_read_nofollow(&e.path()).ok()?;
+            let mut bytes = Vec::new();
+            file.take(MAX_CURSOR_BYTES).read_to_end(&mut bytes).ok()?;
+            serde_json::from_slice(&bytes).ok()
         })
         .collect()
 }
@@ -133,10 +139,15 @@ pub fn save_cursor(log: &Path, key: &str, cursor: &Cursor) -> Result<(), ShipErr
     (|| {
         // A fresh file, never through a link left at the temporary name.
         let _ = std::fs::remove_file(&tmp);
-        let mut f = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&tmp)?;
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            // It names the sink: as private as the log.
+            options.mode(0o600);
+        }
+        let mut f = options.open(&tmp)?;
         f.write_all(&bytes)?;
         f.sync_data()?;
         std::fs::rename(&tmp, &path)?;
@@ -270,16 +281,25 @@ pub fn ship(
     options: &ShipOptions,
 ) -> Result<Shipped, ShipError> {
     let mut done = Shipped::default();
-    let mut cursor = load_cursor(log, key)?.unwrap_or_else(|| Cursor::start(label));
+    let mut cursor = match load_cursor(log, key)? {
+        Some(c) => c,
+        None => {
+            // Saved before anything is read: from now on rotation keeps
+            // what this sink has not received.
+            let c = Cursor::start(label);
+            save_cursor(log, key, &c)?;
+            c
+        }
+    };
     cursor.sink = label.to_string();
-    let (segments, next) = list(log)?;
+    let (segments, next, mut current) = list(log)?;
     let mut plan = plan(&segments, next, &cursor);
     if plan.is_none() {
         done.restarted = true;
         cursor = Cursor::start(label);
         plan = plan_from_start(&segments, next);
     }
-    let mut batch: Vec<Line> = Vec::with_capacity(options.batch);
+    let mut batch: Vec<Line> = Vec::with_capacity(options.batch.min(1024));
     let Some(plan) = plan else {
         return Ok(done);
     };
@@ -289,7 +309,18 @@ pub fn ship(
         } else {
             0
         };
-        let mut lines = match SegmentLines::open(segment, *number, start, cursor.last_id) {
+        let opened = match segment.kind {
+            // The file that was current when the segments were listed, even
+            // if it has been rotated since: its number is the one it got.
+            SegmentKind::Current => match current.take() {
+                Some(file) => segments::open_file(segment, file),
+                None => continue,
+            },
+            _ => segments::open(segment),
+        };
+        let mut lines = match opened.and_then(|(inner, _)| {
+            SegmentLines::open(inner, segment, *number, start, cursor.last_id)
+        }) {
             Ok(l) => l,
             // A segment dropped or rotated under us: the next listing has it.
             Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
@@ -334,7 +365,8 @@ pub fn ship(
             // Nothing was in the current file yet: name it, so that the
             // segments before it can go.
             cursor.segment = *number;
-            cursor.offset = lines.offset;
+            cursor.offset = 0;
+            cursor.last_id = None;
             cursor.updated_at = Utc::now();
             save_cursor(log, key, &cursor)?;
         }
@@ -407,19 +439,38 @@ fn deliver(
 /// The log's segments and the number of the current file; an older ahp's
 /// rotated files are first given numbers (under the writers' lock), so a
 /// cursor can name every file.
-fn list(log: &Path) -> Result<(Vec<Segment>, u64), ShipError> {
+fn list(log: &Path) -> Result<(Vec<Segment>, u64, Option<std::fs::File>), ShipError> {
     let open = |error| LogError::Open {
         path: log.to_path_buf(),
         error,
     };
     segments::migrate(log).map_err(open)?;
-    let mut segments = segments::rotated(log).map_err(open)?;
+    // The current file is opened and the segments listed under a shared
+    // lock, as a reader does: a rotation in between would make the file
+    // read as "current" a newer one than its number says.
+    let current = loop {
+        let file = match crate::lock::open_read(log) {
+            Ok(f) => f,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => break None,
+            Err(e) => return Err(open(e).into()),
+        };
+        crate::lock::lock_shared(&file).map_err(open)?;
+        let facts = crate::lock::facts(&file).map_err(open)?;
+        if crate::lock::path_id(log).map_err(open)? == Some(facts.id) {
+            break Some(file);
+        }
+    };
+    let listed = segments::rotated(log).map_err(open);
+    if let Some(f) = &current {
+        let _ = crate::lock::unlock(f);
+    }
+    let mut segments = listed?;
     let next = segments::next_number(&segments);
     segments.push(Segment {
         path: log.to_path_buf(),
         kind: SegmentKind::Current,
     });
-    Ok((segments, next))
+    Ok((segments, next, current))
 }
 
 type Plan<'a> = Vec<(&'a Segment, u64)>;
@@ -467,12 +518,12 @@ struct SegmentLines {
 
 impl SegmentLines {
     fn open(
+        inner: Box<dyn BufRead + Send>,
         segment: &Segment,
         number: u64,
         start: u64,
         last: Option<Uuid>,
     ) -> io::Result<SegmentLines> {
-        let (inner, _) = segments::open(segment)?;
         let mut lines = SegmentLines {
             inner,
             number,
@@ -499,7 +550,6 @@ impl SegmentLines {
             lines.verified = lines.offset == start
                 && match (last, last_seen) {
                     (Some(want), Some(Some(have))) => want == have,
-                    (None, _) => true,
                     _ => false,
                 };
         }

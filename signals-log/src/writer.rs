@@ -323,19 +323,22 @@ impl SignalLog {
             kind: segments::SegmentKind::Rotated(n),
         });
         let excess = rotated.len().saturating_sub(keep);
-        for segment in rotated.iter().take(excess) {
-            let number = segment.number(n + 1);
+        for (i, segment) in rotated.iter().take(excess).enumerate() {
+            let number = segment.number(n.saturating_add(1));
             let name = segment.path.display();
             let size = || segment.open().map_or(u64::MAX, |(_, size)| size);
             if let Some(c) = cursors.iter().find(|c| !c.delivered(number, size())) {
+                // It and every newer one: one record says so.
                 notes.push(note(
                     Level::Warning,
                     format!(
-                        "kept {name} past the history budget (log_keep = {keep}): it has not been shipped to {} yet",
-                        c.sink
+                        "kept {} rotated segments past the history budget (log_keep = {keep}), from {name} on: not yet shipped to {} (run `ahp signals ship` to it, or delete its cursor in {} to stop waiting for it)",
+                        excess - i,
+                        c.sink,
+                        crate::ship::cursor_dir(&self.path).display()
                     ),
                 ));
-                continue;
+                break;
             }
             let size = fs::metadata(&segment.path).map_or(0, |m| m.len());
             ignore_missing(fs::remove_file(&segment.path))?;

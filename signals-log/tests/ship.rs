@@ -193,3 +193,101 @@ fn a_cursor_folder_that_is_a_link_is_refused() {
     assert!(err.to_string().contains("symbolic link"), "{err}");
     assert_eq!(fs::read_dir(elsewhere.path()).unwrap().count(), 0);
 }
+
+/// Appends records while it delivers its first batch: the log rotates
+/// under a running shipper.
+struct Busy {
+    memory: Memory,
+    log: Option<(SignalLog, usize)>,
+    written: Vec<String>,
+}
+
+impl Sink for Busy {
+    fn deliver(&mut self, batch: &[Line]) -> Result<(), SinkError> {
+        if let Some((log, n)) = self.log.take() {
+            for i in 0..n {
+                let s = Signal::aid(format!("written while shipping {i}"));
+                self.written.push(s.header.id.to_string());
+                log.append(&Record::from(s)).unwrap();
+            }
+        }
+        self.memory.deliver(batch)
+    }
+}
+
+#[test]
+fn a_log_that_rotates_while_it_is_shipped_loses_and_duplicates_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("signals.jsonl");
+    let small = || ahp_signals_log::LogOptions {
+        max_bytes: Some(3_000),
+        keep: 1,
+        ..ahp_signals_log::LogOptions::default()
+    };
+    let first = SignalLog::open_with(&path, small()).unwrap();
+    for i in 0..40 {
+        first
+            .append(&Record::from(Signal::aid(format!("before {i}"))))
+            .unwrap();
+    }
+    let mut sink = Busy {
+        memory: Memory::default(),
+        log: Some((SignalLog::open_with(&path, small()).unwrap(), 60)),
+        written: Vec::new(),
+    };
+    ship::ship(&path, "busy", "busy", &mut sink, &options(1)).unwrap();
+    // Written later still, past the budget: only what was delivered goes.
+    for i in 0..40 {
+        first
+            .append(&Record::from(Signal::aid(format!("after {i}"))))
+            .unwrap();
+    }
+    ship::ship(&path, "busy", "busy", &mut sink, &options(7)).unwrap();
+    for id in &sink.written {
+        assert!(sink.memory.held.contains_key(id), "lost {id}");
+    }
+    assert_eq!(sink.memory.deliveries, sink.memory.held.len(), "duplicated");
+    // Everything still in the log was delivered.
+    for r in ahp_signals_log::read_all(&path).unwrap() {
+        let id = r.unwrap().id().to_string();
+        assert!(sink.memory.held.contains_key(&id), "{id} never shipped");
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn files_a_repository_commits_beside_the_log_are_never_followed() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("signals.jsonl");
+    let secret = dir.path().join("secret.txt");
+    fs::write(&secret, "API_KEY=sk-ant-SECRET\n").unwrap();
+    // A cursor that is a device, one that is garbage, a segment that is a
+    // link to a file of the user's.
+    fs::create_dir_all(ship::cursor_dir(&path)).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", ship::cursor_dir(&path).join("evil.json")).unwrap();
+    fs::write(ship::cursor_dir(&path).join("junk.json"), "{not json").unwrap();
+    std::os::unix::fs::symlink(&secret, dir.path().join("signals.jsonl.1")).unwrap();
+    let options = ahp_signals_log::LogOptions {
+        max_bytes: Some(1),
+        keep: 1,
+        ..ahp_signals_log::LogOptions::default()
+    };
+    let log = SignalLog::open_with(&path, options).unwrap();
+    let started = std::time::Instant::now();
+    for i in 0..5 {
+        log.append(&Record::from(Signal::aid(format!("n {i}"))))
+            .unwrap();
+    }
+    assert!(started.elapsed() < Duration::from_secs(5), "appends hung");
+    // Neither cursor held history back: the budget of one segment holds.
+    let segments = ahp_signals_log::segments::rotated(&path).unwrap();
+    assert_eq!(segments.len(), 1, "{segments:?}");
+    // The link was not copied into a segment.
+    for s in segments {
+        let (mut r, _) = s.open().unwrap();
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut r, &mut text).unwrap();
+        assert!(!text.contains("SECRET"), "{}", s.path.display());
+    }
+    assert!(fs::symlink_metadata(dir.path().join("signals.jsonl.1")).is_ok());
+}

@@ -79,10 +79,18 @@ pub(crate) struct Target {
 /// `host=… dbname=…` string) or an OTLP/HTTP endpoint `http://…`.
 pub(crate) fn target(to: &str, headers: &[String], resource: Resource) -> Result<Target> {
     let lower = to.to_ascii_lowercase();
-    if lower.starts_with("postgres://")
-        || lower.starts_with("postgresql://")
-        || to.contains('=') && !to.contains("://")
-    {
+    let postgres_scheme = lower.starts_with("postgres://") || lower.starts_with("postgresql://");
+    if postgres_scheme || to.contains('=') && !to.contains("://") {
+        if !headers.is_empty() {
+            bail!("--header is for an OTLP/HTTP endpoint; a PostgreSQL sink takes none");
+        }
+        // The client reads only a lower-case scheme.
+        let to = &match to.split_once("://") {
+            Some((scheme, rest)) if postgres_scheme => {
+                format!("{}://{rest}", scheme.to_ascii_lowercase())
+            }
+            _ => to.to_string(),
+        };
         let label = postgres::redact(to);
         let key = format!("postgres-{}", short_hash(&identity_of_postgres(to)));
         let sink = postgres::Postgres::connect(to, resource)?;
@@ -101,7 +109,13 @@ pub(crate) fn target(to: &str, headers: &[String], resource: Resource) -> Result
         }
         let exporter = otlp::Otlp::new(to, &headers, Duration::from_secs(10))?;
         let label = exporter.url().to_string();
-        let key = format!("otlp-{}", short_hash(&label));
+        // The whole endpoint (query included) and the headers name the
+        // sink: two tenants of one collector are two sinks. Hashed, so no
+        // secret reaches the file name.
+        let key = format!(
+            "otlp-{}",
+            short_hash(&format!("{to}\n{}", headers.join("\n")))
+        );
         return Ok(Target {
             label,
             key,
@@ -157,7 +171,7 @@ impl Sink for OtlpSink {
                         batch.len(),
                         accepted
                             .message
-                            .map(|m| format!(": {m}"))
+                            .map(|m| format!(": {}", crate::ops::output::terminal_safe(&m)))
                             .unwrap_or_default()
                     );
                 }

@@ -154,7 +154,8 @@ impl Postgres {
     /// Connects to `url` and creates or migrates the schema.
     pub(crate) fn connect(url: &str, resource: Resource) -> Result<Postgres> {
         let mut client = connect(url)?;
-        migrate(&mut client).context("cannot create or migrate ahp's tables")?;
+        migrate(&mut client)
+            .with_context(|| format!("cannot create or migrate ahp's tables in {}", redact(url)))?;
         Ok(Postgres {
             url: url.to_string(),
             client: Some(client),
@@ -182,7 +183,11 @@ impl Postgres {
                 })
             })
             .collect();
-        let text = serde_json::Value::Array(elements).to_string();
+        // jsonb cannot hold U+0000 (a tool's binary output can carry one):
+        // it becomes U+FFFD, the replacement character.
+        let text = serde_json::Value::Array(elements)
+            .to_string()
+            .replace("\\u0000", "\\ufffd");
         let r = &self.resource;
         let mut tx = client.transaction()?;
         for (table, kinds, columns, values) in TABLES {
@@ -212,7 +217,36 @@ impl Postgres {
 
 impl Sink for Postgres {
     fn deliver(&mut self, batch: &[Line]) -> Result<(), SinkError> {
-        self.insert(batch).map_err(|e| {
+        match self.insert(batch) {
+            Err(e) if !retryable(&e) && batch.len() > 1 => {
+                // One record the database refuses must not hold back the
+                // rest for ever: each alone, the refused ones said and
+                // skipped.
+                for line in batch {
+                    if let Err(e) = self.insert(std::slice::from_ref(line)) {
+                        if retryable(&e) {
+                            return Err(self.failure(e));
+                        }
+                        eprintln!(
+                            "warning: PostgreSQL refused record {} (segment {}, up to byte {}): {}; skipped",
+                            line.id,
+                            line.segment,
+                            line.offset,
+                            describe(&e)
+                        );
+                    }
+                }
+                Ok(())
+            }
+            Err(e) => Err(self.failure(e)),
+            Ok(()) => Ok(()),
+        }
+    }
+}
+
+impl Postgres {
+    fn failure(&mut self, e: postgres::Error) -> SinkError {
+        {
             let retry = retryable(&e);
             if retry {
                 // Reconnect at the next try.
@@ -227,7 +261,7 @@ impl Sink for Postgres {
             } else {
                 SinkError::Fatal(message)
             }
-        })
+        }
     }
 }
 
@@ -275,10 +309,13 @@ fn percent(s: &str) -> String {
 /// The URL as shown to people: any password replaced by `***`.
 pub(crate) fn redact(url: &str) -> String {
     if let Some((scheme, rest)) = url.split_once("://") {
-        let (auth_end, _) = rest
-            .char_indices()
-            .find(|(_, c)| matches!(c, '/' | '?'))
-            .unwrap_or((rest.len(), ' '));
+        // The authority ends at the first `/` or `?` after the last `@`
+        // before the query: a password may hold an unencoded `/`.
+        let query_at = rest.find('?').unwrap_or(rest.len());
+        let from = rest[..query_at].rfind('@').map_or(0, |at| at + 1);
+        let auth_end = rest[from..]
+            .find(['/', '?'])
+            .map_or(rest.len(), |i| from + i);
         let (authority, tail) = rest.split_at(auth_end);
         let authority = match authority.rsplit_once('@') {
             Some((user, host)) => match user.split_once(':') {
@@ -290,14 +327,43 @@ pub(crate) fn redact(url: &str) -> String {
         let tail = redact_param(tail);
         return format!("{scheme}://{authority}{tail}");
     }
-    // key=value form.
-    url.split_whitespace()
-        .map(|kv| match kv.split_once('=') {
-            Some(("password", _)) => "password=***".to_string(),
-            _ => kv.to_string(),
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
+    // key=value form: a value may be quoted ('a b') or hold `\ ` escapes.
+    let mut out = String::new();
+    let mut rest = url.trim_start();
+    while !rest.is_empty() {
+        let key_end = rest.find(['=', ' ', '\t']).unwrap_or(rest.len());
+        let key = rest[..key_end].trim();
+        let after = rest[key_end..].trim_start();
+        let Some(value) = after.strip_prefix('=') else {
+            out.push_str(&rest[..key_end]);
+            out.push(' ');
+            rest = after;
+            continue;
+        };
+        let value = value.trim_start();
+        let mut end = 0;
+        let bytes = value.as_bytes();
+        if bytes.first() == Some(&b'\'') {
+            end = 1;
+            while end < bytes.len() && bytes[end] != b'\'' {
+                end += if bytes[end] == b'\\' { 2 } else { 1 };
+            }
+            end = (end + 1).min(bytes.len());
+        } else {
+            while end < bytes.len() && !bytes[end].is_ascii_whitespace() {
+                end += if bytes[end] == b'\\' { 2 } else { 1 };
+            }
+            end = end.min(bytes.len());
+        }
+        let shown = if key == "password" {
+            "***"
+        } else {
+            &value[..end]
+        };
+        out.push_str(&format!("{key}={shown} "));
+        rest = value[end..].trim_start();
+    }
+    out.trim_end().to_string()
 }
 
 fn redact_param(tail: &str) -> String {
@@ -355,7 +421,34 @@ pub(crate) fn describe(e: &postgres::Error) -> String {
 }
 
 /// Brings the schema up to the newest version.
-pub(crate) fn migrate(client: &mut Client) -> Result<(), postgres::Error> {
+pub(crate) fn migrate(client: &mut Client) -> Result<()> {
+    // Up to date: nothing to create, so a role that may only insert and
+    // read ships all the same.
+    let current = installed_version(client).map_err(|e| anyhow!("{}", describe(&e)))?;
+    match current {
+        Some(v) if v == schema_version() => return Ok(()),
+        Some(v) if v > schema_version() => {
+            return Err(anyhow!(
+                "the database has ahp's schema version {v}, newer than this ahp knows ({}): upgrade ahp",
+                schema_version()
+            ));
+        }
+        _ => {}
+    }
+    migrate_now(client).map_err(|e| anyhow!("{}", describe(&e)))
+}
+
+/// The schema version installed, `None` without ahp's tables.
+pub(crate) fn installed_version(client: &mut Client) -> Result<Option<i32>, postgres::Error> {
+    let row = client.query_one("SELECT to_regclass('ahp_schema') IS NOT NULL", &[])?;
+    if !row.get::<_, bool>(0) {
+        return Ok(None);
+    }
+    let row = client.query_one("SELECT max(version) FROM ahp_schema", &[])?;
+    Ok(row.get(0))
+}
+
+fn migrate_now(client: &mut Client) -> Result<(), postgres::Error> {
     let mut tx = client.transaction()?;
     tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])?;
     tx.batch_execute(
@@ -365,6 +458,10 @@ pub(crate) fn migrate(client: &mut Client) -> Result<(), postgres::Error> {
     )?;
     let row = tx.query_one("SELECT coalesce(max(version), 0) FROM ahp_schema", &[])?;
     let have: i32 = row.get(0);
+    if have > schema_version() {
+        // Migrated by a newer ahp meanwhile: leave it be.
+        return tx.commit();
+    }
     for (i, sql) in MIGRATIONS.iter().enumerate() {
         let version = i as i32 + 1;
         if version > have {
@@ -390,7 +487,7 @@ pub(crate) fn records(
     client: &mut Client,
     filter: &Filter,
     mut f: impl FnMut(Record, Origin) -> Result<()>,
-) -> Result<u64> {
+) -> Result<Read> {
     let mut params: Vec<String> = Vec::new();
     let mut param = |v: String| {
         params.push(v);
@@ -406,11 +503,17 @@ pub(crate) fn records(
         .map(|e| e.unwrap_or_default());
     let mut time = Vec::new();
     if let Some(since) = filter.since {
-        time.push(format!("ts >= {}::timestamptz", param(since.to_rfc3339())));
+        time.push(format!(
+            "ts >= {}::text::timestamptz",
+            param(since.to_rfc3339())
+        ));
     }
     if let Some(until) = filter.until {
         // `<=`: timestamptz keeps microseconds; the exact test is ahp's.
-        time.push(format!("ts <= {}::timestamptz", param(until.to_rfc3339())));
+        time.push(format!(
+            "ts <= {}::text::timestamptz",
+            param(until.to_rfc3339())
+        ));
     }
     let eq = |column: &str, value: &str, param: &mut dyn FnMut(String) -> String| {
         format!("{column} = {}::text", param(value.to_string()))
@@ -501,11 +604,16 @@ pub(crate) fn records(
         ),
         ("releases", &["release"][..], &release),
     ] {
-        if !wanted(kinds) {
-            continue;
-        }
         let mut conditions = conditions.clone();
-        if table == "diagnostics" && !filter.kinds.is_empty() {
+        // The signals of the responses a narrowing filter keeps are read
+        // too (the selection needs them, and leaves them out by kind).
+        let needed = wanted(kinds) || table == "signals" && narrows && wanted(&["response"]);
+        if !needed {
+            // Kept in the query, selecting nothing: its parameters are
+            // numbered with the others.
+            conditions.push("false".into());
+        }
+        if table == "diagnostics" && !filter.kinds.is_empty() && needed {
             // Only this table's own kind names reach the SQL text, never
             // what was typed.
             let levels: Vec<String> = kinds
@@ -524,9 +632,6 @@ pub(crate) fn records(
             "SELECT ts, host, user_name, project, remote, log_segment, log_offset, record FROM {table} WHERE {condition}"
         ));
     }
-    if parts.is_empty() {
-        return Ok(0);
-    }
     let sql = format!(
         "SELECT record::text, user_name, coalesce(remote, host || ':' || project) FROM ({}) AS u \
          ORDER BY ts, host, project, log_segment, log_offset",
@@ -540,14 +645,22 @@ pub(crate) fn records(
         .query_raw(&sql, refs)
         .map_err(|e| anyhow!("cannot read the shipped records: {}", describe(&e)))?;
     let mut n = 0;
+    let mut read = Read::default();
     use postgres::fallible_iterator::FallibleIterator;
     while let Some(row) = rows
         .next()
         .map_err(|e| anyhow!("cannot read the shipped records: {}", describe(&e)))?
     {
         let text: &str = row.get(0);
-        let record: Record = serde_json::from_str(text)
-            .with_context(|| format!("a shipped record ahp cannot read: {}", truncate(text)))?;
+        // A record this ahp cannot read (written by a newer one) is skipped
+        // and counted, as a local reader skips a line.
+        let Ok(record) = serde_json::from_str::<Record>(text) else {
+            if read.skipped.is_empty() {
+                read.first_skipped = truncate(text);
+            }
+            read.skipped.push(());
+            continue;
+        };
         n += 1;
         let origin = Origin {
             user: row.get(1),
@@ -555,7 +668,19 @@ pub(crate) fn records(
         };
         f(record, origin)?;
     }
-    Ok(n)
+    read.records = n;
+    Ok(read)
+}
+
+/// What [`records`] read.
+#[derive(Debug, Default)]
+pub(crate) struct Read {
+    /// Records handed on.
+    pub records: u64,
+    /// Rows skipped as unreadable (one unit each).
+    pub skipped: Vec<()>,
+    /// The start of the first of them.
+    pub first_skipped: String,
 }
 
 fn truncate(s: &str) -> String {
@@ -581,6 +706,18 @@ mod tests {
             "host=/run/postgresql user=ahp password=***"
         );
         assert_eq!(redact("postgres://db/ahp"), "postgres://db/ahp");
+        assert_eq!(
+            redact("postgres://ahp:pa/SECRET1@127.0.0.1:5432/db"),
+            "postgres://ahp:***@127.0.0.1:5432/db"
+        );
+        assert_eq!(
+            redact("host=h password='x SECRET2' dbname=d"),
+            "host=h password=*** dbname=d"
+        );
+        assert_eq!(
+            redact(r"host=h password=SECRET\ PART user=u"),
+            "host=h password=*** user=u"
+        );
     }
 
     #[test]

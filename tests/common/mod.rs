@@ -127,20 +127,21 @@ impl Sandbox {
         copy_dir(&src, &base.join(name));
     }
 
-    /// The log and every rotated file, concatenated, and how many files.
+    /// The log and every rotated segment (decompressed), concatenated, and
+    /// how many files.
     pub fn all_logs(&self) -> (String, usize) {
+        use std::io::Read;
         let mut text = String::new();
         let mut files = 0;
-        for e in std::fs::read_dir(self.root().join(".ahp")).unwrap() {
-            let p = e.unwrap().path();
-            if p.file_name()
-                .unwrap()
-                .to_string_lossy()
-                .starts_with("signals.jsonl")
-            {
-                files += 1;
-                text.push_str(&std::fs::read_to_string(p).unwrap());
-            }
+        let log = self.log_path();
+        for segment in ahp_signals_log::segments::rotated(&log).unwrap() {
+            files += 1;
+            let (mut r, _) = segment.open().unwrap();
+            r.read_to_string(&mut text).unwrap();
+        }
+        if log.exists() {
+            files += 1;
+            text.push_str(&std::fs::read_to_string(&log).unwrap());
         }
         (text, files)
     }

@@ -6,10 +6,13 @@ use ahp_signals_log::Selection;
 use ahp_signals_log::analytics::breakdown::{Breakdown, OriginRow};
 use ahp_signals_log::analytics::query::Filter;
 use ahp_signals_log::analytics::stats::{Stats, StatsBuilder};
-use ahp_signals_log::ship::{ShipError, ShipOptions, Shipped};
+use ahp_signals_log::ship::{ShipError, ShipOptions, Shipped, SinkError};
 use anyhow::{Context, Result, anyhow};
 use std::path::PathBuf;
 use std::time::Duration;
+
+/// The most records in one delivery: more would only hold more memory.
+pub(crate) const MAX_BATCH: usize = 10_000;
 
 /// What `ahp signals ship` was asked.
 pub(crate) struct ShipArgs {
@@ -33,7 +36,7 @@ pub(crate) fn run(args: ShipArgs) -> Result<u8> {
     let resource = Resource::detect(&args.project);
     let mut target = ship::target(&args.to, &args.headers, resource)?;
     let options = ShipOptions {
-        batch: args.batch.max(1),
+        batch: args.batch.clamp(1, MAX_BATCH),
         on_retry: |message, pause| {
             eprintln!(
                 "warning: {message}; trying again in {:.1}s",
@@ -50,17 +53,36 @@ pub(crate) fn run(args: ShipArgs) -> Result<u8> {
             &target.label,
             target.sink.as_mut(),
             &options,
-        )
-        .map_err(|e| match e {
-            ShipError::Sink(e) => anyhow!(
-                "cannot ship to {}: {e}; the cursor stays after the last delivered batch",
-                target.label
-            ),
-            e => anyhow!(e),
-        })?;
+        );
+        let done = match done {
+            Ok(done) => done,
+            // Following, a sink that is down is waited for: a collector or
+            // database restart must not end the shipper.
+            Err(ShipError::Sink(SinkError::Retry { message, .. })) if args.follow => {
+                eprintln!(
+                    "warning: cannot ship to {}: {message}; trying again in {:.1}s",
+                    target.label,
+                    args.interval.as_secs_f64()
+                );
+                std::thread::sleep(args.interval);
+                continue;
+            }
+            Err(ShipError::Sink(e)) => {
+                return Err(anyhow!(
+                    "cannot ship to {}: {e}; the cursor stays after the last delivered batch{}",
+                    target.label,
+                    if e.to_string().contains("413") || e.to_string().contains("larger than") {
+                        " (a smaller --batch may pass)"
+                    } else {
+                        ""
+                    }
+                ));
+            }
+            Err(e) => return Err(anyhow!(e)),
+        };
         if done.restarted {
             eprintln!(
-                "warning: the cursor of {} did not match the log (a log started over, or a segment removed by hand); shipped again from its oldest record: the sink keeps each record once",
+                "warning: the cursor of {} did not match the log (a log started over, or a segment removed by hand); shipped again from its oldest record (PostgreSQL keeps each record once; an OpenTelemetry backend may show some twice, with the same ahp.record.id)",
                 target.label
             );
         }
@@ -89,14 +111,13 @@ pub(crate) fn db_stats(url: &str, filter: Filter) -> Result<(Stats, Vec<OriginRo
     let mut select = Selection::new(filter.clone());
     let mut b = StatsBuilder::new();
     let mut origins = Breakdown::default();
-    let have: Option<i32> = client
-        .query_opt(
-            "SELECT max(version) FROM ahp_schema WHERE to_regclass('ahp_schema') IS NOT NULL",
-            &[],
+    let have = ship::postgres::installed_version(&mut client).map_err(|e| {
+        anyhow!(
+            "cannot read {}: {}",
+            ship::postgres::redact(url),
+            ship::postgres::describe(&e)
         )
-        .ok()
-        .flatten()
-        .and_then(|row| row.get(0));
+    })?;
     match have {
         None => {
             return Err(anyhow!(
@@ -113,7 +134,7 @@ pub(crate) fn db_stats(url: &str, filter: Filter) -> Result<(Stats, Vec<OriginRo
         }
         Some(_) => {}
     }
-    ship::postgres::records(&mut client, &filter, |r, origin| {
+    let read = ship::postgres::records(&mut client, &filter, |r, origin| {
         if select.matches(&r) {
             b.add(&r);
             origins.add(&origin, &r);
@@ -121,6 +142,13 @@ pub(crate) fn db_stats(url: &str, filter: Filter) -> Result<(Stats, Vec<OriginRo
         Ok(())
     })
     .with_context(|| format!("reading {}", ship::postgres::redact(url)))?;
+    if !read.skipped.is_empty() {
+        eprintln!(
+            "warning: {} shipped records this ahp cannot read were skipped (a newer ahp's?); the first: {}",
+            read.skipped.len(),
+            crate::ops::output::terminal_safe(&read.first_skipped)
+        );
+    }
     Ok((b.finish(), origins.finish()))
 }
 
@@ -132,10 +160,14 @@ pub(crate) fn parse_interval(s: &str) -> Result<Duration, String> {
     let n: u64 = n
         .parse()
         .map_err(|_| format!("`{s}`: a number with ms, s or m (2s, 500ms, 1m)"))?;
-    match unit {
-        "ms" => Ok(Duration::from_millis(n)),
-        "s" => Ok(Duration::from_secs(n)),
-        "m" => Ok(Duration::from_secs(n * 60)),
-        _ => Err(format!("`{s}`: a number with ms, s or m (2s, 500ms, 1m)")),
+    let d = match unit {
+        "ms" => Duration::from_millis(n),
+        "s" => Duration::from_secs(n),
+        "m" => Duration::from_secs(n.saturating_mul(60)),
+        _ => return Err(format!("`{s}`: a number with ms, s or m (2s, 500ms, 1m)")),
+    };
+    if d > Duration::from_secs(24 * 3600) {
+        return Err(format!("`{s}`: at most a day (24h = 1440m)"));
     }
+    Ok(d)
 }
