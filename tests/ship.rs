@@ -47,6 +47,18 @@ impl Db {
     fn query(&self, sql: &str) -> String {
         psql(&self.url, sql)
     }
+
+    /// Runs stored so far; 0 before the shipper created the tables.
+    fn runs(&self) -> u64 {
+        let out = StdCommand::new("psql")
+            .args([&self.url, "-qAtc", "SELECT count(*) FROM runs"])
+            .output()
+            .expect("psql");
+        String::from_utf8_lossy(&out.stdout)
+            .trim()
+            .parse()
+            .unwrap_or(0)
+    }
 }
 
 impl Drop for Db {
@@ -351,10 +363,10 @@ fn a_killed_shipper_started_again_loses_and_duplicates_nothing() {
             .stderr(std::process::Stdio::null())
             .spawn()
             .unwrap();
-        let before: u64 = db.query("SELECT count(*) FROM runs").parse().unwrap();
+        let before: u64 = db.runs();
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
         loop {
-            let now: u64 = db.query("SELECT count(*) FROM runs").parse().unwrap();
+            let now: u64 = db.runs();
             if now > before + 100 * (round + 1) || std::time::Instant::now() > deadline {
                 break;
             }
@@ -362,7 +374,7 @@ fn a_killed_shipper_started_again_loses_and_duplicates_nothing() {
         }
         child.kill().unwrap();
         child.wait().unwrap();
-        killed_at.push(db.query("SELECT count(*) FROM runs"));
+        killed_at.push(db.runs().to_string());
     }
     let partial: u64 = killed_at[2].parse().unwrap();
     assert!(

@@ -99,11 +99,10 @@ pub fn rotated(path: &Path) -> io::Result<Vec<Segment>> {
         let Some(file) = entry.file_name().to_str().map(str::to_owned) else {
             continue;
         };
-        // Only regular files, never a link: a cloned repository could
-        // commit `signals.jsonl.1` pointing at `/proc/self/environ` or at a
-        // file of the user's, which rotation would then copy into the
-        // project.
-        if !entry.file_type().is_ok_and(|t| t.is_file()) {
+        // A link or another special file named like a segment is listed,
+        // so that readers refuse it loudly (it is never followed: see
+        // `open`), and rotation leaves it or drops the link itself.
+        if entry.file_type().is_ok_and(|t| t.is_dir()) {
             continue;
         }
         let Some(rest) = file.strip_prefix(&name).and_then(|r| r.strip_prefix('.')) else {
@@ -266,6 +265,13 @@ pub(crate) fn migrate_legacy(path: &Path, rotated: &mut Vec<Segment>) -> io::Res
     let mut out = Vec::with_capacity(rotated.len());
     for segment in rotated.drain(..) {
         match segment.kind {
+            // Not a regular file (a committed link to `/proc/self/environ`
+            // or to a file of the user's): never read, left as it is.
+            SegmentKind::Legacy(_)
+                if !std::fs::symlink_metadata(&segment.path).is_ok_and(|m| m.is_file()) =>
+            {
+                out.push(segment)
+            }
             SegmentKind::Legacy(_) => {
                 let to = compress(&segment.path, path, n)?;
                 std::fs::remove_file(&segment.path)?;

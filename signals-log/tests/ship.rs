@@ -279,15 +279,36 @@ fn files_a_repository_commits_beside_the_log_are_never_followed() {
             .unwrap();
     }
     assert!(started.elapsed() < Duration::from_secs(5), "appends hung");
-    // Neither cursor held history back: the budget of one segment holds.
+    // Neither cursor held history back: the budget of one segment holds,
+    // and the link was dropped as the oldest, never read.
     let segments = ahp_signals_log::segments::rotated(&path).unwrap();
     assert_eq!(segments.len(), 1, "{segments:?}");
-    // The link was not copied into a segment.
     for s in segments {
         let (mut r, _) = s.open().unwrap();
         let mut text = String::new();
         std::io::Read::read_to_string(&mut r, &mut text).unwrap();
         assert!(!text.contains("SECRET"), "{}", s.path.display());
     }
-    assert!(fs::symlink_metadata(dir.path().join("signals.jsonl.1")).is_ok());
+    assert!(fs::symlink_metadata(dir.path().join("signals.jsonl.1")).is_err());
+    assert_eq!(
+        fs::read_to_string(&secret).unwrap(),
+        "API_KEY=sk-ant-SECRET\n"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_segment_that_is_a_link_is_refused_by_readers_not_followed() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("signals.jsonl");
+    write(&path, 2);
+    let secret = dir.path().join("secret.txt");
+    fs::write(&secret, "{\"kind\":\"x\"}\n").unwrap();
+    std::os::unix::fs::symlink(&secret, dir.path().join("signals.jsonl.1.gz")).unwrap();
+    let err = ahp_signals_log::read_all(&path).unwrap_err().to_string();
+    assert!(err.contains("signals.jsonl.1.gz"), "{err}");
+    let mut sink = Memory::default();
+    let err = ship::ship(&path, "mem", "memory", &mut sink, &options(10)).unwrap_err();
+    assert!(err.to_string().contains("signals.jsonl.1.gz"), "{err}");
+    assert!(sink.held.is_empty());
 }
