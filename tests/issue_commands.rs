@@ -818,8 +818,14 @@ fn real_monoco_close(agent: &str) {
     sb.write(".ahp/.gitignore", "*\n");
     let command = format!("monoco issue close {id} --solution implemented");
     let before = std::fs::read(&file).unwrap();
-    let (code, out) = hook(&sb, agent, &pre_tool(agent, sb.root(), &command));
-    let reason = denied(agent, code, &out).unwrap_or_else(|| panic!("{agent}: not denied: {out}"));
+    let whole = hook_output(&sb, agent, &pre_tool(agent, sb.root(), &command));
+    let (code, out) = (whole.status.code().unwrap_or(-1), stdout(&whole));
+    let reason = denied(agent, code, &out).unwrap_or_else(|| {
+        panic!(
+            "{agent}: not denied: {out}\nstderr: {}",
+            String::from_utf8_lossy(&whole.stderr)
+        )
+    });
     assert!(reason.contains("Criteria 1"), "{agent}: {reason}");
     assert_eq!(
         std::fs::read(&file).unwrap(),
