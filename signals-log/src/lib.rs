@@ -81,4 +81,4 @@ pub use reader::{Reader, read};
 pub use recent::Recent;
 pub use record::Record;
 pub use release::Release;
-pub use writer::SignalLog;
+pub use writer::{SignalLog, human_bytes};

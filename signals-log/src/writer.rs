@@ -447,8 +447,14 @@ fn note(level: Level, message: String) -> Diagnostic {
     }
 }
 
-/// Bytes as B, KiB, MiB or GiB with one decimal.
-pub(crate) fn human_bytes(b: u64) -> String {
+/// Bytes as B, KiB, MiB or GiB with one decimal: how the log and the
+/// commands that read it speak of sizes.
+///
+/// ```
+/// assert_eq!(ahp_signals_log::human_bytes(512), "512 B");
+/// assert_eq!(ahp_signals_log::human_bytes(1536), "1.5 KiB");
+/// ```
+pub fn human_bytes(b: u64) -> String {
     const UNITS: [&str; 4] = ["B", "KiB", "MiB", "GiB"];
     let mut v = b as f64;
     let mut unit = 0;

@@ -655,10 +655,10 @@ pub(crate) fn records(
         // A record this ahp cannot read (written by a newer one) is skipped
         // and counted, as a local reader skips a line.
         let Ok(record) = serde_json::from_str::<Record>(text) else {
-            if read.skipped.is_empty() {
+            if read.skipped == 0 {
                 read.first_skipped = truncate(text);
             }
-            read.skipped.push(());
+            read.skipped += 1;
             continue;
         };
         n += 1;
@@ -677,8 +677,8 @@ pub(crate) fn records(
 pub(crate) struct Read {
     /// Records handed on.
     pub records: u64,
-    /// Rows skipped as unreadable (one unit each).
-    pub skipped: Vec<()>,
+    /// Rows skipped as unreadable.
+    pub skipped: u64,
     /// The start of the first of them.
     pub first_skipped: String,
 }

@@ -142,10 +142,10 @@ pub(crate) fn db_stats(url: &str, filter: Filter) -> Result<(Stats, Vec<OriginRo
         Ok(())
     })
     .with_context(|| format!("reading {}", ship::postgres::redact(url)))?;
-    if !read.skipped.is_empty() {
+    if read.skipped > 0 {
         eprintln!(
             "warning: {} shipped records this ahp cannot read were skipped (a newer ahp's?); the first: {}",
-            read.skipped.len(),
+            read.skipped,
             crate::ops::output::terminal_safe(&read.first_skipped)
         );
     }

@@ -8,7 +8,7 @@ use ahp_signals_log::analytics::breakdown::OriginRow;
 use ahp_signals_log::analytics::query::{Filter, parse_time};
 use ahp_signals_log::analytics::stats::{Stats, StatsBuilder};
 use ahp_signals_log::analytics::{report, tune};
-use ahp_signals_log::{Recent, Record, Selection};
+use ahp_signals_log::{Recent, Record, Selection, human_bytes};
 use anyhow::{Context, Result, anyhow};
 use clap::{Subcommand, ValueEnum};
 use std::collections::{BTreeMap, BTreeSet};
@@ -497,22 +497,6 @@ impl Progress {
             let _ = err.flush();
             self.width = 0;
         }
-    }
-}
-
-/// Bytes as B, KiB, MiB or GiB with one decimal.
-fn human_bytes(b: u64) -> String {
-    const UNITS: [&str; 4] = ["B", "KiB", "MiB", "GiB"];
-    let mut v = b as f64;
-    let mut unit = 0;
-    while v >= 1024.0 && unit < UNITS.len() - 1 {
-        v /= 1024.0;
-        unit += 1;
-    }
-    if unit == 0 {
-        format!("{b} B")
-    } else {
-        format!("{v:.1} {}", UNITS[unit])
     }
 }
 
