@@ -748,9 +748,43 @@ fn edit(path: &Path, from: &str, to: &str) {
     std::fs::write(path, text.replacen(from, to, 1)).unwrap();
 }
 
+/// A copy of the Monoco project of [`build_submitted_issue`], made once
+/// per test process (a dozen Monoco and git-hook runs of about a second
+/// each) and copied into each test's own sandbox: (the issue id, its file
+/// in `sb`).
+fn submitted_issue(sb: &Sandbox, venv: &Path) -> (String, PathBuf) {
+    static TEMPLATE: OnceLock<(PathBuf, String, PathBuf)> = OnceLock::new();
+    let (template, id, file) = TEMPLATE.get_or_init(|| {
+        let built = Sandbox::new();
+        let (id, file) = build_submitted_issue(&built, venv);
+        let file = file.strip_prefix(built.root()).unwrap().to_path_buf();
+        let template = Path::new(env!("CARGO_TARGET_TMPDIR")).join("monoco-submitted");
+        let _ = std::fs::remove_dir_all(&template);
+        std::fs::create_dir_all(&template).unwrap();
+        copy_into(built.root(), &template.join("project"));
+        copy_into(built.home.path(), &template.join("home"));
+        (template, id, file)
+    });
+    copy_into(&template.join("project"), sb.root());
+    copy_into(&template.join("home"), sb.home.path());
+    (id.clone(), sb.root().join(file))
+}
+
+/// Copies the contents of `from` into the folder `to`, as they are.
+fn copy_into(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    let out = Std::new("cp")
+        .arg("-a")
+        .arg(from.join("."))
+        .arg(to)
+        .output()
+        .unwrap();
+    ok(out, "cp -a");
+}
+
 /// A Monoco project with one feature submitted for review whose
 /// acceptance criterion is still open: (the issue id, its file).
-fn submitted_issue(sb: &Sandbox, venv: &Path) -> (String, PathBuf) {
+fn build_submitted_issue(sb: &Sandbox, venv: &Path) -> (String, PathBuf) {
     sb.git_init();
     ok(
         monoco(
