@@ -202,8 +202,8 @@ impl Pattern {
             .as_ref()
     }
 
-    /// Whether the regex has been compiled (for tests and benchmarks).
-    pub fn is_compiled(&self) -> bool {
+    #[cfg(test)]
+    fn is_compiled(&self) -> bool {
         self.0.regex.get().is_some()
     }
 }

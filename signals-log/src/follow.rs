@@ -192,11 +192,6 @@ impl LogReader {
         self.total_bytes
     }
 
-    /// The files still to read after the current one.
-    pub fn remaining_files(&self) -> impl Iterator<Item = &Path> {
-        self.files.iter().map(|(p, _)| p.as_path())
-    }
-
     fn finish_current(&mut self) {
         if let Some(r) = self.current.take() {
             self.done_bytes += r.bytes_read();

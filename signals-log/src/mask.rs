@@ -128,11 +128,6 @@ impl Masking {
         self
     }
 
-    /// Whether anything is masked.
-    pub fn is_enabled(&self) -> bool {
-        self.enabled
-    }
-
     /// The extra key names (normalized: lower case, `-` as `_`).
     pub fn keys(&self) -> &[String] {
         &self.keys

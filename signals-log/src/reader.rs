@@ -94,12 +94,6 @@ impl<R: BufRead> Reader<R> {
         &self.skipped_lines
     }
 
-    /// How many lines have been read so far (including empty and skipped
-    /// ones); the number of the line the last record came from.
-    pub fn lines_read(&self) -> usize {
-        self.line
-    }
-
     /// How many bytes have been read so far (counted as lines are read, no
     /// extra system calls): with the file's size, the progress of a read.
     pub fn bytes_read(&self) -> u64 {

@@ -202,6 +202,8 @@ struct Pass {
 /// `None` while no writer has created the log yet (`started` false). Once
 /// it exists, it must always open: a rotation in progress is waited for.
 fn stream_once(path: &Path, started: bool) -> Option<Pass> {
+    // The segments there were as the pass began (a rotation may add one).
+    let files = 1 + ahp_signals_log::segments::rotated(path).map_or(0, |s| s.len());
     let mut reader = match read_all(path) {
         Ok(r) => r,
         Err(LogError::Open { error, .. })
@@ -211,7 +213,6 @@ fn stream_once(path: &Path, started: bool) -> Option<Pass> {
         }
         Err(e) => panic!("{e}"),
     };
-    let files = 1 + reader.remaining_files().count();
     let mut seen = vec![0usize; WRITERS];
     for record in reader.by_ref() {
         let (w, i) = who(&record.unwrap());

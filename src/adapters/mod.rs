@@ -552,11 +552,6 @@ impl Decision {
             Decision::Ask { reason, .. } | Decision::Deny { reason } => m(reason),
         }
     }
-
-    /// True when the decision stops the agent's action.
-    pub fn is_deny(&self) -> bool {
-        matches!(self, Decision::Deny { .. })
-    }
 }
 
 /// The text of every signal of `intensity`: `[source] summary` and its

@@ -54,6 +54,7 @@
 //! assert!(logger.record("Read", &json!({"file_path": "src/a.rs"}), None).is_none());
 //! ```
 
+use crate::template::truncate;
 use ahp_engine::{
     HookContext, Intensity, Oracle, OracleConfig, OracleConfigError, OracleError, Signal,
     async_trait,
@@ -321,20 +322,7 @@ impl Oracle for ChangeLogger {
 }
 
 fn count_lines(s: &str) -> u64 {
-    if s.is_empty() {
-        0
-    } else {
-        s.lines().count() as u64
-    }
-}
-
-fn truncate(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        s.to_string()
-    } else {
-        let cut: String = s.chars().take(max).collect();
-        format!("{cut}…")
-    }
+    s.lines().count() as u64
 }
 
 fn str_of<'a>(m: &'a Map<String, Value>, keys: &[&str]) -> Option<&'a str> {

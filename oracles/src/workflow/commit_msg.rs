@@ -119,9 +119,6 @@ pub const DEFAULT_MAX_SUBJECT: usize = 72;
 /// The signal type.
 pub const SIGNAL_TYPE: &str = "commit-message";
 
-/// The `required_fields` that are understood.
-pub const SUPPORTED_FIELDS: &[&str] = &["issue_id"];
-
 /// The size limit of one compiled regex.
 const REGEX_SIZE_LIMIT: usize = 1 << 20;
 

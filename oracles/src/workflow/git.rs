@@ -452,15 +452,9 @@ impl Git {
         }
     }
 
-    /// Uses another git program (a path or a name on PATH).
-    pub fn with_program(mut self, program: impl Into<OsString>) -> Git {
+    #[cfg(test)]
+    fn with_program(mut self, program: impl Into<OsString>) -> Git {
         self.program = program.into();
-        self
-    }
-
-    /// Sets the time limit of each git command.
-    pub fn with_timeout(mut self, timeout: Duration) -> Git {
-        self.timeout = timeout;
         self
     }
 
@@ -1073,6 +1067,18 @@ fn count_lines(path: &Path) -> (u64, bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_missing_git_program_is_a_clear_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = Git::new(dir.path())
+            .with_program(dir.path().join("no-such-git"))
+            .changes(None)
+            .await
+            .unwrap_err();
+        assert!(matches!(err, GitError::GitNotFound { .. }), "{err}");
+        assert!(err.to_string().starts_with("git is not installed"), "{err}");
+    }
 
     #[test]
     fn parses_raw_and_numstat_records() {

@@ -45,19 +45,6 @@ pub enum CoverageFormat {
 }
 
 impl CoverageFormat {
-    /// The names accepted in config.
-    pub const NAMES: [&'static str; 3] = ["lcov", "cobertura", "llvm-cov-json"];
-
-    /// The format of a config name (exactly one of [`CoverageFormat::NAMES`]).
-    pub fn from_name(name: &str) -> Option<CoverageFormat> {
-        match name {
-            "lcov" => Some(CoverageFormat::Lcov),
-            "cobertura" => Some(CoverageFormat::Cobertura),
-            "llvm-cov-json" => Some(CoverageFormat::LlvmCovJson),
-            _ => None,
-        }
-    }
-
     /// The config name.
     pub fn name(self) -> &'static str {
         match self {
