@@ -17,7 +17,6 @@ pub(crate) mod json;
 use crate::adapters::Agent;
 use anyhow::{Context, Result, anyhow, bail};
 use serde_json::{Value, json};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// Seconds an agent waits for `ahp hook` before giving up on it: the
@@ -827,28 +826,8 @@ pub(crate) fn write_atomic(path: &Path, text: &str) -> Result<()> {
     };
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let perms = std::fs::metadata(&target).ok().map(|m| m.permissions());
-    let name = target
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "config".into());
-    let tmp = dir.join(format!(".{name}.ahp-{}.tmp", std::process::id()));
-    let result = (|| -> std::io::Result<()> {
-        let mut f = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&tmp)?;
-        f.write_all(text.as_bytes())?;
-        if let Some(p) = &perms {
-            f.set_permissions(p.clone())?;
-        }
-        f.sync_all()?;
-        std::fs::rename(&tmp, &target)
-    })();
-    if let Err(e) = result {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(anyhow!("cannot write {}: {e}", target.display()));
-    }
-    Ok(())
+    ahp_engine::paths::replace_file(&target, text.as_bytes(), perms)
+        .map_err(|e| anyhow!("cannot write {}: {e}", target.display()))
 }
 
 pub(crate) fn apply(change: &Change) -> Result<()> {

@@ -36,7 +36,6 @@ use std::ffi::OsStr;
 use std::fs;
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
@@ -1021,14 +1020,13 @@ impl TrustStore {
     /// Writers serialize on the lock file so that two processes trusting
     /// different projects at once do not lose each other's entry.
     fn update(&self, change: impl FnOnce(&mut StoreFile) -> bool) -> Result<bool, TrustError> {
-        let dir = self.dir();
-        create_private_dir(&dir)?;
+        create_private_dir(&self.dir())?;
         let _lock = StoreLock::acquire(&self.lock_path())?;
         let mut store = self.load()?;
         let changed = change(&mut store);
         if changed {
             store.version = STORE_VERSION;
-            self.save(&store, &dir)?;
+            self.save(&store)?;
         }
         Ok(changed)
     }
@@ -1083,7 +1081,7 @@ impl TrustStore {
 
     /// Writes the store atomically: a temporary file in the same directory,
     /// fsynced, then renamed over the store.
-    fn save(&self, store: &StoreFile, dir: &Path) -> Result<(), TrustError> {
+    fn save(&self, store: &StoreFile) -> Result<(), TrustError> {
         let mut json = serde_json::to_string_pretty(store).map_err(|e| TrustError::Io {
             path: self.path.clone(),
             action: "serialize",
@@ -1091,22 +1089,12 @@ impl TrustStore {
         })?;
         json.push('\n');
 
-        let (tmp, mut file) = create_temp(dir, &self.path)?;
-        let written = file
-            .write_all(json.as_bytes())
-            .and_then(|()| file.sync_all());
-        drop(file);
-        if let Err(e) = written.and_then(|()| fs::rename(&tmp, &self.path)) {
-            let _ = fs::remove_file(&tmp);
-            return Err(io_err(&self.path, "write")(e));
-        }
-        // Persist the rename itself; best effort (not every platform or
-        // file system can sync a directory).
         #[cfg(unix)]
-        if let Ok(d) = fs::File::open(dir) {
-            let _ = d.sync_all();
-        }
-        Ok(())
+        let private = Some(std::os::unix::fs::PermissionsExt::from_mode(0o600));
+        #[cfg(not(unix))]
+        let private = None;
+        ahp_engine::paths::replace_file(&self.path, json.as_bytes(), private)
+            .map_err(io_err(&self.path, "write"))
     }
 }
 
@@ -1205,40 +1193,6 @@ fn create_private_dir(dir: &Path) -> Result<(), TrustError> {
     builder
         .create(dir)
         .map_err(io_err(dir, "create the directory"))
-}
-
-/// Creates a new temporary file next to `target` (mode 0600 on unix).
-fn create_temp(dir: &Path, target: &Path) -> Result<(PathBuf, fs::File), TrustError> {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let name = target
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| String::from("trust.json"));
-    let mut last = None;
-    for _ in 0..16 {
-        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let tmp = dir.join(format!(".{name}.{}.{n}.tmp", std::process::id()));
-        let mut options = fs::OpenOptions::new();
-        options.write(true).create_new(true);
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::OpenOptionsExt;
-            options.mode(0o600);
-        }
-        match options.open(&tmp) {
-            Ok(file) => return Ok((tmp, file)),
-            // A leftover of a crashed process with the same pid: next name.
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = Some((tmp, e)),
-            Err(e) => return Err(io_err(&tmp, "create")(e)),
-        }
-    }
-    let (tmp, e) = last.unwrap_or_else(|| {
-        (
-            dir.to_path_buf(),
-            io::Error::from(io::ErrorKind::AlreadyExists),
-        )
-    });
-    Err(io_err(&tmp, "create")(e))
 }
 
 #[cfg(test)]

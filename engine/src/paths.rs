@@ -1,5 +1,11 @@
 //! The one place that names where ahp keeps a project's files: the `.ahp`
-//! directory and the signal log in it (with its numbered rotations).
+//! directory and the signal log in it (with its numbered rotations); and
+//! the one way ahp replaces a file it owns ([`replace_file`]).
+
+use std::fs::{File, OpenOptions, Permissions};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The project directory ahp keeps its files in.
 pub const AHP_DIR: &str = ".ahp";
@@ -29,6 +35,68 @@ pub fn is_log_file_name(name: &str) -> bool {
             .and_then(|rest| rest.strip_prefix('.'))
             .map(|rest| rest.strip_suffix(".gz").unwrap_or(rest))
             .is_some_and(|k| !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// Replaces the file `target` whole: `contents` go to a new temporary file
+/// beside it (never an existing file, never through a link: `O_EXCL`),
+/// which gets `permissions` (when given, before anything is written),
+/// is synced and renamed over `target`; then the directory is synced, best
+/// effort. A reader sees the old file or the new one, and so does whoever
+/// looks after a crash. The temporary file is removed when a step fails.
+///
+/// ```
+/// let dir = tempfile::tempdir().unwrap();
+/// let target = dir.path().join("a.json");
+/// ahp_engine::paths::replace_file(&target, b"{}", None).unwrap();
+/// ahp_engine::paths::replace_file(&target, b"[]", None).unwrap();
+/// assert_eq!(std::fs::read(&target).unwrap(), b"[]");
+/// ```
+pub fn replace_file(
+    target: &Path,
+    contents: &[u8],
+    permissions: Option<Permissions>,
+) -> io::Result<()> {
+    let dir = match target.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let (tmp, mut file) = create_temp(dir, target)?;
+    let written = (|| {
+        if let Some(p) = permissions {
+            file.set_permissions(p)?;
+        }
+        file.write_all(contents)?;
+        file.sync_all()?;
+        drop(file);
+        std::fs::rename(&tmp, target)
+    })();
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e);
+    }
+    // Not every platform can open a directory to sync it.
+    if let Ok(d) = File::open(dir) {
+        let _ = d.sync_all();
+    }
+    Ok(())
+}
+
+/// A new file `.NAME.ahp-PID-N.tmp` in `dir`; a name left by a crashed
+/// process with the same pid is skipped.
+fn create_temp(dir: &Path, target: &Path) -> io::Result<(PathBuf, File)> {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let name = target.file_name().unwrap_or_default().to_string_lossy();
+    let mut last = None;
+    for _ in 0..16 {
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let tmp = dir.join(format!(".{name}.ahp-{}-{n}.tmp", std::process::id()));
+        match OpenOptions::new().write(true).create_new(true).open(&tmp) {
+            Ok(f) => return Ok((tmp, f)),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = Some(e),
+            Err(e) => return Err(e),
+        }
+    }
+    Err(last.unwrap_or_else(|| io::Error::other("no free temporary file name")))
 }
 
 #[cfg(test)]

@@ -29,9 +29,7 @@
 //! assert!(matches!(err, SafeWriteError::OutsideProject { .. }), "{err}");
 //! ```
 
-use std::io::Write;
 use std::path::{Component, Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Why a write on a repository's behalf was refused or failed. Paths are
 /// shown as given (relative to the project when they were), so the user
@@ -189,27 +187,7 @@ pub fn write_in_project(root: &Path, rel: &Path, contents: &[u8]) -> Result<(), 
         Err(e) => return Err(io(e)),
     };
 
-    let (tmp, mut file) = create_temp(&real_dir, name).map_err(io)?;
-    let written = (|| {
-        file.write_all(contents)?;
-        if let Some(p) = mode {
-            file.set_permissions(p)?;
-        }
-        file.sync_all()?;
-        drop(file);
-        std::fs::rename(&tmp, &target)
-    })();
-    if let Err(e) = written {
-        // Best effort: a leftover temp file is harmless but untidy.
-        let _ = std::fs::remove_file(&tmp);
-        return Err(io(e));
-    }
-    // The rename is durable once the directory is; not every platform can
-    // open a directory for that, so a failure here is not an error.
-    if let Ok(d) = std::fs::File::open(&real_dir) {
-        let _ = d.sync_all();
-    }
-    Ok(())
+    ahp_engine::paths::replace_file(&target, contents, mode).map_err(io)
 }
 
 /// Removes the file `path` of the project `root`, only when its directory
@@ -240,35 +218,6 @@ pub fn remove_in_project(root: &Path, path: &Path) -> Result<(), SafeWriteError>
         path: path.to_path_buf(),
         source,
     })
-}
-
-/// A new temp file next to the target: never an existing file, never
-/// through a link (`O_EXCL` already refuses both; `O_NOFOLLOW` says so).
-fn create_temp(dir: &Path, name: &std::ffi::OsStr) -> std::io::Result<(PathBuf, std::fs::File)> {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let mut last = None;
-    for _ in 0..16 {
-        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let tmp = dir.join(format!(
-            ".{}.ahp-{}-{n}.tmp",
-            name.to_string_lossy(),
-            std::process::id()
-        ));
-        let mut options = std::fs::OpenOptions::new();
-        options.write(true).create_new(true);
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::OpenOptionsExt;
-            // The flag's value fits an i32 (it is one bit of open(2)'s flags).
-            options.custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32);
-        }
-        match options.open(&tmp) {
-            Ok(f) => return Ok((tmp, f)),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some(e),
-            Err(e) => return Err(e),
-        }
-    }
-    Err(last.unwrap_or_else(|| std::io::Error::other("no free temp file name")))
 }
 
 #[cfg(all(test, unix))]

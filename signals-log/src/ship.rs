@@ -21,7 +21,7 @@ use crate::{LogError, Record};
 use ahp_engine::Uuid;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use std::io::{self, BufRead, Read, Write};
+use std::io::{self, BufRead, Read};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -134,30 +134,13 @@ pub fn save_cursor(log: &Path, key: &str, cursor: &Cursor) -> Result<(), ShipErr
         )));
     }
     std::fs::create_dir_all(&dir).map_err(fail)?;
-    let tmp = dir.join(format!(".{key}.json.tmp"));
     let bytes = serde_json::to_vec_pretty(cursor).map_err(|e| fail(io::Error::other(e)))?;
-    (|| {
-        // A fresh file, never through a link left at the temporary name.
-        let _ = std::fs::remove_file(&tmp);
-        let mut options = std::fs::OpenOptions::new();
-        options.write(true).create_new(true);
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::OpenOptionsExt;
-            // It names the sink: as private as the log.
-            options.mode(0o600);
-        }
-        let mut f = options.open(&tmp)?;
-        f.write_all(&bytes)?;
-        f.sync_data()?;
-        std::fs::rename(&tmp, &path)?;
-        // The rename itself is durable once the folder is synced.
-        if let Ok(d) = std::fs::File::open(&dir) {
-            let _ = d.sync_all();
-        }
-        Ok(())
-    })()
-    .map_err(fail)
+    // It names the sink: as private as the log.
+    #[cfg(unix)]
+    let private = Some(std::os::unix::fs::PermissionsExt::from_mode(0o600));
+    #[cfg(not(unix))]
+    let private = None;
+    ahp_engine::paths::replace_file(&path, &bytes, private).map_err(fail)
 }
 
 /// A shipping failure on the log's side (the sink's are [`SinkError`]).
