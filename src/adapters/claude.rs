@@ -101,7 +101,7 @@ pub(super) fn parse(
     obj: &Map<String, Value>,
     given: Option<&str>,
 ) -> Result<Inbound, AdapterError> {
-    let a = agent.name();
+    let a = agent.as_str();
     let native = event_name(agent, obj, "hook_event_name", given)?;
     let event = agent.map_event(&native)?;
     let mut ctx = base_context(

@@ -44,7 +44,7 @@ pub(super) fn parse(
     given: Option<&str>,
 ) -> Result<Inbound, AdapterError> {
     let agent = Agent::Gemini;
-    let a = agent.name();
+    let a = agent.as_str();
     let native = event_name(agent, obj, "hook_event_name", given)?;
     let event = agent.map_event(&native)?;
     let mut ctx = base_context(

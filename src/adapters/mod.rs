@@ -39,79 +39,44 @@ mod windsurf;
 
 use ahp_engine::{Event, HookContext, Intensity, Outcome, Payload, ToolCall, Turn, Verdict};
 use serde_json::{Map, Value, json};
-use std::fmt;
 
-/// An agent whose hook protocol ahp speaks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum)]
-pub enum Agent {
-    /// Claude Code (`.claude/settings.json`).
-    #[value(name = "claude-code")]
-    ClaudeCode,
-    /// OpenAI Codex CLI (`.codex/hooks.json`; Claude-shaped payloads, no "ask").
-    Codex,
-    /// Gemini CLI (`.gemini/settings.json`).
-    Gemini,
-    /// GitHub Copilot CLI and VS Code (`.github/hooks/ahp.json`; camelCase
-    /// and PascalCase hooks).
-    Copilot,
-    /// Cursor (`.cursor/hooks.json`).
-    Cursor,
-    /// Kimi Code CLI (`[[hooks]]` in `~/.kimi/config.toml`).
-    Kimi,
-    /// Qwen Code (`.qwen/settings.json`): Claude Code's hooks over Gemini
-    /// CLI's tools.
-    Qwen,
-    /// Factory Droid (`.factory/hooks.json`): Claude Code's hooks over its
-    /// own tools.
-    Droid,
-    /// OpenCode, through the plugin `ahp install opencode` writes
-    /// (`.opencode/plugins/ahp.js`).
-    #[value(name = "opencode")]
-    OpenCode,
-    /// Windsurf's Cascade hooks (`.windsurf/hooks.json`).
-    Windsurf,
-    /// The Agent Hooks standard (not installed: ahp runs HOOK.md hooks itself).
-    #[value(name = "agenthooks")]
-    AgentHooks,
+ahp_engine::name_enum! {
+    /// An agent whose hook protocol ahp speaks.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum)]
+    pub enum Agent {
+        /// Claude Code (`.claude/settings.json`).
+        #[value(name = "claude-code")]
+        ClaudeCode => "claude-code",
+        /// OpenAI Codex CLI (`.codex/hooks.json`; Claude-shaped payloads, no "ask").
+        Codex => "codex",
+        /// Gemini CLI (`.gemini/settings.json`).
+        Gemini => "gemini",
+        /// GitHub Copilot CLI and VS Code (`.github/hooks/ahp.json`; camelCase
+        /// and PascalCase hooks).
+        Copilot => "copilot",
+        /// Cursor (`.cursor/hooks.json`).
+        Cursor => "cursor",
+        /// Kimi Code CLI (`[[hooks]]` in `~/.kimi/config.toml`).
+        Kimi => "kimi",
+        /// Qwen Code (`.qwen/settings.json`): Claude Code's hooks over Gemini
+        /// CLI's tools.
+        Qwen => "qwen",
+        /// Factory Droid (`.factory/hooks.json`): Claude Code's hooks over its
+        /// own tools.
+        Droid => "droid",
+        /// OpenCode, through the plugin `ahp install opencode` writes
+        /// (`.opencode/plugins/ahp.js`).
+        #[value(name = "opencode")]
+        OpenCode => "opencode",
+        /// Windsurf's Cascade hooks (`.windsurf/hooks.json`).
+        Windsurf => "windsurf",
+        /// The Agent Hooks standard (not installed: ahp runs HOOK.md hooks itself).
+        #[value(name = "agenthooks")]
+        AgentHooks => "agenthooks",
+    }
 }
 
 impl Agent {
-    /// Every agent, in the order of PROTOCOLS.md.
-    pub const ALL: [Agent; 11] = [
-        Agent::ClaudeCode,
-        Agent::Codex,
-        Agent::Gemini,
-        Agent::Copilot,
-        Agent::Cursor,
-        Agent::Kimi,
-        Agent::Qwen,
-        Agent::Droid,
-        Agent::OpenCode,
-        Agent::Windsurf,
-        Agent::AgentHooks,
-    ];
-
-    /// The name used on the command line: `ahp hook claude-code`.
-    ///
-    /// ```
-    /// assert_eq!(ahp::adapters::Agent::ClaudeCode.name(), "claude-code");
-    /// ```
-    pub fn name(self) -> &'static str {
-        match self {
-            Agent::ClaudeCode => "claude-code",
-            Agent::Codex => "codex",
-            Agent::Gemini => "gemini",
-            Agent::Copilot => "copilot",
-            Agent::Cursor => "cursor",
-            Agent::Kimi => "kimi",
-            Agent::Qwen => "qwen",
-            Agent::Droid => "droid",
-            Agent::OpenCode => "opencode",
-            Agent::Windsurf => "windsurf",
-            Agent::AgentHooks => "agenthooks",
-        }
-    }
-
     /// The agent's event names and the ahp event each maps to; `None` marks
     /// an event the agent has but ahp deliberately ignores (answered with
     /// an empty allow).
@@ -174,7 +139,7 @@ impl Agent {
         let known: Vec<&str> = table.iter().map(|(n, _)| *n).collect();
         Err(AdapterError::new(format!(
             "unknown {} event `{}`; known events: {}",
-            self.name(),
+            self.as_str(),
             native.escape_debug(),
             known.join(", ")
         )))
@@ -220,12 +185,6 @@ pub fn normalize_context_tool(tool: &mut ahp_engine::context::ToolCall) {
     });
     if let Some(normalized) = known {
         tool.raw_name = Some(std::mem::replace(&mut tool.name, normalized));
-    }
-}
-
-impl fmt::Display for Agent {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
     }
 }
 
@@ -303,7 +262,7 @@ pub fn parse(agent: Agent, payload: &Value, event: Option<&str>) -> Result<Inbou
     inbound.context.raw = Some(payload.clone());
     inbound.context.extra.insert(
         "agent".into(),
-        json!({"name": agent.name(), "event": inbound.native_event}),
+        json!({"name": agent.as_str(), "event": inbound.native_event}),
     );
     Ok(inbound)
 }
@@ -813,7 +772,7 @@ fn event_name(
     if let Some(e) = given {
         return Ok(e.to_string());
     }
-    str_field(agent.name(), obj, &[field])?.ok_or_else(|| {
+    str_field(agent.as_str(), obj, &[field])?.ok_or_else(|| {
         AdapterError::new(format!(
             "{agent} hook input: no `{field}` field; pass the event with `ahp hook {agent} --event NAME`"
         ))
