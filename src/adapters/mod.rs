@@ -76,6 +76,11 @@ ahp_engine::name_enum! {
     }
 }
 
+/// An agent's event names and the ahp event each maps to.
+type Events = &'static [(&'static str, Option<Event>)];
+/// An agent's tool names and their shared-vocabulary names.
+type Tools = &'static [(&'static str, &'static str)];
+
 impl Agent {
     /// The agent's event names and the ahp event each maps to; `None` marks
     /// an event the agent has but ahp deliberately ignores (answered with
@@ -87,20 +92,8 @@ impl Agent {
     /// let stop = Agent::Gemini.events().iter().find(|(n, _)| *n == "AfterAgent").unwrap();
     /// assert_eq!(stop.1, Some(Event::PreAgentTurnStop));
     /// ```
-    pub fn events(self) -> &'static [(&'static str, Option<Event>)] {
-        match self {
-            Agent::ClaudeCode => claude::EVENTS,
-            Agent::Codex => claude::CODEX_EVENTS,
-            Agent::Gemini => gemini::EVENTS,
-            Agent::Copilot => copilot::EVENTS,
-            Agent::Cursor => cursor::EVENTS,
-            Agent::Kimi => kimi::EVENTS,
-            Agent::Qwen => qwen::EVENTS,
-            Agent::Droid => droid::EVENTS,
-            Agent::OpenCode => opencode::EVENTS,
-            Agent::Windsurf => windsurf::EVENTS,
-            Agent::AgentHooks => agenthooks::EVENTS,
-        }
+    pub fn events(self) -> Events {
+        self.tables().0
     }
 
     /// The agent's tool names and their shared-vocabulary names. Tools not
@@ -110,19 +103,24 @@ impl Agent {
     /// use ahp::adapters::Agent;
     /// assert!(Agent::Kimi.tools().contains(&("Shell", "shell")));
     /// ```
-    pub fn tools(self) -> &'static [(&'static str, &'static str)] {
+    pub fn tools(self) -> Tools {
+        self.tables().1
+    }
+
+    /// The agent's event and tool tables, one line per agent.
+    fn tables(self) -> (Events, Tools) {
         match self {
-            Agent::ClaudeCode => claude::TOOLS,
-            Agent::Codex => claude::CODEX_TOOLS,
-            Agent::Gemini => gemini::TOOLS,
-            Agent::Copilot => copilot::TOOLS,
-            Agent::Cursor => cursor::TOOLS,
-            Agent::Kimi => kimi::TOOLS,
-            Agent::Qwen => qwen::TOOLS,
-            Agent::Droid => droid::TOOLS,
-            Agent::OpenCode => opencode::TOOLS,
-            Agent::Windsurf => windsurf::TOOLS,
-            Agent::AgentHooks => agenthooks::TOOLS,
+            Agent::ClaudeCode => (claude::EVENTS, claude::TOOLS),
+            Agent::Codex => (claude::CODEX_EVENTS, claude::CODEX_TOOLS),
+            Agent::Gemini => (gemini::EVENTS, gemini::TOOLS),
+            Agent::Copilot => (copilot::EVENTS, copilot::TOOLS),
+            Agent::Cursor => (cursor::EVENTS, cursor::TOOLS),
+            Agent::Kimi => (kimi::EVENTS, kimi::TOOLS),
+            Agent::Qwen => (qwen::EVENTS, qwen::TOOLS),
+            Agent::Droid => (droid::EVENTS, droid::TOOLS),
+            Agent::OpenCode => (opencode::EVENTS, opencode::TOOLS),
+            Agent::Windsurf => (windsurf::EVENTS, windsurf::TOOLS),
+            Agent::AgentHooks => (agenthooks::EVENTS, agenthooks::TOOLS),
         }
     }
 
