@@ -249,8 +249,8 @@ pub fn parse(agent: Agent, payload: &Value, event: Option<&str>) -> Result<Inbou
         | Agent::Kimi
         | Agent::Qwen
         | Agent::Droid
-        | Agent::OpenCode => claude::parse(agent, obj, event)?,
-        Agent::Gemini => gemini::parse(obj, event)?,
+        | Agent::OpenCode
+        | Agent::Gemini => claude::parse(agent, obj, event)?,
         Agent::Copilot => copilot::parse(obj, event)?,
         Agent::Cursor => cursor::parse(obj, event)?,
         Agent::Windsurf => windsurf::parse(obj, event)?,
