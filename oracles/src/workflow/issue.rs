@@ -818,12 +818,14 @@ pub fn find_issue_file(root: &Path, globs: &[String], id: &str) -> Lookup {
     }
 }
 
+/// `glob` with `{{ id }}` (or `{{id}}`) replaced by `id`, escaped.
+fn with_id(glob: &str, id: &str) -> String {
+    let id = globset::escape(id);
+    glob.replace("{{ id }}", &id).replace("{{id}}", &id)
+}
+
 fn find_one(root: &Path, glob: &str, id: &str, seen: &mut usize) -> Option<PathBuf> {
-    let pattern = glob
-        .trim()
-        .trim_start_matches("./")
-        .replace("{{ id }}", &globset::escape(id))
-        .replace("{{id}}", &globset::escape(id));
+    let pattern = with_id(glob.trim().trim_start_matches("./"), id);
     let matcher = globset::GlobBuilder::new(&pattern)
         .literal_separator(true)
         .case_insensitive(true)
@@ -923,9 +925,7 @@ pub async fn issue_from_branch(
     else {
         return BranchCopy::WorkingTree;
     };
-    let pattern = branch_glob
-        .replace("{{ id }}", &globset::escape(id))
-        .replace("{{id}}", &globset::escape(id));
+    let pattern = with_id(branch_glob, id);
     let Ok(glob) = globset::GlobBuilder::new(&pattern)
         .case_insensitive(true)
         .build()
