@@ -24,26 +24,17 @@ use std::path::{Path, PathBuf};
 /// script hooks well below this.
 pub const HOOK_TIMEOUT_SECS: u64 = 600;
 
-/// Where an agent's hook config lives.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Scope {
-    /// The user's own config in the home directory: every project.
-    User,
-    /// The project's shared config, committed with the repository.
-    Project,
-    /// The project's personal config, not committed (Claude Code's
-    /// `.claude/settings.local.json`).
-    Local,
-}
-
-impl Scope {
-    /// The name used on the command line.
-    pub fn name(self) -> &'static str {
-        match self {
-            Scope::User => "user",
-            Scope::Project => "project",
-            Scope::Local => "local",
-        }
+ahp_engine::name_enum! {
+    /// Where an agent's hook config lives.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+    pub enum Scope {
+        /// The user's own config in the home directory: every project.
+        User => "user",
+        /// The project's shared config, committed with the repository.
+        Project => "project",
+        /// The project's personal config, not committed (Claude Code's
+        /// `.claude/settings.local.json`).
+        Local => "local",
     }
 }
 
@@ -190,10 +181,10 @@ pub fn config_path(agent: Agent, scope: Scope, home: &Path, project: &Path) -> R
         (Agent::Windsurf, Scope::Project) => project.join(".windsurf/hooks.json"),
         (Agent::AgentHooks, _) => bail!("{AGENTHOOKS_REFUSAL}"),
         (agent, scope) => {
-            let have: Vec<&str> = scopes(agent).iter().map(|s| s.name()).collect();
+            let have: Vec<&str> = scopes(agent).iter().map(|s| s.as_str()).collect();
             bail!(
                 "{agent} has no {} hook config; its scopes: {}",
-                scope.name(),
+                scope.as_str(),
                 have.join(", ")
             )
         }

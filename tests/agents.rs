@@ -1380,8 +1380,8 @@ fn every_event_ahp_decides_on_has_a_fixture() {
             } else {
                 format!("{name}.json")
             };
-            if !dir.join(agent.name()).join(&file).is_file() {
-                missing.push(format!("{}/{file}", agent.name()));
+            if !dir.join(agent.as_str()).join(&file).is_file() {
+                missing.push(format!("{}/{file}", agent.as_str()));
             }
         }
     }

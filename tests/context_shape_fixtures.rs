@@ -35,7 +35,7 @@ fn every_path_of_every_agent_fixture_is_known() {
     let mut checked = 0;
     let mut unknown = std::collections::BTreeSet::new();
     for agent in Agent::ALL {
-        let Ok(files) = std::fs::read_dir(dir.join(agent.name())) else {
+        let Ok(files) = std::fs::read_dir(dir.join(agent.as_str())) else {
             continue;
         };
         for file in files.flatten() {

@@ -46,51 +46,29 @@ use ahp_engine::shell::{Shell, SimpleCommand};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 
-/// A step of an issue's life, as Monoco names them: each has a `pre-issue-*`
-/// and a `post-issue-*` event.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Lifecycle {
-    /// `issue create`.
-    Create,
-    /// `issue start`.
-    Start,
-    /// `issue submit`.
-    Submit,
-    /// `issue close`.
-    Close,
-    /// `issue open`: a closed or cancelled issue opened again.
-    Open,
-    /// `issue cancel`.
-    Cancel,
-    /// `issue delete`.
-    Delete,
+ahp_engine::name_enum! {
+    /// A step of an issue's life, as Monoco names them: each has a `pre-issue-*`
+    /// and a `post-issue-*` event.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+    pub enum Lifecycle {
+        /// `issue create`.
+        Create => "create",
+        /// `issue start`.
+        Start => "start",
+        /// `issue submit`.
+        Submit => "submit",
+        /// `issue close`.
+        Close => "close",
+        /// `issue open`: a closed or cancelled issue opened again.
+        Open => "open",
+        /// `issue cancel`.
+        Cancel => "cancel",
+        /// `issue delete`.
+        Delete => "delete",
+    }
 }
 
 impl Lifecycle {
-    /// Every step, in Monoco's order.
-    pub const ALL: [Lifecycle; 7] = [
-        Lifecycle::Create,
-        Lifecycle::Start,
-        Lifecycle::Submit,
-        Lifecycle::Close,
-        Lifecycle::Open,
-        Lifecycle::Cancel,
-        Lifecycle::Delete,
-    ];
-
-    /// The lower-case name (`close`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Lifecycle::Create => "create",
-            Lifecycle::Start => "start",
-            Lifecycle::Submit => "submit",
-            Lifecycle::Close => "close",
-            Lifecycle::Open => "open",
-            Lifecycle::Cancel => "cancel",
-            Lifecycle::Delete => "delete",
-        }
-    }
-
     /// The step named `name` (any case).
     pub fn parse(name: &str) -> Option<Lifecycle> {
         Lifecycle::ALL

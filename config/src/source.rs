@@ -10,41 +10,24 @@ pub const DEFAULT_POLICY: &str = include_str!("default-hooks.yaml");
 /// Shown as the path of the builtin layer.
 pub const DEFAULT_POLICY_NAME: &str = "<builtin>/default-hooks.yaml";
 
-/// A configuration layer, in the order they apply.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Layer {
-    /// The policy compiled into ahp: always the bottom layer, unless a
-    /// layer says `settings.builtin: false`.
-    Builtin,
-    /// The organisation's policy (`/etc/ahp/hooks.yaml`, or
-    /// `AHP_MANAGED_CONFIG`): later layers may add to it and raise its
-    /// intensities, never switch off, change or weaken what it sets.
-    Managed,
-    /// `~/.ahp/hooks.yaml`.
-    User,
-    /// `<project>/.ahp/hooks.yaml` (committed).
-    Project,
-    /// `<project>/.ahp/hooks.local.yaml` (gitignored).
-    Local,
-}
-
-impl Layer {
-    /// The lowercase name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Layer::Builtin => "builtin",
-            Layer::Managed => "managed",
-            Layer::User => "user",
-            Layer::Project => "project",
-            Layer::Local => "local",
-        }
-    }
-}
-
-impl fmt::Display for Layer {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+ahp_engine::name_enum! {
+    /// A configuration layer, in the order they apply.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+    #[serde(rename_all = "lowercase")]
+    pub enum Layer {
+        /// The policy compiled into ahp: always the bottom layer, unless a
+        /// layer says `settings.builtin: false`.
+        Builtin => "builtin",
+        /// The organisation's policy (`/etc/ahp/hooks.yaml`, or
+        /// `AHP_MANAGED_CONFIG`): later layers may add to it and raise its
+        /// intensities, never switch off, change or weaken what it sets.
+        Managed => "managed",
+        /// `~/.ahp/hooks.yaml`.
+        User => "user",
+        /// `<project>/.ahp/hooks.yaml` (committed).
+        Project => "project",
+        /// `<project>/.ahp/hooks.local.yaml` (gitignored).
+        Local => "local",
     }
 }
 

@@ -19,26 +19,17 @@ use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 use tokio::task::JoinHandle;
 
-/// Warning or error.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Level {
-    /// Recorded for the analyst (e.g. a script hook's `log` field).
-    Info,
-    /// Something to look at; the decision stands.
-    Warning,
-    /// Something failed.
-    Error,
-}
-
-impl Level {
-    /// The lowercase name, which is also the log record's `kind`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Level::Info => "info",
-            Level::Warning => "warning",
-            Level::Error => "error",
-        }
+crate::name_enum! {
+    /// Warning or error.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+    #[serde(rename_all = "lowercase")]
+    pub enum Level {
+        /// Recorded for the analyst (e.g. a script hook's `log` field).
+        Info => "info",
+        /// Something to look at; the decision stands.
+        Warning => "warning",
+        /// Something failed.
+        Error => "error",
     }
 }
 

@@ -23,22 +23,14 @@ use crate::{Event, Intensity, Signal};
 use chrono::{DateTime, Utc};
 use std::time::Duration;
 
-/// What an escalation rule counts over.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ScopeKind {
-    /// The issue being worked on (`issue.id` of the context).
-    Issue,
-    /// The agent session (`session_id` of the context).
-    Session,
-}
-
-impl ScopeKind {
-    /// `issue` or `session`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ScopeKind::Issue => "issue",
-            ScopeKind::Session => "session",
-        }
+crate::name_enum! {
+    /// What an escalation rule counts over.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub enum ScopeKind {
+        /// The issue being worked on (`issue.id` of the context).
+        Issue => "issue",
+        /// The agent session (`session_id` of the context).
+        Session => "session",
     }
 }
 

@@ -1,65 +1,29 @@
 //! Signal intensities and the outcome of a dispatch.
 
 use serde::{Deserialize, Serialize};
-use std::fmt;
 use std::str::FromStr;
 
-/// How strongly a signal intervenes. Ordered weakest to strongest, so
-/// `Intensity::Block > Intensity::Aid` and `max()` gives the verdict.
-///
-/// ```
-/// use ahp_engine::Intensity;
-/// assert!(Intensity::Block > Intensity::Control);
-/// assert_eq!("prompt".parse::<Intensity>().unwrap(), Intensity::Prompt);
-/// ```
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    PartialOrd,
-    Ord,
-    Hash,
-    Serialize,
-    Deserialize,
-    schemars::JsonSchema,
-)]
-#[serde(rename_all = "lowercase")]
-pub enum Intensity {
-    /// Context or suggestions; the flow is not affected.
-    Aid,
-    /// A warning the agent acknowledges, applies or dismisses.
-    Prompt,
-    /// The engine's modification is applied; work continues.
-    Control,
-    /// Mandatory stop; fix along the resolution path and retry.
-    Block,
-}
-
-impl Intensity {
-    /// All intensities, weakest first.
-    pub const ALL: [Intensity; 4] = [
-        Intensity::Aid,
-        Intensity::Prompt,
-        Intensity::Control,
-        Intensity::Block,
-    ];
-
-    /// The lowercase wire name (`block`, `control`, `prompt`, `aid`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Intensity::Aid => "aid",
-            Intensity::Prompt => "prompt",
-            Intensity::Control => "control",
-            Intensity::Block => "block",
-        }
-    }
-}
-
-impl fmt::Display for Intensity {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+crate::name_enum! {
+    /// How strongly a signal intervenes. Ordered weakest to strongest, so
+    /// `Intensity::Block > Intensity::Aid` and `max()` gives the verdict.
+    ///
+    /// ```
+    /// use ahp_engine::Intensity;
+    /// assert!(Intensity::Block > Intensity::Control);
+    /// assert_eq!("prompt".parse::<Intensity>().unwrap(), Intensity::Prompt);
+    /// ```
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+    #[derive(Serialize, Deserialize, schemars::JsonSchema)]
+    #[serde(rename_all = "lowercase")]
+    pub enum Intensity {
+        /// Context or suggestions; the flow is not affected.
+        Aid => "aid",
+        /// A warning the agent acknowledges, applies or dismisses.
+        Prompt => "prompt",
+        /// The engine's modification is applied; work continues.
+        Control => "control",
+        /// Mandatory stop; fix along the resolution path and retry.
+        Block => "block",
     }
 }
 
@@ -81,28 +45,30 @@ impl FromStr for Intensity {
     }
 }
 
-/// The verdict of a dispatch: the strongest intensity among the signals, or
-/// `Accept` when no oracle said anything.
-///
-/// ```
-/// use ahp_engine::{Intensity, Outcome};
-/// assert_eq!(Outcome::from_strongest(None), Outcome::Accept);
-/// assert_eq!(Outcome::from_strongest(Some(Intensity::Block)), Outcome::Block);
-/// assert_eq!(Outcome::Block.exit_code(), 2);
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Outcome {
-    /// No signal: proceed.
-    Accept,
-    /// Only aid signals: proceed with context.
-    Aid,
-    /// At least one prompt: the agent should acknowledge or apply.
-    Prompt,
-    /// A modification was applied: proceed with the changed input.
-    Control,
-    /// Stop.
-    Block,
+crate::name_enum! {
+    /// The verdict of a dispatch: the strongest intensity among the signals, or
+    /// `Accept` when no oracle said anything.
+    ///
+    /// ```
+    /// use ahp_engine::{Intensity, Outcome};
+    /// assert_eq!(Outcome::from_strongest(None), Outcome::Accept);
+    /// assert_eq!(Outcome::from_strongest(Some(Intensity::Block)), Outcome::Block);
+    /// assert_eq!(Outcome::Block.exit_code(), 2);
+    /// ```
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+    #[serde(rename_all = "lowercase")]
+    pub enum Outcome {
+        /// No signal: proceed.
+        Accept => "accept",
+        /// Only aid signals: proceed with context.
+        Aid => "aid",
+        /// At least one prompt: the agent should acknowledge or apply.
+        Prompt => "prompt",
+        /// A modification was applied: proceed with the changed input.
+        Control => "control",
+        /// Stop.
+        Block => "block",
+    }
 }
 
 impl Outcome {
@@ -117,17 +83,6 @@ impl Outcome {
         }
     }
 
-    /// The wire name (`accept`, `aid`, `prompt`, `control`, `block`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Outcome::Accept => "accept",
-            Outcome::Aid => "aid",
-            Outcome::Prompt => "prompt",
-            Outcome::Control => "control",
-            Outcome::Block => "block",
-        }
-    }
-
     /// The process exit code of `ahp run` for this outcome when nobody is
     /// there to answer a prompt: 0 proceed, 2 block, 3 prompt awaiting an
     /// answer.
@@ -137,11 +92,5 @@ impl Outcome {
             Outcome::Prompt => 3,
             _ => 0,
         }
-    }
-}
-
-impl fmt::Display for Outcome {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
     }
 }

@@ -36,6 +36,57 @@
 #![warn(missing_docs)]
 #![forbid(unsafe_code)]
 
+/// Declares a fieldless `Copy` enum with a name per variant, and with it
+/// `ALL` (every variant, in declaration order), `as_str` (the variant's
+/// name) and a `Display` that writes `as_str`. Attributes (derives, serde,
+/// docs) pass through unchanged. Reading a name back stays with each enum:
+/// they differ in case, blanks and hints.
+///
+/// ```
+/// ahp_engine::name_enum! {
+///     /// A colour.
+///     #[derive(Debug, Clone, Copy, PartialEq)]
+///     pub enum Colour {
+///         /// Red.
+///         Red => "red",
+///         /// Dark blue.
+///         DarkBlue => "dark-blue",
+///     }
+/// }
+/// assert_eq!(Colour::ALL, [Colour::Red, Colour::DarkBlue]);
+/// assert_eq!(Colour::DarkBlue.as_str(), "dark-blue");
+/// assert_eq!(Colour::Red.to_string(), "red");
+/// ```
+#[macro_export]
+macro_rules! name_enum {
+    ($(#[$m:meta])* $vis:vis enum $name:ident {
+        $($(#[$vm:meta])* $var:ident => $s:literal),+ $(,)?
+    }) => {
+        $(#[$m])*
+        $vis enum $name {
+            $($(#[$vm])* $var),+
+        }
+
+        impl $name {
+            /// Every variant, in declaration order.
+            pub const ALL: [$name; [$($s),+].len()] = [$($name::$var),+];
+
+            /// The variant's name.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $($name::$var => $s),+
+                }
+            }
+        }
+
+        impl ::core::fmt::Display for $name {
+            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+    };
+}
+
 pub mod condition;
 pub mod context;
 pub mod context_shape;

@@ -445,7 +445,7 @@ pub fn in_url(url: &str) -> bool {
     if !(lower.starts_with("http://") || lower.starts_with("https://")) {
         return false;
     }
-    let decoded = percent_decode(url);
+    let decoded = String::from_utf8_lossy(&percent_decode(url)).into_owned();
     let after_host = decoded.splitn(4, '/').nth(3).unwrap_or("");
     if mask(after_host) != after_host {
         return true;
@@ -467,7 +467,15 @@ fn looks_like_key_pair(text: &str) -> bool {
         && !secret.contains(char::is_whitespace)
 }
 
-fn percent_decode(text: &str) -> String {
+/// `%XX` decoded, as bytes: a `%` not followed by two hex digits is kept as
+/// it is (values written without encoding stay usable) and `+` stays a
+/// plus. Whether the bytes must be UTF-8 is the caller's decision.
+///
+/// ```
+/// use ahp_engine::secrets::percent_decode;
+/// assert_eq!(percent_decode("a%2Fb%zz+%e9"), b"a/b%zz+\xe9");
+/// ```
+pub fn percent_decode(text: &str) -> Vec<u8> {
     let bytes = text.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
@@ -488,7 +496,7 @@ fn percent_decode(text: &str) -> String {
             }
         }
     }
-    String::from_utf8_lossy(&out).into_owned()
+    out
 }
 
 /// A segment decoded as base64, when it decodes to printable text.

@@ -531,47 +531,35 @@ impl Signal {
     }
 }
 
-/// What an agent (or a person) did about a signal.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Action {
-    /// block: fixed along the resolution path; will retry.
-    RetryAfterFix,
-    /// block: going on anyway, knowingly.
-    ProceedWithRisk,
-    /// block: gave up.
-    Abort,
-    /// control: the modification stands.
-    AcceptModification,
-    /// control: the modification was undone.
-    RejectModification,
-    /// prompt: read and noted.
-    Acknowledge,
-    /// prompt: did what was suggested.
-    ApplySuggestion,
-    /// prompt: ignored.
-    Dismiss,
-    /// aid: used the suggestion.
-    SuggestionApplied,
-    /// aid: later.
-    SuggestionDeferred,
+crate::name_enum! {
+    /// What an agent (or a person) did about a signal.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+    #[serde(rename_all = "snake_case")]
+    pub enum Action {
+        /// block: fixed along the resolution path; will retry.
+        RetryAfterFix => "retry_after_fix",
+        /// block: going on anyway, knowingly.
+        ProceedWithRisk => "proceed_with_risk",
+        /// block: gave up.
+        Abort => "abort",
+        /// control: the modification stands.
+        AcceptModification => "accept_modification",
+        /// control: the modification was undone.
+        RejectModification => "reject_modification",
+        /// prompt: read and noted.
+        Acknowledge => "acknowledge",
+        /// prompt: did what was suggested.
+        ApplySuggestion => "apply_suggestion",
+        /// prompt: ignored.
+        Dismiss => "dismiss",
+        /// aid: used the suggestion.
+        SuggestionApplied => "suggestion_applied",
+        /// aid: later.
+        SuggestionDeferred => "suggestion_deferred",
+    }
 }
 
 impl Action {
-    /// Every action, grouped by intensity.
-    pub const ALL: [Action; 10] = [
-        Action::RetryAfterFix,
-        Action::ProceedWithRisk,
-        Action::Abort,
-        Action::AcceptModification,
-        Action::RejectModification,
-        Action::Acknowledge,
-        Action::ApplySuggestion,
-        Action::Dismiss,
-        Action::SuggestionApplied,
-        Action::SuggestionDeferred,
-    ];
-
     /// The intensity this action answers.
     pub fn intensity(self) -> Intensity {
         match self {
@@ -579,22 +567,6 @@ impl Action {
             Action::AcceptModification | Action::RejectModification => Intensity::Control,
             Action::Acknowledge | Action::ApplySuggestion | Action::Dismiss => Intensity::Prompt,
             Action::SuggestionApplied | Action::SuggestionDeferred => Intensity::Aid,
-        }
-    }
-
-    /// The snake_case wire name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Action::RetryAfterFix => "retry_after_fix",
-            Action::ProceedWithRisk => "proceed_with_risk",
-            Action::Abort => "abort",
-            Action::AcceptModification => "accept_modification",
-            Action::RejectModification => "reject_modification",
-            Action::Acknowledge => "acknowledge",
-            Action::ApplySuggestion => "apply_suggestion",
-            Action::Dismiss => "dismiss",
-            Action::SuggestionApplied => "suggestion_applied",
-            Action::SuggestionDeferred => "suggestion_deferred",
         }
     }
 

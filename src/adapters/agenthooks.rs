@@ -52,7 +52,7 @@ pub(super) fn parse(
     given: Option<&str>,
 ) -> Result<Inbound, AdapterError> {
     let agent = Agent::AgentHooks;
-    let a = agent.name();
+    let a = agent.as_str();
     let native = super::event_name(agent, obj, "event_type", given)?;
     // The standard's names first; ahp's own canonical names and aliases
     // are accepted too, since the standard and ahp share them.

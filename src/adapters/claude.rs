@@ -1,5 +1,5 @@
-//! Claude Code, and the agents that copy its shape: Codex, Kimi (parsing)
-//! and Copilot's PascalCase hooks.
+//! Claude Code, and the agents that copy its shape: Codex, Kimi (parsing),
+//! Copilot's PascalCase hooks and Gemini CLI (parsing).
 
 use super::{
     AdapterError, Agent, Decision, Inbound, Reply, base_context, event_name, keep_extra, str_field,
@@ -95,13 +95,18 @@ pub(super) const CODEX_TOOLS: &[(&str, &str)] = &[
 ];
 
 /// Reads a Claude-shaped payload (Claude Code, Codex, Kimi, Copilot's
-/// PascalCase hooks).
+/// PascalCase hooks, and Gemini CLI's, which has no tool call id and names
+/// the last answer `prompt_response`).
 pub(super) fn parse(
     agent: Agent,
     obj: &Map<String, Value>,
     given: Option<&str>,
 ) -> Result<Inbound, AdapterError> {
-    let a = agent.name();
+    let (ids, response): (&[&str], &str) = match agent {
+        Agent::Gemini => (&[], "prompt_response"),
+        _ => (&["tool_use_id", "tool_call_id"], "last_assistant_message"),
+    };
+    let a = agent.as_str();
     let native = event_name(agent, obj, "hook_event_name", given)?;
     let event = agent.map_event(&native)?;
     let mut ctx = base_context(
@@ -115,33 +120,29 @@ pub(super) fn parse(
             agent,
             &raw,
             obj.get("tool_input").cloned().unwrap_or(Value::Null),
-            str_field(a, obj, &["tool_use_id", "tool_call_id"])?,
+            str_field(a, obj, ids)?,
             obj.get("tool_response").cloned(),
         ));
     }
     ctx.turn = turn(
         str_field(a, obj, &["prompt"])?,
-        obj.get("last_assistant_message").cloned(),
+        obj.get(response).cloned(),
         obj.get("stop_hook_active").and_then(Value::as_bool),
     );
-    keep_extra(
-        &mut ctx,
-        obj,
-        &[
-            "session_id",
-            "cwd",
-            "hook_event_name",
-            "tool_name",
-            "tool_input",
-            "tool_use_id",
-            "tool_call_id",
-            "tool_response",
-            "prompt",
-            "last_assistant_message",
-            "stop_hook_active",
-            "timestamp",
-        ],
-    );
+    let mut mapped = vec![
+        "session_id",
+        "cwd",
+        "hook_event_name",
+        "tool_name",
+        "tool_input",
+        "tool_response",
+        "prompt",
+        response,
+        "stop_hook_active",
+        "timestamp",
+    ];
+    mapped.extend(ids);
+    keep_extra(&mut ctx, obj, &mapped);
     Ok(Inbound {
         agent,
         native_event: native,

@@ -60,7 +60,7 @@ pub(super) fn parse(
     given: Option<&str>,
 ) -> Result<Inbound, AdapterError> {
     let agent = Agent::Copilot;
-    let a = agent.name();
+    let a = agent.as_str();
     if given.is_none() && obj.contains_key("hook_event_name") {
         return super::claude::parse(agent, obj, None);
     }

@@ -61,7 +61,7 @@ pub(super) fn parse(
     given: Option<&str>,
 ) -> Result<Inbound, AdapterError> {
     let agent = Agent::Cursor;
-    let a = agent.name();
+    let a = agent.as_str();
     let native = event_name(agent, obj, "hook_event_name", given)?;
     let event = agent.map_event(&native)?;
     // The workspace is the project; a shell hook's `cwd` is only where

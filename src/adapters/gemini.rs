@@ -2,10 +2,7 @@
 //! `hookSpecificOutput.tool_input` (merged over the call's arguments),
 //! context in `hookSpecificOutput.additionalContext`. No "ask".
 
-use super::{
-    AdapterError, Agent, Decision, Inbound, Reply, add_text, base_context, event_name, keep_extra,
-    str_field, tool_call, turn,
-};
+use super::{Decision, Reply, add_text};
 use ahp_engine::Event;
 use serde_json::{Map, Value, json};
 
@@ -38,59 +35,6 @@ pub(super) const TOOLS: &[(&str, &str)] = &[
     ("web_fetch", "fetch"),
     ("google_web_search", "fetch"),
 ];
-
-pub(super) fn parse(
-    obj: &Map<String, Value>,
-    given: Option<&str>,
-) -> Result<Inbound, AdapterError> {
-    let agent = Agent::Gemini;
-    let a = agent.name();
-    let native = event_name(agent, obj, "hook_event_name", given)?;
-    let event = agent.map_event(&native)?;
-    let mut ctx = base_context(
-        event,
-        str_field(a, obj, &["session_id"])?,
-        str_field(a, obj, &["cwd"])?,
-        obj.get("timestamp"),
-    );
-    if let Some(raw) = str_field(a, obj, &["tool_name"])? {
-        ctx.tool = Some(tool_call(
-            agent,
-            &raw,
-            obj.get("tool_input").cloned().unwrap_or(Value::Null),
-            None,
-            obj.get("tool_response").cloned(),
-        ));
-    }
-    ctx.turn = turn(
-        str_field(a, obj, &["prompt"])?,
-        obj.get("prompt_response").cloned(),
-        obj.get("stop_hook_active").and_then(Value::as_bool),
-    );
-    keep_extra(
-        &mut ctx,
-        obj,
-        &[
-            "session_id",
-            "cwd",
-            "hook_event_name",
-            "timestamp",
-            "tool_name",
-            "tool_input",
-            "tool_response",
-            "prompt",
-            "prompt_response",
-            "stop_hook_active",
-        ],
-    );
-    Ok(Inbound {
-        agent,
-        native_event: native,
-        event,
-        context: ctx,
-        camel: false,
-    })
-}
 
 /// Gemini CLI's answer.
 ///

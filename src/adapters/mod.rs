@@ -39,79 +39,49 @@ mod windsurf;
 
 use ahp_engine::{Event, HookContext, Intensity, Outcome, Payload, ToolCall, Turn, Verdict};
 use serde_json::{Map, Value, json};
-use std::fmt;
 
-/// An agent whose hook protocol ahp speaks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum)]
-pub enum Agent {
-    /// Claude Code (`.claude/settings.json`).
-    #[value(name = "claude-code")]
-    ClaudeCode,
-    /// OpenAI Codex CLI (`.codex/hooks.json`; Claude-shaped payloads, no "ask").
-    Codex,
-    /// Gemini CLI (`.gemini/settings.json`).
-    Gemini,
-    /// GitHub Copilot CLI and VS Code (`.github/hooks/ahp.json`; camelCase
-    /// and PascalCase hooks).
-    Copilot,
-    /// Cursor (`.cursor/hooks.json`).
-    Cursor,
-    /// Kimi Code CLI (`[[hooks]]` in `~/.kimi/config.toml`).
-    Kimi,
-    /// Qwen Code (`.qwen/settings.json`): Claude Code's hooks over Gemini
-    /// CLI's tools.
-    Qwen,
-    /// Factory Droid (`.factory/hooks.json`): Claude Code's hooks over its
-    /// own tools.
-    Droid,
-    /// OpenCode, through the plugin `ahp install opencode` writes
-    /// (`.opencode/plugins/ahp.js`).
-    #[value(name = "opencode")]
-    OpenCode,
-    /// Windsurf's Cascade hooks (`.windsurf/hooks.json`).
-    Windsurf,
-    /// The Agent Hooks standard (not installed: ahp runs HOOK.md hooks itself).
-    #[value(name = "agenthooks")]
-    AgentHooks,
+ahp_engine::name_enum! {
+    /// An agent whose hook protocol ahp speaks.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum)]
+    pub enum Agent {
+        /// Claude Code (`.claude/settings.json`).
+        #[value(name = "claude-code")]
+        ClaudeCode => "claude-code",
+        /// OpenAI Codex CLI (`.codex/hooks.json`; Claude-shaped payloads, no "ask").
+        Codex => "codex",
+        /// Gemini CLI (`.gemini/settings.json`).
+        Gemini => "gemini",
+        /// GitHub Copilot CLI and VS Code (`.github/hooks/ahp.json`; camelCase
+        /// and PascalCase hooks).
+        Copilot => "copilot",
+        /// Cursor (`.cursor/hooks.json`).
+        Cursor => "cursor",
+        /// Kimi Code CLI (`[[hooks]]` in `~/.kimi/config.toml`).
+        Kimi => "kimi",
+        /// Qwen Code (`.qwen/settings.json`): Claude Code's hooks over Gemini
+        /// CLI's tools.
+        Qwen => "qwen",
+        /// Factory Droid (`.factory/hooks.json`): Claude Code's hooks over its
+        /// own tools.
+        Droid => "droid",
+        /// OpenCode, through the plugin `ahp install opencode` writes
+        /// (`.opencode/plugins/ahp.js`).
+        #[value(name = "opencode")]
+        OpenCode => "opencode",
+        /// Windsurf's Cascade hooks (`.windsurf/hooks.json`).
+        Windsurf => "windsurf",
+        /// The Agent Hooks standard (not installed: ahp runs HOOK.md hooks itself).
+        #[value(name = "agenthooks")]
+        AgentHooks => "agenthooks",
+    }
 }
 
+/// An agent's event names and the ahp event each maps to.
+type Events = &'static [(&'static str, Option<Event>)];
+/// An agent's tool names and their shared-vocabulary names.
+type Tools = &'static [(&'static str, &'static str)];
+
 impl Agent {
-    /// Every agent, in the order of PROTOCOLS.md.
-    pub const ALL: [Agent; 11] = [
-        Agent::ClaudeCode,
-        Agent::Codex,
-        Agent::Gemini,
-        Agent::Copilot,
-        Agent::Cursor,
-        Agent::Kimi,
-        Agent::Qwen,
-        Agent::Droid,
-        Agent::OpenCode,
-        Agent::Windsurf,
-        Agent::AgentHooks,
-    ];
-
-    /// The name used on the command line: `ahp hook claude-code`.
-    ///
-    /// ```
-    /// assert_eq!(ahp::adapters::Agent::ClaudeCode.name(), "claude-code");
-    /// ```
-    pub fn name(self) -> &'static str {
-        match self {
-            Agent::ClaudeCode => "claude-code",
-            Agent::Codex => "codex",
-            Agent::Gemini => "gemini",
-            Agent::Copilot => "copilot",
-            Agent::Cursor => "cursor",
-            Agent::Kimi => "kimi",
-            Agent::Qwen => "qwen",
-            Agent::Droid => "droid",
-            Agent::OpenCode => "opencode",
-            Agent::Windsurf => "windsurf",
-            Agent::AgentHooks => "agenthooks",
-        }
-    }
-
     /// The agent's event names and the ahp event each maps to; `None` marks
     /// an event the agent has but ahp deliberately ignores (answered with
     /// an empty allow).
@@ -122,20 +92,8 @@ impl Agent {
     /// let stop = Agent::Gemini.events().iter().find(|(n, _)| *n == "AfterAgent").unwrap();
     /// assert_eq!(stop.1, Some(Event::PreAgentTurnStop));
     /// ```
-    pub fn events(self) -> &'static [(&'static str, Option<Event>)] {
-        match self {
-            Agent::ClaudeCode => claude::EVENTS,
-            Agent::Codex => claude::CODEX_EVENTS,
-            Agent::Gemini => gemini::EVENTS,
-            Agent::Copilot => copilot::EVENTS,
-            Agent::Cursor => cursor::EVENTS,
-            Agent::Kimi => kimi::EVENTS,
-            Agent::Qwen => qwen::EVENTS,
-            Agent::Droid => droid::EVENTS,
-            Agent::OpenCode => opencode::EVENTS,
-            Agent::Windsurf => windsurf::EVENTS,
-            Agent::AgentHooks => agenthooks::EVENTS,
-        }
+    pub fn events(self) -> Events {
+        self.tables().0
     }
 
     /// The agent's tool names and their shared-vocabulary names. Tools not
@@ -145,19 +103,24 @@ impl Agent {
     /// use ahp::adapters::Agent;
     /// assert!(Agent::Kimi.tools().contains(&("Shell", "shell")));
     /// ```
-    pub fn tools(self) -> &'static [(&'static str, &'static str)] {
+    pub fn tools(self) -> Tools {
+        self.tables().1
+    }
+
+    /// The agent's event and tool tables, one line per agent.
+    fn tables(self) -> (Events, Tools) {
         match self {
-            Agent::ClaudeCode => claude::TOOLS,
-            Agent::Codex => claude::CODEX_TOOLS,
-            Agent::Gemini => gemini::TOOLS,
-            Agent::Copilot => copilot::TOOLS,
-            Agent::Cursor => cursor::TOOLS,
-            Agent::Kimi => kimi::TOOLS,
-            Agent::Qwen => qwen::TOOLS,
-            Agent::Droid => droid::TOOLS,
-            Agent::OpenCode => opencode::TOOLS,
-            Agent::Windsurf => windsurf::TOOLS,
-            Agent::AgentHooks => agenthooks::TOOLS,
+            Agent::ClaudeCode => (claude::EVENTS, claude::TOOLS),
+            Agent::Codex => (claude::CODEX_EVENTS, claude::CODEX_TOOLS),
+            Agent::Gemini => (gemini::EVENTS, gemini::TOOLS),
+            Agent::Copilot => (copilot::EVENTS, copilot::TOOLS),
+            Agent::Cursor => (cursor::EVENTS, cursor::TOOLS),
+            Agent::Kimi => (kimi::EVENTS, kimi::TOOLS),
+            Agent::Qwen => (qwen::EVENTS, qwen::TOOLS),
+            Agent::Droid => (droid::EVENTS, droid::TOOLS),
+            Agent::OpenCode => (opencode::EVENTS, opencode::TOOLS),
+            Agent::Windsurf => (windsurf::EVENTS, windsurf::TOOLS),
+            Agent::AgentHooks => (agenthooks::EVENTS, agenthooks::TOOLS),
         }
     }
 
@@ -174,7 +137,7 @@ impl Agent {
         let known: Vec<&str> = table.iter().map(|(n, _)| *n).collect();
         Err(AdapterError::new(format!(
             "unknown {} event `{}`; known events: {}",
-            self.name(),
+            self.as_str(),
             native.escape_debug(),
             known.join(", ")
         )))
@@ -220,12 +183,6 @@ pub fn normalize_context_tool(tool: &mut ahp_engine::context::ToolCall) {
     });
     if let Some(normalized) = known {
         tool.raw_name = Some(std::mem::replace(&mut tool.name, normalized));
-    }
-}
-
-impl fmt::Display for Agent {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
     }
 }
 
@@ -292,8 +249,8 @@ pub fn parse(agent: Agent, payload: &Value, event: Option<&str>) -> Result<Inbou
         | Agent::Kimi
         | Agent::Qwen
         | Agent::Droid
-        | Agent::OpenCode => claude::parse(agent, obj, event)?,
-        Agent::Gemini => gemini::parse(obj, event)?,
+        | Agent::OpenCode
+        | Agent::Gemini => claude::parse(agent, obj, event)?,
         Agent::Copilot => copilot::parse(obj, event)?,
         Agent::Cursor => cursor::parse(obj, event)?,
         Agent::Windsurf => windsurf::parse(obj, event)?,
@@ -303,7 +260,7 @@ pub fn parse(agent: Agent, payload: &Value, event: Option<&str>) -> Result<Inbou
     inbound.context.raw = Some(payload.clone());
     inbound.context.extra.insert(
         "agent".into(),
-        json!({"name": agent.name(), "event": inbound.native_event}),
+        json!({"name": agent.as_str(), "event": inbound.native_event}),
     );
     Ok(inbound)
 }
@@ -813,7 +770,7 @@ fn event_name(
     if let Some(e) = given {
         return Ok(e.to_string());
     }
-    str_field(agent.name(), obj, &[field])?.ok_or_else(|| {
+    str_field(agent.as_str(), obj, &[field])?.ok_or_else(|| {
         AdapterError::new(format!(
             "{agent} hook input: no `{field}` field; pass the event with `ahp hook {agent} --event NAME`"
         ))

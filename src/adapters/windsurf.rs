@@ -39,7 +39,7 @@ pub(super) fn parse(
     given: Option<&str>,
 ) -> Result<Inbound, AdapterError> {
     let agent = Agent::Windsurf;
-    let a = agent.name();
+    let a = agent.as_str();
     let native = super::event_name(agent, obj, "agent_action_name", given)?;
     let event = agent.map_event(&native)?;
     let info = match obj.get("tool_info") {

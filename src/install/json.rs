@@ -8,7 +8,6 @@
 //! gives back the original bytes, which is what makes `ahp uninstall` exact.
 
 use serde_json::Value;
-use std::fmt;
 
 /// A JSON value with its byte span.
 #[derive(Debug, Clone)]
@@ -36,17 +35,12 @@ pub(crate) struct Member {
 }
 
 /// A syntax error at a 1-based line and column.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{line}:{column}: {message}")]
 pub(crate) struct SyntaxError {
     pub line: usize,
     pub column: usize,
     pub message: String,
-}
-
-impl fmt::Display for SyntaxError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}: {}", self.line, self.column, self.message)
-    }
 }
 
 impl Node {

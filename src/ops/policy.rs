@@ -64,19 +64,12 @@ pub(crate) fn load(project: Option<PathBuf>, registry: &Registry) -> Result<Load
 
 /// The policy has errors and `fail_closed` is on: rather than run what is
 /// left, the call fails (`ahp hook` blocks, `ahp run` exits 1).
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
+#[error("{errors}")]
 pub(crate) struct BrokenPolicy {
     pub errors: ConfigErrors,
     pub fail_closed: FailClosed,
 }
-
-impl std::fmt::Display for BrokenPolicy {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}", self.errors)
-    }
-}
-
-impl std::error::Error for BrokenPolicy {}
 
 /// The error record of a policy error: the file and line apart, for a
 /// reader of the log.

@@ -925,8 +925,8 @@ fn parse_headers(given: &[String]) -> Result<Vec<(String, String)>, OtlpError> {
         {
             return Err(bad("set by ahp itself, it cannot be given"));
         }
-        let value = percent_decode(value.trim())
-            .ok_or_else(|| bad("the value is not UTF-8 once percent-decoded"))?;
+        let value = String::from_utf8(ahp_engine::secrets::percent_decode(value.trim()))
+            .map_err(|_| bad("the value is not UTF-8 once percent-decoded"))?;
         if value.contains(['\r', '\n']) {
             return Err(bad(
                 "the value holds a line break (CR or LF), which would inject headers into the request",
@@ -943,28 +943,6 @@ fn parse_headers(given: &[String]) -> Result<Vec<(String, String)>, OtlpError> {
 /// RFC 9110 `tchar`.
 fn is_token_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
-}
-
-/// `%XX` decoded; a `%` not followed by two hex digits is kept as it is
-/// (values written without encoding stay usable); `+` stays a plus.
-fn percent_decode(s: &str) -> Option<String> {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = |b: u8| (b as char).to_digit(16);
-        match (bytes[i], bytes.get(i + 1), bytes.get(i + 2)) {
-            (b'%', Some(&h), Some(&l)) if hex(h).is_some() && hex(l).is_some() => {
-                out.push(((hex(h)? << 4) | hex(l)?) as u8);
-                i += 3;
-            }
-            (b, _, _) => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8(out).ok()
 }
 
 // ---------------------------------------------------------------------------

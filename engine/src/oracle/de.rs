@@ -34,7 +34,8 @@ pub(crate) fn from_value<T: DeserializeOwned>(
 }
 
 /// A deserialization error: what, and the dotted path of where.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
+#[error("{message}")]
 pub(crate) struct Error {
     key: Option<String>,
     message: String,
@@ -56,14 +57,6 @@ impl Error {
         self
     }
 }
-
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for Error {}
 
 /// How a value a visitor did not expect reads in a message.
 fn describe(u: &Unexpected<'_>) -> String {

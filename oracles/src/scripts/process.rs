@@ -49,31 +49,18 @@ const REAP_LIMIT: Duration = Duration::from_secs(2);
 pub const TRUNCATED_NOTE: &str = "truncated at 1 MiB";
 
 /// Why a run did not finish.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum ProcessError {
     /// The process could not be started.
+    #[error("cannot start: {0}")]
     Spawn(io::Error),
     /// Waiting for it failed.
+    #[error("lost track of the process: {0}")]
     Lost(io::Error),
     /// It ran past the time limit; its group was killed.
+    #[error("timed out after {} ms; its process group was killed", .0.as_millis())]
     TimedOut(Duration),
 }
-
-impl std::fmt::Display for ProcessError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            ProcessError::Spawn(e) => write!(f, "cannot start: {e}"),
-            ProcessError::Lost(e) => write!(f, "lost track of the process: {e}"),
-            ProcessError::TimedOut(t) => write!(
-                f,
-                "timed out after {} ms; its process group was killed",
-                t.as_millis()
-            ),
-        }
-    }
-}
-
-impl std::error::Error for ProcessError {}
 
 /// Starts `cmd` (its stdio is set here), feeds it `input` on stdin, collects
 /// its output and cleans up its process group. Set the working directory and

@@ -63,45 +63,30 @@ const UNTRACKED_READ_CAP: u64 = 16 << 20;
 /// Git's binary heuristic: a NUL byte in the first 8000 bytes.
 const BINARY_SNIFF: usize = 8000;
 
-/// What happened to a file, relative to the merge base.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum FileStatus {
-    /// New and tracked (staged or committed on the branch).
-    Added,
-    /// Changed (content, mode or type), or in a merge conflict.
-    Modified,
-    /// Removed.
-    Deleted,
-    /// Moved; the file's path is the new one.
-    Renamed,
-    /// New and not yet added to git (and not ignored).
-    Untracked,
+ahp_engine::name_enum! {
+    /// What happened to a file, relative to the merge base.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+    #[serde(rename_all = "lowercase")]
+    pub enum FileStatus {
+        /// New and tracked (staged or committed on the branch).
+        Added => "added",
+        /// Changed (content, mode or type), or in a merge conflict.
+        Modified => "modified",
+        /// Removed.
+        Deleted => "deleted",
+        /// Moved; the file's path is the new one.
+        Renamed => "renamed",
+        /// New and not yet added to git (and not ignored).
+        Untracked => "untracked",
+    }
 }
 
 impl FileStatus {
-    /// The lowercase name used in the context (`added`, `modified`, …).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            FileStatus::Added => "added",
-            FileStatus::Modified => "modified",
-            FileStatus::Deleted => "deleted",
-            FileStatus::Renamed => "renamed",
-            FileStatus::Untracked => "untracked",
-        }
-    }
-
     /// Parses a name as written by [`FileStatus::as_str`].
     pub fn parse(name: &str) -> Option<FileStatus> {
-        [
-            FileStatus::Added,
-            FileStatus::Modified,
-            FileStatus::Deleted,
-            FileStatus::Renamed,
-            FileStatus::Untracked,
-        ]
-        .into_iter()
-        .find(|s| s.as_str().eq_ignore_ascii_case(name.trim()))
+        FileStatus::ALL
+            .into_iter()
+            .find(|s| s.as_str().eq_ignore_ascii_case(name.trim()))
     }
 }
 

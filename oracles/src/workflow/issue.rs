@@ -86,25 +86,22 @@ use std::sync::OnceLock;
 /// not an issue file).
 pub const MAX_ISSUE_BYTES: u64 = 4 * 1024 * 1024;
 
-macro_rules! name_enum {
+/// A frontmatter field's enum: [`ahp_engine::name_enum!`] plus `NAMES`,
+/// `parse` and `WHAT` (the field's name).
+macro_rules! frontmatter_enum {
     ($(#[$m:meta])* $name:ident, $what:literal, { $($(#[$vm:meta])* $var:ident => $s:literal),+ $(,)? }) => {
-        $(#[$m])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-        #[serde(rename_all = "lowercase")]
-        pub enum $name {
-            $($(#[$vm])* $var),+
+        ahp_engine::name_enum! {
+            $(#[$m])*
+            #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+            #[serde(rename_all = "lowercase")]
+            pub enum $name {
+                $($(#[$vm])* $var => $s),+
+            }
         }
 
         impl $name {
             /// Every valid name, in the order of the spec.
             pub const NAMES: &'static [&'static str] = &[$($s),+];
-
-            /// The name as written in frontmatter.
-            pub fn as_str(self) -> &'static str {
-                match self {
-                    $($name::$var => $s),+
-                }
-            }
 
             /// Reads a name, ignoring case and surrounding blanks.
             pub fn parse(s: &str) -> Option<Self> {
@@ -116,16 +113,10 @@ macro_rules! name_enum {
 
             const WHAT: &'static str = $what;
         }
-
-        impl fmt::Display for $name {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str(self.as_str())
-            }
-        }
     };
 }
 
-name_enum!(
+frontmatter_enum!(
     /// The `type` of an issue.
     IssueType, "type", {
         /// A grand goal spanning several features.
@@ -141,7 +132,7 @@ name_enum!(
     }
 );
 
-name_enum!(
+frontmatter_enum!(
     /// The `status` of an issue (where its file lives).
     IssueStatus, "status", {
         /// Being worked on or planned soon.
@@ -155,7 +146,7 @@ name_enum!(
     }
 );
 
-name_enum!(
+frontmatter_enum!(
     /// The `stage` of an issue (its logical progress).
     IssueStage, "stage", {
         /// Being written.
@@ -300,31 +291,23 @@ impl Issue {
     }
 }
 
-/// The state of a checklist box.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ItemState {
-    /// `[ ]`
-    Todo,
-    /// `[x]` or `[X]`
-    Done,
-    /// `[-]` or `[/]`: started, not finished.
-    Doing,
-    /// `[~]` or `[+]`: dropped; not counted.
-    Cancelled,
+ahp_engine::name_enum! {
+    /// The state of a checklist box.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+    #[serde(rename_all = "lowercase")]
+    pub enum ItemState {
+        /// `[ ]`
+        Todo => "todo",
+        /// `[x]` or `[X]`
+        Done => "done",
+        /// `[-]` or `[/]`: started, not finished.
+        Doing => "doing",
+        /// `[~]` or `[+]`: dropped; not counted.
+        Cancelled => "cancelled",
+    }
 }
 
 impl ItemState {
-    /// The name used in contexts: todo, done, doing, cancelled.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ItemState::Todo => "todo",
-            ItemState::Done => "done",
-            ItemState::Doing => "doing",
-            ItemState::Cancelled => "cancelled",
-        }
-    }
-
     /// The state of a box character (`' '`, `x`, `X`, `-`, `/`, `~`, `+`).
     pub fn from_marker(c: char) -> Option<ItemState> {
         match c {
@@ -339,12 +322,6 @@ impl ItemState {
     /// Todo or doing: an item in this state blocks the items depending on it.
     pub fn is_unchecked(self) -> bool {
         matches!(self, ItemState::Todo | ItemState::Doing)
-    }
-}
-
-impl fmt::Display for ItemState {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
     }
 }
 
@@ -841,12 +818,14 @@ pub fn find_issue_file(root: &Path, globs: &[String], id: &str) -> Lookup {
     }
 }
 
+/// `glob` with `{{ id }}` (or `{{id}}`) replaced by `id`, escaped.
+fn with_id(glob: &str, id: &str) -> String {
+    let id = globset::escape(id);
+    glob.replace("{{ id }}", &id).replace("{{id}}", &id)
+}
+
 fn find_one(root: &Path, glob: &str, id: &str, seen: &mut usize) -> Option<PathBuf> {
-    let pattern = glob
-        .trim()
-        .trim_start_matches("./")
-        .replace("{{ id }}", &globset::escape(id))
-        .replace("{{id}}", &globset::escape(id));
+    let pattern = with_id(glob.trim().trim_start_matches("./"), id);
     let matcher = globset::GlobBuilder::new(&pattern)
         .literal_separator(true)
         .case_insensitive(true)
@@ -946,9 +925,7 @@ pub async fn issue_from_branch(
     else {
         return BranchCopy::WorkingTree;
     };
-    let pattern = branch_glob
-        .replace("{{ id }}", &globset::escape(id))
-        .replace("{{id}}", &globset::escape(id));
+    let pattern = with_id(branch_glob, id);
     let Ok(glob) = globset::GlobBuilder::new(&pattern)
         .case_insensitive(true)
         .build()

@@ -331,15 +331,13 @@ impl TestGate {
         let text = read_text(root, Path::new(&src.path)).map_err(|e| {
             OracleError::new(format!(
                 "coverage report {} ({}): {e}",
-                src.path,
-                src.format.name()
+                src.path, src.format
             ))
         })?;
         let report = src.format.parse(&text).map_err(|e| {
             OracleError::new(format!(
                 "coverage report {} does not parse as {}: {e}",
-                src.path,
-                src.format.name()
+                src.path, src.format
             ))
         })?;
         Ok(Some((src, report)))

@@ -85,7 +85,7 @@ fn ahp_commands(
 ) -> Result<Vec<(String, String)>, String> {
     let is_ahp = |c: &str| {
         let w: Vec<&str> = c.split_whitespace().collect();
-        w.len() >= 3 && w[1] == "hook" && w[2] == agent.name()
+        w.len() >= 3 && w[1] == "hook" && w[2] == agent.as_str()
     };
     let mut out = Vec::new();
     if shape == Shape::Plugin {
@@ -161,14 +161,14 @@ fn check_agent_file(r: &mut Report, agent: Agent, scope: Scope, path: &Path, roo
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return,
         Err(e) => {
             r.add(
-                agent.name(),
+                agent.as_str(),
                 Level::Problem,
                 format!("cannot read {}: {e}", path.display()),
             );
             return;
         }
     };
-    let subject = format!("{agent} ({})", scope.name());
+    let subject = format!("{agent} ({})", scope.as_str());
     if agent == Agent::Droid
         && let Some(settings) = install::droid_settings_hooks(path)
     {
@@ -215,7 +215,7 @@ fn check_agent_file(r: &mut Report, agent: Agent, scope: Scope, path: &Path, roo
             format!(
                 "{} has no ahp hooks (run `ahp install {agent} --scope {}`)",
                 path.display(),
-                scope.name()
+                scope.as_str()
             ),
         );
         return;
@@ -238,7 +238,7 @@ fn check_agent_file(r: &mut Report, agent: Agent, scope: Scope, path: &Path, roo
             format!(
                 "{} is not the plugin this ahp writes (another version, or edited): run `ahp uninstall {agent} --scope {s}` then `ahp install {agent} --scope {s}`",
                 path.display(),
-                s = scope.name()
+                s = scope.as_str()
             ),
         );
     }
@@ -253,7 +253,7 @@ fn check_agent_file(r: &mut Report, agent: Agent, scope: Scope, path: &Path, roo
             format!(
                 "no ahp hook on {} (`ahp install {agent} --scope {}` adds them)",
                 missing.join(", "),
-                scope.name()
+                scope.as_str()
             ),
         );
     }

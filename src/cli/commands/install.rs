@@ -121,7 +121,7 @@ pub(crate) fn run(args: InstallArgs, remove: bool) -> Result<u8> {
         out,
         "installed `{}` for {agent} ({} scope) in {}: {}",
         hook_command(agent, base, "EVENT").replace(" --event EVENT", " --event <event>"),
-        scope.name(),
+        scope.as_str(),
         path.display(),
         change.events.join(", ")
     )?;

@@ -210,39 +210,23 @@ impl JsonSchema for ScanRule {
     }
 }
 
-/// The severity of a finding. Ordered: `Low < Medium < High < Critical`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum SecuritySeverity {
-    /// Worth knowing.
-    Low,
-    /// Worth fixing.
-    Medium,
-    /// Likely exploitable or exposing.
-    High,
-    /// A live credential or key.
-    Critical,
+ahp_engine::name_enum! {
+    /// The severity of a finding. Ordered: `Low < Medium < High < Critical`.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize, JsonSchema)]
+    #[serde(rename_all = "lowercase")]
+    pub enum SecuritySeverity {
+        /// Worth knowing.
+        Low => "low",
+        /// Worth fixing.
+        Medium => "medium",
+        /// Likely exploitable or exposing.
+        High => "high",
+        /// A live credential or key.
+        Critical => "critical",
+    }
 }
 
 impl SecuritySeverity {
-    /// Every severity, lowest first.
-    pub const ALL: [SecuritySeverity; 4] = [
-        SecuritySeverity::Low,
-        SecuritySeverity::Medium,
-        SecuritySeverity::High,
-        SecuritySeverity::Critical,
-    ];
-
-    /// `low`, `medium`, `high` or `critical`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SecuritySeverity::Low => "low",
-            SecuritySeverity::Medium => "medium",
-            SecuritySeverity::High => "high",
-            SecuritySeverity::Critical => "critical",
-        }
-    }
-
     /// The prompt severity of a finding of this severity.
     fn prompt(self) -> Severity {
         match self {

@@ -282,7 +282,7 @@ fn parse_cargo(text: &str) -> Result<Manifest, ManifestError> {
     let mut m = Manifest::default();
     for section in CARGO_SECTIONS {
         if let Some(t) = sub_table(text, root, section, section)? {
-            cargo_deps(text, t, section, &mut m.dependencies)?;
+            toml_deps(text, t, section, false, &mut m.dependencies)?;
         }
     }
     if let Some(targets) = sub_table(text, root, "target", "target")? {
@@ -298,7 +298,7 @@ fn parse_cargo(text: &str) -> Result<Manifest, ManifestError> {
             for section in CARGO_SECTIONS {
                 let shown = format!("target.'{cfg_name}'.{section}");
                 if let Some(deps) = sub_table(text, t, section, &shown)? {
-                    cargo_deps(text, deps, &shown, &mut m.dependencies)?;
+                    toml_deps(text, deps, &shown, false, &mut m.dependencies)?;
                 }
             }
         }
@@ -306,7 +306,13 @@ fn parse_cargo(text: &str) -> Result<Manifest, ManifestError> {
     if let Some(ws) = sub_table(text, root, "workspace", "workspace")?
         && let Some(deps) = sub_table(text, ws, "dependencies", "workspace.dependencies")?
     {
-        cargo_deps(text, deps, "workspace.dependencies", &mut m.dependencies)?;
+        toml_deps(
+            text,
+            deps,
+            "workspace.dependencies",
+            false,
+            &mut m.dependencies,
+        )?;
     }
     m.lock_inputs = m
         .dependencies
@@ -327,17 +333,24 @@ fn parse_cargo(text: &str) -> Result<Manifest, ManifestError> {
     Ok(m)
 }
 
-fn cargo_deps(
+/// The dependencies of a Cargo table, or with `poetry` of a Poetry one,
+/// which also names the Python version and may give a list of constraints.
+fn toml_deps(
     text: &str,
     table: &DeTable<'_>,
     section: &str,
+    poetry: bool,
     out: &mut Vec<Dependency>,
 ) -> Result<(), ManifestError> {
     for (name, v) in table.iter() {
-        let line = line_col(text, name.span().start).0;
+        if poetry && name.get_ref() == "python" {
+            continue; // the Python version, not a package
+        }
         let spec = match v.get_ref() {
             DeValue::String(s) => s.to_string(),
             DeValue::Table(t) => cargo_spec(t),
+            // Several constraints for different markers.
+            DeValue::Array(a) if poetry => format!("{} alternatives", a.len()),
             other => {
                 return Err(ManifestError::at_offset(
                     text,
@@ -354,7 +367,7 @@ fn cargo_deps(
             name: name.get_ref().to_string(),
             spec,
             section: section.to_string(),
-            line,
+            line: line_col(text, name.span().start).0,
         });
     }
     Ok(())
@@ -435,7 +448,7 @@ fn parse_pyproject(text: &str) -> Result<Manifest, ManifestError> {
             for section in ["dependencies", "dev-dependencies"] {
                 let shown = format!("tool.poetry.{section}");
                 if let Some(t) = sub_table(text, poetry, section, &shown)? {
-                    poetry_deps(text, t, &shown, &mut m.dependencies)?;
+                    toml_deps(text, t, &shown, true, &mut m.dependencies)?;
                 }
             }
             if let Some(groups) = sub_table(text, poetry, "group", "tool.poetry.group")? {
@@ -450,7 +463,7 @@ fn parse_pyproject(text: &str) -> Result<Manifest, ManifestError> {
                     };
                     let shown = format!("tool.poetry.group.{g}.dependencies");
                     if let Some(t) = sub_table(text, gt, "dependencies", &shown)? {
-                        poetry_deps(text, t, &shown, &mut m.dependencies)?;
+                        toml_deps(text, t, &shown, true, &mut m.dependencies)?;
                     }
                 }
             }
@@ -535,43 +548,6 @@ fn requirement_list(
                 ));
             }
         }
-    }
-    Ok(())
-}
-
-fn poetry_deps(
-    text: &str,
-    table: &DeTable<'_>,
-    section: &str,
-    out: &mut Vec<Dependency>,
-) -> Result<(), ManifestError> {
-    for (name, v) in table.iter() {
-        if name.get_ref() == "python" {
-            continue; // the Python version, not a package
-        }
-        let spec = match v.get_ref() {
-            DeValue::String(s) => s.to_string(),
-            DeValue::Table(t) => cargo_spec(t),
-            // Several constraints for different markers.
-            DeValue::Array(a) => format!("{} alternatives", a.len()),
-            other => {
-                return Err(ManifestError::at_offset(
-                    text,
-                    v.span().start,
-                    format!(
-                        "dependency `{}` in `{section}` must be a version string or a table, found {}",
-                        name.get_ref(),
-                        other.type_str()
-                    ),
-                ));
-            }
-        };
-        out.push(Dependency {
-            name: name.get_ref().to_string(),
-            spec,
-            section: section.to_string(),
-            line: line_col(text, name.span().start).0,
-        });
     }
     Ok(())
 }
@@ -1313,6 +1289,12 @@ anyhow = "1"
             ("[dependencies]\nserde = \n", 2, ""),
             (
                 "[dependencies]\nserde = true\n",
+                2,
+                "must be a version string or a table",
+            ),
+            // A list of constraints is Poetry's, not Cargo's.
+            (
+                "[dependencies]\nserde = [\"1\"]\n",
                 2,
                 "must be a version string or a table",
             ),

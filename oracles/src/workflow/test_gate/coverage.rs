@@ -32,28 +32,21 @@ use quick_xml::events::Event;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
-/// The coverage report formats TestGate reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "kebab-case")]
-pub enum CoverageFormat {
-    /// An lcov tracefile (`lcov`).
-    Lcov,
-    /// Cobertura XML (`cobertura`).
-    Cobertura,
-    /// `llvm-cov export` JSON (`llvm-cov-json`).
-    LlvmCovJson,
+ahp_engine::name_enum! {
+    /// The coverage report formats TestGate reads.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, schemars::JsonSchema)]
+    #[serde(rename_all = "kebab-case")]
+    pub enum CoverageFormat {
+        /// An lcov tracefile (`lcov`).
+        Lcov => "lcov",
+        /// Cobertura XML (`cobertura`).
+        Cobertura => "cobertura",
+        /// `llvm-cov export` JSON (`llvm-cov-json`).
+        LlvmCovJson => "llvm-cov-json",
+    }
 }
 
 impl CoverageFormat {
-    /// The config name.
-    pub fn name(self) -> &'static str {
-        match self {
-            CoverageFormat::Lcov => "lcov",
-            CoverageFormat::Cobertura => "cobertura",
-            CoverageFormat::LlvmCovJson => "llvm-cov-json",
-        }
-    }
-
     /// Parses a report of this format.
     pub fn parse(self, text: &str) -> Result<CoverageReport, String> {
         match self {
