@@ -444,11 +444,14 @@ class OpenCode(Agent):
             answer = json.dumps(call("POST", f"/session/{session['id']}/message",
                                      {"parts": [{"type": "text", "text": prompt}]}))
             # A blocked stop sends the next message after this one ended:
-            # wait until the model has had no new request for a while.
-            seen, quiet = -1, 0
+            # wait until neither the model nor ahp's log has seen anything
+            # new for a while (the log moves at the stop, before the
+            # plugin's message reaches the model on a busy machine).
+            log = sb.project / ".ahp" / "signals.jsonl"
+            seen, quiet = None, 0
             while quiet < 4:
                 time.sleep(0.5)
-                now = len(model.requests)
+                now = (len(model.requests), log.stat().st_size if log.exists() else 0)
                 quiet = quiet + 1 if now == seen else 0
                 seen = now
         except (OSError, ValueError) as e:
