@@ -690,17 +690,24 @@ def run_agent(name, cls, ahp, only):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--ahp", required=True, type=Path, help="the ahp binary to install")
+    ap.add_argument("--ahp", type=Path, help="the ahp binary to install (required to run)")
+    ap.add_argument("--install-only", action="store_true",
+                    help="only install the pinned CLIs (CI does it beside the build)")
     ap.add_argument("--agent", action="append", help="only this agent (repeatable)")
     ap.add_argument("-k", help="only scenarios whose name contains this")
     ap.add_argument("-j", type=int, default=3,
                     help="agents driven at once (default 3: the CLIs mostly wait on each other)")
     args = ap.parse_args()
+    if not shutil.which("npm"):
+        sys.exit("the live suite needs node and npm")
+    if args.install_only:
+        install_clis()
+        return
+    if args.ahp is None:
+        ap.error("--ahp is required")
     ahp = args.ahp.resolve()
     if not ahp.is_file():
         sys.exit(f"no ahp binary at {ahp}")
-    if not shutil.which("npm"):
-        sys.exit("the live suite needs node and npm")
     install_clis()
     started = time.monotonic()
     chosen = [(n, c) for n, c in AGENTS.items() if not args.agent or n in args.agent]
