@@ -1089,10 +1089,7 @@ impl TrustStore {
         })?;
         json.push('\n');
 
-        #[cfg(unix)]
-        let private = Some(std::os::unix::fs::PermissionsExt::from_mode(0o600));
-        #[cfg(not(unix))]
-        let private = None;
+        let private = ahp_engine::paths::owner_only();
         ahp_engine::paths::replace_file(&self.path, json.as_bytes(), private)
             .map_err(io_err(&self.path, "write"))
     }

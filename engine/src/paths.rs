@@ -81,6 +81,23 @@ pub fn replace_file(
     Ok(())
 }
 
+/// Permissions that let only the file's owner read and write it (mode
+/// 0600), for [`replace_file`]; `None` where files have no such mode.
+///
+/// ```
+/// # #[cfg(unix)] {
+/// use std::os::unix::fs::PermissionsExt;
+/// let p = ahp_engine::paths::owner_only().unwrap();
+/// assert_eq!(p.mode() & 0o777, 0o600);
+/// # }
+/// ```
+pub fn owner_only() -> Option<Permissions> {
+    #[cfg(unix)]
+    return Some(std::os::unix::fs::PermissionsExt::from_mode(0o600));
+    #[cfg(not(unix))]
+    return None;
+}
+
 /// A new file `.NAME.ahp-PID-N.tmp` in `dir`; a name left by a crashed
 /// process with the same pid is skipped.
 fn create_temp(dir: &Path, target: &Path) -> io::Result<(PathBuf, File)> {

@@ -136,10 +136,7 @@ pub fn save_cursor(log: &Path, key: &str, cursor: &Cursor) -> Result<(), ShipErr
     std::fs::create_dir_all(&dir).map_err(fail)?;
     let bytes = serde_json::to_vec_pretty(cursor).map_err(|e| fail(io::Error::other(e)))?;
     // It names the sink: as private as the log.
-    #[cfg(unix)]
-    let private = Some(std::os::unix::fs::PermissionsExt::from_mode(0o600));
-    #[cfg(not(unix))]
-    let private = None;
+    let private = ahp_engine::paths::owner_only();
     ahp_engine::paths::replace_file(&path, &bytes, private).map_err(fail)
 }
 
