@@ -1012,3 +1012,26 @@ fn a_glob_that_matches_nothing_or_a_missing_log_is_an_error() {
         );
     }
 }
+
+#[test]
+fn a_logged_source_name_cannot_drive_the_terminal() {
+    // A cloned repository can commit its `.ahp/signals.jsonl`: the names in
+    // it reach the terminal escaped, never as control sequences (here one
+    // that would retitle the window).
+    let sb = Sandbox::new();
+    let log = sb.root().join("hostile.jsonl");
+    let t0 = Utc.with_ymd_and_hms(2026, 3, 1, 10, 0, 0).unwrap();
+    source_log(&log, "evil\x1b]0;pwned\x07", t0, 3, 1 << 20);
+    let log = log.to_str().unwrap();
+    for command in ["stats", "query"] {
+        let text = stdout(&signals_ok(&sb, &[command, "--log", log]));
+        assert!(
+            !text.contains('\x1b') && !text.contains('\x07'),
+            "{command}: {text:?}"
+        );
+        assert!(
+            text.contains("evil\\u{1b}]0;pwned\\u{7}"),
+            "{command}: {text}"
+        );
+    }
+}

@@ -238,7 +238,7 @@ pub(crate) fn run(cmd: SignalsCommand, registry: Registry) -> Result<u8> {
                 (OutFormat::Text, Read::Done) if findings.is_empty() => "no suggestions\n".into(),
                 (OutFormat::Text, Read::Done) => findings
                     .iter()
-                    .map(|f| format!("{}  [{}]\n", f.suggestion, f.event))
+                    .map(|f| format!("{}  [{}]\n", one_line(&f.suggestion), one_line(&f.event)))
                     .collect(),
             };
             crate::ops::output::print(&text)?;
@@ -698,10 +698,16 @@ fn text_line(r: &Record) -> String {
     }
 }
 
-/// Left-aligns the first two columns, right-aligns the rest.
+/// Left-aligns the first two columns, right-aligns the rest. Cells come
+/// from the log (a cloned repository can commit one), so each is made one
+/// terminal-safe line first.
 fn table(header: &[&str], rows: &[Vec<String>]) -> String {
+    let rows: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| r.iter().map(|c| one_line(c)).collect())
+        .collect();
     let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
-    for r in rows {
+    for r in &rows {
         for (w, c) in widths.iter_mut().zip(r) {
             *w = (*w).max(c.chars().count());
         }
@@ -724,7 +730,7 @@ fn table(header: &[&str], rows: &[Vec<String>]) -> String {
         out.push('\n');
     };
     line(header.to_vec());
-    for r in rows {
+    for r in &rows {
         line(r.iter().map(String::as_str).collect());
     }
     out
