@@ -386,7 +386,8 @@ fn expand(p: &str) -> String {
         _ => None,
     };
     // One pass: the built-in list is expanded on every hook call, and a
-    // `replace` per fragment allocated and rescanned each pattern 11 times.
+    // `replace` per fragment would allocate and rescan each pattern once
+    // per fragment name.
     let mut out = String::with_capacity(p.len() * 3);
     let mut rest = p;
     while let Some(i) = rest.find('%') {
