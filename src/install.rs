@@ -866,8 +866,7 @@ pub(crate) fn resolve_command(command: &str, base_dir: &Path) -> Option<PathBuf>
 }
 
 fn is_executable(p: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    std::fs::metadata(p).is_ok_and(|m| m.is_file() && ahp_engine::paths::is_executable(&m))
 }
 
 /// What the user must still do for the hooks to fire.

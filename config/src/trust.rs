@@ -586,7 +586,10 @@ impl Walk<'_> {
             }
             hasher.update(&buf[..n]);
         }
-        Ok((hasher.finalize().into(), is_executable(&meta)))
+        Ok((
+            hasher.finalize().into(),
+            ahp_engine::paths::is_executable(&meta),
+        ))
     }
 
     /// Refuses a symlink that resolves outside the hooks directory: the
@@ -705,17 +708,6 @@ pub fn local_policy_is_repository_code(project_root: &Path) -> bool {
         .status()
         .is_ok_and(|s| s.success());
     !ignored
-}
-
-#[cfg(unix)]
-fn is_executable(meta: &fs::Metadata) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    meta.permissions().mode() & 0o111 != 0
-}
-
-#[cfg(not(unix))]
-fn is_executable(_meta: &fs::Metadata) -> bool {
-    false
 }
 
 /// `sha256:<lowercase hex>`.

@@ -1,6 +1,7 @@
 //! The one place that names where ahp keeps a project's files: the `.ahp`
 //! directory and the signal log in it (with its numbered rotations); and
-//! the one way ahp replaces a file it owns ([`replace_file`]).
+//! the one way ahp replaces a file it owns ([`replace_file`]) and tells an
+//! executable file ([`is_executable`]).
 
 use std::fs::{File, OpenOptions, Permissions};
 use std::io::{self, Write};
@@ -96,6 +97,29 @@ pub fn owner_only() -> Option<Permissions> {
     return Some(std::os::unix::fs::PermissionsExt::from_mode(0o600));
     #[cfg(not(unix))]
     return None;
+}
+
+/// Whether a file with this metadata has an execute bit (for anyone):
+/// what runs a script hook directly, what `ahp trust` records, what a
+/// `PATH` lookup accepts. Where files have no mode, a regular file.
+///
+/// ```
+/// # #[cfg(unix)] {
+/// use std::os::unix::fs::PermissionsExt;
+/// # let dir = tempfile::tempdir().unwrap();
+/// let script = dir.path().join("check.sh");
+/// std::fs::write(&script, "#!/bin/sh\n").unwrap();
+/// std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o644)).unwrap();
+/// assert!(!ahp_engine::paths::is_executable(&std::fs::metadata(&script).unwrap()));
+/// std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+/// assert!(ahp_engine::paths::is_executable(&std::fs::metadata(&script).unwrap()));
+/// # }
+/// ```
+pub fn is_executable(meta: &std::fs::Metadata) -> bool {
+    #[cfg(unix)]
+    return std::os::unix::fs::PermissionsExt::mode(&meta.permissions()) & 0o111 != 0;
+    #[cfg(not(unix))]
+    return meta.is_file();
 }
 
 /// A new file `.NAME.ahp-PID-N.tmp` in `dir`; a name left by a crashed

@@ -393,7 +393,7 @@ impl ScriptHook {
             }
         };
         if let Launch::Direct(path) = &launch
-            && !is_executable(path)
+            && !std::fs::metadata(path).is_ok_and(|m| ahp_engine::paths::is_executable(&m))
         {
             return Err(self.not_executable(path));
         }
@@ -828,17 +828,6 @@ fn absolute_path(s: &str, key: &str) -> Result<PathBuf, OracleConfigError> {
             format!("must be an absolute path, found `{s}`"),
         ))
     }
-}
-
-#[cfg(unix)]
-fn is_executable(path: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(path).is_ok_and(|m| m.permissions().mode() & 0o111 != 0)
-}
-
-#[cfg(not(unix))]
-fn is_executable(path: &Path) -> bool {
-    path.is_file()
 }
 
 /// `ENOEXEC` (Exec format error): the same value on Linux, the BSDs and
