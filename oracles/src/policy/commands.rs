@@ -384,7 +384,8 @@ const INTERPRETERS: &[&str] = &[
     "osascript",
     "tclsh",
 ];
-const FETCHERS: &[&str] = &[
+/// Programs that download from a URL.
+pub const FETCHERS: &[&str] = &[
     "curl",
     "wget",
     "fetch",

@@ -443,10 +443,28 @@ impl PathGuard {
                 // agents read (`echo 'curl … | sh' > .git/hooks/x`,
                 // `printf … >> CLAUDE.md`, `echo … | tee -a AGENTS.md`) is
                 // judged like a Write tool's content.
-                for (file, text) in shell_written_text(model, cmd) {
+                let written = shell_written_text(model, cmd);
+                for (file, text) in &written {
                     let how = how_named(cmd);
                     let input = serde_json::json!({ "content": text });
-                    out.extend(written_content(&input, &file, &how));
+                    out.extend(written_content(&input, file, &how));
+                }
+                // A git hook runs at the user's next commit, outside the
+                // agent's session: one put in place with text ahp cannot
+                // read (copied, moved, linked) asks, one downloaded is
+                // blocked.
+                for file in git_hook_writes(cmd) {
+                    // A hooks folder as the destination stands for a hook
+                    // in it, for the `allow` list.
+                    let hook = if is_git_hook_dir(&file) {
+                        format!("{}/hook", file.trim_end_matches('/'))
+                    } else {
+                        file.clone()
+                    };
+                    if written.iter().any(|(w, _)| *w == file) || self.allow.matches(&hook) {
+                        continue;
+                    }
+                    out.push(unseen_git_hook(cmd, &file));
                 }
                 // A network tool that takes its commands on standard input
                 // (`echo "put -r ~/.aws" | sftp -b - host`).
@@ -573,6 +591,92 @@ fn shell_written_text(model: &Shell, cmd: &SimpleCommand) -> Vec<(String, String
             .collect();
     }
     Vec::new()
+}
+
+/// The git hooks `cmd` writes (a hooks folder as a copy's destination
+/// included): its write accesses, and where a download tool saves
+/// (`curl -o`, `wget -O`).
+fn git_hook_writes(cmd: &SimpleCommand) -> Vec<String> {
+    // Removing or emptying a hook runs nothing.
+    if matches!(
+        cmd.name.as_str(),
+        "rm" | "shred" | "unlink" | "rmdir" | "srm" | "wipe" | "touch" | "truncate"
+    ) {
+        return Vec::new();
+    }
+    // `mv`'s sources are written too (they go away); only its destination
+    // is put in place.
+    let destination = (cmd.name == "mv")
+        .then(|| cmd.operands().last().map(|d| cmd.resolve(d)))
+        .flatten();
+    let mut files: Vec<String> = sensitive::accesses(cmd)
+        .into_iter()
+        .filter(|(p, a)| *a == Access::Write && destination.as_ref().is_none_or(|d| d == p))
+        .map(|(p, _)| p)
+        .collect();
+    if commands::FETCHERS.contains(&cmd.name.as_str()) {
+        let mut args = cmd.args.iter();
+        // `-o FILE`, also closing a cluster (`-fsSLo FILE`); wget's `-O`.
+        let takes_file = |a: &str| {
+            matches!(a, "--output" | "--output-document")
+                || a.strip_prefix('-').is_some_and(|s| {
+                    !s.is_empty()
+                        && s.chars().all(|c| c.is_ascii_alphanumeric())
+                        && (s.ends_with('o') || s.ends_with('O'))
+                })
+        };
+        while let Some(a) = args.next() {
+            if takes_file(a) {
+                files.extend(args.next().map(|f| cmd.resolve(f)));
+            } else if let Some(f) = a
+                .strip_prefix("--output=")
+                .or_else(|| a.strip_prefix("--output-document="))
+            {
+                files.push(cmd.resolve(f));
+            }
+        }
+    }
+    files.retain(|f| is_git_hook(f));
+    files.dedup();
+    files
+}
+
+/// A file in a git hooks folder (`.git/hooks`, husky's `.husky`), or that
+/// folder itself.
+fn is_git_hook(path: &str) -> bool {
+    let trimmed = path.trim_end_matches('/');
+    let (dir, name) = trimmed.rsplit_once('/').unwrap_or(("", trimmed));
+    is_git_hook_dir(path)
+        || (is_git_hook_dir(dir) && !name.is_empty() && !name.ends_with(".sample"))
+}
+
+/// A git hooks folder itself (`.git/hooks`, `.husky`).
+fn is_git_hook_dir(path: &str) -> bool {
+    let d = path.trim_end_matches('/');
+    d == ".husky" || d.ends_with("/.husky") || d == ".git/hooks" || d.ends_with("/.git/hooks")
+}
+
+fn unseen_git_hook(cmd: &SimpleCommand, file: &str) -> Signal {
+    let how = how_named(cmd);
+    if commands::FETCHERS.contains(&cmd.name.as_str()) {
+        Signal::block(format!(
+            "Sensitive path: {how} downloads into `{file}`, a git hook: git would run code no one has read at the next commit"
+        ))
+        .with_resolution_path(vec![
+            "write the hook with the file tool, so that its content can be checked".to_string(),
+            "do not retry it another way (another tool, a copy, a script): the block is deliberate".to_string(),
+        ])
+        .with_type(SIGNAL_TYPE)
+    } else {
+        Signal::prompt(format!(
+            "Confirmation required: {how} writes `{file}` with content ahp cannot check, and git runs its hooks at the user's next commit"
+        ))
+        .with_severity(Severity::High)
+        .with_resolution_path(vec![
+            "show the user the hook's content first, or write it with the file tool".to_string(),
+        ])
+        .with_type(SIGNAL_TYPE)
+    }
 }
 
 /// How many paths of one tool call are looked up on disk for symbolic
