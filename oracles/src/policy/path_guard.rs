@@ -209,15 +209,10 @@ impl PathGuard {
         // an exfiltration, not a question.
         if sends && access == Access::Read && (class == Class::Confirm || path.starts_with("/etc/"))
         {
-            return Some(
-                Signal::block(format!(
-                    "Sensitive path: {how} {verb} `{path}` over the network"
-                ))
-                .with_resolution_path(vec![
-                    "send only the data the task needs; never secrets or system files".to_string(),
-                ])
-                .with_type(SIGNAL_TYPE),
-            );
+            return Some(blocked(
+                format!("{how} {verb} `{path}` over the network"),
+                &["send only the data the task needs; never secrets or system files"],
+            ));
         }
         let (block, what, advice) = match (class, access) {
             (Class::Credential, _) => (
@@ -244,18 +239,9 @@ impl PathGuard {
         };
         let message = format!("{how} {verb} `{path}`, {what}");
         Some(if block {
-            Signal::block(format!("Sensitive path: {message}"))
-                .with_resolution_path(vec![
-                    advice.to_string(),
-                    "do not retry it another way (another tool, a copy, a script): the block is deliberate"
-                        .to_string(),
-                ])
-                .with_type(SIGNAL_TYPE)
+            blocked(message, &[advice, NO_RETRY])
         } else {
-            Signal::prompt(format!("Confirmation required: {message}"))
-                .with_severity(Severity::High)
-                .with_resolution_path(vec![advice.to_string()])
-                .with_type(SIGNAL_TYPE)
+            confirm(message, &[advice])
         })
     }
 
@@ -656,26 +642,45 @@ fn is_git_hook_dir(path: &str) -> bool {
     d == ".husky" || d.ends_with("/.husky") || d == ".git/hooks" || d.ends_with("/.git/hooks")
 }
 
+/// The advice every PathGuard block ends with.
+const NO_RETRY: &str =
+    "do not retry it another way (another tool, a copy, a script): the block is deliberate";
+
+/// PathGuard's block: `Sensitive path: MESSAGE`, with what to do instead.
+fn blocked(message: impl std::fmt::Display, resolution: &[&str]) -> Signal {
+    Signal::block(format!("Sensitive path: {message}"))
+        .with_resolution_path(resolution.iter().copied())
+        .with_type(SIGNAL_TYPE)
+}
+
+/// PathGuard's question, at high severity: `Confirmation required:
+/// MESSAGE`, with what to do instead.
+fn confirm(message: impl std::fmt::Display, resolution: &[&str]) -> Signal {
+    Signal::prompt(format!("Confirmation required: {message}"))
+        .with_severity(Severity::High)
+        .with_resolution_path(resolution.iter().copied())
+        .with_type(SIGNAL_TYPE)
+}
+
 fn unseen_git_hook(cmd: &SimpleCommand, file: &str) -> Signal {
     let how = how_named(cmd);
     if commands::FETCHERS.contains(&cmd.name.as_str()) {
-        Signal::block(format!(
-            "Sensitive path: {how} downloads into `{file}`, a git hook: git would run code no one has read at the next commit"
-        ))
-        .with_resolution_path(vec![
-            "write the hook with the file tool, so that its content can be checked".to_string(),
-            "do not retry it another way (another tool, a copy, a script): the block is deliberate".to_string(),
-        ])
-        .with_type(SIGNAL_TYPE)
+        blocked(
+            format!(
+                "{how} downloads into `{file}`, a git hook: git would run code no one has read at the next commit"
+            ),
+            &[
+                "write the hook with the file tool, so that its content can be checked",
+                NO_RETRY,
+            ],
+        )
     } else {
-        Signal::prompt(format!(
-            "Confirmation required: {how} writes `{file}` with content ahp cannot check, and git runs its hooks at the user's next commit"
-        ))
-        .with_severity(Severity::High)
-        .with_resolution_path(vec![
-            "show the user the hook's content first, or write it with the file tool".to_string(),
-        ])
-        .with_type(SIGNAL_TYPE)
+        confirm(
+            format!(
+                "{how} writes `{file}` with content ahp cannot check, and git runs its hooks at the user's next commit"
+            ),
+            &["show the user the hook's content first, or write it with the file tool"],
+        )
     }
 }
 
@@ -772,17 +777,13 @@ fn written_content(input: &serde_json::Value, path: &str, how: &str) -> Vec<Sign
             .filter(|p| text.contains(p))
             .collect();
         if !creds.is_empty() && NETWORK_CALLS.iter().any(|n| text.contains(n)) {
-            out.push(
-                Signal::prompt(format!(
-                    "Confirmation required: {how} writes `{path}` with code that reads credential files ({}) and sends data over the network",
+            out.push(confirm(
+                format!(
+                    "{how} writes `{path}` with code that reads credential files ({}) and sends data over the network",
                     creds.join(", ")
-                ))
-                .with_severity(Severity::High)
-                .with_resolution_path(vec![
-                    "leave credentials out of the code; if the task needs one, ask the user how it should be provided".to_string(),
-                ])
-                .with_type(SIGNAL_TYPE),
-            );
+                ),
+                &["leave credentials out of the code; if the task needs one, ask the user how it should be provided"],
+            ));
         }
     }
     let set = |globs: &[&str]| Some(PathSet::unchecked(globs));
@@ -805,11 +806,10 @@ fn written_content(input: &serde_json::Value, path: &str, how: &str) -> Vec<Sign
             .iter()
             .any(|k| text.contains(k))
         {
-            out.push(
-                Signal::block(format!("Sensitive path: {how} writes `{path}`, turning off permission checks or exposing secrets"))
-                    .with_resolution_path(vec!["leave permission settings and secrets to the user".to_string()])
-                    .with_type(SIGNAL_TYPE),
-            );
+            out.push(blocked(
+                format!("{how} writes `{path}`, turning off permission checks or exposing secrets"),
+                &["leave permission settings and secrets to the user"],
+            ));
             continue;
         }
         // Invisible characters hide instructions from the human reviewer.
@@ -818,12 +818,10 @@ fn written_content(input: &serde_json::Value, path: &str, how: &str) -> Vec<Sign
                 matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{feff}' | '\u{e0000}'..='\u{e007f}')
             })
         {
-            out.push(
-                Signal::prompt(format!("Confirmation required: {how} writes `{path}` with invisible characters (text a reviewer cannot see, that agents read as instructions)"))
-                    .with_severity(Severity::High)
-                    .with_resolution_path(vec!["write the instructions as plain visible text".to_string()])
-                    .with_type(SIGNAL_TYPE),
-            );
+            out.push(confirm(
+                format!("{how} writes `{path}` with invisible characters (text a reviewer cannot see, that agents read as instructions)"),
+                &["write the instructions as plain visible text"],
+            ));
             continue;
         }
         let (candidates, complete) = command_candidates(text);
@@ -841,28 +839,20 @@ fn written_content(input: &serde_json::Value, path: &str, how: &str) -> Vec<Sign
                 h.reason
             );
             out.push(if runs {
-                Signal::block(format!("Sensitive path: {message}"))
-                    .with_resolution_path(vec![h.advice.to_string()])
-                    .with_type(SIGNAL_TYPE)
+                blocked(message, &[h.advice])
             } else {
-                Signal::prompt(format!(
-                    "Confirmation required: {message} (an instruction agents will follow)"
-                ))
-                .with_severity(Severity::High)
-                .with_resolution_path(vec![
-                    "ask the user whether agents should be told to run this".to_string(),
-                ])
-                .with_type(SIGNAL_TYPE)
+                confirm(
+                    format!("{message} (an instruction agents will follow)"),
+                    &["ask the user whether agents should be told to run this"],
+                )
             });
             continue;
         }
         if !complete && (runs || instructs) {
-            out.push(
-                Signal::prompt(format!("Confirmation required: {how} writes `{path}` with more distinct lines than ahp checks ({MAX_CANDIDATES}); what runs from it was not all seen"))
-                    .with_severity(Severity::High)
-                    .with_resolution_path(vec!["write the file in smaller parts, or let the user review it".to_string()])
-                    .with_type(SIGNAL_TYPE),
-            );
+            out.push(confirm(
+                format!("{how} writes `{path}` with more distinct lines than ahp checks ({MAX_CANDIDATES}); what runs from it was not all seen"),
+                &["write the file in smaller parts, or let the user review it"],
+            ));
             continue;
         }
         if deps
@@ -871,12 +861,10 @@ fn written_content(input: &serde_json::Value, path: &str, how: &str) -> Vec<Sign
                 .any(|u| text.contains(u))
             && !path.ends_with("package.json")
         {
-            out.push(
-                Signal::prompt(format!("Confirmation required: {how} writes `{path}` with a dependency fetched from a URL or a git repository"))
-                    .with_severity(Severity::High)
-                    .with_resolution_path(vec!["depend on a published version from the registry, or confirm the source with the user".to_string()])
-                    .with_type(SIGNAL_TYPE),
-            );
+            out.push(confirm(
+                format!("{how} writes `{path}` with a dependency fetched from a URL or a git repository"),
+                &["depend on a published version from the registry, or confirm the source with the user"],
+            ));
         }
     }
     out
