@@ -1888,7 +1888,7 @@ fn names_secret_variable(word: &str) -> bool {
 }
 
 /// The file a download command writes (`curl -o F`, `wget -O F`).
-fn downloaded_file(cmd: &SimpleCommand) -> Option<String> {
+pub(crate) fn downloaded_file(cmd: &SimpleCommand) -> Option<String> {
     // `scp host:/b /tmp/b`: a copy from another machine.
     if matches!(cmd.name.as_str(), "scp" | "rsync" | "sftp") {
         let ops: Vec<&str> = cmd.operands().collect();

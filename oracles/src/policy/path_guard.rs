@@ -580,8 +580,7 @@ fn shell_written_text(model: &Shell, cmd: &SimpleCommand) -> Vec<(String, String
 }
 
 /// The git hooks `cmd` writes (a hooks folder as a copy's destination
-/// included): its write accesses, and where a download tool saves
-/// (`curl -o`, `wget -O`).
+/// included): its write accesses, and the file it downloads to.
 fn git_hook_writes(cmd: &SimpleCommand) -> Vec<String> {
     // Removing or emptying a hook runs nothing.
     if matches!(
@@ -600,29 +599,9 @@ fn git_hook_writes(cmd: &SimpleCommand) -> Vec<String> {
         .filter(|(p, a)| *a == Access::Write && destination.as_ref().is_none_or(|d| d == p))
         .map(|(p, _)| p)
         .collect();
-    if commands::FETCHERS.contains(&cmd.name.as_str()) {
-        let mut args = cmd.args.iter();
-        // `-o FILE`, also closing a cluster (`-fsSLo FILE`); wget's `-O`.
-        let takes_file = |a: &str| {
-            matches!(a, "--output" | "--output-document")
-                || a.strip_prefix('-').is_some_and(|s| {
-                    !s.is_empty()
-                        && s.chars().all(|c| c.is_ascii_alphanumeric())
-                        && (s.ends_with('o') || s.ends_with('O'))
-                })
-        };
-        while let Some(a) = args.next() {
-            if takes_file(a) {
-                files.extend(args.next().map(|f| cmd.resolve(f)));
-            } else if let Some(f) = a
-                .strip_prefix("--output=")
-                .or_else(|| a.strip_prefix("--output-document="))
-            {
-                files.push(cmd.resolve(f));
-            }
-        }
-    }
+    files.extend(commands::downloaded_file(cmd).map(|f| cmd.resolve(&f)));
     files.retain(|f| is_git_hook(f));
+    files.sort();
     files.dedup();
     files
 }

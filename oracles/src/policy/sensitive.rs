@@ -456,7 +456,8 @@ pub fn accesses(cmd: &SimpleCommand) -> Vec<(String, Access)> {
                 | ("wget", "--post-file" | "--body-file" | "-i" | "--input-file") => {
                     out.push((path(a), Access::Read));
                 }
-                ("curl", "-o" | "--output") | ("wget", "-O" | "--output-document") => {
+                ("curl", "-o" | "--output")
+                | ("wget", "-O" | "--output-document" | "-o" | "--output-file") => {
                     out.push((path(a), Access::Write));
                 }
                 _ => {}
