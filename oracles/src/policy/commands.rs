@@ -1905,11 +1905,12 @@ pub(crate) fn downloaded_file(cmd: &SimpleCommand) -> Option<String> {
     let mut it = cmd.args.iter();
     while let Some(a) = it.next() {
         let a = a.as_str();
+        // Also closing a cluster: `curl -fsSLo F`, `wget -qO F`.
         let flag_with_value = matches!(a, "-o" | "--output" | "-O" | "--output-document")
             || (a.starts_with('-')
                 && !a.starts_with("--")
-                && a.ends_with('o')
-                && cmd.name == "curl");
+                && (cmd.name == "curl" && a.ends_with('o')
+                    || cmd.name == "wget" && a.ends_with('O')));
         if flag_with_value && (cmd.name == "curl" && a != "-O" || cmd.name == "wget" && a != "-o") {
             return it.next().cloned().filter(|f| f != "-" && f != "/dev/null");
         }
