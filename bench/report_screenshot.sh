@@ -3,7 +3,8 @@
 # headless Chromium and checks the screenshot: a pass/fail test that the
 # page's charts are drawn.
 #
-# usage: bench/report_screenshot.sh [OUT.png]   (default target/report.png)
+# usage: bench/report_screenshot.sh [OUT.png]   (default: report.png in cargo's
+# target folder)
 #
 # Fails (non-zero) when no Chromium is installed (apt-get install chromium),
 # when Chromium fails, or when the PNG is missing, tiny, not 1200×1600, a
@@ -12,7 +13,8 @@
 # together at least 1% of the page).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-out="${1:-target/report.png}"
+target_dir=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
+out="${1:-$target_dir/report.png}"
 case "$out" in /*) ;; *) out="$PWD/$out" ;; esac
 mkdir -p "$(dirname "$out")"
 browser=""
@@ -23,11 +25,11 @@ if [ -z "$browser" ]; then
   echo "FAIL: chromium not found: install it (apt-get install chromium), then rerun" >&2
   exit 1
 fi
-cargo --quiet build-release   # the binary as released (.cargo/config.toml)
-log="target/report-demo.jsonl"
-html="$PWD/target/report.html"
+cargo --quiet build --release -p ahp
+log="$target_dir/report-demo.jsonl"
+html="$target_dir/report.html"
 cargo run --release --quiet -p ahp-signals-log --example gen_log -- "$log" 20000
-target/release/ahp signals report --log "$log" --out "$html"
+"$target_dir/release/ahp" signals report --log "$log" --out "$html"
 rm -f "$out"
 profile="$(mktemp -d)"
 trap 'rm -rf "$profile"' EXIT

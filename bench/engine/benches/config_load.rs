@@ -48,6 +48,7 @@ fn hooks(c: &mut Criterion) {
             xdg_config_home: Some(home.path().join(".config")),
             project_root: project.path().to_path_buf(),
             fail_closed_env: false,
+            managed: None,
         };
         group.bench_with_input(BenchmarkId::from_parameter(n), &opts, |b, opts| {
             b.iter(|| {

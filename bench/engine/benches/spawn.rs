@@ -5,9 +5,9 @@
 //! hyperfine's shell-spawn correction, whose calibration moves the floor
 //! by ±0.1 ms from run to run — a third of the floor on this machine.
 //!
-//! Needs the release binary: `cargo build-release` at the repository
+//! Needs the binary as released: `cargo build-dist` at the repository
 //! root (or AHP_BIN=path/to/ahp), then
-//! `cargo bench --manifest-path bench/engine/Cargo.toml --bench spawn`.
+//! `cargo bench -p ahp-bench --bench spawn`.
 //!
 //! Targets (issue 8): ahp ≤ 3× `/bin/true`, under 5 ms; a matching bash
 //! hook ≤ 2 ms over running the bash script directly.
@@ -24,11 +24,17 @@ struct Project {
 }
 
 fn ahp_bin() -> PathBuf {
-    let bin = std::env::var_os("AHP_BIN")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/release/ahp"));
+    let bin = std::env::var_os("AHP_BIN").map(PathBuf::from).unwrap_or_else(|| {
+        std::env::var_os("CARGO_TARGET_DIR")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target"))
+            .join("dist/ahp")
+    });
     if !bin.is_file() {
-        panic!("{} not found: run `cargo build-release` at the repository root first (or set AHP_BIN)", bin.display());
+        panic!(
+            "{} not found: run `cargo build-dist` at the repository root first (or set AHP_BIN)",
+            bin.display()
+        );
     }
     bin
 }
@@ -92,9 +98,7 @@ fn env<'a>(cmd: &'a mut Command, home: &Path) -> &'a mut Command {
     cmd.env("HOME", home)
         .env("XDG_CONFIG_HOME", home.join(".config"))
         .env("XDG_DATA_HOME", home.join(".local/share"))
-        .env("XDG_CACHE_HOME", home.join(".cache"))
         .env_remove("AHP_DEBUG")
-        .env_remove("AHP_NO_CACHE")
         .env_remove("CLAUDE_PROJECT_DIR")
 }
 
