@@ -1887,6 +1887,77 @@ fn names_secret_variable(word: &str) -> bool {
     false
 }
 
+/// What a fetcher's output option writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Output {
+    /// The download itself (`curl -o F`, `wget -O F`).
+    Download,
+    /// wget's log (`wget -o F`, `wget -a F`).
+    Log,
+}
+
+/// curl's and wget's short options that take a value. In a cluster the
+/// first of them takes the rest of the argument (`-o$HOME/x`), or the next
+/// argument when it closes the cluster (`-fsSLo F`, `-qO F`).
+const CURL_VALUE_FLAGS: &str = "AbcCdDeEFHKmoPQrtTuUwxXyYz";
+const WGET_VALUE_FLAGS: &str = "aABDeiIloOPQRtTUwX";
+
+/// The files a fetcher's options tell it to write, in order (not `-`,
+/// standard output). curl's `-O` names none (the URL's own name is used);
+/// other fetchers than curl and wget count `-o`, `-O`, `--output` and
+/// `--output-document`.
+pub(crate) fn output_files(cmd: &SimpleCommand) -> Vec<(Output, &str)> {
+    let program = cmd.name.as_str();
+    if !FETCHERS.contains(&program) {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    let mut args = cmd.args.iter();
+    while let Some(arg) = args.next() {
+        let Some((what, value)) = output_option(program, arg) else {
+            continue;
+        };
+        if let Some(file) = value.or_else(|| args.next().map(String::as_str))
+            && file != "-"
+        {
+            out.push((what, file));
+        }
+    }
+    out
+}
+
+/// Whether `arg` is an output option of `program`, with its value when
+/// the argument holds it (`--output-document=F`, `-o$HOME/x`).
+fn output_option<'a>(program: &str, arg: &'a str) -> Option<(Output, Option<&'a str>)> {
+    if let Some(long) = arg.strip_prefix("--") {
+        let (flag, value) = match long.split_once('=') {
+            Some((flag, value)) => (flag, Some(value)),
+            None => (long, None),
+        };
+        let what = match (program, flag) {
+            (_, "output" | "output-document") => Output::Download,
+            ("wget", "output-file" | "append-output") => Output::Log,
+            _ => return None,
+        };
+        return Some((what, value));
+    }
+    let cluster = arg.strip_prefix('-')?;
+    let (value_flags, output): (&str, fn(char) -> Option<Output>) = match program {
+        "curl" => (CURL_VALUE_FLAGS, |c| (c == 'o').then_some(Output::Download)),
+        "wget" => (WGET_VALUE_FLAGS, |c| match c {
+            'O' => Some(Output::Download),
+            'o' | 'a' => Some(Output::Log),
+            _ => None,
+        }),
+        _ => return matches!(cluster, "o" | "O").then_some((Output::Download, None)),
+    };
+    let (at, flag) = cluster
+        .char_indices()
+        .find(|&(_, c)| value_flags.contains(c))?;
+    let rest = &cluster[at + flag.len_utf8()..];
+    Some((output(flag)?, (!rest.is_empty()).then_some(rest)))
+}
+
 /// The file a download command writes (`curl -o F`, `wget -O F`).
 pub(crate) fn downloaded_file(cmd: &SimpleCommand) -> Option<String> {
     // `scp host:/b /tmp/b`: a copy from another machine.
@@ -1902,24 +1973,11 @@ pub(crate) fn downloaded_file(cmd: &SimpleCommand) -> Option<String> {
     if !FETCHERS.contains(&cmd.name.as_str()) {
         return None;
     }
-    let mut it = cmd.args.iter();
-    while let Some(a) = it.next() {
-        let a = a.as_str();
-        // Also closing a cluster: `curl -fsSLo F`, `wget -qO F`.
-        let flag_with_value = matches!(a, "-o" | "--output" | "-O" | "--output-document")
-            || (a.starts_with('-')
-                && !a.starts_with("--")
-                && (cmd.name == "curl" && a.ends_with('o')
-                    || cmd.name == "wget" && a.ends_with('O')));
-        if flag_with_value && (cmd.name == "curl" && a != "-O" || cmd.name == "wget" && a != "-o") {
-            return it.next().cloned().filter(|f| f != "-" && f != "/dev/null");
-        }
-        if let Some(f) = a
-            .strip_prefix("--output=")
-            .or_else(|| a.strip_prefix("--output-document="))
-        {
-            return Some(f.to_string());
-        }
+    if let Some((_, file)) = output_files(cmd)
+        .into_iter()
+        .find(|(what, _)| *what == Output::Download)
+    {
+        return (file != "/dev/null").then(|| file.to_string());
     }
     // `curl -s URL > /tmp/p`
     cmd.redirects

@@ -6,6 +6,7 @@
 //! no `.`/`..`, no repeated or trailing slash. Each list is a set of
 //! globs over that form (`*` within one segment, `**` across segments).
 
+use super::commands;
 use ahp_engine::shell::{SimpleCommand, normalize_path};
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use std::sync::OnceLock;
@@ -420,7 +421,7 @@ pub fn accesses(cmd: &SimpleCommand) -> Vec<(String, Access)> {
         }
     }
     // Flags that carry a path: `dd if=/of=`, curl's `-d @F`, `-T F`,
-    // `-o F`, wget's `--post-file`, `-O`.
+    // wget's `--post-file`.
     let home = std::env::var("HOME").ok();
     let mut prev: Option<&str> = None;
     for a in &cmd.args {
@@ -456,10 +457,6 @@ pub fn accesses(cmd: &SimpleCommand) -> Vec<(String, Access)> {
                 | ("wget", "--post-file" | "--body-file" | "-i" | "--input-file") => {
                     out.push((path(a), Access::Read));
                 }
-                ("curl", "-o" | "--output")
-                | ("wget", "-O" | "--output-document" | "-o" | "--output-file") => {
-                    out.push((path(a), Access::Write));
-                }
                 _ => {}
             }
         }
@@ -471,6 +468,13 @@ pub fn accesses(cmd: &SimpleCommand) -> Vec<(String, Access)> {
             out.push((path(p), Access::Read));
         }
         prev = Some(a);
+    }
+    // `curl -o F`, `wget -qO F`, `wget --output-file=F`.
+    for (_, file) in commands::output_files(cmd) {
+        out.push((
+            cmd.resolve(&normalize_path(file, home.as_deref())),
+            Access::Write,
+        ));
     }
     // Interpreter one-liners name files in their code: `open('~/.ssh/id_rsa')`.
     if is_interpreter(name) {
