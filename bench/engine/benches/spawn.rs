@@ -24,12 +24,14 @@ struct Project {
 }
 
 fn ahp_bin() -> PathBuf {
-    let bin = std::env::var_os("AHP_BIN").map(PathBuf::from).unwrap_or_else(|| {
-        std::env::var_os("CARGO_TARGET_DIR")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target"))
-            .join("dist/ahp")
-    });
+    let bin = std::env::var_os("AHP_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            std::env::var_os("CARGO_TARGET_DIR")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target"))
+                .join("dist/ahp")
+        });
     if !bin.is_file() {
         panic!(
             "{} not found: run `cargo build-dist` at the repository root first (or set AHP_BIN)",
