@@ -1892,8 +1892,9 @@ fn names_secret_variable(word: &str) -> bool {
 pub(crate) enum Output {
     /// The download itself (`curl -o F`, `wget -O F`).
     Download,
-    /// wget's log (`wget -o F`, `wget -a F`).
-    Log,
+    /// Another file it writes: wget's log (`-o F`, `-a F`), curl's
+    /// received headers (`-D F`) or cookies (`-c F`).
+    Other,
 }
 
 /// curl's and wget's short options that take a value. In a cluster the
@@ -1936,17 +1937,24 @@ fn output_option<'a>(program: &str, arg: &'a str) -> Option<(Output, Option<&'a 
         };
         let what = match (program, flag) {
             (_, "output" | "output-document") => Output::Download,
-            ("wget", "output-file" | "append-output") => Output::Log,
+            ("wget", "output-file" | "append-output" | "save-cookies")
+            | ("curl", "dump-header" | "cookie-jar" | "trace" | "trace-ascii" | "stderr") => {
+                Output::Other
+            }
             _ => return None,
         };
         return Some((what, value));
     }
     let cluster = arg.strip_prefix('-')?;
     let (value_flags, output): (&str, fn(char) -> Option<Output>) = match program {
-        "curl" => (CURL_VALUE_FLAGS, |c| (c == 'o').then_some(Output::Download)),
+        "curl" => (CURL_VALUE_FLAGS, |c| match c {
+            'o' => Some(Output::Download),
+            'D' | 'c' => Some(Output::Other),
+            _ => None,
+        }),
         "wget" => (WGET_VALUE_FLAGS, |c| match c {
             'O' => Some(Output::Download),
-            'o' | 'a' => Some(Output::Log),
+            'o' | 'a' => Some(Output::Other),
             _ => None,
         }),
         _ => return matches!(cluster, "o" | "O").then_some((Output::Download, None)),
