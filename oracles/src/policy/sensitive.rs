@@ -469,12 +469,66 @@ pub fn accesses(cmd: &SimpleCommand) -> Vec<(String, Access)> {
         }
         prev = Some(a);
     }
-    // `curl -o F`, `wget -qO F`, `wget --output-file=F`.
-    for (_, file) in commands::output_files(cmd) {
+    // `curl -o F`, `wget -qO F`, `wget --output-file=F`, and what a
+    // download is named after when no option names it, in the folder
+    // it goes to (`wget -P ~/.local/bin URL`, `cd ~ && curl -O URL`).
+    let download_dir = commands::download_dir(cmd);
+    let in_dir = |file: &str| match download_dir {
+        Some(dir) if !file.starts_with('/') && !file.starts_with('~') => format!("{dir}/{file}"),
+        _ => file.to_string(),
+    };
+    let written = commands::output_files(cmd)
+        .into_iter()
+        .map(|(_, file)| file);
+    for file in written.chain(commands::remote_names(cmd)) {
         out.push((
-            cmd.resolve(&normalize_path(file, home.as_deref())),
+            cmd.resolve(&normalize_path(&in_dir(file), home.as_deref())),
             Access::Write,
         ));
+    }
+    // A copy into a folder writes `folder/NAME` (`cp /tmp/.bashrc ~`,
+    // `cp -t ~ /tmp/.bashrc`), and a folder copied or moved there brings
+    // what is in it (`cp -r /tmp/.ssh ~`): `folder/NAME/**` stands for
+    // that, judged against the protected files it could be. A recursive
+    // copy may put a folder's contents in the folder itself (`cp -a
+    // dot/. ~`, `rsync -a dot/ ~`: the model has already normalised the
+    // `/.` and `/` away), so `folder/**` stands for those.
+    // (Not to another machine: `scp ~/x host:`.)
+    if last_writes
+        && let Some((sources, dest)) = copy_destination(cmd, &ops)
+        && strip_remote(dest).is_some()
+    {
+        let recursive = name == "scp" && cmd.has_flag(Some('r'), &[])
+            || name != "scp" && cmd.has_flag(Some('r'), &["recursive"])
+            || cmd.has_flag(Some('R'), &[])
+            || cmd.has_flag(Some('a'), &["archive"]);
+        if recursive {
+            out.push((cmd.resolve(&format!("{dest}/**")), Access::Write));
+        }
+        for source in sources {
+            // `scp host:/srv/.profile ~`: named after the remote file.
+            let source = strip_remote(source)
+                .unwrap_or_else(|| source.split_once(':').map_or(source, |(_, p)| p));
+            let base = source
+                .trim_end_matches('/')
+                .rsplit('/')
+                .next()
+                .unwrap_or("");
+            if base.is_empty() {
+                continue;
+            }
+            let into = cmd.resolve(&normalize_path(&format!("{dest}/{base}"), home.as_deref()));
+            if recursive || name == "mv" {
+                out.push((format!("{into}/**"), Access::Write));
+            }
+            out.push((into, Access::Write));
+        }
+    }
+    // An archive unpacked into a folder (`tar -xf x.tar -C ~`, `unzip -d
+    // ~ x.zip`, `cd ~ && tar xf x.tar`) writes files no one has seen there.
+    if let Some(dir) = extraction_dir(cmd) {
+        let dir = normalize_path(dir, home.as_deref());
+        out.push((cmd.resolve(&format!("{dir}/**")), Access::Write));
     }
     // Interpreter one-liners name files in their code: `open('~/.ssh/id_rsa')`.
     if is_interpreter(name) {
@@ -591,6 +645,93 @@ pub const GLOB_SAMPLES: &[&str] = &[
     "~/.ssh/authorized_keys",
 ];
 
+/// What a copy command (`cp`, `mv`, `install`, `ln`, `rsync`, `scp`,
+/// `sftp`) copies and where to: with `-t DIR` (`--target-directory=DIR`)
+/// every operand is a source, else the last operand is the destination.
+fn copy_destination<'a>(
+    cmd: &'a SimpleCommand,
+    ops: &[&'a str],
+) -> Option<(Vec<&'a str>, &'a str)> {
+    let takes_t = matches!(cmd.name.as_str(), "cp" | "mv" | "install" | "ln");
+    let mut args = cmd.args.iter().map(String::as_str);
+    while let Some(a) = args.next() {
+        if a == "--" {
+            break;
+        }
+        let dir = if let Some(d) = a.strip_prefix("--target-directory=") {
+            Some(d)
+        } else if a == "--target-directory" {
+            args.next()
+        } else if takes_t
+            && let Some(cluster) = a.strip_prefix('-').filter(|c| !c.starts_with('-'))
+            && let Some(at) = cluster.find('t')
+        {
+            // `-t DIR`, `-st DIR`, `-tDIR`.
+            let rest = &cluster[at + 1..];
+            if rest.is_empty() {
+                args.next()
+            } else {
+                Some(rest)
+            }
+        } else {
+            None
+        };
+        if let Some(dir) = dir {
+            let mut sources = ops.to_vec();
+            if let Some(i) = sources.iter().position(|o| *o == dir) {
+                sources.remove(i);
+            }
+            return Some((sources, dir));
+        }
+    }
+    match ops {
+        [sources @ .., dest] if !sources.is_empty() => Some((sources.to_vec(), dest)),
+        _ => None,
+    }
+}
+
+/// The folder an archive command unpacks into: its `-C`/`--directory`
+/// (`-d` for unzip, `-oDIR` for 7z, `-D` for cpio), else the working
+/// directory (`.`). `None` when it does not unpack.
+fn extraction_dir(cmd: &SimpleCommand) -> Option<&str> {
+    let args: Vec<&str> = cmd.args.iter().map(String::as_str).collect();
+    // `-C DIR` (alone or closing a cluster), `--directory=DIR`,
+    // `--directory DIR`.
+    let value_of = |short: char, long: &str| -> Option<&str> {
+        args.iter().enumerate().find_map(|(i, a)| {
+            if let Some(v) = a.strip_prefix(long).and_then(|r| r.strip_prefix('=')) {
+                return Some(v);
+            }
+            let short_flag = a
+                .strip_prefix('-')
+                .is_some_and(|c| !c.starts_with('-') && c.ends_with(short));
+            (*a == long || short_flag)
+                .then(|| args.get(i + 1).copied())
+                .flatten()
+        })
+    };
+    match cmd.name.as_str() {
+        "tar" | "bsdtar" | "gtar" => {
+            // `tar xf`, `tar -xzf`, `tar --extract`.
+            let first = args.first().copied().unwrap_or("");
+            let extracts = (!first.starts_with("--")
+                && first.trim_start_matches('-').contains('x'))
+                || cmd.has_flag(Some('x'), &["extract", "get"]);
+            extracts.then(|| value_of('C', "--directory").unwrap_or("."))
+        }
+        "unzip" => Some(value_of('d', "--exdir").unwrap_or(".")),
+        "7z" | "7za" | "7zz" => matches!(cmd.operands().next(), Some("x" | "e")).then(|| {
+            args.iter()
+                .find_map(|a| a.strip_prefix("-o"))
+                .unwrap_or(".")
+        }),
+        "cpio" => cmd
+            .has_flag(Some('i'), &["extract"])
+            .then(|| value_of('D', "--directory").unwrap_or(".")),
+        _ => None,
+    }
+}
+
 /// `host:path` of scp/rsync names a remote file: not a local path.
 fn strip_remote(op: &str) -> Option<&str> {
     match op.split_once(':') {
@@ -624,7 +765,9 @@ mod tests {
             acc("cp ~/.aws/credentials /tmp/c"),
             [
                 ("~/.aws/credentials".into(), Access::Read),
-                ("/tmp/c".into(), Access::Write)
+                ("/tmp/c".into(), Access::Write),
+                // When `/tmp/c` is a folder.
+                ("/tmp/c/credentials".into(), Access::Write)
             ]
         );
         assert_eq!(
