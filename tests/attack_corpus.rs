@@ -481,6 +481,53 @@ fn what_lands_in_a_folder_is_judged_by_where_it_lands() {
     }
 }
 
+/// A `git config` that makes git run a script later is stopped however
+/// it is spelt: the `set` form, options before `config`, a named file, and
+/// the keys whose value git runs; a plain program stays free.
+#[test]
+fn git_config_that_runs_code_later_is_stopped_however_spelt() {
+    let sb = Sandbox::new();
+    for command in [
+        "git config --global core.pager 'sh /tmp/x'",
+        "git config set --global core.pager 'sh /tmp/x'",
+        "git config --global set core.hooksPath /tmp/h",
+        "git -C . config --global core.pager 'sh /tmp/x'",
+        "git -c a.b=c config --global alias.st '!sh /tmp/x'",
+        "git --git-dir=.git config core.fsmonitor /tmp/x",
+        "git config -f ~/.gitconfig core.pager 'sh -c id'",
+        "git config --file .git/config core.fsmonitor 'sh /tmp/x'",
+        "git config --global pager.log 'sh /tmp/x'",
+        "git config --global core.askPass /tmp/x",
+        "git config --global gpg.program /tmp/x",
+        "git config --global diff.md.textconv 'sh /tmp/x'",
+        "git config --global merge.ours.driver 'sh /tmp/x %A'",
+        "git config --global core.pager /var/tmp/p",
+        "git config --global core.pager ~/pager.sh",
+        "git config --global include.path /tmp/evil.cfg",
+    ] {
+        assert_eq!(
+            answer(&sb, "Bash", json!({"command": command})),
+            "block",
+            "{command}"
+        );
+    }
+    for command in [
+        "git config --global core.pager 'less -R'",
+        "git config --global diff.external difft",
+        "git config --global core.editor vim",
+        "git config user.email dev@example.com",
+        "git -C sub config --get remote.origin.url",
+        "git config --global include.path ~/.gitconfig.local",
+        "git config --global gpg.program /usr/bin/gpg2",
+    ] {
+        assert_eq!(
+            answer(&sb, "Bash", json!({"command": command})),
+            "allow",
+            "{command}"
+        );
+    }
+}
+
 /// A git hook runs at the user's next commit: one downloaded is blocked,
 /// one copied or linked from a file ahp cannot read asks, and one written
 /// in the open is judged on its text; removing one is free.

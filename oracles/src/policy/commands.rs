@@ -530,6 +530,15 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
         }
     };
     for cmd in &shell.commands {
+        // `git -C dir -c k=v config …` is `git config …` to the rules.
+        let bare_git;
+        let cmd = match without_git_options(cmd) {
+            Some(c) => {
+                bare_git = c;
+                &bare_git
+            }
+            None => cmd,
+        };
         let name = cmd.name.as_str();
         let ops: Vec<String> = cmd.operands().map(|o| cmd.resolve(o)).collect();
         match name {
@@ -1623,42 +1632,110 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
 /// Whether a `git config` sets a command that git runs later, other than
 /// a plain program (`core.editor vim` and `core.pager "less -R"` are
 /// set-up, `core.pager 'sh -c …'` is not): hooks outside the repository,
-/// an fsmonitor or ssh command, shell aliases, credential helpers and
-/// filters that run a script.
+/// an fsmonitor or ssh command, shell aliases, credential helpers, pagers,
+/// filters, diff and merge drivers, and included files or templates from
+/// scratch folders. Read in git 2.46's form too (`git config set KEY
+/// VALUE`); a named file (`-f FILE`) counts as the user's own.
 fn git_config_runs_code(cmd: &SimpleCommand) -> bool {
-    let global = cmd.args.iter().any(|a| a == "--global" || a == "--system");
-    let words: Vec<&str> = cmd
-        .args
-        .iter()
-        .skip(1)
-        .map(String::as_str)
-        .filter(|a| !a.starts_with("--"))
-        .collect();
+    let mut global = false;
+    let mut words: Vec<&str> = Vec::new();
+    let mut args = cmd.args.iter().skip(1).map(String::as_str);
+    while let Some(a) = args.next() {
+        match a {
+            "--global" | "--system" | "-f" | "--file" => {
+                global = true;
+                if matches!(a, "-f" | "--file") {
+                    args.next();
+                }
+            }
+            "--blob" | "--type" | "--default" | "--comment" => {
+                args.next();
+            }
+            _ if a.starts_with("--file=") => global = true,
+            _ if a.starts_with('-') => {}
+            _ => words.push(a),
+        }
+    }
+    if words.first() == Some(&"set") {
+        words.remove(0);
+    }
     let (Some(key), Some(value)) = (words.first(), words.get(1)) else {
         return false;
     };
     let key = key.to_ascii_lowercase();
-    let first = value.split_whitespace().next().unwrap_or("");
-    let first = first.rsplit('/').next().unwrap_or(first);
-    let plain_text = !value.contains([';', '|', '&', '$', '`', '(', ')', '<', '>', '!'])
-        && !value.starts_with("/tmp")
-        && !value.starts_with("/dev/shm")
-        && !value.starts_with("./")
-        && !value.starts_with("~/.");
+    let program = value.split_whitespace().next().unwrap_or("");
+    let first = program.rsplit('/').next().unwrap_or(program);
+    let scratch = ["/tmp", "/var/tmp", "/dev/shm"]
+        .iter()
+        .any(|d| value.starts_with(d));
+    let shell_syntax = value.contains([';', '|', '&', '$', '`', '(', ')', '<', '>', '!']);
+    let plain_text =
+        !shell_syntax && !scratch && !value.starts_with("./") && !value.starts_with("~/.");
+    // A program by name, or from a system folder (`/usr/bin/gpg2`), not a
+    // script of the user's (`~/pager.sh`, `.cache/p`).
+    let installed = !program.contains('/')
+        || ["/usr/", "/bin/", "/sbin/", "/opt/", "/snap/", "/nix/"]
+            .iter()
+            .any(|d| program.starts_with(d));
     let plain_program = plain_text
+        && installed
         && !is_shell_or_interpreter(first)
         && !FETCHERS.contains(&first)
         && !SENDERS.contains(&first);
+    let part = |i: usize| key.split('.').nth(i).unwrap_or("");
+    let last = key.rsplit('.').next().unwrap_or("");
     match key.as_str() {
         "core.hookspath" => value.starts_with('/') || value.starts_with('~'),
         "core.fsmonitor" => !matches!(*value, "true" | "false"),
         "core.sshcommand" => !(plain_text && first == "ssh"),
-        "core.pager" | "core.editor" | "diff.external" | "credential.helper"
-        | "sequence.editor" => !plain_program || global && key == "diff.external",
+        "core.pager"
+        | "core.editor"
+        | "core.askpass"
+        | "core.gitproxy"
+        | "diff.external"
+        | "credential.helper"
+        | "sequence.editor"
+        | "gpg.program"
+        | "interactive.difffilter" => !plain_program,
+        // A file of settings or a folder of hooks from a scratch folder.
+        "include.path" | "init.templatedir" => shell_syntax || scratch,
         k if k.starts_with("alias.") => value.starts_with('!') && global,
         k if k.starts_with("filter.") => global || !plain_program,
-        _ => false,
+        _ => match (part(0), last) {
+            ("pager", _)
+            | ("gpg", "program")
+            | ("credential", "helper")
+            | ("diff", "textconv" | "command")
+            | ("merge", "driver")
+            | ("remote", "uploadpack" | "receivepack") => !plain_program,
+            ("includeif", "path") => shell_syntax || scratch,
+            _ => false,
+        },
     }
+}
+
+/// A `git` command with the options before its subcommand removed (`git
+/// -C dir -c k=v --no-pager log` becomes `git log`), so that the rules see
+/// the subcommand first; `None` when there are none.
+fn without_git_options(cmd: &SimpleCommand) -> Option<SimpleCommand> {
+    if cmd.name != "git" {
+        return None;
+    }
+    let mut skip = 0;
+    while let Some(a) = cmd.args.get(skip) {
+        match a.as_str() {
+            "-C" | "-c" | "--git-dir" | "--work-tree" | "--namespace" | "--config-env" => {
+                skip += 2;
+            }
+            a if a.starts_with('-') && a != "-" && a != "--" => skip += 1,
+            _ => break,
+        }
+    }
+    (skip > 0).then(|| {
+        let mut bare = cmd.clone();
+        bare.args.drain(..skip.min(bare.args.len()));
+        bare
+    })
 }
 
 /// Whether a chmod mode gives no one but the owner more rights: octal
