@@ -528,6 +528,66 @@ fn git_config_that_runs_code_later_is_stopped_however_spelt() {
     }
 }
 
+/// Start-up files beyond the usual shell ones run code at the user's next
+/// shell, login, build or editor start: writing one is blocked (the Write
+/// tool and the shell alike), and a project's `.git/config` (whose
+/// fsmonitor or pager git runs) asks.
+#[test]
+fn less_common_start_up_files_are_protected() {
+    let sb = Sandbox::new();
+    let home = sb.home.path().to_path_buf();
+    for file in [
+        ".bash_aliases",
+        ".bashrc.d/10-x.sh",
+        ".zlogout",
+        ".oh-my-zsh/custom/x.zsh",
+        ".config/zsh/.zshrc",
+        ".cshrc",
+        ".kshrc",
+        ".config/nushell/config.nu",
+        ".config/powershell/Microsoft.PowerShell_profile.ps1",
+        ".tmux.conf",
+        "bin/git",
+        ".local/lib/python3.12/site-packages/usercustomize.py",
+        ".ipython/profile_default/startup/00.py",
+        ".cargo/config.toml",
+        ".gradle/init.d/x.gradle",
+        ".m2/settings.xml",
+        ".claude.json",
+        ".emacs.d/init.el",
+        ".vim/plugin/x.vim",
+        ".config/pip/pip.ini",
+        ".config/uv/uv.toml",
+        ".yarnrc.yml",
+        ".config/direnv/direnvrc",
+        ".local/share/applications/x.desktop",
+        ".local/share/systemd/user/x.service",
+        ".config/containers/systemd/x.container",
+    ] {
+        let path = home.join(file);
+        let write = json!({"file_path": path, "content": "x\n"});
+        assert_eq!(answer(&sb, "Write", write), "block", "Write {file}");
+        let shell = json!({"command": format!("echo x >> ~/{file}")});
+        assert_eq!(answer(&sb, "Bash", shell), "block", "echo >> ~/{file}");
+    }
+    for command in [
+        "systemctl --user add-wants default.target x.service",
+        "systemctl --user preset-all",
+        "loginctl enable-linger",
+    ] {
+        assert_eq!(
+            answer(&sb, "Bash", json!({"command": command})),
+            "block",
+            "{command}"
+        );
+    }
+    let config = sb.root().join(".git/config");
+    let write = json!({"file_path": config, "content": "[core]\n\tfsmonitor = sh /tmp/x\n"});
+    assert_eq!(answer(&sb, "Write", write), "prompt");
+    let shell = json!({"command": "printf '[core]\\n\\tfsmonitor = sh /tmp/x\\n' >> .git/config"});
+    assert_eq!(answer(&sb, "Bash", shell), "prompt");
+}
+
 /// A git hook runs at the user's next commit: one downloaded is blocked,
 /// one copied or linked from a file ahp cannot read asks, and one written
 /// in the open is judged on its text; removing one is free.

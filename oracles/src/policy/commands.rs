@@ -906,11 +906,21 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
             {
                 add("guardrail-bypass");
             }
+            // Lets the user's services run after they log out.
+            "loginctl" if cmd.args.iter().any(|a| a == "enable-linger") => add("persistence"),
             "systemctl" => {
                 if cmd.args.iter().any(|a| {
                     matches!(
                         a.as_str(),
-                        "enable" | "link" | "reenable" | "preset" | "set-default" | "edit"
+                        "enable"
+                            | "link"
+                            | "reenable"
+                            | "preset"
+                            | "preset-all"
+                            | "add-wants"
+                            | "add-requires"
+                            | "set-default"
+                            | "edit"
                     )
                 }) {
                     add("persistence");
