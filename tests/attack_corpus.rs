@@ -588,6 +588,47 @@ fn less_common_start_up_files_are_protected() {
     assert_eq!(answer(&sb, "Bash", shell), "prompt");
 }
 
+/// Editing a start-up file in place writes it, however the editor is
+/// asked to (a backup suffix attached to `-i`, perl's and ruby's `-pi`
+/// clusters, gawk's in-place extension, ex, sponge, patch).
+#[test]
+fn in_place_edits_of_start_up_files_are_blocked() {
+    let sb = Sandbox::new();
+    for command in [
+        "sed -i.bak '$a sh /tmp/x' ~/.bashrc",
+        "sed -i~ '$a x' ~/.ssh/authorized_keys",
+        "sed -Ei 's/a/b/' ~/.zshrc",
+        "perl -0pi -e 's/a/b/' ~/.bashrc",
+        "perl -pi.bak -e 's/a/b/' ~/.bashrc",
+        "ruby -pi -e 'gsub(/a/, \"b\")' ~/.bashrc",
+        "awk -i inplace '{print} END {print \"x\"}' ~/.bashrc",
+        "ex -sc '$a|x' -c wq ~/.bashrc",
+        "echo x | sponge -a ~/.bashrc",
+        "patch ~/.bashrc < /tmp/p",
+        "patch -o ~/.profile a.txt < /tmp/p",
+    ] {
+        assert_eq!(
+            answer(&sb, "Bash", json!({"command": command})),
+            "block",
+            "{command}"
+        );
+    }
+    for command in [
+        "sed -i.bak 's/a/b/' src/main.rs",
+        "perl -0pi -e 's/a/b/' src/main.rs",
+        "sed -n '1,5p' ~/.bashrc",
+        "perl -Mstrict -e 'print 1' ~/.bashrc",
+        "awk '{print}' ~/.bashrc",
+        "patch -p1 < fix.patch",
+    ] {
+        assert_eq!(
+            answer(&sb, "Bash", json!({"command": command})),
+            "allow",
+            "{command}"
+        );
+    }
+}
+
 /// A git hook runs at the user's next commit: one downloaded is blocked,
 /// one copied or linked from a file ahp cannot read asks, and one written
 /// in the open is judged on its text; removing one is free.

@@ -422,15 +422,10 @@ pub fn accesses(cmd: &SimpleCommand) -> Vec<(String, Access)> {
     let writes_all = matches!(
         name,
         "rm" | "shred" | "unlink" | "rmdir" | "touch" | "truncate" | "tee" | "srm" | "wipe"
-    ) || (name == "sed" && cmd.has_flag(Some('i'), &["in-place"]))
-        || (name == "perl"
-            && cmd
-                .args
-                .iter()
-                .any(|a| a.starts_with("-i") || a.starts_with("-pi")));
+    ) || edits_in_place(cmd);
     let edits = matches!(
         name,
-        "vi" | "vim" | "nvim" | "nano" | "emacs" | "code" | "ed" | "pico"
+        "vi" | "vim" | "nvim" | "nano" | "emacs" | "code" | "ed" | "ex" | "pico"
     );
     let tar_dir: Option<String> = (name == "tar")
         .then(|| {
@@ -574,6 +569,34 @@ pub fn accesses(cmd: &SimpleCommand) -> Vec<(String, Access)> {
             out.push((into, Access::Write));
         }
     }
+    // `patch FILE < p` and `patch -o OUT` write a file; `patch -d DIR`
+    // writes the files the patch names, under DIR.
+    if name == "patch" {
+        if let Some(file) = ops.first() {
+            out.push((
+                cmd.resolve(&normalize_path(file, home.as_deref())),
+                Access::Write,
+            ));
+        }
+        let mut args = cmd.args.iter().map(String::as_str);
+        while let Some(a) = args.next() {
+            let (output, dir) = match a {
+                "-o" | "--output" => (args.next(), None),
+                "-d" | "--directory" => (None, args.next()),
+                _ => (a.strip_prefix("--output="), a.strip_prefix("--directory=")),
+            };
+            if let Some(file) = output.filter(|f| *f != "-") {
+                out.push((
+                    cmd.resolve(&normalize_path(file, home.as_deref())),
+                    Access::Write,
+                ));
+            }
+            if let Some(dir) = dir {
+                let dir = normalize_path(dir, home.as_deref());
+                out.push((cmd.resolve(&format!("{dir}/**")), Access::Write));
+            }
+        }
+    }
     // An archive unpacked into a folder (`tar -xf x.tar -C ~`, `unzip -d
     // ~ x.zip`, `cd ~ && tar xf x.tar`) writes files no one has seen there.
     if let Some(dir) = extraction_dir(cmd) {
@@ -694,6 +717,44 @@ pub const GLOB_SAMPLES: &[&str] = &[
     "~/.profile",
     "~/.ssh/authorized_keys",
 ];
+
+/// Whether `cmd` rewrites its file operands in place: `sed -i` (also
+/// `-i.bak`, `-Ei`, `--in-place=.bak`), perl's and ruby's `-i` (also in
+/// `-pi`, `-0pi`, `-pi.bak`), gawk's `-i inplace`, and `sponge FILE`.
+fn edits_in_place(cmd: &SimpleCommand) -> bool {
+    let args = || {
+        cmd.args
+            .iter()
+            .map(String::as_str)
+            .take_while(|a| *a != "--")
+    };
+    // A cluster of switches that take no value, reaching `i`.
+    let cluster_reaches_i = |a: &str, no_value: &str| {
+        a.strip_prefix('-').is_some_and(|cluster| {
+            !cluster.starts_with('-')
+                && cluster
+                    .chars()
+                    .take_while(|c| *c == 'i' || no_value.contains(*c))
+                    .any(|c| c == 'i')
+        })
+    };
+    match cmd.name.as_str() {
+        "sed" | "gsed" => args().any(|a| {
+            a == "--in-place" || a.starts_with("--in-place=") || cluster_reaches_i(a, "nrEsuz")
+        }),
+        "perl" | "ruby" => args().any(|a| cluster_reaches_i(a, "0123456789aclnpsStTuUwWX")),
+        "awk" | "gawk" => {
+            let args: Vec<&str> = args().collect();
+            args.windows(2)
+                .any(|w| matches!(w[0], "-i" | "--include") && w[1] == "inplace")
+                || args
+                    .iter()
+                    .any(|a| matches!(*a, "-iinplace" | "--include=inplace"))
+        }
+        "sponge" => true,
+        _ => false,
+    }
+}
 
 /// What a copy command (`cp`, `mv`, `install`, `ln`, `rsync`, `scp`,
 /// `sftp`) copies and where to: with `-t DIR` (`--target-directory=DIR`)
