@@ -14,6 +14,9 @@ use std::collections::BTreeMap;
 /// assert_eq!(normalize_path("~//.ssh/", None), "~/.ssh");
 /// assert_eq!(normalize_path("${HOME}/.aws/../.ssh", None), "~/.ssh");
 /// assert_eq!(normalize_path("/home/dev/.ssh", Some("/home/dev")), "~/.ssh");
+/// // `~NAME` for the user whose home it is.
+/// assert_eq!(normalize_path("~dev/.ssh", Some("/home/dev")), "~/.ssh");
+/// assert_eq!(normalize_path("~other/.ssh", Some("/home/dev")), "~other/.ssh");
 /// assert_eq!(normalize_path("/home/dev/..", Some("/home/dev")), "/home");
 /// assert_eq!(normalize_path("./target/", None), "target");
 /// assert_eq!(normalize_path("src/../..", None), "..");
@@ -21,7 +24,7 @@ use std::collections::BTreeMap;
 /// ```
 pub fn normalize_path(path: &str, home: Option<&str>) -> String {
     let home = home.filter(|h| h.starts_with('/') && h.len() > 1);
-    let (anchor, rest) = if let Some(r) = strip_home(path) {
+    let (anchor, rest) = if let Some(r) = strip_home(path).or_else(|| own_tilde(path, home)) {
         match home {
             // Resolve `..` against the real home, then spell it `~` again.
             Some(h) => return contract(&lexical(&format!("{h}/{r}"), "/"), home),
@@ -68,6 +71,19 @@ fn proc_root(path: &str) -> Option<&str> {
     let rest = rest.strip_prefix("root")?;
     let pid_ok = pid == "self" || pid == "thread-self" || pid.bytes().all(|b| b.is_ascii_digit());
     (pid_ok && (rest.is_empty() || rest.starts_with('/'))).then(|| rest.trim_start_matches('/'))
+}
+
+/// The rest of `~NAME/rest` when NAME is the user whose home `home` is
+/// (its last component) or `$USER`.
+fn own_tilde<'a>(path: &'a str, home: Option<&str>) -> Option<&'a str> {
+    let rest = path.strip_prefix('~')?;
+    let (name, r) = rest.split_once('/').unwrap_or((rest, ""));
+    if name.is_empty() || name == "root" {
+        return None;
+    }
+    let owner = home.and_then(|h| h.trim_end_matches('/').rsplit('/').next());
+    let own = owner == Some(name) || std::env::var("USER").is_ok_and(|u| u == name);
+    own.then_some(r)
 }
 
 fn strip_home(path: &str) -> Option<&str> {
