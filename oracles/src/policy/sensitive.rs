@@ -409,6 +409,29 @@ pub fn accesses(cmd: &SimpleCommand) -> Vec<(String, Access)> {
         })
         .collect();
     let name = cmd.name.as_str();
+    let home = std::env::var("HOME").ok();
+    // `git clone URL DIR` fills DIR (by default named after the URL) with
+    // files no one has read.
+    let bare_git = commands::without_git_options(cmd);
+    let git = bare_git.as_ref().unwrap_or(cmd);
+    if name == "git" && git.args.first().is_some_and(|a| a == "clone") {
+        let ops: Vec<&str> = git.operands().skip(1).collect();
+        let url = ops
+            .iter()
+            .position(|o| o.contains("://") || o.contains('@') || o.ends_with(".git"));
+        let dest = match url {
+            Some(i) => ops.get(i + 1).map(|d| d.to_string()).or_else(|| {
+                let base = ops[i].trim_end_matches('/').rsplit(['/', ':']).next()?;
+                Some(base.trim_end_matches(".git").to_string())
+            }),
+            None => None,
+        };
+        if let Some(dest) = dest.filter(|d| !d.is_empty()) {
+            let dest = normalize_path(&dest, home.as_deref());
+            out.push((cmd.resolve(&format!("{dest}/**")), Access::Write));
+            out.push((cmd.resolve(&dest), Access::Write));
+        }
+    }
     if META.contains(&name) {
         // `ssh -i KEY host` and `ssh-keygen -f KEY` use a key; `ls ~/.ssh`
         // lists names. Their redirections still count.
@@ -467,7 +490,6 @@ pub fn accesses(cmd: &SimpleCommand) -> Vec<(String, Access)> {
     }
     // Flags that carry a path: `dd if=/of=`, curl's `-d @F`, `-T F`,
     // wget's `--post-file`.
-    let home = std::env::var("HOME").ok();
     let mut prev: Option<&str> = None;
     for a in &cmd.args {
         let a = a.as_str();
@@ -693,8 +715,9 @@ fn is_interpreter(name: &str) -> bool {
     ) || name.starts_with("python3.")
 }
 
-/// Concrete credential files a glob argument (`~/.s?h/id_r*`) may stand
-/// for: the shell expands it before the program runs.
+/// Concrete protected files a glob (`~/.s?h/id_r*`, which the shell
+/// expands before the program runs, or the `DIR/**` that stands for what a
+/// copy or an archive puts in DIR) may stand for.
 pub const GLOB_SAMPLES: &[&str] = &[
     "~/.ssh/id_rsa",
     "~/.ssh/id_ed25519",
@@ -716,6 +739,11 @@ pub const GLOB_SAMPLES: &[&str] = &[
     "~/.zshrc",
     "~/.profile",
     "~/.ssh/authorized_keys",
+    "~/.local/bin/git",
+    "~/.config/systemd/user/x.service",
+    "~/.claude/settings.json",
+    ".claude/settings.json",
+    ".git/config",
 ];
 
 /// Whether `cmd` rewrites its file operands in place: `sed -i` (also
