@@ -1524,26 +1524,32 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
         }
         // Code that runs what it downloads or decodes:
         // `exec(urlopen(…).read())`, `eval(file_get_contents("https://…"))`.
-        if is_shell_or_interpreter(name)
-            && cmd.args.iter().any(|a| {
-                (a.contains("exec(") || a.contains("eval(") || a.contains("eval "))
-                    && [
-                        "urlopen",
-                        "requests.get",
-                        "file_get_contents(\"http",
-                        "file_get_contents('http",
-                        "b64decode",
-                        "fetch(",
-                        "https.get",
-                        "LWP::Simple",
-                        "Net::HTTP",
-                        "decode64",
-                        "base64_decode",
-                    ]
-                    .iter()
-                    .any(|k| a.contains(k))
-            })
-        {
+        // Read over the whole line: `perl -MLWP::Simple -e 'eval get …'`
+        // names the module in one argument and runs it in another.
+        if is_shell_or_interpreter(name) && {
+            let a = cmd.args.join(" ");
+            (a.contains("exec(") || a.contains("eval(") || a.contains("eval "))
+                && [
+                    "urlopen",
+                    "requests.get",
+                    "file_get_contents(\"http",
+                    "file_get_contents('http",
+                    "b64decode",
+                    "fetch(",
+                    "https.get",
+                    "http.get",
+                    "https').get",
+                    "https\").get",
+                    "http').get",
+                    "http\").get",
+                    "LWP::Simple",
+                    "Net::HTTP",
+                    "decode64",
+                    "base64_decode",
+                ]
+                .iter()
+                .any(|k| a.contains(k))
+        } {
             add("remote-code");
         }
         if cmd
