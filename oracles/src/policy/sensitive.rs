@@ -410,6 +410,8 @@ pub fn accesses(cmd: &SimpleCommand) -> Vec<(String, Access)> {
         .collect();
     let name = cmd.name.as_str();
     let home = std::env::var("HOME").ok();
+    // A path as the command names it, normalised and joined to its `cd`.
+    let path = |p: &str| cmd.resolve(&normalize_path(p, home.as_deref()));
     // `git clone URL DIR` fills DIR (by default named after the URL) with
     // files no one has read.
     let bare_git = commands::without_git_options(cmd);
@@ -427,9 +429,8 @@ pub fn accesses(cmd: &SimpleCommand) -> Vec<(String, Access)> {
             None => None,
         };
         if let Some(dest) = dest.filter(|d| !d.is_empty()) {
-            let dest = normalize_path(&dest, home.as_deref());
-            out.push((cmd.resolve(&format!("{dest}/**")), Access::Write));
-            out.push((cmd.resolve(&dest), Access::Write));
+            out.push((path(&format!("{dest}/**")), Access::Write));
+            out.push((path(&dest), Access::Write));
         }
     }
     if META.contains(&name) {
@@ -450,18 +451,8 @@ pub fn accesses(cmd: &SimpleCommand) -> Vec<(String, Access)> {
         name,
         "vi" | "vim" | "nvim" | "nano" | "emacs" | "code" | "ed" | "ex" | "pico"
     );
-    let tar_dir: Option<String> = (name == "tar")
-        .then(|| {
-            cmd.args.iter().enumerate().find_map(|(i, a)| {
-                a.strip_prefix("--directory=")
-                    .map(str::to_string)
-                    .or_else(|| {
-                        (a == "-C" || a == "--directory")
-                            .then(|| cmd.args.get(i + 1).cloned())
-                            .flatten()
-                    })
-            })
-        })
+    let tar_dir = matches!(name, "tar" | "bsdtar" | "gtar")
+        .then(|| option_value(cmd, 'C', "--directory"))
         .flatten();
     for (i, op) in ops.iter().enumerate() {
         let op = strip_remote(op);
@@ -476,7 +467,7 @@ pub fn accesses(cmd: &SimpleCommand) -> Vec<(String, Access)> {
             Access::Read
         };
         // `tar cf - -C ~ .ssh` names `.ssh` under `~`.
-        let op = match &tar_dir {
+        let op = match tar_dir {
             Some(dir) if !op.starts_with('/') && !op.starts_with('~') => {
                 normalize_path(&format!("{dir}/{op}"), None)
             }
@@ -493,7 +484,6 @@ pub fn accesses(cmd: &SimpleCommand) -> Vec<(String, Access)> {
     let mut prev: Option<&str> = None;
     for a in &cmd.args {
         let a = a.as_str();
-        let path = |p: &str| cmd.resolve(&normalize_path(p, home.as_deref()));
         if let Some(p) = a.strip_prefix("if=") {
             out.push((path(p), Access::Read));
         } else if let Some(p) = a.strip_prefix("of=") {
@@ -548,10 +538,7 @@ pub fn accesses(cmd: &SimpleCommand) -> Vec<(String, Access)> {
         .into_iter()
         .map(|(_, file)| file);
     for file in written.chain(commands::remote_names(cmd)) {
-        out.push((
-            cmd.resolve(&normalize_path(&in_dir(file), home.as_deref())),
-            Access::Write,
-        ));
+        out.push((path(&in_dir(file)), Access::Write));
     }
     // A copy into a folder writes `folder/NAME` (`cp /tmp/.bashrc ~`,
     // `cp -t ~ /tmp/.bashrc`), and a folder copied or moved there brings
@@ -570,7 +557,7 @@ pub fn accesses(cmd: &SimpleCommand) -> Vec<(String, Access)> {
             || cmd.has_flag(Some('R'), &[])
             || cmd.has_flag(Some('a'), &["archive"]);
         if recursive {
-            out.push((cmd.resolve(&format!("{dest}/**")), Access::Write));
+            out.push((path(&format!("{dest}/**")), Access::Write));
         }
         for source in sources {
             // `scp host:/srv/.profile ~`: named after the remote file.
@@ -584,7 +571,7 @@ pub fn accesses(cmd: &SimpleCommand) -> Vec<(String, Access)> {
             if base.is_empty() {
                 continue;
             }
-            let into = cmd.resolve(&normalize_path(&format!("{dest}/{base}"), home.as_deref()));
+            let into = path(&format!("{dest}/{base}"));
             if recursive || name == "mv" {
                 out.push((format!("{into}/**"), Access::Write));
             }
@@ -595,10 +582,7 @@ pub fn accesses(cmd: &SimpleCommand) -> Vec<(String, Access)> {
     // writes the files the patch names, under DIR.
     if name == "patch" {
         if let Some(file) = ops.first() {
-            out.push((
-                cmd.resolve(&normalize_path(file, home.as_deref())),
-                Access::Write,
-            ));
+            out.push((path(file), Access::Write));
         }
         let mut args = cmd.args.iter().map(String::as_str);
         while let Some(a) = args.next() {
@@ -608,22 +592,17 @@ pub fn accesses(cmd: &SimpleCommand) -> Vec<(String, Access)> {
                 _ => (a.strip_prefix("--output="), a.strip_prefix("--directory=")),
             };
             if let Some(file) = output.filter(|f| *f != "-") {
-                out.push((
-                    cmd.resolve(&normalize_path(file, home.as_deref())),
-                    Access::Write,
-                ));
+                out.push((path(file), Access::Write));
             }
             if let Some(dir) = dir {
-                let dir = normalize_path(dir, home.as_deref());
-                out.push((cmd.resolve(&format!("{dir}/**")), Access::Write));
+                out.push((path(&format!("{dir}/**")), Access::Write));
             }
         }
     }
     // An archive unpacked into a folder (`tar -xf x.tar -C ~`, `unzip -d
     // ~ x.zip`, `cd ~ && tar xf x.tar`) writes files no one has seen there.
     if let Some(dir) = extraction_dir(cmd) {
-        let dir = normalize_path(dir, home.as_deref());
-        out.push((cmd.resolve(&format!("{dir}/**")), Access::Write));
+        out.push((path(&format!("{dir}/**")), Access::Write));
     }
     // Interpreter one-liners name files in their code: `open('~/.ssh/id_rsa')`.
     if is_interpreter(name) {
@@ -833,26 +812,11 @@ fn copy_destination<'a>(
 /// (`-d` for unzip, `-oDIR` for 7z, `-D` for cpio), else the working
 /// directory (`.`). `None` when it does not unpack.
 fn extraction_dir(cmd: &SimpleCommand) -> Option<&str> {
-    let args: Vec<&str> = cmd.args.iter().map(String::as_str).collect();
-    // `-C DIR` (alone or closing a cluster), `--directory=DIR`,
-    // `--directory DIR`.
-    let value_of = |short: char, long: &str| -> Option<&str> {
-        args.iter().enumerate().find_map(|(i, a)| {
-            if let Some(v) = a.strip_prefix(long).and_then(|r| r.strip_prefix('=')) {
-                return Some(v);
-            }
-            let short_flag = a
-                .strip_prefix('-')
-                .is_some_and(|c| !c.starts_with('-') && c.ends_with(short));
-            (*a == long || short_flag)
-                .then(|| args.get(i + 1).copied())
-                .flatten()
-        })
-    };
+    let value_of = |short, long| option_value(cmd, short, long);
     match cmd.name.as_str() {
         "tar" | "bsdtar" | "gtar" => {
             // `tar xf`, `tar -xzf`, `tar --extract`.
-            let first = args.first().copied().unwrap_or("");
+            let first = cmd.args.first().map_or("", String::as_str);
             let extracts = (!first.starts_with("--")
                 && first.trim_start_matches('-').contains('x'))
                 || cmd.has_flag(Some('x'), &["extract", "get"]);
@@ -860,7 +824,8 @@ fn extraction_dir(cmd: &SimpleCommand) -> Option<&str> {
         }
         "unzip" => Some(value_of('d', "--exdir").unwrap_or(".")),
         "7z" | "7za" | "7zz" => matches!(cmd.operands().next(), Some("x" | "e")).then(|| {
-            args.iter()
+            cmd.args
+                .iter()
                 .find_map(|a| a.strip_prefix("-o"))
                 .unwrap_or(".")
         }),
@@ -869,6 +834,23 @@ fn extraction_dir(cmd: &SimpleCommand) -> Option<&str> {
             .then(|| value_of('D', "--directory").unwrap_or(".")),
         _ => None,
     }
+}
+
+/// The value of the option `-SHORT DIR` (alone or closing a cluster:
+/// `-xzfC DIR`), `--LONG DIR` or `--LONG=DIR`.
+fn option_value<'a>(cmd: &'a SimpleCommand, short: char, long: &str) -> Option<&'a str> {
+    let args = &cmd.args;
+    args.iter().enumerate().find_map(|(i, a)| {
+        if let Some(v) = a.strip_prefix(long).and_then(|r| r.strip_prefix('=')) {
+            return Some(v);
+        }
+        let short_flag = a
+            .strip_prefix('-')
+            .is_some_and(|c| !c.starts_with('-') && c.ends_with(short));
+        (a == long || short_flag)
+            .then(|| args.get(i + 1).map(String::as_str))
+            .flatten()
+    })
 }
 
 /// `host:path` of scp/rsync names a remote file: not a local path.
