@@ -2060,11 +2060,20 @@ fn output_option<'a>(program: &str, arg: &'a str) -> Option<(Output, Option<&'a 
         }),
         _ => return matches!(cluster, "o" | "O").then_some((Output::Download, None)),
     };
+    let (flag, value) = value_flag(cluster, value_flags)?;
+    Some((output(flag)?, value))
+}
+
+/// The first switch of a short-option `cluster` (`sSfLo`, `qO/tmp/x`)
+/// that takes a value, with the value when the rest of the cluster holds
+/// it: getopt reads the switches before it as flags and the rest as its
+/// value.
+fn value_flag<'a>(cluster: &'a str, value_flags: &str) -> Option<(char, Option<&'a str>)> {
     let (at, flag) = cluster
         .char_indices()
         .find(|&(_, c)| value_flags.contains(c))?;
     let rest = &cluster[at + flag.len_utf8()..];
-    Some((output(flag)?, (!rest.is_empty()).then_some(rest)))
+    Some((flag, (!rest.is_empty()).then_some(rest)))
 }
 
 /// The folder a fetcher saves into: wget's `-P DIR`
@@ -2086,17 +2095,10 @@ pub(crate) fn download_dir(cmd: &SimpleCommand) -> Option<&str> {
             }
         } else if let Some(letter) = short
             && let Some(cluster) = arg.strip_prefix('-').filter(|c| !c.starts_with('-'))
-            && let Some((at, flag)) = cluster
-                .char_indices()
-                .find(|&(_, c)| WGET_VALUE_FLAGS.contains(c))
+            && let Some((flag, value)) = value_flag(cluster, WGET_VALUE_FLAGS)
             && flag == letter
         {
-            let rest = &cluster[at + 1..];
-            return if rest.is_empty() {
-                args.next()
-            } else {
-                Some(rest)
-            };
+            return value.or_else(|| args.next());
         }
     }
     None
