@@ -673,6 +673,45 @@ fn interpreter_one_liners_that_run_downloads_are_blocked() {
     );
 }
 
+/// An interpreter one-liner that writes a file names it in its code:
+/// a start-up file written that way is blocked, a git hook asks (its
+/// content is unseen), a project file is free.
+#[test]
+fn interpreter_one_liners_that_write_are_judged_by_the_files_they_name() {
+    let sb = Sandbox::new();
+    for (command, expect) in [
+        (
+            r#"python3 -c "open('$HOME/.bashrc','a').write('x')""#,
+            "block",
+        ),
+        (
+            r#"python3 -c "import os; open(os.path.expanduser('~/.profile'), 'a').write('x')""#,
+            "block",
+        ),
+        (
+            r#"node -e "require('fs').appendFileSync(require('os').homedir()+'/.bashrc','x')""#,
+            "block",
+        ),
+        (r#"ruby -e 'File.write(Dir.home+"/.zshrc","x")'"#, "block"),
+        (
+            r#"python3 -c "import shutil;shutil.copy('/tmp/x','.git/hooks/pre-commit')""#,
+            "prompt",
+        ),
+        (
+            r#"python3 -c "open('out/data.json','w').write('{}')""#,
+            "allow",
+        ),
+        (r#"python3 -c "print(open('/etc/hosts').read())""#, "allow"),
+        (r#"node -e "console.log(require('os').homedir())""#, "allow"),
+    ] {
+        assert_eq!(
+            answer(&sb, "Bash", json!({"command": command})),
+            expect,
+            "{command}"
+        );
+    }
+}
+
 /// A git hook runs at the user's next commit: one downloaded is blocked,
 /// one copied or linked from a file ahp cannot read asks, and one written
 /// in the open is judged on its text; removing one is free.

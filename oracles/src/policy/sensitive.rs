@@ -604,6 +604,13 @@ pub fn accesses(cmd: &SimpleCommand) -> Vec<(String, Access)> {
     if let Some(dir) = extraction_dir(cmd) {
         out.push((path(&format!("{dir}/**")), Access::Write));
     }
+    // A one-liner that writes names its files in its code:
+    // `open('~/.bashrc','a').write(…)`, `appendFileSync(homedir()+'/.bashrc')`.
+    if is_interpreter(name) {
+        for file in code_written_files(cmd) {
+            out.push((path(&file), Access::Write));
+        }
+    }
     // Interpreter one-liners name files in their code: `open('~/.ssh/id_rsa')`.
     if is_interpreter(name) {
         for a in &cmd.args {
@@ -621,6 +628,61 @@ pub fn accesses(cmd: &SimpleCommand) -> Vec<(String, Access)> {
         }
     }
     out
+}
+
+/// The paths an interpreter one-liner's code names when the code writes
+/// files (`.write(`, `writeFileSync`, `File.write`, `shutil.copy`, …):
+/// words that start at the home folder (`~/`, `$HOME/`), at the root or
+/// that hold a `/`, and `/.name` joined to the home folder when the code
+/// asks for it (`homedir()+'/.bashrc'`, `Dir.home+"/.zshrc"`).
+fn code_written_files(cmd: &SimpleCommand) -> Vec<String> {
+    const WRITES: &[&str] = &[
+        ".write(",
+        "write_text(",
+        "write_bytes(",
+        "writeFile",
+        "appendFile",
+        "File.write",
+        "File.open",
+        "shutil.copy",
+        "shutil.move",
+        "copyFile",
+        "symlink",
+        "os.rename",
+        "os.replace",
+        "fs.rename",
+        "print >>",
+    ];
+    const HOME: &[&str] = &[
+        "homedir",
+        "expanduser",
+        "Dir.home",
+        "Path.home",
+        "HOME",
+        "getenv",
+    ];
+    let code = cmd.args.join(" ");
+    if !WRITES.iter().any(|w| code.contains(w)) {
+        return Vec::new();
+    }
+    let joins_home = HOME.iter().any(|h| code.contains(h));
+    code.split(|c: char| c.is_whitespace() || "'\"`(),;+[]{}=".contains(c))
+        .filter(|w| w.contains('/') && !w.contains("://") && !w.starts_with("//"))
+        .filter_map(|w| {
+            if w.starts_with("/.") && joins_home {
+                Some(format!("~{w}"))
+            } else if w.starts_with('~')
+                || w.starts_with('$')
+                || w.starts_with('/')
+                || w.starts_with('.')
+                || w.chars().next().is_some_and(|c| c.is_ascii_alphanumeric())
+            {
+                Some(w.to_string())
+            } else {
+                None
+            }
+        })
+        .collect()
 }
 
 /// Whether an interpreter one-liner's code talks to the network
