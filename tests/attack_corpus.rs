@@ -588,6 +588,8 @@ fn less_common_start_up_files_are_protected() {
         assert_eq!(answer(&sb, "Bash", shell), "block", "echo >> ~/{file}");
     }
     for command in [
+        "npm config set script-shell /tmp/x",
+        "npm config set --location=user node-options='--require /tmp/x.js'",
         "systemctl --user add-wants default.target x.service",
         "systemctl --user preset-all",
         "loginctl enable-linger",

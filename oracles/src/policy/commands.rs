@@ -1083,6 +1083,20 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
                 {
                     add("install-from-url");
                 }
+                // `npm config set script-shell /tmp/x`: every later
+                // `npm run` goes through that program.
+                let words: Vec<&str> = cmd.args.iter().map(String::as_str).collect();
+                if let Some(i) = words.windows(2).position(|w| w == ["config", "set"])
+                    && let Some(key) = words[i + 2..].iter().find(|w| !w.starts_with('-'))
+                {
+                    let key = key.split('=').next().unwrap_or(key).to_ascii_lowercase();
+                    if matches!(
+                        key.as_str(),
+                        "script-shell" | "shell" | "node-options" | "git"
+                    ) {
+                        add("persistence");
+                    }
+                }
             }
             "cargo" => {
                 if cmd.args.iter().any(|a| a == "install") && cmd.has_flag(None, &["git"]) {
