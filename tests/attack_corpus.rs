@@ -478,6 +478,10 @@ fn what_lands_in_a_folder_is_judged_by_where_it_lands() {
         );
     }
     for command in [
+        "mv dist/* ./",
+        "mv repo-master/* . && rmdir repo-master",
+        "cp -r build/* .",
+        "rsync -a build/* .",
         "cp /tmp/report.txt ~",
         "cp -r assets/ dist/",
         "mv notes.md docs/",
@@ -705,6 +709,31 @@ fn interpreter_one_liners_that_write_are_judged_by_the_files_they_name() {
         ),
         (r#"python3 -c "print(open('/etc/hosts').read())""#, "allow"),
         (r#"node -e "console.log(require('os').homedir())""#, "allow"),
+        // What the code reads, or writes as text, is not what it writes to.
+        (
+            r#"python3 -c "open('hosts.txt','w').write(open('/etc/hosts').read())""#,
+            "allow",
+        ),
+        (
+            r#"python3 -c "import shutil; shutil.copy('/etc/hosts','hosts.bak')""#,
+            "allow",
+        ),
+        (
+            r#"python3 -c "open('config.yaml','w').write('log_dir: /var/log/app')""#,
+            "allow",
+        ),
+        (
+            r#"node -e "require('fs').writeFileSync('README.md','Install to /usr/local/bin and see ~/.bashrc')""#,
+            "allow",
+        ),
+        (
+            r#"node -e "require('fs').writeFileSync('CONTRIBUTING.md','Hooks live in .husky/pre-commit')""#,
+            "allow",
+        ),
+        (
+            r#"python3 -c "import json; json.dump({}, open('out.json','w'))""#,
+            "allow",
+        ),
     ] {
         assert_eq!(
             answer(&sb, "Bash", json!({"command": command})),

@@ -176,7 +176,8 @@ impl PathGuard {
     }
 
     /// What `path` is, also when it is a glob the shell expands
-    /// (`~/.s?h/id_r*` reads `~/.ssh/id_rsa`): the class and the path.
+    /// (`~/.s?h/id_r*` reads `~/.ssh/id_rsa`): the class and the
+    /// protected path (for a glob, a file it can be).
     fn class_of(&self, path: &str) -> Option<(Class, String)> {
         if let Some(c) = self.class(path) {
             return Some((c, path.to_string()));
@@ -189,9 +190,21 @@ impl PathGuard {
             .build()
             .ok()?
             .compile_matcher();
+        // A glob from the home folder stands for files there, one from the
+        // root for absolute paths, a relative one for project files: `*`
+        // would otherwise match `~` (`mv dist/* .` is not `~/.ssh`). As in
+        // the shell, a segment that starts with a wildcard does not match a
+        // hidden name (`**`, which stands for what a copy brings, does).
+        let anchor = |p: &str| p.chars().next().filter(|c| matches!(c, '~' | '/'));
+        let shell_match = |sample: &str| {
+            path.split('/')
+                .zip(sample.split('/'))
+                .take_while(|(g, _)| *g != "**")
+                .all(|(g, s)| !(g.starts_with(['*', '?', '[']) && s.starts_with('.')))
+        };
         sensitive::GLOB_SAMPLES
             .iter()
-            .filter(|s| glob.is_match(s))
+            .filter(|s| anchor(s) == anchor(path) && shell_match(s) && glob.is_match(s))
             .find_map(|s| self.class(s).map(|c| (c, (*s).to_string())))
     }
 
@@ -203,14 +216,22 @@ impl PathGuard {
             Access::Read => "reads",
             Access::Write => "writes",
         };
-        let (class, path) = self.class_of(path)?;
-        let path = path.as_str();
+        let (class, protected) = self.class_of(path)?;
+        // A glob (what a copy or an archive puts in a folder) is named with
+        // the protected file it can be.
+        let named = if protected == path {
+            format!("`{path}`")
+        } else {
+            format!("`{path}` (such as `{protected}`)")
+        };
         // A project's secrets (or system files) sent over the network are
         // an exfiltration, not a question.
-        if sends && access == Access::Read && (class == Class::Confirm || path.starts_with("/etc/"))
+        if sends
+            && access == Access::Read
+            && (class == Class::Confirm || protected.starts_with("/etc/"))
         {
             return Some(blocked(
-                format!("{how} {verb} `{path}` over the network"),
+                format!("{how} {verb} {named} over the network"),
                 &["send only the data the task needs; never secrets or system files"],
             ));
         }
@@ -237,7 +258,7 @@ impl PathGuard {
                 "use the `.env.example` template, or ask the user before touching real secrets",
             ),
         };
-        let message = format!("{how} {verb} `{path}`, {what}");
+        let message = format!("{how} {verb} {named}, {what}");
         Some(if block {
             blocked(message, &[advice, NO_RETRY])
         } else {

@@ -605,7 +605,7 @@ pub fn accesses(cmd: &SimpleCommand) -> Vec<(String, Access)> {
         out.push((path(&format!("{dir}/**")), Access::Write));
     }
     // A one-liner that writes names its files in its code:
-    // `open('~/.bashrc','a').write(…)`, `appendFileSync(homedir()+'/.bashrc')`.
+    // `open('~/.bashrc','a')`, `appendFileSync(homedir()+'/.bashrc', …)`.
     if is_interpreter(name) {
         for file in code_written_files(cmd) {
             out.push((path(&file), Access::Write));
@@ -630,28 +630,33 @@ pub fn accesses(cmd: &SimpleCommand) -> Vec<(String, Access)> {
     out
 }
 
-/// The paths an interpreter one-liner's code names when the code writes
-/// files (`.write(`, `writeFileSync`, `File.write`, `shutil.copy`, …):
-/// words that start at the home folder (`~/`, `$HOME/`), at the root or
-/// that hold a `/`, and `/.name` joined to the home folder when the code
-/// asks for it (`homedir()+'/.bashrc'`, `Dir.home+"/.zshrc"`).
+/// The files an interpreter one-liner's code writes: the file argument of
+/// its write calls (`open(F, 'w')`, `writeFileSync(F, …)`,
+/// `File.write(F, …)`, `shutil.copy(src, F)`, …), as the paths the argument
+/// names, with `/.name` joined to the home folder when the argument asks
+/// for it (`homedir()+'/.bashrc'`, `Dir.home+"/.zshrc"`). What the code
+/// reads or writes as text is not among them.
 fn code_written_files(cmd: &SimpleCommand) -> Vec<String> {
-    const WRITES: &[&str] = &[
-        ".write(",
-        "write_text(",
-        "write_bytes(",
-        "writeFile",
-        "appendFile",
-        "File.write",
-        "File.open",
-        "shutil.copy",
-        "shutil.move",
-        "copyFile",
-        "symlink",
-        "os.rename",
-        "os.replace",
-        "fs.rename",
-        "print >>",
+    // The call, and which of its arguments is the file written.
+    const WRITES: &[(&str, usize)] = &[
+        ("open(", 0),
+        ("writeFileSync(", 0),
+        ("appendFileSync(", 0),
+        ("writeFile(", 0),
+        ("appendFile(", 0),
+        ("createWriteStream(", 0),
+        ("File.write(", 0),
+        ("shutil.copy(", 1),
+        ("shutil.copy2(", 1),
+        ("shutil.copyfile(", 1),
+        ("shutil.move(", 1),
+        ("copyFileSync(", 1),
+        ("copyFile(", 1),
+        ("os.rename(", 1),
+        ("os.replace(", 1),
+        ("renameSync(", 1),
+        ("os.symlink(", 1),
+        ("symlinkSync(", 1),
     ];
     const HOME: &[&str] = &[
         "homedir",
@@ -662,27 +667,65 @@ fn code_written_files(cmd: &SimpleCommand) -> Vec<String> {
         "getenv",
     ];
     let code = cmd.args.join(" ");
-    if !WRITES.iter().any(|w| code.contains(w)) {
-        return Vec::new();
-    }
-    let joins_home = HOME.iter().any(|h| code.contains(h));
-    code.split(|c: char| c.is_whitespace() || "'\"`(),;+[]{}=".contains(c))
-        .filter(|w| w.contains('/') && !w.contains("://") && !w.starts_with("//"))
-        .filter_map(|w| {
-            if w.starts_with("/.") && joins_home {
-                Some(format!("~{w}"))
-            } else if w.starts_with('~')
-                || w.starts_with('$')
-                || w.starts_with('/')
-                || w.starts_with('.')
-                || w.chars().next().is_some_and(|c| c.is_ascii_alphanumeric())
-            {
-                Some(w.to_string())
-            } else {
-                None
+    let mut files = Vec::new();
+    for (call, index) in WRITES {
+        for (at, _) in code.match_indices(call) {
+            // `fs.open(` and `io.open(` are `open(`; `reopen(` is not.
+            if code[..at].ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_') {
+                continue;
             }
-        })
-        .collect()
+            let args = call_arguments(&code[at + call.len()..]);
+            // `open(F)` reads; `open(F, 'w')`, `'a'`, `'x'`, `'r+'` write.
+            if matches!(*call, "open(" | "File.open(")
+                && !args
+                    .get(1)
+                    .is_some_and(|m| m.contains(['w', 'a', 'x', '+']))
+            {
+                continue;
+            }
+            let Some(arg) = args.get(*index) else {
+                continue;
+            };
+            let joins_home = HOME.iter().any(|h| arg.contains(h));
+            for word in arg.split(|c: char| c.is_whitespace() || "'\"`(),+[]{}".contains(c)) {
+                if word.starts_with("/.") && joins_home {
+                    files.push(format!("~{word}"));
+                } else if !word.is_empty()
+                    && !word.contains("://")
+                    && (word.contains('/') || word.starts_with('.'))
+                {
+                    files.push(word.to_string());
+                }
+            }
+        }
+    }
+    files
+}
+
+/// The arguments of a call whose text starts after its `(`, split at the
+/// commas of its own level (not inside nested calls or quotes).
+fn call_arguments(text: &str) -> Vec<&str> {
+    let mut args = Vec::new();
+    let (mut depth, mut quote, mut start) = (0usize, None, 0);
+    for (i, c) in text.char_indices() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '\'' | '"' | '`') => quote = Some(c),
+            (None, '(' | '[' | '{') => depth += 1,
+            (None, ')' | ']' | '}') if depth == 0 => {
+                args.push(text[start..i].trim());
+                return args;
+            }
+            (None, ')' | ']' | '}') => depth -= 1,
+            (None, ',') if depth == 0 => {
+                args.push(text[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    args
 }
 
 /// Whether an interpreter one-liner's code talks to the network
