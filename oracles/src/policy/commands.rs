@@ -1241,18 +1241,20 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
                     .args
                     .iter()
                     .any(|a| a == "filter-repo" || a == "filter-branch")
-                    || cmd
-                        .args
-                        .first()
-                        .is_some_and(|a| a == "checkout" || a == "restore")
-                        && cmd
+                    // Throwing away every uncommitted change, which
+                    // `git restore --staged .` (it only unstages) does not.
+                    || (cmd.args.first().is_some_and(|a| a == "checkout")
+                        || cmd.args.first().is_some_and(|a| a == "restore")
+                            && (!cmd.has_flag(Some('S'), &["staged"])
+                                || cmd.has_flag(Some('W'), &["worktree"])))
+                        && (cmd
                             .args
                             .iter()
                             .skip_while(|a| *a != "--")
                             .skip(1)
                             .any(|a| a == "." || a == "*")
-                    || cmd.args.first().is_some_and(|a| a == "restore")
-                        && ops.iter().any(|o| o == ".") =>
+                            || cmd.args.first().is_some_and(|a| a == "restore")
+                                && ops.iter().any(|o| o == ".")) =>
             {
                 add("git-history-rewrite");
             }
