@@ -212,17 +212,24 @@ impl SimpleCommand {
         false
     }
 
-    /// Its arguments that are not flags (after `--`, everything).
+    /// Its arguments that are not flags (after `--`, everything), nor the
+    /// value of an option known to take the next argument (`rsync
+    /// --exclude .env`).
     pub fn operands(&self) -> impl Iterator<Item = &str> {
         let mut after_dashes = false;
+        let mut value_next = false;
         self.args.iter().filter_map(move |a| {
             if after_dashes {
                 return Some(a.as_str());
+            }
+            if std::mem::take(&mut value_next) {
+                return None;
             }
             if a == "--" {
                 after_dashes = true;
                 return None;
             }
+            value_next = takes_value(&self.name, a);
             (!a.starts_with('-') || a == "-").then_some(a.as_str())
         })
     }
@@ -236,6 +243,39 @@ impl SimpleCommand {
             }
             _ => path.to_string(),
         }
+    }
+}
+
+/// Whether `program`'s option `flag` takes the next argument as its value
+/// (only where that value looks like an operand: patterns and files).
+fn takes_value(program: &str, flag: &str) -> bool {
+    match program {
+        "rsync" => matches!(
+            flag,
+            "--exclude"
+                | "--include"
+                | "--filter"
+                | "-f"
+                | "--exclude-from"
+                | "--include-from"
+                | "--files-from"
+                | "-e"
+                | "--rsh"
+                | "--chmod"
+                | "--chown"
+                | "--log-file"
+                | "--backup-dir"
+                | "--suffix"
+                | "--compare-dest"
+                | "--copy-dest"
+                | "--link-dest"
+                | "--partial-dir"
+                | "-T"
+                | "--temp-dir"
+                | "--password-file"
+                | "--out-format"
+        ),
+        _ => false,
     }
 }
 
