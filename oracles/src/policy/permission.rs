@@ -1197,7 +1197,8 @@ const DATA_COMMANDS: &[&str] = &[
 ];
 
 /// The line rebuilt from its model without the words of
-/// [`DATA_COMMANDS`] (and of `git commit -m`, `git log --grep`, …), or
+/// [`DATA_COMMANDS`] (and of `git commit -m`, `git log --grep`, `git rm
+/// --cached`, …), or
 /// `None` when it has none, or could not be parsed.
 fn data_words_removed(model: &Shell) -> Option<String> {
     let is_data = |c: &ahp_engine::shell::SimpleCommand| {
@@ -1212,6 +1213,10 @@ fn data_words_removed(model: &Shell) -> Option<String> {
                         "commit" | "log" | "grep" | "tag" | "notes" | "show"
                     )
                 })
+            // `git rm -r --cached .` takes files out of the index only.
+            || c.name == "git"
+                && c.args.first().is_some_and(|a| a == "rm")
+                && c.args.iter().any(|a| a == "--cached")
     };
     if !model.parsed || !model.commands.iter().any(is_data) {
         return None;
