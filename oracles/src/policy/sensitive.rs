@@ -676,7 +676,7 @@ fn code_written_files(cmd: &SimpleCommand) -> Vec<String> {
             }
             let args = call_arguments(&code[at + call.len()..]);
             // `open(F)` reads; `open(F, 'w')`, `'a'`, `'x'`, `'r+'` write.
-            if matches!(*call, "open(" | "File.open(")
+            if *call == "open("
                 && !args
                     .get(1)
                     .is_some_and(|m| m.contains(['w', 'a', 'x', '+']))
