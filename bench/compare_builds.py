@@ -16,8 +16,8 @@ builds, which kept a parse cache there, do not evict each other's entries.
 Prints the median and the 10th and 90th percentiles of each command, each
 build's ratio to `/bin/true` on A, and its overhead over the script on B,
 in ms and in `/bin/true`s: a busy machine slows both programs, so the
-second moves much less than the first (docs/decisions.md, "Absolute
-targets are judged on an idle machine").
+second moves much less than the first (docs/decisions.md, "The latency
+budget").
 Needs python3 and bash; nothing else.
 """
 

@@ -8,7 +8,7 @@
 
 use super::commands;
 use ahp_engine::shell::{SimpleCommand, normalize_path};
-use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+use globset::{GlobBuilder, GlobMatcher};
 use std::sync::OnceLock;
 
 /// Credential stores: blocked for reads and writes.
@@ -282,12 +282,92 @@ pub enum Access {
     Write,
 }
 
-/// A glob list, compiled the first time a path is matched (most tool
-/// calls name no path, and a hook call is a process start).
+/// A glob list. Each glob is compiled the first time a path holds its
+/// longest literal run (`~/.ssh/` for `~/.ssh/id_*`): every path it
+/// matches holds that text, and most paths a call names hold none, so a
+/// call that writes `src/main.rs` compiles nothing.
 #[derive(Debug, Clone)]
 pub struct PathSet {
-    patterns: Vec<String>,
-    set: OnceLock<Option<GlobSet>>,
+    globs: Vec<PathGlob>,
+}
+
+#[derive(Debug, Clone)]
+struct PathGlob {
+    pattern: String,
+    /// Text every match contains (lower case where paths ignore case).
+    literal: String,
+    matcher: OnceLock<Option<GlobMatcher>>,
+}
+
+/// macOS file systems ignore case: `~/.SSH/ID_RSA` is the key.
+const IGNORE_CASE: bool = cfg!(target_os = "macos");
+
+impl PathGlob {
+    /// Whether `path` matches; `folded` is `path` as the literal is kept.
+    /// A glob that fails to compile matches everything: slower to use,
+    /// never blind.
+    fn matches(&self, path: &str, folded: &str) -> bool {
+        folded.contains(&self.literal)
+            && self
+                .matcher
+                .get_or_init(|| {
+                    GlobBuilder::new(&self.pattern)
+                        .literal_separator(true)
+                        .backslash_escape(true)
+                        .case_insensitive(IGNORE_CASE)
+                        .build()
+                        .ok()
+                        .map(|g| g.compile_matcher())
+                })
+                .as_ref()
+                .is_none_or(|m| m.is_match(path))
+    }
+}
+
+/// The longest run of literal text in `glob`: `*`, `?` and `**/` (which
+/// may match nothing) end a run, `\x` is `x`, and the text after a class
+/// or an alternation (`[…]`, `{…}`) is not looked at.
+fn required_literal(glob: &str) -> String {
+    let mut best = String::new();
+    let mut run = String::new();
+    let mut chars = glob.chars().peekable();
+    while let Some(c) = chars.next() {
+        let ends_run = match c {
+            '\\' => match chars.next() {
+                Some(e) => {
+                    run.push(e);
+                    false
+                }
+                None => true,
+            },
+            '*' => {
+                if chars.next_if_eq(&'*').is_some() {
+                    chars.next_if_eq(&'/');
+                }
+                true
+            }
+            '?' => true,
+            '[' | '{' => break,
+            c => {
+                run.push(c);
+                false
+            }
+        };
+        if ends_run && run.len() > best.len() {
+            best = std::mem::take(&mut run);
+        }
+        if ends_run {
+            run.clear();
+        }
+    }
+    if run.len() > best.len() {
+        best = run;
+    }
+    if IGNORE_CASE {
+        best.to_lowercase()
+    } else {
+        best
+    }
 }
 
 impl PathSet {
@@ -308,43 +388,34 @@ impl PathSet {
     /// The list without checking it now: for the built-in lists, which a
     /// test checks.
     pub fn unchecked<S: AsRef<str>>(globs: &[S]) -> PathSet {
-        PathSet {
-            patterns: globs.iter().map(|g| g.as_ref().to_string()).collect(),
-            set: OnceLock::new(),
+        let mut out = Vec::with_capacity(globs.len());
+        for g in globs {
+            let norm = normalize_path(g.as_ref(), None);
+            // `dir/**` names the directory too: `rm -rf ~/.aws` is a
+            // write to every file under it.
+            let dir = norm
+                .strip_suffix("/**")
+                .filter(|d| !d.contains('*'))
+                .map(str::to_string);
+            for pattern in std::iter::once(norm).chain(dir) {
+                out.push(PathGlob {
+                    literal: required_literal(&pattern),
+                    pattern,
+                    matcher: OnceLock::new(),
+                });
+            }
         }
+        PathSet { globs: out }
     }
 
-    /// Whether the normalised `path` matches. A list that fails to
-    /// compile matches everything: slower to use, never blind.
+    /// Whether the normalised `path` matches.
     pub fn matches(&self, path: &str) -> bool {
-        if self.patterns.is_empty() {
-            return false;
-        }
-        let set = self.set.get_or_init(|| {
-            let mut b = GlobSetBuilder::new();
-            for g in &self.patterns {
-                let norm = normalize_path(g, None);
-                // `dir/**` names the directory too: `rm -rf ~/.aws` is a
-                // write to every file under it.
-                let dir = norm
-                    .strip_suffix("/**")
-                    .filter(|d| !d.contains('*'))
-                    .map(str::to_string);
-                for pattern in std::iter::once(norm).chain(dir) {
-                    // macOS file systems ignore case: `~/.SSH/ID_RSA` is
-                    // the key.
-                    let glob = GlobBuilder::new(&pattern)
-                        .literal_separator(true)
-                        .backslash_escape(true)
-                        .case_insensitive(cfg!(target_os = "macos"))
-                        .build()
-                        .ok()?;
-                    b.add(glob);
-                }
-            }
-            b.build().ok()
-        });
-        set.as_ref().is_none_or(|s| s.is_match(path))
+        let folded = if IGNORE_CASE {
+            std::borrow::Cow::Owned(path.to_lowercase())
+        } else {
+            std::borrow::Cow::Borrowed(path)
+        };
+        self.globs.iter().any(|g| g.matches(path, &folded))
     }
 }
 
@@ -966,6 +1037,60 @@ fn strip_remote(op: &str) -> Option<&str> {
     }
 }
 
+/// Checks that `globs` as a [`PathSet`] match exactly what the same globs
+/// in one globset match, over paths made from the globs themselves (each
+/// wildcard filled in several ways, so every glob has paths it matches),
+/// the glob samples and everyday project paths.
+#[cfg(test)]
+pub(crate) fn assert_agrees_with_globset(globs: &[&str]) {
+    let mut b = globset::GlobSetBuilder::new();
+    let mut paths: Vec<String> = GLOB_SAMPLES.iter().map(|s| s.to_string()).collect();
+    paths.extend(
+        [
+            "src/main.rs",
+            "notes.txt",
+            "/work/app/src/lib.rs",
+            "~/code/app/README.md",
+            "/tmp/x",
+            "~",
+            "/",
+            ".",
+        ]
+        .map(String::from),
+    );
+    for g in globs {
+        let norm = normalize_path(g, None);
+        for pattern in
+            std::iter::once(norm.clone()).chain(norm.strip_suffix("/**").map(String::from))
+        {
+            b.add(
+                GlobBuilder::new(&pattern)
+                    .literal_separator(true)
+                    .backslash_escape(true)
+                    .case_insensitive(IGNORE_CASE)
+                    .build()
+                    .unwrap(),
+            );
+        }
+        for (deep, any, one) in [("", "", "x"), ("a/b/", "name", "y"), ("a/", "x.y", ".")] {
+            paths.push(
+                norm.replace("**/", deep)
+                    .replace("/**", &format!("/{deep}f"))
+                    .replace('*', any)
+                    .replace('?', one),
+            );
+        }
+    }
+    let set = b.build().unwrap();
+    let mine = PathSet::new(globs).unwrap();
+    let mut matched = 0;
+    for p in &paths {
+        assert_eq!(mine.matches(p), set.is_match(p), "{p}");
+        matched += usize::from(set.is_match(p));
+    }
+    assert!(matched >= globs.len(), "too few paths match: {matched}");
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1017,6 +1142,32 @@ mod tests {
             acc("sed -i s/a/b/ ~/.zshrc")[1],
             ("~/.zshrc".into(), Access::Write)
         );
+    }
+
+    #[test]
+    fn a_glob_is_compiled_behind_its_longest_literal_run() {
+        assert_eq!(required_literal("~/.ssh/id_*"), "~/.ssh/id_");
+        assert_eq!(required_literal("**/.env"), ".env");
+        assert_eq!(
+            required_literal("**/.claude/settings*.json"),
+            ".claude/settings"
+        );
+        assert_eq!(required_literal("~/.aws/**"), "~/.aws/");
+        assert_eq!(required_literal("a/**/bcd"), "bcd");
+        assert_eq!(required_literal("x\\*yz*"), "x*yz");
+        assert_eq!(required_literal("ab[cd]efghij"), "ab");
+        assert_eq!(required_literal("*"), "");
+        let set = PathSet::new(CREDENTIALS).unwrap();
+        assert!(!set.matches("src/main.rs"));
+        assert!(set.globs.iter().all(|g| g.matcher.get().is_none()));
+        assert!(set.matches("~/.ssh/id_ed25519"));
+    }
+
+    #[test]
+    fn the_default_lists_match_what_globset_matches() {
+        for list in [CREDENTIALS, PERSISTENCE, CONTROL, CONFIRM, NEVER] {
+            assert_agrees_with_globset(list);
+        }
     }
 
     #[test]
