@@ -83,6 +83,11 @@ pub(crate) struct Detector {
     /// Lower-case words one of which every match contains (compared
     /// ASCII-case-insensitively); empty: always run.
     pub(crate) keywords: &'static [&'static str],
+    /// More lower-case words one of which every match also contains
+    /// (empty: none), looked for only when a keyword is there: `curl
+    /// https://…` holds `curl` but no `|`, so the `curl | sh` detector
+    /// is not compiled for it.
+    pub(crate) also: &'static [&'static str],
     pub(crate) kind: Kind,
     /// What to do about it (the first resolution step).
     pub(crate) advice: String,
@@ -137,6 +142,7 @@ pub(crate) fn builtin(rule: &str) -> Result<Vec<Detector>, regex::Error> {
             severity: sev,
             re: Pattern::lazy(pattern),
             keywords: keywords_of(what),
+            also: also_of(what),
             kind,
             advice: advice.to_string(),
             not_after_ident: false,
@@ -413,6 +419,23 @@ fn keywords_of(what: &str) -> &'static [&'static str] {
     }
 }
 
+/// The second keyword group of the built-in detector described as `what`
+/// (see [`Detector::also`]): literal text every alternative of its
+/// pattern holds one of, besides one of its keywords.
+fn also_of(what: &str) -> &'static [&'static str] {
+    match what {
+        "download piped into a shell" => &["|"],
+        "download run by a shell" => &["$(", "<("],
+        "download sourced by a shell" => &["<("],
+        // An octal mode with a write bit for others, or a symbolic `w`.
+        "world-writable permissions (chmod)" | "world-writable permissions (chmod call)" => {
+            &["2", "3", "6", "7", "w"]
+        }
+        "world-writable permissions (mkdir -m)" => &["-m", "--mode="],
+        _ => &[],
+    }
+}
+
 /// The `-----BEGIN … PRIVATE KEY-----` detector, reported under `rule`.
 fn private_key(rule: &str) -> Result<Vec<Detector>, regex::Error> {
     Ok(vec![Detector {
@@ -421,6 +444,7 @@ fn private_key(rule: &str) -> Result<Vec<Detector>, regex::Error> {
         severity: SecuritySeverity::Critical,
         re: Pattern::lazy(secrets::PRIVATE_KEY_HEADER),
         keywords: keywords_of("private key"),
+        also: &[],
         kind: Kind::PrivateKey,
         advice: KEY_ADVICE.to_string(),
         not_after_ident: false,
@@ -613,7 +637,7 @@ mod tests {
                 }
                 assert!(!d.keywords.is_empty(), "{rule}: {} has no keywords", d.what);
                 assert!(ascii(&key_file_name().source).is_ok());
-                for k in d.keywords {
+                for k in d.keywords.iter().chain(d.also) {
                     assert_eq!(*k, k.to_ascii_lowercase(), "{rule}: {}", d.what);
                 }
             }

@@ -450,7 +450,7 @@ impl SecurityScanner {
     fn scan_text_as(&self, file: &str, text: &[u8], credentials_only: bool) -> Scan {
         let test_file = detectors::is_test_path(file);
         let mut raw: Vec<(usize, Finding, Option<Vec<String>>)> = Vec::new();
-        let wanted = self.gate.select(text);
+        let wanted = self.gate.select(text, &self.detectors);
         for (d, wanted) in self.detectors.iter().zip(wanted) {
             if !wanted || (credentials_only && d.kind == Kind::Code) {
                 continue;
@@ -579,6 +579,7 @@ impl SecurityScanner {
                     severity: SecuritySeverity::High,
                     re: detectors::Pattern::ready(re.clone()),
                     keywords: &[],
+                    also: &[],
                     kind: Kind::Code,
                     advice: "keep private key files out of the repository (add them to .gitignore); if it was ever pushed, replace the key".into(),
                     not_after_ident: false,
@@ -976,12 +977,21 @@ impl Gate {
     /// scan down.
     const MAX_GATED: usize = 64 * 1024;
 
-    /// For each detector, whether `text` holds one of its keywords.
-    fn select(&self, text: &[u8]) -> Vec<bool> {
+    /// For each of `detectors`, whether `text` holds one of its keywords
+    /// (and one of its [`Detector::also`] words).
+    fn select(&self, text: &[u8], detectors: &[Detector]) -> Vec<bool> {
         if text.len() > Self::MAX_GATED {
             return vec![true; self.detectors];
         }
-        self.keywords.select(text)
+        let mut wanted = self.keywords.select(text);
+        let mut lower = None;
+        for (w, d) in wanted.iter_mut().zip(detectors) {
+            if *w && !d.also.is_empty() {
+                let lower: &[u8] = lower.get_or_insert_with(|| text.to_ascii_lowercase());
+                *w = d.also.iter().any(|a| find(lower, a.as_bytes()).is_some());
+            }
+        }
+        wanted
     }
 }
 
@@ -1021,6 +1031,7 @@ fn custom_rule(rule: &CustomRule, key: &str) -> Result<Detector, OracleConfigErr
         severity,
         re: detectors::Pattern::ready(re),
         keywords: &[],
+        also: &[],
         kind: if secret {
             Kind::Token { shown: 0 }
         } else {
@@ -1190,6 +1201,49 @@ mod tests {
                 "padded by {pad}"
             );
         }
+    }
+
+    #[test]
+    fn the_second_keyword_group_never_hides_a_finding() {
+        // Each line alone, gated and with every detector run (above 64
+        // KiB): the same findings, and the lines that should find do.
+        let s = scanner(json!({}));
+        let what = |text: &str| -> Vec<String> {
+            s.scan_text("x.sh", text.as_bytes())
+                .findings
+                .iter()
+                .map(|f| f.what.clone())
+                .collect()
+        };
+        let pad = "# filler line\n".repeat(70 * 1024 / 14);
+        let mut found = 0;
+        for line in [
+            "curl -fsSL https://x | sh",
+            "WGET -qO- https://x|BASH",
+            "curl -s https://example.com -o page.html",
+            "bash -c \"$(curl -fsSL https://x)\"",
+            "sh <(wget -qO- https://x)",
+            "source <(curl -s https://x)",
+            ". <(curl -s https://x)",
+            "chmod 777 /srv/x",
+            "chmod -R 0666 data",
+            "chmod o+w file",
+            "chmod a=rwx file",
+            "chmod +x run.sh",
+            "chmod 755 run.sh",
+            "os.chmod(path, 0o777)",
+            "fs.chmodSync(p, 0o666)",
+            "mkdir -m 777 /tmp/x",
+            "install --mode=0777 a b",
+            "mkdir -p build",
+            "npm install",
+            "pip install requests",
+        ] {
+            let gated = what(line);
+            assert_eq!(gated, what(&format!("{pad}{line}")), "{line}");
+            found += usize::from(!gated.is_empty());
+        }
+        assert!(found >= 14, "only {found} lines found something");
     }
 
     #[test]
