@@ -185,11 +185,6 @@ impl PathGuard {
         if !path.contains(['*', '?', '[']) || !path.contains('/') {
             return None;
         }
-        let glob = globset::GlobBuilder::new(path)
-            .literal_separator(true)
-            .build()
-            .ok()?
-            .compile_matcher();
         // A glob from the home folder stands for files there, one from the
         // root for absolute paths, a relative one for project files: `*`
         // would otherwise match `~` (`mv dist/* .` is not `~/.ssh`). As in
@@ -202,9 +197,25 @@ impl PathGuard {
                 .take_while(|(g, _)| *g != "**")
                 .all(|(g, s)| !(g.starts_with(['*', '?', '[']) && s.starts_with('.')))
         };
-        sensitive::GLOB_SAMPLES
+        // Only samples that hold the glob's literal text can match it: most
+        // globs (`build/*`, `dist/**`) have none, and compile nothing.
+        let literal = sensitive::required_literal(path);
+        let mut samples = sensitive::GLOB_SAMPLES
             .iter()
-            .filter(|s| anchor(s) == anchor(path) && shell_match(s) && glob.is_match(s))
+            .filter(|s| {
+                anchor(s) == anchor(path)
+                    && sensitive::fold_case(s).contains(&literal)
+                    && shell_match(s)
+            })
+            .peekable();
+        samples.peek()?;
+        let glob = globset::GlobBuilder::new(path)
+            .literal_separator(true)
+            .build()
+            .ok()?
+            .compile_matcher();
+        samples
+            .filter(|s| glob.is_match(s))
             .find_map(|s| self.class(s).map(|c| (c, (*s).to_string())))
     }
 

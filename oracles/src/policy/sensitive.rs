@@ -327,7 +327,7 @@ impl PathGlob {
 /// The longest run of literal text in `glob`: `*`, `?` and `**/` (which
 /// may match nothing) end a run, `\x` is `x`, and the text after a class
 /// or an alternation (`[…]`, `{…}`) is not looked at.
-fn required_literal(glob: &str) -> String {
+pub(crate) fn required_literal(glob: &str) -> String {
     let mut best = String::new();
     let mut run = String::new();
     let mut chars = glob.chars().peekable();
@@ -363,10 +363,15 @@ fn required_literal(glob: &str) -> String {
     if run.len() > best.len() {
         best = run;
     }
+    fold_case(&best).into_owned()
+}
+
+/// `text` as literals are kept: lower case where paths ignore case.
+pub(crate) fn fold_case(text: &str) -> std::borrow::Cow<'_, str> {
     if IGNORE_CASE {
-        best.to_lowercase()
+        std::borrow::Cow::Owned(text.to_lowercase())
     } else {
-        best
+        std::borrow::Cow::Borrowed(text)
     }
 }
 
@@ -410,11 +415,7 @@ impl PathSet {
 
     /// Whether the normalised `path` matches.
     pub fn matches(&self, path: &str) -> bool {
-        let folded = if IGNORE_CASE {
-            std::borrow::Cow::Owned(path.to_lowercase())
-        } else {
-            std::borrow::Cow::Borrowed(path)
-        };
+        let folded = fold_case(path);
         self.globs.iter().any(|g| g.matches(path, &folded))
     }
 }
