@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """Cold hook calls of several ahp builds, interleaved in one run.
 
-    bench/compare_builds.py [--runs N] NAME=PATH/TO/AHP [NAME=PATH ...]
+    bench/compare_builds.py [--runs N] [--command CMD] NAME=PATH/TO/AHP [NAME=PATH ...]
 
 Sets up hook_latency.sh's two projects (bench/fixtures/project: A has 10
 built-in oracle entries and a HOOK.md hook that does not match a shell
 call; B adds `check-shell`, a bash hook that does), then spawns, round after
 round, `/bin/true`, the bash script alone, and every build on A and on B,
-each with the payload file as stdin (posix_spawn, no shell). Interleaving
+each with the payload file as stdin (posix_spawn, no shell): a Bash tool
+call of `ls -la src`, or of `--command`. Interleaving
 spreads the machine's drift over all commands alike, so the ratios between
 them hold even when absolute times move. Each build is copied first (as
 `cargo install` does) and gets its own cache directory, so that older
@@ -36,7 +37,7 @@ ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = ROOT / "bench" / "fixtures" / "project"
 
 
-def payload(work: Path, project: Path) -> str:
+def payload(work: Path, project: Path, command: str) -> str:
     return json.dumps(
         {
             "session_id": "bench",
@@ -45,13 +46,13 @@ def payload(work: Path, project: Path) -> str:
             "permission_mode": "default",
             "hook_event_name": "PreToolUse",
             "tool_name": "Bash",
-            "tool_input": {"command": "ls -la src", "description": "List files"},
+            "tool_input": {"command": command, "description": "Run a command"},
             "tool_use_id": "toolu_bench",
         }
     ) + "\n"
 
 
-def setup(work: Path) -> dict:
+def setup(work: Path, command: str = "ls -la src") -> dict:
     home = work / "home"
     home.mkdir()
     projects = {}
@@ -61,7 +62,7 @@ def setup(work: Path) -> dict:
         shutil.copytree(FIXTURE / ".ahp", p / ".ahp")
         for h in hooks:
             shutil.copytree(FIXTURE / ".agents" / "hooks" / h, p / ".agents" / "hooks" / h)
-        (work / f"{name}.json").write_text(payload(work, p))
+        (work / f"{name}.json").write_text(payload(work, p, command))
         projects[name] = p
     return {"home": home, **projects}
 
@@ -116,6 +117,12 @@ def _spawn_in(argv, cwd, env, fd, devnull):
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--runs", type=int, default=300, help="rounds measured (after 20 warm-up rounds)")
+    ap.add_argument(
+        "--command",
+        default="ls -la src",
+        help="the shell command of the payload (the budget is judged on the default; "
+        "others show what a command's own rules cost, e.g. 'echo hi > notes.txt')",
+    )
     ap.add_argument("builds", nargs="+", metavar="NAME=PATH", help="an ahp binary and the name to report it by")
     args = ap.parse_args()
     if args.runs < 1:
@@ -131,7 +138,7 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        s = setup(work)
+        s = setup(work, args.command)
         home = s["home"]
         script = s["b"] / ".agents/hooks/check-shell/scripts/run"
         base_env = env_for(work, home, work / "cache-none")

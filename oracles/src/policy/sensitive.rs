@@ -285,10 +285,12 @@ pub enum Access {
 /// A glob list. Each glob is compiled the first time a path holds its
 /// longest literal run (`~/.ssh/` for `~/.ssh/id_*`): every path it
 /// matches holds that text, and most paths a call names hold none, so a
-/// call that writes `src/main.rs` compiles nothing.
+/// call that writes `src/main.rs` compiles nothing. The list itself is
+/// prepared at the first path, since most calls name none.
 #[derive(Debug, Clone)]
 pub struct PathSet {
-    globs: Vec<PathGlob>,
+    patterns: Vec<String>,
+    globs: OnceLock<Vec<PathGlob>>,
 }
 
 #[derive(Debug, Clone)]
@@ -393,30 +395,39 @@ impl PathSet {
     /// The list without checking it now: for the built-in lists, which a
     /// test checks.
     pub fn unchecked<S: AsRef<str>>(globs: &[S]) -> PathSet {
-        let mut out = Vec::with_capacity(globs.len());
-        for g in globs {
-            let norm = normalize_path(g.as_ref(), None);
-            // `dir/**` names the directory too: `rm -rf ~/.aws` is a
-            // write to every file under it.
-            let dir = norm
-                .strip_suffix("/**")
-                .filter(|d| !d.contains('*'))
-                .map(str::to_string);
-            for pattern in std::iter::once(norm).chain(dir) {
-                out.push(PathGlob {
-                    literal: required_literal(&pattern),
-                    pattern,
-                    matcher: OnceLock::new(),
-                });
-            }
+        PathSet {
+            patterns: globs.iter().map(|g| g.as_ref().to_string()).collect(),
+            globs: OnceLock::new(),
         }
-        PathSet { globs: out }
+    }
+
+    fn globs(&self) -> &[PathGlob] {
+        self.globs.get_or_init(|| {
+            let mut out = Vec::with_capacity(self.patterns.len());
+            for g in &self.patterns {
+                let norm = normalize_path(g, None);
+                // `dir/**` names the directory too: `rm -rf ~/.aws` is a
+                // write to every file under it.
+                let dir = norm
+                    .strip_suffix("/**")
+                    .filter(|d| !d.contains('*'))
+                    .map(str::to_string);
+                for pattern in std::iter::once(norm).chain(dir) {
+                    out.push(PathGlob {
+                        literal: required_literal(&pattern),
+                        pattern,
+                        matcher: OnceLock::new(),
+                    });
+                }
+            }
+            out
+        })
     }
 
     /// Whether the normalised `path` matches.
     pub fn matches(&self, path: &str) -> bool {
         let folded = fold_case(path);
-        self.globs.iter().any(|g| g.matches(path, &folded))
+        self.globs().iter().any(|g| g.matches(path, &folded))
     }
 }
 
@@ -1160,7 +1171,7 @@ mod tests {
         assert_eq!(required_literal("*"), "");
         let set = PathSet::new(CREDENTIALS).unwrap();
         assert!(!set.matches("src/main.rs"));
-        assert!(set.globs.iter().all(|g| g.matcher.get().is_none()));
+        assert!(set.globs().iter().all(|g| g.matcher.get().is_none()));
         assert!(set.matches("~/.ssh/id_ed25519"));
     }
 
