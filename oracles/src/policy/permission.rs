@@ -696,14 +696,15 @@ type Keywords = &'static [&'static [&'static str]];
 /// pattern matches holds one word of each group, in every alternative.
 fn builtin_keywords(id: &str) -> Keywords {
     match id {
-        "rm-rf-root" => &[&["rm"], &["/"]],
+        // Each needs a recursive flag (`-r`, `-rf`, `--recursive`): a `-`.
+        "rm-rf-root" => &[&["rm"], &["-"], &["/"]],
         // `~`, `$HOME`, `${HOME}`.
-        "rm-rf-home" => &[&["rm"], &["~", "home"]],
+        "rm-rf-home" => &[&["rm"], &["-"], &["~", "home"]],
         // `.`, `..`, `*`, `.*`.
-        "rm-rf-cwd" => &[&["rm"], &[".", "*"]],
+        "rm-rf-cwd" => &[&["rm"], &["-"], &[".", "*"]],
         "disk-format" | "disk-overwrite" => &[&["/dev/"]],
         "fork-bomb" => &[&["{"], &["|"], &["&"]],
-        "perms-root" => &[&["chmod", "chown", "chgrp"], &["/"]],
+        "perms-root" => &[&["chmod", "chown", "chgrp"], &["-"], &["/"]],
         "sql-drop" => &[&["drop"]],
         "sql-truncate" => &[&["truncate"]],
         // `--force`, `-f`, `+refspec`.
@@ -1356,6 +1357,8 @@ mod tests {
         "npm install",
         "rm -rf target",
         "rm -rf ./target",
+        "rm a.txt ./b.txt /tmp/c",
+        "rm --recursive /",
         "rm -rf ~",
         "rm -fr \"${HOME}\"",
         "rm -r -f $HOME/",
