@@ -589,7 +589,9 @@ fn how_named(cmd: &SimpleCommand) -> String {
 }
 
 /// The files `cmd` writes literal text into, with that text: `echo`/
-/// `printf` redirected to a file, or `tee FILE` fed by one.
+/// `printf` redirected to a file, `tee FILE` fed by one, or a
+/// `package.json` script set by `npm pkg set scripts.NAME=…` (`npm
+/// set-script NAME …`), which npm runs at the next install or `npm run`.
 fn shell_written_text(model: &Shell, cmd: &SimpleCommand) -> Vec<(String, String)> {
     let printed = |c: &SimpleCommand| -> Option<String> {
         matches!(c.name.as_str(), "echo" | "printf").then(|| {
@@ -616,6 +618,22 @@ fn shell_written_text(model: &Shell, cmd: &SimpleCommand) -> Vec<(String, String
         return cmd
             .operands()
             .map(|f| (cmd.resolve(f), text.clone()))
+            .collect();
+    }
+    if matches!(cmd.name.as_str(), "npm" | "pnpm") {
+        let words: Vec<&str> = cmd.args.iter().map(String::as_str).collect();
+        let scripts: Vec<String> = match words.as_slice() {
+            ["pkg", "set", rest @ ..] => rest
+                .iter()
+                .filter_map(|w| w.strip_prefix("scripts."))
+                .filter_map(|w| w.split_once('=').map(|(_, v)| v.to_string()))
+                .collect(),
+            ["set-script", _, script, ..] => vec![script.to_string()],
+            _ => Vec::new(),
+        };
+        return scripts
+            .into_iter()
+            .map(|text| (cmd.resolve("package.json"), text))
             .collect();
     }
     Vec::new()

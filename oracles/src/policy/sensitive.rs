@@ -431,6 +431,34 @@ impl PathSet {
     }
 }
 
+/// Whether a `git init` or `git clone` (options before the subcommand
+/// removed) takes a template folder.
+fn git_template(git: &SimpleCommand) -> bool {
+    git.args
+        .iter()
+        .any(|a| a == "--template" || a.starts_with("--template="))
+}
+
+/// The folder of `git --work-tree DIR` (or `--work-tree=DIR`), given before
+/// the subcommand.
+fn git_work_tree(cmd: &SimpleCommand) -> Option<&str> {
+    let mut args = cmd.args.iter();
+    while let Some(a) = args.next() {
+        if let Some(dir) = a.strip_prefix("--work-tree=") {
+            return Some(dir);
+        }
+        match a.as_str() {
+            "--work-tree" => return args.next().map(String::as_str),
+            "-C" | "-c" | "--git-dir" | "--namespace" | "--config-env" => {
+                args.next();
+            }
+            a if a.starts_with('-') => {}
+            _ => return None,
+        }
+    }
+    None
+}
+
 /// Commands that look at a path's name or metadata, or use a credential
 /// for what it is for, without revealing its content.
 const META: &[&str] = &[
@@ -514,6 +542,61 @@ pub fn accesses(cmd: &SimpleCommand) -> Vec<(String, Access)> {
         if let Some(dest) = dest.filter(|d| !d.is_empty()) {
             out.push((path(&format!("{dest}/**")), Access::Write));
             out.push((path(&dest), Access::Write));
+            if git_template(git) {
+                out.push((path(&format!("{dest}/.git/hooks")), Access::Write));
+            }
+        }
+    }
+    if name == "git" {
+        let sub = git.args.first().map(String::as_str);
+        // `git init --template=DIR` copies DIR's hooks into the new
+        // repository, unread: a hook put in place.
+        if sub == Some("init") && git_template(git) {
+            let dir = git
+                .args
+                .iter()
+                .skip(1)
+                .scan(false, |value, a| {
+                    let takes_value = matches!(
+                        a.as_str(),
+                        "--template"
+                            | "-b"
+                            | "--initial-branch"
+                            | "--separate-git-dir"
+                            | "--object-format"
+                            | "--ref-format"
+                    );
+                    let skip = std::mem::replace(value, takes_value);
+                    Some((!skip && !a.starts_with('-')).then_some(a))
+                })
+                .flatten()
+                .last()
+                .map_or(".", |d| d.as_str());
+            out.push((path(&format!("{dir}/.git/hooks")), Access::Write));
+        }
+        // `git --work-tree=DIR checkout …` writes DIR's files, wherever DIR
+        // is (`--work-tree=$HOME checkout -- .bashrc`).
+        if matches!(
+            sub,
+            Some(
+                "checkout"
+                    | "restore"
+                    | "reset"
+                    | "switch"
+                    | "pull"
+                    | "merge"
+                    | "rebase"
+                    | "stash"
+                    | "read-tree"
+                    | "checkout-index"
+                    | "apply"
+                    | "am"
+                    | "cherry-pick"
+                    | "revert"
+            )
+        ) && let Some(tree) = git_work_tree(cmd)
+        {
+            out.push((path(&format!("{tree}/**")), Access::Write));
         }
     }
     if META.contains(&name) {
