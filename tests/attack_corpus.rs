@@ -849,3 +849,28 @@ fn git_writes_where_its_work_tree_and_template_say() {
         ],
     );
 }
+
+/// Throwing away the working tree's changes asks, with its own reason and
+/// id (a user turns it off by that id, not with the history rules).
+#[test]
+fn discarding_every_change_asks_for_what_it_is() {
+    let sb = Sandbox::new();
+    for command in ["git restore .", "git checkout -- ."] {
+        let out = sb
+            .claude_pre_tool("s", "Bash", json!({"command": command}))
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(decision(&stdout), "prompt", "{command}");
+        assert!(stdout.contains("git-discard"), "{command}: {stdout}");
+        assert!(stdout.contains("uncommitted change"), "{command}: {stdout}");
+        assert!(!stdout.contains("remote"), "{command}: {stdout}");
+    }
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:\n  pre-tool-use:\n    - oracle: PermissionChecker\n      config: {except: [git-discard]}\n",
+    );
+    sb.trust();
+    assert_shell(&sb, "allow", &["git restore ."]);
+    assert_shell(&sb, "prompt", &["git push --force origin main"]);
+}

@@ -21,7 +21,8 @@
 //! | `remote-code` | block | downloaded or decoded text run by a shell or interpreter: `curl … \| sh`, `base64 -d \| bash`, `bash <(curl …)`, `sh -c "$(curl …)"`, `eval "$(wget -O- …)"`, `source <(curl …)` |
 //! | `install-from-url` | block | `pip install git+…`/`https://…`, `npm install github:…`/`git+…`/`https://…`, `cargo install --git` |
 //! | `exfiltration` | block | a network tool fed by an archive or read of the home directory or a system directory, by the environment (`env \| curl -d @-`), or sending such a directory (`scp -r ~ host:`) |
-//! | `git-history-rewrite` | prompt | `git push --force`/`--mirror`/`--delete`, `git push origin :branch` or `+ref`, `git filter-repo`/`filter-branch`, `git checkout -- .` |
+//! | `git-history-rewrite` | prompt | `git push --force`/`--mirror`/`--delete`, `git push origin :branch` or `+ref`, `git filter-repo`/`filter-branch` |
+//! | `git-discard` | prompt | `git checkout -- .`, `git restore .`: every uncommitted change thrown away |
 //! | `project-delete` | prompt | recursive `rm` of the project's sources or `.git` (not of build output such as `target/`, `node_modules/`, `dist/`), or of a path built from an unset variable (`"$DIR/"*`) |
 //! | `cloud-destroy` | block | `kubectl delete` of namespaces, volumes or `--all`; `helm uninstall` in production; `terraform destroy -auto-approve`; `aws s3 rm --recursive`/`rb --force`, `aws … delete-*`/`terminate-*`, `gcloud … delete`, `az … delete`; `redis-cli FLUSHALL`; `dropDatabase()`; `rails db:drop` |
 //! | `local-reset` | prompt | `docker system prune --volumes`, `prisma migrate reset`, `docker volume prune` |
@@ -67,6 +68,7 @@ pub const IDS: &[&str] = &[
     "install-from-url",
     "exfiltration",
     "git-history-rewrite",
+    "git-discard",
     "project-delete",
     "cloud-destroy",
     "local-reset",
@@ -160,6 +162,11 @@ fn hit(id: &'static str) -> Hit {
             false,
             "rewrites or deletes history on the remote",
             "push without force; if history really must be rewritten, use `--force-with-lease` on a branch you own",
+        ),
+        "git-discard" => (
+            false,
+            "throws away every uncommitted change in the working tree",
+            "`git stash` first, or restore only the files you mean (`git restore src/main.rs`)",
         ),
         "project-delete" => (
             false,
@@ -1240,23 +1247,27 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
                 if cmd
                     .args
                     .iter()
-                    .any(|a| a == "filter-repo" || a == "filter-branch")
-                    // Throwing away every uncommitted change, which
-                    // `git restore --staged .` (it only unstages) does not.
-                    || (cmd.args.first().is_some_and(|a| a == "checkout")
-                        || cmd.args.first().is_some_and(|a| a == "restore")
-                            && (!cmd.has_flag(Some('S'), &["staged"])
-                                || cmd.has_flag(Some('W'), &["worktree"])))
-                        && (cmd
-                            .args
-                            .iter()
-                            .skip_while(|a| *a != "--")
-                            .skip(1)
-                            .any(|a| a == "." || a == "*")
-                            || cmd.args.first().is_some_and(|a| a == "restore")
-                                && ops.iter().any(|o| o == ".")) =>
+                    .any(|a| a == "filter-repo" || a == "filter-branch") =>
             {
                 add("git-history-rewrite");
+            }
+            // Throwing away every uncommitted change, which `git restore
+            // --staged .` (it only unstages) does not.
+            "git"
+                if (cmd.args.first().is_some_and(|a| a == "checkout")
+                    || cmd.args.first().is_some_and(|a| a == "restore")
+                        && (!cmd.has_flag(Some('S'), &["staged"])
+                            || cmd.has_flag(Some('W'), &["worktree"])))
+                    && (cmd
+                        .args
+                        .iter()
+                        .skip_while(|a| *a != "--")
+                        .skip(1)
+                        .any(|a| a == "." || a == "*")
+                        || cmd.args.first().is_some_and(|a| a == "restore")
+                            && ops.iter().any(|o| o == ".")) =>
+            {
+                add("git-discard");
             }
             "git"
                 if cmd.args.first().is_some_and(|a| a == "config") && git_config_runs_code(cmd) =>
