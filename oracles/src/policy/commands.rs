@@ -23,6 +23,7 @@
 //! | `exfiltration` | block | a network tool fed by an archive or read of the home directory or a system directory, by the environment (`env \| curl -d @-`), or sending such a directory (`scp -r ~ host:`) |
 //! | `git-history-rewrite` | prompt | `git push --force`/`--mirror`/`--delete`, `git push origin :branch` or `+ref`, `git filter-repo`/`filter-branch` |
 //! | `git-discard` | prompt | `git checkout -- .`, `git restore .`: every uncommitted change thrown away |
+//! | `git-config-code` | block | `git -c core.pager='sh -c …'`, `-c alias.x='!…'`, `-c core.hooksPath=/tmp/h`: a program git runs, set for one command |
 //! | `project-delete` | prompt | recursive `rm` of the project's sources or `.git` (not of build output such as `target/`, `node_modules/`, `dist/`), or of a path built from an unset variable (`"$DIR/"*`) |
 //! | `cloud-destroy` | block | `kubectl delete` of namespaces, volumes or `--all`; `helm uninstall` in production; `terraform destroy -auto-approve`; `aws s3 rm --recursive`/`rb --force`, `aws … delete-*`/`terminate-*`, `gcloud … delete`, `az … delete`; `redis-cli FLUSHALL`; `dropDatabase()`; `rails db:drop` |
 //! | `local-reset` | prompt | `docker system prune --volumes`, `prisma migrate reset`, `docker volume prune` |
@@ -69,6 +70,7 @@ pub const IDS: &[&str] = &[
     "exfiltration",
     "git-history-rewrite",
     "git-discard",
+    "git-config-code",
     "project-delete",
     "cloud-destroy",
     "local-reset",
@@ -167,6 +169,11 @@ fn hit(id: &'static str) -> Hit {
             false,
             "throws away every uncommitted change in the working tree",
             "`git stash` first, or restore only the files you mean (`git restore src/main.rs`)",
+        ),
+        "git-config-code" => (
+            true,
+            "runs a program git takes from a setting given on its command line (`-c core.pager=…`, `-c alias.x=!…`, `-c core.hooksPath=DIR`), code ahp cannot read",
+            "run the git command without `-c` settings that name programs; if a pager or hook is needed, ask the user to configure it",
         ),
         "project-delete" => (
             false,
@@ -537,6 +544,9 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
         }
     };
     for cmd in &shell.commands {
+        if git_inline_config_runs_code(cmd) {
+            add("git-config-code");
+        }
         // `git -C dir -c k=v config …` is `git config …` to the rules.
         let bare_git;
         let cmd = match without_git_options(cmd) {
@@ -1705,6 +1715,13 @@ fn git_config_runs_code(cmd: &SimpleCommand) -> bool {
     let (Some(key), Some(value)) = (words.first(), words.get(1)) else {
         return false;
     };
+    git_setting_runs_code(key, value, global)
+}
+
+/// Whether git runs code from the setting `key` = `value` (see
+/// [`git_config_runs_code`]); `global` when it holds beyond the repository
+/// (or for the command at hand: `git -c`).
+fn git_setting_runs_code(key: &str, value: &str, global: bool) -> bool {
     let key = key.to_ascii_lowercase();
     let program = value.split_whitespace().next().unwrap_or("");
     let first = program.rsplit('/').next().unwrap_or(program);
@@ -1729,7 +1746,7 @@ fn git_config_runs_code(cmd: &SimpleCommand) -> bool {
     let last = key.rsplit('.').next().unwrap_or("");
     match key.as_str() {
         "core.hookspath" => value.starts_with('/') || value.starts_with('~'),
-        "core.fsmonitor" => !matches!(*value, "true" | "false"),
+        "core.fsmonitor" => !matches!(value, "true" | "false"),
         "core.sshcommand" => !(plain_text && first == "ssh"),
         "core.pager"
         | "core.editor"
@@ -1755,6 +1772,37 @@ fn git_config_runs_code(cmd: &SimpleCommand) -> bool {
             _ => false,
         },
     }
+}
+
+/// Whether a `git -c KEY=VALUE …` sets, for this one command, a setting
+/// git runs code from (`-c core.pager='sh -c …'`, `-c alias.x='!curl …'`,
+/// `-c core.hooksPath=/tmp/h`): code the rules never see as a command.
+/// `-c core.hooksPath=/dev/null`, which runs no hook, does not.
+fn git_inline_config_runs_code(cmd: &SimpleCommand) -> bool {
+    if cmd.name != "git" {
+        return false;
+    }
+    let mut args = cmd.args.iter().map(String::as_str);
+    while let Some(a) = args.next() {
+        match a {
+            "-c" => {
+                let Some((key, value)) = args.next().and_then(|kv| kv.split_once('=')) else {
+                    continue;
+                };
+                if !(key.eq_ignore_ascii_case("core.hooksPath") && value == "/dev/null")
+                    && git_setting_runs_code(key, value, true)
+                {
+                    return true;
+                }
+            }
+            "-C" | "--git-dir" | "--work-tree" | "--namespace" | "--config-env" => {
+                args.next();
+            }
+            a if a.starts_with('-') => {}
+            _ => return false,
+        }
+    }
+    false
 }
 
 /// A `git` command with the options before its subcommand removed (`git

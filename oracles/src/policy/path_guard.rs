@@ -621,15 +621,25 @@ fn shell_written_text(model: &Shell, cmd: &SimpleCommand) -> Vec<(String, String
             .collect();
     }
     if matches!(cmd.name.as_str(), "npm" | "pnpm") {
+        // After npm's own options (`npm --prefix sub pkg set …`).
         let words: Vec<&str> = cmd.args.iter().map(String::as_str).collect();
-        let scripts: Vec<String> = match words.as_slice() {
-            ["pkg", "set", rest @ ..] => rest
+        let at = |verb: &[&str]| words.windows(verb.len()).position(|w| w == verb);
+        let scripts: Vec<String> = if let Some(i) = at(&["pkg", "set"]) {
+            // `scripts.NAME=…`, or `--json 'scripts={…}'` (its text holds
+            // the commands, quoted).
+            words[i + 2..]
                 .iter()
-                .filter_map(|w| w.strip_prefix("scripts."))
+                .filter(|w| w.starts_with("scripts.") || w.starts_with("scripts="))
                 .filter_map(|w| w.split_once('=').map(|(_, v)| v.to_string()))
-                .collect(),
-            ["set-script", _, script, ..] => vec![script.to_string()],
-            _ => Vec::new(),
+                .collect()
+        } else if let Some(i) = at(&["set-script"]) {
+            words
+                .get(i + 2)
+                .map(|s| s.to_string())
+                .into_iter()
+                .collect()
+        } else {
+            Vec::new()
         };
         return scripts
             .into_iter()
