@@ -23,7 +23,7 @@
 //! | `exfiltration` | block | a network tool fed by an archive or read of the home directory or a system directory, by the environment (`env \| curl -d @-`), or sending such a directory (`scp -r ~ host:`) |
 //! | `git-history-rewrite` | prompt | `git push --force`/`--mirror`/`--delete`, `git push origin :branch` or `+ref`, `git filter-repo`/`filter-branch` |
 //! | `git-discard` | prompt | `git checkout -- .`, `git restore .`: every uncommitted change thrown away |
-//! | `git-config-code` | block | `git -c core.pager='sh -c …'`, `-c alias.x='!…'`, `-c core.hooksPath=/tmp/h`: a program git runs, set for one command |
+//! | `git-config-code` | block | `git -c core.pager='sh -c …'`, `-c alias.x='!…'`, `-c core.hooksPath=/tmp/h`, `GIT_PAGER=…`, `GIT_SSH_COMMAND=…`: a program git runs, set for one command |
 //! | `project-delete` | prompt | recursive `rm` of the project's sources or `.git` (not of build output such as `target/`, `node_modules/`, `dist/`), or of a path built from an unset variable (`"$DIR/"*`) |
 //! | `cloud-destroy` | block | `kubectl delete` of namespaces, volumes or `--all`; `helm uninstall` in production; `terraform destroy -auto-approve`; `aws s3 rm --recursive`/`rb --force`, `aws … delete-*`/`terminate-*`, `gcloud … delete`, `az … delete`; `redis-cli FLUSHALL`; `dropDatabase()`; `rails db:drop` |
 //! | `local-reset` | prompt | `docker system prune --volumes`, `prisma migrate reset`, `docker volume prune` |
@@ -1777,10 +1777,36 @@ fn git_setting_runs_code(key: &str, value: &str, global: bool) -> bool {
 /// Whether a `git -c KEY=VALUE …` sets, for this one command, a setting
 /// git runs code from (`-c core.pager='sh -c …'`, `-c alias.x='!curl …'`,
 /// `-c core.hooksPath=/tmp/h`): code the rules never see as a command.
+/// The environment variables git reads as settings count the same
+/// (`GIT_PAGER=…`, `GIT_SSH_COMMAND=…`, `GIT_CONFIG_KEY_0`/`VALUE_0`).
 /// `-c core.hooksPath=/dev/null`, which runs no hook, does not.
 fn git_inline_config_runs_code(cmd: &SimpleCommand) -> bool {
     if cmd.name != "git" {
         return false;
+    }
+    let runs = |key: &str, value: &str| {
+        !(key.eq_ignore_ascii_case("core.hooksPath") && value == "/dev/null")
+            && git_setting_runs_code(key, value, true)
+    };
+    for (var, value) in &cmd.env {
+        let key = match var.as_str() {
+            "GIT_PAGER" | "PAGER" => "core.pager",
+            "GIT_EDITOR" => "core.editor",
+            "GIT_SEQUENCE_EDITOR" => "sequence.editor",
+            "GIT_SSH_COMMAND" | "GIT_SSH" => "core.sshCommand",
+            "GIT_EXTERNAL_DIFF" => "diff.external",
+            "GIT_ASKPASS" => "core.askPass",
+            v => match v.strip_prefix("GIT_CONFIG_VALUE_") {
+                Some(n) => match cmd.env.get(&format!("GIT_CONFIG_KEY_{n}")) {
+                    Some(k) => k.as_str(),
+                    None => continue,
+                },
+                None => continue,
+            },
+        };
+        if runs(key, value) {
+            return true;
+        }
     }
     let mut args = cmd.args.iter().map(String::as_str);
     while let Some(a) = args.next() {
@@ -1789,9 +1815,7 @@ fn git_inline_config_runs_code(cmd: &SimpleCommand) -> bool {
                 let Some((key, value)) = args.next().and_then(|kv| kv.split_once('=')) else {
                     continue;
                 };
-                if !(key.eq_ignore_ascii_case("core.hooksPath") && value == "/dev/null")
-                    && git_setting_runs_code(key, value, true)
-                {
+                if runs(key, value) {
                     return true;
                 }
             }
