@@ -1723,8 +1723,6 @@ fn git_config_runs_code(cmd: &SimpleCommand) -> bool {
 /// (or for the command at hand: `git -c`).
 fn git_setting_runs_code(key: &str, value: &str, global: bool) -> bool {
     let key = key.to_ascii_lowercase();
-    let program = value.split_whitespace().next().unwrap_or("");
-    let first = program.rsplit('/').next().unwrap_or(program);
     let scratch = ["/tmp", "/var/tmp", "/dev/shm"]
         .iter()
         .any(|d| value.starts_with(d));
@@ -1732,28 +1730,77 @@ fn git_setting_runs_code(key: &str, value: &str, global: bool) -> bool {
     let plain_text =
         !shell_syntax && !scratch && !value.starts_with("./") && !value.starts_with("~/.");
     // A program by name, or from a system folder (`/usr/bin/gpg2`), not a
-    // script of the user's (`~/pager.sh`, `.cache/p`).
-    let installed = !program.contains('/')
-        || ["/usr/", "/bin/", "/sbin/", "/opt/", "/snap/", "/nix/"]
-            .iter()
-            .any(|d| program.starts_with(d));
-    let plain_program = plain_text
-        && installed
-        && !is_shell_or_interpreter(first)
-        && !FETCHERS.contains(&first)
-        && !SENDERS.contains(&first);
+    // script of the user's (`~/pager.sh`, `.cache/p`), a shell, or a
+    // program that runs another (`env sh`, `timeout 9 bash`).
+    let plain = |command: &str| {
+        let command = command.trim();
+        let program = command.split_whitespace().next().unwrap_or("");
+        let first = program.rsplit('/').next().unwrap_or(program);
+        let installed = !program.contains('/')
+            || ["/usr/", "/bin/", "/sbin/", "/opt/", "/snap/", "/nix/"]
+                .iter()
+                .any(|d| program.starts_with(d));
+        !command.contains([';', '|', '&', '$', '`', '(', ')', '<', '>', '!'])
+            && !command.starts_with("./")
+            && !command.starts_with("~/.")
+            && !["/tmp", "/var/tmp", "/dev/shm"]
+                .iter()
+                .any(|d| command.starts_with(d))
+            && installed
+            && !is_shell_or_interpreter(first)
+            && !FETCHERS.contains(&first)
+            && !SENDERS.contains(&first)
+            && !RUNS_ANOTHER.contains(&first)
+    };
+    // `!gh auth git-credential`, as `gh auth setup-git` writes it, is a
+    // shell command, judged like a program (gh, which can send files, is
+    // the helper here).
+    let credential_helper = |value: &str| {
+        let command = value.strip_prefix('!').unwrap_or(value).trim();
+        plain(command)
+            || command
+                .strip_prefix("gh auth git-credential")
+                .or_else(|| command.strip_prefix("/usr/bin/gh auth git-credential"))
+                .is_some_and(|rest| !rest.contains(['|', ';', '&', '$', '`', '<', '>']))
+    };
+    // A pipe of plain programs is one too (`diff-so-fancy | less -RFX`).
+    let plain_program = value.split('|').all(plain);
+    let first = value
+        .split_whitespace()
+        .next()
+        .map_or("", |p| p.rsplit('/').next().unwrap_or(p));
     let part = |i: usize| key.split('.').nth(i).unwrap_or("");
     let last = key.rsplit('.').next().unwrap_or("");
     match key.as_str() {
-        "core.hookspath" => value.starts_with('/') || value.starts_with('~'),
-        "core.fsmonitor" => !matches!(value, "true" | "false"),
-        "core.sshcommand" => !(plain_text && first == "ssh"),
+        "core.hookspath" => {
+            value.starts_with('/')
+                || value.starts_with('~')
+                || value.contains("..")
+                || value.contains('$')
+        }
+        "core.fsmonitor" => !matches!(
+            value.to_ascii_lowercase().as_str(),
+            "true" | "false" | "yes" | "no" | "on" | "off" | "1" | "0" | ""
+        ),
+        "core.sshcommand" => {
+            let lower = value.to_ascii_lowercase();
+            !(plain_text && first == "ssh")
+                || lower.contains("proxycommand")
+                || lower.contains("localcommand")
+        }
+        "credential.helper" => !credential_helper(value),
+        "protocol.ext.allow" => value != "never",
+        "protocol.allow" => value == "always",
+        "core.alternaterefscommand"
+        | "sendemail.sendmailcmd"
+        | "imap.tunnel"
+        | "gpg.ssh.defaultkeycommand"
+        | "uploadpack.packobjectshook" => !plain_program,
         "core.pager"
         | "core.editor"
         | "core.askpass"
         | "core.gitproxy"
         | "diff.external"
-        | "credential.helper"
         | "sequence.editor"
         | "gpg.program"
         | "interactive.difffilter" => !plain_program,
@@ -1762,12 +1809,16 @@ fn git_setting_runs_code(key: &str, value: &str, global: bool) -> bool {
         k if k.starts_with("alias.") => value.starts_with('!') && global,
         k if k.starts_with("filter.") => global || !plain_program,
         _ => match (part(0), last) {
+            ("credential", "helper") => !credential_helper(value),
             ("pager", _)
             | ("gpg", "program")
-            | ("credential", "helper")
             | ("diff", "textconv" | "command")
             | ("merge", "driver")
+            | ("mergetool" | "difftool", "cmd" | "path")
+            | ("trailer", "command" | "cmd")
+            | ("browser" | "man" | "guitool", "cmd" | "path")
             | ("remote", "uploadpack" | "receivepack") => !plain_program,
+            ("submodule", "update") => value.starts_with('!'),
             ("includeif", "path") => shell_syntax || scratch,
             _ => false,
         },
@@ -1788,10 +1839,36 @@ fn git_inline_config_runs_code(cmd: &SimpleCommand) -> bool {
         !(key.eq_ignore_ascii_case("core.hooksPath") && value == "/dev/null")
             && git_setting_runs_code(key, value, true)
     };
+    if cmd
+        .env
+        .get("GIT_ALLOW_PROTOCOL")
+        .is_some_and(|p| p.contains("ext"))
+    {
+        return true;
+    }
+    if let Some(params) = cmd.env.get("GIT_CONFIG_PARAMETERS") {
+        // `'core.pager'='sh -c id'` or `'core.pager=sh -c id'`, one or more.
+        let quoted: Vec<&str> = params.split('\'').skip(1).step_by(2).collect();
+        let mut i = 0;
+        while i < quoted.len() {
+            let (key, value) = match quoted[i].split_once('=') {
+                Some(kv) => kv,
+                None => {
+                    i += 1;
+                    (quoted[i - 1], quoted.get(i).copied().unwrap_or(""))
+                }
+            };
+            if runs(key, value) {
+                return true;
+            }
+            i += 1;
+        }
+    }
     for (var, value) in &cmd.env {
         let key = match var.as_str() {
             "GIT_PAGER" | "PAGER" => "core.pager",
-            "GIT_EDITOR" => "core.editor",
+            "GIT_EDITOR" | "EDITOR" | "VISUAL" => "core.editor",
+            "GIT_PROXY_COMMAND" => "core.gitProxy",
             "GIT_SEQUENCE_EDITOR" => "sequence.editor",
             "GIT_SSH_COMMAND" | "GIT_SSH" => "core.sshCommand",
             "GIT_EXTERNAL_DIFF" => "diff.external",
@@ -1819,7 +1896,22 @@ fn git_inline_config_runs_code(cmd: &SimpleCommand) -> bool {
                     return true;
                 }
             }
-            "-C" | "--git-dir" | "--work-tree" | "--namespace" | "--config-env" => {
+            // `--config-env=KEY=VAR`: the value is VAR's, set for this
+            // command or not known (then judged as a variable).
+            a if a.starts_with("--config-env") => {
+                let spec = match a.strip_prefix("--config-env=") {
+                    Some(spec) => Some(spec),
+                    None => args.next(),
+                };
+                if let Some((key, var)) = spec.and_then(|s| s.split_once('=')) {
+                    let unknown = format!("${var}");
+                    let value = cmd.env.get(var).map_or(unknown.as_str(), String::as_str);
+                    if runs(key, value) {
+                        return true;
+                    }
+                }
+            }
+            "-C" | "--git-dir" | "--work-tree" | "--namespace" => {
                 args.next();
             }
             a if a.starts_with('-') => {}
@@ -1828,6 +1920,12 @@ fn git_inline_config_runs_code(cmd: &SimpleCommand) -> bool {
     }
     false
 }
+
+/// Programs whose arguments are another command they run.
+const RUNS_ANOTHER: &[&str] = &[
+    "env", "nice", "timeout", "stdbuf", "sudo", "doas", "xargs", "nohup", "setsid", "ionice",
+    "chrt", "taskset", "command", "exec", "busybox",
+];
 
 /// A `git` command with the options before its subcommand removed (`git
 /// -C dir -c k=v --no-pager log` becomes `git log`), so that the rules see

@@ -179,11 +179,16 @@ impl PathGuard {
     /// (`~/.s?h/id_r*` reads `~/.ssh/id_rsa`): the class and the
     /// protected path (for a glob, a file it can be).
     fn class_of(&self, path: &str) -> Option<(Class, String)> {
-        if let Some(c) = self.class(path) {
-            return Some((c, path.to_string()));
-        }
-        if !path.contains(['*', '?', '[']) || !path.contains('/') {
-            return None;
+        let direct = self.class(path).map(|c| (c, path.to_string()));
+        // A glob that names a start-up folder (`~/.ssh/*`) can still be a
+        // credential in it (`~/.ssh/id_rsa`): the samples decide then.
+        if direct
+            .as_ref()
+            .is_some_and(|(c, _)| *c == Class::Credential)
+            || !path.contains(['*', '?', '['])
+            || !path.contains('/')
+        {
+            return direct;
         }
         // A glob from the home folder stands for files there, one from the
         // root for absolute paths, a relative one for project files: `*`
@@ -208,15 +213,26 @@ impl PathGuard {
                     && shell_match(s)
             })
             .peekable();
-        samples.peek()?;
-        let glob = globset::GlobBuilder::new(path)
+        if samples.peek().is_none() {
+            return direct;
+        }
+        let Some(glob) = globset::GlobBuilder::new(path)
             .literal_separator(true)
             .build()
-            .ok()?
-            .compile_matcher();
-        samples
+            .ok()
+            .map(|g| g.compile_matcher())
+        else {
+            return direct;
+        };
+        let sampled = samples
             .filter(|s| glob.is_match(s))
-            .find_map(|s| self.class(s).map(|c| (c, (*s).to_string())))
+            .filter_map(|s| self.class(s).map(|c| (c, (*s).to_string())))
+            .min_by_key(|(c, _)| *c != Class::Credential);
+        match (direct, sampled) {
+            (_, Some(credential @ (Class::Credential, _))) => Some(credential),
+            (Some(direct), _) => Some(direct),
+            (None, sampled) => sampled,
+        }
     }
 
     /// The signal for `access` to `path`, if the lists say so; `sends`
@@ -621,18 +637,27 @@ fn shell_written_text(model: &Shell, cmd: &SimpleCommand) -> Vec<(String, String
             .collect();
     }
     if matches!(cmd.name.as_str(), "npm" | "pnpm") {
-        // After npm's own options (`npm --prefix sub pkg set …`).
-        let words: Vec<&str> = cmd.args.iter().map(String::as_str).collect();
-        let at = |verb: &[&str]| words.windows(verb.len()).position(|w| w == verb);
-        let scripts: Vec<String> = if let Some(i) = at(&["pkg", "set"]) {
-            // `scripts.NAME=…`, or `--json 'scripts={…}'` (its text holds
-            // the commands, quoted).
-            words[i + 2..]
+        // npm's own options may stand anywhere (`npm --prefix sub pkg
+        // --json set …`), and `pk` is `pkg`.
+        let words: Vec<&str> = cmd
+            .args
+            .iter()
+            .map(String::as_str)
+            .filter(|w| !w.starts_with('-'))
+            .collect();
+        let after = |verb: &[&str]| words.iter().position(|w| verb.contains(w));
+        let scripts: Vec<String> = if let Some(i) = after(&["pkg", "pk"])
+            && let Some(j) = words[i..].iter().position(|w| *w == "set")
+        {
+            words[i + j + 1..]
                 .iter()
-                .filter(|w| w.starts_with("scripts.") || w.starts_with("scripts="))
-                .filter_map(|w| w.split_once('=').map(|(_, v)| v.to_string()))
+                .filter_map(|w| w.split_once('='))
+                // `scripts.NAME`, `scripts[NAME]`, or `scripts` with
+                // `--json '{…}'` (its text holds the commands, quoted).
+                .filter(|(k, _)| k.trim().starts_with("scripts"))
+                .map(|(_, v)| v.to_string())
                 .collect()
-        } else if let Some(i) = at(&["set-script"]) {
+        } else if let Some(i) = after(&["set-script"]) {
             words
                 .get(i + 2)
                 .map(|s| s.to_string())

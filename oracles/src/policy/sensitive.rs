@@ -434,9 +434,24 @@ impl PathSet {
 /// Whether a `git init` or `git clone` (options before the subcommand
 /// removed) takes a template folder.
 fn git_template(git: &SimpleCommand) -> bool {
-    git.args
-        .iter()
-        .any(|a| a == "--template" || a.starts_with("--template="))
+    // git takes an option's unique prefix (`--templ=DIR`); an empty value
+    // turns templates off.
+    let option = git.args.iter().enumerate().any(|(i, a)| {
+        let (name, value) = a.split_once('=').unwrap_or((a, "x"));
+        name.len() > 4
+            && "--template".starts_with(name)
+            && (!value.is_empty() && (a.contains('=') || git.args.get(i + 1).is_some()))
+    });
+    option
+        || git
+            .env
+            .get("GIT_TEMPLATE_DIR")
+            .is_some_and(|d| !d.is_empty())
+        || git.args.iter().any(|a| {
+            a.to_ascii_lowercase()
+                .strip_prefix("init.templatedir=")
+                .is_some_and(|d| !d.is_empty())
+        })
 }
 
 /// The folder of `git --work-tree DIR` (or `--work-tree=DIR`), given before
@@ -449,14 +464,22 @@ fn git_work_tree(cmd: &SimpleCommand) -> Option<&str> {
         }
         match a.as_str() {
             "--work-tree" => return args.next().map(String::as_str),
-            "-C" | "-c" | "--git-dir" | "--namespace" | "--config-env" => {
+            "-c" => {
+                let setting = args.next().map_or("", String::as_str);
+                if let Some((key, dir)) = setting.split_once('=')
+                    && key.eq_ignore_ascii_case("core.worktree")
+                {
+                    return Some(dir);
+                }
+            }
+            "-C" | "--git-dir" | "--namespace" | "--config-env" => {
                 args.next();
             }
             a if a.starts_with('-') => {}
-            _ => return None,
+            _ => break,
         }
     }
-    None
+    cmd.env.get("GIT_WORK_TREE").map(String::as_str)
 }
 
 /// Commands that look at a path's name or metadata, or use a credential
@@ -542,7 +565,7 @@ pub fn accesses(cmd: &SimpleCommand) -> Vec<(String, Access)> {
         if let Some(dest) = dest.filter(|d| !d.is_empty()) {
             out.push((path(&format!("{dest}/**")), Access::Write));
             out.push((path(&dest), Access::Write));
-            if git_template(git) {
+            if git_template(cmd) {
                 out.push((path(&format!("{dest}/.git/hooks")), Access::Write));
             }
         }
@@ -551,7 +574,7 @@ pub fn accesses(cmd: &SimpleCommand) -> Vec<(String, Access)> {
         let sub = git.args.first().map(String::as_str);
         // `git init --template=DIR` copies DIR's hooks into the new
         // repository, unread: a hook put in place.
-        if sub == Some("init") && git_template(git) {
+        if sub == Some("init") && git_template(cmd) {
             let dir = git
                 .args
                 .iter()
