@@ -912,6 +912,15 @@ fn git_settings_on_the_command_line_that_run_code() {
             "git -c mergetool.x.cmd='sh -c id' mergetool",
             "git -c core.pager='env sh -c id' log",
             "GIT_PROXY_COMMAND='sh -c id' git fetch git://x/y",
+            "git clone -c core.hooksPath=/tmp/h https://github.com/x/y",
+            "git clone --config core.fsmonitor='sh -c id' https://github.com/x/y",
+            "git clone -u 'sh -c id' /tmp/x y",
+            "git fetch --upload-pack='sh -c id' origin",
+            "git push --receive-pack='sh -c id' origin main",
+            "git archive --remote=/tmp/x --exec='sh -c id' HEAD",
+            "GIT_EXEC_PATH=/tmp git status",
+            "git --exec-path=/tmp/x status",
+            "GIT_CONFIG_GLOBAL=/tmp/evil git log",
         ],
     );
     assert_shell(
@@ -936,6 +945,11 @@ fn git_settings_on_the_command_line_that_run_code() {
             "git -c core.fsmonitor=TRUE status",
             "git -c core.editor=vim commit",
             "EDITOR=vim git commit",
+            "git clone -c core.autocrlf=false --depth 1 https://github.com/x/y",
+            "git fetch --upload-pack=git-upload-pack origin",
+            "git push -u origin feature",
+            "git archive --format=tar HEAD",
+            "GIT_CONFIG_GLOBAL=/dev/null git log",
         ],
     );
 }

@@ -1839,10 +1839,13 @@ fn git_inline_config_runs_code(cmd: &SimpleCommand) -> bool {
         !(key.eq_ignore_ascii_case("core.hooksPath") && value == "/dev/null")
             && git_setting_runs_code(key, value, true)
     };
-    if cmd
-        .env
-        .get("GIT_ALLOW_PROTOCOL")
-        .is_some_and(|p| p.contains("ext"))
+    if cmd.env.get("GIT_ALLOW_PROTOCOL").is_some_and(|p| p.contains("ext"))
+        || cmd.env.get("GIT_EXEC_PATH").is_some_and(|d| !system_folder(d))
+        // Settings files from a scratch folder.
+        || ["GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG"]
+            .iter()
+            .filter_map(|v| cmd.env.get(*v))
+            .any(|f| ["/tmp", "/var/tmp", "/dev/shm"].iter().any(|d| f.starts_with(d)))
     {
         return true;
     }
@@ -1911,14 +1914,67 @@ fn git_inline_config_runs_code(cmd: &SimpleCommand) -> bool {
                     }
                 }
             }
+            // git runs its subcommands from this folder.
+            a if a.starts_with("--exec-path=") => {
+                if !system_folder(a.trim_start_matches("--exec-path=")) {
+                    return true;
+                }
+            }
             "-C" | "--git-dir" | "--work-tree" | "--namespace" => {
                 args.next();
             }
             a if a.starts_with('-') => {}
-            _ => return false,
+            sub => return git_subcommand_runs_code(sub, &args.collect::<Vec<_>>(), &runs),
         }
     }
     false
+}
+
+/// Whether a folder is one of the system's program folders.
+fn system_folder(dir: &str) -> bool {
+    ["/usr/", "/bin", "/sbin", "/opt/", "/snap/", "/nix/"]
+        .iter()
+        .any(|d| dir.starts_with(d))
+}
+
+/// Whether the options of git's subcommand `sub` name a program it runs
+/// (`clone -c core.hooksPath=/tmp/h`, `clone -u 'sh -c …'`, `fetch
+/// --upload-pack=…`, `push --receive-pack=…`, `archive --exec=…`).
+fn git_subcommand_runs_code(sub: &str, args: &[&str], runs: &dyn Fn(&str, &str) -> bool) -> bool {
+    let value = |i: usize, a: &str, names: &[&str]| -> Option<String> {
+        names.iter().find_map(|n| {
+            if a == *n {
+                args.get(i + 1).map(|v| v.to_string())
+            } else {
+                a.strip_prefix(&format!("{n}=")).map(str::to_string)
+            }
+        })
+    };
+    args.iter().enumerate().any(|(i, a)| {
+        let setting = (sub == "clone")
+            .then(|| value(i, a, &["-c", "--config"]))
+            .flatten()
+            .and_then(|kv| {
+                kv.split_once('=')
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+            });
+        let program = match sub {
+            "clone" | "ls-remote" => value(i, a, &["-u", "--upload-pack"])
+                .map(|v| ("remote.x.uploadpack".to_string(), v)),
+            // `fetch -u` is `--update-head-ok`.
+            "fetch" | "pull" => {
+                value(i, a, &["--upload-pack"]).map(|v| ("remote.x.uploadpack".to_string(), v))
+            }
+            "push" | "send-pack" => value(i, a, &["--receive-pack", "--exec"])
+                .map(|v| ("remote.x.receivepack".to_string(), v)),
+            "archive" => value(i, a, &["--exec"]).map(|v| ("remote.x.uploadpack".to_string(), v)),
+            _ => None,
+        };
+        setting
+            .into_iter()
+            .chain(program)
+            .any(|(k, v)| runs(&k, &v))
+    })
 }
 
 /// Programs whose arguments are another command they run.
