@@ -885,6 +885,13 @@ fn discarding_every_change_asks_for_what_it_is() {
     sb.trust();
     assert_shell(&sb, "allow", &["git restore ."]);
     assert_shell(&sb, "prompt", &["git push --force origin main"]);
+    // Into another folder (an export), not the working tree.
+    let sb = Sandbox::new();
+    assert_shell(
+        &sb,
+        "allow",
+        &["git --work-tree=build/export checkout HEAD -- ."],
+    );
 }
 
 /// git settings given for one command run code like configured ones: a

@@ -547,6 +547,14 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
         if git_inline_config_runs_code(cmd) {
             add("git-config-code");
         }
+        // `git --work-tree=DIR checkout -- .` fills DIR (an export), not
+        // the working tree.
+        let other_tree = cmd.name == "git"
+            && (cmd
+                .args
+                .iter()
+                .any(|a| a == "--work-tree" || a.starts_with("--work-tree="))
+                || cmd.env.contains_key("GIT_WORK_TREE"));
         // `git -C dir -c k=v config …` is `git config …` to the rules.
         let bare_git;
         let cmd = match without_git_options(cmd) {
@@ -1264,10 +1272,11 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
             // Throwing away every uncommitted change, which `git restore
             // --staged .` (it only unstages) does not.
             "git"
-                if (cmd.args.first().is_some_and(|a| a == "checkout")
-                    || cmd.args.first().is_some_and(|a| a == "restore")
-                        && (!cmd.has_flag(Some('S'), &["staged"])
-                            || cmd.has_flag(Some('W'), &["worktree"])))
+                if !other_tree
+                    && (cmd.args.first().is_some_and(|a| a == "checkout")
+                        || cmd.args.first().is_some_and(|a| a == "restore")
+                            && (!cmd.has_flag(Some('S'), &["staged"])
+                                || cmd.has_flag(Some('W'), &["worktree"])))
                     && (cmd
                         .args
                         .iter()
