@@ -1732,12 +1732,17 @@ fn git_config_runs_code(cmd: &SimpleCommand) -> bool {
 /// (or for the command at hand: `git -c`).
 fn git_setting_runs_code(key: &str, value: &str, global: bool) -> bool {
     let key = key.to_ascii_lowercase();
-    let scratch = ["/tmp", "/var/tmp", "/dev/shm"]
-        .iter()
-        .any(|d| value.starts_with(d));
+    let scratch = in_scratch(value);
     let shell_syntax = value.contains([';', '|', '&', '$', '`', '(', ')', '<', '>', '!']);
-    let plain_text =
-        !shell_syntax && !scratch && !value.starts_with("./") && !value.starts_with("~/.");
+    // Text with no shell syntax that names nothing in a scratch folder or
+    // the user's own files.
+    let plain_text_of = |text: &str| {
+        !text.contains([';', '|', '&', '$', '`', '(', ')', '<', '>', '!'])
+            && !in_scratch(text)
+            && !text.starts_with("./")
+            && !text.starts_with("~/.")
+    };
+    let plain_text = plain_text_of(value);
     // A program by name, or from a system folder (`/usr/bin/gpg2`), not a
     // script of the user's (`~/pager.sh`, `.cache/p`), a shell, or a
     // program that runs another (`env sh`, `timeout 9 bash`).
@@ -1745,16 +1750,8 @@ fn git_setting_runs_code(key: &str, value: &str, global: bool) -> bool {
         let command = command.trim();
         let program = command.split_whitespace().next().unwrap_or("");
         let first = program.rsplit('/').next().unwrap_or(program);
-        let installed = !program.contains('/')
-            || ["/usr/", "/bin/", "/sbin/", "/opt/", "/snap/", "/nix/"]
-                .iter()
-                .any(|d| program.starts_with(d));
-        !command.contains([';', '|', '&', '$', '`', '(', ')', '<', '>', '!'])
-            && !command.starts_with("./")
-            && !command.starts_with("~/.")
-            && !["/tmp", "/var/tmp", "/dev/shm"]
-                .iter()
-                .any(|d| command.starts_with(d))
+        let installed = !program.contains('/') || system_folder(program);
+        plain_text_of(command)
             && installed
             && !is_shell_or_interpreter(first)
             && !FETCHERS.contains(&first)
@@ -1854,7 +1851,7 @@ fn git_inline_config_runs_code(cmd: &SimpleCommand) -> bool {
         || ["GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG"]
             .iter()
             .filter_map(|v| cmd.env.get(*v))
-            .any(|f| ["/tmp", "/var/tmp", "/dev/shm"].iter().any(|d| f.starts_with(d)))
+            .any(|f| in_scratch(f))
     {
         return true;
     }
@@ -1939,11 +1936,19 @@ fn git_inline_config_runs_code(cmd: &SimpleCommand) -> bool {
     false
 }
 
-/// Whether a folder is one of the system's program folders.
-fn system_folder(dir: &str) -> bool {
-    ["/usr/", "/bin", "/sbin", "/opt/", "/snap/", "/nix/"]
+/// Whether a path is one of the system's program folders or in one.
+fn system_folder(path: &str) -> bool {
+    matches!(path, "/bin" | "/sbin")
+        || ["/usr/", "/bin/", "/sbin/", "/opt/", "/snap/", "/nix/"]
+            .iter()
+            .any(|d| path.starts_with(d))
+}
+
+/// Whether a path is in a scratch folder anyone can write.
+fn in_scratch(path: &str) -> bool {
+    ["/tmp", "/var/tmp", "/dev/shm"]
         .iter()
-        .any(|d| dir.starts_with(d))
+        .any(|d| path.starts_with(d))
 }
 
 /// Whether the options of git's subcommand `sub` name a program it runs
