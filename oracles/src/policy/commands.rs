@@ -1894,46 +1894,31 @@ fn git_inline_config_runs_code(cmd: &SimpleCommand) -> bool {
             return true;
         }
     }
-    let mut args = cmd.args.iter().map(String::as_str);
-    while let Some(a) = args.next() {
-        match a {
-            "-c" => {
-                let Some((key, value)) = args.next().and_then(|kv| kv.split_once('=')) else {
-                    continue;
-                };
-                if runs(key, value) {
-                    return true;
-                }
-            }
+    let (options, sub) = git_options(cmd);
+    for option in options {
+        let runs_code = match option {
+            ("-c", Some(kv)) => kv.split_once('=').is_some_and(|(k, v)| runs(k, v)),
             // `--config-env=KEY=VAR`: the value is VAR's, set for this
             // command or not known (then judged as a variable).
-            a if a.starts_with("--config-env") => {
-                let spec = match a.strip_prefix("--config-env=") {
-                    Some(spec) => Some(spec),
-                    None => args.next(),
-                };
-                if let Some((key, var)) = spec.and_then(|s| s.split_once('=')) {
-                    let unknown = format!("${var}");
-                    let value = cmd.env.get(var).map_or(unknown.as_str(), String::as_str);
-                    if runs(key, value) {
-                        return true;
-                    }
-                }
-            }
+            ("--config-env", Some(spec)) => spec.split_once('=').is_some_and(|(key, var)| {
+                let unknown = format!("${var}");
+                runs(
+                    key,
+                    cmd.env.get(var).map_or(unknown.as_str(), String::as_str),
+                )
+            }),
             // git runs its subcommands from this folder.
-            a if a.starts_with("--exec-path=") => {
-                if !system_folder(a.trim_start_matches("--exec-path=")) {
-                    return true;
-                }
-            }
-            "-C" | "--git-dir" | "--work-tree" | "--namespace" => {
-                args.next();
-            }
-            a if a.starts_with('-') => {}
-            sub => return git_subcommand_runs_code(sub, &args.collect::<Vec<_>>(), &runs),
+            ("--exec-path", Some(dir)) => !system_folder(dir),
+            _ => false,
+        };
+        if runs_code {
+            return true;
         }
     }
-    false
+    let rest: Vec<&str> = cmd.args.iter().skip(sub + 1).map(String::as_str).collect();
+    cmd.args
+        .get(sub)
+        .is_some_and(|name| git_subcommand_runs_code(name, &rest, &runs))
 }
 
 /// Whether a path is one of the system's program folders or in one.
@@ -1997,6 +1982,38 @@ const RUNS_ANOTHER: &[&str] = &[
     "chrt", "taskset", "command", "exec", "busybox",
 ];
 
+/// An option git reads before its subcommand: `-c k=v` is `("-c",
+/// Some("k=v"))`, `--work-tree=DIR` is `("--work-tree", Some("DIR"))`,
+/// `--no-pager` is `("--no-pager", None)`.
+pub(crate) type GitOption<'a> = (&'a str, Option<&'a str>);
+
+/// The options of a `git` command before its subcommand, and the index in
+/// `args` where the subcommand stands (`args.len()` when there is none).
+/// The one place that knows which of git's own options take a value.
+pub(crate) fn git_options(cmd: &SimpleCommand) -> (Vec<GitOption<'_>>, usize) {
+    let mut options = Vec::new();
+    let mut i = 0;
+    while let Some(a) = cmd.args.get(i) {
+        let a = a.as_str();
+        if !a.starts_with('-') || a == "-" || a == "--" {
+            break;
+        }
+        i += 1;
+        if let Some((name, value)) = a.split_once('=').filter(|_| a.starts_with("--")) {
+            options.push((name, Some(value)));
+        } else if matches!(
+            a,
+            "-C" | "-c" | "--git-dir" | "--work-tree" | "--namespace" | "--config-env"
+        ) {
+            options.push((a, cmd.args.get(i).map(String::as_str)));
+            i += 1;
+        } else {
+            options.push((a, None));
+        }
+    }
+    (options, i.min(cmd.args.len()))
+}
+
 /// A `git` command with the options before its subcommand removed (`git
 /// -C dir -c k=v --no-pager log` becomes `git log`), so that the rules see
 /// the subcommand first; `None` when there are none.
@@ -2004,19 +2021,10 @@ pub(crate) fn without_git_options(cmd: &SimpleCommand) -> Option<SimpleCommand> 
     if cmd.name != "git" {
         return None;
     }
-    let mut skip = 0;
-    while let Some(a) = cmd.args.get(skip) {
-        match a.as_str() {
-            "-C" | "-c" | "--git-dir" | "--work-tree" | "--namespace" | "--config-env" => {
-                skip += 2;
-            }
-            a if a.starts_with('-') && a != "-" && a != "--" => skip += 1,
-            _ => break,
-        }
-    }
-    (skip > 0).then(|| {
+    let (_, sub) = git_options(cmd);
+    (sub > 0).then(|| {
         let mut bare = cmd.clone();
-        bare.args.drain(..skip.min(bare.args.len()));
+        bare.args.drain(..sub);
         bare
     })
 }

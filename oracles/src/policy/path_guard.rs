@@ -216,12 +216,7 @@ impl PathGuard {
         if samples.peek().is_none() {
             return direct;
         }
-        let Some(glob) = globset::GlobBuilder::new(path)
-            .literal_separator(true)
-            .build()
-            .ok()
-            .map(|g| g.compile_matcher())
-        else {
+        let Some(glob) = sensitive::path_glob(path).ok().map(|g| g.compile_matcher()) else {
             return direct;
         };
         let sampled = samples

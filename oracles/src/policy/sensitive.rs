@@ -304,6 +304,16 @@ struct PathGlob {
 /// macOS file systems ignore case: `~/.SSH/ID_RSA` is the key.
 const IGNORE_CASE: bool = cfg!(target_os = "macos");
 
+/// A path glob as every list and every command's glob is read: `*` stops
+/// at `/`, `\x` is `x`, and case counts where the file system's does.
+pub(crate) fn path_glob(pattern: &str) -> Result<globset::Glob, globset::Error> {
+    GlobBuilder::new(pattern)
+        .literal_separator(true)
+        .backslash_escape(true)
+        .case_insensitive(IGNORE_CASE)
+        .build()
+}
+
 impl PathGlob {
     /// Whether `path` matches; `folded` is `path` as the literal is kept.
     /// A glob that fails to compile matches everything: slower to use,
@@ -312,15 +322,7 @@ impl PathGlob {
         folded.contains(&self.literal)
             && self
                 .matcher
-                .get_or_init(|| {
-                    GlobBuilder::new(&self.pattern)
-                        .literal_separator(true)
-                        .backslash_escape(true)
-                        .case_insensitive(IGNORE_CASE)
-                        .build()
-                        .ok()
-                        .map(|g| g.compile_matcher())
-                })
+                .get_or_init(|| path_glob(&self.pattern).ok().map(|g| g.compile_matcher()))
                 .as_ref()
                 .is_none_or(|m| m.is_match(path))
     }
@@ -383,10 +385,7 @@ impl PathSet {
     pub fn new<S: AsRef<str>>(globs: &[S]) -> Result<PathSet, (usize, String)> {
         for (i, g) in globs.iter().enumerate() {
             let g = g.as_ref();
-            GlobBuilder::new(&normalize_path(g, None))
-                .literal_separator(true)
-                .backslash_escape(true)
-                .build()
+            path_glob(&normalize_path(g, None))
                 .map_err(|e| (i, format!("invalid glob `{g}`: {}", e.kind())))?;
         }
         Ok(PathSet::unchecked(globs))
@@ -457,29 +456,18 @@ fn git_template(git: &SimpleCommand) -> bool {
 /// The folder of `git --work-tree DIR` (or `--work-tree=DIR`), given before
 /// the subcommand.
 fn git_work_tree(cmd: &SimpleCommand) -> Option<&str> {
-    let mut args = cmd.args.iter();
-    while let Some(a) = args.next() {
-        if let Some(dir) = a.strip_prefix("--work-tree=") {
-            return Some(dir);
-        }
-        match a.as_str() {
-            "--work-tree" => return args.next().map(String::as_str),
-            "-c" => {
-                let setting = args.next().map_or("", String::as_str);
-                if let Some((key, dir)) = setting.split_once('=')
-                    && key.eq_ignore_ascii_case("core.worktree")
-                {
-                    return Some(dir);
-                }
-            }
-            "-C" | "--git-dir" | "--namespace" | "--config-env" => {
-                args.next();
-            }
-            a if a.starts_with('-') => {}
-            _ => break,
-        }
-    }
-    cmd.env.get("GIT_WORK_TREE").map(String::as_str)
+    let (options, _) = commands::git_options(cmd);
+    options
+        .into_iter()
+        .find_map(|option| match option {
+            ("--work-tree", dir) => dir,
+            ("-c", Some(setting)) => setting
+                .split_once('=')
+                .filter(|(key, _)| key.eq_ignore_ascii_case("core.worktree"))
+                .map(|(_, dir)| dir),
+            _ => None,
+        })
+        .or_else(|| cmd.env.get("GIT_WORK_TREE").map(String::as_str))
 }
 
 /// Commands that look at a path's name or metadata, or use a credential
@@ -1181,14 +1169,7 @@ pub(crate) fn assert_agrees_with_globset(globs: &[&str]) {
         for pattern in
             std::iter::once(norm.clone()).chain(norm.strip_suffix("/**").map(String::from))
         {
-            b.add(
-                GlobBuilder::new(&pattern)
-                    .literal_separator(true)
-                    .backslash_escape(true)
-                    .case_insensitive(IGNORE_CASE)
-                    .build()
-                    .unwrap(),
-            );
+            b.add(path_glob(&pattern).unwrap());
         }
         for (deep, any, one) in [("", "", "x"), ("a/b/", "name", "y"), ("a/", "x.y", ".")] {
             paths.push(
