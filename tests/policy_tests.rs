@@ -72,7 +72,7 @@ fn a_broken_policy_fails_with_a_readable_diff() {
         assert_eq!(out.status.code(), Some(1), "{text}");
         assert!(text.contains("FAILED"), "{text}");
         assert!(
-            text.contains("deleting the home directory is blocked"),
+            text.contains("deleting a folder of the home directory is blocked"),
             "{text}"
         );
         assert!(

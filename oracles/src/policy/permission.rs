@@ -892,14 +892,24 @@ impl PermissionChecker {
         // SQL hides keywords in comments (`DROP/**/TABLE`): the text rules
         // see the line with its comments blanked too.
         let uncommented = without_sql_comments(command);
-        let texts: Vec<&str> = match &uncommented {
-            Some(u) => vec![command, u.as_str()],
-            None => vec![command],
-        };
+        // The shell removes quotes and backslashes before a program sees
+        // its words (`git reset '--hard'`, `--ha\rd`, `"DR""OP TABLE"`):
+        // the text rules see the words as the program gets them too.
+        let words = spoken_words(model);
+        let mut texts: Vec<&str> = vec![command];
+        texts.extend(uncommented.as_deref());
+        texts.extend(
+            words
+                .as_ref()
+                .map(|(line, _)| line.as_str())
+                .filter(|line| *line != command),
+        );
         // Words that a command only prints or searches for (`echo "rm -rf
         // /" > notes.txt`, `grep "DROP TABLE"`) are data: a built-in text
         // pattern must still match once they are left out.
-        let without_data = data_words_removed(model);
+        let without_data = words
+            .as_ref()
+            .and_then(|(line, data)| data.then_some(line.as_str()));
         let confirmed = |p: &CommandPattern, builtin: bool| -> bool {
             match (&without_data, builtin) {
                 (Some(line), true) => compile(&p.pattern, self.dangerous.case_sensitive)
@@ -1213,16 +1223,21 @@ const DATA_COMMANDS: &[&str] = &[
     "tldr", "which", "type", "apropos", "whatis", "cowsay", "figlet",
 ];
 
-/// The line rebuilt from its model without the words of
-/// [`DATA_COMMANDS`] (and of `git commit -m`, `git log --grep`, `git rm
-/// --cached`, …), or
-/// `None` when it has none, or could not be parsed.
-fn data_words_removed(model: &Shell) -> Option<String> {
+/// The line as its programs get their words: each simple command's
+/// assignments, name and arguments, quotes removed and quoted again only
+/// where a word needs it, pipelines joined by `|` and the rest by `;`;
+/// the words of a [`DATA_COMMANDS`] command (and of `git commit -m`,
+/// `git log --grep`, `git rm --cached`, …) are left out. `None` when the line did not parse; the flag
+/// says whether a data command was there.
+fn spoken_words(model: &Shell) -> Option<(String, bool)> {
     let is_data = |c: &ahp_engine::shell::SimpleCommand| {
         // What `echo` pipes into a program (`| mysql`, `| sh`) is input to
         // it, not data.
-        let piped = matches!(c.name.as_str(), "echo" | "printf") && c.stage + 1 < c.stages;
-        !piped && DATA_COMMANDS.contains(&c.name.as_str())
+        // `ECHO` is echo where the file system ignores case, and runs
+        // nothing where it does not.
+        let name = c.name.to_ascii_lowercase();
+        let piped = matches!(name.as_str(), "echo" | "printf") && c.stage + 1 < c.stages;
+        !piped && DATA_COMMANDS.contains(&name.as_str())
             || c.name == "git"
                 && c.args.first().is_some_and(|a| {
                     matches!(
@@ -1235,24 +1250,27 @@ fn data_words_removed(model: &Shell) -> Option<String> {
                 && c.args.first().is_some_and(|a| a == "rm")
                 && c.args.iter().any(|a| a == "--cached")
     };
-    if !model.parsed || !model.commands.iter().any(is_data) {
+    if !model.parsed {
         return None;
     }
-    let parts: Vec<String> = model
-        .commands
-        .iter()
-        .map(|c| {
-            if is_data(c) {
-                c.name.clone()
-            } else {
-                std::iter::once(c.name.clone())
-                    .chain(c.args.iter().map(|a| shell::quote(a)))
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            }
-        })
-        .collect();
-    Some(parts.join(" ; "))
+    let mut line = String::new();
+    for (i, c) in model.commands.iter().enumerate() {
+        if i > 0 {
+            line.push_str(if c.stage > 0 { " | " } else { " ; " });
+        }
+        let env = c
+            .env
+            .iter()
+            .map(|(k, v)| format!("{k}={}", shell::quote(v)));
+        let args = c.args.iter().map(|a| shell::quote(a));
+        let words: Vec<String> = if is_data(c) {
+            env.chain([c.name.clone()]).collect()
+        } else {
+            env.chain([c.name.clone()]).chain(args).collect()
+        };
+        line.push_str(words.join(" ").trim_start());
+    }
+    Some((line, model.commands.iter().any(is_data)))
 }
 
 #[cfg(test)]
