@@ -502,6 +502,13 @@ fn is_shell_or_interpreter(name: &str) -> bool {
         || matches!(name, "source" | "." | "eval" | "iex")
 }
 
+/// Whether `path` names a program's standard input (`-`, `/dev/stdin`).
+fn is_stdin_file(path: &str) -> bool {
+    ["-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"]
+        .iter()
+        .any(|f| path.eq_ignore_ascii_case(f))
+}
+
 /// Whether `cmd` runs its standard input as a program (`sh`, `bash -s`,
 /// `python -`, `python` with no script).
 fn runs_stdin(cmd: &SimpleCommand) -> bool {
@@ -513,7 +520,67 @@ fn runs_stdin(cmd: &SimpleCommand) -> bool {
     }
     // `bash -c 'x'` runs its argument; `bash script.sh` a file.
     let ops: Vec<&str> = cmd.operands().collect();
-    ops.is_empty() || ops == ["-"] || cmd.has_flag(Some('s'), &[])
+    ops.first().is_none_or(|first| is_stdin_file(first)) || cmd.has_flag(Some('s'), &[])
+}
+
+/// Words in interpreter code that run what it reads (`exec(sys.stdin
+/// .read())`, `eval(d)`, `pickle.load`, `require('child_process')`),
+/// lower case.
+const RUNS_WHAT_IT_READS: &[&str] = &[
+    "exec",
+    "eval",
+    "compile",
+    "new function",
+    "runpy",
+    "__import__",
+    "import_module",
+    "child_process",
+    "subprocess",
+    "system",
+    "popen",
+    "spawn",
+    "'vm'",
+    "\"vm\"",
+    "pickle",
+    "marshal",
+    "yaml.load",
+    "unsafe_load",
+    "instance_eval",
+    "`",
+];
+
+/// Whether an interpreter reads its standard input as data, not code:
+/// inline code that runs nothing it reads (`python3 -c "import json, sys;
+/// print(json.load(sys.stdin)['name'])"`, `node -e …`), `python3 -m
+/// json.tool`, or a script file of its own. Shells are never judged so:
+/// what they read so often ends up run (`bash -c "$(cat)"`).
+pub(crate) fn reads_input_as_data(cmd: &SimpleCommand) -> bool {
+    let name = cmd.name.to_ascii_lowercase();
+    let python = name.starts_with("python");
+    let code_flags: &[&str] = match name.as_str() {
+        n if n.starts_with("python") => &["-c"],
+        "node" | "nodejs" | "bun" => &["-e", "--eval", "-p", "--print"],
+        "ruby" | "perl" => &["-e", "-E"],
+        "php" => &["-r"],
+        _ => return false,
+    };
+    let value_of = |flags: &[&str]| {
+        cmd.args
+            .iter()
+            .position(|a| flags.contains(&a.as_str()))
+            .and_then(|i| cmd.args.get(i + 1))
+    };
+    if let Some(code) = value_of(code_flags) {
+        let code = code.to_ascii_lowercase();
+        return !RUNS_WHAT_IT_READS.iter().any(|w| code.contains(w));
+    }
+    if python && let Some(module) = value_of(&["-m"]) {
+        return module == "json.tool";
+    }
+    // A script file of its own.
+    cmd.args
+        .first()
+        .is_some_and(|script| !script.starts_with('-') && !is_stdin_file(script))
 }
 
 /// Words holding a command substitution that downloads.

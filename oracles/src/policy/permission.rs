@@ -645,13 +645,14 @@ impl PatternList {
             .any(|b| std::ptr::eq(b, p))
     }
 
-    /// The first item (in list order) that matches `text`.
-    fn first_match(&self, text: &str) -> Option<&CommandPattern> {
-        self.first_match_at(text).map(|i| &self.items[i])
-    }
-
-    /// The index of the first item that matches `text`.
-    fn first_match_at(&self, text: &str) -> Option<usize> {
+    /// The index of the first item (in list order) that matches `text`
+    /// and that `keep` keeps (it is told whether the item is built in, and
+    /// the text).
+    fn first_match_at(
+        &self,
+        text: &str,
+        keep: impl Fn(&CommandPattern, bool, &str) -> bool,
+    ) -> Option<usize> {
         let mut lower = None;
         self.items.iter().zip(&self.state).position(|(p, it)| {
             if !it.keywords.is_empty() {
@@ -676,7 +677,7 @@ impl PatternList {
                     .as_ref()
                     .is_some_and(|u| u.is_match(text))
             });
-            !cancelled
+            !cancelled && keep(p, self.is_builtin(p), text)
         })
     }
 
@@ -910,24 +911,24 @@ impl PermissionChecker {
         let without_data = words
             .as_ref()
             .and_then(|(line, data)| data.then_some(line.as_str()));
-        let confirmed = |p: &CommandPattern, builtin: bool| -> bool {
+        let keep = |p: &CommandPattern, builtin: bool, text: &str| -> bool {
+            if builtin && p.id.as_deref() == Some("pipe-to-shell") {
+                let re = compile(&p.pattern, self.dangerous.case_sensitive);
+                if re.is_ok_and(|re| pipes_only_data(&re, text)) {
+                    return false;
+                }
+            }
             match (&without_data, builtin) {
                 (Some(line), true) => compile(&p.pattern, self.dangerous.case_sensitive)
                     .is_ok_and(|re| re.is_match(line)),
                 _ => true,
             }
         };
-        for text in &texts {
-            if let Some(f) = self.check_text_dangerous(text)
-                && match &f {
-                    Finding::Dangerous(p) | Finding::NeedsConfirmation(p) => {
-                        confirmed(p, self.dangerous.is_builtin(p))
-                    }
-                    Finding::Rule(_) => true,
-                }
-            {
-                return Some(f);
-            }
+        if let Some(f) = texts
+            .iter()
+            .find_map(|text| self.check_text_dangerous(text, keep))
+        {
+            return Some(f);
         }
         // The structural rules' blocks, the confirmation items, then the
         // structural rules' prompts (`judge` sorts blocks first).
@@ -937,14 +938,19 @@ impl PermissionChecker {
         }
         texts
             .iter()
-            .find_map(|t| self.confirm.first_match(t))
-            .filter(|p| confirmed(p, self.confirm.is_builtin(p)))
-            .map(Finding::NeedsConfirmation)
+            .find_map(|t| self.confirm.first_match_at(t, keep))
+            .map(|i| Finding::NeedsConfirmation(&self.confirm.items[i]))
             .or_else(|| prompts.into_iter().next().map(Finding::Rule))
     }
 
-    fn check_text_dangerous(&self, command: &str) -> Option<Finding<'_>> {
-        if let Some(i) = self.dangerous.first_match_at(command) {
+    /// The first dangerous item that matches `command` and that `keep`
+    /// keeps.
+    fn check_text_dangerous(
+        &self,
+        command: &str,
+        keep: impl Fn(&CommandPattern, bool, &str) -> bool,
+    ) -> Option<Finding<'_>> {
+        if let Some(i) = self.dangerous.first_match_at(command, keep) {
             let p = &self.dangerous.items[i];
             // A built-in dangerous command (`rm -rf /`, `mkfs`) stays a
             // block: a confirmation cannot undo it.
@@ -1222,6 +1228,38 @@ const DATA_COMMANDS: &[&str] = &[
     "echo", "printf", "grep", "egrep", "fgrep", "rg", "ag", "ack", "jq", "yq", "man", "help",
     "tldr", "which", "type", "apropos", "whatis", "cowsay", "figlet",
 ];
+
+/// Whether every place `pipe` (the `pipe-to-shell` pattern) matches in
+/// `text` pipes a download into an interpreter that reads it as data
+/// (`curl … | python3 -c "…json.load(sys.stdin)…"`, `| python3 -m
+/// json.tool`): the interpreter's words after the match are read as a
+/// command of their own. A match inside a string (`watch 'curl … | sh'`)
+/// leaves an unclosed quote behind it and stays a match.
+fn pipes_only_data(pipe: &Regex, text: &str) -> bool {
+    let mut found = false;
+    for m in pipe.find_iter(text) {
+        found = true;
+        // The match ends with the character after the program's name.
+        let body = m
+            .as_str()
+            .trim_end_matches([' ', '\t', ';', '&', '|', ')', '`', '"', '\'', '\r', '\n']);
+        let program = body
+            .rsplit([' ', '\t', '|', '/'])
+            .next()
+            .unwrap_or_default();
+        let rest = &text[m.start() + body.len()..];
+        let tail = shell::model(&format!("{program}{rest}"), None);
+        let data = tail.parsed
+            && tail
+                .commands
+                .first()
+                .is_some_and(|c| c.depth == 0 && commands::reads_input_as_data(c));
+        if !data {
+            return false;
+        }
+    }
+    found
+}
 
 /// The line as its programs get their words: each simple command's
 /// assignments, name and arguments, quotes removed and quoted again only
