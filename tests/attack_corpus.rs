@@ -1057,3 +1057,42 @@ fn a_download_read_as_data_is_free() {
         ],
     );
 }
+
+/// `rm -rf ..` blocks; so do the folders above it (`../..` is `/` from
+/// two levels down), while a sibling folder is a named path.
+#[test]
+fn deleting_the_folders_above_blocks() {
+    let sb = Sandbox::new();
+    assert_shell(
+        &sb,
+        "block",
+        &[
+            "rm -rf ../..",
+            "rm -rf ../../../",
+            "rm -rf ./../..",
+            "rm -rf ../../*",
+        ],
+    );
+    assert_shell(&sb, "allow", &["rm -rf ../build-out", "rm -rf ./target"]);
+}
+
+/// `$PWD` is the working directory: `rm -rf "$PWD/dist"` is `rm -rf dist`,
+/// and after a `cd` it is where the `cd` went.
+#[test]
+fn pwd_is_the_working_directory() {
+    let sb = Sandbox::new();
+    assert_shell(
+        &sb,
+        "allow",
+        &[
+            r#"rm -rf "$PWD/dist""#,
+            r#"rm -rf "${PWD}/build" "$PWD/node_modules""#,
+        ],
+    );
+    assert_shell(&sb, "prompt", &[r#"rm -rf "$PWD/src""#]);
+    assert_shell(
+        &sb,
+        "block",
+        &[r#"rm -rf "$PWD""#, r#"cd ~ && rm -rf "$PWD/.ssh""#],
+    );
+}

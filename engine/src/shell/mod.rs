@@ -16,7 +16,8 @@
 //!   `exec`, `busybox`, `stdbuf`, `ionice`, `setsid`, `xargs`) move to
 //!   `wrappers`;
 //! - `args` are its arguments after quote removal, with paths normalised:
-//!   `~`, `$HOME` and the user's home directory become `~`, repeated and
+//!   `~`, `$HOME` and the user's home directory become `~`, `$PWD/x` is
+//!   `x` (the working directory, after any `cd`), repeated and
 //!   trailing slashes go, `.` and `..` are resolved (`/home//` is `/home`,
 //!   `/./` is `/`);
 //! - `env` are its assignments (`LD_PRELOAD=/tmp/x.so id`, `env A=1 cmd`);

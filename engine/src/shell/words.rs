@@ -3,9 +3,10 @@
 
 use std::collections::BTreeMap;
 
-/// `path` with `~`, `$HOME`, `${HOME}` and `home` spelled `~`, repeated and
-/// trailing slashes removed and `.`/`..` resolved; `~root` is `/root`. A
-/// word that is not a path comes back as it was.
+/// `path` with `~`, `$HOME`, `${HOME}` and `home` spelled `~`, `$PWD` as
+/// the working directory (relative), repeated and trailing slashes removed
+/// and `.`/`..` resolved; `~root` is `/root`. A word that is not a path
+/// comes back as it was.
 ///
 /// ```
 /// use ahp_engine::shell::normalize_path;
@@ -19,6 +20,8 @@ use std::collections::BTreeMap;
 /// assert_eq!(normalize_path("~other/.ssh", Some("/home/dev")), "~other/.ssh");
 /// assert_eq!(normalize_path("/home/dev/..", Some("/home/dev")), "/home");
 /// assert_eq!(normalize_path("./target/", None), "target");
+/// assert_eq!(normalize_path("${PWD}/dist", None), "dist");
+/// assert_eq!(normalize_path("$PWD", None), ".");
 /// assert_eq!(normalize_path("src/../..", None), "..");
 /// assert_eq!(normalize_path("--force", None), "--force");
 /// ```
@@ -40,6 +43,11 @@ pub fn normalize_path(path: &str, home: Option<&str>) -> String {
         return normalize_path(&format!("/{r}"), home);
     } else if let Some(r) = path.strip_prefix('/') {
         ("/", r)
+    } else if let Some(r) = ["$PWD", "${PWD}"].iter().find_map(|p| {
+        path.strip_prefix(p)
+            .filter(|r| r.is_empty() || r.starts_with('/'))
+    }) {
+        ("", r)
     } else if path.starts_with("./")
         || path.starts_with("../")
         || path == "."

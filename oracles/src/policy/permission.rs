@@ -364,8 +364,8 @@ fn expand(p: &str) -> String {
     const ROOT: &str = r#"["']?/(?:\*|(?:bin|boot|dev|etc|home|lib|lib32|lib64|opt|proc|root|sbin|srv|sys|usr|var|Applications|Library|System|Users)(?:/\*?)?)?["']?"#;
     // `~`, `~/`, `~/*`, `$HOME`, `${HOME}`, `"$HOME"/`.
     const HOME: &str = r#"["']?(?:~|\$HOME|\$\{HOME\})["']?(?:/\*?)?["']?"#;
-    // `.`, `./`, `./*`, `..`, `../`, `*`, `.*`.
-    const CWD: &str = r#"["']?(?:\.{1,2}|\.\*|\*)(?:/\*?)?["']?"#;
+    // `.`, `./`, `./*`, `..`, `../`, `../..`, `*`, `.*`.
+    const CWD: &str = r#"["']?(?:\.{1,2}(?:/\.\.)*|\.\*|\*)(?:/\*?)?["']?"#;
     // Whole-disk block devices.
     const DISK: &str =
         r"(?:sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme[0-9]|mmcblk[0-9]|disk[0-9]|rdisk[0-9]|mapper/)";
@@ -456,7 +456,7 @@ pub fn default_dangerous_commands() -> Vec<CommandPattern> {
         CommandPattern::builtin(
             "rm-rf-cwd",
             rm_pattern("%CWD%"),
-            "recursively deletes the whole working directory (or its parent)",
+            "recursively deletes the whole working directory (or a folder above it)",
             "name what to delete (e.g. `rm -rf build/ dist/`) or use the project's clean command (`cargo clean`, `git clean -n` to preview)",
         ),
         CommandPattern::builtin(
@@ -1346,6 +1346,9 @@ mod tests {
 
     /// Commands near and inside every built-in pattern, in several cases.
     const CORPUS: &[&str] = &[
+        "rm -rf ../..",
+        "rm -rf ../../../*",
+        "rm -rf ../project",
         "/bin/rm -rf /",
         "sudo rm -rf /",
         "RM -RF /",
