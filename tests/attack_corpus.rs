@@ -1096,3 +1096,33 @@ fn pwd_is_the_working_directory() {
         &[r#"rm -rf "$PWD""#, r#"cd ~ && rm -rf "$PWD/.ssh""#],
     );
 }
+
+/// `find build -delete` empties build output, as `rm -rf build` does: free.
+/// Sources, the working directory and the system are judged as before.
+#[test]
+fn find_delete_of_build_output_is_free() {
+    let sb = Sandbox::new();
+    assert_shell(
+        &sb,
+        "allow",
+        &[
+            "find build -delete",
+            "find ./dist -type f -delete",
+            "cd build && find . -delete",
+        ],
+    );
+    assert_shell(
+        &sb,
+        "prompt",
+        &[
+            "find . -delete",
+            "find build src -delete",
+            "find build/../src -delete",
+        ],
+    );
+    assert_shell(
+        &sb,
+        "block",
+        &["find ~/build -delete", "find / -name x -delete"],
+    );
+}

@@ -684,10 +684,17 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
                         .filter(|w| w[0] == "-name" || w[0] == "-iname")
                         .map(|w| &w[1])
                         .collect();
+                    // Or everything under build output (`find build
+                    // -delete`), as `rm -rf build` is free.
                     let only_output = !names.is_empty()
                         && names.iter().all(|n| {
                             BUILD_OUTPUT.contains(&n.as_str()) || BUILD_FILES.contains(&n.as_str())
-                        });
+                        })
+                        || !roots.is_empty()
+                            && roots.iter().all(|r| {
+                                let first = r.split('/').next().unwrap_or(r);
+                                BUILD_OUTPUT.contains(&first)
+                            });
                     if roots.iter().any(|r| deletes_system(r)) {
                         add("find-delete-system");
                     } else if !only_output {
