@@ -523,59 +523,167 @@ fn runs_stdin(cmd: &SimpleCommand) -> bool {
     ops.first().is_none_or(|first| is_stdin_file(first)) || cmd.has_flag(Some('s'), &[])
 }
 
-/// Words in interpreter code that run what it reads (`exec(sys.stdin
-/// .read())`, `eval(d)`, `pickle.load`, `require('child_process')`),
-/// lower case.
-const RUNS_WHAT_IT_READS: &[&str] = &[
+/// Modules that inline Python code reading data may import: none of them
+/// runs or writes anything.
+const PYTHON_DATA_MODULES: &[&str] = &[
+    "json",
+    "sys",
+    "csv",
+    "re",
+    "collections",
+    "itertools",
+    "functools",
+    "math",
+    "statistics",
+    "datetime",
+    "time",
+    "pprint",
+    "textwrap",
+    "string",
+    "operator",
+    "decimal",
+    "fractions",
+    "unicodedata",
+    "urllib.parse",
+    "html",
+    "xml.etree.ElementTree",
+    "tomllib",
+    "base64",
+];
+
+/// Words of Python code that run, load or write something, or reach what
+/// could (`exec(sys.stdin.read())`, `getattr(__builtins__, …)`,
+/// `sys.modules['os']`, `open(…, 'w')`, `breakpoint()`).
+const PYTHON_NOT_DATA: &[&str] = &[
     "exec",
     "eval",
     "compile",
-    "new function",
-    "runpy",
-    "__import__",
-    "import_module",
+    "__",
+    "getattr",
+    "setattr",
+    "delattr",
+    "globals",
+    "locals",
+    "vars(",
+    "open(",
+    "breakpoint",
+    "help(",
+    "sys.modules",
+    "_getframe",
+    "settrace",
+    "setprofile",
+    "addaudithook",
+    "sys.path",
+];
+
+/// Words of JavaScript code (lower case) that run, load or write
+/// something, or reach what could (`eval(d)`, `[].constructor
+/// .constructor`, `require('child_process')`, `fs.writeFileSync`,
+/// `import(…)`, `\u0065val`).
+const NODE_NOT_DATA: &[&str] = &[
+    "eval",
+    "constructor",
     "child_process",
-    "subprocess",
-    "system",
-    "popen",
+    "process.binding",
+    "dlopen",
+    "import",
+    "module",
+    "global",
+    "writefile",
+    "writesync",
+    "writestream",
+    "fs.write",
+    "appendfile",
     "spawn",
-    "'vm'",
-    "\"vm\"",
-    "pickle",
-    "marshal",
-    "yaml.load",
-    "unsafe_load",
-    "instance_eval",
+    "exec",
+    "fork",
+    "vm",
+    "worker",
+    "settimeout",
+    "setinterval",
+    "unlink",
+    "rm(",
+    "rmsync",
+    "rename",
+    "chmod",
+    "symlink",
+    "mkdir",
+    "copyfile",
+    "cpsync",
+    "fetch",
+    "http",
+    "net",
+    "\\u",
+    "\\x",
     "`",
 ];
 
+/// Whether inline Python code only reads data: every import is one of
+/// [`PYTHON_DATA_MODULES`] and no word of [`PYTHON_NOT_DATA`] is there.
+fn python_reads_data(code: &str) -> bool {
+    let lower = code.to_ascii_lowercase();
+    if PYTHON_NOT_DATA.iter().any(|w| lower.contains(w)) {
+        return false;
+    }
+    code.split([';', '\n']).all(|statement| {
+        let words: Vec<&str> = statement.split_whitespace().collect();
+        match words.as_slice() {
+            ["import", names @ ..] => names.join(" ").split(',').all(|n| {
+                let module = n.split_whitespace().next().unwrap_or_default();
+                PYTHON_DATA_MODULES.contains(&module)
+            }),
+            ["from", module, "import", ..] => PYTHON_DATA_MODULES.contains(module),
+            words => !words.contains(&"import"),
+        }
+    })
+}
+
+/// Whether inline JavaScript code only reads data: `require` of `fs`
+/// alone (to read standard input), no word of [`NODE_NOT_DATA`], no
+/// `Function` (which makes code of a string), and brackets only around a
+/// number (`o['con' + 'structor']` reaches what a word list cannot see).
+fn node_reads_data(code: &str) -> bool {
+    let lower = code.to_ascii_lowercase();
+    let rest = lower
+        .replace("require('fs')", "")
+        .replace("require(\"fs\")", "");
+    let plain_brackets = rest.split('[').skip(1).all(|after| {
+        let (index, _) = after.split_once(']').unwrap_or((after, "x"));
+        index.trim().bytes().all(|b| b.is_ascii_digit())
+    });
+    plain_brackets
+        && !code.contains("Function")
+        && !rest.contains("require")
+        && !NODE_NOT_DATA.iter().any(|w| rest.contains(w))
+}
+
 /// Whether an interpreter reads its standard input as data, not code:
-/// inline code that runs nothing it reads (`python3 -c "import json, sys;
+/// inline code that only reads and prints (`python3 -c "import json, sys;
 /// print(json.load(sys.stdin)['name'])"`, `node -e …`), `python3 -m
-/// json.tool`, or a script file of its own. Shells are never judged so:
-/// what they read so often ends up run (`bash -c "$(cat)"`).
+/// json.tool`, or a script file of its own. Shells and the other
+/// interpreters are never judged so: what a shell reads so often ends up
+/// run (`bash -c "$(cat)"`).
 pub(crate) fn reads_input_as_data(cmd: &SimpleCommand) -> bool {
     let name = cmd.name.to_ascii_lowercase();
     let python = name.starts_with("python");
-    let code_flags: &[&str] = match name.as_str() {
-        n if n.starts_with("python") => &["-c"],
-        "node" | "nodejs" | "bun" => &["-e", "--eval", "-p", "--print"],
-        "ruby" | "perl" => &["-e", "-E"],
-        "php" => &["-r"],
-        _ => return false,
-    };
+    if !python && !matches!(name.as_str(), "node" | "nodejs") {
+        return false;
+    }
     let value_of = |flags: &[&str]| {
         cmd.args
             .iter()
             .position(|a| flags.contains(&a.as_str()))
             .and_then(|i| cmd.args.get(i + 1))
     };
-    if let Some(code) = value_of(code_flags) {
-        let code = code.to_ascii_lowercase();
-        return !RUNS_WHAT_IT_READS.iter().any(|w| code.contains(w));
-    }
-    if python && let Some(module) = value_of(&["-m"]) {
-        return module == "json.tool";
+    if python {
+        if let Some(code) = value_of(&["-c"]) {
+            return python_reads_data(code);
+        }
+        if let Some(module) = value_of(&["-m"]) {
+            return module == "json.tool";
+        }
+    } else if let Some(code) = value_of(&["-e", "--eval", "-p", "--print"]) {
+        return node_reads_data(code);
     }
     // A script file of its own.
     cmd.args
