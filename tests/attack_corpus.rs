@@ -1135,3 +1135,59 @@ fn find_delete_of_build_output_is_free() {
         &["find ~/build -delete", "find / -name x -delete"],
     );
 }
+
+/// A variable `export`ed earlier in the line is in the environment of
+/// every command after it, as the shell passes it on.
+#[test]
+fn exported_variables_reach_later_commands() {
+    let sb = Sandbox::new();
+    assert_shell(
+        &sb,
+        "block",
+        &[
+            "export GIT_PAGER='sh -c id'; git log",
+            "GIT_SSH_COMMAND='sh -c id'; export GIT_SSH_COMMAND; git fetch",
+            "export GIT_WORK_TREE=$HOME && git checkout -- .bashrc",
+            // Assigning a variable the environment already exports
+            // (`EDITOR` often is) changes what the next command gets.
+            "EDITOR='sh -c id'; git commit",
+        ],
+    );
+    assert_shell(
+        &sb,
+        "allow",
+        &[
+            "export EDITOR=vim; git commit",
+            "export NODE_ENV=production && npm run build",
+            "X=1; echo $X",
+        ],
+    );
+}
+
+/// A preload library always blocks; a library search path only when it
+/// names a scratch folder or an unknown variable. Builds find their own
+/// libraries with it (`/opt/cuda/lib64`, `$PWD/lib`).
+#[test]
+fn a_library_search_path_of_the_build_is_free() {
+    let sb = Sandbox::new();
+    assert_shell(
+        &sb,
+        "allow",
+        &[
+            "export LD_LIBRARY_PATH=/opt/cuda/lib64:$LD_LIBRARY_PATH; python train.py",
+            "LD_LIBRARY_PATH=./lib ./build/app",
+            "export LD_LIBRARY_PATH=$PWD/lib && ./build/test",
+        ],
+    );
+    assert_shell(
+        &sb,
+        "block",
+        &[
+            "LD_LIBRARY_PATH=/tmp/x ls",
+            "export LD_LIBRARY_PATH=/dev/shm/l:$LD_LIBRARY_PATH; ls",
+            "LD_LIBRARY_PATH=$EVIL ls",
+            "LD_PRELOAD=/usr/lib/libjemalloc.so ./srv",
+            "export LD_PRELOAD=./x.so; ls",
+        ],
+    );
+}

@@ -35,6 +35,9 @@ pub(crate) struct Builder {
     functions: BTreeMap<String, String>,
     /// Aliases defined earlier in the line (`alias x='rm -rf'`).
     aliases: BTreeMap<String, String>,
+    /// Variables `export`ed or assigned earlier in the line: in the
+    /// environment of every command after (`export GIT_PAGER=…; git log`).
+    exported: BTreeMap<String, String>,
     /// Wrappers of the command whose string is being parsed (`sudo` of
     /// `sudo sh -c …`): the nested commands run under them too.
     inherited: Vec<String>,
@@ -50,6 +53,7 @@ impl Builder {
             sources: Vec::new(),
             functions: BTreeMap::new(),
             aliases: BTreeMap::new(),
+            exported: BTreeMap::new(),
             inherited: Vec::new(),
         }
     }
@@ -403,9 +407,12 @@ impl Builder {
             }
         }
         if argv.is_empty() {
-            // `X=rm` alone: later words of the line see it.
+            // `X=rm` alone: later words of the line see it, and so do later
+            // commands' environments where X was exported before the line
+            // (`EDITOR`, `PAGER`): the rules take it that it was.
             for (k, v) in &env {
                 vars.insert(k.clone(), v.clone());
+                self.exported.insert(k.clone(), v.clone());
             }
         }
         let mut cmd = SimpleCommand {
@@ -443,10 +450,19 @@ impl Builder {
                 }
             }
         }
+        if !cmd.name.is_empty() {
+            for (k, v) in &self.exported {
+                cmd.env.entry(k.clone()).or_insert_with(|| v.clone());
+            }
+        }
         if cmd.name == "export" {
             for a in &cmd.args {
                 if let Some((k, v)) = a.split_once('=') {
                     vars.insert(k.to_string(), v.to_string());
+                    self.exported.insert(k.to_string(), v.to_string());
+                } else if let Some(v) = vars.get(a) {
+                    // `X=…; export X`.
+                    self.exported.insert(a.clone(), v.clone());
                 }
             }
         }

@@ -1241,7 +1241,9 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
             "export" | "declare" | "typeset" | "readonly" | "setenv" => {
                 for a in &cmd.args {
                     let var = a.split('=').next().unwrap_or(a);
-                    if is_injection_var(var) && a.contains('=') {
+                    if a.split_once('=')
+                        .is_some_and(|(var, value)| injects_library(var, value))
+                    {
                         add("library-injection");
                     }
                     if var.starts_with("HISTFILE") || var == "HISTSIZE=0" || a == "HISTSIZE=0" {
@@ -1514,7 +1516,11 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
             }
             _ => {}
         }
-        if cmd.env.keys().any(|k| is_injection_var(k)) {
+        if cmd
+            .env
+            .iter()
+            .any(|(var, value)| injects_library(var, value))
+        {
             add("library-injection");
         }
         // A shell, or a program that runs one, under sudo.
@@ -2267,15 +2273,22 @@ pub fn is_metadata_url(word: &str) -> bool {
         || word.contains("fd00:ec2::254")
 }
 
-fn is_injection_var(name: &str) -> bool {
-    matches!(
-        name,
-        "LD_PRELOAD"
-            | "LD_LIBRARY_PATH"
-            | "LD_AUDIT"
-            | "DYLD_INSERT_LIBRARIES"
-            | "DYLD_LIBRARY_PATH"
-    )
+/// Whether setting `var` to `value` loads a library into the programs
+/// started: a preload or audit library always; a library search path
+/// when one of its folders is a scratch folder anyone can write, or is
+/// not known (`LD_LIBRARY_PATH=/opt/cuda/lib64:$LD_LIBRARY_PATH` and
+/// `=./lib` are how builds find their own libraries).
+fn injects_library(var: &str, value: &str) -> bool {
+    match var {
+        "LD_PRELOAD" | "LD_AUDIT" | "DYLD_INSERT_LIBRARIES" => true,
+        "LD_LIBRARY_PATH" | "DYLD_LIBRARY_PATH" => value.split(':').any(|dir| {
+            // `$LD_LIBRARY_PATH` (what was set before) and `$PWD`.
+            let name = dir.trim_start_matches(['$', '{']).split(['/', '}']).next();
+            let known = name.is_some_and(|n| n == var || n == "PWD");
+            in_scratch(&dir.to_ascii_lowercase()) || dir.starts_with('$') && !known
+        }),
+        _ => false,
+    }
 }
 
 fn is_url_or_git(op: &str) -> bool {
