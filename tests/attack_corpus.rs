@@ -1191,3 +1191,20 @@ fn a_library_search_path_of_the_build_is_free() {
         ],
     );
 }
+
+/// GNU tools and git take an unambiguous prefix of a long option: `rm
+/// --rec` is `rm --recursive`, and `git restore --st` only unstages.
+#[test]
+fn an_abbreviated_long_option_is_the_option() {
+    let sb = Sandbox::new();
+    assert_shell(
+        &sb,
+        "block",
+        &["rm --rec --force ~", "rm --recursive ~/Documents"],
+    );
+    assert_shell(
+        &sb,
+        "allow",
+        &["git restore --st .", "rm --verbose notes.txt"],
+    );
+}

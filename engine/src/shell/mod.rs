@@ -191,7 +191,8 @@ impl Shell {
 impl SimpleCommand {
     /// Whether it has the short flag `letter` (alone or in a cluster like
     /// `-rf`) or one of the long flags `long` (`--recursive`, also as
-    /// `--recursive=x`). Arguments after `--` are not flags.
+    /// `--recursive=x` or a prefix such as `--rec`). Arguments after `--`
+    /// are not flags.
     pub fn has_flag(&self, letter: Option<char>, long: &[&str]) -> bool {
         for a in &self.args {
             if a == "--" {
@@ -199,7 +200,9 @@ impl SimpleCommand {
             }
             if let Some(l) = a.strip_prefix("--") {
                 let l = l.split('=').next().unwrap_or(l);
-                if long.contains(&l) {
+                // GNU getopt and git take an unambiguous prefix (`rm
+                // --rec`); an ambiguous one is refused by the program.
+                if !l.is_empty() && long.iter().any(|n| n.starts_with(l)) {
                     return true;
                 }
             } else if let (Some(c), Some(s)) = (letter, a.strip_prefix('-'))
