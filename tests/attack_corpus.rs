@@ -1208,3 +1208,26 @@ fn an_abbreviated_long_option_is_the_option() {
         &["git restore --st .", "rm --verbose notes.txt"],
     );
 }
+
+/// `--dry-run` excuses a publish or delete only when it is one:
+/// `--dry-run=false` and kubectl's `--dry-run=none` do the real thing.
+#[test]
+fn a_dry_run_that_is_not_one_still_asks() {
+    let sb = Sandbox::new();
+    assert_shell(
+        &sb,
+        "prompt",
+        &[
+            "npm publish --dry-run=false",
+            "kubectl delete pod x --dry-run=none",
+        ],
+    );
+    assert_shell(
+        &sb,
+        "allow",
+        &[
+            "npm publish --dry-run",
+            "kubectl delete pod x --dry-run=client",
+        ],
+    );
+}

@@ -420,6 +420,10 @@ fn rm_pattern(target: &str) -> String {
     ))
 }
 
+/// A dry run: `--dry-run`, or with a value that is one
+/// (`--dry-run=client`), not `--dry-run=false` or `=none`.
+const DRY_RUN: &str = r#"--dry-run(?:=(?:client|server|true|1|yes)|[ \t;&|)"']|$)"#;
+
 /// The built-in `dangerous_commands` (each a block).
 ///
 /// | id | catches |
@@ -554,14 +558,14 @@ pub fn default_require_confirmation() -> Vec<CommandPattern> {
             "deletes Kubernetes resources",
             "check the context and namespace (`kubectl config current-context`) and try `--dry-run=client` first",
         )
-        .unless(r"--dry-run"),
+        .unless(DRY_RUN),
         CommandPattern::builtin(
             "helm-uninstall",
             expand(r"%PRE%helm(?:%SP%%ARG%)*?%SP%(?:uninstall|delete|del)%TEND%"),
             "uninstalls a Helm release",
             "check the Kubernetes context and the release name first",
         )
-        .unless(r"--dry-run"),
+        .unless(DRY_RUN),
         CommandPattern::builtin(
             "terraform-destroy",
             expand(
@@ -576,14 +580,14 @@ pub fn default_require_confirmation() -> Vec<CommandPattern> {
             "publishes a crate to the registry (a version cannot be unpublished)",
             "run `cargo publish --dry-run` first and confirm the version with the user",
         )
-        .unless(r"--dry-run"),
+        .unless(DRY_RUN),
         CommandPattern::builtin(
             "npm-publish",
             expand(r"%PRE%(?:npm|pnpm|yarn|bun)(?:%SP%%ARG%)*?%SP%publish%TEND%"),
             "publishes a package to the registry",
             "run `npm publish --dry-run` first and confirm the version with the user",
         )
-        .unless(r"--dry-run"),
+        .unless(DRY_RUN),
         CommandPattern::builtin(
             "pipe-to-shell",
             expand(
