@@ -1231,3 +1231,32 @@ fn a_dry_run_that_is_not_one_still_asks() {
         ],
     );
 }
+
+/// Braces expand before anything else, as in bash: `~/.ssh/{id_rsa,x}`
+/// names the key, `~{,}` the home folder twice.
+#[test]
+fn braces_expand_before_the_rules_look() {
+    let sb = Sandbox::new();
+    assert_shell(
+        &sb,
+        "block",
+        &[
+            "cat ~/.ssh/{id_rsa,x}",
+            "cat ~/.{ssh/id_rsa,x}",
+            "rm -rf ~{,}",
+            "rm -rf /{usr,x}",
+            "cp ~/.aws/{credentials,config} /tmp/",
+        ],
+    );
+    assert_shell(&sb, "prompt", &["git reset --{hard,x}"]);
+    assert_shell(
+        &sb,
+        "allow",
+        &[
+            "mkdir -p src/{a,b}/tests",
+            "mv src/{old,new}.rs",
+            "rm -rf build/{debug,release}",
+            "echo '{a,b}' '~/.ssh/{id_rsa,x}'",
+        ],
+    );
+}

@@ -15,7 +15,8 @@
 //!   (`sudo`, `doas`, `env`, `nice`, `nohup`, `timeout`, `time`, `command`,
 //!   `exec`, `busybox`, `stdbuf`, `ionice`, `setsid`, `xargs`) move to
 //!   `wrappers`;
-//! - `args` are its arguments after quote removal, with paths normalised:
+//! - `args` are its arguments after brace expansion (`src/{a,b}` is two
+//!   words) and quote removal, with paths normalised:
 //!   `~`, `$HOME` and the user's home directory become `~`, `$PWD/x` is
 //!   `x` (the working directory, after any `cd`), repeated and
 //!   trailing slashes go, `.` and `..` are resolved (`/home//` is `/home`,

@@ -1,6 +1,6 @@
 //! From rable's syntax tree to the simple commands of the model.
 
-use super::words::{expand, normalize_path};
+use super::words::{brace_expand, expand, normalize_path};
 use super::{MAX_COMMANDS, MAX_DEPTH, MAX_LEN, MAX_OPERATORS, Redirect, SimpleCommand};
 use rable::ast::{Node, NodeKind};
 use std::collections::BTreeMap;
@@ -354,18 +354,11 @@ impl Builder {
         let mut argv: Vec<String> = Vec::new();
         for w in words {
             if let NodeKind::Word { value, .. } = &w.kind {
-                argv.extend(expand(value, vars).fields);
+                // `{rm,-rf,/}`, `~/.ssh/{id_rsa,x}`: braces first, as bash.
+                for word in brace_expand(value) {
+                    argv.extend(expand(&word, vars).fields);
+                }
             }
-        }
-        // `{rm,-rf,/}`: brace expansion of the command word.
-        if let Some(first) = argv.first()
-            && first.starts_with('{')
-            && first.ends_with('}')
-            && first.contains(',')
-            && argv.len() == 1
-        {
-            let inner = first[1..first.len() - 1].to_string();
-            argv = inner.split(',').map(str::to_string).collect();
         }
         let mut redirects = Vec::new();
         let mut heredoc_body: Option<String> = None;

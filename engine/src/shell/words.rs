@@ -157,6 +157,92 @@ fn contract(abs: &str, home: Option<&str>) -> String {
     abs.to_string()
 }
 
+/// Most words one brace expansion may make: past it, the word is kept as
+/// written beside the first words it made.
+const MAX_BRACE_WORDS: usize = 64;
+
+/// The words bash's brace expansion makes of `raw` (still quoted):
+/// `~/.ssh/{id_rsa,x}` is `~/.ssh/id_rsa` and `~/.ssh/x`, `{rm,-rf,/}` is
+/// `rm`, `-rf` and `/`. Quoted braces, `${…}` and braces without a comma
+/// at their top level stay as they are; sequences (`{1..3}`) are not
+/// expanded.
+pub(crate) fn brace_expand(raw: &str) -> Vec<String> {
+    if !raw.contains('{') || !raw.contains(',') {
+        return vec![raw.to_string()];
+    }
+    let mut out = Vec::new();
+    expand_into(raw, &mut out);
+    if out.len() > MAX_BRACE_WORDS {
+        out.truncate(MAX_BRACE_WORDS);
+        out.push(raw.to_string());
+    }
+    out
+}
+
+fn expand_into(raw: &str, out: &mut Vec<String>) {
+    if out.len() > MAX_BRACE_WORDS {
+        return;
+    }
+    let Some((open, close, commas)) = first_brace(raw) else {
+        out.push(raw.to_string());
+        return;
+    };
+    let (prefix, suffix) = (&raw[..open], &raw[close + 1..]);
+    let mut start = open + 1;
+    for end in commas.into_iter().chain([close]) {
+        expand_into(&format!("{prefix}{}{suffix}", &raw[start..end]), out);
+        start = end + 1;
+    }
+}
+
+/// The first unquoted `{` with a matching `}` and a comma at its top
+/// level: their byte offsets and the commas'.
+fn first_brace(raw: &str) -> Option<(usize, usize, Vec<usize>)> {
+    let bytes = raw.as_bytes();
+    let (mut single, mut double) = (false, false);
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' if !single => i += 1,
+            b'\'' if !double => single = !single,
+            b'"' if !single => double = !double,
+            b'{' if !single && !double && (i == 0 || bytes[i - 1] != b'$') => {
+                if let Some((close, commas)) = matching_brace(bytes, i)
+                    && !commas.is_empty()
+                {
+                    return Some((i, close, commas));
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// The `}` closing the `{` at `open`, and the commas at its level.
+fn matching_brace(bytes: &[u8], open: usize) -> Option<(usize, Vec<usize>)> {
+    let (mut single, mut double) = (false, false);
+    let mut depth = 0usize;
+    let mut commas = Vec::new();
+    let mut i = open + 1;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' if !single => i += 1,
+            b'\'' if !double => single = !single,
+            b'"' if !single => double = !double,
+            _ if single || double => {}
+            b'{' => depth += 1,
+            b'}' if depth == 0 => return Some((i, commas)),
+            b'}' => depth -= 1,
+            b',' if depth == 0 => commas.push(i),
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
 /// What a word becomes: one field, or several when `$IFS` or an unquoted
 /// variable split it.
 #[derive(Debug, Default)]
@@ -612,6 +698,36 @@ pub(crate) fn substitution_bodies(raw: &str) -> Vec<(String, &'static str)> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn braces_expand_as_bash_does() {
+        let words = |w: &str| brace_expand(w);
+        assert_eq!(words("~/.ssh/{id_rsa,x}"), ["~/.ssh/id_rsa", "~/.ssh/x"]);
+        assert_eq!(words("{rm,-rf,/}"), ["rm", "-rf", "/"]);
+        assert_eq!(words("~{,}"), ["~", "~"]);
+        assert_eq!(words("a{b,c{d,e}}f"), ["abf", "acdf", "acef"]);
+        assert_eq!(words("{a,b}{1,2}"), ["a1", "a2", "b1", "b2"]);
+        // Quoted, a parameter, no comma, or a sequence: as written.
+        for w in [
+            "'{a,b}'",
+            "\"{a,b}\"",
+            "\\{a,b}",
+            "${x,,}",
+            "{}",
+            "{a}",
+            "{1..3}",
+            "x",
+        ] {
+            assert_eq!(words(w), [w], "{w}");
+        }
+        assert_eq!(words("'x'{a,b}"), ["'x'a", "'x'b"]);
+        let many = brace_expand(&"{a,b}".repeat(10));
+        assert_eq!(many.len(), MAX_BRACE_WORDS + 1);
+        assert_eq!(
+            many.last().map(String::as_str),
+            Some("{a,b}".repeat(10).as_str())
+        );
+    }
+
     use super::*;
 
     fn one(raw: &str) -> String {

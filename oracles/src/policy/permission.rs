@@ -422,7 +422,7 @@ fn rm_pattern(target: &str) -> String {
 
 /// A dry run: `--dry-run`, or with a value that is one
 /// (`--dry-run=client`), not `--dry-run=false` or `=none`.
-const DRY_RUN: &str = r#"--dry-run(?:=(?:client|server|true|1|yes)|[ \t;&|)"']|$)"#;
+const DRY_RUN: &str = r#"--dry-run(?:=(?:client|server|true|1|yes)|[\s;&|)`"']|$)"#;
 
 /// The built-in `dangerous_commands` (each a block).
 ///
