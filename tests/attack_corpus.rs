@@ -1260,3 +1260,17 @@ fn braces_expand_before_the_rules_look() {
         ],
     );
 }
+
+/// `/proc/self/cwd` is the working directory, and a thread's environment
+/// under `/proc/*/task/*/environ` holds the same secrets as the process's.
+#[test]
+fn proc_spellings_of_the_working_directory_and_environment() {
+    let sb = Sandbox::new();
+    assert_shell(
+        &sb,
+        "block",
+        &["cat /proc/self/task/1/environ", "rm -rf /proc/self/cwd/.."],
+    );
+    assert_shell(&sb, "prompt", &["cat /proc/self/cwd/.env"]);
+    assert_shell(&sb, "allow", &["cat /proc/self/cwd/src/main.rs"]);
+}

@@ -3,8 +3,8 @@
 
 use std::collections::BTreeMap;
 
-/// `path` with `~`, `$HOME`, `${HOME}` and `home` spelled `~`, `$PWD` as
-/// the working directory (relative), repeated and trailing slashes removed
+/// `path` with `~`, `$HOME`, `${HOME}` and `home` spelled `~`, `$PWD` and
+/// `/proc/self/cwd` as the working directory (relative), repeated and trailing slashes removed
 /// and `.`/`..` resolved; `~root` is `/root`. A word that is not a path
 /// comes back as it was.
 ///
@@ -22,6 +22,7 @@ use std::collections::BTreeMap;
 /// assert_eq!(normalize_path("./target/", None), "target");
 /// assert_eq!(normalize_path("${PWD}/dist", None), "dist");
 /// assert_eq!(normalize_path("$PWD", None), ".");
+/// assert_eq!(normalize_path("/proc/self/cwd/../x", None), "../x");
 /// assert_eq!(normalize_path("src/../..", None), "..");
 /// assert_eq!(normalize_path("--force", None), "--force");
 /// ```
@@ -41,13 +42,17 @@ pub fn normalize_path(path: &str, home: Option<&str>) -> String {
     } else if let Some(r) = proc_root(path) {
         // `/proc/self/root/etc/shadow` is `/etc/shadow`.
         return normalize_path(&format!("/{r}"), home);
+    } else if let Some(r) = ["$PWD", "${PWD}", "/proc/self/cwd", "/proc/thread-self/cwd"]
+        .iter()
+        .find_map(|p| {
+            path.strip_prefix(p)
+                .filter(|r| r.is_empty() || r.starts_with('/'))
+        })
+    {
+        // The working directory, however it is spelt.
+        ("", r)
     } else if let Some(r) = path.strip_prefix('/') {
         ("/", r)
-    } else if let Some(r) = ["$PWD", "${PWD}"].iter().find_map(|p| {
-        path.strip_prefix(p)
-            .filter(|r| r.is_empty() || r.starts_with('/'))
-    }) {
-        ("", r)
     } else if path.starts_with("./")
         || path.starts_with("../")
         || path == "."

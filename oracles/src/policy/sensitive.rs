@@ -81,6 +81,7 @@ pub const CREDENTIALS: &[&str] = &[
     "/var/run/secrets/**",
     "/run/secrets/**",
     "/proc/*/environ",
+    "/proc/*/task/*/environ",
     "/etc/shadow",
     "/etc/gshadow",
     "/etc/master.passwd",
