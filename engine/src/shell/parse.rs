@@ -38,6 +38,9 @@ pub(crate) struct Builder {
     /// Variables `export`ed or assigned earlier in the line: in the
     /// environment of every command after (`export GIT_PAGER=…; git log`).
     exported: BTreeMap<String, String>,
+    /// Links made earlier in the line (`ln -s ~ h`): the working
+    /// directory then, the link, and what it points at.
+    links: Vec<(Option<String>, String, String)>,
     /// Wrappers of the command whose string is being parsed (`sudo` of
     /// `sudo sh -c …`): the nested commands run under them too.
     inherited: Vec<String>,
@@ -54,8 +57,42 @@ impl Builder {
             functions: BTreeMap::new(),
             aliases: BTreeMap::new(),
             exported: BTreeMap::new(),
+            links: Vec::new(),
             inherited: Vec::new(),
         }
+    }
+
+    /// `path` through a link the line made before: `h/.ssh/id_rsa` after
+    /// `ln -s ~ h` is `~/.ssh/id_rsa`.
+    fn through_links(&self, path: String, cwd: &Option<String>) -> String {
+        for (made_in, link, target) in self.links.iter().rev() {
+            if made_in == cwd
+                && let Some(rest) = path.strip_prefix(link.as_str())
+                && (rest.is_empty() || rest.starts_with('/'))
+            {
+                return normalize_path(&format!("{target}{rest}"), self.home.as_deref());
+            }
+        }
+        path
+    }
+
+    /// Keeps the link an `ln TARGET [LINK]` makes (symbolic or hard: a
+    /// hard link to a key reads the key too).
+    fn record_link(&mut self, ln: &SimpleCommand, cwd: &Option<String>) {
+        let ops: Vec<&str> = ln.operands().collect();
+        let (target, link) = match ops.as_slice() {
+            [target] => (*target, basename(target)),
+            [target, link] => (*target, (*link).to_string()),
+            _ => return,
+        };
+        // A relative target is relative to the link's folder.
+        let target = match link.rsplit_once('/') {
+            Some((dir, _)) if !target.starts_with(['/', '~']) => {
+                normalize_path(&format!("{dir}/{target}"), self.home.as_deref())
+            }
+            _ => target.to_string(),
+        };
+        self.links.push((cwd.clone(), link, target));
     }
 
     fn new_place(&mut self, stages: usize) -> Place {
@@ -376,7 +413,7 @@ impl Builder {
                         target: if dup || op == "<<<" {
                             target
                         } else {
-                            normalize_path(&target, self.home.as_deref())
+                            self.through_links(normalize_path(&target, self.home.as_deref()), cwd)
                         },
                     });
                 }
@@ -430,8 +467,11 @@ impl Builder {
             cmd.name = basename(&program);
         }
         cmd.args = args
-            .map(|a| normalize_path(&a, self.home.as_deref()))
+            .map(|a| self.through_links(normalize_path(&a, self.home.as_deref()), cwd))
             .collect();
+        if cmd.name == "ln" {
+            self.record_link(&cmd, cwd);
+        }
         if cmd.name == "cd" || cmd.name == "pushd" {
             let target = cmd.operands().next().unwrap_or("~").to_string();
             *cwd = Some(cmd.resolve(&target));
