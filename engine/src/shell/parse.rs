@@ -112,6 +112,19 @@ impl Builder {
         via: Option<&str>,
         vars: &mut BTreeMap<String, String>,
     ) -> bool {
+        self.line_in(text, depth, via, vars, &mut None)
+    }
+
+    /// [`Builder::line`] starting in `cwd`, and leaving it where the last
+    /// `cd` of the text went.
+    fn line_in(
+        &mut self,
+        text: &str,
+        depth: usize,
+        via: Option<&str>,
+        vars: &mut BTreeMap<String, String>,
+        cwd: &mut Option<String>,
+    ) -> bool {
         if depth > MAX_DEPTH
             || text.len() > MAX_LEN
             || nesting(text) > MAX_NESTING
@@ -124,10 +137,9 @@ impl Builder {
             return false;
         };
         self.sources.push(text.to_string());
-        let mut cwd = None;
         for n in &nodes {
             let place = self.new_place(1);
-            self.node(n, depth, via, vars, place, &mut cwd);
+            self.node(n, depth, via, vars, place, cwd);
         }
         self.sources.pop();
         true
@@ -474,7 +486,19 @@ impl Builder {
         }
         if cmd.name == "cd" || cmd.name == "pushd" {
             let target = cmd.operands().next().unwrap_or("~").to_string();
-            *cwd = Some(cmd.resolve(&target));
+            let searched = cmd.env.contains_key("CDPATH") || vars.contains_key("CDPATH");
+            *cwd = Some(match target.as_str() {
+                // Where the one before was: known only if the line set it.
+                "-" => vars
+                    .get("OLDPWD")
+                    .cloned()
+                    .unwrap_or_else(|| "$OLDPWD".into()),
+                t if searched && !t.starts_with(['/', '~', '.']) => format!("$CDPATH/{t}"),
+                t => cmd.resolve(t),
+            });
+        }
+        if cmd.name == "popd" {
+            *cwd = Some("$DIRSTACK".into());
         }
         if cmd.name == "alias" {
             for a in &cmd.args {
@@ -549,7 +573,16 @@ impl Builder {
         };
         if let Some((line, how, mut v)) = body {
             let saved = std::mem::replace(&mut self.inherited, wrappers);
-            if !self.line(&line, depth + 1, Some(&how), &mut v) {
+            // `eval`, a function and an alias run in this shell: a `cd` in
+            // them moves the commands after them too.
+            let same_shell =
+                how == "eval" || how.starts_with("function ") || how.starts_with("alias ");
+            let parsed = if same_shell {
+                self.line_in(&line, depth + 1, Some(&how), &mut v, cwd)
+            } else {
+                self.line(&line, depth + 1, Some(&how), &mut v)
+            };
+            if !parsed {
                 self.truncated = true;
             }
             self.inherited = saved;
@@ -602,6 +635,7 @@ fn unwrap(cmd: &mut SimpleCommand, mut argv: Vec<String>) -> Vec<String> {
             "stdbuf" => (&["-i", "-o", "-e", "--input", "--output", "--error"], &[]),
             "exec" => (&["-a"], &[]),
             "command" => (&[], &["-v", "-V"]),
+            "builtin" => (&[], &[]),
             "xargs" => (
                 &[
                     "-I",

@@ -24,6 +24,7 @@ use std::collections::BTreeMap;
 /// assert_eq!(normalize_path("$PWD", None), ".");
 /// assert_eq!(normalize_path("/proc/self/cwd/../x", None), "../x");
 /// assert_eq!(normalize_path("src/../..", None), "..");
+/// assert_eq!(normalize_path("build/..", None), ".");
 /// assert_eq!(normalize_path("--force", None), "--force");
 /// ```
 pub fn normalize_path(path: &str, home: Option<&str>) -> String {
@@ -60,6 +61,8 @@ pub fn normalize_path(path: &str, home: Option<&str>) -> String {
         || ((path.contains("//")
             || path.contains("/./")
             || path.contains("/../")
+            || path.ends_with("/..")
+            || path.ends_with("/.")
             || path.ends_with('/'))
             && !path.contains("://")
             && !path.starts_with('-'))

@@ -36,7 +36,7 @@
 //! Each rule is off in a project that lists its id under PermissionChecker's
 //! `except:`.
 
-use ahp_engine::shell::{Shell, SimpleCommand};
+use ahp_engine::shell::{Shell, SimpleCommand, normalize_path};
 
 /// One structural rule's verdict on a command line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -564,62 +564,27 @@ const PYTHON_NOT_DATA: &[&str] = &[
     "delattr",
     "globals",
     "locals",
-    "vars(",
-    "open(",
+    "builtins",
+    "vars",
+    "open",
     "breakpoint",
-    "help(",
-    "sys.modules",
+    "help",
+    "modules",
     "_getframe",
-    "settrace",
-    "setprofile",
-    "addaudithook",
-    "sys.path",
+    "frame",
+    "trace",
+    "profile",
+    "audithook",
+    "path",
+    "hook",
+    "input",
+    "fileno",
 ];
 
-/// Words of JavaScript code (lower case) that run, load or write
-/// something, or reach what could (`eval(d)`, `[].constructor
-/// .constructor`, `require('child_process')`, `fs.writeFileSync`,
-/// `import(…)`, `\u0065val`).
-const NODE_NOT_DATA: &[&str] = &[
-    "eval",
-    "constructor",
-    "child_process",
-    "process.binding",
-    "dlopen",
-    "import",
-    "module",
-    "global",
-    "writefile",
-    "writesync",
-    "writestream",
-    "fs.write",
-    "appendfile",
-    "spawn",
-    "exec",
-    "fork",
-    "vm",
-    "worker",
-    "settimeout",
-    "setinterval",
-    "unlink",
-    "rm(",
-    "rmsync",
-    "rename",
-    "chmod",
-    "symlink",
-    "mkdir",
-    "copyfile",
-    "cpsync",
-    "fetch",
-    "http",
-    "net",
-    "\\u",
-    "\\x",
-    "`",
-];
-
-/// Whether inline Python code only reads data: every import is one of
-/// [`PYTHON_DATA_MODULES`] and no word of [`PYTHON_NOT_DATA`] is there.
+/// Whether inline Python code only reads data: every import is a
+/// statement of its own naming [`PYTHON_DATA_MODULES`] (`if 1:import os`
+/// is not), and no word of [`PYTHON_NOT_DATA`] is there, in any case or
+/// spacing of the code around it.
 fn python_reads_data(code: &str) -> bool {
     let lower = code.to_ascii_lowercase();
     if PYTHON_NOT_DATA.iter().any(|w| lower.contains(w)) {
@@ -633,62 +598,37 @@ fn python_reads_data(code: &str) -> bool {
                 PYTHON_DATA_MODULES.contains(&module)
             }),
             ["from", module, "import", ..] => PYTHON_DATA_MODULES.contains(module),
-            words => !words.contains(&"import"),
+            _ => !statement.contains("import"),
         }
     })
 }
 
-/// Whether inline JavaScript code only reads data: `require` of `fs`
-/// alone (to read standard input), no word of [`NODE_NOT_DATA`], no
-/// `Function` (which makes code of a string), and brackets only around a
-/// number (`o['con' + 'structor']` reaches what a word list cannot see).
-fn node_reads_data(code: &str) -> bool {
-    let lower = code.to_ascii_lowercase();
-    let rest = lower
-        .replace("require('fs')", "")
-        .replace("require(\"fs\")", "");
-    let plain_brackets = rest.split('[').skip(1).all(|after| {
-        let (index, _) = after.split_once(']').unwrap_or((after, "x"));
-        index.trim().bytes().all(|b| b.is_ascii_digit())
-    });
-    plain_brackets
-        && !code.contains("Function")
-        && !rest.contains("require")
-        && !NODE_NOT_DATA.iter().any(|w| rest.contains(w))
-}
+/// Python's options that change nothing about what it runs (unbuffered,
+/// no bytecode, isolated, …); `-i` (a prompt reading the rest of the
+/// input) and the others are not among them.
+const PYTHON_PLAIN_FLAGS: &[&str] = &[
+    "-u", "-B", "-E", "-s", "-S", "-I", "-O", "-OO", "-q", "-b", "-bb",
+];
 
 /// Whether an interpreter reads its standard input as data, not code:
-/// inline code that only reads and prints (`python3 -c "import json, sys;
-/// print(json.load(sys.stdin)['name'])"`, `node -e …`), `python3 -m
-/// json.tool`, or a script file of its own. Shells and the other
-/// interpreters are never judged so: what a shell reads so often ends up
-/// run (`bash -c "$(cat)"`).
+/// Python running `-m json.tool`, or code given with `-c` that only reads
+/// and prints (`python3 -c "import json, sys;
+/// print(json.load(sys.stdin)['name'])"`). Shells, other interpreters and
+/// script files are never judged so: what they read so often ends up run
+/// (`bash -c "$(cat)"`), and a script's text is not on the line.
 pub(crate) fn reads_input_as_data(cmd: &SimpleCommand) -> bool {
-    let name = cmd.name.to_ascii_lowercase();
-    let python = name.starts_with("python");
-    if !python && !matches!(name.as_str(), "node" | "nodejs") {
+    if !cmd.name.to_ascii_lowercase().starts_with("python") {
         return false;
     }
-    let value_of = |flags: &[&str]| {
-        cmd.args
-            .iter()
-            .position(|a| flags.contains(&a.as_str()))
-            .and_then(|i| cmd.args.get(i + 1))
-    };
-    if python {
-        if let Some(code) = value_of(&["-c"]) {
-            return python_reads_data(code);
+    let mut args = cmd.args.iter().map(String::as_str);
+    loop {
+        match args.next() {
+            Some("-c") => return args.next().is_some_and(python_reads_data),
+            Some("-m") => return args.next() == Some("json.tool"),
+            Some(flag) if PYTHON_PLAIN_FLAGS.contains(&flag) => {}
+            _ => return false,
         }
-        if let Some(module) = value_of(&["-m"]) {
-            return module == "json.tool";
-        }
-    } else if let Some(code) = value_of(&["-e", "--eval", "-p", "--print"]) {
-        return node_reads_data(code);
     }
-    // A script file of its own.
-    cmd.args
-        .first()
-        .is_some_and(|script| !script.starts_with('-') && !is_stdin_file(script))
 }
 
 /// Words holding a command substitution that downloads.
@@ -799,9 +739,10 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
                             BUILD_OUTPUT.contains(&n.as_str()) || BUILD_FILES.contains(&n.as_str())
                         })
                         || !roots.is_empty()
+                            && !cmd.args.iter().any(|a| a == "-follow")
                             && roots.iter().all(|r| {
                                 let first = r.split('/').next().unwrap_or(r);
-                                BUILD_OUTPUT.contains(&first)
+                                BUILD_OUTPUT.contains(&first) && !r.contains(['$', '`'])
                             });
                     if roots.iter().any(|r| deletes_system(r)) {
                         add("find-delete-system");
@@ -1242,7 +1183,7 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
                 for a in &cmd.args {
                     let var = a.split('=').next().unwrap_or(a);
                     if a.split_once('=')
-                        .is_some_and(|(var, value)| injects_library(var, value))
+                        .is_some_and(|(var, value)| injects_library(cmd, var, value))
                     {
                         add("library-injection");
                     }
@@ -1519,7 +1460,7 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
         if cmd
             .env
             .iter()
-            .any(|(var, value)| injects_library(var, value))
+            .any(|(var, value)| injects_library(cmd, var, value))
         {
             add("library-injection");
         }
@@ -2119,9 +2060,15 @@ fn system_folder(path: &str) -> bool {
 
 /// Whether a path is in a scratch folder anyone can write.
 fn in_scratch(path: &str) -> bool {
-    ["/tmp", "/var/tmp", "/dev/shm"]
-        .iter()
-        .any(|d| path.starts_with(d))
+    [
+        "/tmp",
+        "/var/tmp",
+        "/dev/shm",
+        "/private/tmp",
+        "/private/var/tmp",
+    ]
+    .iter()
+    .any(|d| path.starts_with(d))
 }
 
 /// Whether the options of git's subcommand `sub` name a program it runs
@@ -2273,19 +2220,27 @@ pub fn is_metadata_url(word: &str) -> bool {
         || word.contains("fd00:ec2::254")
 }
 
-/// Whether setting `var` to `value` loads a library into the programs
-/// started: a preload or audit library always; a library search path
-/// when one of its folders is a scratch folder anyone can write, or is
-/// not known (`LD_LIBRARY_PATH=/opt/cuda/lib64:$LD_LIBRARY_PATH` and
-/// `=./lib` are how builds find their own libraries).
-fn injects_library(var: &str, value: &str) -> bool {
+/// Whether setting `var` to `value` loads a library into `cmd`'s
+/// programs: a preload or audit library always; a library search path
+/// when one of its folders is, or may be, a scratch folder anyone can
+/// write: one there, one that climbs with `..`, or an unknown variable.
+/// `LD_LIBRARY_PATH=/opt/cuda/lib64:$LD_LIBRARY_PATH` and `=./lib` are how
+/// builds find their own libraries.
+fn injects_library(cmd: &SimpleCommand, var: &str, value: &str) -> bool {
     match var {
         "LD_PRELOAD" | "LD_AUDIT" | "DYLD_INSERT_LIBRARIES" => true,
-        "LD_LIBRARY_PATH" | "DYLD_LIBRARY_PATH" => value.split(':').any(|dir| {
+        "LD_LIBRARY_PATH"
+        | "DYLD_LIBRARY_PATH"
+        | "DYLD_FALLBACK_LIBRARY_PATH"
+        | "DYLD_FRAMEWORK_PATH"
+        | "DYLD_FALLBACK_FRAMEWORK_PATH" => value.split(':').any(|dir| {
             // `$LD_LIBRARY_PATH` (what was set before) and `$PWD`.
             let name = dir.trim_start_matches(['$', '{']).split(['/', '}']).next();
             let known = name.is_some_and(|n| n == var || n == "PWD");
-            in_scratch(&dir.to_ascii_lowercase()) || dir.starts_with('$') && !known
+            // An empty folder is the working directory.
+            let dir = if dir.is_empty() { "." } else { dir };
+            let at = cmd.resolve(&normalize_path(dir, None)).to_ascii_lowercase();
+            dir.contains("..") || in_scratch(&at) || at.starts_with('$') && !known
         }),
         _ => false,
     }

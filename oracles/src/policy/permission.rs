@@ -1240,6 +1240,11 @@ const DATA_COMMANDS: &[&str] = &[
 /// command of their own. A match inside a string (`watch 'curl … | sh'`)
 /// leaves an unclosed quote behind it and stays a match.
 fn pipes_only_data(pipe: &Regex, text: &str) -> bool {
+    // A process substitution elsewhere on the line (`tee >(sh)`) can hand
+    // the same download to a shell.
+    if text.contains(">(") || text.contains("<(") {
+        return false;
+    }
     let mut found = false;
     for m in pipe.find_iter(text) {
         found = true;
