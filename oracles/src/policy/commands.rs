@@ -524,7 +524,8 @@ fn runs_stdin(cmd: &SimpleCommand) -> bool {
 }
 
 /// Modules that inline Python code reading data may import: none of them
-/// runs or writes anything.
+/// runs or writes anything, or looks an attribute up by a name built at
+/// run time (`operator.attrgetter`, `string.Formatter().get_field` do).
 const PYTHON_DATA_MODULES: &[&str] = &[
     "json",
     "sys",
@@ -539,8 +540,6 @@ const PYTHON_DATA_MODULES: &[&str] = &[
     "time",
     "pprint",
     "textwrap",
-    "string",
-    "operator",
     "decimal",
     "fractions",
     "unicodedata",
