@@ -611,6 +611,14 @@ pub fn accesses(cmd: &SimpleCommand) -> Vec<(String, Access)> {
             out.push((path(&format!("{tree}/**")), Access::Write));
         }
     }
+    if name == "find" {
+        // `find … -fprintf FILE FORMAT` writes FILE.
+        for w in cmd.args.windows(2) {
+            if matches!(w[0].as_str(), "-fprint" | "-fprint0" | "-fprintf" | "-fls") {
+                out.push((path(&w[1]), Access::Write));
+            }
+        }
+    }
     if META.contains(&name) {
         // `ssh -i KEY host` and `ssh-keygen -f KEY` use a key; `ls ~/.ssh`
         // lists names. Their redirections still count.
