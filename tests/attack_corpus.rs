@@ -1355,3 +1355,26 @@ fn find_writes_the_files_it_prints_to() {
     );
     assert_shell(&sb, "allow", &["find . -name '*.rs' -fprint files.txt"]);
 }
+
+/// What a data command prints into a shell runs: its words count then.
+#[test]
+fn data_piped_into_a_shell_is_code() {
+    let sb = Sandbox::new();
+    assert_shell(&sb, "block", &[r#"jq -nr '"rm -rf ~"' | bash"#]);
+    assert_shell(
+        &sb,
+        "prompt",
+        &[
+            "rg -o 'git push --force' notes.txt | sh",
+            "grep -h 'cargo publish' notes.txt | xargs -I{} sh -c {}",
+        ],
+    );
+    assert_shell(
+        &sb,
+        "allow",
+        &[
+            "grep -rn 'DROP TABLE' migrations | wc -l",
+            "grep 'git reset --hard' notes.md | head -3",
+        ],
+    );
+}

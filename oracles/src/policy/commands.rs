@@ -510,12 +510,14 @@ fn is_stdin_file(path: &str) -> bool {
 }
 
 /// Whether `cmd` runs its standard input as a program (`sh`, `bash -s`,
-/// `python -`, `python` with no script).
-fn runs_stdin(cmd: &SimpleCommand) -> bool {
-    if !is_shell_or_interpreter(&cmd.name) {
+/// `python -`, `python` with no script), in any case of its name (`BASH`
+/// is bash where the file system ignores case).
+pub(crate) fn runs_stdin(cmd: &SimpleCommand) -> bool {
+    let name = cmd.name.to_ascii_lowercase();
+    if !is_shell_or_interpreter(&name) {
         return false;
     }
-    if matches!(cmd.name.as_str(), "source" | "." | "eval") {
+    if matches!(name.as_str(), "source" | "." | "eval") {
         return false;
     }
     // `bash -c 'x'` runs its argument; `bash script.sh` a file.

@@ -1283,8 +1283,16 @@ fn spoken_words(model: &Shell) -> Option<(String, bool)> {
         // `ECHO` is echo where the file system ignores case, and runs
         // nothing where it does not.
         let name = c.name.to_ascii_lowercase();
+        // What any of them pipes into a shell (`jq -r '.cmd' | sh`, `grep
+        // … | xargs -I{} sh -c {}`) runs.
+        let into_shell = model.commands.iter().any(|d| {
+            d.pipeline == c.pipeline
+                && d.depth == c.depth
+                && d.stage > c.stage
+                && (commands::runs_stdin(d) || d.wrappers.iter().any(|w| w == "xargs"))
+        });
         let piped = matches!(name.as_str(), "echo" | "printf") && c.stage + 1 < c.stages;
-        !piped && DATA_COMMANDS.contains(&name.as_str())
+        !piped && !into_shell && DATA_COMMANDS.contains(&name.as_str())
             || c.name == "git"
                 && c.args.first().is_some_and(|a| {
                     matches!(
