@@ -525,85 +525,6 @@ pub(crate) fn runs_stdin(cmd: &SimpleCommand) -> bool {
     ops.first().is_none_or(|first| is_stdin_file(first)) || cmd.has_flag(Some('s'), &[])
 }
 
-/// Modules that inline Python code reading data may import: none of them
-/// runs or writes anything, or looks an attribute up by a name built at
-/// run time (`operator.attrgetter`, `string.Formatter().get_field` do).
-const PYTHON_DATA_MODULES: &[&str] = &[
-    "json",
-    "sys",
-    "csv",
-    "re",
-    "collections",
-    "itertools",
-    "functools",
-    "math",
-    "statistics",
-    "datetime",
-    "time",
-    "pprint",
-    "textwrap",
-    "decimal",
-    "fractions",
-    "unicodedata",
-    "urllib.parse",
-    "html",
-    "xml.etree.ElementTree",
-    "tomllib",
-    "base64",
-];
-
-/// Words of Python code that run, load or write something, or reach what
-/// could (`exec(sys.stdin.read())`, `getattr(__builtins__, …)`,
-/// `sys.modules['os']`, `open(…, 'w')`, `breakpoint()`).
-const PYTHON_NOT_DATA: &[&str] = &[
-    "exec",
-    "eval",
-    "compile",
-    "__",
-    "getattr",
-    "setattr",
-    "delattr",
-    "globals",
-    "locals",
-    "builtins",
-    "vars",
-    "open",
-    "breakpoint",
-    "help",
-    "modules",
-    "_getframe",
-    "frame",
-    "trace",
-    "profile",
-    "audithook",
-    "path",
-    "hook",
-    "input",
-    "fileno",
-];
-
-/// Whether inline Python code only reads data: every import is a
-/// statement of its own naming [`PYTHON_DATA_MODULES`] (`if 1:import os`
-/// is not), and no word of [`PYTHON_NOT_DATA`] is there, in any case or
-/// spacing of the code around it.
-fn python_reads_data(code: &str) -> bool {
-    let lower = code.to_ascii_lowercase();
-    if PYTHON_NOT_DATA.iter().any(|w| lower.contains(w)) {
-        return false;
-    }
-    code.split([';', '\n']).all(|statement| {
-        let words: Vec<&str> = statement.split_whitespace().collect();
-        match words.as_slice() {
-            ["import", names @ ..] => names.join(" ").split(',').all(|n| {
-                let module = n.split_whitespace().next().unwrap_or_default();
-                PYTHON_DATA_MODULES.contains(&module)
-            }),
-            ["from", module, "import", ..] => PYTHON_DATA_MODULES.contains(module),
-            _ => !statement.contains("import"),
-        }
-    })
-}
-
 /// Python's options that change nothing about what it runs (unbuffered,
 /// no bytecode, isolated, …); `-i` (a prompt reading the rest of the
 /// input) and the others are not among them.
@@ -612,11 +533,11 @@ const PYTHON_PLAIN_FLAGS: &[&str] = &[
 ];
 
 /// Whether an interpreter reads its standard input as data, not code:
-/// Python running `-m json.tool`, or code given with `-c` that only reads
-/// and prints (`python3 -c "import json, sys;
-/// print(json.load(sys.stdin)['name'])"`). Shells, other interpreters and
-/// script files are never judged so: what they read so often ends up run
-/// (`bash -c "$(cat)"`), and a script's text is not on the line.
+/// Python running `-m json.tool` with only plain options. Code given with
+/// `-c` is not judged so: an allowlist of words was beaten through the
+/// allowed modules' own attributes (`statistics.random._os`) and Unicode
+/// spellings of names; shells, other interpreters and script files never
+/// are (`bash -c "$(cat)"`; a script's text is not on the line).
 pub(crate) fn reads_input_as_data(cmd: &SimpleCommand) -> bool {
     if !cmd.name.to_ascii_lowercase().starts_with("python") {
         return false;
@@ -624,7 +545,6 @@ pub(crate) fn reads_input_as_data(cmd: &SimpleCommand) -> bool {
     let mut args = cmd.args.iter().map(String::as_str);
     loop {
         match args.next() {
-            Some("-c") => return args.next().is_some_and(python_reads_data),
             Some("-m") => return args.next() == Some("json.tool"),
             Some(flag) if PYTHON_PLAIN_FLAGS.contains(&flag) => {}
             _ => return false,
@@ -740,7 +660,10 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
                             BUILD_OUTPUT.contains(&n.as_str()) || BUILD_FILES.contains(&n.as_str())
                         })
                         || !roots.is_empty()
-                            && !cmd.args.iter().any(|a| a == "-follow")
+                            && cmd.args.iter().any(|a| a == "-delete")
+                            && !cmd.args.iter().any(|a| {
+                                a == "-follow" || a.starts_with("-exec") || a.starts_with("-ok")
+                            })
                             && roots.iter().all(|r| {
                                 let first = r.split('/').next().unwrap_or(r);
                                 BUILD_OUTPUT.contains(&first) && !r.contains(['$', '`'])
@@ -2067,6 +1990,10 @@ fn in_scratch(path: &str) -> bool {
         "/dev/shm",
         "/private/tmp",
         "/private/var/tmp",
+        "/var/folders",
+        "/run/lock",
+        "/var/lock",
+        "/var/crash",
     ]
     .iter()
     .any(|d| path.starts_with(d))
@@ -2235,13 +2162,15 @@ fn injects_library(cmd: &SimpleCommand, var: &str, value: &str) -> bool {
         | "DYLD_FALLBACK_LIBRARY_PATH"
         | "DYLD_FRAMEWORK_PATH"
         | "DYLD_FALLBACK_FRAMEWORK_PATH" => value.split(':').any(|dir| {
-            // `$LD_LIBRARY_PATH` (what was set before) and `$PWD`.
-            let name = dir.trim_start_matches(['$', '{']).split(['/', '}']).next();
-            let known = name.is_some_and(|n| n == var || n == "PWD");
+            // `$LD_LIBRARY_PATH` or `${LD_LIBRARY_PATH}` alone: what was set
+            // before (`${X:-/tmp}` is not).
+            let known = dir == format!("${var}") || dir == format!("${{{var}}}");
             // An empty folder is the working directory.
             let dir = if dir.is_empty() { "." } else { dir };
             let at = cmd.resolve(&normalize_path(dir, None)).to_ascii_lowercase();
-            dir.contains("..") || in_scratch(&at) || at.starts_with('$') && !known
+            // `~+` and `~-` are the working folder and the one before.
+            let moving = dir.starts_with("~+") || dir.starts_with("~-");
+            !known && (dir.contains("..") || moving || in_scratch(&at) || at.contains(['$', '`']))
         }),
         _ => false,
     }

@@ -1258,11 +1258,16 @@ fn pipes_only_data(pipe: &Regex, text: &str) -> bool {
             .unwrap_or_default();
         let rest = &text[m.start() + body.len()..];
         let tail = shell::model(&format!("{program}{rest}"), None);
+        // The reader ends its pipeline and writes to no file: a stage
+        // after it (`| xargs sh -c`, `| awk '{system($0)}'`) or a file
+        // (`> .envrc`) would take the download on.
         let data = tail.parsed
-            && tail
-                .commands
-                .first()
-                .is_some_and(|c| c.depth == 0 && commands::reads_input_as_data(c));
+            && tail.commands.first().is_some_and(|c| {
+                c.depth == 0
+                    && c.stage + 1 == c.stages
+                    && c.redirects.is_empty()
+                    && commands::reads_input_as_data(c)
+            });
         if !data {
             return false;
         }
