@@ -207,48 +207,51 @@ fn expand_into(raw: &str, out: &mut Vec<String>) {
 /// level: their byte offsets and the commas'.
 fn first_brace(raw: &str) -> Option<(usize, usize, Vec<usize>)> {
     let bytes = raw.as_bytes();
-    let (mut single, mut double) = (false, false);
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'\\' if !single => i += 1,
-            b'\'' if !double => single = !single,
-            b'"' if !single => double = !double,
-            b'{' if !single && !double && (i == 0 || bytes[i - 1] != b'$') => {
-                if let Some((close, commas)) = matching_brace(bytes, i)
-                    && !commas.is_empty()
-                {
-                    return Some((i, close, commas));
-                }
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-    None
+    unquoted(bytes, 0)
+        .filter(|&(i, b)| b == b'{' && (i == 0 || bytes[i - 1] != b'$'))
+        .find_map(|(open, _)| {
+            let (close, commas) = matching_brace(bytes, open)?;
+            (!commas.is_empty()).then_some((open, close, commas))
+        })
 }
 
 /// The `}` closing the `{` at `open`, and the commas at its level.
 fn matching_brace(bytes: &[u8], open: usize) -> Option<(usize, Vec<usize>)> {
-    let (mut single, mut double) = (false, false);
     let mut depth = 0usize;
     let mut commas = Vec::new();
-    let mut i = open + 1;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'\\' if !single => i += 1,
-            b'\'' if !double => single = !single,
-            b'"' if !single => double = !double,
-            _ if single || double => {}
+    for (i, b) in unquoted(bytes, open + 1) {
+        match b {
             b'{' => depth += 1,
             b'}' if depth == 0 => return Some((i, commas)),
             b'}' => depth -= 1,
             b',' if depth == 0 => commas.push(i),
             _ => {}
         }
-        i += 1;
     }
     None
+}
+
+/// The bytes of `bytes` from `from` on that no quote or backslash
+/// protects, with their offsets (quotes and escaped bytes left out).
+fn unquoted(bytes: &[u8], from: usize) -> impl Iterator<Item = (usize, u8)> + '_ {
+    let (mut single, mut double, mut escaped) = (false, false, false);
+    bytes
+        .iter()
+        .enumerate()
+        .skip(from)
+        .filter_map(move |(i, &b)| {
+            if std::mem::take(&mut escaped) {
+                return None;
+            }
+            match b {
+                b'\\' if !single => escaped = true,
+                b'\'' if !double => single = !single,
+                b'"' if !single => double = !double,
+                _ if single || double => {}
+                _ => return Some((i, b)),
+            }
+            None
+        })
 }
 
 /// What a word becomes: one field, or several when `$IFS` or an unquoted

@@ -650,12 +650,12 @@ impl PatternList {
     }
 
     /// The index of the first item (in list order) that matches `text`
-    /// and that `keep` keeps (it is told whether the item is built in, and
-    /// the text).
+    /// and that `keep` keeps (it is told whether the item is built in, the
+    /// text and the item's compiled pattern).
     fn first_match_at(
         &self,
         text: &str,
-        keep: impl Fn(&CommandPattern, bool, &str) -> bool,
+        keep: impl Fn(&CommandPattern, bool, &str, &Regex) -> bool,
     ) -> Option<usize> {
         let mut lower = None;
         self.items.iter().zip(&self.state).position(|(p, it)| {
@@ -681,7 +681,7 @@ impl PatternList {
                     .as_ref()
                     .is_some_and(|u| u.is_match(text))
             });
-            !cancelled && keep(p, self.is_builtin(p), text)
+            !cancelled && keep(p, self.is_builtin(p), text, re)
         })
     }
 
@@ -915,16 +915,12 @@ impl PermissionChecker {
         let without_data = words
             .as_ref()
             .and_then(|(line, data)| data.then_some(line.as_str()));
-        let keep = |p: &CommandPattern, builtin: bool, text: &str| -> bool {
-            if builtin && p.id.as_deref() == Some("pipe-to-shell") {
-                let re = compile(&p.pattern, self.dangerous.case_sensitive);
-                if re.is_ok_and(|re| pipes_only_data(&re, text)) {
-                    return false;
-                }
+        let keep = |p: &CommandPattern, builtin: bool, text: &str, re: &Regex| -> bool {
+            if builtin && p.id.as_deref() == Some("pipe-to-shell") && pipes_only_data(re, text) {
+                return false;
             }
             match (&without_data, builtin) {
-                (Some(line), true) => compile(&p.pattern, self.dangerous.case_sensitive)
-                    .is_ok_and(|re| re.is_match(line)),
+                (Some(line), true) => re.is_match(line),
                 _ => true,
             }
         };
@@ -952,7 +948,7 @@ impl PermissionChecker {
     fn check_text_dangerous(
         &self,
         command: &str,
-        keep: impl Fn(&CommandPattern, bool, &str) -> bool,
+        keep: impl Fn(&CommandPattern, bool, &str, &Regex) -> bool,
     ) -> Option<Finding<'_>> {
         if let Some(i) = self.dangerous.first_match_at(command, keep) {
             let p = &self.dangerous.items[i];
@@ -1314,23 +1310,26 @@ fn spoken_words(model: &Shell) -> Option<(String, bool)> {
         return None;
     }
     let mut line = String::new();
+    let mut any_data = false;
     for (i, c) in model.commands.iter().enumerate() {
         if i > 0 {
             line.push_str(if c.stage > 0 { " | " } else { " ; " });
         }
+        let data = is_data(c);
+        any_data |= data;
         let env = c
             .env
             .iter()
             .map(|(k, v)| format!("{k}={}", shell::quote(v)));
         let args = c.args.iter().map(|a| shell::quote(a));
-        let words: Vec<String> = if is_data(c) {
+        let words: Vec<String> = if data {
             env.chain([c.name.clone()]).collect()
         } else {
             env.chain([c.name.clone()]).chain(args).collect()
         };
         line.push_str(words.join(" ").trim_start());
     }
-    Some((line, model.commands.iter().any(is_data)))
+    Some((line, any_data))
 }
 
 #[cfg(test)]
