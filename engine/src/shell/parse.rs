@@ -24,6 +24,8 @@ const SHELLS: &[&str] = &[
 
 pub(crate) struct Builder {
     home: Option<String>,
+    /// The agent's working directory (normalised), when known.
+    work_dir: Option<String>,
     pub commands: Vec<SimpleCommand>,
     /// Something was left unparsed (too long, too deep, too many
     /// commands).
@@ -47,9 +49,10 @@ pub(crate) struct Builder {
 }
 
 impl Builder {
-    pub fn new(home: Option<&str>) -> Builder {
+    pub fn new(home: Option<&str>, work_dir: Option<&str>) -> Builder {
         Builder {
             home: home.map(str::to_string),
+            work_dir: work_dir.map(str::to_string),
             commands: Vec::new(),
             truncated: false,
             pipelines: 0,
@@ -74,6 +77,35 @@ impl Builder {
             }
         }
         path
+    }
+
+    /// `path` from `/` (or `~`) when, read from `cwd`, it climbs out of
+    /// the agent's working directory: `../app` in `~/app` is `~/app`, the
+    /// project itself, not a file of it.
+    fn placed(&self, path: String, cwd: &Option<String>) -> String {
+        let climbs = |p: &str| p == ".." || p.starts_with("../");
+        if path.starts_with(['/', '~', '$', '-']) {
+            return path;
+        }
+        let joined = match cwd.as_deref() {
+            // `cd ~ && cat ../x`: above a named folder, home included.
+            Some(c) if c.starts_with(['/', '~']) => {
+                return if climbs(&path) {
+                    normalize_path(&format!("{c}/{path}"), self.home.as_deref())
+                } else {
+                    path
+                };
+            }
+            Some(c) if c.starts_with('$') => return path,
+            Some(c) => normalize_path(&format!("{c}/{path}"), None),
+            None => path.clone(),
+        };
+        match &self.work_dir {
+            Some(start) if climbs(&joined) => {
+                normalize_path(&format!("{start}/{joined}"), self.home.as_deref())
+            }
+            _ => path,
+        }
     }
 
     /// Keeps the link an `ln TARGET [LINK]` makes (symbolic or hard: a
@@ -425,7 +457,8 @@ impl Builder {
                         target: if dup || op == "<<<" {
                             target
                         } else {
-                            self.through_links(normalize_path(&target, self.home.as_deref()), cwd)
+                            let t = normalize_path(&target, self.home.as_deref());
+                            self.placed(self.through_links(t, cwd), cwd)
                         },
                     });
                 }
@@ -479,7 +512,10 @@ impl Builder {
             cmd.name = basename(&program);
         }
         cmd.args = args
-            .map(|a| self.through_links(normalize_path(&a, self.home.as_deref()), cwd))
+            .map(|a| {
+                let a = self.through_links(normalize_path(&a, self.home.as_deref()), cwd);
+                self.placed(a, cwd)
+            })
             .collect();
         if cmd.name == "ln" {
             self.record_link(&cmd, cwd);

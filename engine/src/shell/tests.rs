@@ -1,7 +1,7 @@
 use super::*;
 
 fn m(line: &str) -> Shell {
-    model(line, Some("/home/dev"))
+    model(line, Some("/home/dev"), None)
 }
 
 fn first(line: &str) -> SimpleCommand {

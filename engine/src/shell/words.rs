@@ -551,7 +551,7 @@ fn static_output(inner: &str) -> Option<String> {
         return None;
     }
     DEPTH.with(|d| d.set(d.get() + 1));
-    let m = super::model(inner, None);
+    let m = super::model(inner, None, None);
     DEPTH.with(|d| d.set(d.get().saturating_sub(1)));
     if !m.parsed
         || m.commands.is_empty()

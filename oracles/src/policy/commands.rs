@@ -7,6 +7,7 @@
 //! | id | decision | catches |
 //! |---|---|---|
 //! | `rm-recursive-system` | block | recursive `rm` of `/`, a system directory, the home directory, `/home`, or a glob of them (also after `cd /`), and `--no-preserve-root` |
+//! | `rm-work-dir` | block | recursive `rm` of the agent's working directory, a folder above it or everything in it, however spelt (`../app`, `cd .. && rm -rf app`, `/srv/app/*`) |
 //! | `find-delete-system` | block | `find` with `-delete` or `-exec rm` from `/`, `~` or a system directory |
 //! | `find-delete` | prompt | the same inside the project (`find . -name '*.go' -delete`) |
 //! | `perms-system` | block | `chmod`/`chown`/`chgrp` of `/`, a system directory or the home directory |
@@ -54,6 +55,7 @@ pub struct Hit {
 /// The ids of the structural rules, in the order they are tried.
 pub const IDS: &[&str] = &[
     "rm-recursive-system",
+    "rm-work-dir",
     "find-delete-system",
     "find-delete",
     "perms-system",
@@ -88,6 +90,11 @@ fn hit(id: &'static str) -> Hit {
         "rm-recursive-system" => (
             true,
             "recursively deletes the filesystem root, a system directory or the home directory",
+            "delete only paths inside the project, by name (e.g. `rm -rf ./target`)",
+        ),
+        "rm-work-dir" => (
+            true,
+            "recursively deletes the working directory, or a folder that holds it",
             "delete only paths inside the project, by name (e.g. `rm -rf ./target`)",
         ),
         "find-delete-system" => (
@@ -606,11 +613,18 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
             "rm" | "srm" => {
                 let recursive =
                     cmd.has_flag(Some('r'), &["recursive"]) || cmd.has_flag(Some('R'), &[]);
+                let work_dir = shell.work_dir.as_deref();
                 if cmd.has_flag(None, &["no-preserve-root"])
                     || recursive && ops.iter().any(|o| deletes_system(o))
                 {
                     add("rm-recursive-system");
-                } else if recursive && ops.iter().any(|o| deletes_project(o)) {
+                } else if recursive && ops.iter().any(|o| holds_work_dir(o, work_dir)) {
+                    add("rm-work-dir");
+                } else if recursive
+                    && ops
+                        .iter()
+                        .any(|o| deletes_project(within_work_dir(o, work_dir)))
+                {
                     add("project-delete");
                 }
             }
@@ -2264,6 +2278,28 @@ fn container_escapes(cmd: &SimpleCommand) -> bool {
 /// A project path whose recursive deletion needs a confirmation: the
 /// project's `.git`, or a source directory (not build output), or a path
 /// that starts with an unset variable (`"$DIR/"*` is `/*` when it is empty).
+/// Whether `path` (normalised, from `/` or `~`) is the agent's working
+/// directory, a folder that holds it, or everything in it (`dir/*`).
+fn holds_work_dir(path: &str, work_dir: Option<&str>) -> bool {
+    let Some(wd) = work_dir else {
+        return false;
+    };
+    let p = path.strip_suffix("/*").unwrap_or(path);
+    p.starts_with(['/', '~'])
+        && (p == wd || wd.strip_prefix(p).is_some_and(|rest| rest.starts_with('/')))
+}
+
+/// `path` relative to the agent's working directory when it lies inside
+/// it (`/srv/app/src` in `/srv/app` is `src`), else `path` as it is.
+fn within_work_dir<'a>(path: &'a str, work_dir: Option<&str>) -> &'a str {
+    work_dir
+        .filter(|wd| wd.starts_with(['/', '~']) && *wd != "/")
+        .and_then(|wd| path.strip_prefix(wd))
+        .and_then(|rest| rest.strip_prefix('/'))
+        .filter(|rest| !rest.is_empty())
+        .unwrap_or(path)
+}
+
 fn deletes_project(path: &str) -> bool {
     if path.starts_with('$') {
         return true;

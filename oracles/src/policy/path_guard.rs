@@ -418,7 +418,7 @@ impl PathGuard {
             Some(m) => Some(m),
             None => match super::permission::command_texts(ctx).first() {
                 Some(text) if tool.name == "shell" || tool.input.get("command").is_some() => {
-                    owned = shell::model(text, home.as_deref());
+                    owned = shell::model(text, home.as_deref(), ctx.work_dir.as_deref());
                     Some(&owned)
                 }
                 _ => None,
@@ -895,7 +895,7 @@ fn written_content(input: &serde_json::Value, path: &str, how: &str) -> Vec<Sign
         }
         let (candidates, complete) = command_candidates(text);
         let hit = candidates.into_iter().find_map(|c| {
-            let model = ahp_engine::shell::model(&c, None);
+            let model = ahp_engine::shell::model(&c, None, None);
             commands::judge(&model, &[])
                 .into_iter()
                 .find(|h| h.block)

@@ -879,7 +879,7 @@ impl PermissionChecker {
     /// item that matches, else a structural block, else the first
     /// confirmation item, else a structural prompt, else `None`.
     pub fn check(&self, command: &str) -> Option<Finding<'_>> {
-        self.check_model(command, &shell::model(command, None))
+        self.check_model(command, &shell::model(command, None, None))
     }
 
     /// [`PermissionChecker::check`] with the line's model already made.
@@ -977,7 +977,7 @@ impl PermissionChecker {
                 let model = match tool.and_then(|t| t.shell.as_ref()) {
                     Some(m) if tool.and_then(ToolCall::command_line).as_deref() == Some(text) => m,
                     _ => {
-                        made = shell::model(text, None);
+                        made = shell::model(text, None, ctx.work_dir.as_deref());
                         &made
                     }
                 };
@@ -1253,7 +1253,7 @@ fn pipes_only_data(pipe: &Regex, text: &str) -> bool {
             .next()
             .unwrap_or_default();
         let rest = &text[m.start() + body.len()..];
-        let tail = shell::model(&format!("{program}{rest}"), None);
+        let tail = shell::model(&format!("{program}{rest}"), None, None);
         // The reader ends its pipeline and writes to no file: a stage
         // after it (`| xargs sh -c`, `| awk '{system($0)}'`) or a file
         // (`> .envrc`) would take the download on.

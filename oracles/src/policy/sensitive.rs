@@ -1205,7 +1205,7 @@ mod tests {
     use ahp_engine::shell::model;
 
     fn acc(line: &str) -> Vec<(String, Access)> {
-        model(line, Some("/home/dev"))
+        model(line, Some("/home/dev"), None)
             .commands
             .iter()
             .flat_map(accesses)
