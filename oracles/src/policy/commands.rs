@@ -386,7 +386,8 @@ pub fn is_system_or_home(path: &str) -> bool {
 }
 
 const SHELLS: &[&str] = &[
-    "sh", "bash", "zsh", "dash", "ksh", "fish", "ash", "csh", "tcsh", "busybox",
+    "sh", "bash", "zsh", "dash", "ksh", "fish", "ash", "csh", "tcsh", "busybox", "rbash", "mksh",
+    "yash", "posh", "oksh",
 ];
 const INTERPRETERS: &[&str] = &[
     "python",
@@ -517,14 +518,41 @@ fn is_stdin_file(path: &str) -> bool {
 }
 
 /// Whether `cmd` runs its standard input as a program (`sh`, `bash -s`,
-/// `python -`, `python` with no script), in any case of its name (`BASH`
-/// is bash where the file system ignores case).
+/// `python -`, `python` with no script, `$SHELL`, `source /dev/stdin`,
+/// `awk '{system($0)}'`), in any case of its name (`BASH` is bash where
+/// the file system ignores case).
 pub(crate) fn runs_stdin(cmd: &SimpleCommand) -> bool {
     let name = cmd.name.to_ascii_lowercase();
+    if matches!(
+        name.as_str(),
+        "$shell" | "${shell}" | "$bash" | "${bash}" | "$0"
+    ) {
+        return true;
+    }
+    if matches!(name.as_str(), "awk" | "gawk" | "mawk" | "nawk") {
+        // Each line handed to a shell: `system($0)`, `print | "sh"`.
+        return cmd.args.iter().any(|a| {
+            let a = a.replace(char::is_whitespace, "");
+            a.contains("system(") || a.contains("|\"") || a.contains("|&")
+        });
+    }
     if !is_shell_or_interpreter(&name) {
         return false;
     }
-    if matches!(name.as_str(), "source" | "." | "eval") {
+    if name == "eval" {
+        return false;
+    }
+    if matches!(name.as_str(), "source" | ".") {
+        return cmd.operands().next().is_some_and(is_stdin_file);
+    }
+    // `python3 -mjson.tool` runs a module, as `-m json.tool` does.
+    if name.starts_with("python")
+        && cmd
+            .args
+            .iter()
+            .take_while(|a| a.starts_with('-'))
+            .any(|a| a.len() > 2 && a.starts_with("-m"))
+    {
         return false;
     }
     // `bash -c 'x'` runs its argument; `bash script.sh` a file.
@@ -553,6 +581,7 @@ pub(crate) fn reads_input_as_data(cmd: &SimpleCommand) -> bool {
     loop {
         match args.next() {
             Some("-m") => return args.next() == Some("json.tool"),
+            Some("-mjson.tool") => return true,
             Some(flag) if PYTHON_PLAIN_FLAGS.contains(&flag) => {}
             _ => return false,
         }

@@ -513,8 +513,8 @@ pub fn default_dangerous_commands() -> Vec<CommandPattern> {
 /// | id | catches |
 /// |---|---|
 /// | `git-force-push` | `git push --force`, `-f`, `+refspec` (not `--force-with-lease`, which refuses to overwrite others' work) |
-/// | `git-reset-hard` | `git reset --hard` |
-/// | `git-clean` | `git clean -f…` (`-fdx`, `--force`; not `-n`) |
+/// | `git-reset-hard` | `git reset --hard` (or `--har`, as git reads it) |
+/// | `git-clean` | `git clean -f…` (`-fdx`, `--force` or `--forc`; not `-n`) |
 /// | `sql-delete-all` | `DELETE FROM x` with no `WHERE` |
 /// | `kubectl-delete` | `kubectl … delete` (not with `--dry-run`) |
 /// | `helm-uninstall` | `helm uninstall` / `delete` (not with `--dry-run`) |
@@ -534,14 +534,15 @@ pub fn default_require_confirmation() -> Vec<CommandPattern> {
         ),
         CommandPattern::builtin(
             "git-reset-hard",
-            expand(r"%PRE%git(?:%SP%%ARG%)*?%SP%reset(?:%SP%%ARG%)*?%SP%--hard%TEND%"),
+            // git takes an unambiguous prefix of a long option: `--har`.
+            expand(r"%PRE%git(?:%SP%%ARG%)*?%SP%reset(?:%SP%%ARG%)*?%SP%--ha(?:rd?)?%TEND%"),
             "throws away uncommitted changes",
             "`git stash` first, or use `git reset --keep` / `--soft`, so no work is lost",
         ),
         CommandPattern::builtin(
             "git-clean",
             expand(
-                r"%PRE%git(?:%SP%%ARG%)*?%SP%clean(?:%SP%%ARG%)*?%SP%(?:-[a-zA-Z]*f[a-zA-Z]*|--force)%TEND%",
+                r"%PRE%git(?:%SP%%ARG%)*?%SP%clean(?:%SP%%ARG%)*?%SP%(?:-[a-zA-Z]*f[a-zA-Z]*|--f(?:o(?:r(?:ce?)?)?)?)%TEND%",
             ),
             "deletes untracked (and with -x, ignored) files for good",
             "preview with `git clean -n` and delete only what you mean",
@@ -714,7 +715,7 @@ fn builtin_keywords(id: &str) -> Keywords {
         "sql-truncate" => &[&["truncate"]],
         // `--force`, `-f`, `+refspec`.
         "git-force-push" => &[&["push"], &["-", "+"]],
-        "git-reset-hard" => &[&["--hard"]],
+        "git-reset-hard" => &[&["--ha"]],
         "git-clean" => &[&["clean"], &["-"]],
         "sql-delete-all" => &[&["delete"], &["from"]],
         "kubectl-delete" => &[&["kubectl"], &["delete"]],
