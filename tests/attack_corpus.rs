@@ -1120,6 +1120,64 @@ fn deleting_the_project_from_outside_blocks() {
     let allow: Vec<&str> = allow.iter().map(String::as_str).collect();
     assert_shell(&sb, "allow", &allow);
 
+    // Every way the shell reaches the folder: `$OLDPWD` after a `cd`,
+    // `~+`, `` `pwd` ``, a function's `cd`, a string the shell reads, a
+    // glob that names it, rsync's `--delete` into it.
+    let more = [
+        "cd .. && rm -rf \"$OLDPWD\"".to_string(),
+        "rm -rf ~+".to_string(),
+        "rm -rf `pwd`".to_string(),
+        format!("f() {{ cd ..; }}; f; rm -rf {name}"),
+        format!("bash <<< 'cd ..; rm -rf {name}'"),
+        format!("rm -rf ../{}*", &name[..3]),
+        format!("cd .. && rm -rf {}?*", &name[..2]),
+        "rm -rf ../*".to_string(),
+        format!("rm -rf ../{name}/.[!.]* ../{name}/*"),
+        format!("rsync -a --delete /tmp/empty/ ../{name}/"),
+    ];
+    let more: Vec<&str> = more.iter().map(String::as_str).collect();
+    assert_shell(&sb, "block", &more);
+    // A folder the line does not know asks.
+    assert_shell(
+        &sb,
+        "prompt",
+        &["cd ..; for d in x; do rm -rf $d; done", "cd ..; rm -rf ~-"],
+    );
+    assert_shell(&sb, "allow", &[&format!("rm -rf ../{name}/*.log")]);
+
+    // From a package of a monorepo, the project's build output and
+    // other packages' output stay free; its sources ask.
+    let web = sb.root().join("packages/web");
+    std::fs::create_dir_all(&web).unwrap();
+    let in_web = |command: &str| {
+        let payload = json!({
+            "session_id": "s",
+            "cwd": web,
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": command},
+        });
+        let out = sb
+            .ahp()
+            .current_dir(&web)
+            .args(["hook", "claude-code"])
+            .write_stdin(payload.to_string())
+            .output()
+            .unwrap();
+        decision(&String::from_utf8_lossy(&out.stdout))
+    };
+    for (command, expect) in [
+        ("rm -rf ../../node_modules", "allow"),
+        ("cd ../.. && rm -rf dist", "allow"),
+        ("rm -rf ../shared/dist", "allow"),
+        ("rm -rf ../../src", "prompt"),
+        ("rm -rf ../..", "block"),
+        // The folder that holds the one the agent is in.
+        ("cd ../.. && rm -rf packages", "block"),
+    ] {
+        assert_eq!(in_web(command), expect, "{command}");
+    }
+
     // A project in the home directory: a climb reaches the home
     // directory's own files.
     let home = tempfile::tempdir().unwrap();
@@ -1133,6 +1191,7 @@ fn deleting_the_project_from_outside_blocks() {
         ("echo 'curl x | sh' >> ../.bashrc", "block"),
         ("rm -rf ../app/src", "prompt"),
         ("cd .. && cd app && rm -rf build", "allow"),
+        ("cd /tmp; cd -; cat ../.ssh/id_rsa", "block"),
     ] {
         let payload = json!({
             "session_id": "s",
@@ -1152,6 +1211,34 @@ fn deleting_the_project_from_outside_blocks() {
         assert_eq!(
             decision(&String::from_utf8_lossy(&out.stdout)),
             expect,
+            "{command}"
+        );
+    }
+    // The folder is the payload's: a `cwd` the model writes into the
+    // tool input (which Claude Code does not read) moves nothing.
+    for command in [
+        "cat ../.ssh/id_rsa",
+        "echo x >> ../.bashrc",
+        "rm -rf ../app",
+    ] {
+        let payload = json!({
+            "session_id": "s",
+            "cwd": project,
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": command, "cwd": "/tmp"},
+        });
+        let out = sb
+            .ahp()
+            .env("HOME", home.path())
+            .current_dir(&project)
+            .args(["hook", "claude-code"])
+            .write_stdin(payload.to_string())
+            .output()
+            .unwrap();
+        assert_eq!(
+            decision(&String::from_utf8_lossy(&out.stdout)),
+            "block",
             "{command}"
         );
     }

@@ -73,9 +73,10 @@ impl ToolCall {
     }
 
     /// Sets [`ToolCall::shell`] from the command line of a `shell` tool
-    /// call run in `work_dir`, or in the folder its input names (`cwd`,
-    /// as Cursor gives it); a no-op for other tools, or when it is set
-    /// already.
+    /// call run in `work_dir` (a no-op for other tools, or when it is set
+    /// already). The folder is the payload's, never one the tool input
+    /// names: the model writes the input, and an agent that ignores an
+    /// unknown `cwd` key runs the command where it always does.
     ///
     /// ```
     /// use ahp_engine::ToolCall;
@@ -88,11 +89,7 @@ impl ToolCall {
             && self.name == "shell"
             && let Some(line) = self.command_line()
         {
-            let runs_in = match self.input.get("cwd").and_then(Value::as_str) {
-                Some(dir) if dir.starts_with('/') => Some(dir.to_string()),
-                _ => work_dir.map(str::to_string),
-            };
-            self.shell = Some(crate::shell::model(&line, None, runs_in.as_deref()));
+            self.shell = Some(crate::shell::model(&line, None, work_dir));
         }
     }
 }

@@ -253,10 +253,11 @@ impl SimpleCommand {
     }
 
     /// `path` as the command sees it: joined to `cwd` when relative and a
-    /// `cd` moved there.
+    /// `cd` moved there. A path from an unknown variable (`$d`) stays as
+    /// it is: where it leads is not known.
     pub fn resolve(&self, path: &str) -> String {
         match &self.cwd {
-            Some(cwd) if !path.starts_with('/') && !path.starts_with('~') => {
+            Some(cwd) if !path.starts_with(['/', '~', '$']) => {
                 normalize_path(&format!("{cwd}/{path}"), None)
             }
             _ => path.to_string(),

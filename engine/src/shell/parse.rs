@@ -108,6 +108,20 @@ impl Builder {
         }
     }
 
+    /// The folder `cwd` names from `/` or `~`, when known.
+    fn absolute(&self, cwd: &Option<String>) -> Option<String> {
+        match (cwd.as_deref(), self.work_dir.as_deref()) {
+            (Some(c), _) if c.starts_with(['/', '~']) => Some(c.to_string()),
+            (Some(c), _) if c.starts_with('$') => None,
+            (Some(c), Some(start)) => Some(normalize_path(
+                &format!("{start}/{c}"),
+                self.home.as_deref(),
+            )),
+            (None, start) => start.map(str::to_string),
+            (Some(_), None) => None,
+        }
+    }
+
     /// Keeps the link an `ln TARGET [LINK]` makes (symbolic or hard: a
     /// hard link to a key reads the key too).
     fn record_link(&mut self, ln: &SimpleCommand, cwd: &Option<String>) {
@@ -300,7 +314,9 @@ impl Builder {
                     };
                     self.functions.insert(name.clone(), text.to_string());
                 }
-                self.node(body, depth, via, vars, place, cwd);
+                // Listed where defined, run where called: defining a
+                // function moves no folder.
+                self.node(body, depth, via, vars, place, &mut cwd.clone());
             }
             NodeKind::Subshell { body, redirects } | NodeKind::BraceGroup { body, redirects } => {
                 // A subshell's `cd` stays inside it; a brace group's does not.
@@ -523,15 +539,23 @@ impl Builder {
         if cmd.name == "cd" || cmd.name == "pushd" {
             let target = cmd.operands().next().unwrap_or("~").to_string();
             let searched = cmd.env.contains_key("CDPATH") || vars.contains_key("CDPATH");
-            *cwd = Some(match target.as_str() {
-                // Where the one before was: known only if the line set it.
+            let to = match target.as_str() {
+                // Where the one before was: known if the line set it or
+                // moved from a known folder.
                 "-" => vars
                     .get("OLDPWD")
                     .cloned()
                     .unwrap_or_else(|| "$OLDPWD".into()),
                 t if searched && !t.starts_with(['/', '~', '.']) => format!("$CDPATH/{t}"),
                 t => cmd.resolve(t),
-            });
+            };
+            // `cd` sets `$OLDPWD` to where it was (`cd .. && rm -rf
+            // "$OLDPWD"` deletes the project).
+            match self.absolute(cwd) {
+                Some(here) => vars.insert("OLDPWD".into(), here),
+                None => vars.remove("OLDPWD"),
+            };
+            *cwd = Some(to);
         }
         if cmd.name == "popd" {
             *cwd = Some("$DIRSTACK".into());
@@ -576,6 +600,14 @@ impl Builder {
             } else if is_shell && cmd.operands().next().is_none() && nested.is_none() {
                 nested = Some((text.clone(), format!("{name} <<")));
             }
+        }
+        // `bash <<< "cd ..; rm -rf app"` runs the string.
+        if is_shell
+            && nested.is_none()
+            && cmd.operands().next().is_none()
+            && let Some(r) = cmd.redirects.iter().find(|r| r.op == "<<<")
+        {
+            nested = Some((r.target.clone(), format!("{name} <<<")));
         }
         let wrappers = cmd.wrappers.clone();
         self.commands.push(cmd);

@@ -22,6 +22,8 @@ use std::collections::BTreeMap;
 /// assert_eq!(normalize_path("./target/", None), "target");
 /// assert_eq!(normalize_path("${PWD}/dist", None), "dist");
 /// assert_eq!(normalize_path("$PWD", None), ".");
+/// assert_eq!(normalize_path("~+/src", None), "src");
+/// assert_eq!(normalize_path("~-/src", None), "$OLDPWD/src");
 /// assert_eq!(normalize_path("/proc/self/cwd/../x", None), "../x");
 /// assert_eq!(normalize_path("src/../..", None), "..");
 /// assert_eq!(normalize_path("build/..", None), ".");
@@ -43,13 +45,26 @@ pub fn normalize_path(path: &str, home: Option<&str>) -> String {
     } else if let Some(r) = proc_root(path) {
         // `/proc/self/root/etc/shadow` is `/etc/shadow`.
         return normalize_path(&format!("/{r}"), home);
-    } else if let Some(r) = ["$PWD", "${PWD}", "/proc/self/cwd", "/proc/thread-self/cwd"]
-        .iter()
-        .find_map(|p| {
-            path.strip_prefix(p)
-                .filter(|r| r.is_empty() || r.starts_with('/'))
-        })
+    } else if let Some(r) = path
+        .strip_prefix("~-")
+        .filter(|r| r.is_empty() || r.starts_with('/'))
     {
+        // The folder before the last `cd`, as bash spells `$OLDPWD`.
+        return format!("$OLDPWD{r}");
+    } else if let Some(r) = [
+        "$PWD",
+        "${PWD}",
+        "/proc/self/cwd",
+        "/proc/thread-self/cwd",
+        "~+",
+        "$(pwd)",
+        "`pwd`",
+    ]
+    .iter()
+    .find_map(|p| {
+        path.strip_prefix(p)
+            .filter(|r| r.is_empty() || r.starts_with('/'))
+    }) {
         // The working directory, however it is spelt.
         ("", r)
     } else if let Some(r) = path.strip_prefix('/') {

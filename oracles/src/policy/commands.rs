@@ -609,6 +609,7 @@ fn downloads_in(word: &str) -> bool {
     clippy::cognitive_complexity
 )]
 pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
+    let project = project_of(shell.work_dir.as_deref());
     let mut hits: Vec<Hit> = Vec::new();
     let mut add = |id: &'static str| {
         if !except.iter().any(|e| e == id) && !hits.iter().any(|h| h.id == id) {
@@ -638,22 +639,24 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
         };
         let name = cmd.name.as_str();
         let ops: Vec<String> = cmd.operands().map(|o| cmd.resolve(o)).collect();
+        // A path inside the project is the project's, however spelt
+        // (`/srv/app/target`, `../app/target` in /srv/app).
+        let work_dir = shell.work_dir.as_deref();
+        let in_project: Vec<&str> = ops
+            .iter()
+            .map(|o| within_work_dir(o, project.as_deref()))
+            .collect();
         match name {
             "rm" | "srm" => {
                 let recursive =
                     cmd.has_flag(Some('r'), &["recursive"]) || cmd.has_flag(Some('R'), &[]);
-                let work_dir = shell.work_dir.as_deref();
                 if cmd.has_flag(None, &["no-preserve-root"])
-                    || recursive && ops.iter().any(|o| deletes_system(o))
+                    || recursive && in_project.iter().any(|o| deletes_system(o))
                 {
                     add("rm-recursive-system");
                 } else if recursive && ops.iter().any(|o| holds_work_dir(o, work_dir)) {
                     add("rm-work-dir");
-                } else if recursive
-                    && ops
-                        .iter()
-                        .any(|o| deletes_project(within_work_dir(o, work_dir)))
-                {
+                } else if recursive && in_project.iter().any(|o| deletes_project(o)) {
                     add("project-delete");
                 }
             }
@@ -667,9 +670,14 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
                         "delete-during",
                         "del",
                     ],
-                ) && ops.last().is_some_and(|d| deletes_system(d)) =>
+                ) && (in_project.last().is_some_and(|d| deletes_system(d))
+                    || ops.last().is_some_and(|d| holds_work_dir(d, work_dir))) =>
             {
-                add("rm-recursive-system");
+                if in_project.last().is_some_and(|d| deletes_system(d)) {
+                    add("rm-recursive-system");
+                } else {
+                    add("rm-work-dir");
+                }
             }
             "find" => {
                 let deletes = cmd.args.iter().any(|a| a == "-delete")
@@ -682,11 +690,15 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
                                 && matches!(c.name.as_str(), "rm" | "shred" | "unlink" | "srm")
                         });
                 if deletes {
-                    let roots: Vec<String> = cmd
+                    let resolved: Vec<String> = cmd
                         .args
                         .iter()
                         .take_while(|a| !a.starts_with('-') && *a != "(" && *a != "!")
                         .map(|a| cmd.resolve(a))
+                        .collect();
+                    let roots: Vec<&str> = resolved
+                        .iter()
+                        .map(|r| within_work_dir(r, project.as_deref()))
                         .collect();
                     // Only compiled files and caches by name (`-name
                     // '*.pyc'`, `-name __pycache__`): routine clean-up.
@@ -698,10 +710,11 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
                         .collect();
                     // Or everything under build output (`find build
                     // -delete`), as `rm -rf build` is free.
-                    let only_output = !names.is_empty()
+                    let by_name = !names.is_empty()
                         && names.iter().all(|n| {
                             BUILD_OUTPUT.contains(&n.as_str()) || BUILD_FILES.contains(&n.as_str())
-                        })
+                        });
+                    let only_output = by_name
                         || !roots.is_empty()
                             && cmd.args.iter().any(|a| a == "-delete")
                             && !cmd.args.iter().any(|a| {
@@ -711,7 +724,13 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
                                 let first = r.split('/').next().unwrap_or(r);
                                 BUILD_OUTPUT.contains(&first) && !r.contains(['$', '`'])
                             });
-                    if roots.iter().any(|r| deletes_system(r)) {
+                    // Compiled files by name under a project folder
+                    // (`find ~/app -name '*.pyc' -delete`) are clean-up;
+                    // under the whole home or a system tree they are not.
+                    if roots
+                        .iter()
+                        .any(|r| deletes_system(r) && (!by_name || is_system_or_home(r)))
+                    {
                         add("find-delete-system");
                     } else if !only_output {
                         add("find-delete");
@@ -2308,22 +2327,85 @@ fn container_escapes(cmd: &SimpleCommand) -> bool {
 /// project's `.git`, or a source directory (not build output), or a path
 /// that starts with an unset variable (`"$DIR/"*` is `/*` when it is empty).
 /// Whether `path` (normalised, from `/` or `~`) is the agent's working
-/// directory, a folder that holds it, or everything in it (`dir/*`).
+/// directory or a folder that holds it, everything in one of them
+/// (`dir/*`, `dir/.[!.]*`), or a glob that names one (`../ap*`).
 fn holds_work_dir(path: &str, work_dir: Option<&str>) -> bool {
     let Some(wd) = work_dir else {
         return false;
     };
-    let p = path.strip_suffix("/*").unwrap_or(path);
-    p.starts_with(['/', '~'])
-        && (p == wd || wd.strip_prefix(p).is_some_and(|rest| rest.starts_with('/')))
+    if !path.starts_with(['/', '~']) {
+        return false;
+    }
+    let is_glob = |s: &str| s.contains(['*', '?', '[']);
+    // A last part that is all wildcards empties its folder: `*`, `?*`,
+    // `.[!.]*`, `[a-z]*` (bracket sets count as wildcards; `*.log` does
+    // not, it names files).
+    let everything = |last: &str| {
+        let mut bare = String::new();
+        let mut in_set = false;
+        for c in last.chars() {
+            match c {
+                '[' => in_set = true,
+                ']' => in_set = false,
+                c if !in_set => bare.push(c),
+                _ => {}
+            }
+        }
+        is_glob(last) && bare.chars().all(|c| matches!(c, '*' | '?' | '.'))
+    };
+    let p = match path.rsplit_once('/') {
+        Some((dir, last)) if !dir.is_empty() && everything(last) => dir,
+        _ => path,
+    };
+    let names = |a: &str| a == wd || wd.strip_prefix(a).is_some_and(|r| r.starts_with('/'));
+    if !is_glob(p) {
+        return names(p);
+    }
+    // A glob is judged against the folder and each one above it; one that
+    // does not compile is taken to name them.
+    let Ok(glob) = crate::policy::sensitive::path_glob(p) else {
+        return true;
+    };
+    let glob = glob.compile_matcher();
+    let mut folder = wd;
+    loop {
+        if glob.is_match(folder) {
+            return true;
+        }
+        match folder.rsplit_once('/') {
+            Some((up, _)) if !up.is_empty() => folder = up,
+            _ => return false,
+        }
+    }
 }
 
-/// `path` relative to the agent's working directory when it lies inside
-/// it (`/srv/app/src` in `/srv/app` is `src`), else `path` as it is.
-fn within_work_dir<'a>(path: &'a str, work_dir: Option<&str>) -> &'a str {
-    work_dir
-        .filter(|wd| wd.starts_with(['/', '~']) && *wd != "/")
-        .and_then(|wd| path.strip_prefix(wd))
+/// The project the agent works in: the nearest folder holding the working
+/// directory with `.git` or `.ahp/` (as ahp finds its project), else the
+/// working directory; never the home directory or a system folder, where
+/// `~/.ssh` is the home's and not a project's.
+fn project_of(work_dir: Option<&str>) -> Option<String> {
+    let wd = work_dir.filter(|wd| wd.starts_with(['/', '~']))?;
+    let home = std::env::var("HOME").ok().filter(|h| h.len() > 1);
+    let real = match (wd.strip_prefix('~'), &home) {
+        (Some(rest), Some(h)) => format!("{h}{rest}"),
+        (Some(_), None) => return None,
+        (None, _) => wd.to_string(),
+    };
+    let root = std::path::Path::new(&real)
+        .ancestors()
+        .find(|d| d.join(".git").exists() || d.join(".ahp").is_dir())
+        .and_then(|d| d.to_str())
+        .map(|d| normalize_path(d, home.as_deref()))
+        .unwrap_or_else(|| wd.to_string());
+    (!is_system_or_home(&root) && root != "/").then_some(root)
+}
+
+/// `path` relative to `project` when it lies inside it, else `path` as it
+/// is: in `/srv/app`, `/srv/app/target` is `target`, and so from
+/// `/srv/app/packages/web`.
+fn within_work_dir<'a>(path: &'a str, project: Option<&str>) -> &'a str {
+    project
+        .and_then(|r| path.strip_prefix(r))
         .and_then(|rest| rest.strip_prefix('/'))
         .filter(|rest| !rest.is_empty())
         .unwrap_or(path)
