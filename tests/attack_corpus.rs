@@ -1149,23 +1149,6 @@ fn deleting_the_project_from_outside_blocks() {
     // other packages' output stay free; its sources ask.
     let web = sb.root().join("packages/web");
     std::fs::create_dir_all(&web).unwrap();
-    let in_web = |command: &str| {
-        let payload = json!({
-            "session_id": "s",
-            "cwd": web,
-            "hook_event_name": "PreToolUse",
-            "tool_name": "Bash",
-            "tool_input": {"command": command},
-        });
-        let out = sb
-            .ahp()
-            .current_dir(&web)
-            .args(["hook", "claude-code"])
-            .write_stdin(payload.to_string())
-            .output()
-            .unwrap();
-        decision(&String::from_utf8_lossy(&out.stdout))
-    };
     for (command, expect) in [
         ("rm -rf ../../node_modules", "allow"),
         ("cd ../.. && rm -rf dist", "allow"),
@@ -1175,7 +1158,12 @@ fn deleting_the_project_from_outside_blocks() {
         // The folder that holds the one the agent is in.
         ("cd ../.. && rm -rf packages", "block"),
     ] {
-        assert_eq!(in_web(command), expect, "{command}");
+        let input = json!({"command": command});
+        assert_eq!(
+            answer_in(&sb, sb.home.path(), &web, input),
+            expect,
+            "{command}"
+        );
     }
 
     // A project in the home directory: a climb reaches the home
@@ -1193,23 +1181,9 @@ fn deleting_the_project_from_outside_blocks() {
         ("cd .. && cd app && rm -rf build", "allow"),
         ("cd /tmp; cd -; cat ../.ssh/id_rsa", "block"),
     ] {
-        let payload = json!({
-            "session_id": "s",
-            "cwd": project,
-            "hook_event_name": "PreToolUse",
-            "tool_name": "Bash",
-            "tool_input": {"command": command},
-        });
-        let out = sb
-            .ahp()
-            .env("HOME", home.path())
-            .current_dir(&project)
-            .args(["hook", "claude-code"])
-            .write_stdin(payload.to_string())
-            .output()
-            .unwrap();
+        let input = json!({"command": command});
         assert_eq!(
-            decision(&String::from_utf8_lossy(&out.stdout)),
+            answer_in(&sb, home.path(), &project, input),
             expect,
             "{command}"
         );
@@ -1221,27 +1195,34 @@ fn deleting_the_project_from_outside_blocks() {
         "echo x >> ../.bashrc",
         "rm -rf ../app",
     ] {
-        let payload = json!({
-            "session_id": "s",
-            "cwd": project,
-            "hook_event_name": "PreToolUse",
-            "tool_name": "Bash",
-            "tool_input": {"command": command, "cwd": "/tmp"},
-        });
-        let out = sb
-            .ahp()
-            .env("HOME", home.path())
-            .current_dir(&project)
-            .args(["hook", "claude-code"])
-            .write_stdin(payload.to_string())
-            .output()
-            .unwrap();
+        let input = json!({"command": command, "cwd": "/tmp"});
         assert_eq!(
-            decision(&String::from_utf8_lossy(&out.stdout)),
+            answer_in(&sb, home.path(), &project, input),
             "block",
             "{command}"
         );
     }
+}
+
+/// The answer to a Claude Code Bash call run in `cwd`, with `home` as the
+/// home directory.
+fn answer_in(sb: &Sandbox, home: &Path, cwd: &Path, input: Value) -> &'static str {
+    let payload = json!({
+        "session_id": "s",
+        "cwd": cwd,
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": input,
+    });
+    let out = sb
+        .ahp()
+        .env("HOME", home)
+        .current_dir(cwd)
+        .args(["hook", "claude-code"])
+        .write_stdin(payload.to_string())
+        .output()
+        .unwrap();
+    decision(&String::from_utf8_lossy(&out.stdout))
 }
 
 /// A download handed to anything that runs its input is remote code: a
