@@ -529,14 +529,22 @@ impl Builder {
         }
         cmd.args = args
             .map(|a| {
-                let a = self.through_links(normalize_path(&a, self.home.as_deref()), cwd);
-                self.placed(a, cwd)
+                let a = normalize_path(&a, self.home.as_deref());
+                // `~-` is `$OLDPWD`, known after a `cd` of the line.
+                let a = match (a.strip_prefix("$OLDPWD"), vars.get("OLDPWD")) {
+                    (Some(rest), Some(old)) if rest.is_empty() || rest.starts_with('/') => {
+                        normalize_path(&format!("{old}{rest}"), self.home.as_deref())
+                    }
+                    _ => a,
+                };
+                self.placed(self.through_links(a, cwd), cwd)
             })
             .collect();
         if cmd.name == "ln" {
             self.record_link(&cmd, cwd);
         }
-        if cmd.name == "cd" || cmd.name == "pushd" {
+        // `cd ""` stays where it is.
+        if (cmd.name == "cd" || cmd.name == "pushd") && cmd.operands().next() != Some("") {
             let target = cmd.operands().next().unwrap_or("~").to_string();
             let searched = cmd.env.contains_key("CDPATH") || vars.contains_key("CDPATH");
             let to = match target.as_str() {

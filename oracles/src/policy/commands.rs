@@ -19,11 +19,11 @@
 //! | `library-injection` | block | `LD_PRELOAD`, `LD_LIBRARY_PATH`, `DYLD_INSERT_LIBRARIES` set for a command or exported |
 //! | `kernel-tampering` | block | `sysctl -w`, `insmod`/`modprobe`/`rmmod`, writes to `/proc/sys` or `/sys` |
 //! | `history-tampering` | block | `history -c`, `HISTFILE` changed or unset |
-//! | `remote-code` | block | downloaded or decoded text run by a shell or interpreter: `curl … \| sh`, `base64 -d \| bash`, `bash <(curl …)`, `sh -c "$(curl …)"`, `eval "$(wget -O- …)"`, `source <(curl …)`, `\| $SHELL`, `\| source /dev/stdin`, `\| awk '{system($0)}'` |
+//! | `remote-code` | block | downloaded or decoded text run by a shell or interpreter: `curl … \| sh`, `base64 -d \| bash`, `bash <(curl …)`, `sh -c "$(curl …)"`, `eval "$(wget -O- …)"`, `source <(curl …)`, `\| $SHELL`, `\| source /dev/stdin`, `\| awk '{system($0)}'`, `\| sed e`, `sh < <(curl …)` |
 //! | `install-from-url` | block | `pip install git+…`/`https://…`, `npm install github:…`/`git+…`/`https://…`, `cargo install --git` |
 //! | `exfiltration` | block | a network tool fed by an archive or read of the home directory or a system directory, by the environment (`env \| curl -d @-`), or sending such a directory (`scp -r ~ host:`) |
 //! | `git-history-rewrite` | prompt | `git push --force`/`--mirror`/`--delete`, `git push origin :branch` or `+ref`, `git filter-repo`/`filter-branch` |
-//! | `git-discard` | prompt | `git checkout -- .`, `git restore .`: every uncommitted change thrown away |
+//! | `git-discard` | prompt | `git checkout -- .`, `git restore .`, `git checkout -f`, `git switch --discard-changes`: every uncommitted change thrown away |
 //! | `git-config-code` | block | `git -c core.pager='sh -c …'`, `-c alias.x='!…'`, `-c core.hooksPath=/tmp/h`, `GIT_PAGER=…`, `GIT_SSH_COMMAND=…`: a program git runs, set for one command |
 //! | `project-delete` | prompt | recursive `rm` of the project's sources or `.git` (not of build output such as `target/`, `node_modules/`, `dist/`), or of a path built from an unset variable (`"$DIR/"*`) |
 //! | `cloud-destroy` | block | `kubectl delete` of namespaces, volumes or `--all`; `helm uninstall` in production; `terraform destroy -auto-approve`; `aws s3 rm --recursive`/`rb --force`, `aws … delete-*`/`terminate-*`, `gcloud … delete`, `az … delete`; `redis-cli FLUSHALL`; `dropDatabase()`; `rails db:drop` |
@@ -512,9 +512,14 @@ fn is_shell_or_interpreter(name: &str) -> bool {
 
 /// Whether `path` names a program's standard input (`-`, `/dev/stdin`).
 fn is_stdin_file(path: &str) -> bool {
-    ["-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"]
-        .iter()
-        .any(|f| path.eq_ignore_ascii_case(f))
+    let fd0 = |dir: &str| {
+        path.strip_prefix(dir)
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b == b'0'))
+    };
+    path == "-"
+        || path.eq_ignore_ascii_case("/dev/stdin")
+        || fd0("/dev/fd/")
+        || fd0("/proc/self/fd/")
 }
 
 /// Whether `cmd` runs its standard input as a program (`sh`, `bash -s`,
@@ -523,19 +528,29 @@ fn is_stdin_file(path: &str) -> bool {
 /// the file system ignores case).
 pub(crate) fn runs_stdin(cmd: &SimpleCommand) -> bool {
     let name = cmd.name.to_ascii_lowercase();
-    if matches!(
-        name.as_str(),
-        "$shell" | "${shell}" | "$bash" | "${bash}" | "$0"
-    ) {
+    // A shell named by a variable or a substitution: `$SHELL`,
+    // `${SHELL:-sh}`, `${0##*/}`, `$(which sh)`.
+    if name.starts_with(['$', '`'])
+        && (name.contains("shell")
+            || name.starts_with("$0")
+            || name.starts_with("${0")
+            || SHELLS
+                .iter()
+                .any(|s| name.contains(&format!(" {s})")) || name.contains(&format!(" {s}`"))))
+    {
         return true;
     }
-    if matches!(name.as_str(), "awk" | "gawk" | "mawk" | "nawk") {
-        // Each line handed to a shell: `system($0)`, `print | "sh"`.
-        return cmd.args.iter().any(|a| {
-            let a = a.replace(char::is_whitespace, "");
-            a.contains("system(") || a.contains("|\"") || a.contains("|&")
-        });
+    if name.ends_with("awk") {
+        return awk_runs_input(cmd);
     }
+    if name == "sed" {
+        return sed_runs_input(cmd);
+    }
+    // `bash5`, `ksh93`: a shell with its version in the name.
+    let name = match name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.') {
+        bare if bare != name && SHELLS.contains(&bare) => bare.to_string(),
+        _ => name,
+    };
     if !is_shell_or_interpreter(&name) {
         return false;
     }
@@ -545,19 +560,71 @@ pub(crate) fn runs_stdin(cmd: &SimpleCommand) -> bool {
     if matches!(name.as_str(), "source" | ".") {
         return cmd.operands().next().is_some_and(is_stdin_file);
     }
-    // `python3 -mjson.tool` runs a module, as `-m json.tool` does.
+    // `python3 -mjson.tool` reads data, as `-m json.tool` does (`-mcode`
+    // reads code).
     if name.starts_with("python")
         && cmd
             .args
             .iter()
             .take_while(|a| a.starts_with('-'))
-            .any(|a| a.len() > 2 && a.starts_with("-m"))
+            .any(|a| a == "-mjson.tool")
     {
         return false;
     }
     // `bash -c 'x'` runs its argument; `bash script.sh` a file.
     let ops: Vec<&str> = cmd.operands().collect();
     ops.first().is_none_or(|first| is_stdin_file(first)) || cmd.has_flag(Some('s'), &[])
+}
+
+/// Whether an awk program runs its input: handed to a shell (`system($0)`,
+/// `print | "sh"`), run as a command (`$0 | getline`, `print | cmd`), or
+/// read as the program itself (`-f /dev/stdin`). Piping into another
+/// program by name (`print | "sort"`) and `|` inside strings and regexes
+/// are data.
+fn awk_runs_input(cmd: &SimpleCommand) -> bool {
+    static CODE: std::sync::LazyLock<Option<regex::Regex>> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(concat!(
+            r"\bsystem\s*\(",
+            r#"|\|&?\s*"\s*(?:/[\w./-]*/)?(?:ba|z|da|k|fi|c|tc|a|mk|r)?sh\b"#,
+            r"|(?:\$\w+|\b[a-z_]\w*)\s*\|\s*getline\b",
+            // `print | cmd`, not `a || b`.
+            r"|(?:^|[^|])\|&?\s*[a-z_]\w*\s*[;}\n]",
+        ))
+        .ok()
+    });
+    let from_stdin = cmd
+        .args
+        .windows(2)
+        .any(|w| w[0] == "-f" && is_stdin_file(&w[1]))
+        || cmd
+            .args
+            .iter()
+            .any(|a| a.strip_prefix("--file=").is_some_and(is_stdin_file));
+    from_stdin
+        || cmd.args.iter().any(|a| match CODE.as_ref() {
+            Some(re) => re.is_match(a),
+            // Never blind: without the pattern, any pipe or call is code.
+            None => a.contains("system") || a.contains('|'),
+        })
+}
+
+/// Whether a sed script runs lines as commands: GNU sed's `e` command
+/// (`sed e`, `sed 1e`) or the `e` flag of `s` (`s/.*/&/e`).
+fn sed_runs_input(cmd: &SimpleCommand) -> bool {
+    static CODE: std::sync::LazyLock<Option<regex::Regex>> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(concat!(
+            r"(?:^|[;\n{])\s*[0-9,$]*\s*e\s*(?:$|[;\n}])",
+            r"|^s/(?:[^/\\]|\\.)*/(?:[^/\\]|\\.)*/[gpiImMw0-9]*e[gpiImMw0-9]*$",
+        ))
+        .ok()
+    });
+    cmd.args
+        .iter()
+        .filter(|a| !a.starts_with('-'))
+        .any(|a| match CODE.as_ref() {
+            Some(re) => re.is_match(a),
+            None => a.contains('e'),
+        })
 }
 
 /// Python's options that change nothing about what it runs (unbuffered,
@@ -1399,6 +1466,17 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
             {
                 add("git-discard");
             }
+            // `git checkout -f main`, `git switch --discard-changes main`:
+            // the switch throws the local changes away.
+            "git"
+                if !other_tree
+                    && (cmd.args.first().is_some_and(|a| a == "checkout")
+                        && cmd.has_flag(Some('f'), &["force"])
+                        || cmd.args.first().is_some_and(|a| a == "switch")
+                            && (cmd.has_flag(Some('f'), &["force", "discard-changes"]))) =>
+            {
+                add("git-discard");
+            }
             "git"
                 if cmd.args.first().is_some_and(|a| a == "config") && git_config_runs_code(cmd) =>
             {
@@ -1669,6 +1747,15 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
             add("remote-code");
         }
         if is_shell_or_interpreter(name) && cmd.args.iter().any(|a| downloads_in(a)) {
+            add("remote-code");
+        }
+        // `sh < <(curl …)`: the download as the shell's input.
+        if runs_stdin(cmd)
+            && cmd
+                .redirects
+                .iter()
+                .any(|r| r.reads() && downloads_in(&r.target))
+        {
             add("remote-code");
         }
         // A socket handed to a shell in interpreter code.
@@ -2333,6 +2420,9 @@ fn holds_work_dir(path: &str, work_dir: Option<&str>) -> bool {
     let Some(wd) = work_dir else {
         return false;
     };
+    if path == "." {
+        return true;
+    }
     if !path.starts_with(['/', '~']) {
         return false;
     }
