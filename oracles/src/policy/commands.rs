@@ -2453,7 +2453,7 @@ fn holds_work_dir(path: &str, work_dir: Option<&str>) -> bool {
     }
     // A glob is judged against the folder and each one above it; one that
     // does not compile is taken to name them.
-    let Ok(glob) = crate::policy::sensitive::path_glob(p) else {
+    let Ok(glob) = super::glob::path_glob(p) else {
         return true;
     };
     let glob = glob.compile_matcher();

@@ -16,6 +16,7 @@
 
 pub mod change_logger;
 pub mod commands;
+mod glob;
 pub mod path_guard;
 pub mod permission;
 pub mod rules;

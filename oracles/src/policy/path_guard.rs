@@ -209,14 +209,17 @@ impl PathGuard {
             .iter()
             .filter(|s| {
                 anchor(s) == anchor(path)
-                    && sensitive::fold_case(s).contains(&literal)
+                    && super::glob::fold_case(s).contains(&literal)
                     && shell_match(s)
             })
             .peekable();
         if samples.peek().is_none() {
             return direct;
         }
-        let Some(glob) = sensitive::path_glob(path).ok().map(|g| g.compile_matcher()) else {
+        let Some(glob) = super::glob::path_glob(path)
+            .ok()
+            .map(|g| g.compile_matcher())
+        else {
             return direct;
         };
         let sampled = samples

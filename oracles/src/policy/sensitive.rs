@@ -7,8 +7,9 @@
 //! globs over that form (`*` within one segment, `**` across segments).
 
 use super::commands;
+use super::glob::{fold_case, path_glob};
 use ahp_engine::shell::{SimpleCommand, normalize_path};
-use globset::{GlobBuilder, GlobMatcher};
+use globset::GlobMatcher;
 use std::sync::OnceLock;
 
 /// Credential stores: blocked for reads and writes.
@@ -302,19 +303,6 @@ struct PathGlob {
     matcher: OnceLock<Option<GlobMatcher>>,
 }
 
-/// macOS file systems ignore case: `~/.SSH/ID_RSA` is the key.
-const IGNORE_CASE: bool = cfg!(target_os = "macos");
-
-/// A path glob as every list and every command's glob is read: `*` stops
-/// at `/`, `\x` is `x`, and case counts where the file system's does.
-pub(crate) fn path_glob(pattern: &str) -> Result<globset::Glob, globset::Error> {
-    GlobBuilder::new(pattern)
-        .literal_separator(true)
-        .backslash_escape(true)
-        .case_insensitive(IGNORE_CASE)
-        .build()
-}
-
 impl PathGlob {
     /// Whether `path` matches; `folded` is `path` as the literal is kept.
     /// A glob that fails to compile matches everything: slower to use,
@@ -369,15 +357,6 @@ pub(crate) fn required_literal(glob: &str) -> String {
         best = run;
     }
     fold_case(&best).into_owned()
-}
-
-/// `text` as literals are kept: lower case where paths ignore case.
-pub(crate) fn fold_case(text: &str) -> std::borrow::Cow<'_, str> {
-    if IGNORE_CASE {
-        std::borrow::Cow::Owned(text.to_lowercase())
-    } else {
-        std::borrow::Cow::Borrowed(text)
-    }
 }
 
 impl PathSet {
