@@ -554,6 +554,25 @@ pub(crate) fn runs_stdin(cmd: &SimpleCommand) -> bool {
     if !is_shell_or_interpreter(&name) {
         return false;
     }
+    // Code that is the input itself: `eval "$(cat)"`, `bash -c "$(cat)"`,
+    // `php -r 'eval(stream_get_contents(STDIN));'`,
+    // `python3 -c 'exec(sys.stdin.read())'`.
+    let code = cmd.args.join(" ").to_ascii_lowercase();
+    if [
+        "$(cat)",
+        "$(cat -)",
+        "`cat`",
+        "$(</dev/stdin)",
+        "$(< /dev/stdin)",
+    ]
+    .iter()
+    .any(|s| code.contains(s))
+        || !SHELLS.contains(&name.as_str())
+            && (code.contains("stdin") || code.contains("readfilesync(0"))
+            && ["eval", "exec", "system"].iter().any(|s| code.contains(s))
+    {
+        return true;
+    }
     if name == "eval" {
         return false;
     }
@@ -1748,6 +1767,27 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
         }
         if is_shell_or_interpreter(name) && cmd.args.iter().any(|a| downloads_in(a)) {
             add("remote-code");
+        }
+        // `curl … | tee >(sh)`, `curl URL > >(sh)`: a shell in a process
+        // substitution of the download's command or of a stage after it.
+        if cmd.via.as_deref() == Some("<()") && runs_stdin(cmd) {
+            let at = shell
+                .commands
+                .iter()
+                .position(|c| std::ptr::eq(c, cmd))
+                .unwrap_or(0);
+            let holder = shell.commands[..at]
+                .iter()
+                .rev()
+                .find(|c| c.depth + 1 == cmd.depth);
+            if holder.is_some_and(|h| {
+                FETCHERS.contains(&h.name.as_str())
+                    || shell
+                        .upstream(h)
+                        .any(|u| FETCHERS.contains(&u.name.as_str()))
+            }) {
+                add("remote-code");
+            }
         }
         // `sh < <(curl …)`: the download as the shell's input.
         if runs_stdin(cmd)
