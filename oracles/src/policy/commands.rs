@@ -1755,6 +1755,8 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
                 FETCHERS.contains(&u.name.as_str())
                     || (DECODERS.contains(&u.name.as_str())
                         && (u.has_flag(Some('d'), &["decode"])
+                            // macOS base64 spells it `-D`.
+                            || u.name == "base64" && u.has_flag(Some('D'), &[])
                             || u.has_flag(Some('r'), &[])
                             || u.name == "gunzip"
                             || u.name == "zcat"
