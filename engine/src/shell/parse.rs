@@ -83,28 +83,24 @@ impl Builder {
     /// the agent's working directory: `../app` in `~/app` is `~/app`, the
     /// project itself, not a file of it.
     fn placed(&self, path: String, cwd: &Option<String>) -> String {
-        let climbs = |p: &str| p == ".." || p.starts_with("../");
         if path.starts_with(['/', '~', '$', '-']) {
             return path;
         }
+        // Read from a relative `cd` (`cd src && rm -rf ../../x`), the
+        // path climbs if the two together do.
         let joined = match cwd.as_deref() {
-            // `cd ~ && cat ../x`: above a named folder, home included.
-            Some(c) if c.starts_with(['/', '~']) => {
-                return if climbs(&path) {
-                    normalize_path(&format!("{c}/{path}"), self.home.as_deref())
-                } else {
-                    path
-                };
+            Some(c) if !c.starts_with(['/', '~', '$']) => {
+                normalize_path(&format!("{c}/{path}"), None)
             }
-            Some(c) if c.starts_with('$') => return path,
-            Some(c) => normalize_path(&format!("{c}/{path}"), None),
-            None => path.clone(),
+            _ => path.clone(),
         };
-        match &self.work_dir {
-            Some(start) if climbs(&joined) => {
-                normalize_path(&format!("{start}/{joined}"), self.home.as_deref())
-            }
-            _ => path,
+        if !(joined == ".." || joined.starts_with("../")) {
+            return path;
+        }
+        // `cd ~ && cat ../x`: above a known folder, home included.
+        match self.absolute(cwd) {
+            Some(dir) => normalize_path(&format!("{dir}/{path}"), self.home.as_deref()),
+            None => path,
         }
     }
 

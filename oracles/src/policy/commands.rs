@@ -695,7 +695,13 @@ fn downloads_in(word: &str) -> bool {
     clippy::cognitive_complexity
 )]
 pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
-    let project = project_of(shell.work_dir.as_deref());
+    // Looked up on disk once, and only for a line that deletes.
+    let project_cell = std::cell::OnceCell::new();
+    let project = || {
+        project_cell
+            .get_or_init(|| project_of(shell.work_dir.as_deref()))
+            .as_deref()
+    };
     let mut hits: Vec<Hit> = Vec::new();
     let mut add = |id: &'static str| {
         if !except.iter().any(|e| e == id) && !hits.iter().any(|h| h.id == id) {
@@ -725,17 +731,15 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
         };
         let name = cmd.name.as_str();
         let ops: Vec<String> = cmd.operands().map(|o| cmd.resolve(o)).collect();
-        // A path inside the project is the project's, however spelt
-        // (`/srv/app/target`, `../app/target` in /srv/app).
         let work_dir = shell.work_dir.as_deref();
-        let in_project: Vec<&str> = ops
-            .iter()
-            .map(|o| within_work_dir(o, project.as_deref()))
-            .collect();
         match name {
             "rm" | "srm" => {
                 let recursive =
                     cmd.has_flag(Some('r'), &["recursive"]) || cmd.has_flag(Some('R'), &[]);
+                // A path inside the project is the project's, however
+                // spelt (`/srv/app/target`, `../app/target` in /srv/app).
+                let in_project: Vec<&str> =
+                    ops.iter().map(|o| within_work_dir(o, project())).collect();
                 if cmd.has_flag(None, &["no-preserve-root"])
                     || recursive && in_project.iter().any(|o| deletes_system(o))
                 {
@@ -756,10 +760,15 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
                         "delete-during",
                         "del",
                     ],
-                ) && (in_project.last().is_some_and(|d| deletes_system(d))
+                ) && (ops
+                    .last()
+                    .is_some_and(|d| deletes_system(within_work_dir(d, project())))
                     || ops.last().is_some_and(|d| holds_work_dir(d, work_dir))) =>
             {
-                if in_project.last().is_some_and(|d| deletes_system(d)) {
+                if ops
+                    .last()
+                    .is_some_and(|d| deletes_system(within_work_dir(d, project())))
+                {
                     add("rm-recursive-system");
                 } else {
                     add("rm-work-dir");
@@ -784,7 +793,7 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
                         .collect();
                     let roots: Vec<&str> = resolved
                         .iter()
-                        .map(|r| within_work_dir(r, project.as_deref()))
+                        .map(|r| within_work_dir(r, project()))
                         .collect();
                     // Only compiled files and caches by name (`-name
                     // '*.pyc'`, `-name __pycache__`): routine clean-up.
@@ -2523,11 +2532,8 @@ fn project_of(work_dir: Option<&str>) -> Option<String> {
         (Some(_), None) => return None,
         (None, _) => wd.to_string(),
     };
-    let root = std::path::Path::new(&real)
-        .ancestors()
-        .find(|d| d.join(".git").exists() || d.join(".ahp").is_dir())
-        .and_then(|d| d.to_str())
-        .map(|d| normalize_path(d, home.as_deref()))
+    let root = ahp_config::find_project_root(std::path::Path::new(&real))
+        .and_then(|d| d.to_str().map(|d| normalize_path(d, home.as_deref())))
         .unwrap_or_else(|| wd.to_string());
     (!is_system_or_home(&root) && root != "/").then_some(root)
 }
