@@ -1,12 +1,13 @@
 //! YAML parsing into a tree that remembers where every key and value came
-//! from. The only place that knows the YAML crate (serde-saphyr), so it can
-//! be swapped by changing this module alone.
+//! from. The only place that knows the YAML parser (granit-parser, whose
+//! events this module turns into the tree), so it can be swapped by
+//! changing this module alone.
 
 use crate::source::{ConfigError, Origin, SourceFile};
-use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use granit_parser::{Event, Options, Parser, ScalarStyle, ScanError, Span, Tag};
 use serde_json::Value;
-use serde_saphyr::Spanned;
-use std::fmt;
+use std::borrow::Cow;
+use std::collections::HashMap;
 use std::sync::Arc;
 
 /// Largest hooks.yaml accepted; a policy file is a few KiB, so anything
@@ -168,115 +169,6 @@ pub fn merge(base: &mut Node, overlay: Node) {
     }
 }
 
-// What serde-saphyr hands us: a tree of spanned values.
-enum Raw {
-    Null,
-    Bool(bool),
-    Int(i128),
-    Float(f64),
-    Str(String),
-    Seq(Vec<Spanned<Raw>>),
-    Map(Vec<(Spanned<String>, Spanned<Raw>)>),
-}
-
-impl<'de> Deserialize<'de> for Raw {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Raw;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a YAML value")
-            }
-            fn visit_unit<E>(self) -> Result<Raw, E> {
-                Ok(Raw::Null)
-            }
-            fn visit_none<E>(self) -> Result<Raw, E> {
-                Ok(Raw::Null)
-            }
-            fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Raw, D::Error> {
-                Raw::deserialize(d)
-            }
-            fn visit_bool<E>(self, v: bool) -> Result<Raw, E> {
-                Ok(Raw::Bool(v))
-            }
-            fn visit_i64<E>(self, v: i64) -> Result<Raw, E> {
-                Ok(Raw::Int(v.into()))
-            }
-            fn visit_u64<E>(self, v: u64) -> Result<Raw, E> {
-                Ok(Raw::Int(v.into()))
-            }
-            fn visit_i128<E>(self, v: i128) -> Result<Raw, E> {
-                Ok(Raw::Int(v))
-            }
-            fn visit_u128<E: serde::de::Error>(self, v: u128) -> Result<Raw, E> {
-                i128::try_from(v)
-                    .map(Raw::Int)
-                    .map_err(|_| E::custom("integer too large"))
-            }
-            fn visit_f64<E>(self, v: f64) -> Result<Raw, E> {
-                Ok(Raw::Float(v))
-            }
-            fn visit_str<E>(self, v: &str) -> Result<Raw, E> {
-                Ok(Raw::Str(v.to_string()))
-            }
-            fn visit_string<E>(self, v: String) -> Result<Raw, E> {
-                Ok(Raw::Str(v))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Raw, A::Error> {
-                let mut v = Vec::new();
-                while let Some(x) = a.next_element()? {
-                    v.push(x);
-                }
-                Ok(Raw::Seq(v))
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Raw, A::Error> {
-                let mut v = Vec::new();
-                while let Some(k) = a.next_key::<Spanned<String>>()? {
-                    let val = a.next_value()?;
-                    v.push((k, val));
-                }
-                Ok(Raw::Map(v))
-            }
-        }
-        d.deserialize_any(V)
-    }
-}
-
-fn origin(file: &Arc<SourceFile>, loc: &serde_saphyr::Location) -> Origin {
-    Origin {
-        file: Arc::clone(file),
-        line: usize::try_from(loc.line()).unwrap_or(0),
-        column: usize::try_from(loc.column()).unwrap_or(0),
-    }
-}
-
-fn convert(file: &Arc<SourceFile>, raw: Spanned<Raw>) -> Node {
-    // `referenced` is where the value appears (an alias use points at the
-    // alias, which is where a user looks).
-    let origin = origin(file, &raw.referenced);
-    let value = match raw.value {
-        Raw::Null => NodeValue::Null,
-        Raw::Bool(b) => NodeValue::Bool(b),
-        Raw::Int(i) => NodeValue::Int(i),
-        Raw::Float(f) => NodeValue::Float(f),
-        Raw::Str(s) => NodeValue::Str(s),
-        Raw::Seq(items) => NodeValue::Seq(items.into_iter().map(|i| convert(file, i)).collect()),
-        Raw::Map(entries) => NodeValue::Map(
-            entries
-                .into_iter()
-                .map(|(k, v)| {
-                    let key = Key {
-                        name: k.value,
-                        origin: crate::yaml::origin(file, &k.referenced),
-                    };
-                    (key, convert(file, v))
-                })
-                .collect(),
-        ),
-    };
-    Node { value, origin }
-}
-
 /// Parses one file's text. Syntax errors, duplicate keys and YAML bombs are
 /// errors naming the file, line and column.
 pub fn parse(file: Arc<SourceFile>) -> Result<Node, ConfigError> {
@@ -289,7 +181,7 @@ pub fn parse(file: Arc<SourceFile>) -> Result<Node, ConfigError> {
             ),
         ));
     }
-    parse_with_serde_saphyr(file)
+    parse_events(&file)
 }
 
 /// Parses a YAML document that is not a policy file (an issue's
@@ -309,122 +201,419 @@ pub fn parse_document(text: &str) -> Result<Node, ConfigError> {
     }))
 }
 
-/// The full parse: serde-saphyr's tree, or its error with file, line and
-/// column.
-fn parse_with_serde_saphyr(file: Arc<SourceFile>) -> Result<Node, ConfigError> {
-    // YAML 1.2 core booleans only: `y`, `on`, `no` stay strings (the
-    // "Norway problem" would turn a `when: {country: no}` into false).
-    let options = serde_saphyr::options! { strict_booleans: true };
-    let parsed: Result<Spanned<Raw>, _> = serde_saphyr::from_str_with_options(&file.text, options);
-    match parsed {
-        Ok(raw) => Ok(convert(&file, raw)),
-        Err(e) => {
-            let (line, column) = e
-                .location()
-                .map(|l| {
-                    (
-                        usize::try_from(l.line()).unwrap_or(0),
-                        usize::try_from(l.column()).unwrap_or(0),
-                    )
-                })
-                .unwrap_or((0, 0));
-            let full = e.without_snippet().to_string();
-            // serde-saphyr prefixes "error: line L column C: "; we print our
-            // own location, so keep only the message.
-            let message = full
-                .lines()
-                .next()
-                .unwrap_or("invalid YAML")
-                .trim_start_matches("error: ")
-                .split_once(": ")
-                .filter(|(head, _)| head.starts_with("line "))
-                .map(|(_, msg)| msg.to_string())
-                .unwrap_or_else(|| full.lines().next().unwrap_or("invalid YAML").to_string());
-            // …and drop a trailing " at line L, column C" repeat.
-            let message = match message.rfind(" at line ") {
-                Some(i) if message[i..].contains("column") => message[..i].to_string(),
-                _ => message,
-            };
-            let (message, help) = in_our_words(&file, line, column, &message);
-            let err = ConfigError {
-                file: Some(file.path.clone()),
-                line,
-                column,
-                key: None,
-                message,
-                help: Some(help),
-                snippet: file.line_text(line).map(str::to_string),
-            };
-            Err(err)
-        }
-    }
+// The tree is built straight from the parser's events. The builder owns
+// the YAML 1.2 core schema (which plain scalars are null, booleans and
+// numbers), anchors and aliases, merge keys, duplicate keys and the
+// budgets against hostile files: each a few lines here, where a
+// general-purpose deserializer would bring its own tree, options and
+// build time for the same answer.
+
+/// Deeper nesting than this is an error: a policy is a few levels deep,
+/// and the limit bounds the recursion a hostile file can ask for.
+const MAX_DEPTH: usize = 64;
+/// Nodes in one document, every alias counted at the size of what it
+/// repeats, so a "billion laughs" file stops here rather than filling
+/// memory.
+const MAX_NODES: usize = 250_000;
+
+type Events<'t> = Parser<'t, granit_parser::StrInput<'t>>;
+
+struct Builder<'t> {
+    file: &'t Arc<SourceFile>,
+    parser: Events<'t>,
+    /// Finished anchored nodes by the parser's anchor id, with their size
+    /// in nodes.
+    anchors: HashMap<usize, (Node, usize)>,
+    nodes: usize,
 }
 
-/// The parser's message and a hint, in ahp's words where the parser's
-/// would send the reader astray: a duplicate key names both lines (not a
-/// parser option to allow it), an unknown escape in a double-quoted string
-/// (a regex such as `"\d+"`) points at single quotes.
-fn in_our_words(file: &SourceFile, line: usize, column: usize, message: &str) -> (String, String) {
-    if let Some(rest) = message.strip_prefix("duplicate mapping key: ") {
-        let key = rest.split(", set ").next().unwrap_or(rest).trim();
-        let first = first_key_line(file, line, column, key)
-            .map(|l| format!(" (first at line {l})"))
-            .unwrap_or_default();
-        return (
-            format!("duplicate key `{key}`: line {line} repeats a key of the same map{first}"),
-            "a key appears once per map; remove one of them, or merge their values".into(),
-        );
+impl<'t> Builder<'t> {
+    fn origin(&self, span: &Span) -> Origin {
+        // The parser's columns are 0-based; ours, like an editor's, 1-based.
+        Origin {
+            file: Arc::clone(self.file),
+            line: span.start.line(),
+            column: span.start.col() + 1,
+        }
     }
-    if message.contains("unknown escape character") {
-        return (
-            format!("invalid YAML: {message}"),
+
+    fn error(&self, origin: &Origin, message: String, help: &str) -> ConfigError {
+        ConfigError {
+            file: Some(self.file.path.clone()),
+            line: origin.line,
+            column: origin.column,
+            key: None,
+            message,
+            help: Some(help.to_string()),
+            snippet: self.file.line_text(origin.line).map(str::to_string),
+        }
+    }
+
+    fn next(&mut self) -> Result<(Event<'t>, Span), ConfigError> {
+        match self.parser.next_event() {
+            Some(Ok(event)) => Ok(event),
+            Some(Err(e)) => Err(self.syntax_error(&e)),
+            // The parser ends every stream with StreamEnd; running past it
+            // is a bug here, reported as an error rather than a panic.
+            None => Err(ConfigError::in_file(
+                &self.file.path,
+                "invalid YAML: the document ended early",
+            )),
+        }
+    }
+
+    fn syntax_error(&self, e: &ScanError) -> ConfigError {
+        let origin = Origin {
+            file: Arc::clone(self.file),
+            line: e.marker().line(),
+            column: e.marker().col() + 1,
+        };
+        let info = e.info();
+        let help = if info.contains("unknown escape") {
             "in a double-quoted string a backslash starts an escape (\\n, \\\"); write regexes \
              in single quotes, e.g. pattern: 'rm\\s+-rf', or double each backslash"
-                .into(),
-        );
+        } else {
+            "check the indentation and quoting around this line"
+        };
+        self.error(&origin, format!("invalid YAML: {info}"), help)
     }
-    (
-        format!("invalid YAML: {message}"),
-        "check the indentation and quoting around this line".into(),
-    )
+
+    /// The one document of the stream (null when there is none).
+    fn document(mut self) -> Result<Node, ConfigError> {
+        let mut root = None;
+        let end = loop {
+            let (event, span) = self.next()?;
+            match event {
+                Event::StreamStart | Event::DocumentEnd => {}
+                Event::StreamEnd => break span,
+                Event::DocumentStart(..) if root.is_some() => {
+                    let at = self.origin(&span);
+                    return Err(self.error(
+                        &at,
+                        "a second YAML document starts here: this file holds one".into(),
+                        "remove the `---` line and merge the two parts, or move the second into its own file",
+                    ));
+                }
+                Event::DocumentStart(..) => {
+                    let (event, span) = self.next()?;
+                    root = Some(self.node(event, span, 0)?.0);
+                }
+                _ => {
+                    let at = self.origin(&span);
+                    return Err(self.error(&at, "invalid YAML: unexpected event".into(), ""));
+                }
+            }
+        };
+        // A file of comments only: nothing, where the text ends.
+        Ok(root.unwrap_or_else(|| Node {
+            value: NodeValue::Null,
+            origin: self.origin(&end),
+        }))
+    }
+
+    /// The node that `event` starts, with its size in nodes.
+    fn node(
+        &mut self,
+        event: Event<'t>,
+        span: Span,
+        depth: usize,
+    ) -> Result<(Node, usize), ConfigError> {
+        let origin = self.origin(&span);
+        if depth > MAX_DEPTH {
+            return Err(self.error(
+                &origin,
+                format!("nesting deeper than {MAX_DEPTH} levels"),
+                "a policy is a few levels deep; flatten this value",
+            ));
+        }
+        self.count(1, &origin)?;
+        let (value, size, anchor) = match event {
+            Event::Scalar(text, style, anchor, tag) => (
+                self.scalar(text, style, tag.as_deref(), &origin)?,
+                1,
+                anchor,
+            ),
+            Event::SequenceStart(_, anchor, _) => {
+                let (mut items, mut size) = (Vec::new(), 1);
+                loop {
+                    let (event, span) = self.next()?;
+                    if matches!(event, Event::SequenceEnd) {
+                        break;
+                    }
+                    let (item, n) = self.node(event, span, depth + 1)?;
+                    items.push(item);
+                    size += n;
+                }
+                (NodeValue::Seq(items), size, anchor)
+            }
+            Event::MappingStart(_, anchor, _) => {
+                let (entries, size) = self.map(depth)?;
+                (NodeValue::Map(entries), size, anchor)
+            }
+            Event::Alias(id) => {
+                let Some((node, size)) = self.anchors.get(&id) else {
+                    return Err(self.error(
+                        &origin,
+                        "this alias refers to the node it is part of".into(),
+                        "an alias can repeat a finished node only; a node cannot contain itself",
+                    ));
+                };
+                let (mut node, size) = (node.clone(), *size);
+                self.count(size, &origin)?;
+                // An alias's value is reported where the alias is written,
+                // which is where a reader looks.
+                node.origin = origin;
+                return Ok((node, size));
+            }
+            _ => {
+                return Err(self.error(
+                    &origin,
+                    "invalid YAML: a value was expected here".into(),
+                    "",
+                ));
+            }
+        };
+        let node = Node { value, origin };
+        if anchor != 0 {
+            self.anchors.insert(anchor, (node.clone(), size));
+        }
+        Ok((node, size))
+    }
+
+    fn count(&mut self, n: usize, origin: &Origin) -> Result<(), ConfigError> {
+        self.nodes = self.nodes.saturating_add(n);
+        if self.nodes > MAX_NODES {
+            return Err(self.error(
+                origin,
+                format!("the document has more than {MAX_NODES} values (aliases counted at their size)"),
+                "a policy has hundreds of values; a file this large is a mistake or an attack (a YAML bomb)",
+            ));
+        }
+        Ok(())
+    }
+
+    /// A map's entries, up to its end: keys are text, once each; `<<`
+    /// merges the keys of a map (or of a list of maps) that the map does
+    /// not set itself.
+    fn map(&mut self, depth: usize) -> Result<(Vec<(Key, Node)>, usize), ConfigError> {
+        let (mut entries, mut merged): (Vec<(Key, Node)>, Vec<(Key, Node)>) = Default::default();
+        let mut size = 1;
+        loop {
+            let (event, span) = self.next()?;
+            let origin = self.origin(&span);
+            let (name, merge) = match event {
+                Event::MappingEnd => break,
+                Event::Scalar(text, style, _, tag) => {
+                    let value = self.scalar(text.clone(), style, tag.as_deref(), &origin)?;
+                    if matches!(value, NodeValue::Null) {
+                        return Err(self.not_a_key(&origin));
+                    }
+                    let merge = style == ScalarStyle::Plain && tag.is_none() && text == "<<";
+                    (text.into_owned(), merge)
+                }
+                Event::Alias(id) => match self.anchors.get(&id).map(|(n, _)| &n.value) {
+                    Some(NodeValue::Str(s)) => (s.clone(), false),
+                    Some(NodeValue::Null) => (String::new(), false),
+                    Some(NodeValue::Bool(b)) => (b.to_string(), false),
+                    Some(NodeValue::Int(i)) => (i.to_string(), false),
+                    Some(NodeValue::Float(f)) => (f.to_string(), false),
+                    _ => return Err(self.not_a_key(&origin)),
+                },
+                _ => return Err(self.not_a_key(&origin)),
+            };
+            let key = Key { name, origin };
+            if let Some((first, _)) = entries.iter().find(|(k, _)| k.name == key.name && !merge) {
+                return Err(self.error(
+                    &key.origin,
+                    format!(
+                        "duplicate key `{}`: line {} repeats a key of the same map (first at line {})",
+                        key.name, key.origin.line, first.origin.line
+                    ),
+                    "a key appears once per map; remove one of them, or merge their values",
+                ));
+            }
+            let (event, span) = self.next()?;
+            let (value, n) = self.node(event, span, depth + 1)?;
+            size += n;
+            if merge {
+                self.merge_key(value, &key.origin, &mut merged)?;
+                continue;
+            }
+            entries.push((key, value));
+        }
+        for (key, value) in merged {
+            if !entries.iter().any(|(k, _)| k.name == key.name) {
+                entries.push((key, value));
+            }
+        }
+        Ok((entries, size))
+    }
+
+    /// Collects the entries a `<<` value brings, the first source of a key
+    /// winning.
+    fn merge_key(
+        &self,
+        value: Node,
+        at: &Origin,
+        merged: &mut Vec<(Key, Node)>,
+    ) -> Result<(), ConfigError> {
+        let sources = match value.value {
+            NodeValue::Map(m) => vec![m],
+            NodeValue::Seq(items) => items
+                .into_iter()
+                .map(|i| match i.value {
+                    NodeValue::Map(m) => Ok(m),
+                    _ => Err(()),
+                })
+                .collect::<Result<_, _>>()
+                .map_err(|()| self.bad_merge(at))?,
+            _ => return Err(self.bad_merge(at)),
+        };
+        for (key, value) in sources.into_iter().flatten() {
+            if !merged.iter().any(|(k, _)| k.name == key.name) {
+                merged.push((key, value));
+            }
+        }
+        Ok(())
+    }
+
+    fn bad_merge(&self, at: &Origin) -> ConfigError {
+        self.error(
+            at,
+            "`<<` merges a map or a list of maps".into(),
+            "write `<<: *name` where `&name` anchors a map",
+        )
+    }
+
+    fn not_a_key(&self, at: &Origin) -> ConfigError {
+        self.error(
+            at,
+            "a map key must be text, not empty, null, a list or a map".into(),
+            "write the key as plain text, e.g. `name: value`",
+        )
+    }
+
+    /// A scalar's value: quoted and block scalars are text; a plain one is
+    /// resolved by the YAML 1.2 core schema, and a core tag (`!!str`,
+    /// `!!int`, …) says which type it must be.
+    fn scalar(
+        &self,
+        text: Cow<'t, str>,
+        style: ScalarStyle,
+        tag: Option<&Tag>,
+        origin: &Origin,
+    ) -> Result<NodeValue, ConfigError> {
+        let kind = match tag {
+            // `! text`, the non-specific tag, makes a string.
+            Some(t) if t.parts() == ("", "!") || t.parts() == ("!", "") => Some("str"),
+            // A tag of no core type (`!custom`) changes nothing.
+            Some(t) => t.core_suffix(),
+            None => None,
+        };
+        let value = match kind {
+            Some("null") => Some(NodeValue::Null),
+            Some(kind @ ("bool" | "int" | "float")) => match (kind, core_value(&text)) {
+                ("bool", Some(v @ NodeValue::Bool(_)))
+                | ("int", Some(v @ NodeValue::Int(_)))
+                | ("float", Some(v @ NodeValue::Float(_))) => Some(v),
+                ("float", Some(NodeValue::Int(i))) => Some(NodeValue::Float(i as f64)),
+                _ => {
+                    return Err(self.error(
+                        origin,
+                        format!("`{text}` is not a valid `!!{kind}`"),
+                        "remove the tag, or write a value of that type",
+                    ));
+                }
+            },
+            // `!!str`, or `!!map`/`!!seq` on a scalar: the text as written.
+            Some(_) => None,
+            None if style == ScalarStyle::Plain => core_value(&text),
+            None => None,
+        };
+        match value {
+            None => Ok(NodeValue::Str(text.into_owned())),
+            // No setting takes an infinite number, and JSON (what oracles
+            // read) has none: `.inf` would arrive as null.
+            Some(NodeValue::Float(f)) if !f.is_finite() => Err(self.error(
+                origin,
+                format!("`{text}` is not a finite number"),
+                "write a finite number, or quote the value to keep it as text",
+            )),
+            Some(v) => Ok(v),
+        }
+    }
 }
 
-/// The line of the earlier `key:` of the map whose repeat is at
-/// `line`:`column`: the nearest line above (or earlier on the same line,
-/// for a flow map) with `key` at the same column, before the map ends.
-fn first_key_line(file: &SourceFile, line: usize, column: usize, key: &str) -> Option<usize> {
-    let starts_key = |text: &str| {
-        let text = text.strip_prefix(['"', '\'']).unwrap_or(text);
-        text.strip_prefix(key)
-            .is_some_and(|rest| rest.trim_start_matches(['"', '\'', ' ']).starts_with(':'))
-    };
-    let col = column.checked_sub(1)?;
-    // A flow map: an earlier `key:` on the same line.
-    let same = file.line_text(line)?;
-    let before: String = same.chars().take(col).collect();
-    if before.match_indices(key).any(|(i, _)| {
-        starts_key(&before[i..]) && (i == 0 || before[..i].ends_with([' ', '{', ',']))
-    }) {
-        return Some(line);
+/// The value of a plain scalar under the YAML 1.2 core schema, with only
+/// `true`/`false` as booleans (`yes`, `no`, `on` stay text, so
+/// `{country: no}` does not turn into false); `None` for text.
+fn core_value(text: &str) -> Option<NodeValue> {
+    match text {
+        "" | "~" | "null" | "Null" | "NULL" => return Some(NodeValue::Null),
+        "true" | "True" | "TRUE" => return Some(NodeValue::Bool(true)),
+        "false" | "False" | "FALSE" => return Some(NodeValue::Bool(false)),
+        _ => {}
     }
-    for l in (1..line).rev() {
-        let text = file.line_text(l)?;
-        let indent = text.chars().take_while(|c| *c == ' ').count();
-        let body = text.trim_start();
-        if body.is_empty() || body.starts_with('#') {
-            continue;
+    let unsigned = text.strip_prefix(['+', '-']).unwrap_or(text);
+    let negative = text.starts_with('-');
+    let radix = |prefix: &str, radix: u32| {
+        let digits = text.strip_prefix(prefix)?;
+        let v = i128::from_str_radix(digits, radix).ok()?;
+        (!digits.starts_with(['+', '-'])).then_some(NodeValue::Int(v))
+    };
+    if let Some(v) = radix("0x", 16).or_else(|| radix("0o", 8)) {
+        return Some(v);
+    }
+    if !unsigned.is_empty() && unsigned.bytes().all(|b| b.is_ascii_digit()) {
+        return Some(match text.parse::<i128>() {
+            Ok(i) => NodeValue::Int(i),
+            Err(_) => NodeValue::Float(text.parse().ok()?),
+        });
+    }
+    match unsigned {
+        ".inf" | ".Inf" | ".INF" => {
+            return Some(NodeValue::Float(if negative {
+                f64::NEG_INFINITY
+            } else {
+                f64::INFINITY
+            }));
         }
-        let at: String = text.chars().skip(col).collect();
-        if text.chars().count() > col && starts_key(&at) {
-            return Some(l);
+        ".nan" | ".NaN" | ".NAN" if unsigned.len() == text.len() => {
+            return Some(NodeValue::Float(f64::NAN));
         }
-        // A line that starts left of the key's column (other than the
-        // `- ` of the list item the map is in) ends the map.
-        if indent < col && !(body.starts_with("- ") && indent + 2 <= col) {
-            return None;
-        }
+        _ => {}
+    }
+    // `[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?`
+    let (mantissa, exponent) = match unsigned.find(['e', 'E']) {
+        Some(i) => (&unsigned[..i], Some(&unsigned[i + 1..])),
+        None => (unsigned, None),
+    };
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    let mantissa_ok = digits(int)
+        && digits(frac)
+        && (!int.is_empty() || !frac.is_empty())
+        && (mantissa.contains('.') || !int.is_empty());
+    let exponent_ok = exponent.is_none_or(|e| {
+        let e = e.strip_prefix(['+', '-']).unwrap_or(e);
+        !e.is_empty() && digits(e)
+    });
+    if mantissa_ok && exponent_ok {
+        return text.parse().ok().map(NodeValue::Float);
     }
     None
+}
+
+fn parse_events(file: &Arc<SourceFile>) -> Result<Node, ConfigError> {
+    let mut options = Options::default();
+    options.set_emit_comments(false);
+    Builder {
+        file,
+        parser: Parser::new_from_str_with_options(&file.text, options),
+        anchors: HashMap::new(),
+        nodes: 0,
+    }
+    .document()
 }
 
 #[cfg(test)]
@@ -482,6 +671,92 @@ mod tests {
             n.to_json()["a"],
             serde_json::json!(["y", "no", "on", "off", "yes", true, false])
         );
+    }
+
+    #[test]
+    fn anchors_aliases_and_merge_keys() {
+        let n = parse(file(
+            "base: &b {x: 1, y: [a, b]}\ncopy: *b\nm:\n  <<: *b\n  x: 2\nl:\n  <<: [{z: 1}, {z: 2, w: 3}]\n",
+        ))
+        .unwrap();
+        let j = n.to_json();
+        assert_eq!(j["copy"], serde_json::json!({"x": 1, "y": ["a", "b"]}));
+        assert_eq!(j["m"], serde_json::json!({"x": 2, "y": ["a", "b"]}));
+        assert_eq!(j["l"], serde_json::json!({"z": 1, "w": 3}));
+        // An alias is reported where it is written.
+        assert_eq!(n.find("copy").unwrap().origin.line, 2);
+        let e = parse(file("m:\n  <<: 5\n")).unwrap_err();
+        assert!(e.message.contains("`<<` merges a map"), "{}", e.message);
+        let e = parse(file("a: &a [*a]\n")).unwrap_err();
+        assert!(e.message.contains("alias"), "{}", e.message);
+        assert!(parse(file("a: *nowhere\n")).is_err());
+    }
+
+    #[test]
+    fn hostile_shapes_are_errors_not_crashes() {
+        // A "billion laughs": ten aliases of ten aliases of ….
+        let mut text = String::from("a: &a [x, x, x, x, x, x, x, x, x, x]\n");
+        for (prev, name) in ["a", "b", "c", "d", "e", "f"]
+            .iter()
+            .zip(["b", "c", "d", "e", "f", "g"])
+        {
+            text += &format!(
+                "{name}: &{name} [{}]\n",
+                vec![format!("*{prev}"); 10].join(", ")
+            );
+        }
+        let e = parse(file(&text)).unwrap_err();
+        assert!(
+            e.message.contains("more than 250000 values"),
+            "{}",
+            e.message
+        );
+        assert_eq!(e.line, 6);
+        let deep = |n: usize| format!("a: {}{}\n", "[".repeat(n), "]".repeat(n));
+        assert!(parse(file(&deep(63))).is_ok());
+        let e = parse(file(&deep(200))).unwrap_err();
+        assert!(
+            e.message.contains("nesting deeper than 64"),
+            "{}",
+            e.message
+        );
+        let e = parse(file("a: 1\n---\nb: 2\n")).unwrap_err();
+        assert_eq!(e.line, 2);
+        assert!(e.message.contains("second YAML document"), "{}", e.message);
+        for text in ["? [a]\n: 1\n", "{a: 1}: 1\n", ": 1\n", "~: 1\n"] {
+            let e = parse(file(text)).unwrap_err();
+            assert!(
+                e.message.contains("key must be text"),
+                "{text}: {}",
+                e.message
+            );
+        }
+    }
+
+    #[test]
+    fn core_schema_scalars_and_tags() {
+        let n = parse(file(
+            "n: [0, -7, +5, 0x1F, 0o17, 1.5, -.5, 1e3, 1_000, 0b11, 12abc, '1', \"true\", ~]\n\
+             t: [!!str 12, !!int '12', !!float 1, ! 7, !custom 7, !!null x]\n",
+        ))
+        .unwrap();
+        assert_eq!(
+            n.to_json()["n"],
+            serde_json::json!([
+                0, -7, 5, 31, 15, 1.5, -0.5, 1000.0, "1_000", "0b11", "12abc", "1", "true", null
+            ])
+        );
+        assert_eq!(
+            n.to_json()["t"],
+            serde_json::json!(["12", 12, 1.0, "7", 7, null])
+        );
+        let e = parse(file("a: !!int abc\n")).unwrap_err();
+        assert!(e.message.contains("not a valid `!!int`"), "{}", e.message);
+        let e = parse(file("a: [1, .inf]\n")).unwrap_err();
+        assert!(e.message.contains("not a finite number"), "{}", e.message);
+        assert_eq!((e.line, e.column), (1, 8));
+        let n = parse(file("# nothing\n")).unwrap();
+        assert!(matches!(n.value, NodeValue::Null));
     }
 
     #[test]
