@@ -396,7 +396,8 @@ impl<'t> Builder<'t> {
     /// merges the keys of a map (or of a list of maps) that the map does
     /// not set itself.
     fn map(&mut self, depth: usize) -> Result<(Vec<(Key, Node)>, usize), ConfigError> {
-        let (mut entries, mut merged): (Vec<(Key, Node)>, Vec<(Key, Node)>) = Default::default();
+        let mut entries: Vec<(Key, Node)> = Vec::new();
+        let mut merged: Vec<(Key, Node)> = Vec::new();
         let mut size = 1;
         loop {
             let (event, span) = self.next()?;
