@@ -216,6 +216,8 @@ const MAX_DEPTH: usize = 64;
 /// memory.
 const MAX_NODES: usize = 250_000;
 
+const SYNTAX_HELP: &str = "check the indentation and quoting around this line";
+
 type Events<'t> = Parser<'t, granit_parser::StrInput<'t>>;
 
 struct Builder<'t> {
@@ -273,7 +275,7 @@ impl<'t> Builder<'t> {
             "in a double-quoted string a backslash starts an escape (\\n, \\\"); write regexes \
              in single quotes, e.g. pattern: 'rm\\s+-rf', or double each backslash"
         } else {
-            "check the indentation and quoting around this line"
+            SYNTAX_HELP
         };
         self.error(&origin, format!("invalid YAML: {info}"), help)
     }
@@ -300,7 +302,11 @@ impl<'t> Builder<'t> {
                 }
                 _ => {
                     let at = self.origin(&span);
-                    return Err(self.error(&at, "invalid YAML: unexpected event".into(), ""));
+                    return Err(self.error(
+                        &at,
+                        "invalid YAML: unexpected event".into(),
+                        SYNTAX_HELP,
+                    ));
                 }
             }
         };
@@ -369,7 +375,7 @@ impl<'t> Builder<'t> {
                 return Err(self.error(
                     &origin,
                     "invalid YAML: a value was expected here".into(),
-                    "",
+                    SYNTAX_HELP,
                 ));
             }
         };
