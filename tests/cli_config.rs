@@ -99,6 +99,77 @@ fn malformed_yaml_is_located() {
     );
 }
 
+/// An anchored value repeats by alias and merges with `<<`: a second
+/// entry that reuses the first one's rules blocks the same command.
+#[test]
+fn anchors_and_merge_keys_reuse_a_config() {
+    let sb = Sandbox::new();
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:\n  pre-tool-use:\n    - oracle: Rules\n      id: first\n      when: {tool: Read}\n      \
+         config: &rules\n        rules:\n          - condition: \"tool.input.command ~ 'curl'\"\n            \
+         intensity: block\n            message: no network\n    - &entry\n      oracle: Rules\n      id: second\n      \
+         when: {tool: Bash}\n      config: *rules\n    - <<: *entry\n      id: third\n",
+    );
+    let out = sb.ahp().arg("validate").output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = sb
+        .ahp()
+        .args(["run", "pre-tool-use"])
+        .write_stdin(
+            r#"{"tool": {"name": "Bash", "input": {"command": "curl https://x.example"}}}"#,
+        )
+        .output()
+        .unwrap();
+    let v = json_out(&out);
+    assert_eq!(v["outcome"], "block", "{v}");
+    let fired: Vec<_> = v["signals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            s["header"]["source"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string()
+        })
+        .collect();
+    assert!(
+        fired.iter().any(|s| s == "second") && fired.iter().any(|s| s == "third"),
+        "{v}"
+    );
+}
+
+/// A file built to exhaust memory (a "billion laughs"), a second document
+/// and a repeated key are errors at their line, not a hang or a silent
+/// half-policy.
+#[test]
+fn hostile_yaml_is_located() {
+    let mut bomb = String::from(
+        "hooks:\n  pre-tool-use:\n    - oracle: Rules\n      config:\n        a: &a [x, x, x, x, x, x, x, x, x, x]\n",
+    );
+    for (prev, name) in ["a", "b", "c", "d", "e", "f"]
+        .iter()
+        .zip(["b", "c", "d", "e", "f", "g"])
+    {
+        bomb += &format!(
+            "        {name}: &{name} [{}]\n",
+            vec![format!("*{prev}"); 10].join(", ")
+        );
+    }
+    expect_config_error(&bomb, ".ahp/hooks.yaml:10:", &["more than 250000 values"]);
+    expect_config_error(
+        "hooks: {}\n---\nhooks: {}\n",
+        ".ahp/hooks.yaml:2:1",
+        &["second YAML document"],
+    );
+    expect_config_error(
+        "hooks:\n  pre-tool-use: []\nsettings: {}\nhooks: {}\n",
+        ".ahp/hooks.yaml:4:1",
+        &["duplicate key `hooks`", "first at line 1"],
+    );
+}
+
 #[test]
 fn unknown_oracle_is_located_and_lists_known() {
     expect_config_error(
