@@ -7,7 +7,7 @@ use crate::source::{ConfigError, Origin, SourceFile};
 use granit_parser::{Event, Options, Parser, ScalarStyle, ScanError, Span, Tag};
 use serde_json::Value;
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 /// Largest hooks.yaml accepted; a policy file is a few KiB, so anything
@@ -143,8 +143,15 @@ impl Node {
 pub fn merge(base: &mut Node, overlay: Node) {
     match (&mut base.value, overlay.value) {
         (NodeValue::Map(b), NodeValue::Map(o)) => {
+            // Each key's place, by name: merging maps of many keys (a
+            // hostile layer's) takes linear time.
+            let mut at: HashMap<String, usize> = b
+                .iter()
+                .enumerate()
+                .map(|(i, (k, _))| (k.name.clone(), i))
+                .collect();
             for (k, v) in o {
-                match b.iter_mut().find(|(bk, _)| bk.name == k.name) {
+                match at.get(&k.name).and_then(|&i| b.get_mut(i)) {
                     Some((bk, slot)) => {
                         // A replaced value's key points at the layer that
                         // replaced it: errors about the value cite that
@@ -158,7 +165,10 @@ pub fn merge(base: &mut Node, overlay: Node) {
                         }
                         merge(slot, v)
                     }
-                    None => b.push((k, v)),
+                    None => {
+                        at.insert(k.name.clone(), b.len());
+                        b.push((k, v));
+                    }
                 }
             }
         }
@@ -217,6 +227,13 @@ const MAX_DEPTH: usize = 64;
 const MAX_NODES: usize = 250_000;
 
 const SYNTAX_HELP: &str = "check the indentation and quoting around this line";
+
+/// The entries `<<` keys bring into a map, each name once.
+#[derive(Default)]
+struct Merged {
+    entries: Vec<(Key, Node)>,
+    names: HashSet<String>,
+}
 
 type Events<'t> = Parser<'t, granit_parser::StrInput<'t>>;
 
@@ -403,7 +420,10 @@ impl<'t> Builder<'t> {
     /// not set itself.
     fn map(&mut self, depth: usize) -> Result<(Vec<(Key, Node)>, usize), ConfigError> {
         let mut entries: Vec<(Key, Node)> = Vec::new();
-        let mut merged: Vec<(Key, Node)> = Vec::new();
+        // The line of each key, by name: a map of many keys (a hostile
+        // file's) is checked in linear time.
+        let mut lines: HashMap<String, usize> = HashMap::new();
+        let mut merged = Merged::default();
         let mut size = 1;
         loop {
             let (event, span) = self.next()?;
@@ -420,7 +440,6 @@ impl<'t> Builder<'t> {
                 }
                 Event::Alias(id) => match self.anchors.get(&id).map(|(n, _)| &n.value) {
                     Some(NodeValue::Str(s)) => (s.clone(), false),
-                    Some(NodeValue::Null) => (String::new(), false),
                     Some(NodeValue::Bool(b)) => (b.to_string(), false),
                     Some(NodeValue::Int(i)) => (i.to_string(), false),
                     Some(NodeValue::Float(f)) => (f.to_string(), false),
@@ -429,15 +448,18 @@ impl<'t> Builder<'t> {
                 _ => return Err(self.not_a_key(&origin)),
             };
             let key = Key { name, origin };
-            if let Some((first, _)) = entries.iter().find(|(k, _)| k.name == key.name && !merge) {
-                return Err(self.error(
-                    &key.origin,
-                    format!(
-                        "duplicate key `{}`: line {} repeats a key of the same map (first at line {})",
-                        key.name, key.origin.line, first.origin.line
-                    ),
-                    "a key appears once per map; remove one of them, or merge their values",
-                ));
+            if !merge {
+                if let Some(first) = lines.get(&key.name) {
+                    return Err(self.error(
+                        &key.origin,
+                        format!(
+                            "duplicate key `{}`: line {} repeats a key of the same map (first at line {first})",
+                            key.name, key.origin.line
+                        ),
+                        "a key appears once per map; remove one of them, or merge their values",
+                    ));
+                }
+                lines.insert(key.name.clone(), key.origin.line);
             }
             let (event, span) = self.next()?;
             let (value, n) = self.node(event, span, depth + 1)?;
@@ -448,22 +470,19 @@ impl<'t> Builder<'t> {
             }
             entries.push((key, value));
         }
-        for (key, value) in merged {
-            if !entries.iter().any(|(k, _)| k.name == key.name) {
-                entries.push((key, value));
-            }
-        }
+        // A key the map sets itself wins over a merged one.
+        entries.extend(
+            merged
+                .entries
+                .into_iter()
+                .filter(|(k, _)| !lines.contains_key(&k.name)),
+        );
         Ok((entries, size))
     }
 
     /// Collects the entries a `<<` value brings, the first source of a key
     /// winning.
-    fn merge_key(
-        &self,
-        value: Node,
-        at: &Origin,
-        merged: &mut Vec<(Key, Node)>,
-    ) -> Result<(), ConfigError> {
+    fn merge_key(&self, value: Node, at: &Origin, merged: &mut Merged) -> Result<(), ConfigError> {
         let sources = match value.value {
             NodeValue::Map(m) => vec![m],
             NodeValue::Seq(items) => items
@@ -477,8 +496,8 @@ impl<'t> Builder<'t> {
             _ => return Err(self.bad_merge(at)),
         };
         for (key, value) in sources.into_iter().flatten() {
-            if !merged.iter().any(|(k, _)| k.name == key.name) {
-                merged.push((key, value));
+            if merged.names.insert(key.name.clone()) {
+                merged.entries.push((key, value));
             }
         }
         Ok(())
@@ -727,6 +746,21 @@ mod tests {
             "{}",
             e.message
         );
+        // A map of many keys, and a merge of two (layers): every key kept
+        // once, a repeat found at its line.
+        let mut text = String::from("m:\n");
+        for i in 0..20_000 {
+            text += &format!("  k{i}: {i}\n");
+        }
+        let mut a = parse(file(&text)).unwrap();
+        let b = parse(file(&text.replace(": ", ": x"))).unwrap();
+        merge(&mut a, b);
+        let m = a.find("m").and_then(Node::as_map).unwrap();
+        assert_eq!(m.len(), 20_000);
+        assert_eq!(a.find("m.k19999").and_then(Node::as_str), Some("x19999"));
+        let e = parse(file(&(text + "  k0: again\n"))).unwrap_err();
+        assert_eq!(e.line, 20_002);
+        assert!(e.message.contains("first at line 2"), "{}", e.message);
         let e = parse(file("a: 1\n---\nb: 2\n")).unwrap_err();
         assert_eq!(e.line, 2);
         assert!(e.message.contains("second YAML document"), "{}", e.message);
