@@ -228,6 +228,26 @@ const MAX_NODES: usize = 250_000;
 
 const SYNTAX_HELP: &str = "check the indentation and quoting around this line";
 
+/// How much a node holds: its values (aliases counted at their size) and
+/// its levels of nesting, which an alias brings along wherever it is used.
+#[derive(Clone, Copy)]
+struct Extent {
+    size: usize,
+    height: usize,
+}
+
+impl Extent {
+    const LEAF: Extent = Extent { size: 1, height: 1 };
+
+    /// This node's extent once `child` is inside it.
+    fn with(self, child: Extent) -> Extent {
+        Extent {
+            size: self.size + child.size,
+            height: self.height.max(child.height + 1),
+        }
+    }
+}
+
 /// The entries `<<` keys bring into a map, each name once.
 #[derive(Default)]
 struct Merged {
@@ -240,9 +260,8 @@ type Events<'t> = Parser<'t, granit_parser::StrInput<'t>>;
 struct Builder<'t> {
     file: &'t Arc<SourceFile>,
     parser: Events<'t>,
-    /// Finished anchored nodes by the parser's anchor id, with their size
-    /// in nodes.
-    anchors: HashMap<usize, (Node, usize)>,
+    /// Finished anchored nodes by the parser's anchor id.
+    anchors: HashMap<usize, (Node, Extent)>,
     nodes: usize,
 }
 
@@ -334,59 +353,58 @@ impl<'t> Builder<'t> {
         }))
     }
 
-    /// The node that `event` starts, with its size in nodes.
+    /// The node that `event` starts, at `depth` levels below the root.
     fn node(
         &mut self,
         event: Event<'t>,
         span: Span,
         depth: usize,
-    ) -> Result<(Node, usize), ConfigError> {
+    ) -> Result<(Node, Extent), ConfigError> {
         let origin = self.origin(&span);
-        if depth > MAX_DEPTH {
-            return Err(self.error(
-                &origin,
-                format!("nesting deeper than {MAX_DEPTH} levels"),
-                "a policy is a few levels deep; flatten this value",
-            ));
-        }
+        self.within_depth(depth, Extent::LEAF, &origin)?;
         self.count(1, &origin)?;
-        let (value, size, anchor) = match event {
+        let (value, extent, anchor) = match event {
             Event::Scalar(text, style, anchor, tag) => (
                 self.scalar(text, style, tag.as_deref(), &origin)?,
-                1,
+                Extent::LEAF,
                 anchor,
             ),
-            Event::SequenceStart(_, anchor, _) => {
-                let (mut items, mut size) = (Vec::new(), 1);
+            Event::SequenceStart(_, anchor, tag) => {
+                self.collection_tag(tag.as_deref(), "seq", &origin)?;
+                let (mut items, mut extent) = (Vec::new(), Extent::LEAF);
                 loop {
                     let (event, span) = self.next()?;
                     if matches!(event, Event::SequenceEnd) {
                         break;
                     }
-                    let (item, n) = self.node(event, span, depth + 1)?;
+                    let (item, e) = self.node(event, span, depth + 1)?;
                     items.push(item);
-                    size += n;
+                    extent = extent.with(e);
                 }
-                (NodeValue::Seq(items), size, anchor)
+                (NodeValue::Seq(items), extent, anchor)
             }
-            Event::MappingStart(_, anchor, _) => {
-                let (entries, size) = self.map(depth)?;
-                (NodeValue::Map(entries), size, anchor)
+            Event::MappingStart(_, anchor, tag) => {
+                self.collection_tag(tag.as_deref(), "map", &origin)?;
+                let (entries, extent) = self.map(depth)?;
+                (NodeValue::Map(entries), extent, anchor)
             }
             Event::Alias(id) => {
-                let Some((node, size)) = self.anchors.get(&id) else {
+                let Some((node, extent)) = self.anchors.get(&id) else {
                     return Err(self.error(
                         &origin,
                         "this alias refers to the node it is part of".into(),
                         "an alias can repeat a finished node only; a node cannot contain itself",
                     ));
                 };
-                let (mut node, size) = (node.clone(), *size);
-                self.count(size, &origin)?;
+                let (mut node, extent) = (node.clone(), *extent);
+                // What the alias repeats counts where it is used: its
+                // values towards the budget, its levels below this one.
+                self.within_depth(depth, extent, &origin)?;
+                self.count(extent.size, &origin)?;
                 // An alias's value is reported where the alias is written,
                 // which is where a reader looks.
                 node.origin = origin;
-                return Ok((node, size));
+                return Ok((node, extent));
             }
             _ => {
                 return Err(self.error(
@@ -398,9 +416,47 @@ impl<'t> Builder<'t> {
         };
         let node = Node { value, origin };
         if anchor != 0 {
-            self.anchors.insert(anchor, (node.clone(), size));
+            self.anchors.insert(anchor, (node.clone(), extent));
         }
-        Ok((node, size))
+        Ok((node, extent))
+    }
+
+    /// A node of `extent` at `depth` must end within [`MAX_DEPTH`] levels.
+    fn within_depth(
+        &self,
+        depth: usize,
+        extent: Extent,
+        origin: &Origin,
+    ) -> Result<(), ConfigError> {
+        if depth + extent.height > MAX_DEPTH {
+            return Err(self.error(
+                origin,
+                format!("nesting deeper than {MAX_DEPTH} levels (aliases counted at their depth)"),
+                "a policy is a few levels deep; flatten this value",
+            ));
+        }
+        Ok(())
+    }
+
+    /// A `!!map` or `!!seq` tag must name the collection it is on; other
+    /// YAML types are errors, a tag of one's own (`!custom`) changes nothing.
+    fn collection_tag(
+        &self,
+        tag: Option<&Tag>,
+        kind: &str,
+        origin: &Origin,
+    ) -> Result<(), ConfigError> {
+        match tag.map(yaml_type) {
+            Some(Some(t)) if t != kind => Err(self.error(
+                origin,
+                format!(
+                    "a {} cannot be tagged `!!{t}`",
+                    if kind == "map" { "map" } else { "list" }
+                ),
+                "remove the tag",
+            )),
+            _ => Ok(()),
+        }
     }
 
     fn count(&mut self, n: usize, origin: &Origin) -> Result<(), ConfigError> {
@@ -418,24 +474,36 @@ impl<'t> Builder<'t> {
     /// A map's entries, up to its end: keys are text, once each; `<<`
     /// merges the keys of a map (or of a list of maps) that the map does
     /// not set itself.
-    fn map(&mut self, depth: usize) -> Result<(Vec<(Key, Node)>, usize), ConfigError> {
+    fn map(&mut self, depth: usize) -> Result<(Vec<(Key, Node)>, Extent), ConfigError> {
         let mut entries: Vec<(Key, Node)> = Vec::new();
         // The line of each key, by name: a map of many keys (a hostile
         // file's) is checked in linear time.
         let mut lines: HashMap<String, usize> = HashMap::new();
         let mut merged = Merged::default();
-        let mut size = 1;
+        let mut extent = Extent::LEAF;
         loop {
             let (event, span) = self.next()?;
             let origin = self.origin(&span);
             let (name, merge) = match event {
                 Event::MappingEnd => break,
-                Event::Scalar(text, style, _, tag) => {
+                Event::Scalar(text, style, anchor, tag) => {
                     let value = self.scalar(text.clone(), style, tag.as_deref(), &origin)?;
                     if matches!(value, NodeValue::Null) {
                         return Err(self.not_a_key(&origin));
                     }
-                    let merge = style == ScalarStyle::Plain && tag.is_none() && text == "<<";
+                    // `<<`, plain or tagged `!!merge`.
+                    let merge = text == "<<"
+                        && match tag.as_deref() {
+                            None => style == ScalarStyle::Plain,
+                            Some(t) => yaml_type(t) == Some("merge"),
+                        };
+                    if anchor != 0 {
+                        let key = Node {
+                            value,
+                            origin: origin.clone(),
+                        };
+                        self.anchors.insert(anchor, (key, Extent::LEAF));
+                    }
                     (text.into_owned(), merge)
                 }
                 Event::Alias(id) => match self.anchors.get(&id).map(|(n, _)| &n.value) {
@@ -462,8 +530,8 @@ impl<'t> Builder<'t> {
                 lines.insert(key.name.clone(), key.origin.line);
             }
             let (event, span) = self.next()?;
-            let (value, n) = self.node(event, span, depth + 1)?;
-            size += n;
+            let (value, e) = self.node(event, span, depth + 1)?;
+            extent = extent.with(e);
             if merge {
                 self.merge_key(value, &key.origin, &mut merged)?;
                 continue;
@@ -477,7 +545,7 @@ impl<'t> Builder<'t> {
                 .into_iter()
                 .filter(|(k, _)| !lines.contains_key(&k.name)),
         );
-        Ok((entries, size))
+        Ok((entries, extent))
     }
 
     /// Collects the entries a `<<` value brings, the first source of a key
@@ -532,8 +600,20 @@ impl<'t> Builder<'t> {
         let kind = match tag {
             // `! text`, the non-specific tag, makes a string.
             Some(t) if t.parts() == ("", "!") || t.parts() == ("!", "") => Some("str"),
-            // A tag of no core type (`!custom`) changes nothing.
-            Some(t) => t.core_suffix(),
+            // A tag of one's own (`!custom`) changes nothing; a YAML type
+            // other than the core schema's (`!!binary`, `!!timestamp`)
+            // is not read as text silently.
+            Some(t) => match yaml_type(t) {
+                Some(k @ ("str" | "null" | "bool" | "int" | "float" | "merge")) => Some(k),
+                Some(other) => {
+                    return Err(self.error(
+                        origin,
+                        format!("unsupported tag `!!{other}` on `{text}`"),
+                        "ahp reads YAML 1.2's core types only: remove the tag, or write the value as text",
+                    ));
+                }
+                None => None,
+            },
             None => None,
         };
         let value = match kind {
@@ -551,7 +631,7 @@ impl<'t> Builder<'t> {
                     ));
                 }
             },
-            // `!!str`, or `!!map`/`!!seq` on a scalar: the text as written.
+            // `!!str` (and `!!merge`, on `<<`): the text as written.
             Some(_) => None,
             None if style == ScalarStyle::Plain => core_value(&text),
             None => None,
@@ -565,9 +645,33 @@ impl<'t> Builder<'t> {
                 format!("`{text}` is not a finite number"),
                 "write a finite number, or quote the value to keep it as text",
             )),
+            // An integer spelling beyond 64 bits would be rounded on its
+            // way to JSON.
+            Some(NodeValue::Int(i)) if i64::try_from(i).is_err() && u64::try_from(i).is_err() => {
+                Err(self.error(
+                    origin,
+                    format!("`{text}` is too large a number (64 bits at most)"),
+                    "write a smaller number, or quote the value to keep it as text",
+                ))
+            }
             Some(v) => Ok(v),
         }
     }
+}
+
+/// The type a tag names in YAML's own namespace (`!!int` → `int`,
+/// `!<tag:yaml.org,2002:binary>` → `binary`); `None` for a tag of one's own.
+fn yaml_type(tag: &Tag) -> Option<&str> {
+    tag.core_suffix().or_else(|| {
+        let (handle, suffix) = tag.parts();
+        if handle == "tag:yaml.org,2002:" {
+            Some(suffix)
+        } else {
+            "tag:yaml.org,2002:"
+                .strip_prefix(handle)
+                .and_then(|rest| suffix.strip_prefix(rest))
+        }
+    })
 }
 
 /// The value of a plain scalar under the YAML 1.2 core schema, with only
@@ -584,17 +688,15 @@ fn core_value(text: &str) -> Option<NodeValue> {
     let negative = text.starts_with('-');
     let radix = |prefix: &str, radix: u32| {
         let digits = text.strip_prefix(prefix)?;
-        let v = i128::from_str_radix(digits, radix).ok()?;
-        (!digits.starts_with(['+', '-'])).then_some(NodeValue::Int(v))
+        let valid = !digits.is_empty() && digits.chars().all(|c| c.is_digit(radix));
+        valid.then(|| NodeValue::Int(i128::from_str_radix(digits, radix).unwrap_or(i128::MAX)))
     };
     if let Some(v) = radix("0x", 16).or_else(|| radix("0o", 8)) {
         return Some(v);
     }
     if !unsigned.is_empty() && unsigned.bytes().all(|b| b.is_ascii_digit()) {
-        return Some(match text.parse::<i128>() {
-            Ok(i) => NodeValue::Int(i),
-            Err(_) => NodeValue::Float(text.parse().ok()?),
-        });
+        // Beyond i128 is beyond 64 bits too, which `scalar` refuses.
+        return Some(NodeValue::Int(text.parse::<i128>().unwrap_or(i128::MAX)));
     }
     match unsigned {
         ".inf" | ".Inf" | ".INF" => {
@@ -761,6 +863,30 @@ mod tests {
         let e = parse(file(&(text + "  k0: again\n"))).unwrap_err();
         assert_eq!(e.line, 20_002);
         assert!(e.message.contains("first at line 2"), "{}", e.message);
+        // Nesting brought in by aliases counts where they are used: each
+        // anchor is 50 levels around the previous one.
+        let mut text = String::from("a0: &d0 x\n");
+        for i in 1..90 {
+            text += &format!(
+                "a{i}: &d{i} {}*d{}{}\n",
+                "{k: ".repeat(50),
+                i - 1,
+                "}".repeat(50)
+            );
+        }
+        let e = parse(file(&text)).unwrap_err();
+        assert!(
+            e.message.contains("nesting deeper than 64"),
+            "{}",
+            e.message
+        );
+        assert_eq!(e.line, 3);
+        let e = parse(file("a: &a [[x]]\nb: [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[*a]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]\n")).unwrap_err();
+        assert!(
+            e.message.contains("nesting deeper than 64"),
+            "{}",
+            e.message
+        );
         let e = parse(file("a: 1\n---\nb: 2\n")).unwrap_err();
         assert_eq!(e.line, 2);
         assert!(e.message.contains("second YAML document"), "{}", e.message);
@@ -790,6 +916,35 @@ mod tests {
         assert_eq!(
             n.to_json()["t"],
             serde_json::json!(["12", 12, 1.0, "7", 7, null])
+        );
+        // An anchored key repeats as a key; `!!merge <<` merges.
+        let n = parse(file(
+            "m: {&k id: a}\nn: {*k : b}\no: {!!merge <<: {x: 1}}\n",
+        ))
+        .unwrap();
+        assert_eq!(n.to_json()["n"], serde_json::json!({"id": "b"}));
+        assert_eq!(n.to_json()["o"], serde_json::json!({"x": 1}));
+        for (text, want) in [
+            ("a: !!binary aGVsbG8=\n", "unsupported tag `!!binary`"),
+            (
+                "a: !!timestamp 2001-12-14\n",
+                "unsupported tag `!!timestamp`",
+            ),
+            ("a: !!str {b: 1}\n", "cannot be tagged `!!str`"),
+            ("a: !!seq {b: 1}\n", "cannot be tagged `!!seq`"),
+            ("a: !!map x\n", "unsupported tag `!!map`"),
+            ("a: 0x10000000000000000\n", "too large a number"),
+            (
+                "a: 99999999999999999999999999999999999999999\n",
+                "too large a number",
+            ),
+        ] {
+            let e = parse(file(text)).unwrap_err();
+            assert!(e.message.contains(want), "{text}: {}", e.message);
+        }
+        assert_eq!(
+            parse(file("a: 18446744073709551615\n")).unwrap().to_json()["a"],
+            u64::MAX
         );
         let e = parse(file("a: !!int abc\n")).unwrap_err();
         assert!(e.message.contains("not a valid `!!int`"), "{}", e.message);
