@@ -4,7 +4,7 @@
 //! changing this module alone.
 
 use crate::source::{ConfigError, Origin, SourceFile};
-use granit_parser::{Event, Options, Parser, ScalarStyle, ScanError, Span, Tag};
+use granit_parser::{Event, Marker, Options, Parser, ScalarStyle, ScanError, Span, Tag};
 use serde_json::Value;
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
@@ -267,11 +267,15 @@ struct Builder<'t> {
 
 impl<'t> Builder<'t> {
     fn origin(&self, span: &Span) -> Origin {
+        self.at(&span.start)
+    }
+
+    fn at(&self, marker: &Marker) -> Origin {
         // The parser's columns are 0-based; ours, like an editor's, 1-based.
         Origin {
             file: Arc::clone(self.file),
-            line: span.start.line(),
-            column: span.start.col() + 1,
+            line: marker.line(),
+            column: marker.col() + 1,
         }
     }
 
@@ -301,11 +305,7 @@ impl<'t> Builder<'t> {
     }
 
     fn syntax_error(&self, e: &ScanError) -> ConfigError {
-        let origin = Origin {
-            file: Arc::clone(self.file),
-            line: e.marker().line(),
-            column: e.marker().col() + 1,
-        };
+        let origin = self.at(e.marker());
         let info = e.info();
         let help = if info.contains("unknown escape") {
             "in a double-quoted string a backslash starts an escape (\\n, \\\"); write regexes \

@@ -760,18 +760,14 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
                         "delete-during",
                         "del",
                     ],
-                ) && (ops
-                    .last()
-                    .is_some_and(|d| deletes_system(within_work_dir(d, project())))
-                    || ops.last().is_some_and(|d| holds_work_dir(d, work_dir))) =>
+                ) =>
             {
-                if ops
-                    .last()
-                    .is_some_and(|d| deletes_system(within_work_dir(d, project())))
-                {
-                    add("rm-recursive-system");
-                } else {
-                    add("rm-work-dir");
+                if let Some(target) = ops.last() {
+                    if deletes_system(within_work_dir(target, project())) {
+                        add("rm-recursive-system");
+                    } else if holds_work_dir(target, work_dir) {
+                        add("rm-work-dir");
+                    }
                 }
             }
             "find" => {
