@@ -13,7 +13,7 @@ hooks:
     - oracle: Rules
       id: no-curl
       priority: 5
-      when: { tool.name: Bash }
+      when: { tool.name: shell }
       config:
         rules:
           - condition: \"tool.input.command ~ 'curl'\"
@@ -278,7 +278,7 @@ fn explain_shows_order_layers_and_why_not() {
     assert!(text.contains("3. wave 1  no-curl"), "{text}");
     assert!(
         // The context's `Read` is read as the agents' hooks read it.
-        text.contains("NOT SELECTED: `tool.name` == \"Bash\" does not hold (value: \"read\")"),
+        text.contains("NOT SELECTED: `tool.name` == \"shell\" does not hold (value: \"read\")"),
         "{text}"
     );
     assert!(text.contains("from project"), "{text}");

@@ -253,6 +253,64 @@ fn when_tool_matches_the_raw_or_normalized_name_through_claude_code() {
     }
 }
 
+/// `tool.name` is ahp's shared name (`shell`): an agent's own name there
+/// (`Bash`) never held, silently, and `!= Bash` held for every tool. Each
+/// is an error at the value, with the ways to say it; those fire.
+#[test]
+fn an_agents_tool_name_under_tool_name_is_an_error_with_the_fix() {
+    let sb = Sandbox::new();
+    for (when, at, says) in [
+        (
+            "{ tool.name: Bash }",
+            ":4:26",
+            "an agent's `Bash` is `shell` there: this never holds",
+        ),
+        (
+            "{ tool.name: [shell, Write] }",
+            ":4:34",
+            "an agent's `Write` is `write` there: this never holds",
+        ),
+        (
+            "{ tool.name: Shell }",
+            ":4:26",
+            "an agent's `Shell` is `shell` there",
+        ),
+        (
+            "{ tool.name: mcp__github__create_issue }",
+            ":4:26",
+            "is `mcp` there",
+        ),
+        (
+            "{ tool.name: \"!= Bash\" }",
+            ":4:26",
+            "this holds for every tool",
+        ),
+    ] {
+        sb.write(".ahp/hooks.yaml", &guarded_block(when));
+        let (code, out, err) = validate(&sb);
+        assert_eq!(code, 1, "{when}: {out}{err}");
+        assert!(
+            err.contains(&format!(".ahp/hooks.yaml{at}")),
+            "{when}: {err}"
+        );
+        assert!(err.contains(says), "{when}: {err}");
+        assert!(err.contains("`tool.raw_name: "), "{when}: {err}");
+    }
+    for (when, fires) in [
+        ("{ tool.name: shell }", true),
+        ("{ tool.raw_name: Bash }", true),
+        ("{ tool.name: [shell, TodoWrite] }", true),
+        ("{ tool.name: \"!= shell\" }", false),
+    ] {
+        sb.write(".ahp/hooks.yaml", &guarded_block(when));
+        let (code, _, err) = validate(&sb);
+        assert_eq!(code, 0, "{when}: {err}");
+        let v = claude_pre_tool_use(&sb, "ls");
+        let decision = &v["hookSpecificOutput"]["permissionDecision"];
+        assert_eq!(decision == "deny", fires, "{when}: {v}");
+    }
+}
+
 #[test]
 fn when_tool_matches_the_name_through_ahp_run_and_rules_say_the_same() {
     let sb = Sandbox::new();
@@ -295,8 +353,8 @@ fn the_shipped_policies_have_no_findings() {
     let starter = std::fs::read_to_string(repo.join("config/src/starter-hooks.yaml")).unwrap();
     // The starter's commented example, switched on.
     let example = starter.replace(
-        "    #   when: { environment: production, tool.name: [shell, Bash] }",
-        "      when: { environment: production, tool.name: [shell, Bash], tool: [Bash, Database] }",
+        "    #   when: { environment: production, tool: shell }",
+        "      when: { environment: production, tool: [Bash, Database] }",
     );
     for text in [
         std::fs::read_to_string(repo.join("config/src/default-hooks.yaml")).unwrap(),

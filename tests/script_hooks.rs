@@ -486,7 +486,7 @@ fn hook_reference_must_name_a_hook_of_that_event() {
         stderr(&out)
     );
     // A reference can disable or re-prioritise the hook.
-    sb.write(".ahp/hooks.yaml", "hooks:\n  pre-tool-use:\n    - hook: guard\n      when: {tool.name: Write}\n      priority: 7\n");
+    sb.write(".ahp/hooks.yaml", "hooks:\n  pre-tool-use:\n    - hook: guard\n      when: {tool.name: write}\n      priority: 7\n");
     let out = sb.ahp().args(["explain", "pre-tool-use"]).output().unwrap();
     let text = stdout(&out);
     assert!(

@@ -40,7 +40,16 @@ pub struct LoadOptions {
     /// The managed (organisation) policy file, when there is one to look
     /// for: [`MANAGED_CONFIG_ENV`], else [`MANAGED_CONFIG_PATH`].
     pub managed: Option<PathBuf>,
+    /// The agents' own tool names: `Bash` → `shell` when some agent's
+    /// `Bash` is ahp's `shell`. With it, the loader tells that `when:
+    /// {tool.name: Bash}` never holds (`tool.name` is the shared name);
+    /// without it (a library caller that knows no agents), it cannot.
+    pub shared_tool_name: Option<SharedToolName>,
 }
+
+/// See [`LoadOptions::shared_tool_name`]: the shared name of an agent's own
+/// tool name, when it differs from it.
+pub type SharedToolName = fn(&str) -> Option<&'static str>;
 
 /// Names the managed policy file instead of [`MANAGED_CONFIG_PATH`]
 /// (empty: none).
@@ -114,6 +123,7 @@ impl LoadOptions {
             project_root,
             fail_closed_env: fail_closed_env(),
             managed: managed_from_env(),
+            shared_tool_name: None,
         })
     }
 
@@ -125,6 +135,7 @@ impl LoadOptions {
             project_root,
             fail_closed_env: false,
             managed: None,
+            shared_tool_name: None,
         }
     }
 

@@ -148,6 +148,9 @@ pub struct LoadedConfig {
     /// What later layers tried to change of the managed policy, and was
     /// ignored (see [`crate::managed`]).
     pub managed_overrides: Vec<crate::managed::Override>,
+    /// From [`LoadOptions::shared_tool_name`]: lets the `when:` checks
+    /// tell an agent's tool name given to `tool.name`.
+    pub shared_tool_name: Option<crate::layers::SharedToolName>,
 }
 
 /// What makes two paths the same file; `None` when there is no file. By
@@ -295,7 +298,14 @@ impl LoadedConfig {
         for me in &self.entries {
             if let Some(n) = me.node.get("when") {
                 let path = format!("hooks.{}[{}].when", me.event, me.id);
-                crate::context_paths::check_when(n, me.event, &path, &mut errors, &mut warnings);
+                crate::context_paths::check_when(
+                    n,
+                    me.event,
+                    &path,
+                    self.shared_tool_name,
+                    &mut errors,
+                    &mut warnings,
+                );
             }
         }
         let mut out: Vec<ConfigWarning> = errors
@@ -358,6 +368,7 @@ impl LoadedConfig {
         let mut cfg = Self::merge_files(opts.project_root.clone(), files);
         errors.append(&mut cfg.errors);
         cfg.errors = errors;
+        cfg.shared_tool_name = opts.shared_tool_name;
         let user_dir = opts.user_hooks_dir();
         let found = crate::hookmd::discover(
             user_dir.as_deref(),
@@ -535,6 +546,7 @@ impl LoadedConfig {
             fail_closed: None,
             log_mask: Vec::new(),
             managed_overrides: Vec::new(),
+            shared_tool_name: None,
         };
         // A file that does not parse loses its own entries, not the others'.
         let mut roots = Vec::new();
@@ -1475,7 +1487,14 @@ impl LoadedConfig {
             }),
         };
         if let Some(n) = node.get("when") {
-            crate::context_paths::check_when(n, me.event, &me.path("when"), errors, warnings);
+            crate::context_paths::check_when(
+                n,
+                me.event,
+                &me.path("when"),
+                self.shared_tool_name,
+                errors,
+                warnings,
+            );
         }
         if let (Some(i), Some(n)) = (spec.intensity, node.get("intensity"))
             && !me.event.allows(i)

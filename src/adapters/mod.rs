@@ -160,6 +160,28 @@ impl Agent {
     }
 }
 
+/// ahp's shared name of an agent's own tool name (`Bash` → `shell`, any
+/// case, as the adapters read it), when some agent uses it for one of the
+/// shared tools: what lets the loader tell that `when: {tool.name: Bash}`
+/// never holds.
+///
+/// ```
+/// use ahp::adapters::shared_tool_name;
+/// assert_eq!(shared_tool_name("Bash"), Some("shell"));
+/// assert_eq!(shared_tool_name("mcp__github__create_issue"), Some("mcp"));
+/// assert_eq!(shared_tool_name("TodoWrite"), None);
+/// ```
+pub fn shared_tool_name(name: &str) -> Option<&'static str> {
+    if name.starts_with("mcp__") || name.starts_with("mcp_") {
+        return Some("mcp");
+    }
+    Agent::ALL
+        .iter()
+        .flat_map(|a| a.tools())
+        .find(|(raw, _)| raw.eq_ignore_ascii_case(name))
+        .map(|(_, shared)| *shared)
+}
+
 /// A context given to `ahp run` or `ahp explain` names its tool as some
 /// agent would (`Bash`, `run_shell_command`): it is read as the agents'
 /// hooks read it, so `when: {tool: shell}` and `tool.name == 'shell'` mean

@@ -41,7 +41,10 @@ pub(crate) fn project_log_path(root: &Path) -> Result<PathBuf> {
 /// Where the layers are, for `--project DIR` (or the project found from
 /// the current directory).
 pub(crate) fn load_options(project: Option<PathBuf>) -> Result<LoadOptions> {
-    LoadOptions::from_env(project).context("cannot determine the current directory")
+    let mut opts =
+        LoadOptions::from_env(project).context("cannot determine the current directory")?;
+    opts.shared_tool_name = Some(crate::adapters::shared_tool_name);
+    Ok(opts)
 }
 
 /// The signal log a command reads: `--log PATH`, else the project's.

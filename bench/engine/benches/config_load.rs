@@ -49,6 +49,7 @@ fn hooks(c: &mut Criterion) {
             project_root: project.path().to_path_buf(),
             fail_closed_env: false,
             managed: None,
+            shared_tool_name: None,
         };
         group.bench_with_input(BenchmarkId::from_parameter(n), &opts, |b, opts| {
             b.iter(|| {
