@@ -404,6 +404,29 @@ fn a_script_writing_100_mb_on_stdout_is_capped_with_bounded_memory() {
     assert_eq!(signals[0]["header"]["source"], "flood");
 }
 
+/// A repository's 1 GB hooks.yaml (sparse: no disk) is refused after the
+/// 8 MiB limit, not read into memory first.
+#[test]
+fn a_1_gb_hooks_yaml_is_refused_with_bounded_memory() {
+    let sb = Sandbox::new();
+    let mark = Marker::new();
+    sb.write(".ahp/hooks.yaml", "hooks: {}\n");
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .open(sb.root().join(".ahp/hooks.yaml"))
+        .unwrap();
+    file.set_len(1 << 30).unwrap();
+    let ran = run_ahp(&sb, &mark, &["validate"], Vec::new(), time_available());
+    assert_eq!(ran.code(), Some(1), "{}", cut(&ran.stderr()));
+    let err = ran.stderr();
+    assert!(
+        err.contains(".ahp/hooks.yaml") && err.contains("holds more than 8388608 bytes"),
+        "{}",
+        cut(&err)
+    );
+    assert_rss_bounded(&ran, "1 GB hooks.yaml");
+}
+
 /// Binary garbage on stderr (NULs, escape sequences, invalid UTF-8, more
 /// than the 1 MiB cap): a failure (exit 1) is a warning record, a block
 /// (exit 2) has the garbage decoded lossily as its reason; the answer and
