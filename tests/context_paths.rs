@@ -309,6 +309,35 @@ fn an_agents_tool_name_under_tool_name_is_an_error_with_the_fix() {
         let decision = &v["hookSpecificOutput"]["permissionDecision"];
         assert_eq!(decision == "deny", fires, "{when}: {v}");
     }
+    // A Rules condition says the same.
+    let rule = |condition: &str| {
+        policy(&format!(
+            concat!(
+                "  pre-tool-use:\n",
+                "    - oracle: Rules\n",
+                "      config:\n",
+                "        rules: [{{condition: \"{}\", message: \"no shell\"}}]\n",
+            ),
+            condition
+        ))
+    };
+    sb.write(".ahp/hooks.yaml", &rule("tool.name == 'Bash' && true"));
+    let (code, _, err) = validate(&sb);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("column 1"), "{err}");
+    assert!(
+        err.contains("an agent's `Bash` is `shell` there: this never holds"),
+        "{err}"
+    );
+    assert!(err.contains("`tool: Bash`"), "{err}");
+    for (condition, fires) in [("tool.name == 'shell'", true), ("tool == 'Bash'", true)] {
+        sb.write(".ahp/hooks.yaml", &rule(condition));
+        let (code, _, err) = validate(&sb);
+        assert_eq!(code, 0, "{condition}: {err}");
+        let v = claude_pre_tool_use(&sb, "ls");
+        let decision = &v["hookSpecificOutput"]["permissionDecision"];
+        assert_eq!(decision == "deny", fires, "{condition}: {v}");
+    }
 }
 
 #[test]

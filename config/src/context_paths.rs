@@ -6,15 +6,14 @@
 //! like any broken entry, it does not run); a path only an agent or the
 //! caller's own context could send is a warning.
 
-use crate::layers::SharedToolName;
 use crate::source::{ConfigError, ConfigWarning};
 use crate::yaml::{Node, NodeValue};
 use ahp_engine::Event;
-use ahp_engine::condition::{CmpOp, Matcher};
+use ahp_engine::condition::Matcher;
 use ahp_engine::context_shape::{
-    Level, PathFinding, TOOL_NAME_KEY, check_clause, check_event, resolve,
+    Level, PathFinding, SharedToolName, TOOL_NAME_KEY, TOOL_NAME_PATH, check_clause, check_event,
+    check_tool_name, resolve,
 };
-use serde_json::Value;
 
 /// Checks every clause of the `when:` map `node` of an entry of `event`;
 /// `path` is the entry's `…when` key path for messages. Clauses that do not
@@ -64,13 +63,8 @@ pub(crate) fn check_when(
     }
 }
 
-/// The path of ahp's shared tool name, which no agent's own name equals.
-const TOOL_NAME_PATH: &str = "tool.name";
-
-/// `tool.name: Bash` never holds, and `tool.name: "!= Bash"` always does:
-/// `tool.name` is ahp's shared name (`shell`), and Claude Code's `Bash` is
-/// `tool.raw_name`. Each such value (alone or in a list) is an error of the
-/// entry, as a path that does not exist is.
+/// Each value of a `tool.name` clause (alone or in a list), at its own
+/// position: see [`check_tool_name`].
 fn agent_tool_names(
     value: &Node,
     shared: SharedToolName,
@@ -82,31 +76,15 @@ fn agent_tool_names(
         _ => vec![value],
     };
     for item in items {
-        let (name, never) = match Matcher::parse(&item.to_json()) {
-            Ok(Matcher::Equals(Value::String(s))) => (s, true),
-            Ok(Matcher::Compare(CmpOp::Ne, Value::String(s))) => (s, false),
-            _ => continue,
-        };
-        let Some(ours) = shared(&name).filter(|ours| *ours != name) else {
+        let Ok(matcher) = Matcher::parse(&item.to_json()) else {
             continue;
         };
-        let outcome = if never {
-            "never holds"
-        } else {
-            "holds for every tool"
-        };
-        errors.push(
-            ConfigError::at(
-                &item.origin,
-                Some(key.to_string()),
-                format!(
-                    "`{TOOL_NAME_PATH}` is ahp's shared name of the tool, and an agent's `{name}` is `{ours}` there: this {outcome}"
-                ),
-            )
-            .help(format!(
-                "write `tool: {name}` (the agent's name or ahp's, any case), `{TOOL_NAME_PATH}: {ours}`, or `tool.raw_name: {name}` (only the agent's name)"
-            )),
-        );
+        if let Some(f) = check_tool_name(&matcher, shared) {
+            errors.push(with_help(
+                ConfigError::at(&item.origin, Some(key.to_string()), f.message),
+                f.help,
+            ));
+        }
     }
 }
 

@@ -47,9 +47,7 @@ pub struct LoadOptions {
     pub shared_tool_name: Option<SharedToolName>,
 }
 
-/// See [`LoadOptions::shared_tool_name`]: the shared name of an agent's own
-/// tool name, when it differs from it.
-pub type SharedToolName = fn(&str) -> Option<&'static str>;
+pub use ahp_engine::context_shape::SharedToolName;
 
 /// Names the managed policy file instead of [`MANAGED_CONFIG_PATH`]
 /// (empty: none).

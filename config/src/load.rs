@@ -1689,10 +1689,11 @@ impl LoadedConfig {
         let config_node = node.get("config");
         let config_json = c.config.unwrap_or(serde_json::Value::Null);
         let oracle = oracle_name.as_ref().and_then(|name| {
-            match registry.build(
-                name,
-                OracleConfig::new(&config_json, Some(&self.project_root)),
-            ) {
+            let mut config = OracleConfig::new(&config_json, Some(&self.project_root));
+            if let Some(f) = self.shared_tool_name {
+                config = config.with_shared_tool_name(f);
+            }
+            match registry.build(name, config) {
                 Ok(o) => {
                     for w in o.config_warnings() {
                         let origin = config_origin(me, config_node, w.key.as_deref());

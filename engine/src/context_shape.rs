@@ -600,6 +600,48 @@ pub fn check_clause(path: &str, matcher: &Matcher) -> Option<PathFinding> {
     ))
 }
 
+/// The shared name of an agent's own tool name, when some agent's table
+/// maps it to another one (`Bash` → `shell`); the adapters know the
+/// tables, the loader and the oracles get this function from them (see
+/// [`check_tool_name`]).
+pub type SharedToolName = fn(&str) -> Option<&'static str>;
+
+/// The path of ahp's shared tool name.
+pub const TOOL_NAME_PATH: &str = "tool.name";
+
+/// `tool.name == 'Bash'` never holds and `tool.name != 'Bash'` always does:
+/// `tool.name` is ahp's shared name (`shell`), and the agent's own is
+/// `tool.raw_name`. An error with the ways to say it, for a `tool.name`
+/// clause whose value `shared` maps to another name (a list is checked
+/// item by item by the caller, for the item's position).
+///
+/// ```
+/// use ahp_engine::condition::Matcher;
+/// use ahp_engine::context_shape::check_tool_name;
+/// use serde_json::json;
+/// let shared = |n: &str| (n == "Bash").then_some("shell");
+/// let f = check_tool_name(&Matcher::parse(&json!("Bash")).unwrap(), shared).unwrap();
+/// assert!(f.message.contains("this never holds"));
+/// assert!(f.help.unwrap().contains("`tool: Bash`"));
+/// assert!(check_tool_name(&Matcher::parse(&json!("shell")).unwrap(), shared).is_none());
+/// ```
+pub fn check_tool_name(matcher: &Matcher, shared: SharedToolName) -> Option<PathFinding> {
+    let (name, outcome) = match matcher {
+        Matcher::Equals(Value::String(s)) => (s, "never holds"),
+        Matcher::Compare(CmpOp::Ne, Value::String(s)) => (s, "holds for every tool"),
+        _ => return None,
+    };
+    let ours = shared(name).filter(|ours| ours != name)?;
+    Some(PathFinding::error(
+        format!(
+            "`{TOOL_NAME_PATH}` is ahp's shared name of the tool, and an agent's `{name}` is `{ours}` there: this {outcome}"
+        ),
+        Some(format!(
+            "write `tool: {name}` (the agent's name or ahp's, any case), `{TOOL_NAME_PATH}: {ours}`, or `tool.raw_name: {name}` (only the agent's name)"
+        )),
+    ))
+}
+
 /// Why `matcher` can never hold for a value of `kind`, if it cannot.
 fn never_holds(kind: Kind, matcher: &Matcher) -> Option<String> {
     let fits = |what: &str| Some(what.to_string());

@@ -164,6 +164,7 @@ impl OracleConfigError {
 pub struct OracleConfig<'a> {
     value: &'a Value,
     project_dir: Option<&'a Path>,
+    shared_tool_name: Option<crate::context_shape::SharedToolName>,
 }
 
 static EMPTY: Value = Value::Null;
@@ -171,7 +172,33 @@ static EMPTY: Value = Value::Null;
 impl<'a> OracleConfig<'a> {
     /// Wraps a config value (`null` or a map).
     pub fn new(value: &'a Value, project_dir: Option<&'a Path>) -> Self {
-        OracleConfig { value, project_dir }
+        OracleConfig {
+            value,
+            project_dir,
+            shared_tool_name: None,
+        }
+    }
+
+    /// With the agents' tool names (see
+    /// [`crate::context_shape::check_tool_name`]), so that an oracle can
+    /// tell that a condition on `tool.name == 'Bash'` never holds.
+    ///
+    /// ```
+    /// use ahp_engine::OracleConfig;
+    /// let shared = |n: &str| (n == "Bash").then_some("shell");
+    /// let cfg = OracleConfig::empty().with_shared_tool_name(shared);
+    /// assert_eq!(cfg.shared_tool_name().and_then(|f| f("Bash")), Some("shell"));
+    /// ```
+    pub fn with_shared_tool_name(self, f: crate::context_shape::SharedToolName) -> Self {
+        OracleConfig {
+            shared_tool_name: Some(f),
+            ..self
+        }
+    }
+
+    /// The agents' tool names, when the caller gave them.
+    pub fn shared_tool_name(&self) -> Option<crate::context_shape::SharedToolName> {
+        self.shared_tool_name
     }
 
     /// An empty config.
@@ -179,6 +206,7 @@ impl<'a> OracleConfig<'a> {
         OracleConfig {
             value: &EMPTY,
             project_dir: None,
+            shared_tool_name: None,
         }
     }
 

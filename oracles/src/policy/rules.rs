@@ -207,7 +207,7 @@ impl Rules {
         let rules = rules
             .into_iter()
             .enumerate()
-            .map(|(i, spec)| compile_rule(spec, &format!("rules.{i}")))
+            .map(|(i, spec)| compile_rule(spec, &format!("rules.{i}"), cfg.shared_tool_name()))
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Rules { rules })
     }
@@ -310,9 +310,16 @@ fn described(f: PathFinding) -> String {
 
 /// A path of the condition that no event provides, or a comparison that
 /// can never hold, would leave the rule silently off (SPEC §3).
-fn check_condition(e: &Expr, key: &str) -> Result<(), OracleConfigError> {
+fn check_condition(
+    e: &Expr,
+    key: &str,
+    shared: Option<shape::SharedToolName>,
+) -> Result<(), OracleConfigError> {
     for (path, column, matcher) in e.paths() {
         let finding = match matcher {
+            Some(m) if path == shape::TOOL_NAME_PATH => shared
+                .and_then(|f| shape::check_tool_name(m, f))
+                .or_else(|| check_clause(path, m)),
             Some(m) => check_clause(path, m),
             None => shape::check_path(path),
         };
@@ -330,7 +337,11 @@ fn check_condition(e: &Expr, key: &str) -> Result<(), OracleConfigError> {
     Ok(())
 }
 
-fn compile_rule(spec: RuleSpec, prefix: &str) -> Result<Rule, OracleConfigError> {
+fn compile_rule(
+    spec: RuleSpec,
+    prefix: &str,
+    shared: Option<shape::SharedToolName>,
+) -> Result<Rule, OracleConfigError> {
     let join = |key: &str| format!("{prefix}.{key}");
     let src = spec.condition.as_str();
     if src.trim().is_empty() {
@@ -345,7 +356,7 @@ fn compile_rule(spec: RuleSpec, prefix: &str) -> Result<Rule, OracleConfigError>
             format!("invalid condition `{}`: {e}", truncate(src, 200)),
         )
     })?;
-    check_condition(&condition, &join("condition"))?;
+    check_condition(&condition, &join("condition"), shared)?;
 
     let intensity = spec.intensity.unwrap_or(Intensity::Block);
 
