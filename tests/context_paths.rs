@@ -285,6 +285,8 @@ fn an_agents_tool_name_under_tool_name_is_an_error_with_the_fix() {
             ":4:26",
             "this holds for every tool",
         ),
+        ("{ tool.name: \"== Bash\" }", ":4:26", "this never holds"),
+        ("{ tool.name: \"Bash \" }", ":4:26", "this never holds"),
     ] {
         sb.write(".ahp/hooks.yaml", &guarded_block(when));
         let (code, out, err) = validate(&sb);
@@ -330,6 +332,14 @@ fn an_agents_tool_name_under_tool_name_is_an_error_with_the_fix() {
         "{err}"
     );
     assert!(err.contains("`tool: Bash`"), "{err}");
+    sb.write(
+        ".ahp/hooks.yaml",
+        &rule("tool.input.command ~ 'x' && tool.name != 'Bash'"),
+    );
+    let (code, _, err) = validate(&sb);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("column 29"), "{err}");
+    assert!(err.contains("this holds for every tool"), "{err}");
     for (condition, fires) in [("tool.name == 'shell'", true), ("tool == 'Bash'", true)] {
         sb.write(".ahp/hooks.yaml", &rule(condition));
         let (code, _, err) = validate(&sb);

@@ -90,6 +90,35 @@ fn a_broken_policy_fails_with_a_readable_diff() {
     }
 }
 
+/// `--config FILE` is checked as `.ahp/hooks.yaml` is: an agent's tool
+/// name compared with `tool.name` is an error there too.
+#[test]
+fn a_config_file_gets_the_tool_name_check() {
+    let sb = Sandbox::new();
+    let file = sb.write(
+        "pol.yaml",
+        concat!(
+            "hooks:\n",
+            "  pre-tool-use:\n",
+            "    - oracle: Rules\n",
+            "      id: a\n",
+            "      when: {tool.name: Bash}\n",
+            "      config: {rules: [{condition: \"true\", message: A}]}\n",
+        ),
+    );
+    let out = sb
+        .ahp()
+        .args(["test", "--config"])
+        .arg(&file)
+        .arg(fixtures("policy-tests"))
+        .output()
+        .unwrap();
+    let all = format!("{}{}", stdout(&out), stderr(&out));
+    assert_ne!(out.status.code(), Some(0), "{all}");
+    assert!(all.contains("pol.yaml:5:25"), "{all}");
+    assert!(all.contains("this never holds"), "{all}");
+}
+
 /// A decision from the log becomes a regression test: it passes against
 /// the policy that made it and fails once the policy changes.
 #[test]

@@ -251,13 +251,13 @@ pub enum TrustError {
     },
     /// More than [`MAX_TOTAL_BYTES`] of content.
     #[error(
-        "the files under `{}` hold more than {limit} bytes; hook sets that large are not \
-         supported: remove what is not a hook",
-        dir.display()
+        "`{}` takes what `ahp trust` hashes (the policy files and the hooks) past {limit} \
+         bytes; hook sets that large are not supported: remove what is not a hook or policy",
+        path.display()
     )]
     TooLarge {
-        /// The hooks directory.
-        dir: PathBuf,
+        /// The file at which the total went past the limit.
+        path: PathBuf,
         /// [`MAX_TOTAL_BYTES`].
         limit: u64,
     },
@@ -567,7 +567,7 @@ impl Walk<'_> {
         // Fail early on a file too large by its size; the bytes actually
         // read are what counts (the file may change while it is read).
         if self.bytes.saturating_add(meta.len()) > MAX_TOTAL_BYTES {
-            return Err(self.too_large());
+            return Err(too_large(path));
         }
         let mut hasher = Sha256::new();
         // On the stack: a fresh 64 KiB heap buffer per file cost a page
@@ -582,7 +582,7 @@ impl Walk<'_> {
             };
             self.bytes = self.bytes.saturating_add(n as u64);
             if self.bytes > MAX_TOTAL_BYTES {
-                return Err(self.too_large());
+                return Err(too_large(path));
             }
             hasher.update(&buf[..n]);
         }
@@ -619,13 +619,13 @@ impl Walk<'_> {
             })
         }
     }
+}
 
-    /// The error for more than [`MAX_TOTAL_BYTES`].
-    fn too_large(&self) -> TrustError {
-        TrustError::TooLarge {
-            dir: self.root.to_path_buf(),
-            limit: MAX_TOTAL_BYTES,
-        }
+/// The error for more than [`MAX_TOTAL_BYTES`], reached at `path`.
+fn too_large(path: &Path) -> TrustError {
+    TrustError::TooLarge {
+        path: path.to_path_buf(),
+        limit: MAX_TOTAL_BYTES,
     }
 }
 

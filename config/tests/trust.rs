@@ -681,7 +681,15 @@ fn too_large_is_an_error() {
         .unwrap();
     let err = hook_set(&project).unwrap_err();
     assert!(matches!(err, TrustError::TooLarge { .. }), "{err:?}");
-    assert!(err.to_string().contains(".agents"));
+    assert!(err.to_string().contains(".agents/hooks/big.bin"), "{err}");
+    // A policy file is named as itself, not as the hooks directory.
+    fs::remove_dir_all(project.join(".agents")).unwrap();
+    fs::create_dir_all(project.join(".ahp")).unwrap();
+    let policy = fs::File::create(project.join(".ahp/hooks.yaml")).unwrap();
+    policy.set_len(MAX_TOTAL_BYTES + 1).unwrap();
+    let err = hook_set(&project).unwrap_err();
+    assert!(err.to_string().contains(".ahp/hooks.yaml"), "{err}");
+    assert!(!err.to_string().contains(".agents"), "{err}");
 }
 
 #[cfg(unix)]

@@ -627,11 +627,14 @@ pub const TOOL_NAME_PATH: &str = "tool.name";
 /// ```
 pub fn check_tool_name(matcher: &Matcher, shared: SharedToolName) -> Option<PathFinding> {
     let (name, outcome) = match matcher {
-        Matcher::Equals(Value::String(s)) => (s, "never holds"),
+        Matcher::Equals(Value::String(s)) | Matcher::Compare(CmpOp::Eq, Value::String(s)) => {
+            (s, "never holds")
+        }
         Matcher::Compare(CmpOp::Ne, Value::String(s)) => (s, "holds for every tool"),
         _ => return None,
     };
-    let ours = shared(name).filter(|ours| ours != name)?;
+    // `"Bash "` never equals `shell` either.
+    let ours = shared(name.trim()).filter(|ours| ours != name)?;
     Some(PathFinding::error(
         format!(
             "`{TOOL_NAME_PATH}` is ahp's shared name of the tool, and an agent's `{name}` is `{ours}` there: this {outcome}"

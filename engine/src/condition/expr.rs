@@ -228,6 +228,32 @@ impl Expr {
         walk(&self.root, &mut out);
         out
     }
+
+    /// Every comparison of the condition, in order: its path, 1-based
+    /// column, matcher, and whether it is a `!=` (holds when the value
+    /// exists and the matcher does not match).
+    ///
+    /// ```
+    /// use ahp_engine::condition::expr::Expr;
+    /// let e = Expr::parse("tool.name != 'Bash' && !issue.id").unwrap();
+    /// let tests: Vec<(&str, usize, bool)> =
+    ///     e.tests().into_iter().map(|(p, c, _, differs)| (p, c, differs)).collect();
+    /// assert_eq!(tests, [("tool.name", 1, true)]);
+    /// ```
+    pub fn tests(&self) -> Vec<(&str, usize, &Matcher, bool)> {
+        fn walk<'a>(n: &'a Node, out: &mut Vec<(&'a str, usize, &'a Matcher, bool)>) {
+            match n {
+                Node::Const(_) | Node::Truthy(..) => {}
+                Node::Test(p, c, Test::Holds(m)) => out.push((p, *c, m, false)),
+                Node::Test(p, c, Test::Differs(m)) => out.push((p, *c, m, true)),
+                Node::Not(inner) => walk(inner, out),
+                Node::All(items) | Node::Any(items) => items.iter().for_each(|i| walk(i, out)),
+            }
+        }
+        let mut out = Vec::new();
+        walk(&self.root, &mut out);
+        out
+    }
 }
 
 impl FromStr for Expr {

@@ -49,6 +49,7 @@
 
 use crate::template::{Template, truncate};
 use ahp_engine::condition::expr::{Expr, check_path};
+use ahp_engine::condition::{CmpOp, Matcher};
 use ahp_engine::context_shape::{self as shape, Level, PathFinding, check_clause};
 use ahp_engine::oracle::Strings;
 use ahp_engine::oracle::kind_of;
@@ -315,14 +316,29 @@ fn check_condition(
     key: &str,
     shared: Option<shape::SharedToolName>,
 ) -> Result<(), OracleConfigError> {
-    for (path, column, matcher) in e.paths() {
+    let tool_names = e
+        .tests()
+        .into_iter()
+        .filter(|(path, ..)| *path == shape::TOOL_NAME_PATH)
+        .filter_map(|(_, column, m, differs)| {
+            let shared = shared?;
+            // `!=` is `Differs(Equals(v))`: judged as the `when:` form's
+            // `"!= v"`.
+            let m = match (differs, m) {
+                (false, m) => m.clone(),
+                (true, Matcher::Equals(v)) => Matcher::Compare(CmpOp::Ne, v.clone()),
+                (true, _) => return None,
+            };
+            Some((column, shape::check_tool_name(&m, shared)))
+        });
+    let paths = e.paths().into_iter().map(|(path, column, matcher)| {
         let finding = match matcher {
-            Some(m) if path == shape::TOOL_NAME_PATH => shared
-                .and_then(|f| shape::check_tool_name(m, f))
-                .or_else(|| check_clause(path, m)),
             Some(m) => check_clause(path, m),
             None => shape::check_path(path),
         };
+        (column, finding)
+    });
+    for (column, finding) in tool_names.chain(paths) {
         if let Some(f) = certain(finding) {
             return Err(OracleConfigError::at(
                 key,

@@ -65,18 +65,24 @@ pub(crate) fn run(args: TestArgs, registry: &Registry) -> Result<u8> {
 
 /// The builtin layer and `file` as the project layer.
 fn single_file(file: &Path, project: Option<PathBuf>) -> Result<LoadedConfig> {
+    // A FIFO would wait for a writer forever.
+    let meta =
+        std::fs::metadata(file).with_context(|| format!("cannot read {}", file.display()))?;
+    if !meta.is_file() {
+        anyhow::bail!("{}: not a regular file", file.display());
+    }
     let text =
         std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
-    let root = load_options(project)?.project_root;
+    let opts = load_options(project)?;
+    let root = opts.project_root;
     let source = Arc::new(SourceFile {
         layer: ahp_config::Layer::Project,
         path: file.to_path_buf(),
         text,
     });
-    Ok(LoadedConfig::from_files(
-        root,
-        vec![SourceFile::builtin(), source],
-    )?)
+    let mut cfg = LoadedConfig::from_files(root, vec![SourceFile::builtin(), source])?;
+    cfg.shared_tool_name = opts.shared_tool_name;
+    Ok(cfg)
 }
 
 fn run_cases(runner: &mut Runner<'_>, cases: &[LoadedCase], quiet: bool) -> Result<u8> {
