@@ -177,6 +177,51 @@ fn timeout_kills_the_script_and_its_child_and_is_recorded() {
     );
 }
 
+/// A HOOK.md hook without `timeout` gets `settings.timeout`, as any entry
+/// does (it got 30 s whatever the setting said), and a hooks.yaml
+/// reference's `timeout` overrides the frontmatter's either way (a longer
+/// one still killed the script at the frontmatter's).
+#[test]
+fn settings_and_a_reference_set_a_hooks_timeout() {
+    let sb = Sandbox::new();
+    sb.hook(
+        false,
+        "sleeper",
+        "trigger: pre-tool-call\n",
+        "cat >/dev/null; sleep 30",
+    );
+    sb.write(".ahp/hooks.yaml", "settings:\n  timeout: 300\n");
+    let start = Instant::now();
+    let out = run(&sb, "pre-tool-use", SHELL_RM);
+    let took = start.elapsed();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(took < Duration::from_secs(2), "verdict took {took:?}");
+    assert!(
+        sb.log_lines().iter().any(|l| l["kind"] == "warning"
+            && l["message"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("timed out after 300 ms")),
+        "{:?}",
+        sb.log_lines()
+    );
+
+    let sb = Sandbox::new();
+    sb.hook(
+        false,
+        "slow",
+        "trigger: pre-tool-call\ntimeout: 200\n",
+        "cat >/dev/null; sleep 1; echo slow but sure >&2; exit 2",
+    );
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:\n  pre-tool-use:\n    - hook: slow\n      timeout: 10000\n",
+    );
+    let out = run(&sb, "pre-tool-use", SHELL_RM);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stdout(&out).contains("slow but sure"), "{}", stdout(&out));
+}
+
 #[test]
 fn on_error_block_turns_a_timeout_into_a_block() {
     let sb = Sandbox::new();

@@ -55,8 +55,9 @@ pub struct ScriptHookSpec {
     pub matcher_tool: Option<String>,
     /// Regex on the tool input serialized as JSON.
     pub matcher_pattern: Option<String>,
-    /// Time limit in milliseconds.
-    pub timeout_ms: u64,
+    /// Time limit in milliseconds, when the frontmatter sets one; else a
+    /// hooks.yaml reference's `timeout`, else `settings.timeout`.
+    pub timeout_ms: Option<u64>,
     /// Fire-and-forget.
     pub is_async: bool,
     /// 0–1000, higher runs first.
@@ -87,8 +88,9 @@ impl ScriptHookSpec {
         1000 - self.priority
     }
 
-    /// The config the `Script` oracle is built from.
-    pub fn oracle_config(&self, project_dir: &Path) -> Value {
+    /// The config the `Script` oracle is built from, killing the script
+    /// after `timeout`.
+    pub fn oracle_config(&self, project_dir: &Path, timeout: std::time::Duration) -> Value {
         let mut matcher = serde_json::Map::new();
         if let Some(t) = &self.matcher_tool {
             matcher.insert("tool".into(), Value::String(t.clone()));
@@ -100,7 +102,7 @@ impl ScriptHookSpec {
             "name": self.name,
             "hook_dir": self.dir,
             "entry": self.entry,
-            "timeout_ms": self.timeout_ms,
+            "timeout_ms": u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX),
             "project_dir": project_dir,
         });
         if !matcher.is_empty() {
@@ -443,9 +445,11 @@ fn load_hook(
         }
     }
     let timeout_ms = match root.get("timeout") {
-        None => DEFAULT_TIMEOUT_MS,
-        Some(n) => u64::try_from(int_in(n, "timeout", 100, 600_000, " milliseconds")?)
-            .unwrap_or(DEFAULT_TIMEOUT_MS),
+        None => None,
+        Some(n) => Some(
+            u64::try_from(int_in(n, "timeout", 100, 600_000, " milliseconds")?)
+                .unwrap_or(DEFAULT_TIMEOUT_MS),
+        ),
     };
     let priority = match root.get("priority") {
         None => DEFAULT_PRIORITY,
@@ -642,7 +646,7 @@ mod tests {
         assert_eq!(h.trigger, Event::PreToolUse);
         assert_eq!(h.priority, 999);
         assert_eq!(h.effective_priority(), 1);
-        assert_eq!(h.timeout_ms, 5000);
+        assert_eq!(h.timeout_ms, Some(5000));
         assert!(h.entry.ends_with("scripts/run.sh"));
         assert_eq!(h.matcher_tool.as_deref(), Some("Shell|Bash"));
     }

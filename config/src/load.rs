@@ -1141,7 +1141,14 @@ impl LoadedConfig {
                 continue;
             }
             let reference = self.hook_reference(spec);
-            match self.compile_script(spec, reference, registry, fail_closed, &mut warnings) {
+            match self.compile_script(
+                spec,
+                reference,
+                registry,
+                fail_closed,
+                settings.default_timeout,
+                &mut warnings,
+            ) {
                 Ok(Some(entry)) => per_event.entry(spec.trigger).or_default().push(entry),
                 Ok(None) => {}
                 Err(mut es) => errors.append(&mut es),
@@ -1158,7 +1165,14 @@ impl LoadedConfig {
                     .find(|(n, _)| *n == spec.name)
                     .map_or("not trusted", |(_, why)| why.as_str());
                 let reference = self.hook_reference(spec);
-                match self.compile_script(spec, reference, registry, fail_closed, &mut warnings) {
+                match self.compile_script(
+                    spec,
+                    reference,
+                    registry,
+                    fail_closed,
+                    settings.default_timeout,
+                    &mut warnings,
+                ) {
                     Ok(Some(entry)) => per_event.entry(spec.trigger).or_default().push(untrusted(
                         entry,
                         format!("project hook `{}`", spec.name),
@@ -1755,6 +1769,7 @@ impl LoadedConfig {
         reference: Option<&MergedEntry>,
         registry: &Registry,
         fail_closed: bool,
+        default_timeout: Duration,
         warnings: &mut Vec<ConfigWarning>,
     ) -> Result<Option<Entry>, Vec<ConfigError>> {
         let mut errors = Vec::new();
@@ -1788,7 +1803,14 @@ impl LoadedConfig {
                 Err(errors)
             };
         }
-        let config = spec.oracle_config(&self.project_root);
+        // The reference's `timeout` overrides the frontmatter's, as its
+        // other keys do; with neither, `settings.timeout` is the default
+        // here as for any entry.
+        let own = c
+            .timeout
+            .or(spec.timeout_ms.map(Duration::from_millis))
+            .unwrap_or(default_timeout);
+        let config = spec.oracle_config(&self.project_root, own);
         let oracle = match registry.build(
             SCRIPT_ORACLE,
             OracleConfig::new(&config, Some(&self.project_root)),
@@ -1804,8 +1826,7 @@ impl LoadedConfig {
         }
         // The script kills its process group at its own timeout; the engine's
         // limit is only a backstop a little later.
-        let own = Duration::from_millis(spec.timeout_ms);
-        let timeout = c.timeout.unwrap_or(own) + Duration::from_secs(2);
+        let timeout = own + Duration::from_secs(2);
         let mut origin = format!("{} {}", spec.layer, spec.hook_md().display());
         if let Some(r) = reference {
             origin.push_str(&format!(
