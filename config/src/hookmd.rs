@@ -36,6 +36,9 @@ pub const MATCHER_KEYS: &[&str] = &["tool", "pattern"];
 pub const ENTRY_POINTS: &[&str] = &["scripts/run", "scripts/run.sh", "scripts/run.py"];
 /// Default `timeout` in milliseconds.
 pub const DEFAULT_TIMEOUT_MS: u64 = 30_000;
+
+/// The longest `timeout` a HOOK.md hook can have, in milliseconds.
+pub const MAX_TIMEOUT_MS: u64 = 600_000;
 /// Default `priority` (higher runs first).
 pub const DEFAULT_PRIORITY: i64 = 100;
 /// Frontmatter larger than this is refused (the standard suggests well
@@ -447,8 +450,14 @@ fn load_hook(
     let timeout_ms = match root.get("timeout") {
         None => None,
         Some(n) => Some(
-            u64::try_from(int_in(n, "timeout", 100, 600_000, " milliseconds")?)
-                .unwrap_or(DEFAULT_TIMEOUT_MS),
+            u64::try_from(int_in(
+                n,
+                "timeout",
+                100,
+                MAX_TIMEOUT_MS as i64,
+                " milliseconds",
+            )?)
+            .unwrap_or(DEFAULT_TIMEOUT_MS),
         ),
     };
     let priority = match root.get("priority") {
