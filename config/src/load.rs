@@ -1136,19 +1136,16 @@ impl LoadedConfig {
         }
         // HOOK.md hooks come after the hooks.yaml entries and in name order,
         // so equal priorities tie in config order, then by name (SPEC §4.3).
+        let script = |spec: &ScriptHookSpec, warnings: &mut Vec<ConfigWarning>| {
+            let reference = self.hook_reference(spec);
+            let timeout = settings.default_timeout;
+            self.compile_script(spec, reference, registry, fail_closed, timeout, warnings)
+        };
         for spec in &self.script_hooks {
             if events.is_some_and(|evs| !evs.contains(&spec.trigger)) {
                 continue;
             }
-            let reference = self.hook_reference(spec);
-            match self.compile_script(
-                spec,
-                reference,
-                registry,
-                fail_closed,
-                settings.default_timeout,
-                &mut warnings,
-            ) {
+            match script(spec, &mut warnings) {
                 Ok(Some(entry)) => per_event.entry(spec.trigger).or_default().push(entry),
                 Ok(None) => {}
                 Err(mut es) => errors.append(&mut es),
@@ -1164,15 +1161,7 @@ impl LoadedConfig {
                     .iter()
                     .find(|(n, _)| *n == spec.name)
                     .map_or("not trusted", |(_, why)| why.as_str());
-                let reference = self.hook_reference(spec);
-                match self.compile_script(
-                    spec,
-                    reference,
-                    registry,
-                    fail_closed,
-                    settings.default_timeout,
-                    &mut warnings,
-                ) {
+                match script(spec, &mut warnings) {
                     Ok(Some(entry)) => per_event.entry(spec.trigger).or_default().push(untrusted(
                         entry,
                         format!("project hook `{}`", spec.name),
