@@ -45,6 +45,7 @@ fuzz_target!(|data: &[u8]| {
     assert!(found.hooks.len() + found.errors.len() >= 1, "the hook was not read");
     for hook in &found.hooks {
         let _ = hook.effective_priority();
-        let _ = hook.oracle_config(dir);
+        let timeout = std::time::Duration::from_millis(hook.timeout_ms.unwrap_or(30_000));
+        let _ = hook.oracle_config(dir, timeout);
     }
 });
