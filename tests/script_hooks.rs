@@ -222,7 +222,8 @@ fn settings_and_a_reference_set_a_hooks_timeout() {
     assert!(stdout(&out).contains("slow but sure"), "{}", stdout(&out));
 
     // A script runs at most 10 minutes: an hour-long `settings.timeout`
-    // is cut to that, a reference's own `timeout` of an hour is an error.
+    // is cut to that, and so is a reference's own `timeout` of an hour,
+    // with a warning (an error would leave a blocking hook out).
     sb.write(".ahp/hooks.yaml", "settings:\n  timeout: 3600000\n");
     let out = sb.ahp().arg("validate").output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
@@ -231,17 +232,15 @@ fn settings_and_a_reference_set_a_hooks_timeout() {
         "hooks:\n  pre-tool-use:\n    - hook: slow\n      timeout: 3600000\n",
     );
     let out = sb.ahp().arg("validate").output().unwrap();
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let said = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(said.contains(".ahp/hooks.yaml:4:"), "{said}");
     assert!(
-        stderr(&out).contains(".ahp/hooks.yaml:4:"),
-        "{}",
-        stderr(&out)
+        said.contains("a HOOK.md hook runs at most 600000 milliseconds; cut to that"),
+        "{said}"
     );
-    assert!(
-        stderr(&out).contains("a HOOK.md hook runs at most 600000 milliseconds"),
-        "{}",
-        stderr(&out)
-    );
+    let out = run(&sb, "pre-tool-use", SHELL_RM);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
 }
 
 #[test]

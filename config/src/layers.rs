@@ -174,23 +174,43 @@ pub(crate) fn read_layer(
         crate::trust::check_policy_path(root, rel)
             .map_err(|e| ConfigError::in_file(path, e.to_string()))?;
     }
-    // A FIFO would block the read, and so every hook call, forever.
-    match std::fs::metadata(path) {
-        Ok(meta) if !meta.is_file() => {
-            return Err(ConfigError::in_file(
-                path,
-                "not a regular file; a policy file must be a plain YAML file",
-            ));
-        }
-        // A managed path that is a link to nothing was put there: the
-        // organisation's policy is missing, not absent.
-        Err(_) if layer == Layer::Managed && std::fs::symlink_metadata(path).is_ok() => {
-            return Err(ConfigError::in_file(
-                path,
-                "the managed policy is a link to a file that does not exist",
-            ));
-        }
-        _ => {}
+    // A managed path that is a link to nothing was put there: the
+    // organisation's policy is missing, not absent.
+    if layer == Layer::Managed
+        && std::fs::metadata(path).is_err()
+        && std::fs::symlink_metadata(path).is_ok()
+    {
+        return Err(ConfigError::in_file(
+            path,
+            "the managed policy is a link to a file that does not exist",
+        ));
+    }
+    read_policy_file(layer, path)
+}
+
+/// Reads a policy file as the loader reads a layer, `None` when there is
+/// none: only a regular file (a FIFO would block the read, and so every
+/// hook call, forever), never past [`crate::yaml::MAX_FILE_BYTES`], and
+/// UTF-8 text.
+///
+/// ```
+/// use ahp_config::{Layer, layers::read_policy_file};
+/// let dir = tempfile::tempdir().unwrap();
+/// let path = dir.path().join("policy.yaml");
+/// assert!(read_policy_file(Layer::Project, &path).unwrap().is_none());
+/// std::fs::write(&path, "hooks: {}\n").unwrap();
+/// assert_eq!(read_policy_file(Layer::Project, &path).unwrap().unwrap().text, "hooks: {}\n");
+/// let err = read_policy_file(Layer::Project, dir.path()).unwrap_err();
+/// assert!(err.to_string().contains("not a regular file"), "{err}");
+/// ```
+pub fn read_policy_file(layer: Layer, path: &Path) -> Result<Option<Arc<SourceFile>>, ConfigError> {
+    if let Ok(meta) = std::fs::metadata(path)
+        && !meta.is_file()
+    {
+        return Err(ConfigError::in_file(
+            path,
+            "not a regular file; a policy file must be a plain YAML file",
+        ));
     }
     match read_at_most(path, crate::yaml::MAX_FILE_BYTES) {
         Ok(Err(())) => Err(ConfigError::in_file(

@@ -1796,27 +1796,28 @@ impl LoadedConfig {
         // other keys do; with neither, `settings.timeout` is the default
         // here as for any entry.
         // A script runs at most MAX_TIMEOUT_MS: a longer `settings.timeout`
-        // (it can be an hour) is cut to it, a longer reference `timeout`
-        // is that entry's error.
+        // (it can be an hour) is cut to it, and so is a longer reference
+        // `timeout`, with a warning. Not an error: that would leave the
+        // hook out, and a blocking hook must not fail open over its limit.
         let max = Duration::from_millis(crate::hookmd::MAX_TIMEOUT_MS);
         if let (Some(t), Some(me)) = (c.timeout, reference)
             && t > max
         {
             let at = me.node.get("timeout").map_or(&me.defined_at, |n| &n.origin);
-            errors.push(ConfigError::at(
-                at,
-                Some(me.path("timeout")),
-                format!(
-                    "a HOOK.md hook runs at most {} milliseconds",
+            warnings.push(ConfigWarning {
+                location: at.location(),
+                message: format!(
+                    "{}: a HOOK.md hook runs at most {} milliseconds; cut to that",
+                    me.path("timeout"),
                     crate::hookmd::MAX_TIMEOUT_MS
                 ),
-            ));
-            return Err(errors);
+            });
         }
         let own = c
             .timeout
             .or(spec.timeout_ms.map(Duration::from_millis))
-            .unwrap_or(default_timeout.min(max));
+            .unwrap_or(default_timeout)
+            .min(max);
         let config = spec.oracle_config(&self.project_root, own);
         let oracle = match registry.build(
             SCRIPT_ORACLE,

@@ -9,9 +9,8 @@ use crate::ops::policy::{load, load_options};
 use crate::ops::policy_test::{self, LoadedCase, Runner};
 use ahp_config::{LoadedConfig, SourceFile};
 use ahp_engine::Registry;
-use anyhow::{Context, Result, anyhow};
+use anyhow::{Result, anyhow};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 /// Arguments of `ahp test`.
 #[derive(Debug, clap::Args)]
@@ -65,21 +64,11 @@ pub(crate) fn run(args: TestArgs, registry: &Registry) -> Result<u8> {
 
 /// The builtin layer and `file` as the project layer.
 fn single_file(file: &Path, project: Option<PathBuf>) -> Result<LoadedConfig> {
-    // A FIFO would wait for a writer forever.
-    let meta =
-        std::fs::metadata(file).with_context(|| format!("cannot read {}", file.display()))?;
-    if !meta.is_file() {
-        anyhow::bail!("{}: not a regular file", file.display());
-    }
-    let text =
-        std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
+    let source = ahp_config::layers::read_policy_file(ahp_config::Layer::Project, file)
+        .map_err(|e| anyhow!("{e}"))?
+        .ok_or_else(|| anyhow!("{}: no such file", file.display()))?;
     let opts = load_options(project)?;
     let root = opts.project_root;
-    let source = Arc::new(SourceFile {
-        layer: ahp_config::Layer::Project,
-        path: file.to_path_buf(),
-        text,
-    });
     let mut cfg = LoadedConfig::from_files(root, vec![SourceFile::builtin(), source])?;
     cfg.shared_tool_name = opts.shared_tool_name;
     Ok(cfg)
