@@ -264,11 +264,12 @@ fn on_error_block_turns_a_timeout_into_a_block() {
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     let v = json_out(&out);
     assert_eq!(v["signals"][0]["header"]["type"], "oracle-error");
+    let reason = v["signals"][0]["payload"]["reason"].as_str().unwrap();
+    assert!(reason.contains("timed out"), "{reason}");
+    // Said so that it is true whether on_error or fail_closed closed it.
     assert!(
-        v["signals"][0]["payload"]["reason"]
-            .as_str()
-            .unwrap()
-            .contains("timed out")
+        reason.contains("failing closed (on_error: block, or fail_closed)"),
+        "{reason}"
     );
 }
 

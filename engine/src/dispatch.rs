@@ -908,7 +908,7 @@ impl Engine {
             entry.id,
             entry.oracle_name,
             if closed {
-                "on_error is block, so this blocks"
+                "failing closed (on_error: block, or fail_closed), so this blocks"
             } else {
                 "failing open (set on_error: block to fail closed)"
             }
