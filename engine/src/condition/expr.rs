@@ -213,20 +213,14 @@ impl Expr {
     /// assert_eq!(paths, [("tool.name", 1, true), ("issue.id", 24, false)]);
     /// ```
     pub fn paths(&self) -> Vec<(&str, usize, Option<&Matcher>)> {
-        fn walk<'a>(n: &'a Node, out: &mut Vec<(&'a str, usize, Option<&'a Matcher>)>) {
-            match n {
-                Node::Const(_) => {}
-                Node::Truthy(p, c) => out.push((p, *c, None)),
-                Node::Test(p, c, Test::Holds(m)) => out.push((p, *c, Some(m))),
+        self.reads()
+            .into_iter()
+            .map(|(p, c, test)| match test {
+                Some(Test::Holds(m)) => (p, c, Some(m)),
                 // `!=` holds for any value that exists, whatever its kind.
-                Node::Test(p, c, Test::Differs(_)) => out.push((p, *c, None)),
-                Node::Not(inner) => walk(inner, out),
-                Node::All(items) | Node::Any(items) => items.iter().for_each(|i| walk(i, out)),
-            }
-        }
-        let mut out = Vec::new();
-        walk(&self.root, &mut out);
-        out
+                Some(Test::Differs(_)) | None => (p, c, None),
+            })
+            .collect()
     }
 
     /// Every comparison of the condition, in order: its path, 1-based
@@ -241,11 +235,24 @@ impl Expr {
     /// assert_eq!(tests, [("tool.name", 1, true)]);
     /// ```
     pub fn tests(&self) -> Vec<(&str, usize, &Matcher, bool)> {
-        fn walk<'a>(n: &'a Node, out: &mut Vec<(&'a str, usize, &'a Matcher, bool)>) {
+        self.reads()
+            .into_iter()
+            .filter_map(|(p, c, test)| match test? {
+                Test::Holds(m) => Some((p, c, m, false)),
+                Test::Differs(m) => Some((p, c, m, true)),
+            })
+            .collect()
+    }
+
+    /// Every path the condition reads, in order, with its column and the
+    /// test on it (`None` for a bare path): what [`Expr::paths`] and
+    /// [`Expr::tests`] each report a view of.
+    fn reads(&self) -> Vec<(&str, usize, Option<&Test>)> {
+        fn walk<'a>(n: &'a Node, out: &mut Vec<(&'a str, usize, Option<&'a Test>)>) {
             match n {
-                Node::Const(_) | Node::Truthy(..) => {}
-                Node::Test(p, c, Test::Holds(m)) => out.push((p, *c, m, false)),
-                Node::Test(p, c, Test::Differs(m)) => out.push((p, *c, m, true)),
+                Node::Const(_) => {}
+                Node::Truthy(p, c) => out.push((p, *c, None)),
+                Node::Test(p, c, test) => out.push((p, *c, Some(test))),
                 Node::Not(inner) => walk(inner, out),
                 Node::All(items) | Node::Any(items) => items.iter().for_each(|i| walk(i, out)),
             }
