@@ -213,14 +213,14 @@ pub fn read_policy_file(layer: Layer, path: &Path) -> Result<Option<Arc<SourceFi
         ));
     }
     match read_at_most(path, crate::yaml::MAX_FILE_BYTES) {
-        Ok(Err(())) => Err(ConfigError::in_file(
+        Ok(None) => Err(ConfigError::in_file(
             path,
             format!(
                 "file holds more than {} bytes, the limit for a hooks file",
                 crate::yaml::MAX_FILE_BYTES
             ),
         )),
-        Ok(Ok(bytes)) => {
+        Ok(Some(bytes)) => {
             let text = String::from_utf8(bytes).map_err(|e| {
                 ConfigError::in_file(
                     path,
@@ -241,18 +241,15 @@ pub fn read_policy_file(layer: Layer, path: &Path) -> Result<Option<Arc<SourceFi
     }
 }
 
-/// The file's bytes, or `Err(())` when it holds more than `limit`: a
+/// The file's bytes, or `None` when it holds more than `limit`: a
 /// repository's 10 GB hooks.yaml is refused after `limit` bytes, not read
 /// into memory first (the file can grow between a size check and the read,
 /// so the read itself stops).
-fn read_at_most(path: &Path, limit: usize) -> std::io::Result<Result<Vec<u8>, ()>> {
+fn read_at_most(path: &Path, limit: usize) -> std::io::Result<Option<Vec<u8>>> {
     use std::io::Read;
     let file = std::fs::File::open(path)?;
     let mut bytes = Vec::new();
     let cap = u64::try_from(limit).unwrap_or(u64::MAX).saturating_add(1);
     file.take(cap).read_to_end(&mut bytes)?;
-    if bytes.len() > limit {
-        return Ok(Err(()));
-    }
-    Ok(Ok(bytes))
+    Ok((bytes.len() <= limit).then_some(bytes))
 }
