@@ -225,6 +225,14 @@ fn guarded_block(when: &str) -> String {
     ))
 }
 
+/// Claude Code's answer to `ls` under `policy`, which must validate.
+fn answer_to_ls(sb: &Sandbox, policy: &str, what: &str) -> Value {
+    sb.write(".ahp/hooks.yaml", policy);
+    let (code, _, err) = validate(sb);
+    assert_eq!(code, 0, "{what}: {err}");
+    claude_pre_tool_use(sb, "ls")
+}
+
 #[test]
 fn when_tool_matches_the_raw_or_normalized_name_through_claude_code() {
     let sb = Sandbox::new();
@@ -236,10 +244,7 @@ fn when_tool_matches_the_raw_or_normalized_name_through_claude_code() {
         ("{ tool: [Write, Database] }", false),
         ("{ tool: \"!= Bash\" }", false),
     ] {
-        sb.write(".ahp/hooks.yaml", &guarded_block(when));
-        let (code, _, err) = validate(&sb);
-        assert_eq!(code, 0, "{when}: {err}");
-        let v = claude_pre_tool_use(&sb, "ls");
+        let v = answer_to_ls(&sb, &guarded_block(when), when);
         let decision = &v["hookSpecificOutput"]["permissionDecision"];
         if fires {
             assert_eq!(decision, "deny", "{when}: {v}");
@@ -304,10 +309,7 @@ fn an_agents_tool_name_under_tool_name_is_an_error_with_the_fix() {
         ("{ tool.name: [shell, TodoWrite] }", true),
         ("{ tool.name: \"!= shell\" }", false),
     ] {
-        sb.write(".ahp/hooks.yaml", &guarded_block(when));
-        let (code, _, err) = validate(&sb);
-        assert_eq!(code, 0, "{when}: {err}");
-        let v = claude_pre_tool_use(&sb, "ls");
+        let v = answer_to_ls(&sb, &guarded_block(when), when);
         let decision = &v["hookSpecificOutput"]["permissionDecision"];
         assert_eq!(decision == "deny", fires, "{when}: {v}");
     }
@@ -341,10 +343,7 @@ fn an_agents_tool_name_under_tool_name_is_an_error_with_the_fix() {
     assert!(err.contains("column 29"), "{err}");
     assert!(err.contains("this holds for every tool"), "{err}");
     for (condition, fires) in [("tool.name == 'shell'", true), ("tool == 'Bash'", true)] {
-        sb.write(".ahp/hooks.yaml", &rule(condition));
-        let (code, _, err) = validate(&sb);
-        assert_eq!(code, 0, "{condition}: {err}");
-        let v = claude_pre_tool_use(&sb, "ls");
+        let v = answer_to_ls(&sb, &rule(condition), condition);
         let decision = &v["hookSpecificOutput"]["permissionDecision"];
         assert_eq!(decision == "deny", fires, "{condition}: {v}");
     }
