@@ -1794,10 +1794,9 @@ impl LoadedConfig {
         }
         // The reference's `timeout` overrides the frontmatter's, as its
         // other keys do; with neither, `settings.timeout` is the default
-        // here as for any entry.
-        // A script runs at most MAX_TIMEOUT_MS: a longer `settings.timeout`
-        // (it can be an hour) is cut to it, and so is a longer reference
-        // `timeout`, with a warning. Not an error: that would leave the
+        // here as for any entry. A script runs at most MAX_TIMEOUT_MS: a
+        // longer value (`settings.timeout` can be an hour) is cut to it, a
+        // reference's with a warning. Not an error: that would leave the
         // hook out, and a blocking hook must not fail open over its limit.
         let max = Duration::from_millis(crate::hookmd::MAX_TIMEOUT_MS);
         if let (Some(t), Some(me)) = (c.timeout, reference)
