@@ -154,10 +154,21 @@ impl Masking {
 
     /// Whether a serialized line might hold something to mask (a cheap
     /// pre-check; false positives only cost the slow path).
+    ///
+    /// Each string of the line is looked at on its own, as masking looks
+    /// at it: a key for rule 1, a value for rule 2. Looked at whole, the
+    /// line paired words from different strings (`curl` in an entry id,
+    /// `-u` in `pre-tool-use`) and sent most records down the slow path.
     pub(crate) fn might_match(&self, line: &[u8]) -> bool {
         self.enabled
-            && (secrets::might_hold(line)
-                || self.trigger.as_ref().is_some_and(|t| t.is_match(line)))
+            && (self.trigger.as_ref().is_some_and(|t| t.is_match(line))
+                || json_strings(line).any(|(text, is_key)| {
+                    if is_key {
+                        key_might_be_sensitive(text)
+                    } else {
+                        secrets::might_hold(text)
+                    }
+                }))
     }
 
     /// Masks `value` in place by both rules.
@@ -197,12 +208,53 @@ impl Masking {
         let Some(key) = path.last() else {
             return false;
         };
-        SENSITIVE_KEYS
-            .iter()
-            .any(|n| key == n || key.strip_suffix(n).is_some_and(|p| p.ends_with('_')))
+        names_a_secret(key)
             || self.keys.iter().any(|k| k == key)
             || self.paths.iter().any(|p| path.ends_with(p))
     }
+}
+
+/// Whether a normalized key is one of [`SENSITIVE_KEYS`] or ends in `_`
+/// and one of them.
+fn names_a_secret(key: &str) -> bool {
+    SENSITIVE_KEYS
+        .iter()
+        .any(|n| key == *n || key.strip_suffix(n).is_some_and(|p| p.ends_with('_')))
+}
+
+/// Whether a key as serialized (escapes and all) might name a secret: an
+/// escape or a non-UTF-8 byte is not worth decoding here, so it says yes.
+fn key_might_be_sensitive(raw: &[u8]) -> bool {
+    match std::str::from_utf8(raw) {
+        Ok(key) if !key.contains('\\') => names_a_secret(&normalize(key)),
+        _ => true,
+    }
+}
+
+/// The strings of a serialized JSON line, as written (escapes kept), each
+/// with whether it is an object key. A keyword of the secret shapes holds
+/// no quote, backslash or control character, so it is found in a string's
+/// escaped form wherever it is in the string.
+fn json_strings(line: &[u8]) -> impl Iterator<Item = (&[u8], bool)> {
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        let open = at + line.get(at..)?.iter().position(|&b| b == b'"')?;
+        let mut i = open + 1;
+        while let Some(&b) = line.get(i) {
+            match b {
+                b'\\' => i += 2,
+                b'"' => break,
+                _ => i += 1,
+            }
+        }
+        let text = line.get(open + 1..i.min(line.len()))?;
+        at = i + 1;
+        let is_key = line
+            .get(at..)
+            .and_then(|rest| rest.iter().find(|b| !b.is_ascii_whitespace()))
+            == Some(&b':');
+        Some((text, is_key))
+    })
 }
 
 fn normalize(key: &str) -> String {
@@ -227,6 +279,61 @@ mod tests {
             assert!(Masking::default().might_match(upper.as_bytes()), "{key}");
         }
         assert!(!Masking::default().might_match(br#"{"kind":"run","command":"ls -la"}"#));
+    }
+
+    #[test]
+    fn words_from_different_strings_do_not_pair_up() {
+        // `curl` and `-u` in one string are the shape of `curl -u
+        // user:password`; in two strings they are not.
+        let apart = br#"{"kind":"run","event":"pre-tool-use","entries":[{"id":"curl-pipe-sh"}]}"#;
+        assert!(!Masking::default().might_match(apart));
+        let together = br#"{"kind":"run","command":"curl -u me:hunter2 https://x"}"#;
+        assert!(Masking::default().might_match(together));
+        // A keyword after an escaped quote is still inside its string.
+        let escaped = br#"{"kind":"run","command":"echo "x" && curl -u me:hunter2 x"}"#;
+        assert!(Masking::default().might_match(escaped));
+        // A sensitive key written with an escape is taken as one.
+        assert!(Masking::default().might_match(br#"{"kind":"run","pass\u0077ord":"x"}"#));
+    }
+
+    #[test]
+    fn whatever_masking_changes_the_pre_check_lets_through() {
+        let texts = [
+            "curl -u me:hunter2 https://x",
+            "mysql -u root -phunter22 shop",
+            "psql postgres://app:hunter22@db/x",
+            "DB_PASS=hunter22 ./run",
+            "echo \"password: abc\"",
+            "Authorization: Bearer abc123",
+            "sshpass -p abc ssh host",
+            "tool --api-key=k1",
+            "-----BEGIN RSA PRIVATE KEY-----\nabc\n-----END RSA PRIVATE KEY-----",
+            "tab\there token=abc",
+        ];
+        let masking = Masking::default();
+        for text in texts {
+            for value in [
+                serde_json::json!({"kind": "run", "context": {"tool": {"input": {"command": text}}}}),
+                serde_json::json!({"kind": "run", "entries": [{"id": "x", "message": text}]}),
+                serde_json::json!({"kind": "run", "context": {text: "key, not value"}}),
+            ] {
+                let line = serde_json::to_vec(&value).unwrap_or_default();
+                let mut masked = value.clone();
+                masking.mask_value(&mut masked);
+                if masked != value {
+                    assert!(
+                        masking.might_match(&line),
+                        "{}",
+                        String::from_utf8_lossy(&line)
+                    );
+                }
+            }
+        }
+        for key in ["Password", "X-API-KEY", "db-password", "Set-Cookie"] {
+            let line = serde_json::to_vec(&serde_json::json!({"kind": "run", "env": {key: "v"}}))
+                .unwrap_or_default();
+            assert!(masking.might_match(&line), "{key}");
+        }
     }
 
     #[test]
