@@ -494,9 +494,21 @@ impl Future for WaveJoin<'_> {
     }
 }
 
-async fn run_entry(entry: &Entry, ctx: &HookContext, default_timeout: Duration) -> Outcome1 {
+/// Runs one entry under its time limit, counted from `start` (the clock
+/// read that also times the entry).
+async fn run_entry(
+    entry: &Entry,
+    ctx: &HookContext,
+    default_timeout: Duration,
+    start: Instant,
+) -> Outcome1 {
     let limit = entry.timeout.unwrap_or(default_timeout);
-    match tokio::time::timeout(limit, entry.oracle.evaluate_full(ctx)).await {
+    let evaluation = entry.oracle.evaluate_full(ctx);
+    let timed = match start.checked_add(limit) {
+        Some(deadline) => tokio::time::timeout_at(deadline.into(), evaluation),
+        None => tokio::time::timeout(limit, evaluation),
+    };
+    match timed.await {
         Ok(Ok(ev)) => Outcome1::Signals(ev),
         Ok(Err(e)) => Outcome1::Failed(e.message),
         Err(_) => Outcome1::Failed(format!("timed out after {} ms", limit.as_millis())),
@@ -874,7 +886,7 @@ impl Engine {
                 );
                 Box::pin(async move {
                     let start = Instant::now();
-                    let r = run_entry(entry, ctx, default_timeout).await;
+                    let r = run_entry(entry, ctx, default_timeout, start).await;
                     (r, start.elapsed())
                 }) as WaveFuture<'_>
             })
@@ -1053,7 +1065,7 @@ impl Engine {
                     event
                 );
                 let handle = tokio::spawn(async move {
-                    let r = run_entry(&entry, &ctx, default_timeout).await;
+                    let r = run_entry(&entry, &ctx, default_timeout, Instant::now()).await;
                     let Some(sink) = sink else { return };
                     match r {
                         Outcome1::Signals(ev) => {
