@@ -349,6 +349,73 @@ fn an_agents_tool_name_under_tool_name_is_an_error_with_the_fix() {
     }
 }
 
+/// A `~regex` under `tool.name` that only matches agents' own names
+/// (Claude Code's matcher syntax, `Edit|Write` or `mcp__github__.*`, is
+/// the habit) never held, silently: an error at the value too. One that
+/// can match a name `tool.name` holds is left alone.
+#[test]
+fn a_tool_name_regex_of_agents_names_only_is_an_error_with_the_fix() {
+    let sb = Sandbox::new();
+    for (when, says) in [
+        (
+            "{ tool.name: \"~^Bash$\" }",
+            "an agent's `Bash` is `shell` there: `~^Bash$` matches no name `tool.name` holds, so this never holds",
+        ),
+        (
+            "{ tool.name: [shell, \"~^Write$\"] }",
+            "an agent's `Write` is `write` there",
+        ),
+        (
+            "{ tool.name: \"~^(Edit|Write)$\" }",
+            "`Edit` is `edit`, `Write` is `write` there",
+        ),
+        (
+            "{ tool.name: \"~^mcp__github\" }",
+            "an agent's `mcp__github…` is `mcp` there",
+        ),
+        (
+            "{ tool.name: [shell, \"!~^(Edit|Write)$\"] }",
+            "so this holds for every tool",
+        ),
+    ] {
+        sb.write(".ahp/hooks.yaml", &guarded_block(when));
+        let (code, out, err) = validate(&sb);
+        assert_eq!(code, 1, "{when}: {out}{err}");
+        assert!(err.contains(".ahp/hooks.yaml:4:"), "{when}: {err}");
+        assert!(err.contains(says), "{when}: {err}");
+        assert!(err.contains("`tool.raw_name: \""), "{when}: {err}");
+    }
+    // Patterns that can match a shared name, or a name no agent renames
+    // (`TodoWrite` stays `TodoWrite`), or that are not a set of literals.
+    for (when, fires) in [
+        ("{ tool.name: \"~^(shell|Bash)$\" }", true),
+        ("{ tool.name: \"~^sh\" }", true),
+        ("{ tool.name: \"~^Todo\" }", false),
+        ("{ tool.name: \"~Bash\" }", false),
+        ("{ tool.name: \"~^Bash\\\\b\" }", false),
+        ("{ tool: \"~^(Edit|Write|Bash)$\" }", true),
+        ("{ tool.raw_name: \"~^Bash$\" }", true),
+    ] {
+        let v = answer_to_ls(&sb, &guarded_block(when), when);
+        let decision = &v["hookSpecificOutput"]["permissionDecision"];
+        assert_eq!(decision == "deny", fires, "{when}: {v}");
+    }
+    // A Rules condition says the same, at its column.
+    sb.write(
+        ".ahp/hooks.yaml",
+        &policy(concat!(
+            "  pre-tool-use:\n",
+            "    - oracle: Rules\n",
+            "      config:\n",
+            "        rules: [{condition: \"tool.name ~ '^mcp__github'\", message: \"no\"}]\n",
+        )),
+    );
+    let (code, _, err) = validate(&sb);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("column 1"), "{err}");
+    assert!(err.contains("is `mcp` there"), "{err}");
+}
+
 #[test]
 fn when_tool_matches_the_name_through_ahp_run_and_rules_say_the_same() {
     let sb = Sandbox::new();

@@ -27,6 +27,7 @@
 
 use crate::Event;
 use crate::condition::{CmpOp, Matcher};
+use crate::pattern::Pattern;
 use crate::suggest::did_you_mean;
 use serde_json::Value;
 
@@ -603,7 +604,8 @@ pub fn check_clause(path: &str, matcher: &Matcher) -> Option<PathFinding> {
 /// The shared name of an agent's own tool name, when some agent's table
 /// maps it to another one (`Bash` → `shell`); the adapters know the
 /// tables, the loader and the oracles get this function from them (see
-/// [`check_tool_name`]).
+/// [`check_tool_name`]). A prefix rule (`mcp__…` → `mcp`) maps every
+/// name that starts with its prefix, whatever follows.
 pub type SharedToolName = fn(&str) -> Option<&'static str>;
 
 /// The path of ahp's shared tool name.
@@ -613,7 +615,9 @@ pub const TOOL_NAME_PATH: &str = "tool.name";
 /// `tool.name` is ahp's shared name (`shell`), and the agent's own is
 /// `tool.raw_name`. An error with the ways to say it, for a `tool.name`
 /// clause whose value `shared` maps to another name (a list is checked
-/// item by item by the caller, for the item's position).
+/// item by item by the caller, for the item's position). A `~regex` that
+/// only matches such names (`~^Bash$`, `~^mcp__github`) is the same
+/// mistake.
 ///
 /// ```
 /// use ahp_engine::condition::Matcher;
@@ -624,6 +628,8 @@ pub const TOOL_NAME_PATH: &str = "tool.name";
 /// assert!(f.message.contains("this never holds"));
 /// assert!(f.help.unwrap().contains("`tool: Bash`"));
 /// assert!(check_tool_name(&Matcher::parse(&json!("shell")).unwrap(), shared).is_none());
+/// let f = check_tool_name(&Matcher::parse(&json!("~^Bash$")).unwrap(), shared).unwrap();
+/// assert!(f.message.contains("this never holds"));
 /// ```
 pub fn check_tool_name(matcher: &Matcher, shared: SharedToolName) -> Option<PathFinding> {
     let (name, outcome) = match matcher {
@@ -631,6 +637,10 @@ pub fn check_tool_name(matcher: &Matcher, shared: SharedToolName) -> Option<Path
             (s, "never holds")
         }
         Matcher::Compare(CmpOp::Ne, Value::String(s)) => (s, "holds for every tool"),
+        Matcher::Regex(p) => return check_tool_name_pattern(p, "~", "never holds", shared),
+        Matcher::NotRegex(p) => {
+            return check_tool_name_pattern(p, "!~", "holds for every tool", shared);
+        }
         _ => return None,
     };
     // `"Bash "` never equals `shell` either.
@@ -641,6 +651,54 @@ pub fn check_tool_name(matcher: &Matcher, shared: SharedToolName) -> Option<Path
         ),
         Some(format!(
             "write `tool: {name}` (the agent's name or ahp's, any case), `{TOOL_NAME_PATH}: {ours}`, or `tool.raw_name: {name}` (only the agent's name)"
+        )),
+    ))
+}
+
+/// [`check_tool_name`] of a `~regex` (or `!~regex`) whose matches are a
+/// finite set of literals anchored at the start: `~^Bash$` and `~^(Edit|Write)$`
+/// as `Bash` is, and `~^mcp__github` when every name that starts so has a
+/// shared name that does not (the agents' `mcp__SERVER__TOOL` names are
+/// `mcp`). That every name with a prefix is renamed is asked of `shared`
+/// with the prefix and a character no tool name holds. A pattern that also
+/// matches some name `tool.name` can hold (`~^(shell|Bash)$`) passes.
+fn check_tool_name_pattern(
+    pattern: &Pattern,
+    op: &str,
+    outcome: &str,
+    shared: SharedToolName,
+) -> Option<PathFinding> {
+    let (words, start, end) = pattern.exact_literals()?;
+    if !start || words.is_empty() {
+        return None;
+    }
+    let mut theirs: Vec<(&str, &str)> = Vec::new();
+    for word in words {
+        let word = std::str::from_utf8(word).ok()?;
+        let ours = if end {
+            shared(word).filter(|ours| *ours != word)
+        } else {
+            shared(&format!("{word}\u{1}")).filter(|ours| !ours.starts_with(word))
+        }?;
+        if !theirs.iter().any(|(w, _)| w.eq_ignore_ascii_case(word)) {
+            theirs.push((word, ours));
+        }
+    }
+    let ours = theirs.first().map(|(_, ours)| *ours)?;
+    let tail = if end { "" } else { "…" };
+    let listed: Vec<String> = theirs
+        .iter()
+        .take(3)
+        .map(|(w, o)| format!("`{w}{tail}` is `{o}`"))
+        .collect();
+    let source = pattern.as_str();
+    Some(PathFinding::error(
+        format!(
+            "`{TOOL_NAME_PATH}` is ahp's shared name of the tool, and an agent's {} there: `{op}{source}` matches no name `{TOOL_NAME_PATH}` holds, so this {outcome}",
+            listed.join(", ")
+        ),
+        Some(format!(
+            "write `tool: \"{op}{source}\"` (matched against the agent's name and ahp's), `tool.raw_name: \"{op}{source}\"` (only the agent's name), or `{TOOL_NAME_PATH}: {ours}`"
         )),
     ))
 }

@@ -193,6 +193,32 @@ impl Pattern {
         }
     }
 
+    /// The strings this pattern matches, when they are a finite set of
+    /// literals, with whether a match must start the text and whether it
+    /// must end it: `^(Edit|Write)$` is `(["Edit", "Write"], true, true)`,
+    /// `^mcp__github` is `(["mcp__github"], true, false)`. `None` for any
+    /// other pattern (`\w+`, `a.*b`, one that matches the empty string).
+    ///
+    /// ```
+    /// use ahp_engine::pattern::Pattern;
+    /// let p = Pattern::new("^(Edit|Write)$").unwrap();
+    /// let (mut words, start, end) = p.exact_literals().unwrap();
+    /// words.sort();
+    /// assert_eq!((words, start, end), (vec![&b"Edit"[..], b"Write"], true, true));
+    /// assert!(Pattern::new(r"^Bash\b").unwrap().exact_literals().is_none());
+    /// ```
+    pub fn exact_literals(&self) -> Option<(Vec<&[u8]>, bool, bool)> {
+        match self.0.literals.as_ref()? {
+            Literals::Anywhere(words) => words
+                .empty
+                .is_empty()
+                .then(|| (words.sorted.iter().map(|w| &w[..]).collect(), false, false)),
+            Literals::Anchored { words, start, end } => {
+                Some((words.iter().map(|w| &w[..]).collect(), *start, *end))
+            }
+        }
+    }
+
     /// The compiled regex (compiling it now if it was not yet).
     pub fn regex(&self) -> Option<&Regex> {
         self.0
