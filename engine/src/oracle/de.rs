@@ -25,7 +25,7 @@ pub(crate) fn from_value<T: DeserializeOwned>(
 ) -> Result<T, OracleConfigError> {
     T::deserialize(De {
         value,
-        path: path.to_string(),
+        path: Path::Root(path),
     })
     .map_err(|e| OracleConfigError {
         key: e.key.filter(|k| !k.is_empty()),
@@ -50,7 +50,7 @@ impl Error {
     }
 
     // The innermost value that fails names the path; outer ones keep it.
-    fn at(mut self, path: &str) -> Self {
+    fn at(mut self, path: Path<'_>) -> Self {
         if self.key.is_none() {
             self.key = Some(path.to_string());
         }
@@ -134,23 +134,44 @@ impl de::Error for Error {
     }
 }
 
-fn child(path: &str, key: &str) -> String {
-    if path.is_empty() {
-        key.to_string()
-    } else {
-        format!("{path}.{key}")
+/// Where a value sits: its parent's path and its key or index, spelled
+/// out (`rules.0.intensity`) only when an error names it.
+#[derive(Clone, Copy)]
+enum Path<'p> {
+    Root(&'p str),
+    Key(&'p Path<'p>, &'p str),
+    Index(&'p Path<'p>, usize),
+}
+
+impl Path<'_> {
+    fn is_root(&self) -> bool {
+        matches!(self, Path::Root(p) if p.is_empty())
     }
 }
 
-/// A value and the dotted path it sits at.
-struct De<'a> {
-    value: &'a Value,
-    path: String,
+impl fmt::Display for Path<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (parent, last): (&Path<'_>, &dyn fmt::Display) = match self {
+            Path::Root(p) => return f.write_str(p),
+            Path::Key(parent, key) => (parent, key),
+            Path::Index(parent, i) => (parent, i),
+        };
+        if !parent.is_root() {
+            write!(f, "{parent}.")?;
+        }
+        last.fmt(f)
+    }
 }
 
-impl<'a> De<'a> {
+/// A value and the path it sits at.
+struct De<'a, 'p> {
+    value: &'a Value,
+    path: Path<'p>,
+}
+
+impl<'a> De<'a, '_> {
     fn wrong(&self, expected: &str) -> Error {
-        Error::new(format!("expected {expected}, found {}", found(self.value))).at(&self.path)
+        Error::new(format!("expected {expected}, found {}", found(self.value))).at(self.path)
     }
 
     fn visit_object<V: Visitor<'a>>(
@@ -182,7 +203,7 @@ macro_rules! unsigned {
     ($($method:ident $ty:ty),*) => {$(
         fn $method<V: Visitor<'a>>(self, v: V) -> Result<V::Value, Error> {
             match self.value.as_u64() {
-                Some(n) if <$ty>::try_from(n).is_ok() => v.visit_u64(n).map_err(|e: Error| e.at(&self.path)),
+                Some(n) if <$ty>::try_from(n).is_ok() => v.visit_u64(n).map_err(|e: Error| e.at(self.path)),
                 Some(_) => Err(self.wrong(&format!("a whole number up to {}", <$ty>::MAX))),
                 None => Err(self.wrong("a whole number")),
             }
@@ -194,14 +215,14 @@ macro_rules! signed {
     ($($method:ident $ty:ty),*) => {$(
         fn $method<V: Visitor<'a>>(self, v: V) -> Result<V::Value, Error> {
             match self.value.as_i64() {
-                Some(n) if <$ty>::try_from(n).is_ok() => v.visit_i64(n).map_err(|e: Error| e.at(&self.path)),
+                Some(n) if <$ty>::try_from(n).is_ok() => v.visit_i64(n).map_err(|e: Error| e.at(self.path)),
                 _ => Err(self.wrong("an integer")),
             }
         }
     )*};
 }
 
-impl<'a> de::Deserializer<'a> for De<'a> {
+impl<'a> de::Deserializer<'a> for De<'a, '_> {
     type Error = Error;
 
     fn deserialize_any<V: Visitor<'a>>(self, v: V) -> Result<V::Value, Error> {
@@ -218,12 +239,12 @@ impl<'a> de::Deserializer<'a> for De<'a> {
             Value::Array(items) => self.visit_array(items, v),
             Value::Object(map) => self.visit_object(map, v),
         };
-        out.map_err(|e: Error| e.at(&self.path))
+        out.map_err(|e: Error| e.at(self.path))
     }
 
     fn deserialize_bool<V: Visitor<'a>>(self, v: V) -> Result<V::Value, Error> {
         match self.value {
-            Value::Bool(b) => v.visit_bool(*b).map_err(|e: Error| e.at(&self.path)),
+            Value::Bool(b) => v.visit_bool(*b).map_err(|e: Error| e.at(self.path)),
             _ => Err(self.wrong("true or false")),
         }
     }
@@ -237,7 +258,7 @@ impl<'a> de::Deserializer<'a> for De<'a> {
 
     fn deserialize_f64<V: Visitor<'a>>(self, v: V) -> Result<V::Value, Error> {
         match self.value.as_f64() {
-            Some(f) => v.visit_f64(f).map_err(|e: Error| e.at(&self.path)),
+            Some(f) => v.visit_f64(f).map_err(|e: Error| e.at(self.path)),
             None => Err(self.wrong("a number")),
         }
     }
@@ -248,7 +269,7 @@ impl<'a> de::Deserializer<'a> for De<'a> {
 
     fn deserialize_str<V: Visitor<'a>>(self, v: V) -> Result<V::Value, Error> {
         match self.value {
-            Value::String(s) => v.visit_borrowed_str(s).map_err(|e: Error| e.at(&self.path)),
+            Value::String(s) => v.visit_borrowed_str(s).map_err(|e: Error| e.at(self.path)),
             _ => Err(self.wrong("a string")),
         }
     }
@@ -269,8 +290,8 @@ impl<'a> de::Deserializer<'a> for De<'a> {
         match self.value {
             Value::Null => v.visit_none(),
             _ => {
-                let path = self.path.clone();
-                v.visit_some(self).map_err(|e: Error| e.at(&path))
+                let path = self.path;
+                v.visit_some(self).map_err(|e: Error| e.at(path))
             }
         }
     }
@@ -295,15 +316,15 @@ impl<'a> de::Deserializer<'a> for De<'a> {
         _name: &'static str,
         v: V,
     ) -> Result<V::Value, Error> {
-        let path = self.path.clone();
-        v.visit_newtype_struct(self).map_err(|e: Error| e.at(&path))
+        let path = self.path;
+        v.visit_newtype_struct(self).map_err(|e: Error| e.at(path))
     }
 
     fn deserialize_seq<V: Visitor<'a>>(self, v: V) -> Result<V::Value, Error> {
         match self.value {
             Value::Array(items) => self
                 .visit_array(items, v)
-                .map_err(|e: Error| e.at(&self.path)),
+                .map_err(|e: Error| e.at(self.path)),
             _ => Err(self.wrong("a list")),
         }
     }
@@ -325,7 +346,7 @@ impl<'a> de::Deserializer<'a> for De<'a> {
         match self.value {
             Value::Object(map) => self
                 .visit_object(map, v)
-                .map_err(|e: Error| e.at(&self.path)),
+                .map_err(|e: Error| e.at(self.path)),
             _ => Err(self.wrong("a map")),
         }
     }
@@ -339,7 +360,7 @@ impl<'a> de::Deserializer<'a> for De<'a> {
         match self.value {
             Value::Object(map) => self
                 .visit_object(map, v)
-                .map_err(|e: Error| e.at(&self.path)),
+                .map_err(|e: Error| e.at(self.path)),
             _ => Err(self.wrong(&format!("a map with the keys {}", fields.join(", ")))),
         }
     }
@@ -363,19 +384,20 @@ impl<'a> de::Deserializer<'a> for De<'a> {
             .iter()
             .find(|known| wanted(known) == wanted(variant))
             .copied();
+        let parent = self.path;
         let path = match value {
-            Some(_) => child(&self.path, variant),
-            None => self.path.clone(),
+            Some(_) => Path::Key(&parent, variant),
+            None => parent,
         };
         let Some(canonical) = canonical else {
-            return Err(<Error as de::Error>::unknown_variant(variant, variants).at(&path));
+            return Err(<Error as de::Error>::unknown_variant(variant, variants).at(path));
         };
         v.visit_enum(EnumDe {
             variant: canonical,
             value,
-            path: path.clone(),
+            path,
         })
-        .map_err(|e: Error| e.at(&path))
+        .map_err(|e: Error| e.at(path))
     }
 
     fn deserialize_identifier<V: Visitor<'a>>(self, v: V) -> Result<V::Value, Error> {
@@ -390,7 +412,7 @@ impl<'a> de::Deserializer<'a> for De<'a> {
 struct MapDe<'a, 'p> {
     iter: serde_json::map::Iter<'a>,
     value: Option<(&'a str, &'a Value)>,
-    path: &'p str,
+    path: &'p Path<'p>,
 }
 
 impl<'a> de::MapAccess<'a> for MapDe<'a, '_> {
@@ -404,10 +426,9 @@ impl<'a> de::MapAccess<'a> for MapDe<'a, '_> {
             return Ok(None);
         };
         self.value = Some((key, value));
-        let path = child(self.path, key);
         seed.deserialize(de::value::BorrowedStrDeserializer::<Error>::new(key))
             .map(Some)
-            .map_err(|e: Error| e.at(&path))
+            .map_err(|e: Error| e.at(Path::Key(self.path, key)))
     }
 
     fn next_value_seed<S: DeserializeSeed<'a>>(&mut self, seed: S) -> Result<S::Value, Error> {
@@ -416,7 +437,7 @@ impl<'a> de::MapAccess<'a> for MapDe<'a, '_> {
         };
         seed.deserialize(De {
             value,
-            path: child(self.path, key),
+            path: Path::Key(self.path, key),
         })
     }
 
@@ -427,7 +448,7 @@ impl<'a> de::MapAccess<'a> for MapDe<'a, '_> {
 
 struct SeqDe<'a, 'p> {
     iter: std::iter::Enumerate<std::slice::Iter<'a, Value>>,
-    path: &'p str,
+    path: &'p Path<'p>,
 }
 
 impl<'a> de::SeqAccess<'a> for &mut SeqDe<'a, '_> {
@@ -442,7 +463,7 @@ impl<'a> de::SeqAccess<'a> for &mut SeqDe<'a, '_> {
             Some((i, value)) => seed
                 .deserialize(De {
                     value,
-                    path: child(self.path, &i.to_string()),
+                    path: Path::Index(self.path, i),
                 })
                 .map(Some),
         }
@@ -455,13 +476,13 @@ impl<'a> de::SeqAccess<'a> for &mut SeqDe<'a, '_> {
 
 /// An enum value: a bare variant name (`block`), or a one-key map from the
 /// variant to its data (`{regex: '…'}`).
-struct EnumDe<'a> {
+struct EnumDe<'a, 'p> {
     variant: &'static str,
     value: Option<&'a Value>,
-    path: String,
+    path: Path<'p>,
 }
 
-impl<'a> de::EnumAccess<'a> for EnumDe<'a> {
+impl<'a> de::EnumAccess<'a> for EnumDe<'a, '_> {
     type Error = Error;
     type Variant = Self;
 
@@ -471,7 +492,7 @@ impl<'a> de::EnumAccess<'a> for EnumDe<'a> {
     }
 }
 
-impl<'a> de::VariantAccess<'a> for EnumDe<'a> {
+impl<'a> de::VariantAccess<'a> for EnumDe<'a, '_> {
     type Error = Error;
 
     fn unit_variant(self) -> Result<(), Error> {
