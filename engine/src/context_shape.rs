@@ -520,9 +520,15 @@ fn unknown_field(
     let tail: String = rest.iter().map(|s| format!(".{s}")).collect();
     let full = format!("{}{tail}", join(walked, seg));
     if let Some(s) = did_you_mean(seg, fields.iter().map(|f| f.name)) {
+        // The rest may be in the same wrong case (`TOOL.NAME`).
+        let fixed = format!("{}{tail}", join(walked, s));
+        let fixed = match resolve(&fixed) {
+            Err(_) if resolve(&fixed.to_lowercase()).is_ok() => fixed.to_lowercase(),
+            _ => fixed,
+        };
         return PathFinding::error(
             format!("no event provides `{full}`"),
-            Some(format!("did you mean `{}{tail}`?", join(walked, s))),
+            Some(format!("did you mean `{fixed}`?")),
         );
     }
     let known = if walked.is_empty() {
@@ -840,6 +846,11 @@ mod tests {
         assert_eq!(e.help.as_deref(), Some("did you mean `issue.type`?"));
         let e = resolve("Tool.name").unwrap_err();
         assert_eq!(e.level, Level::Error);
+        // A path in the wrong case is suggested whole in the right one.
+        let e = resolve("TOOL.NAME").unwrap_err();
+        assert_eq!(e.help.as_deref(), Some("did you mean `tool.name`?"));
+        let e = resolve("ISSUE.type").unwrap_err();
+        assert_eq!(e.help.as_deref(), Some("did you mean `issue.type`?"));
         // Closed: anything unknown is an error, even far from every name.
         let e = resolve("tool.command").unwrap_err();
         assert_eq!(e.level, Level::Error);
