@@ -225,6 +225,29 @@ fn guarded_block(when: &str) -> String {
     ))
 }
 
+/// `ahp validate` of a guarded block under `when` fails at `at` (after
+/// the file name) saying `says`, with `tool.raw_name` among the fixes.
+fn guard_fails_validate(sb: &Sandbox, when: &str, at: &str, says: &str) {
+    sb.write(".ahp/hooks.yaml", &guarded_block(when));
+    let (code, out, err) = validate(sb);
+    assert_eq!(code, 1, "{when}: {out}{err}");
+    assert!(
+        err.contains(&format!(".ahp/hooks.yaml{at}")),
+        "{when}: {err}"
+    );
+    assert!(err.contains(says), "{when}: {err}");
+    assert!(err.contains("`tool.raw_name: "), "{when}: {err}");
+}
+
+/// For each `when`, whether a guarded block under it denies `ls`.
+fn guards_deny_ls(sb: &Sandbox, cases: &[(&str, bool)]) {
+    for &(when, fires) in cases {
+        let v = answer_to_ls(sb, &guarded_block(when), when);
+        let decision = &v["hookSpecificOutput"]["permissionDecision"];
+        assert_eq!(decision == "deny", fires, "{when}: {v}");
+    }
+}
+
 /// Claude Code's answer to `ls` under `policy`, which must validate.
 fn answer_to_ls(sb: &Sandbox, policy: &str, what: &str) -> Value {
     sb.write(".ahp/hooks.yaml", policy);
@@ -293,26 +316,17 @@ fn an_agents_tool_name_under_tool_name_is_an_error_with_the_fix() {
         ("{ tool.name: \"== Bash\" }", ":4:26", "this never holds"),
         ("{ tool.name: \"Bash \" }", ":4:26", "this never holds"),
     ] {
-        sb.write(".ahp/hooks.yaml", &guarded_block(when));
-        let (code, out, err) = validate(&sb);
-        assert_eq!(code, 1, "{when}: {out}{err}");
-        assert!(
-            err.contains(&format!(".ahp/hooks.yaml{at}")),
-            "{when}: {err}"
-        );
-        assert!(err.contains(says), "{when}: {err}");
-        assert!(err.contains("`tool.raw_name: "), "{when}: {err}");
+        guard_fails_validate(&sb, when, at, says);
     }
-    for (when, fires) in [
-        ("{ tool.name: shell }", true),
-        ("{ tool.raw_name: Bash }", true),
-        ("{ tool.name: [shell, TodoWrite] }", true),
-        ("{ tool.name: \"!= shell\" }", false),
-    ] {
-        let v = answer_to_ls(&sb, &guarded_block(when), when);
-        let decision = &v["hookSpecificOutput"]["permissionDecision"];
-        assert_eq!(decision == "deny", fires, "{when}: {v}");
-    }
+    guards_deny_ls(
+        &sb,
+        &[
+            ("{ tool.name: shell }", true),
+            ("{ tool.raw_name: Bash }", true),
+            ("{ tool.name: [shell, TodoWrite] }", true),
+            ("{ tool.name: \"!= shell\" }", false),
+        ],
+    );
     // A Rules condition says the same.
     let rule = |condition: &str| {
         policy(&format!(
@@ -378,28 +392,22 @@ fn a_tool_name_regex_of_agents_names_only_is_an_error_with_the_fix() {
             "so this holds for every tool",
         ),
     ] {
-        sb.write(".ahp/hooks.yaml", &guarded_block(when));
-        let (code, out, err) = validate(&sb);
-        assert_eq!(code, 1, "{when}: {out}{err}");
-        assert!(err.contains(".ahp/hooks.yaml:4:"), "{when}: {err}");
-        assert!(err.contains(says), "{when}: {err}");
-        assert!(err.contains("`tool.raw_name: \""), "{when}: {err}");
+        guard_fails_validate(&sb, when, ":4:", says);
     }
     // Patterns that can match a shared name, or a name no agent renames
     // (`TodoWrite` stays `TodoWrite`), or that are not a set of literals.
-    for (when, fires) in [
-        ("{ tool.name: \"~^(shell|Bash)$\" }", true),
-        ("{ tool.name: \"~^sh\" }", true),
-        ("{ tool.name: \"~^Todo\" }", false),
-        ("{ tool.name: \"~Bash\" }", false),
-        ("{ tool.name: \"~^Bash\\\\b\" }", false),
-        ("{ tool: \"~^(Edit|Write|Bash)$\" }", true),
-        ("{ tool.raw_name: \"~^Bash$\" }", true),
-    ] {
-        let v = answer_to_ls(&sb, &guarded_block(when), when);
-        let decision = &v["hookSpecificOutput"]["permissionDecision"];
-        assert_eq!(decision == "deny", fires, "{when}: {v}");
-    }
+    guards_deny_ls(
+        &sb,
+        &[
+            ("{ tool.name: \"~^(shell|Bash)$\" }", true),
+            ("{ tool.name: \"~^sh\" }", true),
+            ("{ tool.name: \"~^Todo\" }", false),
+            ("{ tool.name: \"~Bash\" }", false),
+            ("{ tool.name: \"~^Bash\\\\b\" }", false),
+            ("{ tool: \"~^(Edit|Write|Bash)$\" }", true),
+            ("{ tool.raw_name: \"~^Bash$\" }", true),
+        ],
+    );
     // A Rules condition says the same, at its column.
     sb.write(
         ".ahp/hooks.yaml",
