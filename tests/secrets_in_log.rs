@@ -483,6 +483,37 @@ fn mysql_dash_p_masks_the_password_not_the_next_word() {
     assert!(!log.contains(&pass), "{log}");
 }
 
+/// An MCP tool's arguments name their secrets in camelCase as often as in
+/// snake_case: `dbPassword` is masked as `db_password` is.
+#[test]
+fn camel_case_secret_keys_of_a_tool_call_are_masked() {
+    let sb = Sandbox::new();
+    let keys = [
+        "dbPassword",
+        "clientSecret",
+        "accessToken",
+        "secret_key",
+        "privateKey",
+        "SecretAccessKey",
+        "googleCredentials",
+        "db_password",
+    ];
+    let input: serde_json::Map<String, Value> = keys
+        .iter()
+        .enumerate()
+        .map(|(i, k)| (k.to_string(), json!(format!("Hx7q{i}Zr2vK"))))
+        .collect();
+    let payload = json!({"session_id": "s", "cwd": sb.root(), "hook_event_name": "PreToolUse",
+                         "tool_name": "mcp__db__connect", "tool_input": input});
+    let out = hook_call(&sb, &payload);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let (log, _) = sb.all_logs();
+    assert!(log.contains("\"dbPassword\":\"***\""), "{log}");
+    for (i, key) in keys.iter().enumerate() {
+        assert!(!log.contains(&format!("Hx7q{i}Zr2vK")), "{key}: {log}");
+    }
+}
+
 #[test]
 fn a_fifo_at_the_log_path_is_a_warning_not_a_hang() {
     let sb = Sandbox::new();

@@ -8,10 +8,10 @@ use std::borrow::Cow;
 /// What replaces a masked value.
 pub const MASK: &str = "***";
 
-/// Key names (case-insensitive, `-` read as `_`) whose values are always
-/// masked; a key also matches when it ends in `_` + one of them
-/// (`db_password`, `x-api-key`, `set-cookie`).
-pub const SENSITIVE_KEYS: [&str; 12] = [
+/// Key names (case-insensitive, `-` and a camelCase hump read as `_`)
+/// whose values are always masked; a key also matches when it ends in `_`
+/// + one of them (`db_password`, `dbPassword`, `x-api-key`, `set-cookie`).
+pub const SENSITIVE_KEYS: [&str; 13] = [
     "password",
     "passwd",
     "secret",
@@ -19,6 +19,7 @@ pub const SENSITIVE_KEYS: [&str; 12] = [
     "api_key",
     "apikey",
     "access_key",
+    "secret_key",
     "private_key",
     "authorization",
     "cookie",
@@ -257,8 +258,20 @@ fn json_strings(line: &[u8]) -> impl Iterator<Item = (&[u8], bool)> {
     })
 }
 
+/// A key as masking compares it: lower case, with `-` and a camelCase
+/// hump read as `_` (`dbPassword`, `DB-PASSWORD` and `db_password` are
+/// one key).
 fn normalize(key: &str) -> String {
-    key.to_lowercase().replace('-', "_")
+    let mut out = String::with_capacity(key.len() + 4);
+    let mut prev_lower = false;
+    for c in key.chars() {
+        if c.is_uppercase() && prev_lower {
+            out.push('_');
+        }
+        prev_lower = c.is_lowercase() || c.is_ascii_digit();
+        out.extend(c.to_lowercase());
+    }
+    out.replace('-', "_")
 }
 
 /// Masks the credential shapes of rule 2 in one string.
@@ -329,7 +342,16 @@ mod tests {
                 }
             }
         }
-        for key in ["Password", "X-API-KEY", "db-password", "Set-Cookie"] {
+        for key in [
+            "Password",
+            "X-API-KEY",
+            "db-password",
+            "Set-Cookie",
+            "dbPassword",
+            "clientSecret",
+            "SecretAccessKey",
+            "secret_key",
+        ] {
             let line = serde_json::to_vec(&serde_json::json!({"kind": "run", "env": {key: "v"}}))
                 .unwrap_or_default();
             assert!(masking.might_match(&line), "{key}");
