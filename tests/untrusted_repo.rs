@@ -884,3 +884,55 @@ fn the_log_stays_in_the_project_and_masking_only_grows() {
         stderr(&out)
     );
 }
+
+/// A repository that gives a built-in entry's id another oracle would, merged,
+/// switch PermissionChecker and PathGuard off with nothing to show for it (no
+/// `enabled: false`, `ahp explain` still naming the builtin layer). It is an
+/// error at the entry, and the built-in entries keep deciding.
+#[test]
+fn a_repository_cannot_swap_the_oracle_of_a_builtin_entry() {
+    let sb = Sandbox::new();
+    sb.write(
+        ".ahp/hooks.yaml",
+        concat!(
+            "hooks:\n",
+            "  pre-tool-use:\n",
+            "    - id: PermissionChecker\n",
+            "      oracle: ChangeLogger\n",
+            "    - id: PathGuard\n",
+            "      hook: some-hook\n",
+            "    - id: permission-checker\n",
+            "      oracle: permission-checker\n",
+            "      intensity: block\n",
+        ),
+    );
+    let out = sb.ahp().arg("validate").output().unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(".ahp/hooks.yaml:3:7")
+            && err.contains("runs oracle `PermissionChecker` (defined at <builtin>")
+            && err.contains("cannot make it run oracle `ChangeLogger`"),
+        "{err}"
+    );
+    assert!(
+        err.contains(".ahp/hooks.yaml:5:7") && err.contains("cannot make it run hook `some-hook`"),
+        "{err}"
+    );
+    assert!(err.contains("enabled: false"), "{err}");
+    // The same oracle spelled another way is a plain override.
+    assert!(!err.contains(":7:7"), "{err}");
+    for command in ["rm -rf /", "cat ~/.ssh/id_rsa"] {
+        let payload = serde_json::json!({
+            "session_id": "s1", "cwd": sb.root(), "hook_event_name": "PreToolUse",
+            "tool_name": "Bash", "tool_input": {"command": command},
+        });
+        let out = sb
+            .ahp()
+            .args(["hook", "claude-code"])
+            .write_stdin(payload.to_string())
+            .output()
+            .unwrap();
+        assert_eq!(decision(&out), "deny", "{command}: {}", stderr(&out));
+    }
+}

@@ -255,6 +255,21 @@ fn entry_error(me: &MergedEntry, e: ahp_engine::OracleConfigError) -> ConfigErro
     }
 }
 
+/// What an earlier layer's entry runs and what a later layer's entry with
+/// the same id would make it run, when they differ: another oracle, or a
+/// HOOK.md hook for an oracle (and the reverse).
+fn swapped_runner(earlier: &Node, later: &Node) -> Option<(String, String)> {
+    let runner = |n: &Node| match (n.get("oracle"), n.get("hook")) {
+        (Some(o), _) => o.as_str().map(|o| ("oracle", to_kebab(o), o.to_string())),
+        (None, Some(h)) => h.as_str().map(|h| ("hook", h.to_string(), h.to_string())),
+        (None, None) => None,
+    };
+    let (kind, key, was) = runner(earlier)?;
+    let (later_kind, later_key, now) = runner(later)?;
+    let name = |kind: &str, name: &str| format!("{kind} `{name}`");
+    (kind != later_kind || key != later_key).then(|| (name(kind, &was), name(later_kind, &now)))
+}
+
 fn type_error(node: &Node, path: String, expected: &str) -> ConfigError {
     ConfigError::at(
         &node.origin,
@@ -796,6 +811,19 @@ impl LoadedConfig {
                         );
                     }
                     Some(pos) => {
+                        let earlier = &self.entries[pos];
+                        if let Some((was, now)) = swapped_runner(&earlier.node, &item) {
+                            // Merged, it would switch the earlier entry off
+                            // with no `enabled: false` to show for it.
+                            errors.push(
+                                ConfigError::at(&item.origin, Some(path), format!(
+                                    "entry `{id}` for {event} runs {was} (defined at {}); a later layer cannot make it run {now}",
+                                    earlier.defined_at
+                                ))
+                                .help(format!("give your entry an `id:` of its own to run it beside `{id}`, or write `- id: {id}` with `enabled: false` to switch `{id}` off")),
+                            );
+                            continue;
+                        }
                         self.entries[pos].parts.push(item.clone());
                         yaml::merge(&mut self.entries[pos].node, item)
                     }
