@@ -225,6 +225,19 @@ fn guarded_block(when: &str) -> String {
     ))
 }
 
+/// A pre-tool-use policy of one Rules entry whose one rule has `condition`.
+fn rule(condition: &str) -> String {
+    policy(&format!(
+        concat!(
+            "  pre-tool-use:\n",
+            "    - oracle: Rules\n",
+            "      config:\n",
+            "        rules: [{{condition: \"{}\", message: \"no shell\"}}]\n",
+        ),
+        condition
+    ))
+}
+
 /// `ahp validate` of a guarded block under `when` fails at `at` (after
 /// the file name) saying `says`, with `tool.raw_name` among the fixes.
 fn guard_fails_validate(sb: &Sandbox, when: &str, at: &str, says: &str) {
@@ -328,17 +341,6 @@ fn an_agents_tool_name_under_tool_name_is_an_error_with_the_fix() {
         ],
     );
     // A Rules condition says the same.
-    let rule = |condition: &str| {
-        policy(&format!(
-            concat!(
-                "  pre-tool-use:\n",
-                "    - oracle: Rules\n",
-                "      config:\n",
-                "        rules: [{{condition: \"{}\", message: \"no shell\"}}]\n",
-            ),
-            condition
-        ))
-    };
     sb.write(".ahp/hooks.yaml", &rule("tool.name == 'Bash' && true"));
     let (code, _, err) = validate(&sb);
     assert_eq!(code, 1, "{err}");
@@ -409,15 +411,7 @@ fn a_tool_name_regex_of_agents_names_only_is_an_error_with_the_fix() {
         ],
     );
     // A Rules condition says the same, at its column.
-    sb.write(
-        ".ahp/hooks.yaml",
-        &policy(concat!(
-            "  pre-tool-use:\n",
-            "    - oracle: Rules\n",
-            "      config:\n",
-            "        rules: [{condition: \"tool.name ~ '^mcp__github'\", message: \"no\"}]\n",
-        )),
-    );
+    sb.write(".ahp/hooks.yaml", &rule("tool.name ~ '^mcp__github'"));
     let (code, _, err) = validate(&sb);
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("column 1"), "{err}");

@@ -9,12 +9,17 @@ use std::path::{Path, PathBuf};
 
 /// A Claude Code PreToolUse payload for `ls` in `root`.
 fn bash_payload(root: &Path) -> String {
+    bash_command_payload(root, "ls")
+}
+
+/// Claude Code's pre-tool-use payload of a Bash `command` run in `root`.
+fn bash_command_payload(root: &Path, command: &str) -> String {
     serde_json::json!({
         "session_id": "s1",
         "cwd": root,
         "hook_event_name": "PreToolUse",
         "tool_name": "Bash",
-        "tool_input": {"command": "ls"},
+        "tool_input": {"command": command},
     })
     .to_string()
 }
@@ -923,14 +928,10 @@ fn a_repository_cannot_swap_the_oracle_of_a_builtin_entry() {
     // The same oracle spelled another way is a plain override.
     assert!(!err.contains(":7:7"), "{err}");
     for command in ["rm -rf /", "cat ~/.ssh/id_rsa"] {
-        let payload = serde_json::json!({
-            "session_id": "s1", "cwd": sb.root(), "hook_event_name": "PreToolUse",
-            "tool_name": "Bash", "tool_input": {"command": command},
-        });
         let out = sb
             .ahp()
             .args(["hook", "claude-code"])
-            .write_stdin(payload.to_string())
+            .write_stdin(bash_command_payload(sb.root(), command))
             .output()
             .unwrap();
         assert_eq!(decision(&out), "deny", "{command}: {}", stderr(&out));
