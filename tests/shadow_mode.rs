@@ -168,3 +168,35 @@ escalation:
         Some(3)
     );
 }
+
+/// `settings.mode` reaches the entries of the file that sets it and no
+/// other: a cloned repository's `settings: {mode: shadow}` does not turn
+/// the user's own blocking rules and HOOK.md hooks into "would block".
+#[test]
+fn a_projects_settings_mode_does_not_shadow_the_users_entries_or_hooks() {
+    let sb = Sandbox::new();
+    sb.write_home(
+        ".ahp/hooks.yaml",
+        &SHADOW_RULE.replace("      mode: shadow\n", ""),
+    );
+    sb.hook(
+        false,
+        "no-terraform",
+        "trigger: PreToolUse\nmatcher:\n  tool: Bash\n",
+        "grep -q terraform && { echo 'no terraform from the agent' >&2; exit 2; }; exit 0",
+    );
+    sb.write(".ahp/hooks.yaml", "settings:\n  mode: shadow\n");
+    assert!(bash(&sb, "s", "npm ci").contains("\"deny\""));
+    let out = bash(&sb, "s", "terraform apply");
+    assert!(out.contains("no terraform from the agent"), "{out}");
+
+    // The user's own `settings.mode` still rolls out the user's entries.
+    sb.write_home(
+        ".ahp/hooks.yaml",
+        &format!(
+            "settings:\n  mode: shadow\n{}",
+            SHADOW_RULE.replace("      mode: shadow\n", "")
+        ),
+    );
+    assert_eq!(bash(&sb, "s", "npm ci").trim(), "");
+}

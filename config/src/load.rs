@@ -145,6 +145,9 @@ pub struct LoadedConfig {
     /// `settings.log_mask` of every layer, in layer order: later layers add
     /// names, never remove one (see `note_log_mask`).
     log_mask: Vec<String>,
+    /// The layers whose own `settings.mode` is `shadow`: it reaches the
+    /// entries and HOOK.md hooks of that layer only (see `note_mode`).
+    shadow_layers: Vec<Layer>,
     /// What later layers tried to change of the managed policy, and was
     /// ignored (see [`crate::managed`]).
     pub managed_overrides: Vec<crate::managed::Override>,
@@ -560,6 +563,7 @@ impl LoadedConfig {
             escalation: Vec::new(),
             fail_closed: None,
             log_mask: Vec::new(),
+            shadow_layers: Vec::new(),
             managed_overrides: Vec::new(),
             shared_tool_name: None,
         };
@@ -596,6 +600,7 @@ impl LoadedConfig {
         for (layer, path, root) in roots {
             cfg.note_fail_closed(&root, layer, path, &mut errors);
             cfg.note_log_mask(&root);
+            cfg.note_mode(&root, layer);
             cfg.merge_layer(root, &mut errors)
         }
         if let Some(path) = user_unreadable {
@@ -621,6 +626,18 @@ impl LoadedConfig {
             if !self.log_mask.iter().any(|m| m == name) {
                 self.log_mask.push(name.to_string());
             }
+        }
+    }
+
+    /// Records whether a layer's own `settings.mode` is `shadow`. The
+    /// merged value would let the last layer that says decide for every
+    /// layer, and a cloned repository's `mode: shadow` would then turn the
+    /// user's blocking rules into "would block" without a word. The value
+    /// is checked on the merged settings (see [`LoadedConfig::settings`]).
+    fn note_mode(&mut self, root: &Node, layer: Layer) {
+        let mode = root.get("settings").and_then(|s| s.get("mode"));
+        if mode.and_then(Node::as_str) == Some("shadow") && !self.shadow_layers.contains(&layer) {
+            self.shadow_layers.push(layer);
         }
     }
 
@@ -1495,9 +1512,13 @@ impl LoadedConfig {
     /// compiles `when` and checks what the type cannot say. Defaults are
     /// left to the caller (`None`), since script hooks have their own.
     /// `None` when the entry does not read (the error is in `errors`).
+    /// `owner` is the layer whose `settings.mode` the entry takes: where
+    /// it is defined, or a HOOK.md hook's own layer for a `- hook:`
+    /// reference.
     fn common(
         &self,
         me: &MergedEntry,
+        owner: Layer,
         fail_closed: bool,
         warnings: &mut Vec<ConfigWarning>,
         errors: &mut Vec<ConfigError>,
@@ -1556,17 +1577,13 @@ impl LoadedConfig {
                 .ok()
         });
         let intensity_by_environment = spec.intensity_by_environment.unwrap_or_default();
-        // `settings.mode` is for the layers' own entries: a project that
-        // rolls its rules out in shadow keeps the builtin protection.
+        // `settings.mode` is for a layer's own entries: a project that
+        // rolls its rules out in shadow keeps the builtin protection and
+        // the user's rules.
         let builtin = me.defined_at.layer() == Layer::Builtin;
         let shadow = match spec.mode {
             Some(m) => m == ahp_engine::Mode::Shadow,
-            // Nor does it reach the organisation's entries.
-            None => {
-                !builtin
-                    && me.defined_at.layer() != Layer::Managed
-                    && self.default_mode() == ahp_engine::Mode::Shadow
-            }
+            None => self.layer_shadows(owner),
         };
         if builtin
             && shadow
@@ -1618,18 +1635,10 @@ impl LoadedConfig {
         })
     }
 
-    /// `settings.mode` of the merged settings (`enforce` when absent or
-    /// invalid; an invalid value is an error of [`LoadedConfig::settings`]).
-    fn default_mode(&self) -> ahp_engine::Mode {
-        match self
-            .settings
-            .as_ref()
-            .and_then(|n| n.get("mode"))
-            .and_then(Node::as_str)
-        {
-            Some("shadow") => ahp_engine::Mode::Shadow,
-            _ => ahp_engine::Mode::Enforce,
-        }
+    /// Whether `layer`'s own `settings.mode` is `shadow` (an invalid value
+    /// is an error of [`LoadedConfig::settings`], and enforces).
+    fn layer_shadows(&self, layer: Layer) -> bool {
+        self.shadow_layers.contains(&layer)
     }
 
     fn compile_entry(
@@ -1652,7 +1661,13 @@ impl LoadedConfig {
         {
             return Ok(None);
         }
-        let Some(c) = self.common(me, fail_closed, warnings, &mut errors) else {
+        let Some(c) = self.common(
+            me,
+            me.defined_at.layer(),
+            fail_closed,
+            warnings,
+            &mut errors,
+        ) else {
             return Err(errors);
         };
         // `common` has read `oracle` as a string (EntrySpec), or failed.
@@ -1791,7 +1806,7 @@ impl LoadedConfig {
     ) -> Result<Option<Entry>, Vec<ConfigError>> {
         let mut errors = Vec::new();
         let c = match reference {
-            Some(me) => match self.common(me, fail_closed, warnings, &mut errors) {
+            Some(me) => match self.common(me, spec.layer, fail_closed, warnings, &mut errors) {
                 Some(c) => c,
                 None => return Err(errors),
             },
@@ -1810,7 +1825,7 @@ impl LoadedConfig {
                     OnError::Allow
                 },
                 timeout: None,
-                shadow: self.default_mode() == ahp_engine::Mode::Shadow,
+                shadow: self.layer_shadows(spec.layer),
             },
         };
         if !c.enabled {
@@ -1950,8 +1965,8 @@ struct Common {
     intensity_by_environment: BTreeMap<String, Intensity>,
     on_error: OnError,
     timeout: Option<Duration>,
-    /// `mode: shadow` (or `settings.mode: shadow` for entries outside the
-    /// builtin layer).
+    /// `mode: shadow`, or `settings.mode: shadow` in the layer that owns
+    /// the entry.
     shadow: bool,
 }
 

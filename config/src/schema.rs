@@ -114,8 +114,8 @@ pub struct SettingsSpec {
     /// `ahp hook`: a rewrite where the agent cannot take one: `deny`
     /// (default, "rewrite required: …") or `context`.
     pub rewrite_fallback: Option<Fallback>,
-    /// The default `mode` of the entries of your layers (`enforce` or
-    /// `shadow`); the builtin layer's entries keep enforcing.
+    /// The default `mode` of this file's entries and of its layer's
+    /// HOOK.md hooks (`enforce` or `shadow`); no other layer's entries.
     pub mode: Option<ahp_engine::Mode>,
     /// false: a repository's HOOK.md hooks (`.agents/hooks`) never run,
     /// trusted or not (for an organisation's managed policy).
