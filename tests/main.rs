@@ -21,6 +21,7 @@ mod issue_commands;
 mod issue_workflow;
 mod layers;
 mod managed_layer;
+mod path_guard;
 mod policy_tests;
 mod readme;
 mod retrospective;

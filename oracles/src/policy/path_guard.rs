@@ -160,15 +160,24 @@ impl PathGuard {
 
     /// What the normalised `path` is, if anything.
     pub fn class(&self, path: &str) -> Option<Class> {
-        if self.allow.matches(path) {
+        self.class_in(path, None)
+    }
+
+    /// What `path` is, where `rel` is the same file relative to the
+    /// working directory (a list's `config/master.key` names the
+    /// project's file, which a file tool names by its absolute path). A
+    /// list that matches either form counts, `allow` first.
+    fn class_in(&self, path: &str, rel: Option<&str>) -> Option<Class> {
+        let hit = |set: &PathSet| set.matches(path) || rel.is_some_and(|r| set.matches(r));
+        if hit(&self.allow) {
             None
-        } else if self.credentials.matches(path) {
+        } else if hit(&self.credentials) {
             Some(Class::Credential)
-        } else if self.persistence.matches(path) {
+        } else if hit(&self.persistence) {
             Some(Class::Persistence)
-        } else if self.control.matches(path) {
+        } else if hit(&self.control) {
             Some(Class::Control)
-        } else if self.confirm.matches(path) {
+        } else if hit(&self.confirm) {
             Some(Class::Confirm)
         } else {
             None
@@ -177,9 +186,12 @@ impl PathGuard {
 
     /// What `path` is, also when it is a glob the shell expands
     /// (`~/.s?h/id_r*` reads `~/.ssh/id_rsa`): the class and the
-    /// protected path (for a glob, a file it can be).
-    fn class_of(&self, path: &str) -> Option<(Class, String)> {
-        let direct = self.class(path).map(|c| (c, path.to_string()));
+    /// protected path (for a glob, a file it can be). `work_dir` is the
+    /// normalised working directory.
+    fn class_of(&self, path: &str, work_dir: Option<&str>) -> Option<(Class, String)> {
+        let direct = self
+            .class_in(path, relative_to(path, work_dir))
+            .map(|c| (c, path.to_string()));
         // A glob that names a start-up folder (`~/.ssh/*`) can still be a
         // credential in it (`~/.ssh/id_rsa`): the samples decide then.
         if direct
@@ -234,14 +246,22 @@ impl PathGuard {
     }
 
     /// The signal for `access` to `path`, if the lists say so; `sends`
-    /// when the program sends what it reads over the network.
-    fn judge(&self, path: &str, access: Access, how: &str, sends: bool) -> Option<Signal> {
+    /// when the program sends what it reads over the network; `work_dir`
+    /// is the normalised working directory.
+    fn judge(
+        &self,
+        path: &str,
+        access: Access,
+        how: &str,
+        sends: bool,
+        work_dir: Option<&str>,
+    ) -> Option<Signal> {
         let verb = match access {
             Access::Read if sends => "sends",
             Access::Read => "reads",
             Access::Write => "writes",
         };
-        let (class, protected) = self.class_of(path)?;
+        let (class, protected) = self.class_of(path, work_dir)?;
         // A glob (what a copy or an archive puts in a folder) is named with
         // the protected file it can be.
         let named = if protected == path {
@@ -297,6 +317,12 @@ impl PathGuard {
             return Vec::new();
         };
         let home = std::env::var("HOME").ok();
+        // Spelled as the paths it is compared with (`~/proj` under HOME).
+        let work_dir = ctx
+            .work_dir
+            .as_deref()
+            .filter(|d| d.starts_with('/'))
+            .map(|d| normalize_path(d, home.as_deref()));
         // The tool as the agent names it, for messages.
         let raw = tool.raw_name.as_deref().unwrap_or(&tool.name);
         let mut out: Vec<Signal> = Vec::new();
@@ -318,16 +344,18 @@ impl PathGuard {
                 if !sends && seen.contains(&key) {
                     return;
                 }
-                let signal = self.judge(&key.0, access, how, sends).or_else(|| {
-                    // A symbolic link in the project (`notes.txt` ->
-                    // `~/.ssh/id_rsa`) is judged by where it leads.
-                    if links_followed >= MAX_LINKS_FOLLOWED {
-                        return None;
-                    }
-                    links_followed += 1;
-                    let real = real_path(&key.0, ctx.work_dir.as_deref(), home.as_deref())?;
-                    self.judge(&real, access, how, sends)
-                });
+                let signal = self
+                    .judge(&key.0, access, how, sends, work_dir.as_deref())
+                    .or_else(|| {
+                        // A symbolic link in the project (`notes.txt` ->
+                        // `~/.ssh/id_rsa`) is judged by where it leads.
+                        if links_followed >= MAX_LINKS_FOLLOWED {
+                            return None;
+                        }
+                        links_followed += 1;
+                        let real = real_path(&key.0, ctx.work_dir.as_deref(), home.as_deref())?;
+                        self.judge(&real, access, how, sends, work_dir.as_deref())
+                    });
                 if let Some(s) = signal {
                     out.push(s);
                 }
@@ -761,6 +789,12 @@ fn unseen_git_hook(cmd: &SimpleCommand, file: &str) -> Signal {
 const MAX_LINKS_FOLLOWED: usize = 64;
 
 /// A tool's `path` as seen from the agent's working directory.
+/// `path` relative to `work_dir` (both normalised), when it is inside.
+fn relative_to<'p>(path: &'p str, work_dir: Option<&str>) -> Option<&'p str> {
+    let rest = path.strip_prefix(work_dir?)?.strip_prefix('/')?;
+    (!rest.is_empty()).then_some(rest)
+}
+
 fn in_work_dir(path: &str, work_dir: Option<&str>) -> String {
     match work_dir {
         Some(dir) if !path.starts_with('/') && !path.starts_with('~') => format!("{dir}/{path}"),
