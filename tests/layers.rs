@@ -389,3 +389,53 @@ fn softening_a_builtin_entry_is_said_out_loud() {
     let all = format!("{}{}", stdout(&out), stderr(&out));
     assert!(!all.contains("below block"), "{all}");
 }
+
+/// `extend_defaults: false` merged into a builtin entry drops its built-in
+/// lists and rules (`sudo -i`, `~/.ssh/id_rsa`): allowed, and said. On an
+/// entry of your own it only keeps that entry to your lists.
+#[test]
+fn replacing_a_builtin_entrys_defaults_is_said_out_loud() {
+    let sb = Sandbox::new();
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:
+  pre-tool-use:
+    - id: PermissionChecker
+      config:
+        extend_defaults: false
+        dangerous_commands: [\"deploy prod\"]
+    - id: PathGuard
+      config: {extend_defaults: false, credentials: [\"~/.my-token\"]}
+",
+    );
+    let out = sb.ahp().arg("validate").output().unwrap();
+    let all = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(
+        all.contains(".ahp/hooks.yaml:5:26")
+            && all.contains("config.extend_defaults: drops the built-in rules and lists of the builtin entry `PermissionChecker`"),
+        "{all}"
+    );
+    assert!(
+        all.contains(".ahp/hooks.yaml:8:33")
+            && all.contains("builtin entry `PathGuard`, so what it blocks by default (e.g. reading `~/.ssh/id_rsa`)"),
+        "{all}"
+    );
+    assert!(all.contains("(e.g. `sudo -i`, `chmod -R 777 /`)"), "{all}");
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:
+  pre-tool-use:
+    - id: prod-deploys
+      oracle: PermissionChecker
+      config:
+        extend_defaults: false
+        dangerous_commands: [\"deploy prod\"]
+",
+    );
+    let out = sb.ahp().arg("validate").output().unwrap();
+    let all = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(
+        out.status.success() && !all.contains("extend_defaults"),
+        "{all}"
+    );
+}

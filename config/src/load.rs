@@ -1619,6 +1619,28 @@ impl LoadedConfig {
                     });
                 }
             }
+            // Replacing its defaults drops the builtin entry's own rules
+            // and lists, not only what the layer lists in their place.
+            if let Some(n) = node
+                .get("config")
+                .and_then(|c| c.get("extend_defaults"))
+                .filter(|n| n.origin.layer() != Layer::Builtin)
+                .filter(|n| matches!(n.value, NodeValue::Bool(false)))
+            {
+                let example = match node.get("oracle").and_then(Node::as_str) {
+                    Some("PermissionChecker") => " (e.g. `sudo -i`, `chmod -R 777 /`)",
+                    Some("PathGuard") => " (e.g. reading `~/.ssh/id_rsa`)",
+                    _ => "",
+                };
+                warnings.push(ConfigWarning {
+                    location: n.origin.location(),
+                    message: format!(
+                        "{}: drops the built-in rules and lists of the builtin entry `{}`, so what it blocks by default{example} is no longer refused; to add to them leave `extend_defaults` out, or give your lists an entry of your own with its own `id:`",
+                        me.path("config.extend_defaults"),
+                        me.id
+                    ),
+                });
+            }
         }
         Some(Common {
             config: spec.config,

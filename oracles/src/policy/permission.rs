@@ -42,7 +42,9 @@
 //! are added after them: a policy that names a few commands of its own
 //! must not lose the protection against `mkfs` or a fork bomb by accident.
 //! `extend_defaults: false` replaces the built-in lists with yours (so
-//! `[]` then switches a list off). `case_sensitive` applies to every pattern, built-in shell
+//! `[]` then switches a list off) and drops the structural rules: what
+//! an entry of your own with only your patterns needs. Set on the
+//! builtin entry, it is a load warning. `case_sensitive` applies to every pattern, built-in shell
 //! patterns included; the built-in SQL patterns always ignore case.
 //!
 //! An item is a regex string, or a map with `pattern` (required), `id` (the
