@@ -623,3 +623,48 @@ fn an_after_naming_a_broken_entry_says_so_instead_of_suggesting_itself() {
     );
     assert!(!err.contains("did you mean `r3`"), "{err}");
 }
+
+/// The documented `*` segment (every item of a list) loads in `when:` and
+/// in Rules conditions alike, and matches whatever the spelling of the
+/// command; a `*` inside a segment is an error at the key.
+#[test]
+fn a_star_segment_takes_every_command_of_the_line() {
+    let sb = Sandbox::new();
+    sb.write(
+        ".ahp/hooks.yaml",
+        &policy(concat!(
+            "  pre-tool-use:\n",
+            "    - oracle: Rules\n",
+            "      when: {tool.shell.commands.*.name: terraform}\n",
+            "      config:\n",
+            "        rules: [{condition: \"tool.shell.commands.*.args ~ '^apply$'\", message: \"no terraform apply\"}]\n",
+        )),
+    );
+    let (code, out, err) = validate(&sb);
+    assert_eq!(code, 0, "{out}{err}");
+    for (command, denied) in [
+        ("terraform apply", true),
+        ("cd infra && sudo \"terraform\" apply -auto-approve", true),
+        ("terraform plan", false),
+        ("echo terraform apply", false),
+    ] {
+        let v = claude_pre_tool_use(&sb, command);
+        assert_eq!(
+            v["hookSpecificOutput"]["permissionDecision"] == "deny",
+            denied,
+            "{command}: {v}"
+        );
+    }
+    sb.write(
+        ".ahp/hooks.yaml",
+        &guarded_block("{tool.shell.commands*.name: terraform}"),
+    );
+    let (code, _, err) = validate(&sb);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains(".ahp/hooks.yaml:4:14")
+            && err.contains("is a segment of its own")
+            && err.matches("error:").count() == 1,
+        "{err}"
+    );
+}

@@ -34,6 +34,9 @@ pub(crate) fn check_when(
         let Ok(matcher) = Matcher::parse(&v.to_json()) else {
             continue;
         };
+        if ahp_engine::condition::expr::check_path(&k.name).is_err() {
+            continue;
+        }
         let key = format!("{path}.{}", k.name);
         if k.name == TOOL_NAME_PATH
             && let Some(shared) = shared

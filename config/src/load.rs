@@ -2025,19 +2025,12 @@ pub fn compile_when(node: &Node, path: &str) -> Result<Condition, Vec<ConfigErro
     let mut errors = Vec::new();
     let mut clauses = Vec::new();
     for (k, v) in map {
-        let valid_path = !k.name.is_empty()
-            && k.name.split('.').all(|seg| {
-                !seg.is_empty()
-                    && seg
-                        .chars()
-                        .all(|c| c.is_alphanumeric() || c == '_' || c == '-')
-            });
-        if !valid_path {
+        if let Err(why) = ahp_engine::condition::expr::check_path(&k.name) {
             errors.push(
                 ConfigError::at(
                     &k.origin,
                     Some(format!("{path}.{}", k.name)),
-                    format!("`{}` is not a context path", k.name.escape_debug()),
+                    format!("`{}` is not a context path: {why}", k.name.escape_debug()),
                 )
                 .help("use a dotted path such as `tool.name` or `files.changed_count`"),
             );

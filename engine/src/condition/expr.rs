@@ -314,16 +314,20 @@ pub fn truthy(v: &Value) -> bool {
 
 /// Whether `c` may appear in a path (after its first character).
 fn is_path_char(c: char) -> bool {
-    c.is_alphanumeric() || c == '_' || c == '-' || c == '.'
+    c.is_alphanumeric() || c == '_' || c == '-' || c == '.' || c == '*'
 }
 
 /// Checks a dotted path: starts with a letter or `_`, only path characters,
-/// no empty segment. Returns a message on failure.
+/// no empty segment, `*` (every item of a list) only as a segment of its
+/// own. Returns a message on failure. The one check of a context path, for
+/// Rules conditions and `when:` keys alike.
 ///
 /// ```
 /// use ahp_engine::condition::expr::check_path;
 /// assert!(check_path("tool.input.command").is_ok());
+/// assert!(check_path("tool.shell.commands.*.name").is_ok());
 /// assert!(check_path("tool..input").is_err());
+/// assert!(check_path("tool.shell.commands*").is_err());
 /// ```
 pub fn check_path(path: &str) -> Result<(), String> {
     let Some(first) = path.chars().next() else {
@@ -334,12 +338,17 @@ pub fn check_path(path: &str) -> Result<(), String> {
     }
     if let Some(bad) = path.chars().find(|c| !is_path_char(*c)) {
         return Err(format!(
-            "path `{path}` contains `{bad}`; paths are letters, digits, `_`, `-` and `.`"
+            "path `{path}` contains `{bad}`; paths are letters, digits, `_`, `-` and `.`, and `*` for every item of a list"
         ));
     }
     if path.split('.').any(str::is_empty) {
         return Err(format!(
             "path `{path}` has an empty segment (`..` or a trailing `.`)"
+        ));
+    }
+    if let Some(seg) = path.split('.').find(|s| s.contains('*') && *s != "*") {
+        return Err(format!(
+            "path `{path}`: `*` takes every item of a list and is a segment of its own (`commands.*.name`), not part of `{seg}`"
         ));
     }
     Ok(())
