@@ -355,3 +355,31 @@ fn log_settings_mask_and_validate() {
         stderr(&out)
     );
 }
+
+/// A context in the agents' shape names a file tool's file in its input
+/// (`file_path`, `path`, …): `ahp run` reads it into `tool.path` as
+/// `ahp hook` does, so PathGuard and `when: {tool.path: …}` see it.
+#[test]
+fn a_file_tools_path_in_its_input_is_the_tool_path() {
+    let sb = Sandbox::new();
+    let key = sb.home.path().join(".ssh/id_rsa");
+    for (tool, field) in [
+        ("Read", "file_path"),
+        ("read_file", "path"),
+        ("edit", "filePath"),
+    ] {
+        let ctx = serde_json::json!({"tool": {"name": tool, "input": {field: key}}});
+        let out = sb
+            .ahp()
+            .args(["run", "pre-tool-use"])
+            .write_stdin(ctx.to_string())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{tool}: {}", stderr(&out));
+        let v = json_out(&out);
+        assert_eq!(
+            v["signals"][0]["header"]["source"], "PathGuard",
+            "{tool}: {v}"
+        );
+    }
+}

@@ -187,15 +187,22 @@ pub fn shared_tool_name(name: &str) -> Option<&'static str> {
 /// hooks read it, so `when: {tool: shell}` and `tool.name == 'shell'` mean
 /// the same under `ahp run` as under `ahp hook`. The first agent (in
 /// [`Agent::ALL`]'s order) that knows the name decides; a name no agent knows,
-/// or a context that already gives `raw_name`, is left as it is.
+/// or a context that already gives `raw_name`, is left as it is. The file
+/// the tool acts on (`tool.path`) is read from its input as the adapters
+/// read it, when the context does not give it.
 ///
 /// ```
 /// let mut tool = ahp::engine::ToolCall::default();
-/// tool.name = "Bash".into();
+/// tool.name = "Read".into();
+/// tool.input = serde_json::json!({"file_path": "src/main.rs"});
 /// ahp::adapters::normalize_context_tool(&mut tool);
-/// assert_eq!((tool.name.as_str(), tool.raw_name.as_deref()), ("shell", Some("Bash")));
+/// assert_eq!((tool.name.as_str(), tool.raw_name.as_deref()), ("read", Some("Read")));
+/// assert_eq!(tool.path.as_deref(), Some("src/main.rs"));
 /// ```
 pub fn normalize_context_tool(tool: &mut ahp_engine::context::ToolCall) {
+    if tool.path.is_none() {
+        tool.path = path_of(&tool.input);
+    }
     if tool.raw_name.is_some() || tool.name.is_empty() {
         return;
     }
@@ -835,14 +842,10 @@ fn tool_call(
     use_id: Option<String>,
     response: Option<Value>,
 ) -> ToolCall {
-    let path = PATH_FIELDS
-        .iter()
-        .find_map(|k| input.get(*k).and_then(Value::as_str))
-        .map(str::to_string);
     ToolCall {
         name: agent.normalize_tool(raw),
         raw_name: Some(raw.to_string()),
-        path,
+        path: path_of(&input),
         input,
         use_id,
         response,
@@ -853,6 +856,14 @@ fn tool_call(
 /// Where the agents put the file a tool acts on: Claude, Gemini, Cursor
 /// `file_path`; Kimi, Copilot `path`; VS Code `filePath`; notebooks.
 const PATH_FIELDS: &[&str] = &["file_path", "path", "filePath", "notebook_path"];
+
+/// The file a tool's `input` acts on, in the first of [`PATH_FIELDS`].
+fn path_of(input: &Value) -> Option<String> {
+    PATH_FIELDS
+        .iter()
+        .find_map(|k| input.get(*k).and_then(Value::as_str))
+        .map(str::to_string)
+}
 
 /// Turn fields for agent-turn and stop events.
 fn turn(

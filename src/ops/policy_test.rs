@@ -338,8 +338,12 @@ impl<'a> Runner<'a> {
             (Some(name), None, None) => {
                 let event = Event::parse(name).map_err(|e| anyhow!("{e}"))?;
                 let raw = self.fill(case.context.as_ref().unwrap_or(&json!({})));
-                let ctx: HookContext =
+                let mut ctx: HookContext =
                     serde_json::from_value(raw).context("`context` is not a hook context")?;
+                // Read as `ahp run` reads a context (`Bash` is `shell`).
+                if let Some(tool) = ctx.tool.as_mut() {
+                    crate::adapters::normalize_context_tool(tool);
+                }
                 (event, ctx, None)
             }
             // With a payload, `event` is the agent's own event name, for
