@@ -668,3 +668,35 @@ fn a_star_segment_takes_every_command_of_the_line() {
         "{err}"
     );
 }
+
+/// `when:` values that can never hold are errors at the value: an empty
+/// list, a name ordered by a number, an event's alias (the context holds
+/// the canonical name) or another event than the entry's.
+#[test]
+fn when_values_that_never_hold_fail_validate() {
+    let sb = Sandbox::new();
+    for (when, says) in [
+        ("{tool: []}", "is an empty list, which matches nothing"),
+        ("{tool.name: \"> 3\"}", "is a name, never a number"),
+        ("{event: PreToolUse}", "write `event: pre-tool-use`"),
+        (
+            "{event: [post-tool-use, stop]}",
+            "this entry runs on pre-tool-use",
+        ),
+    ] {
+        sb.write(".ahp/hooks.yaml", &guarded_block(when));
+        let (code, out, err) = validate(&sb);
+        assert_eq!(code, 1, "{when}: {out}{err}");
+        assert!(err.contains(".ahp/hooks.yaml:4:"), "{when}: {err}");
+        assert!(err.contains(says), "{when}: {err}");
+    }
+    for when in [
+        "{event: pre-tool-use}",
+        "{event: [pre-tool-use, PreToolUse]}",
+        "{tool.name: \"> m\"}",
+    ] {
+        sb.write(".ahp/hooks.yaml", &guarded_block(when));
+        let (code, out, err) = validate(&sb);
+        assert_eq!(code, 0, "{when}: {out}{err}");
+    }
+}

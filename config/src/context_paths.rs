@@ -12,7 +12,7 @@ use ahp_engine::Event;
 use ahp_engine::condition::Matcher;
 use ahp_engine::context_shape::{
     Level, PathFinding, SharedToolName, TOOL_NAME_KEY, TOOL_NAME_PATH, check_clause, check_event,
-    check_tool_name, resolve,
+    check_event_value, check_tool_name, resolve,
 };
 
 /// Checks every clause of the `when:` map `node` of an entry of `event`;
@@ -49,6 +49,7 @@ pub(crate) fn check_when(
         let finding = match check_clause(&k.name, &matcher) {
             Some(f) if path_known => Some((f, &v.origin)),
             Some(f) => Some((f, &k.origin)),
+            None if k.name == "event" => check_event_value(&matcher, event).map(|f| (f, &v.origin)),
             None => check_event(&k.name, event).map(|f| (f, &k.origin)),
         };
         let Some((f, at)) = finding else {

@@ -587,6 +587,8 @@ pub fn check_path(path: &str) -> Option<PathFinding> {
 /// let never = check_clause("tool.input", &m(json!("shell"))).unwrap();
 /// assert_eq!(never.level, Level::Error);
 /// assert!(never.message.contains("never holds"), "{}", never.message);
+/// assert!(check_clause("tool", &m(json!([]))).is_some());
+/// assert!(check_clause("tool.name", &m(json!("> 3"))).is_some());
 /// ```
 pub fn check_clause(path: &str, matcher: &Matcher) -> Option<PathFinding> {
     let kind = if path == TOOL_NAME_KEY {
@@ -597,6 +599,22 @@ pub fn check_clause(path: &str, matcher: &Matcher) -> Option<PathFinding> {
             Err(f) => return Some(f),
         }
     };
+    if matches!(matcher, Matcher::AnyOf(ms) if ms.is_empty()) {
+        return Some(PathFinding::error(
+            format!("`{path}: []` is an empty list, which matches nothing: this never holds"),
+            Some("list the values that should match, or leave the key out".into()),
+        ));
+    }
+    if NAMES.contains(&path) && compares_with_number(matcher) {
+        return Some(PathFinding::error(
+            format!(
+                "`{path}` is a name, never a number: compared with {matcher}, this never holds"
+            ),
+            Some(format!(
+                "write the name itself (`{path}: shell`), a list of names, or a `~regex`"
+            )),
+        ));
+    }
     let why = never_holds(kind, matcher)?;
     Some(PathFinding::error(
         format!(
@@ -755,6 +773,77 @@ fn never_holds(kind: Kind, matcher: &Matcher) -> Option<String> {
         }
         _ => None,
     }
+}
+
+/// Paths whose value is a name (of a tool, an agent, an event), never a
+/// number: an ordering comparison with a number never holds for them.
+const NAMES: &[&str] = &[
+    TOOL_NAME_KEY,
+    TOOL_NAME_PATH,
+    "tool.raw_name",
+    "event",
+    "agent.name",
+    "agent.event",
+];
+
+/// Whether `m` orders by a number (`> 3`), alone or in every item of a list.
+fn compares_with_number(m: &Matcher) -> bool {
+    match m {
+        Matcher::Compare(CmpOp::Gt | CmpOp::Ge | CmpOp::Lt | CmpOp::Le, v) => is_numeric(v),
+        Matcher::AnyOf(ms) => !ms.is_empty() && ms.iter().all(compares_with_number),
+        _ => false,
+    }
+}
+
+/// A `when: {event: …}` value of an entry of `event`: the context holds
+/// the canonical name (`pre-tool-use`), so an alias (`PreToolUse`) never
+/// equals it, and another event never holds under this entry's event.
+///
+/// ```
+/// use ahp_engine::{condition::Matcher, context_shape::check_event_value, Event};
+/// use serde_json::json;
+/// let m = |v| Matcher::parse(&v).unwrap();
+/// let f = check_event_value(&m(json!("PreToolUse")), Event::PreToolUse).unwrap();
+/// assert!(f.help.unwrap().contains("`event: pre-tool-use`"));
+/// assert!(check_event_value(&m(json!("post-tool-use")), Event::PreToolUse).is_some());
+/// assert!(check_event_value(&m(json!("pre-tool-use")), Event::PreToolUse).is_none());
+/// ```
+pub fn check_event_value(matcher: &Matcher, event: Event) -> Option<PathFinding> {
+    let names: Vec<&str> = match matcher {
+        Matcher::Equals(Value::String(s)) | Matcher::Compare(CmpOp::Eq, Value::String(s)) => {
+            vec![s.as_str()]
+        }
+        Matcher::AnyOf(ms) => ms
+            .iter()
+            .map(|m| match m {
+                Matcher::Equals(Value::String(s)) => Some(s.as_str()),
+                _ => None,
+            })
+            .collect::<Option<_>>()?,
+        _ => return None,
+    };
+    let holds = names.iter().any(|n| *n == event.as_str());
+    if holds {
+        return None;
+    }
+    let alias = names.iter().find_map(|n| {
+        Event::parse(n)
+            .ok()
+            .filter(|e| e.as_str() != *n)
+            .map(|e| (*n, e))
+    });
+    let help = match alias {
+        Some((n, e)) => format!(
+            "the context holds the canonical name: `{n}` is `{e}` there; write `event: {e}`, or leave the key out (the entry's event already decides when it runs)"
+        ),
+        None => format!("leave the key out, or put the entry under the event it is for"),
+    };
+    Some(PathFinding::error(
+        format!(
+            "this entry runs on {event}, where `event` is `{event}`: compared with {matcher}, this never holds"
+        ),
+        Some(help),
+    ))
 }
 
 fn is_numeric(v: &Value) -> bool {
