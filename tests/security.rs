@@ -98,6 +98,12 @@ fn a_planted_secret_blocks_and_leaves_no_trace() {
         // Not even a long piece of one.
         assert!(!all.contains(&aws[4..]), "{format}: AWS key body leaked");
         assert!(!all.contains(&gh[4..24]), "{format}: token body leaked");
+        // The fix-it step reaches the agent and the log whole: masking
+        // must not read `no-secrets: remove …` as a secret's name and value.
+        let step = "[no-secrets] remove the secret from the change";
+        assert!(text.contains(step), "{format}: {text}");
+        let logged = serde_json::to_string(&sb.log_lines()).unwrap();
+        assert!(logged.contains(step), "{format}: {logged}");
     }
 }
 

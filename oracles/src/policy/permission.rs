@@ -314,7 +314,9 @@ impl CommandPattern {
 
     fn describe(&self) -> String {
         match &self.reason {
-            Some(r) => format!("{}: {r}", self.label()),
+            // Not `label: reason`: `secret-to-network: sends …` reads as a
+            // secret's name and value, and masking would eat the reason.
+            Some(r) => format!("{} — {r}", self.label()),
             None => self.label(),
         }
     }

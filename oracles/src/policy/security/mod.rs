@@ -794,7 +794,9 @@ impl SecurityScanner {
         );
         let mut steps: Vec<String> = Vec::new();
         for f in &sorted {
-            let step = format!("{}: {}", f.rule, f.advice);
+            // Not `rule: advice`: `no-secrets: remove …` reads as a secret's
+            // name and value, and masking would eat the advice.
+            let step = format!("[{}] {}", f.rule, f.advice);
             if !steps.contains(&step) {
                 steps.push(step);
             }
