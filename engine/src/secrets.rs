@@ -247,7 +247,24 @@ fn rules() -> &'static [Rule] {
                 format!(r"\b(htpasswd\b[^\r\n;&|]*?\s-[a-zA-Z]*b[a-zA-Z]*\s+(?:-\S+\s+)*\S+\s+\S+\s+){VALUE}"),
             ),
             // curl -u user:PASSWORD (also --user, --proxy-user, -U: each
-            // holds `-u` once lower-cased).
+            // holds `-u` once lower-cased); quoted, the password may hold
+            // blanks (`-u "alice:correct horse"`).
+            with(
+                after(
+                    &["curl"],
+                    r#"\b(curl\b[^\r\n;&|]*?\s(?:-u|-U|--user|--proxy-user)(?:\s+|=)?"[^\s:"]*:)[^"]+(")"#
+                        .to_string(),
+                ),
+                &["-u"],
+            ),
+            with(
+                after(
+                    &["curl"],
+                    r#"\b(curl\b[^\r\n;&|]*?\s(?:-u|-U|--user|--proxy-user)(?:\s+|=)?'[^\s:']*:)[^']+(')"#
+                        .to_string(),
+                ),
+                &["-u"],
+            ),
             with(
                 after(
                     &["curl"],
@@ -255,6 +272,61 @@ fn rules() -> &'static [Rule] {
                         .to_string(),
                 ),
                 &["-u"],
+            ),
+            // smbclient -U user%PASSWORD (also rpcclient, --user=).
+            with(
+                after(
+                    &["smbclient", "rpcclient"],
+                    format!(r#"\b((?:smb|rpc)client\b[^\r\n;&|]*?\s(?:-U|--user)(?:\s+|=)['"]?[^\s%'"]*%){VALUE}"#),
+                ),
+                &["%"],
+            ),
+            // The clients' own password flags: `redis-cli -a X`, `zip -P X`
+            // (and unzip), `7z a -pX`, `sqlcmd -P X`.
+            with(
+                after(
+                    &["redis-cli"],
+                    format!(r"\b(redis-cli\b[^\r\n;&|]*?\s-a\s+){VALUE}"),
+                ),
+                &["-a"],
+            ),
+            with(
+                after(&["zip"], format!(r"\b((?:un)?zip\b[^\r\n;&|]*?\s-P\s+){VALUE}")),
+                &["-p"],
+            ),
+            with(
+                after(&["7z"], format!(r"\b(7z[a-z]?\b[^\r\n;&|]*?\s-p){VALUE}")),
+                &["-p"],
+            ),
+            with(
+                after(
+                    &["sqlcmd"],
+                    format!(r"\b(sqlcmd\b[^\r\n;&|]*?\s-P\s*){VALUE}"),
+                ),
+                &["-p"],
+            ),
+            // SQL: `IDENTIFIED BY 'X'` (MySQL, Oracle), `IDENTIFIED WITH
+            // plugin BY 'X'`, and a user or role `[WITH] [ENCRYPTED]
+            // PASSWORD 'X'` (PostgreSQL).
+            after(
+                &["identified"],
+                format!(r"(?i)\b(identified\s+(?:with\s+\S+\s+)?by\s+(?:password\s+)?){VALUE}"),
+            ),
+            with(
+                after(
+                    &["password"],
+                    format!(r"(?i)\b((?:user|role)\b[^\r\n;]*?\bpassword\s+){VALUE}"),
+                ),
+                &["user", "role"],
+            ),
+            // A name/value pair whose name is a secret's (`{"name":
+            // "DB_PASSWORD", "value": "X"}`, Kubernetes' `env` items).
+            with(
+                after(
+                    NAME_KEYWORDS,
+                    format!(r#"(?i)(\bname\\?["']?\s*[:=]\s*\\?["']?{NAMES}\\?["']?\s*,\s*\\?["']?value\\?["']?\s*[:=]\s*){VALUE}"#),
+                ),
+                &["value"],
             ),
             // A flag starts a word: `no-secrets (critical)` is not one.
             after(

@@ -37,7 +37,8 @@ pub const SENSITIVE_KEYS: [&str; 13] = [
 ///    [`SENSITIVE_KEYS`], one of [`Masking::keys`], or at the end of one
 ///    of the dotted [`Masking::paths`] (`tool.input.command` matches that
 ///    key path wherever it occurs, e.g. in a run's `context`) — is
-///    replaced, whole, by `"***"`;
+///    replaced, whole, by `"***"`, and so is the `value` of an object
+///    whose `name` is such a key (`{name: DB_PASSWORD, value: …}`);
 /// 2. inside every string, every credential shape of
 ///    [`ahp_engine::secrets`] — the one list the SecurityScanner oracle
 ///    reports from — is masked whether or not any oracle ran: provider
@@ -194,9 +195,17 @@ impl Masking {
     }
 
     fn walk_map(&self, map: &mut Map<String, Value>, path: &mut Vec<String>) {
+        // `{name: DB_PASSWORD, value: …}` (Kubernetes' `env` items): the
+        // value is a secret's though its own key is innocent.
+        let named_secret = map.iter().any(|(k, v)| {
+            normalize(k) == "name"
+                && v.as_str()
+                    .is_some_and(|n| self.is_secret_name(&normalize(n)))
+        });
         for (key, value) in map.iter_mut() {
             path.push(normalize(key));
-            if self.key_is_sensitive(path) {
+            let named = named_secret && path.last().is_some_and(|k| k == "value");
+            if named || self.key_is_sensitive(path) {
                 *value = Value::String(MASK.into());
             } else {
                 self.walk(value, path);
@@ -209,9 +218,13 @@ impl Masking {
         let Some(key) = path.last() else {
             return false;
         };
-        names_a_secret(key)
-            || self.keys.iter().any(|k| k == key)
-            || self.paths.iter().any(|p| path.ends_with(p))
+        self.is_secret_name(key) || self.paths.iter().any(|p| path.ends_with(p))
+    }
+
+    /// Whether a normalized name is a secret's: one of [`SENSITIVE_KEYS`]
+    /// (or ends in `_` and one) or of [`Masking::keys`].
+    fn is_secret_name(&self, name: &str) -> bool {
+        names_a_secret(name) || self.keys.iter().any(|k| k == name)
     }
 }
 
@@ -355,6 +368,20 @@ mod tests {
             let line = serde_json::to_vec(&serde_json::json!({"kind": "run", "env": {key: "v"}}))
                 .unwrap_or_default();
             assert!(masking.might_match(&line), "{key}");
+        }
+        // A name/value pair is masked by its name, a value string: every
+        // secret name must pass the pre-check there too.
+        for name in SENSITIVE_KEYS
+            .iter()
+            .copied()
+            .chain(["DB_PASSWORD", "stripeApiKey"])
+        {
+            let value = serde_json::json!({"kind": "run", "env": [{"name": name, "value": "v"}]});
+            let mut masked = value.clone();
+            masking.mask_value(&mut masked);
+            assert_ne!(masked, value, "{name}");
+            let line = serde_json::to_vec(&value).unwrap_or_default();
+            assert!(masking.might_match(&line), "{name}");
         }
     }
 
