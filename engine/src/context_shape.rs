@@ -836,7 +836,7 @@ pub fn check_event_value(matcher: &Matcher, event: Event) -> Option<PathFinding>
         Some((n, e)) => format!(
             "the context holds the canonical name: `{n}` is `{e}` there; write `event: {e}`, or leave the key out (the entry's event already decides when it runs)"
         ),
-        None => format!("leave the key out, or put the entry under the event it is for"),
+        None => "leave the key out, or put the entry under the event it is for".to_string(),
     };
     Some(PathFinding::error(
         format!(
