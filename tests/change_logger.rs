@@ -20,12 +20,7 @@ fn an_edit_is_recorded_with_its_files_and_sizes() {
             "new_string": "fn a() {}\nfn b() {}\nfn c() {}\n"
         }}
     });
-    let out = sb
-        .ahp()
-        .args(["run", "post-tool-use"])
-        .write_stdin(ctx.to_string())
-        .output()
-        .unwrap();
+    let out = sb.run("post-tool-use", ctx.to_string());
     assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
     let v = json_out(&out);
     assert_eq!(v["outcome"], "aid");
@@ -58,12 +53,7 @@ fn a_command_and_a_read() {
     );
     let ctx = json!({"tool": {"name": "shell", "raw_name": "Bash",
         "input": {"command": "cargo build --release"}, "response": {"exit_code": 0}}});
-    let out = sb
-        .ahp()
-        .args(["run", "post-tool-use"])
-        .write_stdin(ctx.to_string())
-        .output()
-        .unwrap();
+    let out = sb.run("post-tool-use", ctx.to_string());
     let v = json_out(&out);
     assert_eq!(
         v["signals"][0]["payload"]["data"],
@@ -72,12 +62,7 @@ fn a_command_and_a_read() {
     // A read changes nothing: no signal.
     let ctx =
         json!({"tool": {"name": "read", "raw_name": "Read", "input": {"file_path": "src/lib.rs"}}});
-    let out = sb
-        .ahp()
-        .args(["run", "post-tool-use"])
-        .write_stdin(ctx.to_string())
-        .output()
-        .unwrap();
+    let out = sb.run("post-tool-use", ctx.to_string());
     assert_eq!(json_out(&out)["outcome"], "accept");
 }
 

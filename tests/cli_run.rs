@@ -7,12 +7,7 @@ const RM_RF: &str = r#"{"tool":{"name":"Bash","input":{"command":"rm -rf /"}}}"#
 #[test]
 fn rm_rf_with_no_config_anywhere_blocks_and_logs_one_record() {
     let sb = Sandbox::new();
-    let out = sb
-        .ahp()
-        .args(["run", "pre-tool-use"])
-        .write_stdin(RM_RF)
-        .output()
-        .unwrap();
+    let out = sb.run("pre-tool-use", RM_RF);
     assert_eq!(out.status.code(), Some(2), "stderr: {}", stderr(&out));
     let v = json_out(&out);
     assert_eq!(v["outcome"], "block");
@@ -63,12 +58,10 @@ fn rm_rf_with_no_config_anywhere_blocks_and_logs_one_record() {
 #[test]
 fn safe_command_is_accepted_with_exit_0() {
     let sb = Sandbox::new();
-    let out = sb
-        .ahp()
-        .args(["run", "pre-tool-use"])
-        .write_stdin(r#"{"tool":{"name":"Bash","input":{"command":"cargo test"}}}"#)
-        .output()
-        .unwrap();
+    let out = sb.run(
+        "pre-tool-use",
+        r#"{"tool":{"name":"Bash","input":{"command":"cargo test"}}}"#,
+    );
     assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
     let v = json_out(&out);
     assert_eq!(v["outcome"], "accept");
@@ -140,12 +133,7 @@ fn unwritable_log_warns_but_still_decides() {
 #[test]
 fn unknown_event_is_a_usage_error_with_suggestion() {
     let sb = Sandbox::new();
-    let out = sb
-        .ahp()
-        .args(["run", "pre-tool-usee"])
-        .write_stdin("{}")
-        .output()
-        .unwrap();
+    let out = sb.run("pre-tool-usee", "{}");
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
     assert!(err.contains("did you mean `pre-tool-use`"), "{err}");
@@ -155,21 +143,11 @@ fn unknown_event_is_a_usage_error_with_suggestion() {
 #[test]
 fn bad_context_json_names_line_and_column() {
     let sb = Sandbox::new();
-    let out = sb
-        .ahp()
-        .args(["run", "pre-tool-use"])
-        .write_stdin("{\n  \"tool\": {\"name\": \"Bash\",,}\n}")
-        .output()
-        .unwrap();
+    let out = sb.run("pre-tool-use", "{\n  \"tool\": {\"name\": \"Bash\",,}\n}");
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
     assert!(err.contains("context <stdin>:2:"), "{err}");
-    let out = sb
-        .ahp()
-        .args(["run", "pre-tool-use"])
-        .write_stdin(r#"{"tool": "Bash"}"#)
-        .output()
-        .unwrap();
+    let out = sb.run("pre-tool-use", r#"{"tool": "Bash"}"#);
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("context <stdin>"), "{}", stderr(&out));
     let out = sb
@@ -282,12 +260,10 @@ fn post_event_clamps_block_to_aid() {
         ".ahp/hooks.yaml",
         "hooks:\n  post-tool-use:\n    - oracle: Rules\n      config:\n        rules:\n          - condition: \"tool == Bash\"\n            intensity: block\n            message: ran a shell command\n",
     );
-    let out = sb
-        .ahp()
-        .args(["run", "post-tool-use"])
-        .write_stdin(r#"{"tool":{"name":"Bash","input":{"command":"ls"}}}"#)
-        .output()
-        .unwrap();
+    let out = sb.run(
+        "post-tool-use",
+        r#"{"tool":{"name":"Bash","input":{"command":"ls"}}}"#,
+    );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let v = json_out(&out);
     assert_eq!(v["outcome"], "aid");
@@ -342,12 +318,7 @@ fn log_settings_mask_and_validate() {
     // A bad setting is an error that keeps its default: said, and the
     // policy still runs.
     sb.write(".ahp/hooks.yaml", "settings:\n  log_fsync: sometimes\n");
-    let out = sb
-        .ahp()
-        .args(["run", "pre-tool-use"])
-        .write_stdin("{}")
-        .output()
-        .unwrap();
+    let out = sb.run("pre-tool-use", "{}");
     assert_eq!(out.status.code(), Some(0));
     assert!(
         stderr(&out).contains("settings.log_fsync"),
@@ -369,12 +340,7 @@ fn a_file_tools_path_in_its_input_is_the_tool_path() {
         ("edit", "filePath"),
     ] {
         let ctx = serde_json::json!({"tool": {"name": tool, "input": {field: key}}});
-        let out = sb
-            .ahp()
-            .args(["run", "pre-tool-use"])
-            .write_stdin(ctx.to_string())
-            .output()
-            .unwrap();
+        let out = sb.run("pre-tool-use", ctx.to_string());
         assert_eq!(out.status.code(), Some(2), "{tool}: {}", stderr(&out));
         let v = json_out(&out);
         assert_eq!(

@@ -351,12 +351,7 @@ fn a_torn_line_is_reported_as_skipped_and_the_other_records_count() {
 
 /// `ahp run pre-tool-use` with `context`; returns the run's first signal id.
 fn run_signal(sb: &Sandbox, context: &str) -> String {
-    let out = sb
-        .ahp()
-        .args(["run", "pre-tool-use"])
-        .write_stdin(context.to_string())
-        .output()
-        .unwrap();
+    let out = sb.run("pre-tool-use", context.to_string());
     let v = json_out(&out);
     v["signals"][0]["header"]["id"]
         .as_str()
@@ -562,12 +557,7 @@ fn replay_leaves_what_it_did_not_replay_out_of_both_sides_and_names_the_input() 
         "cat >/dev/null; echo 'no ls here' >&2; exit 2",
     );
     for ctx in [LS, LS] {
-        let out = sb
-            .ahp()
-            .args(["run", "pre-tool-use"])
-            .write_stdin(ctx)
-            .output()
-            .unwrap();
+        let out = sb.run("pre-tool-use", ctx);
         assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     }
     // The same policy, the script not run: nothing changed.
@@ -768,12 +758,7 @@ fn an_amended_dismissal_no_longer_escalates() {
     // On second thought the prompt was acknowledged, not dismissed.
     let out = respond(&sb, &id, "acknowledge", &["--amend"]);
     assert!(out.status.success(), "{}", stderr(&out));
-    let out = sb
-        .ahp()
-        .args(["run", "pre-tool-use"])
-        .write_stdin(big)
-        .output()
-        .unwrap();
+    let out = sb.run("pre-tool-use", big);
     let v = json_out(&out);
     assert_eq!(v["signals"][0]["header"]["intensity"], "prompt", "{v}");
     assert!(v["signals"][0]["header"]["escalated_from"].is_null(), "{v}");

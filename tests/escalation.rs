@@ -398,12 +398,7 @@ fn a_control_override_without_a_modification_keeps_the_prompt() {
         ".ahp/hooks.yaml",
         "hooks:\n  pre-tool-use:\n    - oracle: FileChangeLimiter\n      config: {max_files: 2, action: prompt}\n      intensity: control\n",
     );
-    let out = sb
-        .ahp()
-        .args(["run", "pre-tool-use"])
-        .write_stdin(BIG)
-        .output()
-        .unwrap();
+    let out = sb.run("pre-tool-use", BIG);
     let v = json_out(&out);
     assert_eq!(
         (out.status.code(), intensity(&v)),
@@ -451,12 +446,7 @@ fn a_control_beside_a_prompt_still_asks() {
     );
     sb.trust();
     let push = bash("git push --force origin main");
-    let out = sb
-        .ahp()
-        .args(["run", "pre-tool-use"])
-        .write_stdin(serde_json::json!({"tool": {"name": "shell", "input": {"command": "git push --force origin main"}}}).to_string())
-        .output()
-        .unwrap();
+    let out = sb.run("pre-tool-use", serde_json::json!({"tool": {"name": "shell", "input": {"command": "git push --force origin main"}}}).to_string());
     let v = json_out(&out);
     assert_eq!(v["outcome"], "control", "{v}");
     assert_eq!(out.status.code(), Some(3), "{v}");

@@ -268,12 +268,10 @@ fn a_file_that_does_not_parse_loses_only_its_own_entries() {
     let out = claude_code(&sb);
     assert_eq!(decision(&out), "deny", "{}", stderr(&out));
     assert!(stderr(&out).contains("invalid YAML"), "{}", stderr(&out));
-    let out = sb
-        .ahp()
-        .args(["run", "pre-tool-use"])
-        .write_stdin(r#"{"tool":{"name":"Bash","input":{"command":"curl x"}}}"#)
-        .output()
-        .unwrap();
+    let out = sb.run(
+        "pre-tool-use",
+        r#"{"tool":{"name":"Bash","input":{"command":"curl x"}}}"#,
+    );
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
 
     // Under fail_closed a broken policy blocks, saying why.

@@ -288,12 +288,7 @@ fn without_an_issue_it_fails_open_with_a_warning() {
         "hooks:\n  post-issue-close:\n    - oracle: retrospective-generator\n",
     );
     sb.trust();
-    let out = sb
-        .ahp()
-        .args(["run", "post-issue-close"])
-        .write_stdin("{}")
-        .output()
-        .unwrap();
+    let out = sb.run("post-issue-close", "{}");
     assert_eq!(out.status.code(), Some(0));
     assert!(
         stderr(&out).contains("no issue in the context"),

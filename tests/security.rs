@@ -122,12 +122,7 @@ fn changed_files_are_scanned_at_pre_issue_submit() {
     sb.write("docs/readme.md", "nothing to see\n");
     sb.write("vendor/lib.py", "os.system(f\"rm {x}\")\n");
     let ctx = json!({"files": {"changed": ["app/db.py", "deploy/install.sh", "docs/readme.md", "gone.py"]}});
-    let out = sb
-        .ahp()
-        .args(["run", "pre-issue-submit"])
-        .write_stdin(ctx.to_string())
-        .output()
-        .unwrap();
+    let out = sb.run("pre-issue-submit", ctx.to_string());
     assert_eq!(out.status.code(), Some(2), "stderr: {}", stderr(&out));
     let v = json_out(&out);
     let s = &v["signals"][0];
@@ -341,12 +336,7 @@ fn below_the_threshold_prompts_and_the_allow_list_accepts() {
     let sb = Sandbox::new();
     scanner_policy(&sb, "");
     let ctx = json!({"tool": {"name": "shell", "input": {"command": "chmod 777 /srv/shared"}}});
-    let out = sb
-        .ahp()
-        .args(["run", "pre-tool-use"])
-        .write_stdin(ctx.to_string())
-        .output()
-        .unwrap();
+    let out = sb.run("pre-tool-use", ctx.to_string());
     assert_eq!(out.status.code(), Some(3), "stderr: {}", stderr(&out));
     let v = json_out(&out);
     let s = &v["signals"][0];
@@ -363,12 +353,7 @@ fn below_the_threshold_prompts_and_the_allow_list_accepts() {
         ".ahp/hooks.yaml",
         &format!("hooks:\n  pre-tool-use:\n    - oracle: SecurityScanner\n      config: {{allow: [{fp}]}}\n"),
     );
-    let out = sb
-        .ahp()
-        .args(["run", "pre-tool-use"])
-        .write_stdin(ctx.to_string())
-        .output()
-        .unwrap();
+    let out = sb.run("pre-tool-use", ctx.to_string());
     assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
     assert_eq!(json_out(&out)["outcome"], "accept");
     // A lower threshold makes the same finding a block.

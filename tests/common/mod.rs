@@ -88,6 +88,15 @@ impl Sandbox {
         c
     }
 
+    /// `ahp run EVENT` with `ctx` (a hook context as JSON) on stdin.
+    pub fn run(&self, event: &str, ctx: impl Into<Vec<u8>>) -> std::process::Output {
+        self.ahp()
+            .args(["run", event])
+            .write_stdin(ctx)
+            .output()
+            .unwrap()
+    }
+
     /// Writes a HOOK.md hook (frontmatter lines after name/description)
     /// with `scripts/run.sh`, under the user (`project == false`) or the
     /// project hooks directory.
