@@ -25,6 +25,16 @@ const SHADOW_RULE: &str = "hooks:
             message: npm is being phased out
 ";
 
+/// [`SHADOW_RULE`] without its own `mode:`.
+fn enforced_rule() -> String {
+    SHADOW_RULE.replace("      mode: shadow\n", "")
+}
+
+/// [`SHADOW_RULE`] put in shadow by its file's `settings.mode`.
+fn rule_under_settings_mode_shadow() -> String {
+    format!("settings:\n  mode: shadow\n{}", enforced_rule())
+}
+
 #[test]
 fn a_shadow_block_leaves_the_answer_an_allow_and_stats_count_it() {
     let sb = Sandbox::new();
@@ -90,10 +100,7 @@ fn a_shadow_block_leaves_the_answer_an_allow_and_stats_count_it() {
         stdout(&out)
     );
     // Enforced, the same rule blocks.
-    sb.write(
-        ".ahp/hooks.yaml",
-        &SHADOW_RULE.replace("      mode: shadow\n", ""),
-    );
+    sb.write(".ahp/hooks.yaml", &enforced_rule());
     assert!(bash(&sb, "s3", "npm ci").contains("\"deny\""));
 }
 
@@ -102,13 +109,7 @@ fn a_shadow_block_leaves_the_answer_an_allow_and_stats_count_it() {
 #[test]
 fn settings_mode_shadows_your_entries_not_the_builtin_ones() {
     let sb = Sandbox::new();
-    sb.write(
-        ".ahp/hooks.yaml",
-        &format!(
-            "settings:\n  mode: shadow\n{}",
-            SHADOW_RULE.replace("      mode: shadow\n", "")
-        ),
-    );
+    sb.write(".ahp/hooks.yaml", &rule_under_settings_mode_shadow());
     assert_eq!(bash(&sb, "s", "npm ci").trim(), "");
     assert!(bash(&sb, "s", "rm -rf ~/").contains("\"deny\""));
 
@@ -175,10 +176,7 @@ escalation:
 #[test]
 fn a_projects_settings_mode_does_not_shadow_the_users_entries_or_hooks() {
     let sb = Sandbox::new();
-    sb.write_home(
-        ".ahp/hooks.yaml",
-        &SHADOW_RULE.replace("      mode: shadow\n", ""),
-    );
+    sb.write_home(".ahp/hooks.yaml", &enforced_rule());
     sb.hook(
         false,
         "no-terraform",
@@ -191,12 +189,6 @@ fn a_projects_settings_mode_does_not_shadow_the_users_entries_or_hooks() {
     assert!(out.contains("no terraform from the agent"), "{out}");
 
     // The user's own `settings.mode` still rolls out the user's entries.
-    sb.write_home(
-        ".ahp/hooks.yaml",
-        &format!(
-            "settings:\n  mode: shadow\n{}",
-            SHADOW_RULE.replace("      mode: shadow\n", "")
-        ),
-    );
+    sb.write_home(".ahp/hooks.yaml", &rule_under_settings_mode_shadow());
     assert_eq!(bash(&sb, "s", "npm ci").trim(), "");
 }
