@@ -284,6 +284,29 @@ fn explain_shows_order_layers_and_why_not() {
     assert!(text.contains("from project"), "{text}");
     assert!(text.contains("noisy"), "{text}");
     assert!(text.contains("enabled: false set by local"), "{text}");
+    // Each entry's own time limit; a HOOK.md hook's, not the engine's
+    // backstop behind it.
+    sb.write(
+        ".ahp/hooks.local.yaml",
+        "hooks:\n  pre-tool-use:\n    - id: noisy\n      enabled: false\n    - id: no-curl\n      timeout: 1500\n",
+    );
+    sb.hook(
+        false,
+        "fmt",
+        "trigger: PreToolUse\ntimeout: 5000\n",
+        "exit 0",
+    );
+    let out = sb.ahp().args(["explain", "pre-tool-use"]).output().unwrap();
+    let text = stdout(&out);
+    let line = |id: &str| {
+        text.lines()
+            .find(|l| l.contains(id))
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert!(line("no-curl").contains("time limit: 1.5 s"), "{text}");
+    assert!(line("fmt").contains("time limit: 5 s"), "{text}");
+    assert!(!line("PermissionChecker").contains("time limit"), "{text}");
     let out = sb.ahp().args(["explain", "--list"]).output().unwrap();
     let text = stdout(&out);
     assert!(text.contains("pre-tool-use"), "{text}");

@@ -53,7 +53,8 @@ pub mod yaml;
 pub use fail_closed::{FAIL_CLOSED_ENV, FailClosed, fail_closed_env, fail_closed_from_layers};
 pub use layers::{LoadOptions, find_project_root};
 pub use load::{
-    Compiled, HookSettings, LoadedConfig, LogSettings, MergedEntry, Only, compile_when,
+    Compiled, HookSettings, LoadedConfig, LogSettings, MergedEntry, Only, SCRIPT_BACKSTOP,
+    compile_when,
 };
 pub use schema::hooks_schema;
 pub use source::{

@@ -97,6 +97,12 @@ impl MergedEntry {
     }
 }
 
+/// How much longer than a HOOK.md hook's own `timeout` the engine waits
+/// for its entry: the script stops its process group at its own limit, and
+/// the engine's is only a backstop. `ahp explain` subtracts it to show the
+/// hook's limit.
+pub const SCRIPT_BACKSTOP: Duration = Duration::from_secs(2);
+
 /// The merged layers: settings and entries with provenance.
 #[derive(Debug, Clone)]
 pub struct LoadedConfig {
@@ -1898,7 +1904,7 @@ impl LoadedConfig {
         }
         // The script kills its process group at its own timeout; the engine's
         // limit is only a backstop a little later.
-        let timeout = own + Duration::from_secs(2);
+        let timeout = own + SCRIPT_BACKSTOP;
         let mut origin = format!("{} {}", spec.layer, spec.hook_md().display());
         if let Some(r) = reference {
             origin.push_str(&format!(

@@ -159,6 +159,18 @@ fn explain(
                 if e.on_error == ahp_engine::OnError::Block {
                     flags.push("on_error: block".into());
                 }
+                // A script hook's own limit, not the engine's backstop.
+                let limit = match (
+                    e.timeout,
+                    e.oracle_name == ahp_config::schema::SCRIPT_ORACLE,
+                ) {
+                    (Some(t), true) => Some(t.saturating_sub(ahp_config::SCRIPT_BACKSTOP)),
+                    (t, false) => t,
+                    (None, true) => None,
+                };
+                if let Some(t) = limit {
+                    flags.push(format!("time limit: {}", seconds(t)));
+                }
                 out.push_str(&format!(
                     "  {:>2}. wave {wave}  {:<28} {:<18} priority {:<3} {}\n      from {}\n      {when}\n",
                     n + 1,
@@ -262,4 +274,16 @@ fn describe_when(c: &ahp_engine::condition::Condition) -> String {
         .map(|(p, m)| format!("`{p}` {m}"))
         .collect::<Vec<_>>()
         .join(" and ")
+}
+
+/// `5 s`, `1.5 s`, `250 ms`: a time limit as a person reads it.
+fn seconds(d: std::time::Duration) -> String {
+    let ms = d.as_millis();
+    if ms < 1000 {
+        format!("{ms} ms")
+    } else if ms.is_multiple_of(1000) {
+        format!("{} s", ms / 1000)
+    } else {
+        format!("{:.1} s", d.as_secs_f64())
+    }
 }
