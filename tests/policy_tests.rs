@@ -339,3 +339,51 @@ fn agent_cases_are_judged_by_the_agents_answer() {
     );
     assert!(summary(&text).starts_with("3 passed, 1 failed"), "{text}");
 }
+
+/// `ahp test --config FILE` tests a file under review: its commands and
+/// rewrites do not run (`ahp trust` has not seen it) unless
+/// `--allow-scripts`, and what is left out is said.
+#[test]
+fn a_file_under_review_runs_no_command() {
+    let sb = Sandbox::new();
+    let marker = sb.root().join("ran");
+    let file = sb.write(
+        "review.yaml",
+        &format!(
+            "hooks:\n  pre-tool-use:\n    - oracle: TestGate\n      id: tg\n      config: {{command: \"touch {}\"}}\n",
+            marker.display()
+        ),
+    );
+    sb.write(
+        ".ahp/tests/t.yaml",
+        "cases:\n  - name: ls\n    event: pre-tool-use\n    context: {tool: {name: shell, input: {command: ls}}}\n    expect: accept\n",
+    );
+    let out = sb
+        .ahp()
+        .args(["test", "--config"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    let text = stdout(&out);
+    assert!(!marker.exists(), "{text}");
+    assert!(
+        text.contains("entry `tg` is left out: a file under review (--config) runs no command"),
+        "{text}"
+    );
+    // Untrusted, the project's own copy is left out too, and said.
+    sb.write(".ahp/hooks.yaml", &std::fs::read_to_string(&file).unwrap());
+    let text = stdout(&sb.ahp().arg("test").output().unwrap());
+    assert!(!marker.exists(), "{text}");
+    assert!(
+        text.contains(
+            "entry `tg` is left out: this project's hooks and commands are not trusted yet"
+        ),
+        "{text}"
+    );
+    sb.ahp()
+        .args(["test", "--allow-scripts", "--config"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(marker.exists());
+}

@@ -21,6 +21,10 @@ pub(crate) struct TestArgs {
     /// project's merged policy.
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
+    /// With --config: run the file's commands and rewrites too (a file
+    /// under review runs none: `ahp trust` has not seen it).
+    #[arg(long, requires = "config")]
+    allow_scripts: bool,
     /// Print a test file made from the logged run ID (a run's correlation id,
     /// or its start), with the decision it got as the expectation.
     #[arg(long, value_name = "ID", conflicts_with_all = ["paths", "config"])]
@@ -41,10 +45,25 @@ pub(crate) fn run(args: TestArgs, registry: &Registry) -> Result<u8> {
         print(&policy_test::case_from_log(&log, id)?)?;
         return Ok(EXIT_PROCEED);
     }
-    let cfg = match &args.config {
+    let mut cfg = match &args.config {
         Some(file) => single_file(file, args.project.project.clone())?,
         None => load(args.project.project.clone(), registry)?,
     };
+    if args.config.is_some() && !args.allow_scripts {
+        let commands = cfg.project_command_entries(registry);
+        cfg.skip_entries(
+            commands,
+            "a file under review (--config) runs no command and no rewrite; pass --allow-scripts once you have read it",
+        );
+    }
+    // What trust (or --config) leaves out is said: a case that expects it
+    // would otherwise fail, or pass, for a reason nobody sees.
+    for (event, id, why) in &cfg.skipped_entries {
+        outln!("note: {event} entry `{id}` is left out: {why}")?;
+    }
+    for (name, why) in &cfg.skipped_hooks {
+        outln!("note: hook `{name}` is left out: {why}")?;
+    }
     let paths = if args.paths.is_empty() {
         let dir = policy_test::default_dir(&cfg.project_root);
         if !dir.is_dir() {
