@@ -276,3 +276,20 @@ fn a_later_rewrite_is_judged_again_by_the_guards() {
         "{out}{err}"
     );
 }
+
+/// A repository's `settings.timeout` does not shorten a managed entry's
+/// time limit: the organisation's slower gate used to time out and fail
+/// open. Lengthening is fine, and the managed file's own value holds.
+#[test]
+fn a_later_settings_timeout_cannot_make_a_managed_entry_fail_open() {
+    let sb = Sandbox::new();
+    let m = managed(
+        &sb,
+        "hooks:\n  pre-tool-use:\n    - id: org-gate\n      oracle: TestGate\n      config: {command: \"sleep 0.3; exit 1\"}\n",
+    );
+    assert!(hook(&sb, &m, "ls").0.contains("\"deny\""));
+    sb.write(".ahp/hooks.yaml", "settings:\n  timeout: 100\n");
+    let (out, err) = hook(&sb, &m, "ls");
+    assert!(out.contains("\"deny\""), "{out}{err}");
+    assert!(!err.contains("timed out"), "{err}");
+}

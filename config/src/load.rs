@@ -1663,6 +1663,19 @@ impl LoadedConfig {
         })
     }
 
+    /// The time limit of a builtin or managed entry without its own: a
+    /// later layer's `settings.timeout` may lengthen it, never shorten it
+    /// below the default (a repository's `timeout: 100` made the
+    /// organisation's slower gates time out and fail open). `None`: the
+    /// merged default applies.
+    fn guard_timeout(&self, layer: Layer) -> Option<Duration> {
+        let n = self.settings.as_ref()?.get("timeout")?;
+        let default = ahp_engine::Settings::default().default_timeout;
+        let set = millis(n, "settings.timeout").ok()?;
+        (layer <= Layer::Managed && n.origin.layer() > Layer::Managed && set < default)
+            .then_some(default)
+    }
+
     /// Whether `layer`'s own `settings.mode` is `shadow` (an invalid value
     /// is an error of [`LoadedConfig::settings`], and enforces).
     fn layer_shadows(&self, layer: Layer) -> bool {
@@ -1813,7 +1826,9 @@ impl LoadedConfig {
             intensity: c.intensity,
             intensity_by_environment: c.intensity_by_environment.clone(),
             on_error: c.on_error,
-            timeout: c.timeout,
+            timeout: c
+                .timeout
+                .or_else(|| self.guard_timeout(me.defined_at.layer())),
             origin: format!("{} {}", me.defined_at.layer(), me.defined_at.location()),
             shadow: c.shadow,
             // ahp's own and the organisation's guards judge what finally runs.
