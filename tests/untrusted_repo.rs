@@ -498,6 +498,37 @@ fn a_committed_local_layer_is_gated_loudly_and_an_ignored_one_is_yours() {
     assert!(!stderr(&out).contains("tracked by git"), "{}", stderr(&out));
 }
 
+/// A project inside an ignored folder (a package in `node_modules/`) did
+/// not write its git-ignored `.ahp/hooks.local.yaml` for you: it is the
+/// package's code, gated by `ahp trust`.
+#[test]
+fn a_local_layer_inside_an_ignored_folder_is_not_yours() {
+    let sb = Sandbox::new();
+    sb.git_init();
+    sb.write(".gitignore", "node_modules/\n");
+    let marks = tempfile::tempdir().unwrap();
+    let mark = marks.path().join("ran");
+    yaml_policy(
+        &sb,
+        "node_modules/evil/.ahp/hooks.local.yaml",
+        "pre-tool-use",
+        &linter_touching(&mark),
+    );
+    let out = sb
+        .ahp()
+        .current_dir(sb.root().join("node_modules/evil"))
+        .args(["run", "pre-tool-use"])
+        .write_stdin(r#"{"tool":{"name":"Bash","input":{"command":"ls"}}}"#)
+        .output()
+        .unwrap();
+    assert!(!mark.exists(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("its whole folder is"),
+        "{}",
+        stderr(&out)
+    );
+}
+
 /// Issue item 5: a symlink under `.agents/hooks` that resolves outside it
 /// (here a directory a hook sources from) is refused by `ahp trust`, named,
 /// and a hook set that gains one after trust stops running.

@@ -408,7 +408,8 @@ impl LoadedConfig {
                     .display()
                     .to_string(),
                 message: format!(
-                    "{} is tracked by git or not git-ignored, so it is treated as the \
+                    "{} is tracked by git or not git-ignored (or its whole folder is, as a \
+                     package's in node_modules/), so it is treated as the \
                      repository's code: its commands and controls run only after `ahp trust`. \
                      If the file is yours, add it to .gitignore",
                     crate::trust::LOCAL_POLICY_FILE

@@ -677,9 +677,12 @@ pub fn check_policy_path(project_root: &Path, rel: &str) -> Result<(), TrustErro
 
 /// Whether `<project>/.ahp/hooks.local.yaml` exists and came with the
 /// repository: git tracks it, or does not ignore it (including when the
-/// project is no git repository, or git cannot say). Such a file is gated
-/// by `ahp trust` like `.ahp/hooks.yaml`; an ignored, untracked one is the
-/// user's own. Asks `git check-ignore`, only when the file exists.
+/// project is no git repository, or git cannot say), or ignores
+/// `.ahp/hooks.yaml` too (the project is inside an ignored folder, such as
+/// a package in `node_modules/`, which came from elsewhere). Such a file is
+/// gated by `ahp trust` like `.ahp/hooks.yaml`; an ignored, untracked one
+/// beside a policy git does not ignore is the user's own. Asks `git
+/// check-ignore`, only when the file exists.
 ///
 /// ```
 /// # let tmp = tempfile::tempdir().unwrap();
@@ -696,18 +699,26 @@ pub fn local_policy_is_repository_code(project_root: &Path) -> bool {
     // Exit 0: ignored and untracked. A bare repository committed inside
     // the project is not asked (see `GIT_SAFE_CONFIG`): git then fails,
     // and the file counts as the repository's.
-    let ignored = std::process::Command::new("git")
+    // Prints each ignored path of the two, one a line.
+    let Ok(out) = std::process::Command::new("git")
         .args(ahp_engine::GIT_SAFE_CONFIG)
         .arg("-C")
         .arg(project_root)
-        .args(["check-ignore", "-q", "--"])
-        .arg(LOCAL_POLICY_FILE)
+        .args(["check-ignore", "--"])
+        .args([LOCAL_POLICY_FILE, POLICY_FILE])
         .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    !ignored
+        .output()
+    else {
+        return true;
+    };
+    let ignored = |path: &str| {
+        out.status.success()
+            && String::from_utf8_lossy(&out.stdout)
+                .lines()
+                .any(|l| l == path)
+    };
+    !(ignored(LOCAL_POLICY_FILE) && !ignored(POLICY_FILE))
 }
 
 /// `sha256:<lowercase hex>`.
