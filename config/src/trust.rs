@@ -718,7 +718,7 @@ pub fn local_policy_is_repository_code(project_root: &Path) -> bool {
                 .lines()
                 .any(|l| l == path)
     };
-    !(ignored(LOCAL_POLICY_FILE) && !ignored(POLICY_FILE))
+    !ignored(LOCAL_POLICY_FILE) || ignored(POLICY_FILE)
 }
 
 /// `sha256:<lowercase hex>`.
