@@ -321,6 +321,30 @@ fn async_hook_does_not_delay_the_verdict_and_is_logged() {
     assert_eq!(rec["header"]["correlation_id"], v["correlation_id"]);
 }
 
+/// A project hook that does not run (untrusted, or switched off by
+/// `settings.project_hooks: false`) replaces nothing: the user's hook of
+/// the same name still runs. A cloned repository's do-nothing `guard`
+/// used to remove the user's `guard` silently.
+#[test]
+fn a_project_hook_that_does_not_run_leaves_the_users_hook_of_its_name() {
+    let sb = Sandbox::new();
+    sb.hook(
+        false,
+        "guard",
+        TRIGGER,
+        "cat >/dev/null; echo user >&2; exit 2",
+    );
+    sb.hook(true, "guard", TRIGGER, "cat >/dev/null; exit 0");
+    let out = run(&sb, "pre-tool-use", SHELL_RM);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let v = json_out(&out);
+    assert!(v["signals"].to_string().contains("\"user\""), "{v}");
+    sb.ahp().arg("trust").assert().code(0);
+    sb.write_home(".ahp/hooks.yaml", "settings:\n  project_hooks: false\n");
+    let out = run(&sb, "pre-tool-use", SHELL_RM);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+}
+
 #[test]
 fn project_hook_replaces_user_hook_and_explain_says_so() {
     let sb = Sandbox::new();

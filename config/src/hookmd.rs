@@ -3,7 +3,8 @@
 //!
 //! Hooks live in `$XDG_CONFIG_HOME/agents/hooks/<name>/HOOK.md` (user,
 //! default `~/.config/agents/hooks`) and `<project>/.agents/hooks/<name>/HOOK.md`
-//! (project); a project hook replaces a user hook of the same name. Only the
+//! (project); a project hook replaces a user hook of the same name when it
+//! runs (trusted, and not switched off); otherwise the user's runs. Only the
 //! frontmatter is read here — the body and the script are read when the hook
 //! fires — so a large HOOK.md costs nothing at start-up. A project hook's
 //! HOOK.md and entry point must resolve inside the project hooks directory,
@@ -125,6 +126,9 @@ pub struct Discovery {
     pub errors: Vec<ConfigError>,
     /// Non-fatal findings (unknown frontmatter keys, …).
     pub warnings: Vec<(Origin, String)>,
+    /// The user hooks a project hook of the same name replaced: they run
+    /// again when that project hook does not (untrusted, switched off).
+    pub replaced: Vec<ScriptHookSpec>,
 }
 
 /// The user hooks directory: `$XDG_CONFIG_HOME/agents/hooks`, else
@@ -153,7 +157,9 @@ pub fn discover(user_dir: Option<&Path>, project_dir: &Path) -> Discovery {
     scan(project_dir, Layer::Project, &mut project, &mut d);
     for mut p in project {
         if let Some(pos) = user.iter().position(|u: &ScriptHookSpec| u.name == p.name) {
-            p.replaces = Some(user.remove(pos).hook_md());
+            let replaced = user.remove(pos);
+            p.replaces = Some(replaced.hook_md());
+            d.replaced.push(replaced);
         }
         d.hooks.push(p);
     }

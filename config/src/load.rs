@@ -151,6 +151,9 @@ pub struct LoadedConfig {
     /// `settings.log_mask` of every layer, in layer order: later layers add
     /// names, never remove one (see `note_log_mask`).
     log_mask: Vec<String>,
+    /// User HOOK.md hooks a project hook of the same name replaced (see
+    /// [`LoadedConfig::skip_project_hooks`]).
+    replaced_hooks: Vec<ScriptHookSpec>,
     /// The layers whose own `settings.mode` is `shadow`: it reaches the
     /// entries and HOOK.md hooks of that layer only (see `note_mode`).
     shadow_layers: Vec<Layer>,
@@ -423,6 +426,7 @@ impl LoadedConfig {
             cfg.fail_closed = Some(FailClosed::Env);
         }
         cfg.script_hooks = found.hooks;
+        cfg.replaced_hooks = found.replaced;
         cfg.hook_errors = found.errors;
         // `settings.project_hooks: false` (an organisation's managed
         // policy, or a user who wants none): a repository's HOOK.md hooks
@@ -529,6 +533,14 @@ impl LoadedConfig {
             .partition(|h| h.layer == Layer::Project);
         self.script_hooks = rest;
         let names: Vec<String> = project.iter().map(|h| h.name.clone()).collect();
+        // A project hook that does not run replaces nothing: the user's
+        // hook of that name runs as if the project had none.
+        let (back, kept): (Vec<_>, Vec<_>) = std::mem::take(&mut self.replaced_hooks)
+            .into_iter()
+            .partition(|h| names.contains(&h.name));
+        self.replaced_hooks = kept;
+        self.script_hooks.extend(back);
+        self.script_hooks.sort_by(|a, b| a.name.cmp(&b.name));
         self.skipped_hook_specs.extend(project);
         for n in &names {
             self.skipped_hooks.push((n.clone(), reason.to_string()));
@@ -570,6 +582,7 @@ impl LoadedConfig {
             escalation: Vec::new(),
             fail_closed: None,
             log_mask: Vec::new(),
+            replaced_hooks: Vec::new(),
             shadow_layers: Vec::new(),
             managed_overrides: Vec::new(),
             shared_tool_name: None,
