@@ -968,3 +968,23 @@ fn a_repository_cannot_swap_the_oracle_of_a_builtin_entry() {
         assert_eq!(decision(&out), "deny", "{command}: {}", stderr(&out));
     }
 }
+
+/// The review commands (`ahp explain`, `ahp trust --show`) escape a
+/// repository's terminal codes: an entry id or a file name holding
+/// `ESC[8m` (concealed text) hid the lines after it on a terminal.
+#[test]
+fn the_review_commands_escape_a_repositorys_terminal_codes() {
+    let sb = Sandbox::new();
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:\n  pre-tool-use:\n    - oracle: Rules\n      id: \"lint\\e[8m\"\n      config: {rules: [{condition: \"false\", intensity: aid, message: m}]}\n",
+    );
+    let dir = sb.hook(true, "h", "trigger: pre-tool-use\n", "exit 0");
+    std::fs::write(dir.join("README\u{1b}[8m"), "").unwrap();
+    for args in [&["explain", "pre-tool-use"][..], &["trust", "--show"]] {
+        let out = sb.ahp().args(args).output().unwrap();
+        let text = stdout(&out);
+        assert!(!text.contains('\u{1b}'), "{args:?}: {text:?}");
+        assert!(text.contains("\\u{1b}[8m"), "{args:?}: {text}");
+    }
+}

@@ -30,11 +30,15 @@ pub(crate) fn print(text: &str) -> Result<()> {
     Ok(())
 }
 
-/// `println!` through [`print`]: a reader that went away is an error the
-/// caller returns, not a panic.
+/// `println!` through [`print`] and [`terminal_safe`]: a reader that went
+/// away is an error the caller returns, not a panic, and a name from a
+/// cloned repository cannot drive the terminal.
 macro_rules! outln {
     ($($arg:tt)*) => {
-        $crate::ops::output::print(&format!("{}\n", format_args!($($arg)*)))
+        $crate::ops::output::print(&$crate::ops::output::terminal_safe(&format!(
+            "{}\n",
+            format_args!($($arg)*)
+        )))
     };
 }
 pub(crate) use outln;

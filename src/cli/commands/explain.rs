@@ -4,7 +4,7 @@
 use crate::cli::args::ProjectArg;
 use crate::ops::dispatch::{environment_from_var, issue_calls};
 use crate::ops::input::{parse_event, read_context};
-use crate::ops::output::{EXIT_ERROR, EXIT_PROCEED, print, print_warnings};
+use crate::ops::output::{EXIT_ERROR, EXIT_PROCEED, print, print_warnings, terminal_safe};
 use crate::ops::policy::{load, runtime};
 use ahp_config::{ConfigError, LoadedConfig};
 use ahp_engine::{Event, HookContext, Registry};
@@ -38,7 +38,8 @@ pub(crate) fn run(args: ExplainArgs, registry: &Registry) -> Result<u8> {
     };
     let cfg = load(args.project.project, registry)?;
     let (text, errors) = explain(&cfg, registry, event, ctx)?;
-    print(&text)?;
+    // Ids, paths and values come from a repository under review.
+    print(&terminal_safe(&text))?;
     // The errors are in the text ("not loaded:").
     Ok(if errors.is_empty() {
         EXIT_PROCEED
