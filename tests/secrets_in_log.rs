@@ -349,8 +349,9 @@ fn the_corpus_has_forty_secrets_in_fifteen_shapes() {
 #[test]
 fn no_secret_of_the_corpus_reaches_the_log_or_the_output() {
     let sb = Sandbox::new();
-    // Small files: the corpus rotates the log several times.
-    sb.write(
+    // Small files: the corpus rotates the log several times (the user's
+    // setting: a repository's may not shorten the log).
+    sb.write_home(
         ".ahp/hooks.yaml",
         "settings:\n  log_max_bytes: 6000\n  log_keep: 200\n",
     );
@@ -649,4 +650,45 @@ fn a_rule_named_for_secrets_keeps_its_reason() {
     }
     let logged = serde_json::to_string(&sb.log_lines()).unwrap();
     assert!(!logged.contains(": ***"), "{logged}");
+}
+
+/// A repository's log settings keep more of the log, never less: a cloned
+/// project's `log_max_bytes: 1` and `log_keep: 0` erased every blocked
+/// call it made, and the stop-loop guard's history with it.
+#[test]
+fn a_repository_cannot_shorten_the_log() {
+    let sb = Sandbox::new();
+    sb.write(
+        ".ahp/hooks.yaml",
+        "settings:\n  log_max_bytes: 1\n  log_keep: 0\n",
+    );
+    for _ in 0..3 {
+        let out = sb
+            .claude_pre_tool("s", "Bash", json!({"command": "rm -rf /"}))
+            .output()
+            .unwrap();
+        assert!(stdout(&out).contains("\"deny\""));
+        assert!(
+            stderr(&out).contains("would keep less of the signal log"),
+            "{}",
+            stderr(&out)
+        );
+    }
+    let (log, _) = sb.all_logs();
+    assert_eq!(log.matches("\"kind\":\"signal\"").count(), 3, "{log}");
+    // The user's own layer may still ask for a small log.
+    sb.write_home(
+        ".ahp/hooks.yaml",
+        "settings:\n  log_keep: 0\n  log_max_bytes: 1\n",
+    );
+    std::fs::remove_file(sb.root().join(".ahp/hooks.yaml")).unwrap();
+    let out = sb
+        .claude_pre_tool("s", "Bash", json!({"command": "rm -rf /"}))
+        .output()
+        .unwrap();
+    assert!(
+        !stderr(&out).contains("would keep less"),
+        "{}",
+        stderr(&out)
+    );
 }

@@ -151,6 +151,9 @@ pub struct LoadedConfig {
     /// `settings.log_mask` of every layer, in layer order: later layers add
     /// names, never remove one (see `note_log_mask`).
     log_mask: Vec<String>,
+    /// `settings.log_max_bytes` and `log_keep` of every layer that sets a
+    /// whole number, in layer order (see [`LoadedConfig::log_settings`]).
+    log_retention: Vec<(Layer, &'static str, u64)>,
     /// User HOOK.md hooks a project hook of the same name replaced (see
     /// [`LoadedConfig::skip_project_hooks`]).
     replaced_hooks: Vec<ScriptHookSpec>,
@@ -583,6 +586,7 @@ impl LoadedConfig {
             fail_closed: None,
             log_mask: Vec::new(),
             replaced_hooks: Vec::new(),
+            log_retention: Vec::new(),
             shadow_layers: Vec::new(),
             managed_overrides: Vec::new(),
             shared_tool_name: None,
@@ -621,6 +625,16 @@ impl LoadedConfig {
             cfg.note_fail_closed(&root, layer, path, &mut errors);
             cfg.note_log_mask(&root);
             cfg.note_mode(&root, layer);
+            for key in ["log_max_bytes", "log_keep"] {
+                if let Some(NodeValue::Int(i)) = root
+                    .get("settings")
+                    .and_then(|s| s.get(key))
+                    .map(|n| &n.value)
+                    && let Ok(v) = u64::try_from(*i)
+                {
+                    cfg.log_retention.push((layer, key, v));
+                }
+            }
             cfg.merge_layer(root, &mut errors)
         }
         if let Some(path) = user_unreadable {
@@ -933,15 +947,27 @@ impl LoadedConfig {
                     .help("always: fsync every record (durable, slow); batch: at most every 200 ms (default); never: leave it to the OS")),
             }
         }
-        for (key, slot) in [
-            ("log_max_bytes", &mut out.max_bytes),
-            ("log_keep", &mut out.keep),
-        ] {
-            if let Some(n) = node.get(key) {
-                match n.value {
-                    NodeValue::Int(i) if i >= 0 => *slot = u64::try_from(i).ok(),
-                    _ => errors.push(type_error(n, format!("settings.{key}"), "a whole number")),
-                }
+        for key in ["log_max_bytes", "log_keep"] {
+            if let Some(n) = node.get(key)
+                && !matches!(n.value, NodeValue::Int(i) if i >= 0)
+            {
+                errors.push(type_error(n, format!("settings.{key}"), "a whole number"));
+            }
+        }
+        // A repository's value may keep more of the log, never less: the
+        // user's layers (or the log's defaults) set how much is kept.
+        let repository = |layer: Layer| {
+            layer == Layer::Project || (layer == Layer::Local && self.local_is_repository_code)
+        };
+        for (layer, key, v) in &self.log_retention {
+            let (own, theirs) = match *key {
+                "log_max_bytes" => (&mut out.max_bytes, &mut out.repository_max_bytes),
+                _ => (&mut out.keep, &mut out.repository_keep),
+            };
+            if repository(*layer) {
+                *theirs = Some(*v);
+            } else {
+                *own = Some(*v);
             }
         }
         if let Some(n) = node.get("log_mask") {
@@ -1981,6 +2007,11 @@ pub struct LogSettings {
     pub max_bytes: Option<u64>,
     /// Keep this many rotated files.
     pub keep: Option<u64>,
+    /// `log_max_bytes` set by the repository (`.ahp/hooks.yaml`): it
+    /// applies only where it keeps more than `max_bytes` (or the default).
+    pub repository_max_bytes: Option<u64>,
+    /// `log_keep` set by the repository, likewise.
+    pub repository_keep: Option<u64>,
     /// Extra key names or dotted paths to mask.
     pub mask: Vec<String>,
 }
