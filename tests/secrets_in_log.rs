@@ -216,6 +216,26 @@ fn corpus() -> Vec<Secret> {
             "WITH PASSWORD",
             "psql -c \"ALTER ROLE app WITH LOGIN PASSWORD '{}'\"",
         ),
+        ("gpg --passphrase", "gpg --batch --passphrase {} -d f.gpg"),
+        ("twine -p", "twine upload -u me -p {} dist/*"),
+        ("ldapsearch -w", "ldapsearch -x -D cn=admin -w {} -b dc=x"),
+        ("sqlplus user/pw@", "sqlplus system/{}@prod @run.sql"),
+        (
+            ".netrc password",
+            "printf 'machine h login u password {}\\n' > .netrc",
+        ),
+        ("openssl -k", "openssl enc -aes256 -k {} -in a -out b"),
+        (
+            "openssl -pass pass:",
+            "openssl enc -aes256 -pass pass:{} -in a",
+        ),
+        (
+            "echo | docker login --password-stdin",
+            "echo {} | docker login -u me --password-stdin",
+        ),
+        ("ssh-keygen -N", "ssh-keygen -t ed25519 -N {} -f key"),
+        ("vault login", "vault login {}"),
+        ("gh secret set --body", "gh secret set API --body {}"),
         (
             "name/value JSON",
             "kubectl patch deploy app -p '{\"env\":[{\"name\":\"DB_PASSWORD\",\"value\":\"{}\"}]}'",

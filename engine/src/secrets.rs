@@ -144,7 +144,7 @@ pub fn token(what: &str) -> Option<&'static Shape> {
 /// anything holding password, secret, token, api/access/private/auth key,
 /// credential or cookie; a name ending in `pass`/`pwd` after a separator or
 /// alone (`DB_PASS`, not `bypass`); an environment-style `…_KEY`.
-const NAMES: &str = r"(?:[a-z0-9_.-]*(?:password|passwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|auth[_-]?key|credentials?|cookie)[a-z0-9_-]*|(?:[a-z0-9.-]*[_-])?(?:pass|pwd)|[a-z0-9.-]*_key)";
+const NAMES: &str = r"(?:[a-z0-9_.-]*(?:password|passwd|passphrase|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|auth[_-]?key|credentials?|cookie)[a-z0-9_-]*|(?:[a-z0-9.-]*[_-])?(?:pass|pwd)|[a-z0-9.-]*_key)";
 /// A value: quoted whole (also in backslash-escaped quotes, as inside a
 /// `bash -c "…"` or a JSON text in a string, and as `$'…'`), or up to a
 /// blank, quote, backtick, backslash or separator.
@@ -304,6 +304,57 @@ fn rules() -> &'static [Rule] {
                     format!(r"\b(sqlcmd\b[^\r\n;&|]*?\s-P\s*){VALUE}"),
                 ),
                 &["-p"],
+            ),
+            // More clients' password flags: `ldapsearch -w X`, `twine -p X`,
+            // `ssh-keygen -N X`, `openssl … -k X` / `-pass pass:X`,
+            // `gh secret set NAME --body X`, `vault login X`.
+            with(
+                after(&["ldap"], format!(r"\b(ldap[a-z]*\b[^\r\n;&|]*?\s-w\s*){VALUE}")),
+                &["-w"],
+            ),
+            with(
+                after(&["twine"], format!(r"\b(twine\b[^\r\n;&|]*?\s-p\s+){VALUE}")),
+                &["-p"],
+            ),
+            with(
+                after(
+                    &["ssh-keygen"],
+                    format!(r"\b(ssh-keygen\b[^\r\n;&|]*?\s-N\s*){VALUE}"),
+                ),
+                &["-n"],
+            ),
+            after(
+                &["openssl"],
+                format!(r"\b(openssl\b[^\r\n;&|]*?\s(?:-k\s+|-pass(?:in|out)?\s+pass:)){VALUE}"),
+            ),
+            with(
+                after(
+                    &["secret"],
+                    format!(r"\b(gh\s+secret\s+set\b[^\r\n;&|]*?\s(?:-b|--body)(?:\s+|=)){VALUE}"),
+                ),
+                &["-b"],
+            ),
+            with(
+                after(&["vault"], format!(r"\b(vault\s+login\s+(?:-\S+\s+)*){VALUE}")),
+                &["login"],
+            ),
+            // `sqlplus user/PASSWORD@db`.
+            after(
+                &["sqlplus"],
+                r"\b(sqlplus\s+(?:-\S+\s+)*[^\s/@]+/)[^\s@]+".to_string(),
+            ),
+            // A password piped into a registry login.
+            after(
+                &["password-stdin"],
+                format!(r"\b(echo\s+){VALUE}(\s*\|\s*\S*(?:docker|podman|nerdctl|helm)\b[^\r\n;&|]*\blogin\b[^\r\n;&|]*--password-stdin)"),
+            ),
+            // `.netrc`: `machine HOST login USER password X`.
+            with(
+                after(
+                    &["password"],
+                    format!(r"(?i)\b((?:machine|login)\s+\S+\s+password\s+){VALUE}"),
+                ),
+                &["machine", "login"],
             ),
             // SQL: `IDENTIFIED BY 'X'` (MySQL, Oracle), `IDENTIFIED WITH
             // plugin BY 'X'`, and a user or role `[WITH] [ENCRYPTED]
