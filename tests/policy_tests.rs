@@ -364,19 +364,21 @@ fn a_file_under_review_runs_no_command() {
         .arg(&file)
         .output()
         .unwrap();
-    let text = stdout(&out);
+    let text = stderr(&out);
     assert!(!marker.exists(), "{text}");
     assert!(
-        text.contains("entry `tg` is left out: a file under review (--config) runs no command"),
+        text.contains(
+            "skipped entry `tg` of pre-tool-use: a file under review (--config) runs no command"
+        ),
         "{text}"
     );
     // Untrusted, the project's own copy is left out too, and said.
     sb.write(".ahp/hooks.yaml", &std::fs::read_to_string(&file).unwrap());
-    let text = stdout(&sb.ahp().arg("test").output().unwrap());
+    let text = stderr(&sb.ahp().arg("test").output().unwrap());
     assert!(!marker.exists(), "{text}");
     assert!(
         text.contains(
-            "entry `tg` is left out: this project's hooks and commands are not trusted yet"
+            "skipped entry `tg` of pre-tool-use: this project's hooks and commands are not trusted yet"
         ),
         "{text}"
     );

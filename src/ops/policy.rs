@@ -220,21 +220,21 @@ pub(crate) fn log_options(cfg: &LoadedConfig) -> Result<ahp_signals_log::LogOpti
     }
     // A repository keeps more of the log, never less (a cloned project's
     // `log_keep: 0` erased every blocked call it had made).
-    let shorter = |key: &str, theirs: u64, ours: String| {
+    let shorter = |key: &str, theirs: u64, ours: u64| {
         eprintln!(
             "warning: settings.{key}: {theirs} from the repository's policy would keep less of the signal log than {ours}; ignored"
         );
     };
     if let Some(b) = s.repository_max_bytes {
         match o.max_bytes {
-            Some(ours) if b < ours => shorter("log_max_bytes", b, ours.to_string()),
+            Some(ours) if b < ours => shorter("log_max_bytes", b, ours),
             _ => o.max_bytes = Some(b),
         }
     }
     if let Some(k) = s.repository_keep {
         let k = usize::try_from(k).unwrap_or(usize::MAX);
         if k < o.keep {
-            shorter("log_keep", k as u64, o.keep.to_string());
+            shorter("log_keep", k as u64, o.keep as u64);
         } else {
             o.keep = k;
         }

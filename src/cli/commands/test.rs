@@ -56,14 +56,10 @@ pub(crate) fn run(args: TestArgs, registry: &Registry) -> Result<u8> {
             "a file under review (--config) runs no command and no rewrite; pass --allow-scripts once you have read it",
         );
     }
-    // What trust (or --config) leaves out is said: a case that expects it
-    // would otherwise fail, or pass, for a reason nobody sees.
-    for (event, id, why) in &cfg.skipped_entries {
-        outln!("note: {event} entry `{id}` is left out: {why}")?;
-    }
-    for (name, why) in &cfg.skipped_hooks {
-        outln!("note: hook `{name}` is left out: {why}")?;
-    }
+    // What trust (or --config) leaves out is said, as a hook call says it:
+    // a case that expects it would otherwise fail, or pass, for a reason
+    // nobody sees.
+    crate::ops::policy::report_left_out(&cfg);
     let paths = if args.paths.is_empty() {
         let dir = policy_test::default_dir(&cfg.project_root);
         if !dir.is_dir() {
