@@ -150,6 +150,10 @@ const NAMES: &str = r"(?:[a-z0-9_.-]*(?:password|passwd|passphrase|secret|token|
 /// blank, quote, backtick, backslash or separator.
 const VALUE: &str = r#"(?:\\"[^"\\]*\\"|\$'[^']*'|"[^"]*"|'[^']*'|(?:[^\s"',;&|`\\]|\\[^"])+)"#;
 
+/// `curl` and its user flag (`-u`, `-U`, `--user`, `--proxy-user`), up to
+/// where the `user:password` value starts; capture 1 is still open.
+const CURL_USER: &str = r"\b(curl\b[^\r\n;&|]*?\s(?:-u|-U|--user|--proxy-user)(?:\s+|=)?";
+
 /// How a rule's match is rewritten.
 #[derive(Debug, Clone, Copy)]
 enum Rewrite {
@@ -184,6 +188,17 @@ fn rules() -> &'static [Rule] {
             rewrite: Rewrite::After,
         };
         let with = |rule: Rule, also: &'static [&'static str]| Rule { also, ..rule };
+        // A client's password flag: `PROGRAM … FLAG` then the value, on one
+        // command (no line break or separator between them).
+        let flag = |keywords: &'static [&'static str],
+                    program: &str,
+                    flag: &str,
+                    also: &'static [&'static str]| {
+            with(
+                after(keywords, format!(r"\b({program}\b[^\r\n;&|]*?\s{flag}){VALUE}")),
+                also,
+            )
+        };
         let mut v = vec![after(
             PRIVATE_KEY_KEYWORDS,
             // The body up to the matching footer, or to the end of a text
@@ -218,29 +233,11 @@ fn rules() -> &'static [Rule] {
             after(&["bearer"], format!(r"(?i)\b(bearer\s+){VALUE}")),
             // The MySQL clients take the password glued to `-p`; `-p`
             // alone (then a blank) asks for it.
-            with(
-                after(
-                    &["mysql", "mariadb"],
-                    format!(r"\b((?:mysql[a-z]*|mariadb[a-z-]*)\b[^\r\n;&|]*?\s-p){VALUE}"),
-                ),
-                &["-p"],
-            ),
-            with(
-                after(
-                    &["sshpass"],
-                    format!(r"\b(sshpass\b[^\r\n;&|]*?\s-p\s*){VALUE}"),
-                ),
-                &["-p"],
-            ),
+            flag(&["mysql", "mariadb"], "(?:mysql[a-z]*|mariadb[a-z-]*)", "-p", &["-p"]),
+            flag(&["sshpass"], "sshpass", r"-p\s*", &["-p"]),
             // `docker login -p X`, `podman login`, `az login -p X`,
             // `helm registry login`: a short `-p` after `login`.
-            with(
-                after(
-                    &["login"],
-                    format!(r"\b(login\b[^\r\n;&|]*?\s-p(?:\s+|=)){VALUE}"),
-                ),
-                &["-p"],
-            ),
+            flag(&["login"], "login", r"-p(?:\s+|=)", &["-p"]),
             // htpasswd -b FILE USER PASSWORD
             after(
                 &["htpasswd"],
@@ -250,90 +247,38 @@ fn rules() -> &'static [Rule] {
             // holds `-u` once lower-cased); quoted, the password may hold
             // blanks (`-u "alice:correct horse"`).
             with(
-                after(
-                    &["curl"],
-                    r#"\b(curl\b[^\r\n;&|]*?\s(?:-u|-U|--user|--proxy-user)(?:\s+|=)?"[^\s:"]*:)[^"]+(")"#
-                        .to_string(),
-                ),
+                after(&["curl"], format!(r#"{CURL_USER}"[^\s:"]*:)[^"]+(")"#)),
                 &["-u"],
             ),
             with(
-                after(
-                    &["curl"],
-                    r#"\b(curl\b[^\r\n;&|]*?\s(?:-u|-U|--user|--proxy-user)(?:\s+|=)?'[^\s:']*:)[^']+(')"#
-                        .to_string(),
-                ),
+                after(&["curl"], format!(r#"{CURL_USER}'[^\s:']*:)[^']+(')"#)),
                 &["-u"],
             ),
             with(
-                after(
-                    &["curl"],
-                    r#"\b(curl\b[^\r\n;&|]*?\s(?:-u|-U|--user|--proxy-user)(?:\s+|=)?['"]?[^\s:'"]*:)[^\s'"]+"#
-                        .to_string(),
-                ),
+                after(&["curl"], format!(r#"{CURL_USER}['"]?[^\s:'"]*:)[^\s'"]+"#)),
                 &["-u"],
             ),
             // smbclient -U user%PASSWORD (also rpcclient, --user=).
-            with(
-                after(
-                    &["smbclient", "rpcclient"],
-                    format!(r#"\b((?:smb|rpc)client\b[^\r\n;&|]*?\s(?:-U|--user)(?:\s+|=)['"]?[^\s%'"]*%){VALUE}"#),
-                ),
+            flag(
+                &["smbclient", "rpcclient"],
+                "(?:smb|rpc)client",
+                r#"(?:-U|--user)(?:\s+|=)['"]?[^\s%'"]*%"#,
                 &["%"],
             ),
             // The clients' own password flags: `redis-cli -a X`, `zip -P X`
-            // (and unzip), `7z a -pX`, `sqlcmd -P X`.
-            with(
-                after(
-                    &["redis-cli"],
-                    format!(r"\b(redis-cli\b[^\r\n;&|]*?\s-a\s+){VALUE}"),
-                ),
-                &["-a"],
-            ),
-            with(
-                after(&["zip"], format!(r"\b((?:un)?zip\b[^\r\n;&|]*?\s-P\s+){VALUE}")),
-                &["-p"],
-            ),
-            with(
-                after(&["7z"], format!(r"\b(7z[a-z]?\b[^\r\n;&|]*?\s-p){VALUE}")),
-                &["-p"],
-            ),
-            with(
-                after(
-                    &["sqlcmd"],
-                    format!(r"\b(sqlcmd\b[^\r\n;&|]*?\s-P\s*){VALUE}"),
-                ),
-                &["-p"],
-            ),
-            // More clients' password flags: `ldapsearch -w X`, `twine -p X`,
-            // `ssh-keygen -N X`, `openssl … -k X` / `-pass pass:X`,
-            // `gh secret set NAME --body X`, `vault login X`.
-            with(
-                after(&["ldap"], format!(r"\b(ldap[a-z]*\b[^\r\n;&|]*?\s-w\s*){VALUE}")),
-                &["-w"],
-            ),
-            with(
-                after(&["twine"], format!(r"\b(twine\b[^\r\n;&|]*?\s-p\s+){VALUE}")),
-                &["-p"],
-            ),
-            with(
-                after(
-                    &["ssh-keygen"],
-                    format!(r"\b(ssh-keygen\b[^\r\n;&|]*?\s-N\s*){VALUE}"),
-                ),
-                &["-n"],
-            ),
-            after(
-                &["openssl"],
-                format!(r"\b(openssl\b[^\r\n;&|]*?\s(?:-k\s+|-pass(?:in|out)?\s+pass:)){VALUE}"),
-            ),
-            with(
-                after(
-                    &["secret"],
-                    format!(r"\b(gh\s+secret\s+set\b[^\r\n;&|]*?\s(?:-b|--body)(?:\s+|=)){VALUE}"),
-                ),
-                &["-b"],
-            ),
+            // (and unzip), `7z a -pX`, `sqlcmd -P X`, `ldapsearch -w X`,
+            // `twine -p X`, `ssh-keygen -N X`, `openssl … -k X` / `-pass
+            // pass:X`, `gh secret set NAME --body X`.
+            flag(&["redis-cli"], "redis-cli", r"-a\s+", &["-a"]),
+            flag(&["zip"], "(?:un)?zip", r"-P\s+", &["-p"]),
+            flag(&["7z"], "7z[a-z]?", "-p", &["-p"]),
+            flag(&["sqlcmd"], "sqlcmd", r"-P\s*", &["-p"]),
+            flag(&["ldap"], "ldap[a-z]*", r"-w\s*", &["-w"]),
+            flag(&["twine"], "twine", r"-p\s+", &["-p"]),
+            flag(&["ssh-keygen"], "ssh-keygen", r"-N\s*", &["-n"]),
+            flag(&["openssl"], "openssl", r"(?:-k\s+|-pass(?:in|out)?\s+pass:)", &[]),
+            flag(&["secret"], r"gh\s+secret\s+set", r"(?:-b|--body)(?:\s+|=)", &["-b"]),
+            // `vault login X`.
             with(
                 after(&["vault"], format!(r"\b(vault\s+login\s+(?:-\S+\s+)*){VALUE}")),
                 &["login"],
