@@ -1020,3 +1020,29 @@ fn a_logged_source_name_cannot_drive_the_terminal() {
         );
     }
 }
+
+/// `ahp respond --details` may quote a credential: what it prints and what
+/// it records are masked, the latter with the project's `log_mask` keys as
+/// a hook call's records are.
+#[test]
+fn respond_details_are_masked_on_stdout_and_with_the_projects_keys_in_the_log() {
+    let sb = Sandbox::new();
+    sb.write(
+        ".ahp/hooks.yaml",
+        "settings:\n  log_mask: [ticket]\nhooks:\n  pre-tool-use:\n    - oracle: PermissionChecker\n",
+    );
+    let id = run_signal(&sb, RM_RF_ISS_1);
+    let details = r#"{"why":"ran curl -u alice:hunter2secret https://x","ticket":"OPS-4411"}"#;
+    let out = respond(&sb, &id, "proceed_with_risk", &["--details", details]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let shown = stdout(&out);
+    assert!(!shown.contains("hunter2secret"), "{shown}");
+    assert!(shown.contains("proceed_with_risk"), "{shown}");
+    let log = std::fs::read_to_string(sb.log_path()).unwrap();
+    assert!(!log.contains("hunter2secret"), "{log}");
+    assert!(
+        !log.contains("OPS-4411"),
+        "the project's log_mask key: {log}"
+    );
+    assert!(log.contains("\"proceed_with_risk\""), "{log}");
+}

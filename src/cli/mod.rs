@@ -169,7 +169,7 @@ fn run_command(cmd: Command, registry: Registry) -> Result<u8> {
         Command::Config(Deferred(args)) => config::run(args, &registry),
         Command::Init(Deferred(args)) => init::run(args, &registry),
         Command::Trust(Deferred(args)) => trust::run(args, &registry),
-        Command::Respond(Deferred(args)) => respond::run(args),
+        Command::Respond(Deferred(args)) => respond::run(args, &registry),
         Command::Hook(Deferred(args)) => hook::run(args, &registry),
         Command::Install(Deferred(args)) => install::run(args, false),
         Command::Uninstall(Deferred(args)) => install::run(args, true),

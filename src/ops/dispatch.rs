@@ -4,7 +4,7 @@
 
 use super::output::{print_warnings, terminal_safe};
 use super::policy::{
-    BrokenPolicy, error_record, load, log_options, project_log_path, report_errors,
+    BrokenPolicy, error_record, load, log_options_or_defaults, project_log_path, report_errors,
     report_left_out, runtime,
 };
 use ahp_config::issue_commands::{FoundCommand, IssueCommand, MAX_FOUND};
@@ -99,6 +99,8 @@ pub(crate) struct Dispatched {
     pub cfg: LoadedConfig,
     /// The signal log written, unless logging is off.
     pub log_path: Option<PathBuf>,
+    /// The settings it was written with.
+    pub log_options: ahp_signals_log::LogOptions,
 }
 
 /// Loads the policy, enriches the context, dispatches and records, and
@@ -163,14 +165,12 @@ pub(crate) fn dispatch(req: DispatchRequest<'_>) -> Result<Option<Dispatched>> {
         },
     };
     let mut sink: Option<Arc<dyn SignalSink>> = None;
+    let log_options = match &log_path {
+        Some(_) => log_options_or_defaults(&cfg),
+        None => ahp_signals_log::LogOptions::default(),
+    };
     if let Some(path) = &log_path {
-        // A bad log setting is among the errors reported above; the log
-        // is still written, with the defaults.
-        let options = log_options(&cfg).unwrap_or_else(|_| ahp_signals_log::LogOptions {
-            sync_on_drop: false,
-            ..ahp_signals_log::LogOptions::default()
-        });
-        match SignalLog::open_with(path, options) {
+        match SignalLog::open_with(path, log_options.clone()) {
             Ok(log) => {
                 for message in left_out {
                     let d = Diagnostic {
@@ -271,6 +271,7 @@ pub(crate) fn dispatch(req: DispatchRequest<'_>) -> Result<Option<Dispatched>> {
         verdict,
         cfg,
         log_path,
+        log_options,
     }))
 }
 

@@ -247,6 +247,16 @@ pub(crate) fn log_options(cfg: &LoadedConfig) -> Result<ahp_signals_log::LogOpti
     Ok(o)
 }
 
+/// [`log_options`], or the defaults when the policy's log settings are
+/// broken: that error is reported with the policy's others, and the record
+/// is still written.
+pub(crate) fn log_options_or_defaults(cfg: &LoadedConfig) -> ahp_signals_log::LogOptions {
+    log_options(cfg).unwrap_or_else(|_| ahp_signals_log::LogOptions {
+        sync_on_drop: false,
+        ..ahp_signals_log::LogOptions::default()
+    })
+}
+
 /// What `ahp validate` found: warnings, then the summary line or the
 /// HOOK.md errors. Config errors of hooks.yaml are the `Err` of the outer
 /// result. `ahp doctor` runs the same check.

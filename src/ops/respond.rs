@@ -2,12 +2,13 @@
 //! interactive prompt of `ahp run` on a terminal, and the history that
 //! escalation rules read from the log.
 
+use crate::ops::output::terminal_safe;
 use ahp_engine::{
     Action, History, HookContext, Intensity, Policy, Scope, ScopeKind, Signal, SignalResponse,
     Verdict,
 };
 use ahp_signals_log::history::LogHistory;
-use ahp_signals_log::{Record, SignalLog};
+use ahp_signals_log::{LogOptions, Record, SignalLog};
 use anyhow::{Context, Result, anyhow};
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::Path;
@@ -72,9 +73,17 @@ pub(crate) fn prompt_action(text: &str) -> Result<Action> {
     Ok(action)
 }
 
-fn record(log: Option<&Path>, responses: &[SignalResponse]) -> Result<()> {
-    let Some(path) = log else { return Ok(()) };
-    let log = SignalLog::open(path)?;
+/// The signal log responses go to, opened with the policy's log settings
+/// (masking, rotation), as the hook call that wrote the signal opened it.
+#[derive(Clone, Copy)]
+pub(crate) struct LogAt<'a> {
+    pub path: &'a Path,
+    pub options: &'a LogOptions,
+}
+
+fn record(log: Option<LogAt<'_>>, responses: &[SignalResponse]) -> Result<()> {
+    let Some(at) = log else { return Ok(()) };
+    let log = SignalLog::open_with(at.path, at.options.clone())?;
     for r in responses {
         log.append(&Record::Response(r.clone()))?;
     }
@@ -90,7 +99,11 @@ fn prompts(verdict: &Verdict) -> impl Iterator<Item = &Signal> {
 
 /// Applies `action` to every prompt signal of the verdict and records the
 /// responses. Returns how many were answered.
-pub(crate) fn respond_all(verdict: &Verdict, action: Action, log: Option<&Path>) -> Result<usize> {
+pub(crate) fn respond_all(
+    verdict: &Verdict,
+    action: Action,
+    log: Option<LogAt<'_>>,
+) -> Result<usize> {
     let responses = prompts(verdict)
         .map(|s| SignalResponse::new(s, action, None))
         .collect::<Result<Vec<_>, _>>()?;
@@ -105,7 +118,7 @@ pub(crate) fn interactive() -> bool {
 }
 
 /// Asks about each prompt signal on stderr and records the answers.
-pub(crate) fn ask(verdict: &Verdict, log: Option<&Path>) -> Result<()> {
+pub(crate) fn ask(verdict: &Verdict, log: Option<LogAt<'_>>) -> Result<()> {
     let mut responses = Vec::new();
     let stdin = std::io::stdin();
     let mut err = std::io::stderr().lock();
@@ -113,9 +126,12 @@ pub(crate) fn ask(verdict: &Verdict, log: Option<&Path>) -> Result<()> {
         let action = loop {
             write!(
                 err,
-                "prompt from {}: {}\n[a]cknowledge / [s] apply suggestion / [d]ismiss? ",
-                s.header.source,
-                s.payload.summary()
+                "{}\n[a]cknowledge / [s] apply suggestion / [d]ismiss? ",
+                terminal_safe(&format!(
+                    "prompt from {}: {}",
+                    s.header.source,
+                    s.payload.summary()
+                ))
             )?;
             err.flush()?;
             let mut line = String::new();
@@ -141,7 +157,7 @@ pub(crate) fn ask(verdict: &Verdict, log: Option<&Path>) -> Result<()> {
 /// answer is refused unless `amend`, and then appended after it so that
 /// readers, who take a signal's latest answer, count it instead.
 pub(crate) fn respond(
-    log: &Path,
+    log: LogAt<'_>,
     signal_id: &str,
     action: &str,
     details: Option<&str>,
@@ -155,8 +171,8 @@ pub(crate) fn respond(
     let wanted = signal_id.trim();
     let mut found = None;
     let mut answered: Option<SignalResponse> = None;
-    for record in ahp_signals_log::read_all(log)
-        .with_context(|| format!("cannot read the signal log {}", log.display()))?
+    for record in ahp_signals_log::read_all(log.path)
+        .with_context(|| format!("cannot read the signal log {}", log.path.display()))?
     {
         match record? {
             Record::Signal(s) if s.header.id.to_string() == wanted => {
@@ -167,7 +183,10 @@ pub(crate) fn respond(
         }
     }
     let Some((id, intensity)) = found else {
-        return Err(anyhow!("no signal with id {wanted} in {}", log.display()));
+        return Err(anyhow!(
+            "no signal with id {wanted} in {}",
+            log.path.display()
+        ));
     };
     let response = SignalResponse::for_intensity(id, intensity, action, details)?;
     if let (Some(current), false) = (&answered, amend) {
@@ -181,6 +200,7 @@ pub(crate) fn respond(
             action.as_str()
         ));
     }
-    SignalLog::open(log)?.append(&Record::Response(response.clone()))?;
+    SignalLog::open_with(log.path, log.options.clone())?
+        .append(&Record::Response(response.clone()))?;
     Ok(response)
 }

@@ -2,7 +2,9 @@
 
 use crate::cli::args::ProjectArg;
 use crate::ops::output::{EXIT_PROCEED, print};
-use crate::ops::policy::log_path;
+use crate::ops::policy::{load, log_options_or_defaults, log_path};
+use crate::ops::respond::LogAt;
+use ahp_engine::Registry;
 use anyhow::Result;
 use std::path::PathBuf;
 
@@ -26,15 +28,24 @@ pub(crate) struct RespondArgs {
     project: ProjectArg,
 }
 
-pub(crate) fn run(args: RespondArgs) -> Result<u8> {
-    let log = log_path(args.log, args.project.project)?;
+pub(crate) fn run(args: RespondArgs, registry: &Registry) -> Result<u8> {
+    let log = log_path(args.log, args.project.project.clone())?;
+    // The project's log settings (its extra masked keys, its rotation),
+    // as for the hook call that recorded the signal.
+    let options = log_options_or_defaults(&load(args.project.project, registry)?);
     let response = crate::ops::respond::respond(
-        &log,
+        LogAt {
+            path: &log,
+            options: &options,
+        },
         &args.signal_id,
         &args.action,
         args.details.as_deref(),
         args.amend,
     )?;
-    print(&format!("{}\n", serde_json::to_string(&response)?))?;
+    // Echoed as recorded: `--details` may quote a credential.
+    let mut shown = serde_json::to_value(&response)?;
+    options.mask.mask_value(&mut shown);
+    print(&format!("{shown}\n"))?;
     Ok(EXIT_PROCEED)
 }

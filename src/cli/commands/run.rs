@@ -5,6 +5,7 @@ use crate::cli::args::{Format, ProjectArg};
 use crate::ops::dispatch::{DispatchRequest, dispatch};
 use crate::ops::input::{parse_event, read_context};
 use crate::ops::output::{EXIT_BLOCK, EXIT_PROCEED, EXIT_PROMPT, terminal_safe};
+use crate::ops::respond::LogAt;
 use ahp_engine::{Outcome, Payload, Registry, Verdict};
 use anyhow::Result;
 use std::io::Write;
@@ -90,12 +91,16 @@ pub(crate) fn run(args: RunArgs, registry: &Registry) -> Result<u8> {
     if awaits_answer {
         // A prompt answered (by --respond or on the terminal) lets
         // the work proceed; unanswered, it waits (exit 3).
+        let log = done.log_path.as_deref().map(|path| LogAt {
+            path,
+            options: &done.log_options,
+        });
         if let Some(action) = respond {
-            crate::ops::respond::respond_all(verdict, action, done.log_path.as_deref())?;
+            crate::ops::respond::respond_all(verdict, action, log)?;
             return Ok(EXIT_PROCEED);
         }
         if crate::ops::respond::interactive() {
-            crate::ops::respond::ask(verdict, done.log_path.as_deref())?;
+            crate::ops::respond::ask(verdict, log)?;
             return Ok(EXIT_PROCEED);
         }
     }
