@@ -14,6 +14,7 @@ use crate::ops::dispatch::{DispatchRequest, dispatch};
 use crate::ops::input::{parse_json, read_limited};
 use crate::ops::output::terminal_safe;
 use crate::ops::policy::BrokenPolicy;
+use crate::ops::respond::LogAt;
 use ahp_config::{ConfigErrors, FailClosed, LoadOptions};
 use ahp_engine::{Diagnostic, Event, Level, Outcome, Registry, Verdict};
 use ahp_signals_log::{Record, Release, SignalLog, read_all};
@@ -123,8 +124,11 @@ fn answer(args: &HookArgs, registry: &Registry, known: &mut Known) -> Result<Rep
     let mut note = None;
     if let (Event::PreAgentTurnStop, Decision::Deny { reason }) = (event, &decision) {
         let count = match (inbound.session(), done.log_path.as_deref()) {
-            (Some(session), Some(log)) => StopGuard {
-                log,
+            (Some(session), Some(path)) => StopGuard {
+                log: LogAt {
+                    path,
+                    options: &done.log_options,
+                },
                 session,
                 cap: settings.stop_block_cap,
                 prompt_denies: prompt == PromptFallback::Deny,
@@ -206,7 +210,7 @@ enum StopCount {
 /// The stop-loop guard: how many times in a row this session's stops were
 /// refused, read from the log's `run` records.
 struct StopGuard<'a> {
-    log: &'a Path,
+    log: LogAt<'a>,
     session: &'a str,
     cap: u32,
     /// `prompt_fallback: deny`: a prompt at a stop was delivered as a
@@ -230,10 +234,10 @@ impl StopGuard<'_> {
         // it): an agent that continues by sending it back as the next
         // prompt (Gemini CLI) starts no new user turn.
         let mut stop_reasons: Vec<String> = Vec::new();
-        let reader = match read_all(self.log) {
+        let reader = match read_all(self.log.path) {
             Ok(r) => r,
             // No log: this run was not recorded either.
-            Err(_) if !self.log.exists() => return Ok(StopCount::Uncounted),
+            Err(_) if !self.log.path.exists() => return Ok(StopCount::Uncounted),
             Err(e) => return Err(e.into()),
         };
         for record in reader {
@@ -294,7 +298,7 @@ impl StopGuard<'_> {
             correlation_id: Some(verdict.correlation_id.clone()),
             reason: adapters::cut(reason),
         };
-        SignalLog::open(self.log)
+        SignalLog::open_with(self.log.path, self.log.options.clone())
             .and_then(|l| l.append(&Record::Release(release.clone())))
             .context("cannot record the stop-loop release")?;
         Ok(StopCount::Released(release))
