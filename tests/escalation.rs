@@ -627,3 +627,45 @@ fn ahp_environment_named_only_in_when_is_known() {
     assert_eq!(v["outcome"], "accept", "{v}");
     assert!(err.contains("did you mean `qa`"), "{err}");
 }
+
+/// An `intensity_by_environment` key that is nearly the environment the
+/// call runs in (`prod`, `Production`) never applies; the call says so,
+/// and says nothing when the policy names the environment exactly.
+#[test]
+fn a_near_miss_environment_key_is_warned_about() {
+    let sb = Sandbox::new();
+    let run_env = |key: &str, env: &str| {
+        sb.write(
+            ".ahp/hooks.yaml",
+            &format!(
+                "hooks:\n  pre-tool-use:\n    - oracle: FileChangeLimiter\n      id: big-change\n      config: {{max_files: 2, action: prompt}}\n      intensity_by_environment: {{{key}: block}}\n"
+            ),
+        );
+        let out = sb
+            .ahp()
+            .args(["run", "pre-tool-use"])
+            .env("AHP_ENVIRONMENT", env)
+            .write_stdin(BIG.to_string())
+            .output()
+            .unwrap();
+        (out.status.code().unwrap(), crate::common::stderr(&out))
+    };
+    for key in ["prod", "Production", "prodution"] {
+        let (code, err) = run_env(key, "production");
+        assert_eq!(code, 3, "{key}: still a prompt");
+        assert!(
+            err.contains(&format!(
+                "warning: entry `big-change` sets intensity_by_environment for `{key}`, but this call's environment is `production`"
+            )),
+            "{key}: {err}"
+        );
+    }
+    // The policy's own name, exactly: applied, and no word.
+    let (code, err) = run_env("prod", "prod");
+    assert_eq!(code, 2);
+    assert!(!err.contains("intensity_by_environment"), "{err}");
+    // Another environment altogether is no near miss.
+    let (code, err) = run_env("staging", "production");
+    assert_eq!(code, 3);
+    assert!(!err.contains("intensity_by_environment"), "{err}");
+}

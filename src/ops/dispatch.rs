@@ -83,6 +83,51 @@ pub(crate) fn environment_from_var(policy: &ahp_engine::Policy, event: Event) ->
     Some(name.to_string())
 }
 
+/// Names an entry's `intensity_by_environment` key that is nearly, but not,
+/// the environment this call runs in (`Production`, `prod`, `prodution`
+/// beside `production`): names are compared exactly, so the entry's
+/// intensity there silently never applied. An entry that also names the
+/// environment itself is left alone, and so is an environment no one
+/// names (then the environment is the typo, which
+/// [`environment_from_var`] reports).
+fn warn_near_miss_environments(policy: &ahp_engine::Policy, events: &[Event], env: &str) {
+    let plans: Vec<_> = events.iter().filter_map(|&e| policy.plan(e)).collect();
+    let named = KNOWN_ENVIRONMENTS.contains(&env)
+        || policy.settings.environment.as_deref() == Some(env)
+        || plans.iter().any(|p| {
+            p.entries
+                .iter()
+                .any(|e| e.intensity_by_environment.contains_key(env))
+        });
+    if !named {
+        return;
+    }
+    let near = |key: &str| {
+        let (k, e) = (key.to_lowercase(), env.to_lowercase());
+        k == e
+            || ahp_engine::suggest::did_you_mean(key, [env]).is_some()
+            || (k.chars().count() >= 3 && e.starts_with(&k))
+            || (e.chars().count() >= 3 && k.starts_with(&e))
+    };
+    for plan in plans {
+        for entry in &plan.entries {
+            let keys = &entry.intensity_by_environment;
+            if keys.contains_key(env) {
+                continue;
+            }
+            for key in keys.keys().filter(|k| near(k)) {
+                eprintln!(
+                    "{}",
+                    terminal_safe(&format!(
+                        "warning: entry `{}` sets intensity_by_environment for `{key}`, but this call's environment is `{env}`: names are compared exactly, so that intensity is not applied (write `{env}` if that is the one meant)",
+                        entry.id
+                    ))
+                );
+            }
+        }
+    }
+}
+
 /// The names a `when` matcher compares equal to.
 fn equal_names<'a>(m: &'a ahp_engine::condition::Matcher, out: &mut Vec<&'a str>) {
     use ahp_engine::condition::Matcher;
@@ -144,6 +189,14 @@ pub(crate) fn dispatch(req: DispatchRequest<'_>) -> Result<Option<Dispatched>> {
     print_warnings(&warnings);
     if ctx.environment.is_none() {
         ctx.environment = environment_from_var(&policy, event);
+    }
+    if !async_only
+        && let Some(env) = ctx
+            .environment
+            .as_deref()
+            .or(policy.settings.environment.as_deref())
+    {
+        warn_near_miss_environments(&policy, &events, env);
     }
     // The background async-only run already had its say in the
     // foreground run; it reports nothing twice.
