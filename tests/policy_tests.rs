@@ -203,6 +203,7 @@ fn a_bad_test_file_names_its_line() {
     let err = stderr(&out);
     assert!(err.contains("t.yaml:5"), "{err}");
     assert!(err.contains("expct"), "{err}");
+    assert!(err.starts_with("error: /"), "said once: {err}");
 
     sb.write(
         ".ahp/tests/t.yaml",

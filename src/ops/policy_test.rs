@@ -213,7 +213,7 @@ fn read_file(path: &Path) -> Result<Vec<LoadedCase>> {
         };
         let err = ConfigError::at(origin, (!key.is_empty()).then_some(key), message)
             .help("the format: `ahp schema --tests`, or docs/policy-tests.md");
-        anyhow!("{}", ahp_config::ConfigErrors(vec![err]))
+        anyhow::Error::from(ahp_config::ConfigErrors(vec![err]))
     })?;
     Ok(spec
         .cases
