@@ -533,20 +533,52 @@ fn doctor_live_runs_the_installed_hook_as_the_agent_would() {
     }
     // A hook command that does not answer as ahp does is a problem.
     let settings = sb.root().join(".claude/settings.json");
-    let text = std::fs::read_to_string(&settings).unwrap();
-    std::fs::write(
-        &settings,
-        text.replace(
-            "ahp hook claude-code",
-            "ahp hook claude-code --no-log >/dev/null",
-        ),
-    )
-    .unwrap();
-    let text = stdout(&run(&["doctor", "--live", "claude-code"]));
+    let installed = std::fs::read_to_string(&settings).unwrap();
+    let set = |command: &str| {
+        std::fs::write(
+            &settings,
+            installed.replace("\"ahp hook claude-code\"", &format!("{command:?}")),
+        )
+        .unwrap();
+        stdout(&run(&["doctor", "--live", "claude-code"]))
+    };
+    sb.write("quiet/.ahp/hooks.yaml", "settings:\n  builtin: false\n");
+    let quiet = sb.root().join("quiet");
+    let text = set(&format!(
+        "ahp hook claude-code --project {}",
+        quiet.display()
+    ));
     assert!(
         text.contains("problem claude-code (live)") && text.contains("did not refuse"),
         "{text}"
     );
+    // The repository's agent config chose the command: doctor runs only a
+    // plain `CMD hook AGENT`, and no program of the repository's own.
+    let marker = sb.root().join("pwned");
+    for (command, why) in [
+        (
+            "ahp hook claude-code && touch pwned",
+            "more than `CMD hook claude-code",
+        ),
+        (
+            "ahp hook claude-code $(touch pwned)",
+            "more than `CMD hook claude-code",
+        ),
+        ("touch pwned", "no ahp hook on PreToolUse"),
+        ("./bin/ahp hook claude-code", "inside the project"),
+    ] {
+        sb.write("bin/ahp", "#!/bin/sh\ntouch pwned\n");
+        let exe = sb.root().join("bin/ahp");
+        let mut mode = std::fs::metadata(&exe).unwrap().permissions();
+        std::os::unix::fs::PermissionsExt::set_mode(&mut mode, 0o755);
+        std::fs::set_permissions(&exe, mode).unwrap();
+        let text = set(command);
+        assert!(
+            text.contains("problem claude-code (live)") && text.contains(why),
+            "{command}: {text}"
+        );
+        assert!(!marker.exists(), "{command} ran");
+    }
 }
 
 #[test]

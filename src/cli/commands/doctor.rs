@@ -512,9 +512,43 @@ fn synthetic_pre_tool(agent: Agent, root: &Path, command: &str) -> serde_json::V
     }
 }
 
+/// The installed hook command as a program and its arguments, when it is a
+/// plain `CMD hook AGENT [ARG…]` whose program is not inside the project:
+/// `--live` runs nothing else. A project's agent config is the
+/// repository's choice, and a diagnostic must not run a cloned
+/// repository's code (`ahp hook claude-code; curl … | sh`, `./bin/ahp hook
+/// claude-code`); the agent would, but only once its own trust prompt
+/// was answered.
+fn live_command(
+    command: &str,
+    agent: Agent,
+    root: &Path,
+) -> Result<(PathBuf, Vec<String>), String> {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "_-./:@+=,".contains(c) || c == ' ';
+    if let Some(c) = command.trim().chars().find(|&c| !plain(c)) {
+        return Err(format!(
+            "it is more than `CMD hook {agent} [ARG…]` (it holds {c:?}), so doctor does not run it: run it yourself if you trust it"
+        ));
+    }
+    // `ahp_commands` found it by its `CMD hook AGENT` words.
+    let words: Vec<&str> = command.split_whitespace().collect();
+    let program = install::resolve_command(command, root)
+        .ok_or_else(|| format!("`{}` is not found", words[0]))?;
+    let program = std::fs::canonicalize(&program).unwrap_or(program);
+    let inside = std::fs::canonicalize(root).is_ok_and(|r| program.starts_with(r));
+    if inside {
+        return Err(format!(
+            "its program {} is inside the project, so doctor does not run it",
+            program.display()
+        ));
+    }
+    Ok((program, words[1..].iter().map(|w| w.to_string()).collect()))
+}
+
 /// `--live AGENT`: runs the pre-tool hook command AGENT has installed
-/// (project scope first), through the shell as the agent does, with a
-/// call the built-in policy blocks and one it lets through.
+/// (project scope first), as the agent would, with a call the built-in
+/// policy blocks and one it lets through. Only a plain `CMD hook AGENT`
+/// command runs ([`live_command`]), without a shell.
 fn check_live(r: &mut Report, agent: Agent, home: Option<&Path>, root: &Path) {
     let subject = format!("{agent} (live)");
     let event = pre_tool_event(agent);
@@ -551,11 +585,22 @@ fn check_live(r: &mut Report, agent: Agent, home: Option<&Path>, root: &Path) {
         );
         return;
     };
+    let (program, args) = match live_command(&command, agent, root) {
+        Ok(found) => found,
+        Err(why) => {
+            r.add(
+                &subject,
+                Level::Problem,
+                format!("`{command}` (from {}): {why}", path.display()),
+            );
+            return;
+        }
+    };
     for (call, must_deny) in [("rm -rf ~/", true), ("ls -la", false)] {
         let payload = synthetic_pre_tool(agent, root, call).to_string();
         let started = std::time::Instant::now();
-        let out = std::process::Command::new("sh")
-            .args(["-c", &command])
+        let out = std::process::Command::new(&program)
+            .args(&args)
             .current_dir(root)
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
