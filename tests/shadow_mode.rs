@@ -129,6 +129,15 @@ fn settings_mode_shadows_your_entries_not_the_builtin_ones() {
         "{}",
         stdout(&out)
     );
+    // The local file's doing, not the builtin file's: its line is named.
+    assert!(
+        stdout(&out).contains(&format!(
+            "changed by local {}:3:7: mode\n",
+            sb.root().join(".ahp/hooks.local.yaml").display()
+        )),
+        "{}",
+        stdout(&out)
+    );
 
     sb.write(".ahp/hooks.local.yaml", "settings:\n  mode: loud\n");
     let out = sb.ahp().arg("validate").output().unwrap();

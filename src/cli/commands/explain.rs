@@ -173,13 +173,14 @@ fn explain(
                     flags.push(format!("time limit: {}", seconds(t)));
                 }
                 out.push_str(&format!(
-                    "  {:>2}. wave {wave}  {:<28} {:<18} priority {:<3} {}\n      from {}\n      {when}\n",
+                    "  {:>2}. wave {wave}  {:<28} {:<18} priority {:<3} {}\n      from {}\n{}      {when}\n",
                     n + 1,
                     e.id,
                     e.oracle_name,
                     e.priority,
                     if flags.is_empty() { String::new() } else { format!("[{}]", flags.join("; ")) },
-                    e.origin
+                    e.origin,
+                    changed_by(cfg, event, &e.id),
                 ));
             }
         }
@@ -278,6 +279,36 @@ fn describe_when(c: &ahp_engine::condition::Condition) -> String {
 }
 
 /// `5 s`, `1.5 s`, `250 ms`: a time limit as a person reads it.
+/// One line per later layer that changed an entry defined in an earlier
+/// one, with the keys it set: a project's `mode: shadow` on a builtin entry
+/// is the project's doing, not the builtin file's.
+fn changed_by(cfg: &LoadedConfig, event: Event, id: &str) -> String {
+    let Some(entry) = cfg.entries_for(event).find(|m| m.id == id) else {
+        return String::new();
+    };
+    let mut out = String::new();
+    for part in entry.parts.iter().skip(1) {
+        let keys: Vec<&str> = part
+            .as_map()
+            .unwrap_or_default()
+            .iter()
+            .map(|(k, _)| k.name.as_str())
+            .filter(|k| *k != "id")
+            .collect();
+        let keys = if keys.is_empty() {
+            "nothing".to_string()
+        } else {
+            keys.join(", ")
+        };
+        out.push_str(&format!(
+            "      changed by {} {}: {keys}\n",
+            part.origin.layer(),
+            part.origin.location()
+        ));
+    }
+    out
+}
+
 fn seconds(d: std::time::Duration) -> String {
     let ms = d.as_millis();
     if ms < 1000 {
