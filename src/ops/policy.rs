@@ -220,25 +220,21 @@ pub(crate) fn log_options(cfg: &LoadedConfig) -> Result<ahp_signals_log::LogOpti
     }
     // A repository keeps more of the log, never less (a cloned project's
     // `log_keep: 0` erased every blocked call it had made).
-    let shorter = |key: &str, theirs: u64, ours: u64| {
-        eprintln!(
-            "warning: settings.{key}: {theirs} from the repository's policy would keep less of the signal log than {ours}; ignored"
-        );
+    let longer = |key: &str, theirs: Option<u64>, ours: u64| match theirs {
+        Some(t) if t < ours => {
+            eprintln!(
+                "warning: settings.{key}: {t} from the repository's policy would keep less of the signal log than {ours}; ignored"
+            );
+            ours
+        }
+        Some(t) => t,
+        None => ours,
     };
-    if let Some(b) = s.repository_max_bytes {
-        match o.max_bytes {
-            Some(ours) if b < ours => shorter("log_max_bytes", b, ours),
-            _ => o.max_bytes = Some(b),
-        }
-    }
-    if let Some(k) = s.repository_keep {
-        let k = usize::try_from(k).unwrap_or(usize::MAX);
-        if k < o.keep {
-            shorter("log_keep", k as u64, o.keep as u64);
-        } else {
-            o.keep = k;
-        }
-    }
+    o.max_bytes = o
+        .max_bytes
+        .map(|ours| longer("log_max_bytes", s.repository_max_bytes, ours));
+    let keep = longer("log_keep", s.repository_keep, o.keep as u64);
+    o.keep = usize::try_from(keep).unwrap_or(usize::MAX);
     if !s.mask.is_empty() {
         let (paths, keys): (Vec<String>, Vec<String>) =
             s.mask.into_iter().partition(|m| m.contains('.'));
