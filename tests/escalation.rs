@@ -664,8 +664,10 @@ fn a_near_miss_environment_key_is_warned_about() {
     let (code, err) = run_env("prod", "prod");
     assert_eq!(code, 2);
     assert!(!err.contains("intensity_by_environment"), "{err}");
-    // Another environment altogether is no near miss.
-    let (code, err) = run_env("staging", "production");
-    assert_eq!(code, 3);
-    assert!(!err.contains("intensity_by_environment"), "{err}");
+    // Another environment, even one that shares a part, is no near miss.
+    for other in ["staging", "preproduction", "production-eu"] {
+        let (code, err) = run_env(other, "production");
+        assert_eq!(code, 3);
+        assert!(!err.contains("intensity_by_environment"), "{other}: {err}");
+    }
 }

@@ -102,12 +102,15 @@ fn warn_near_miss_environments(policy: &ahp_engine::Policy, events: &[Event], en
     if !named {
         return;
     }
+    // Another case, a slip of a letter or two, or an abbreviation; not
+    // another environment that shares a part (`preproduction`,
+    // `production-eu` beside `production`).
     let near = |key: &str| {
         let (k, e) = (key.to_lowercase(), env.to_lowercase());
+        let len = k.chars().count();
         k == e
-            || ahp_engine::suggest::did_you_mean(key, [env]).is_some()
-            || (k.chars().count() >= 3 && e.starts_with(&k))
-            || (e.chars().count() >= 3 && k.starts_with(&e))
+            || (len >= 4 && ahp_engine::suggest::levenshtein(&k, &e) <= 2)
+            || (len >= 3 && e.starts_with(&k))
     };
     for plan in plans {
         for entry in &plan.entries {
