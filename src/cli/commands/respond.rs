@@ -31,8 +31,11 @@ pub(crate) struct RespondArgs {
 pub(crate) fn run(args: RespondArgs, registry: &Registry) -> Result<u8> {
     let log = log_path(args.log, args.project.project.clone())?;
     // The project's log settings (its extra masked keys, its rotation),
-    // as for the hook call that recorded the signal.
-    let options = log_options_or_defaults(&load(args.project.project, registry)?);
+    // as for the hook call that recorded the signal; a policy that does
+    // not load does not stop the answer from being recorded.
+    let options = load(args.project.project, registry)
+        .map(|cfg| log_options_or_defaults(&cfg))
+        .unwrap_or_default();
     let response = crate::ops::respond::respond(
         LogAt {
             path: &log,
