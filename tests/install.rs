@@ -542,12 +542,11 @@ fn doctor_live_runs_the_installed_hook_as_the_agent_would() {
         .unwrap();
         stdout(&run(&["doctor", "--live", "claude-code"]))
     };
-    sb.write("quiet/.ahp/hooks.yaml", "settings:\n  builtin: false\n");
-    let quiet = sb.root().join("quiet");
-    let text = set(&format!(
-        "ahp hook claude-code --project {}",
-        quiet.display()
-    ));
+    let quiet = sb.write_home("bin/ahp", "#!/bin/sh\ncat >/dev/null\n");
+    let mut mode = std::fs::metadata(&quiet).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut mode, 0o755);
+    std::fs::set_permissions(&quiet, mode).unwrap();
+    let text = set(&format!("{} hook claude-code", quiet.display()));
     assert!(
         text.contains("problem claude-code (live)") && text.contains("did not refuse"),
         "{text}"
@@ -556,14 +555,9 @@ fn doctor_live_runs_the_installed_hook_as_the_agent_would() {
     // plain `CMD hook AGENT`, and no program of the repository's own.
     let marker = sb.root().join("pwned");
     for (command, why) in [
-        (
-            "ahp hook claude-code && touch pwned",
-            "more than `CMD hook claude-code",
-        ),
-        (
-            "ahp hook claude-code $(touch pwned)",
-            "more than `CMD hook claude-code",
-        ),
+        ("ahp hook claude-code && touch pwned", "not the `CMD hook"),
+        ("ahp hook claude-code $(touch pwned)", "not the `CMD hook"),
+        ("ahp hook claude-code --log pwned", "not the `CMD hook"),
         ("touch pwned", "no ahp hook on PreToolUse"),
         ("./bin/ahp hook claude-code", "inside the project"),
     ] {

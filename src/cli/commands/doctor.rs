@@ -512,9 +512,11 @@ fn synthetic_pre_tool(agent: Agent, root: &Path, command: &str) -> serde_json::V
     }
 }
 
-/// The installed hook command as a program and its arguments, when it is a
-/// plain `CMD hook AGENT [ARG…]` whose program is not inside the project:
-/// `--live` runs nothing else. A project's agent config is the
+/// The installed hook command as a program and its arguments, when it is
+/// the plain `CMD hook AGENT` (`--event EVENT` for Copilot) that `ahp
+/// install` writes, and its program is not inside the project: `--live`
+/// runs nothing else (not even another ahp option: `--log ~/.bashrc`
+/// would append to that file). A project's agent config is the
 /// repository's choice, and a diagnostic must not run a cloned
 /// repository's code (`ahp hook claude-code; curl … | sh`, `./bin/ahp hook
 /// claude-code`); the agent would, but only once its own trust prompt
@@ -524,16 +526,26 @@ fn live_command(
     agent: Agent,
     root: &Path,
 ) -> Result<(PathBuf, Vec<String>), String> {
-    let plain = |c: char| c.is_ascii_alphanumeric() || "_-./:@+=,".contains(c) || c == ' ';
-    if let Some(c) = command.trim().chars().find(|&c| !plain(c)) {
-        return Err(format!(
-            "it is more than `CMD hook {agent} [ARG…]` (it holds {c:?}), so doctor does not run it: run it yourself if you trust it"
-        ));
+    let refused = || {
+        format!(
+            "it is not the `CMD hook {agent}` that `ahp install {agent}` writes, so doctor does not run it: run it yourself if you trust it"
+        )
+    };
+    let plain = |c: char| c.is_ascii_alphanumeric() || "_-./:@+".contains(c) || c == ' ';
+    if !command.trim().chars().all(plain) {
+        return Err(refused());
     }
-    // `ahp_commands` found it by its `CMD hook AGENT` words.
     let words: Vec<&str> = command.split_whitespace().collect();
-    let program = install::resolve_command(command, root)
-        .ok_or_else(|| format!("`{}` is not found", words[0]))?;
+    let (word, args) = match words.as_slice() {
+        [word, "hook", a, rest @ ..] if *a == agent.as_str() => match rest {
+            [] => (word, &words[1..]),
+            ["--event", _] if agent == Agent::Copilot => (word, &words[1..]),
+            _ => return Err(refused()),
+        },
+        _ => return Err(refused()),
+    };
+    let program =
+        install::resolve_command(word, root).ok_or_else(|| format!("`{word}` is not found"))?;
     let program = std::fs::canonicalize(&program).unwrap_or(program);
     let inside = std::fs::canonicalize(root).is_ok_and(|r| program.starts_with(r));
     if inside {
@@ -542,12 +554,12 @@ fn live_command(
             program.display()
         ));
     }
-    Ok((program, words[1..].iter().map(|w| w.to_string()).collect()))
+    Ok((program, args.iter().map(|w| w.to_string()).collect()))
 }
 
 /// `--live AGENT`: runs the pre-tool hook command AGENT has installed
 /// (project scope first), as the agent would, with a call the built-in
-/// policy blocks and one it lets through. Only a plain `CMD hook AGENT`
+/// policy blocks and one it lets through. Only the plain `CMD hook AGENT`
 /// command runs ([`live_command`]), without a shell.
 fn check_live(r: &mut Report, agent: Agent, home: Option<&Path>, root: &Path) {
     let subject = format!("{agent} (live)");
