@@ -560,7 +560,17 @@ fn doctor_live_runs_the_installed_hook_as_the_agent_would() {
         ("ahp hook claude-code --log pwned", "not the `CMD hook"),
         ("touch pwned", "no ahp hook on PreToolUse"),
         ("./bin/ahp hook claude-code", "inside the project"),
+        ("./sh/ahp hook claude-code", "inside the project"),
+        ("sh hook claude-code", "is not `ahp`"),
+        ("make hook claude-code", "is not `ahp`"),
     ] {
+        sb.write("hook", "touch pwned\n");
+        sb.write("Makefile", "hook:\n\ttouch pwned\n");
+        let link = sb.root().join("sh/ahp");
+        if !link.exists() {
+            std::fs::create_dir_all(link.parent().unwrap()).unwrap();
+            std::os::unix::fs::symlink("/bin/sh", &link).unwrap();
+        }
         sb.write("bin/ahp", "#!/bin/sh\ntouch pwned\n");
         let exe = sb.root().join("bin/ahp");
         let mut mode = std::fs::metadata(&exe).unwrap().permissions();

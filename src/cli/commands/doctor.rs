@@ -544,13 +544,33 @@ fn live_command(
         },
         _ => return Err(refused()),
     };
-    let program =
+    // `sh hook claude-code` would run the repository's `hook` file.
+    let named_ahp = |p: &Path| p.file_name().is_some_and(|n| n == "ahp");
+    if !named_ahp(Path::new(word)) {
+        return Err(format!(
+            "its program `{word}` is not `ahp`, so doctor does not run it: run it yourself if you trust it"
+        ));
+    }
+    let found =
         install::resolve_command(word, root).ok_or_else(|| format!("`{word}` is not found"))?;
-    let program = std::fs::canonicalize(&program).unwrap_or(program);
-    let inside = std::fs::canonicalize(root).is_ok_and(|r| program.starts_with(r));
-    if inside {
+    let program = std::fs::canonicalize(&found).unwrap_or_else(|_| found.clone());
+    // Inside, as written (`./bin/ahp`, a link the repository made to any
+    // program) or where it leads.
+    let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    let written_in = found
+        .parent()
+        .and_then(|d| std::fs::canonicalize(d).ok())
+        .is_none_or(|d| d.starts_with(&root));
+    if written_in || program.starts_with(&root) {
         return Err(format!(
             "its program {} is inside the project, so doctor does not run it",
+            found.display()
+        ));
+    }
+    if !named_ahp(&program) {
+        return Err(format!(
+            "its program {} leads to {}, not to an `ahp`, so doctor does not run it",
+            found.display(),
             program.display()
         ));
     }
