@@ -862,25 +862,33 @@ fn the_log_stays_in_the_project_and_masking_only_grows() {
         stderr(&out)
     );
 
-    // log_mask of the user and of the project add up.
-    let sb = Sandbox::new();
-    sb.write_home(".ahp/hooks.yaml", "settings:\n  log_mask: [myfield]\n");
-    sb.write(".ahp/hooks.yaml", "settings:\n  log_mask: []\n");
-    let payload = serde_json::json!({
-        "session_id": "s1",
-        "cwd": sb.root(),
-        "hook_event_name": "PreToolUse",
-        "tool_name": "Bash",
-        "tool_input": {"command": "ls", "myfield": "VALUE-4d3c2b1a"},
-    });
-    sb.ahp()
-        .args(["hook", "claude-code"])
-        .write_stdin(payload.to_string())
-        .output()
-        .unwrap();
-    let log = std::fs::read_to_string(sb.log_path()).unwrap();
-    assert!(log.contains("\"myfield\""), "{log}");
-    assert!(!log.contains("VALUE-4d3c2b1a"), "{log}");
+    // log_mask of the user and of the project add up, and a broken log
+    // setting of the project's loses only itself, not the user's keys.
+    for project in [
+        "settings:\n  log_mask: []\n",
+        "settings:\n  log_fsync: sometimes\n",
+        "settings:\n  log_mask: 5\n",
+        "settings:\n  log_keep: -1\n",
+    ] {
+        let sb = Sandbox::new();
+        sb.write_home(".ahp/hooks.yaml", "settings:\n  log_mask: [myfield]\n");
+        sb.write(".ahp/hooks.yaml", project);
+        let payload = serde_json::json!({
+            "session_id": "s1",
+            "cwd": sb.root(),
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": "ls", "myfield": "VALUE-4d3c2b1a"},
+        });
+        sb.ahp()
+            .args(["hook", "claude-code"])
+            .write_stdin(payload.to_string())
+            .output()
+            .unwrap();
+        let log = std::fs::read_to_string(sb.log_path()).unwrap();
+        assert!(log.contains("\"myfield\""), "{project}: {log}");
+        assert!(!log.contains("VALUE-4d3c2b1a"), "{project}: {log}");
+    }
 
     // A FIFO where the policy should be.
     let sb = Sandbox::new();

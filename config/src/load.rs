@@ -933,12 +933,15 @@ impl LoadedConfig {
 
     /// The signal-log settings: `log_fsync` (always | batch | never),
     /// `log_max_bytes` (rotation size), `log_keep` (rotated files kept) and
-    /// `log_mask` (extra key names or dotted paths whose values are masked).
-    pub fn log_settings(&self) -> Result<LogSettings, ConfigErrors> {
+    /// `log_mask` (extra key names or dotted paths whose values are masked),
+    /// with the errors of those that are broken. A broken value loses only
+    /// itself: a repository's `log_fsync: sometimes` must not drop the
+    /// user's `log_mask` keys or retention with it.
+    pub fn log_settings(&self) -> (LogSettings, Vec<ConfigError>) {
         let mut out = LogSettings::default();
         let mut errors = Vec::new();
         let Some(node) = &self.settings else {
-            return Ok(out);
+            return (out, errors);
         };
         if let Some(n) = node.get("log_fsync") {
             match n.as_str() {
@@ -970,23 +973,18 @@ impl LoadedConfig {
                 *own = Some(*v);
             }
         }
-        if let Some(n) = node.get("log_mask") {
-            match &n.value {
-                NodeValue::Seq(items) if items.iter().all(|i| i.as_str().is_some()) => {
-                    out.mask = self.log_mask.clone();
-                }
-                _ => errors.push(type_error(
-                    n,
-                    "settings.log_mask".into(),
-                    "a list of key names or dotted paths",
-                )),
-            }
+        // Each layer's valid names count (see `note_log_mask`).
+        out.mask = self.log_mask.clone();
+        if let Some(n) = node.get("log_mask")
+            && !matches!(&n.value, NodeValue::Seq(items) if items.iter().all(|i| i.as_str().is_some()))
+        {
+            errors.push(type_error(
+                n,
+                "settings.log_mask".into(),
+                "a list of key names or dotted paths",
+            ));
         }
-        if errors.is_empty() {
-            Ok(out)
-        } else {
-            Err(ConfigErrors(errors))
-        }
+        (out, errors)
     }
 
     /// The agent-adapter part of `settings:` (`stop_block_cap`,
@@ -1178,9 +1176,7 @@ impl LoadedConfig {
         if let Err(mut es) = self.hook_settings() {
             errors.append(&mut es.0);
         }
-        if let Err(mut es) = self.log_settings() {
-            errors.append(&mut es.0);
-        }
+        errors.append(&mut self.log_settings().1);
         if let Err(mut es) = self.issue_commands() {
             errors.append(&mut es.0);
         }

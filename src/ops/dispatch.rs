@@ -4,7 +4,7 @@
 
 use super::output::{print_warnings, terminal_safe};
 use super::policy::{
-    BrokenPolicy, error_record, load, log_options_or_defaults, project_log_path, report_errors,
+    BrokenPolicy, error_record, load, log_options, project_log_path, report_errors,
     report_left_out, runtime,
 };
 use ahp_config::issue_commands::{FoundCommand, IssueCommand, MAX_FOUND};
@@ -222,7 +222,7 @@ pub(crate) fn dispatch(req: DispatchRequest<'_>) -> Result<Option<Dispatched>> {
     };
     let mut sink: Option<Arc<dyn SignalSink>> = None;
     let log_options = match &log_path {
-        Some(_) => log_options_or_defaults(&cfg),
+        Some(_) => log_options(&cfg),
         None => ahp_signals_log::LogOptions::default(),
     };
     if let Some(path) = &log_path {

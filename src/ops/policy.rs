@@ -198,9 +198,12 @@ pub(crate) fn report_errors(errors: &[ConfigError]) {
 
 /// The signal log's options from `settings:` (log_fsync, log_max_bytes,
 /// log_keep, log_mask).
-pub(crate) fn log_options(cfg: &LoadedConfig) -> Result<ahp_signals_log::LogOptions> {
+/// The signal log's options from the policy's log settings; a broken
+/// setting is reported with the policy's other errors and loses only
+/// itself.
+pub(crate) fn log_options(cfg: &LoadedConfig) -> ahp_signals_log::LogOptions {
     use ahp_signals_log::{FsyncPolicy, LogOptions, Masking};
-    let s = cfg.log_settings()?;
+    let (s, _) = cfg.log_settings();
     // One ahp process appends a record or two and exits: a flush at exit
     // would make `batch` cost what `always` costs (docs/decisions.md).
     let mut o = LogOptions {
@@ -240,17 +243,7 @@ pub(crate) fn log_options(cfg: &LoadedConfig) -> Result<ahp_signals_log::LogOpti
             s.mask.into_iter().partition(|m| m.contains('.'));
         o.mask = Masking::default().with_keys(keys).with_paths(paths);
     }
-    Ok(o)
-}
-
-/// [`log_options`], or the defaults when the policy's log settings are
-/// broken: that error is reported with the policy's others, and the record
-/// is still written.
-pub(crate) fn log_options_or_defaults(cfg: &LoadedConfig) -> ahp_signals_log::LogOptions {
-    log_options(cfg).unwrap_or_else(|_| ahp_signals_log::LogOptions {
-        sync_on_drop: false,
-        ..ahp_signals_log::LogOptions::default()
-    })
+    o
 }
 
 /// What `ahp validate` found: warnings, then the summary line or the

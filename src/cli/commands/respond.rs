@@ -2,7 +2,7 @@
 
 use crate::cli::args::ProjectArg;
 use crate::ops::output::{EXIT_PROCEED, print};
-use crate::ops::policy::{load, log_options_or_defaults, log_path};
+use crate::ops::policy::{load, log_options, log_path};
 use crate::ops::respond::LogAt;
 use ahp_engine::Registry;
 use anyhow::Result;
@@ -34,7 +34,7 @@ pub(crate) fn run(args: RespondArgs, registry: &Registry) -> Result<u8> {
     // as for the hook call that recorded the signal; a policy that does
     // not load does not stop the answer from being recorded.
     let options = load(args.project.project, registry)
-        .map(|cfg| log_options_or_defaults(&cfg))
+        .map(|cfg| log_options(&cfg))
         .unwrap_or_default();
     let response = crate::ops::respond::respond(
         LogAt {
