@@ -851,6 +851,16 @@ impl LoadedConfig {
                     }
                     continue;
                 };
+                // An id is one line of a report (`ahp explain`, `ahp config`,
+                // the log's `source`): a newline in one could forge lines.
+                if id.chars().any(char::is_control) {
+                    let n = id_node.map_or(&item.origin, |n| &n.origin);
+                    errors.push(
+                        ConfigError::at(n, Some(path), "an entry id holds a control character (a newline, a tab, an escape)")
+                            .help("an id is one line of letters, digits and punctuation, e.g. `id: no-force-push`"),
+                    );
+                    continue;
+                }
                 let merge_key = (event, to_kebab(&id));
                 let existing = index.get(&merge_key).copied();
                 match existing {

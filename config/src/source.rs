@@ -77,8 +77,27 @@ impl Origin {
 
     /// `path:line:column`.
     pub fn location(&self) -> String {
-        format!("{}:{}:{}", self.file.path.display(), self.line, self.column)
+        format!(
+            "{}:{}:{}",
+            one_line(&self.file.path),
+            self.line,
+            self.column
+        )
     }
+}
+
+/// A path as one line of a report: a repository's folder named with a
+/// newline must not start a line of its own in an error or in `ahp explain`.
+fn one_line(path: &Path) -> String {
+    let mut out = String::new();
+    for c in path.display().to_string().chars() {
+        if c.is_control() {
+            out.extend(c.escape_debug());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 impl fmt::Display for Origin {
@@ -142,8 +161,8 @@ impl ConfigError {
     /// `file:line:column`, as far as known.
     pub fn location(&self) -> String {
         match (&self.file, self.line) {
-            (Some(f), 0) => f.display().to_string(),
-            (Some(f), l) => format!("{}:{}:{}", f.display(), l, self.column),
+            (Some(f), 0) => one_line(f),
+            (Some(f), l) => format!("{}:{}:{}", one_line(f), l, self.column),
             (None, _) => String::from("<no file>"),
         }
     }
