@@ -458,11 +458,20 @@ fn when_tool_matches_the_name_through_ahp_run_and_rules_say_the_same() {
 fn the_shipped_policies_have_no_findings() {
     let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let starter = std::fs::read_to_string(repo.join("config/src/starter-hooks.yaml")).unwrap();
-    // The starter's commented example, switched on.
-    let example = starter.replace(
-        "    #   when: { environment: production, tool: shell }",
-        "      when: { environment: production, tool: [Bash, Database] }",
-    );
+    // The starter's commented Rules example, switched on.
+    let block: String = starter
+        .lines()
+        .skip_while(|l| *l != "    # - oracle: Rules")
+        .take_while(|l| l.starts_with("    #"))
+        .map(|l| format!("{}\n", l.replacen("    # ", "    ", 1)))
+        .collect();
+    assert!(block.contains("message:"), "{block}");
+    let example = starter
+        .replacen("    # - oracle: Rules", &block, 1)
+        .replace(
+            "when: { environment: production, tool: shell }",
+            "when: { environment: production, tool: [Bash, Database] }",
+        );
     for text in [
         std::fs::read_to_string(repo.join("config/src/default-hooks.yaml")).unwrap(),
         starter,

@@ -475,3 +475,48 @@ fn an_id_or_a_folder_name_cannot_forge_a_report_line() {
     assert!(all.contains("evil\\n  1. wave 0"), "{all}");
     assert!(!all.contains("\n  1. wave 0  PermissionChecker"), "{all}");
 }
+
+/// A later layer's `when` on a builtin entry runs it only where the
+/// condition holds: `rm -rf /` is then allowed, which `validate` and
+/// every call now say, as for `mode: shadow` or a weaker intensity.
+#[test]
+fn a_when_on_a_builtin_entry_is_warned_about() {
+    let sb = Sandbox::new();
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:\n  pre-tool-use:\n    - id: PermissionChecker\n      when: {tool.input.command: \"~^$\"}\n    - id: PathGuard\n      when: {tool: [Nothing]}\n",
+    );
+    let out = sb.ahp().arg("validate").output().unwrap();
+    let err = stderr(&out);
+    assert!(
+        err.contains(".ahp/hooks.yaml:4:14: hooks.pre-tool-use[PermissionChecker].when: runs the builtin entry `PermissionChecker` only when this holds, and it does not for `rm -rf /` through the agent's shell tool, so that is no longer refused"),
+        "{err}"
+    );
+    assert!(
+        err.contains(".ahp/hooks.yaml:6:14: hooks.pre-tool-use[PathGuard].when: runs the builtin entry `PathGuard` only when this holds"),
+        "{err}"
+    );
+    // A `when` that still holds for what the entry is there for (the
+    // specification's own example) is no concern, nor is an entry of one's
+    // own with a `when`.
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:\n  pre-tool-use:\n    - id: PermissionChecker\n      when: {tool: [Bash, Database]}\n    - id: PathGuard\n      when: {tool: [Read, Write, Edit, Bash]}\n",
+    );
+    let out = sb.ahp().arg("validate").output().unwrap();
+    assert!(
+        !stderr(&out).contains("runs the builtin entry"),
+        "{}",
+        stderr(&out)
+    );
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:\n  pre-tool-use:\n    - oracle: PermissionChecker\n      id: strict\n      when: {tool.input.command: \"~git\"}\n",
+    );
+    let out = sb.ahp().arg("validate").output().unwrap();
+    assert!(
+        !stderr(&out).contains("runs the builtin entry"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -989,10 +989,16 @@ fn the_review_commands_escape_a_repositorys_terminal_codes() {
     );
     let dir = sb.hook(true, "h", "trigger: pre-tool-use\n", "exit 0");
     std::fs::write(dir.join("README\u{1b}[8m"), "").unwrap();
-    for args in [&["explain", "pre-tool-use"][..], &["trust", "--show"]] {
+    for (args, shown) in [
+        (
+            &["explain", "pre-tool-use"][..],
+            "an entry id holds a control character",
+        ),
+        (&["trust", "--show"], "\\u{1b}[8m"),
+    ] {
         let out = sb.ahp().args(args).output().unwrap();
         let text = stdout(&out);
         assert!(!text.contains('\u{1b}'), "{args:?}: {text:?}");
-        assert!(text.contains("\\u{1b}[8m"), "{args:?}: {text}");
+        assert!(text.contains(shown), "{args:?}: {text}");
     }
 }

@@ -285,6 +285,30 @@ fn swapped_runner(earlier: &Node, later: &Node) -> Option<(String, String)> {
     (kind != later_kind || key != later_key).then(|| (name(kind, &was), name(later_kind, &now)))
 }
 
+/// The call a builtin entry is there for, described and as a context: a
+/// later layer's `when` that does not hold for it switches the entry off
+/// where it matters.
+fn builtin_probe(oracle: Option<&str>) -> Option<(&'static str, ahp_engine::HookContext)> {
+    let (what, tool) = match oracle? {
+        "PermissionChecker" => (
+            "`rm -rf /` through the agent's shell tool",
+            serde_json::json!({"name": "shell", "raw_name": "Bash", "input": {"command": "rm -rf /"}}),
+        ),
+        "PathGuard" => (
+            "a Read of `~/.ssh/id_rsa`",
+            serde_json::json!({"name": "read", "raw_name": "Read",
+                "input": {"file_path": "/home/user/.ssh/id_rsa"}, "path": "/home/user/.ssh/id_rsa"}),
+        ),
+        _ => return None,
+    };
+    let mut ctx: ahp_engine::HookContext =
+        serde_json::from_value(serde_json::json!({ "tool": tool })).ok()?;
+    if let Some(t) = ctx.tool.as_mut() {
+        t.model_shell(None);
+    }
+    Some((what, ctx))
+}
+
 fn type_error(node: &Node, path: String, expected: &str) -> ConfigError {
     ConfigError::at(
         &node.origin,
@@ -1670,6 +1694,31 @@ impl LoadedConfig {
                         ),
                     });
                 }
+            }
+            // A `when` narrows it: outside the calls it names, the entry
+            // does not run at all (`when: {tool: [nothing]}` is off). Said
+            // when it no longer holds for the call the entry is there for;
+            // `tool: [Bash, Database]` on PermissionChecker still does.
+            let narrowed = node.get("when").and_then(|w| match &w.value {
+                NodeValue::Map(m) => m
+                    .iter()
+                    .find(|(_, v)| v.origin.layer() != Layer::Builtin)
+                    .map(|(k, _)| &k.origin),
+                _ => (w.origin.layer() != Layer::Builtin).then_some(&w.origin),
+            });
+            if let Some(at) = narrowed
+                && let Some((what, probe)) =
+                    builtin_probe(node.get("oracle").and_then(Node::as_str))
+                && when.first_failing(&probe).is_some()
+            {
+                warnings.push(ConfigWarning {
+                    location: at.location(),
+                    message: format!(
+                        "{}: runs the builtin entry `{}` only when this holds, and it does not for {what}, so that is no longer refused; put the condition on an entry of your own, or switch the builtin entry off with `enabled: false` if that is what you mean",
+                        me.path("when"),
+                        me.id
+                    ),
+                });
             }
             // Replacing its defaults drops the builtin entry's own rules
             // and lists, not only what the layer lists in their place.
