@@ -638,7 +638,7 @@ fn a_near_miss_environment_key_is_warned_about() {
         sb.write(
             ".ahp/hooks.yaml",
             &format!(
-                "hooks:\n  pre-tool-use:\n    - oracle: FileChangeLimiter\n      id: big-change\n      config: {{max_files: 2, action: prompt}}\n      intensity_by_environment: {{{key}: block}}\n"
+                "hooks:\n  pre-tool-use:\n    - oracle: FileChangeLimiter\n      id: big-change\n      config: {{max_files: 2, action: prompt}}\n      intensity_by_environment: {{{key}: block}}\n    - oracle: Rules\n      id: names-the-environment\n      config: {{rules: [{{condition: \"false\", message: never}}]}}\n      intensity_by_environment: {{{env}: aid}}\n"
             ),
         );
         let out = sb
@@ -650,7 +650,7 @@ fn a_near_miss_environment_key_is_warned_about() {
             .unwrap();
         (out.status.code().unwrap(), crate::common::stderr(&out))
     };
-    for key in ["prod", "Production", "prodution"] {
+    for key in ["prod", "Production", "prodution", "prd"] {
         let (code, err) = run_env(key, "production");
         assert_eq!(code, 3, "{key}: still a prompt");
         assert!(
@@ -665,9 +665,20 @@ fn a_near_miss_environment_key_is_warned_about() {
     assert_eq!(code, 2);
     assert!(!err.contains("intensity_by_environment"), "{err}");
     // Another environment, even one that shares a part, is no near miss.
-    for other in ["staging", "preproduction", "production-eu"] {
-        let (code, err) = run_env(other, "production");
+    for (other, env) in [
+        ("staging", "production"),
+        ("preproduction", "production"),
+        ("production-eu", "production"),
+        ("production", "production-eu"),
+        ("production2", "production"),
+        ("us-west", "us-east"),
+        ("dev2", "dev1"),
+    ] {
+        let (code, err) = run_env(other, env);
         assert_eq!(code, 3);
-        assert!(!err.contains("intensity_by_environment"), "{other}: {err}");
+        assert!(
+            !err.contains("intensity_by_environment"),
+            "{other} in {env}: {err}"
+        );
     }
 }

@@ -38,6 +38,14 @@ pub(crate) const ENVIRONMENT_VAR: &str = "AHP_ENVIRONMENT";
 /// The environment names SPEC §3 gives as examples.
 const KNOWN_ENVIRONMENTS: &[&str] = &["development", "staging", "production", "sandbox"];
 
+/// Their common short forms that are not a prefix of the name.
+const ABBREVIATIONS: &[(&str, &str)] = &[
+    ("production", "prd"),
+    ("staging", "stg"),
+    ("staging", "stage"),
+    ("sandbox", "sbx"),
+];
+
 /// `AHP_ENVIRONMENT`, trimmed; unset or blank is none. A name that neither
 /// SPEC §3 nor the policy's `intensity_by_environment` knows is used as it
 /// is, with a warning: a typo there would silently switch nothing.
@@ -103,14 +111,20 @@ fn warn_near_miss_environments(policy: &ahp_engine::Policy, events: &[Event], en
         return;
     }
     // Another case, a slip of a letter or two, or an abbreviation; not
-    // another environment that shares a part (`preproduction`,
-    // `production-eu` beside `production`).
+    // another environment that shares a part or differs by a number or a
+    // separator (`preproduction`, `production-eu`, `production2`, `us-west`
+    // beside `us-east`).
+    let letters = |s: &str| s.chars().all(char::is_alphabetic);
     let near = |key: &str| {
         let (k, e) = (key.to_lowercase(), env.to_lowercase());
         let len = k.chars().count();
         k == e
-            || (len >= 4 && ahp_engine::suggest::levenshtein(&k, &e) <= 2)
-            || (len >= 3 && e.starts_with(&k))
+            || (letters(&k)
+                && letters(&e)
+                && len >= 4
+                && ahp_engine::suggest::levenshtein(&k, &e) <= 2)
+            || (letters(&k) && letters(&e) && len >= 3 && e.starts_with(&k) && !k.starts_with(&e))
+            || ABBREVIATIONS.contains(&(e.as_str(), k.as_str()))
     };
     for plan in plans {
         for entry in &plan.entries {
