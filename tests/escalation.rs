@@ -682,3 +682,51 @@ fn a_near_miss_environment_key_is_warned_about() {
         );
     }
 }
+
+/// An answered prompt goes ahead even when the answer cannot be recorded
+/// (a repository's `.ahp/signals.jsonl` linked elsewhere): the run warned
+/// that its log would not open, and the answer says so too. A mistyped
+/// action is quoted as given, so a credential in it is masked.
+#[test]
+fn an_answer_that_cannot_be_recorded_still_answers() {
+    let sb = Sandbox::new();
+    config(
+        &sb,
+        "{source: FileChangeLimiter, after_dismissed: 5, window: 7d}",
+    );
+    let elsewhere = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(
+        elsewhere.path().join("log.jsonl"),
+        sb.root().join(".ahp/signals.jsonl"),
+    )
+    .unwrap();
+    let out = sb
+        .ahp()
+        .args(["run", "pre-tool-use", "--respond", "dismiss"])
+        .write_stdin(BIG.to_string())
+        .output()
+        .unwrap();
+    let err = crate::common::stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("warning: the answer was not recorded"),
+        "{err}"
+    );
+    assert!(!elsewhere.path().join("log.jsonl").exists());
+
+    let out = sb
+        .ahp()
+        .args([
+            "run",
+            "pre-tool-use",
+            "--respond",
+            "curl -u admin:hunter2secret",
+        ])
+        .write_stdin(BIG.to_string())
+        .output()
+        .unwrap();
+    let err = crate::common::stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("unknown action `curl -u admin:"), "{err}");
+    assert!(!err.contains("hunter2secret"), "{err}");
+}

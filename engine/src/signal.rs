@@ -587,9 +587,12 @@ impl std::str::FromStr for Action {
             .find(|a| a.as_str() == norm)
             .ok_or_else(|| {
                 let names: Vec<_> = Action::ALL.iter().map(|a| a.as_str()).collect();
+                // Quoted as given: a mistyped argument can hold a
+                // credential, and masking reads the text as written.
+                let given = s.trim();
                 match crate::suggest::did_you_mean(&norm, names.iter().copied()) {
-                    Some(s) => format!("unknown action `{norm}` (did you mean `{s}`?)"),
-                    None => format!("unknown action `{norm}`; valid: {}", names.join(", ")),
+                    Some(s) => format!("unknown action `{given}` (did you mean `{s}`?)"),
+                    None => format!("unknown action `{given}`; valid: {}", names.join(", ")),
                 }
             })
     }

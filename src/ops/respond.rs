@@ -81,13 +81,22 @@ pub(crate) struct LogAt<'a> {
     pub options: &'a LogOptions,
 }
 
-fn record(log: Option<LogAt<'_>>, responses: &[SignalResponse]) -> Result<()> {
-    let Some(at) = log else { return Ok(()) };
-    let log = SignalLog::open_with(at.path, at.options.clone())?;
-    for r in responses {
-        log.append(&Record::Response(r.clone()))?;
+/// Records the answers of a run. The answer stands whether or not it could
+/// be recorded (the run itself warned when its log would not open), so a
+/// failure is a warning, not a failed run.
+fn record(log: Option<LogAt<'_>>, responses: &[SignalResponse]) {
+    let Some(at) = log else { return };
+    let written = SignalLog::open_with(at.path, at.options.clone()).and_then(|log| {
+        responses
+            .iter()
+            .try_for_each(|r| log.append(&Record::Response(r.clone())))
+    });
+    if let Err(e) = written {
+        eprintln!(
+            "{}",
+            terminal_safe(&format!("warning: the answer was not recorded: {e}"))
+        );
     }
-    Ok(())
 }
 
 fn prompts(verdict: &Verdict) -> impl Iterator<Item = &Signal> {
@@ -107,7 +116,7 @@ pub(crate) fn respond_all(
     let responses = prompts(verdict)
         .map(|s| SignalResponse::new(s, action, None))
         .collect::<Result<Vec<_>, _>>()?;
-    record(log, &responses)?;
+    record(log, &responses);
     Ok(responses.len())
 }
 
@@ -147,7 +156,8 @@ pub(crate) fn ask(verdict: &Verdict, log: Option<LogAt<'_>>) -> Result<()> {
         };
         responses.push(SignalResponse::new(s, action, None)?);
     }
-    record(log, &responses)
+    record(log, &responses);
+    Ok(())
 }
 
 /// `ahp respond SIGNAL_ID ACTION`: finds the signal in the log, checks the
