@@ -712,3 +712,30 @@ fn a_repository_cannot_shorten_the_log() {
         stderr(&out)
     );
 }
+
+/// A value masked under its key is masked wherever the record quotes it:
+/// a Rules message that copies `{{ tool.input.password }}` (or a
+/// `log_mask` key's value) into free text no longer carries it to the log.
+#[test]
+fn a_masked_value_quoted_in_a_message_is_masked_there_too() {
+    let sb = Sandbox::new();
+    sb.write(
+        ".ahp/hooks.yaml",
+        "settings:\n  log_mask: [ticket]\nhooks:\n  pre-tool-use:\n    - oracle: Rules\n      id: echo\n      config:\n        rules:\n          - condition: \"tool.name == 'mcp'\"\n            intensity: aid\n            message: \"login with {{ tool.input.password }} for {{ tool.input.ticket }}\"\n",
+    );
+    let out = sb.run(
+        "pre-tool-use",
+        r#"{"tool":{"name":"mcp","raw_name":"mcp__db__login","input":{"password":"Pw-0fb2c9d1","ticket":"OPS-77120"}}}"#,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let log = std::fs::read_to_string(sb.log_path()).unwrap();
+    assert!(log.contains("login with *** for ***"), "{log}");
+    assert!(
+        !log.contains("Pw-0fb2c9d1") && !log.contains("OPS-77120"),
+        "{log}"
+    );
+}

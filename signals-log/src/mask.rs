@@ -77,6 +77,9 @@ pub struct Masking {
     keys: Vec<String>,
     paths: Vec<Vec<String>>,
     trigger: Option<BytesRegex>,
+    /// Values masked wherever they are quoted (longest first), with their
+    /// JSON-escaped form for the pre-check.
+    quoted: Vec<(String, String)>,
 }
 
 impl Default for Masking {
@@ -87,6 +90,7 @@ impl Default for Masking {
             keys: Vec::new(),
             paths: Vec::new(),
             trigger: None,
+            quoted: Vec::new(),
         }
     }
 }
@@ -130,6 +134,45 @@ impl Masking {
         self
     }
 
+    /// Also masks, in every record, the values that masking hides in
+    /// `context` (a dispatch's context: its `tool.input.password`), wherever
+    /// a record quotes them. A signal's message that copied one
+    /// (`{{ tool.input.password }}`) is a record of its own, without the
+    /// key that would say what the text is.
+    ///
+    /// ```
+    /// use ahp_signals_log::Masking;
+    /// use serde_json::json;
+    /// let m = Masking::default().quoting(&json!({"tool": {"input": {"password": "Pw-0fb2c9d1"}}}));
+    /// let mut v = json!({"message": "logged in with Pw-0fb2c9d1"});
+    /// m.mask_value(&mut v);
+    /// assert_eq!(v, json!({"message": "logged in with ***"}));
+    /// ```
+    pub fn quoting(mut self, context: &Value) -> Masking {
+        // Most contexts hold nothing to mask: the line's pre-check says.
+        let line = serde_json::to_vec(context).unwrap_or_default();
+        if !self.might_match(&line) {
+            return self;
+        }
+        let mut copy = context.clone();
+        let mut hidden = Vec::new();
+        self.walk(&mut copy, &mut Vec::new(), &mut hidden);
+        hidden.extend(self.quoted.drain(..).map(|(v, _)| v));
+        self.quoted = longest_first(hidden)
+            .into_iter()
+            .map(|v| {
+                let escaped = serde_json::to_string(&v).unwrap_or_default();
+                let inner = escaped
+                    .strip_prefix('"')
+                    .and_then(|e| e.strip_suffix('"'))
+                    .unwrap_or(&escaped)
+                    .to_string();
+                (v, inner)
+            })
+            .collect();
+        self
+    }
+
     /// The extra key names (normalized: lower case, `-` as `_`).
     pub fn keys(&self) -> &[String] {
         &self.keys
@@ -164,6 +207,9 @@ impl Masking {
     pub(crate) fn might_match(&self, line: &[u8]) -> bool {
         self.enabled
             && (self.trigger.as_ref().is_some_and(|t| t.is_match(line))
+                || self.quoted.iter().any(|(_, escaped)| {
+                    line.windows(escaped.len()).any(|w| w == escaped.as_bytes())
+                })
                 || json_strings(line).any(|(text, is_key)| {
                     if is_key {
                         key_might_be_sensitive(text)
@@ -173,18 +219,26 @@ impl Masking {
                 }))
     }
 
-    /// Masks `value` in place by both rules.
+    /// Masks `value` in place by both rules. A string masked under its key
+    /// is also masked wherever else the record quotes it: a Rules message
+    /// `{{ tool.input.password }}` copies the value into free text.
     pub fn mask_value(&self, value: &mut Value) {
         if self.enabled {
             let mut path = Vec::new();
-            self.walk(value, &mut path);
+            let mut hidden = Vec::new();
+            self.walk(value, &mut path, &mut hidden);
+            hidden.extend(self.quoted.iter().map(|(v, _)| v.clone()));
+            let hidden = longest_first(hidden);
+            if !hidden.is_empty() {
+                mask_quoted(value, &hidden);
+            }
         }
     }
 
-    fn walk(&self, value: &mut Value, path: &mut Vec<String>) {
+    fn walk(&self, value: &mut Value, path: &mut Vec<String>, hidden: &mut Vec<String>) {
         match value {
-            Value::Object(map) => self.walk_map(map, path),
-            Value::Array(items) => items.iter_mut().for_each(|v| self.walk(v, path)),
+            Value::Object(map) => self.walk_map(map, path, hidden),
+            Value::Array(items) => items.iter_mut().for_each(|v| self.walk(v, path, hidden)),
             Value::String(s) => {
                 if let Cow::Owned(masked) = mask_string(s) {
                     *s = masked;
@@ -194,7 +248,12 @@ impl Masking {
         }
     }
 
-    fn walk_map(&self, map: &mut Map<String, Value>, path: &mut Vec<String>) {
+    fn walk_map(
+        &self,
+        map: &mut Map<String, Value>,
+        path: &mut Vec<String>,
+        hidden: &mut Vec<String>,
+    ) {
         // `{name: DB_PASSWORD, value: …}` (Kubernetes' `env` items): the
         // value is a secret's though its own key is innocent.
         let named_secret = map.iter().any(|(k, v)| {
@@ -206,9 +265,10 @@ impl Masking {
             path.push(normalize(key));
             let named = named_secret && path.last().is_some_and(|k| k == "value");
             if named || self.key_is_sensitive(path) {
-                *value = Value::String(MASK.into());
+                let was = std::mem::replace(value, Value::String(MASK.into()));
+                strings_of(was, hidden);
             } else {
-                self.walk(value, path);
+                self.walk(value, path, hidden);
             }
             path.pop();
         }
@@ -225,6 +285,43 @@ impl Masking {
     /// (or ends in `_` and one) or of [`Masking::keys`].
     fn is_secret_name(&self, name: &str) -> bool {
         names_a_secret(name) || self.keys.iter().any(|k| k == name)
+    }
+}
+
+/// The values worth masking wherever quoted, longest first (a value that
+/// holds another is masked whole); short ones (`on`, `1`) would mask
+/// common text everywhere.
+fn longest_first(mut values: Vec<String>) -> Vec<String> {
+    values.retain(|v| v.chars().count() >= 4);
+    values.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
+    values.dedup();
+    values
+}
+
+/// Every string in `value` (a masked key's value may be a list or a map).
+fn strings_of(value: Value, out: &mut Vec<String>) {
+    match value {
+        Value::String(s) if s != MASK => out.push(s),
+        Value::Array(items) => items.into_iter().for_each(|v| strings_of(v, out)),
+        Value::Object(map) => map.into_iter().for_each(|(_, v)| strings_of(v, out)),
+        _ => {}
+    }
+}
+
+/// Masks each of `hidden` (longest first) wherever a string of `value`
+/// holds it.
+fn mask_quoted(value: &mut Value, hidden: &[String]) {
+    match value {
+        Value::String(s) => {
+            for h in hidden {
+                if s.contains(h.as_str()) {
+                    *s = s.replace(h.as_str(), MASK);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| mask_quoted(v, hidden)),
+        Value::Object(map) => map.values_mut().for_each(|v| mask_quoted(v, hidden)),
+        _ => {}
     }
 }
 

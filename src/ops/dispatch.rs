@@ -236,7 +236,15 @@ pub(crate) fn dispatch(req: DispatchRequest<'_>) -> Result<Option<Dispatched>> {
     };
     let mut sink: Option<Arc<dyn SignalSink>> = None;
     let log_options = match &log_path {
-        Some(_) => log_options(&cfg),
+        // What is masked in the context is masked in every record of the
+        // dispatch, a signal's message that quotes it included.
+        Some(_) => {
+            let mut o = log_options(&cfg);
+            if let Ok(c) = serde_json::to_value(&ctx) {
+                o.mask = o.mask.quoting(&c);
+            }
+            o
+        }
         None => ahp_signals_log::LogOptions::default(),
     };
     if let Some(path) = &log_path {
