@@ -236,6 +236,25 @@ fn corpus() -> Vec<Secret> {
         ("ssh-keygen -N", "ssh-keygen -t ed25519 -N {} -f key"),
         ("vault login", "vault login {}"),
         ("gh secret set --body", "gh secret set API --body {}"),
+        ("mongosh -p", "mongosh -u admin -p {} mongodb://db/app"),
+        ("mongo --password=", "mongodump --password={} --out dump"),
+        ("lftp -u user,", "lftp -u deploy,{} sftp://files"),
+        (
+            "keytool -storepass",
+            "keytool -list -keystore ks.jks -storepass {}",
+        ),
+        ("jarsigner -keypass", "jarsigner -keypass {} app.jar signer"),
+        ("cargo login", "cargo login {}"),
+        ("cargo login --registry", "cargo login --registry corp {}"),
+        (
+            "npm _authToken",
+            "npm config set //npm.corp.example/:_authToken {}",
+        ),
+        (
+            "aws configure set",
+            "aws configure set aws_secret_access_key {}",
+        ),
+        ("echo | sudo -S", "echo {} | sudo -S apt-get update"),
         (
             "name/value JSON",
             "kubectl patch deploy app -p '{\"env\":[{\"name\":\"DB_PASSWORD\",\"value\":\"{}\"}]}'",

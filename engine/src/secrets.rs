@@ -278,6 +278,44 @@ fn rules() -> &'static [Rule] {
             flag(&["ssh-keygen"], "ssh-keygen", r"-N\s*", &["-n"]),
             flag(&["openssl"], "openssl", r"(?:-k\s+|-pass(?:in|out)?\s+pass:)", &[]),
             flag(&["secret"], r"gh\s+secret\s+set", r"(?:-b|--body)(?:\s+|=)", &["-b"]),
+            // `mongosh -u U -p X` (and mongo, mongodump, …), `keytool
+            // -storepass X` / `-keypass X` (and jarsigner).
+            flag(
+                &["mongo"],
+                "mongo[a-z]*",
+                r"(?:-p|--password)(?:\s+|=)",
+                &["-p"],
+            ),
+            flag(
+                &["keytool", "jarsigner"],
+                "(?:keytool|jarsigner)",
+                r"-(?:src|dest|new)?(?:store|key)?pass\s+",
+                &["pass"],
+            ),
+            // `lftp -u user,X`.
+            with(
+                after(
+                    &["lftp"],
+                    format!(r"\b(lftp\b[^\r\n;&|]*?\s-u\s+[^\s,]+,){VALUE}"),
+                ),
+                &["-u"],
+            ),
+            // `cargo login [--registry NAME] X`.
+            with(
+                after(
+                    &["cargo"],
+                    format!(r"\b(cargo\s+login\s+(?:--registry(?:\s+|=)\S+\s+)?){VALUE}"),
+                ),
+                &["login"],
+            ),
+            // npm's `//registry…/:_authToken X` (`npm config set`, .npmrc).
+            after(&["_authtoken"], format!(r"(?i)(_authtoken\s*[=\s]\s*){VALUE}")),
+            // `aws configure set aws_secret_access_key X` (the assignment
+            // form is a secret-named assignment).
+            after(
+                &["aws_secret_access_key", "aws_session_token"],
+                format!(r"(?i)\b(configure\s+set\s+(?:\S+\.)?aws_(?:secret_access_key|session_token)\s+){VALUE}"),
+            ),
             // `vault login X`.
             with(
                 after(&["vault"], format!(r"\b(vault\s+login\s+(?:-\S+\s+)*){VALUE}")),
@@ -287,6 +325,14 @@ fn rules() -> &'static [Rule] {
             after(
                 &["sqlplus"],
                 r"\b(sqlplus\s+(?:-\S+\s+)*[^\s/@]+/)[^\s@]+".to_string(),
+            ),
+            // A password piped into `sudo -S`.
+            with(
+                after(
+                    &["sudo"],
+                    format!(r"\b(echo\s+){VALUE}(\s*\|\s*sudo\b[^\r\n;&|]*\s-[a-zA-Z]*S\b)"),
+                ),
+                &["-s"],
             ),
             // A password piped into a registry login.
             after(
