@@ -264,7 +264,8 @@ impl Masking {
         for (key, value) in map.iter_mut() {
             path.push(normalize(key));
             let named = named_secret && path.last().is_some_and(|k| k == "value");
-            if named || self.key_is_sensitive(path) {
+            // `tIcKeT` is `ticket` too, though its humps read as `t_ic_ke_t`.
+            if named || self.key_is_sensitive(path) || self.is_secret_name(&lowered(key)) {
                 let was = std::mem::replace(value, Value::String(MASK.into()));
                 strings_of(was, hidden);
             } else {
@@ -337,7 +338,9 @@ fn names_a_secret(key: &str) -> bool {
 /// escape or a non-UTF-8 byte is not worth decoding here, so it says yes.
 fn key_might_be_sensitive(raw: &[u8]) -> bool {
     match std::str::from_utf8(raw) {
-        Ok(key) if !key.contains('\\') => names_a_secret(&normalize(key)),
+        Ok(key) if !key.contains('\\') => {
+            names_a_secret(&normalize(key)) || names_a_secret(&lowered(key))
+        }
         _ => true,
     }
 }
@@ -382,6 +385,11 @@ fn normalize(key: &str) -> String {
         out.extend(c.to_lowercase());
     }
     out.replace('-', "_")
+}
+
+/// A key lower-cased, `-` as `_`, with no camelCase humps read.
+fn lowered(key: &str) -> String {
+    key.to_lowercase().replace('-', "_")
 }
 
 /// Masks the credential shapes of rule 2 in one string.
