@@ -757,4 +757,20 @@ fn a_masked_value_quoted_in_a_message_is_masked_there_too() {
         !log.contains("Pw-0fb2c9d1") && !log.contains("OPS-77120"),
         "{log}"
     );
+
+    // A key in any mixture of cases is the same key.
+    let out = sb.run(
+        "pre-tool-use",
+        r#"{"tool":{"name":"read","raw_name":"Read","input":{"file_path":"a","pAsSwOrD":"Pw-77aa01","tIcKeT":"OPS-9912"}}}"#,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let log = std::fs::read_to_string(sb.log_path()).unwrap();
+    assert!(
+        !log.contains("Pw-77aa01") && !log.contains("OPS-9912"),
+        "{log}"
+    );
 }
