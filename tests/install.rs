@@ -542,10 +542,13 @@ fn doctor_live_runs_the_installed_hook_as_the_agent_would() {
         .unwrap();
         stdout(&run(&["doctor", "--live", "claude-code"]))
     };
+    let executable = |path: &std::path::Path| {
+        let mut mode = std::fs::metadata(path).unwrap().permissions();
+        std::os::unix::fs::PermissionsExt::set_mode(&mut mode, 0o755);
+        std::fs::set_permissions(path, mode).unwrap();
+    };
     let quiet = sb.write_home("bin/ahp", "#!/bin/sh\ncat >/dev/null\n");
-    let mut mode = std::fs::metadata(&quiet).unwrap().permissions();
-    std::os::unix::fs::PermissionsExt::set_mode(&mut mode, 0o755);
-    std::fs::set_permissions(&quiet, mode).unwrap();
+    executable(&quiet);
     let text = set(&format!("{} hook claude-code", quiet.display()));
     assert!(
         text.contains("problem claude-code (live)") && text.contains("did not refuse"),
@@ -554,6 +557,11 @@ fn doctor_live_runs_the_installed_hook_as_the_agent_would() {
     // The repository's agent config chose the command: doctor runs only a
     // plain `CMD hook AGENT`, and no program of the repository's own.
     let marker = sb.root().join("pwned");
+    sb.write("hook", "touch pwned\n");
+    sb.write("Makefile", "hook:\n\ttouch pwned\n");
+    std::fs::create_dir_all(sb.root().join("sh")).unwrap();
+    std::os::unix::fs::symlink("/bin/sh", sb.root().join("sh/ahp")).unwrap();
+    executable(&sb.write("bin/ahp", "#!/bin/sh\ntouch pwned\n"));
     for (command, why) in [
         ("ahp hook claude-code && touch pwned", "not the `CMD hook"),
         ("ahp hook claude-code $(touch pwned)", "not the `CMD hook"),
@@ -564,18 +572,6 @@ fn doctor_live_runs_the_installed_hook_as_the_agent_would() {
         ("sh hook claude-code", "is not `ahp`"),
         ("make hook claude-code", "is not `ahp`"),
     ] {
-        sb.write("hook", "touch pwned\n");
-        sb.write("Makefile", "hook:\n\ttouch pwned\n");
-        let link = sb.root().join("sh/ahp");
-        if !link.exists() {
-            std::fs::create_dir_all(link.parent().unwrap()).unwrap();
-            std::os::unix::fs::symlink("/bin/sh", &link).unwrap();
-        }
-        sb.write("bin/ahp", "#!/bin/sh\ntouch pwned\n");
-        let exe = sb.root().join("bin/ahp");
-        let mut mode = std::fs::metadata(&exe).unwrap().permissions();
-        std::os::unix::fs::PermissionsExt::set_mode(&mut mode, 0o755);
-        std::fs::set_permissions(&exe, mode).unwrap();
         let text = set(command);
         assert!(
             text.contains("problem claude-code (live)") && text.contains(why),
