@@ -326,13 +326,14 @@ fn rules() -> &'static [Rule] {
                 &["sqlplus"],
                 r"\b(sqlplus\s+(?:-\S+\s+)*[^\s/@]+/)[^\s@]+".to_string(),
             ),
-            // A password piped into `sudo -S`.
+            // A password piped into `sudo -S` (the pipe is the second
+            // word: an entry named `no-sudo` holds `sudo` and `-s`).
             with(
                 after(
                     &["sudo"],
                     format!(r"\b(echo\s+){VALUE}(\s*\|\s*sudo\b[^\r\n;&|]*\s-[a-zA-Z]*S\b)"),
                 ),
-                &["-s"],
+                &["|"],
             ),
             // A password piped into a registry login.
             after(
@@ -639,7 +640,12 @@ mod tests {
     #[test]
     fn a_shape_needs_both_its_word_and_its_flag() {
         for quiet in [
+            // Entry ids of the benchmark policy: a record naming one must
+            // not take the masking's slow path.
             "no-curl-to-prod",
+            "no-sudo",
+            "cargo-test-gate",
+            "sudo -S apt-get update",
             "curl -sSL https://example.com/install.sh",
             "mysql --version",
             "docker login registry.example.com",
