@@ -149,14 +149,16 @@ impl Masking {
     /// assert_eq!(v, json!({"message": "logged in with ***"}));
     /// ```
     pub fn quoting(mut self, context: &Value) -> Masking {
-        // Most contexts hold nothing to mask: the line's pre-check says.
-        let line = serde_json::to_vec(context).unwrap_or_default();
-        if !self.might_match(&line) {
+        if !self.enabled {
             return self;
         }
-        let mut copy = context.clone();
+        // Only what a key hides: a credential's shape is masked wherever
+        // it is by the shape itself.
         let mut hidden = Vec::new();
-        self.walk(&mut copy, &mut Vec::new(), &mut hidden);
+        self.hidden_by_key(context, &mut Vec::new(), &mut hidden);
+        if hidden.is_empty() {
+            return self;
+        }
         hidden.extend(self.quoted.drain(..).map(|(v, _)| v));
         self.quoted = longest_first(hidden)
             .into_iter()
@@ -254,24 +256,55 @@ impl Masking {
         path: &mut Vec<String>,
         hidden: &mut Vec<String>,
     ) {
-        // `{name: DB_PASSWORD, value: …}` (Kubernetes' `env` items): the
-        // value is a secret's though its own key is innocent.
-        let named_secret = map.iter().any(|(k, v)| {
-            normalize(k) == "name"
-                && v.as_str()
-                    .is_some_and(|n| self.is_secret_name(&normalize(n)))
-        });
+        let named_secret = self.names_a_secret_pair(map);
         for (key, value) in map.iter_mut() {
             path.push(normalize(key));
-            let named = named_secret && path.last().is_some_and(|k| k == "value");
-            // `tIcKeT` is `ticket` too, though its humps read as `t_ic_ke_t`.
-            if named || self.key_is_sensitive(path) || self.is_secret_name(&lowered(key)) {
+            if self.hides(key, path, named_secret) {
                 let was = std::mem::replace(value, Value::String(MASK.into()));
                 strings_of(was, hidden);
             } else {
                 self.walk(value, path, hidden);
             }
             path.pop();
+        }
+    }
+
+    /// `{name: DB_PASSWORD, value: …}` (Kubernetes' `env` items): the
+    /// value is a secret's though its own key is innocent.
+    fn names_a_secret_pair(&self, map: &Map<String, Value>) -> bool {
+        map.iter().any(|(k, v)| {
+            normalize(k) == "name"
+                && v.as_str()
+                    .is_some_and(|n| self.is_secret_name(&normalize(n)))
+        })
+    }
+
+    /// Whether the value of `key` (the last of `path`, normalized) is
+    /// masked whole by rule 1.
+    fn hides(&self, key: &str, path: &[String], named_secret: bool) -> bool {
+        (named_secret && path.last().is_some_and(|k| k == "value"))
+            || self.key_is_sensitive(path)
+            // `tIcKeT` is `ticket` too, though its humps read as `t_ic_ke_t`.
+            || self.is_secret_name(&lowered(key))
+    }
+
+    /// The strings that rule 1 hides in `value`.
+    fn hidden_by_key(&self, value: &Value, path: &mut Vec<String>, out: &mut Vec<String>) {
+        match value {
+            Value::Object(map) => {
+                let named_secret = self.names_a_secret_pair(map);
+                for (key, v) in map {
+                    path.push(normalize(key));
+                    if self.hides(key, path, named_secret) {
+                        strings_of(v.clone(), out);
+                    } else {
+                        self.hidden_by_key(v, path, out);
+                    }
+                    path.pop();
+                }
+            }
+            Value::Array(items) => items.iter().for_each(|v| self.hidden_by_key(v, path, out)),
+            _ => {}
         }
     }
 
