@@ -774,3 +774,30 @@ fn a_masked_value_quoted_in_a_message_is_masked_there_too() {
         "{log}"
     );
 }
+
+/// Only free text is masked by a quoted value: an agent's `token: "tool"`
+/// or a ticket `2026` must not rewrite ahp's own fields (`pre-***-use`,
+/// `***-11-29`), which made the reader skip the record, and the blocked
+/// call with it.
+#[test]
+fn a_hidden_value_leaves_ahps_own_fields_alone() {
+    let sb = Sandbox::new();
+    for token in ["tool", "2026", "pre-tool-use", "block", "PermissionChecker"] {
+        let out = sb.run(
+            "pre-tool-use",
+            format!(
+                r#"{{"tool":{{"name":"Bash","input":{{"command":"rm -rf /","token":"{token}"}}}}}}"#
+            ),
+        );
+        assert_eq!(out.status.code(), Some(2), "{token}");
+    }
+    let out = sb
+        .ahp()
+        .args(["signals", "stats", "--format", "json"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("unreadable"), "{err}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["runs"], 5, "{v}");
+}

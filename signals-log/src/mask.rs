@@ -136,7 +136,8 @@ impl Masking {
 
     /// Also masks, in every record, the values that masking hides in
     /// `context` (a dispatch's context: its `tool.input.password`), wherever
-    /// a record quotes them. A signal's message that copied one
+    /// a record's free text quotes them (its messages, reasons, tool
+    /// input; never ahp's own fields). A signal's message that copied one
     /// (`{{ tool.input.password }}`) is a record of its own, without the
     /// key that would say what the text is.
     ///
@@ -232,7 +233,7 @@ impl Masking {
             hidden.extend(self.quoted.iter().map(|(v, _)| v.clone()));
             let hidden = longest_first(hidden);
             if !hidden.is_empty() {
-                mask_quoted(value, &hidden);
+                mask_quoted(value, &hidden, false);
             }
         }
     }
@@ -342,19 +343,44 @@ fn strings_of(value: Value, out: &mut Vec<String>) {
     }
 }
 
+/// The keys whose values are free text or a tool's free-form data: a
+/// value hidden elsewhere is masked where one of these quotes it, and
+/// nowhere else. ahp's own fields (ids, `event`, `status`, `timestamp`,
+/// `source`, `intensity`) are left as they are: an agent's `token: "tool"`
+/// or a ticket `2026` made `pre-***-use` and `***-11-29`, and the reader
+/// then skipped the record, blocked calls and all.
+const FREE_TEXT: &[&str] = &[
+    "reason",
+    "resolution_path",
+    "message",
+    "suggestions",
+    "context_info",
+    "best_practices",
+    "follow_ups",
+    "description",
+    "data",
+    "details",
+    "input",
+    "response",
+    "prompt",
+    "value",
+];
+
 /// Masks each of `hidden` (longest first) wherever a string of `value`
-/// holds it.
-fn mask_quoted(value: &mut Value, hidden: &[String]) {
+/// under a [`FREE_TEXT`] key holds it.
+fn mask_quoted(value: &mut Value, hidden: &[String], free: bool) {
     match value {
-        Value::String(s) => {
+        Value::String(s) if free => {
             for h in hidden {
                 if s.contains(h.as_str()) {
                     *s = s.replace(h.as_str(), MASK);
                 }
             }
         }
-        Value::Array(items) => items.iter_mut().for_each(|v| mask_quoted(v, hidden)),
-        Value::Object(map) => map.values_mut().for_each(|v| mask_quoted(v, hidden)),
+        Value::Array(items) => items.iter_mut().for_each(|v| mask_quoted(v, hidden, free)),
+        Value::Object(map) => map
+            .iter_mut()
+            .for_each(|(k, v)| mask_quoted(v, hidden, free || FREE_TEXT.contains(&k.as_str()))),
         _ => {}
     }
 }
