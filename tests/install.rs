@@ -567,8 +567,9 @@ fn doctor_live_runs_the_installed_hook_as_the_agent_would() {
         ("ahp hook claude-code $(touch pwned)", "not the `CMD hook"),
         ("ahp hook claude-code --log pwned", "not the `CMD hook"),
         ("touch pwned", "no ahp hook on PreToolUse"),
-        ("./bin/ahp hook claude-code", "inside the project"),
-        ("./sh/ahp hook claude-code", "inside the project"),
+        ("./bin/ahp hook claude-code", "a relative path"),
+        ("../bin/ahp hook claude-code", "a relative path"),
+        ("./sh/ahp hook claude-code", "a relative path"),
         ("sh hook claude-code", "is not `ahp`"),
         ("make hook claude-code", "is not `ahp`"),
     ] {
@@ -579,6 +580,12 @@ fn doctor_live_runs_the_installed_hook_as_the_agent_would() {
         );
         assert!(!marker.exists(), "{command} ran");
     }
+    // Written absolute, inside the project or the git work tree around it.
+    std::fs::create_dir_all(sb.root().join(".git")).unwrap();
+    let inside = format!("{} hook claude-code", sb.root().join("bin/ahp").display());
+    let text = set(&inside);
+    assert!(text.contains("inside the project"), "{text}");
+    assert!(!marker.exists(), "{inside} ran");
 }
 
 #[test]

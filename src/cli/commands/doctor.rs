@@ -551,12 +551,25 @@ fn live_command(
             "its program `{word}` is not `ahp`, so doctor does not run it: run it yourself if you trust it"
         ));
     }
+    // A bare name from PATH or an absolute path: a relative one
+    // (`../tools/ahp` from a nested project root) is the repository's.
+    if word.contains('/') && !word.starts_with('/') {
+        return Err(format!(
+            "its program `{word}` is a relative path, which the repository chooses, so doctor does not run it"
+        ));
+    }
     let found =
         install::resolve_command(word, root).ok_or_else(|| format!("`{word}` is not found"))?;
     let program = std::fs::canonicalize(&found).unwrap_or_else(|_| found.clone());
-    // Inside, as written (`./bin/ahp`, a link the repository made to any
-    // program) or where it leads.
+    // Inside, as written (a link the repository made to any program) or
+    // where it leads; inside means under the project root or the git
+    // work tree around it (a repository can commit a nested `.ahp/`).
     let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    let root = root
+        .ancestors()
+        .find(|a| a.join(".git").exists())
+        .unwrap_or(&root)
+        .to_path_buf();
     let written_in = found
         .parent()
         .and_then(|d| std::fs::canonicalize(d).ok())
