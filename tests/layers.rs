@@ -489,19 +489,18 @@ fn a_when_on_a_builtin_entry_is_warned_about() {
     let out = sb.ahp().arg("validate").output().unwrap();
     let err = stderr(&out);
     assert!(
-        err.contains(".ahp/hooks.yaml:4:14: hooks.pre-tool-use[PermissionChecker].when: runs the builtin entry `PermissionChecker` only when this holds, and it does not for `rm -rf /` through the agent's shell tool, so that is no longer refused"),
+        err.contains(".ahp/hooks.yaml:4:14: hooks.pre-tool-use[PermissionChecker].when: runs the builtin entry `PermissionChecker` only when this holds, and it does not for `rm -rf /` through claude-code's Bash, so that is no longer refused"),
         "{err}"
     );
     assert!(
         err.contains(".ahp/hooks.yaml:6:14: hooks.pre-tool-use[PathGuard].when: runs the builtin entry `PathGuard` only when this holds"),
         "{err}"
     );
-    // A `when` that still holds for what the entry is there for (the
-    // specification's own example) is no concern, nor is an entry of one's
-    // own with a `when`.
+    // A `when` that still holds for every call the entry is there for is
+    // no concern, nor is an entry of one's own with a `when`.
     sb.write(
         ".ahp/hooks.yaml",
-        "hooks:\n  pre-tool-use:\n    - id: PermissionChecker\n      when: {tool: [Bash, Database]}\n    - id: PathGuard\n      when: {tool: [Read, Write, Edit, Bash]}\n",
+        "hooks:\n  pre-tool-use:\n    - id: PermissionChecker\n      when: {agent.name: \"!= codex\"}\n    - id: PathGuard\n      when: {session_id: \"~.\"}\n",
     );
     let out = sb.ahp().arg("validate").output().unwrap();
     assert!(

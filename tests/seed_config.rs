@@ -74,6 +74,17 @@ fn the_seed_configuration_validates_with_a_warning_for_what_ahp_cannot_honour() 
         .unwrap_or_else(|| panic!("no require_all_pass warning: {err}"));
     assert!(all_pass.contains(".ahp/hooks.yaml:56:9"), "{all_pass}");
     assert!(all_pass.contains("set `command:"), "{all_pass}");
+    // `when: {tool: ["Bash", "Database"]}` on the builtin PermissionChecker
+    // names Claude Code's shell tool only: another agent's shell calls are
+    // no longer judged, which is said.
+    let when = err
+        .lines()
+        .find(|l| l.contains("[PermissionChecker].when"))
+        .unwrap_or_else(|| panic!("no when warning: {err}"));
+    assert!(
+        when.contains("does not for `rm -rf /` through gemini's run_shell_command"),
+        "{when}"
+    );
     // Nothing else is doubtful: require_confirmation and coverage_threshold
     // are honoured as written. (The seed's RetrospectiveGenerator waits
     // for `ahp trust`, which validate says too.)
@@ -81,7 +92,7 @@ fn the_seed_configuration_validates_with_a_warning_for_what_ahp_cannot_honour() 
         err.lines()
             .filter(|l| l.starts_with("warning") && !l.contains("not trusted yet"))
             .count(),
-        2,
+        3,
         "{err}"
     );
 }
