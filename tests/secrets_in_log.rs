@@ -244,6 +244,10 @@ fn corpus() -> Vec<Secret> {
             "keytool -list -keystore ks.jks -storepass {}",
         ),
         ("jarsigner -keypass", "jarsigner -keypass {} app.jar signer"),
+        (
+            "keytool -keypass X -storepass",
+            "keytool -genkey -keypass Kp-91xq -storepass {}",
+        ),
         ("cargo login", "cargo login {}"),
         ("cargo login --registry", "cargo login --registry corp {}"),
         (

@@ -286,10 +286,13 @@ fn rules() -> &'static [Rule] {
                 r"(?:-p|--password)(?:\s+|=)",
                 &["-p"],
             ),
-            flag(
-                &["keytool", "jarsigner"],
-                "(?:keytool|jarsigner)",
-                r"-(?:src|dest|new)?(?:store|key)?pass\s+",
+            // Every pass flag of the line, not only the first after the
+            // program's name (`-keypass X -storepass Y`).
+            with(
+                after(
+                    &["keytool", "jarsigner"],
+                    format!(r"(\s-(?:src|dest|new)?(?:store|key)?pass\s+){VALUE}"),
+                ),
                 &["pass"],
             ),
             // `lftp -u user,X`.
