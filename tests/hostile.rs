@@ -571,7 +571,7 @@ fn a_hook_name_with_dot_dot_is_refused() {
     assert_eq!(ran.code(), Some(0), "{}", ran.stderr());
     assert!(
         ran.stderr().contains(
-            ".ahp/hooks.yaml:3:13: hooks.pre-tool-use[0]: an entry id holds a control character"
+            ".ahp/hooks.yaml:3:13: hooks.pre-tool-use[0]: an entry id holds a control or invisible character"
         ),
         "{:?}",
         ran.stderr()
@@ -580,8 +580,9 @@ fn a_hook_name_with_dot_dot_is_refused() {
     let ran = run_ahp(&sb, &mark, &["validate"], Vec::new(), false);
     assert_eq!(ran.code(), Some(1), "{}", ran.stderr());
     assert!(
-        ran.stderr()
-            .contains("4:15: hooks.pre-tool-use[1]: an entry id holds a control character"),
+        ran.stderr().contains(
+            "4:15: hooks.pre-tool-use[1]: an entry id holds a control or invisible character"
+        ),
         "{:?}",
         ran.stderr()
     );

@@ -453,7 +453,7 @@ fn an_id_or_a_folder_name_cannot_forge_a_report_line() {
     assert_eq!(out.status.code(), Some(1));
     assert!(
         stderr(&out).contains(
-            ".ahp/hooks.yaml:5:11: hooks.pre-tool-use[1]: an entry id holds a control character"
+            ".ahp/hooks.yaml:5:11: hooks.pre-tool-use[1]: an entry id holds a control or invisible character"
         ),
         "{}",
         stderr(&out)
@@ -518,4 +518,24 @@ fn a_when_on_a_builtin_entry_is_warned_about() {
         "{}",
         stderr(&out)
     );
+}
+
+/// An id cannot pass for the builtin one with a character that does not
+/// show, or a blank at its end.
+#[test]
+fn an_id_with_an_invisible_character_is_an_error() {
+    let sb = Sandbox::new();
+    for id in ["PermissionChecker\\u200b", "PermissionChecker "] {
+        sb.write(
+            ".ahp/hooks.yaml",
+            &format!("hooks:\n  pre-tool-use:\n    - id: \"{id}\"\n      oracle: Rules\n      config: {{rules: [{{condition: \"false\", message: m}}]}}\n"),
+        );
+        let out = sb.ahp().arg("validate").output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{id}");
+        assert!(
+            stderr(&out).contains(".ahp/hooks.yaml:3:11: hooks.pre-tool-use[0]: an entry id holds a control or invisible character"),
+            "{id}: {}",
+            stderr(&out)
+        );
+    }
 }

@@ -992,7 +992,7 @@ fn the_review_commands_escape_a_repositorys_terminal_codes() {
     for (args, shown) in [
         (
             &["explain", "pre-tool-use"][..],
-            "an entry id holds a control character",
+            "an entry id holds a control or invisible character",
         ),
         (&["trust", "--show"], "\\u{1b}[8m"),
     ] {

@@ -908,10 +908,16 @@ impl LoadedConfig {
                 };
                 // An id is one line of a report (`ahp explain`, `ahp config`,
                 // the log's `source`): a newline in one could forge lines.
-                if id.chars().any(char::is_control) {
+                // Nor may it pass for another with a character that does
+                // not show (`PermissionChecker\u{200b}`) or a blank at an end.
+                let unseen = |c: char| {
+                    c.is_control()
+                        || matches!(c, '\u{200b}'..='\u{200f}' | '\u{2028}'..='\u{202e}' | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{2069}' | '\u{feff}')
+                };
+                if id.chars().any(unseen) || id.trim() != id {
                     let n = id_node.map_or(&item.origin, |n| &n.origin);
                     errors.push(
-                        ConfigError::at(n, Some(path), "an entry id holds a control character (a newline, a tab, an escape)")
+                        ConfigError::at(n, Some(path), "an entry id holds a control or invisible character (a newline, a tab, an escape, a zero-width or direction mark) or a blank at an end")
                             .help("an id is one line of letters, digits and punctuation, e.g. `id: no-force-push`"),
                     );
                     continue;
