@@ -325,6 +325,16 @@ fn log_settings_mask_and_validate() {
         "{}",
         stderr(&out)
     );
+    // A list item that is not a name is named, not the list.
+    sb.write(".ahp/hooks.yaml", "settings:\n  log_mask: [ticket, 5]\n");
+    let out = sb.ahp().arg("validate").output().unwrap();
+    assert!(
+        stderr(&out).contains(
+            ".ahp/hooks.yaml:2:22: settings.log_mask.1: expected a key name or dotted path, found a number"
+        ),
+        "{}",
+        stderr(&out)
+    );
 }
 
 /// A context in the agents' shape names a file tool's file in its input

@@ -1046,14 +1046,25 @@ impl LoadedConfig {
         }
         // Each layer's valid names count (see `note_log_mask`).
         out.mask = self.log_mask.clone();
-        if let Some(n) = node.get("log_mask")
-            && !matches!(&n.value, NodeValue::Seq(items) if items.iter().all(|i| i.as_str().is_some()))
-        {
-            errors.push(type_error(
+        match node.get("log_mask").map(|n| (n, &n.value)) {
+            None => {}
+            // The item that is not a name, not the list it is in.
+            Some((_, NodeValue::Seq(items))) => {
+                if let Some((i, item)) =
+                    items.iter().enumerate().find(|(_, i)| i.as_str().is_none())
+                {
+                    errors.push(type_error(
+                        item,
+                        format!("settings.log_mask.{i}"),
+                        "a key name or dotted path",
+                    ));
+                }
+            }
+            Some((n, _)) => errors.push(type_error(
                 n,
                 "settings.log_mask".into(),
                 "a list of key names or dotted paths",
-            ));
+            )),
         }
         (out, errors)
     }
