@@ -1745,8 +1745,8 @@ impl LoadedConfig {
             }
             // A `when` narrows it: outside the calls it names, the entry
             // does not run at all (`when: {tool: [nothing]}` is off). Said
-            // when it no longer holds for the call the entry is there for;
-            // `tool: [Bash, Database]` on PermissionChecker still does.
+            // when it no longer holds for one of the calls the entry is
+            // there for ([`builtin_probes`]).
             let narrowed = node.get("when").and_then(|w| match &w.value {
                 NodeValue::Map(m) => m
                     .iter()
@@ -1754,13 +1754,9 @@ impl LoadedConfig {
                     .map(|(k, _)| &k.origin),
                 _ => (w.origin.layer() != Layer::Builtin).then_some(&w.origin),
             });
-            let probes = match narrowed {
-                Some(_) => builtin_probes(node.get("oracle").and_then(Node::as_str)),
-                None => Vec::new(),
-            };
             if let Some(at) = narrowed
-                && let Some((what, _)) = probes
-                    .iter()
+                && let Some((what, _)) = builtin_probes(node.get("oracle").and_then(Node::as_str))
+                    .into_iter()
                     .find(|(_, probe)| when.first_failing(probe).is_some())
             {
                 warnings.push(ConfigWarning {

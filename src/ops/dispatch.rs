@@ -118,12 +118,10 @@ fn warn_near_miss_environments(policy: &ahp_engine::Policy, events: &[Event], en
     let near = |key: &str| {
         let (k, e) = (key.to_lowercase(), env.to_lowercase());
         let len = k.chars().count();
+        let words = letters(&k) && letters(&e);
         k == e
-            || (letters(&k)
-                && letters(&e)
-                && len >= 4
-                && ahp_engine::suggest::levenshtein(&k, &e) <= 2)
-            || (letters(&k) && letters(&e) && len >= 3 && e.starts_with(&k) && !k.starts_with(&e))
+            || (words && len >= 4 && ahp_engine::suggest::levenshtein(&k, &e) <= 2)
+            || (words && len >= 3 && e.starts_with(&k) && !k.starts_with(&e))
             || ABBREVIATIONS.contains(&(e.as_str(), k.as_str()))
     };
     for plan in plans {
