@@ -223,8 +223,9 @@ impl Masking {
     }
 
     /// Masks `value` in place by both rules. A string masked under its key
-    /// is also masked wherever else the record quotes it: a Rules message
-    /// `{{ tool.input.password }}` copies the value into free text.
+    /// is also masked where the record's free text ([`FREE_TEXT`] keys)
+    /// quotes it: a Rules message `{{ tool.input.password }}` copies the
+    /// value there.
     pub fn mask_value(&self, value: &mut Value) {
         if self.enabled {
             let mut path = Vec::new();
