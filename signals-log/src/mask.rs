@@ -223,7 +223,8 @@ impl Masking {
     }
 
     /// Masks `value` in place by both rules. A string masked under its key
-    /// is also masked where the record's free text ([`FREE_TEXT`] keys)
+    /// is also masked where the record's free text (its messages,
+    /// reasons and tool input, never ahp's own fields)
     /// quotes it: a Rules message `{{ tool.input.password }}` copies the
     /// value there.
     pub fn mask_value(&self, value: &mut Value) {
