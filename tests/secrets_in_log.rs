@@ -198,6 +198,12 @@ fn corpus() -> Vec<Secret> {
             text: format!("curl -u {q}admin:{w1} {w2}{q} https://api.example.com/x"),
             values: vec![w1, w2],
         });
+        let (w1, w2) = (r.of(ALNUM, 12), r.of(ALNUM, 12));
+        v.push(Secret {
+            shape: "lftp -u quoted",
+            text: format!("lftp -u {q}deploy,{w1} {w2}{q} sftp://files"),
+            values: vec![w1, w2],
+        });
     }
     for (shape, text) in [
         ("redis-cli -a", "redis-cli -h cache -a {} ping"),
@@ -259,6 +265,33 @@ fn corpus() -> Vec<Secret> {
             "aws configure set aws_secret_access_key {}",
         ),
         ("echo | sudo -S", "echo {} | sudo -S apt-get update"),
+        ("echo -n | sudo -S", "echo -n {} | sudo -S apt-get update"),
+        (
+            "printf | sudo -S",
+            "printf '%s\\n' {} | sudo -S apt-get update",
+        ),
+        (
+            "echo | sudo --stdin",
+            "echo {} | sudo --stdin apt-get update",
+        ),
+        ("sudo -S <<<", "sudo -S apt-get update <<< {}"),
+        ("cargo login -q", "cargo login -q {}"),
+        ("cargo +nightly login", "cargo +nightly login {}"),
+        (
+            "npm quoted _authToken",
+            "npm config set \"//npm.corp.example/:_authToken\" {}",
+        ),
+        (
+            "npm :_password",
+            "npm config set //npm.corp.example/:_password {}",
+        ),
+        ("npm :_auth", "npm config set //npm.corp.example/:_auth {}"),
+        ("yarn npmAuthToken", "yarn config set npmAuthToken {}"),
+        ("mongo -pPW", "mongo -u admin -p{} db/app"),
+        (
+            "aws configure --profile set",
+            "aws configure --profile prod set aws_secret_access_key {}",
+        ),
         (
             "name/value JSON",
             "kubectl patch deploy app -p '{\"env\":[{\"name\":\"DB_PASSWORD\",\"value\":\"{}\"}]}'",

@@ -154,6 +154,14 @@ const VALUE: &str = r#"(?:\\"[^"\\]*\\"|\$'[^']*'|"[^"]*"|'[^']*'|(?:[^\s"',;&|`
 /// where the `user:password` value starts; capture 1 is still open.
 const CURL_USER: &str = r"\b(curl\b[^\r\n;&|]*?\s(?:-u|-U|--user|--proxy-user)(?:\s+|=)?";
 
+/// `lftp` and its user flag, up to where the `user,password` value starts;
+/// capture 1 is still open.
+const LFTP_USER: &str = r"\b(lftp\b[^\r\n;&|]*?\s-u\s+";
+
+/// The rest of a `sudo` command up to its flag that reads the password
+/// from standard input (`-S`, also grouped: `-kS`; `--stdin`).
+const SUDO_STDIN: &str = r"[^\r\n;&|]*\s(?:-[a-zA-Z]*S\b|--stdin\b)";
+
 /// How a rule's match is rewritten.
 #[derive(Debug, Clone, Copy)]
 enum Rewrite {
@@ -283,7 +291,7 @@ fn rules() -> &'static [Rule] {
             flag(
                 &["mongo"],
                 "mongo[a-z]*",
-                r"(?:-p|--password)(?:\s+|=)",
+                r"(?:-p(?:\s+|=)?|--password(?:\s+|=))",
                 &["-p"],
             ),
             // Every pass flag of the line, not only the first after the
@@ -295,29 +303,45 @@ fn rules() -> &'static [Rule] {
                 ),
                 &["pass"],
             ),
-            // `lftp -u user,X`.
+            // `lftp -u user,X`; quoted, the password may hold blanks.
             with(
-                after(
-                    &["lftp"],
-                    format!(r"\b(lftp\b[^\r\n;&|]*?\s-u\s+[^\s,]+,){VALUE}"),
-                ),
+                after(&["lftp"], format!(r#"{LFTP_USER}"[^\s,"]*,)[^"]+(")"#)),
                 &["-u"],
             ),
-            // `cargo login [--registry NAME] X`.
+            with(
+                after(&["lftp"], format!(r#"{LFTP_USER}'[^\s,']*,)[^']+(')"#)),
+                &["-u"],
+            ),
+            with(
+                after(&["lftp"], format!(r#"{LFTP_USER}[^\s,'"]+,){VALUE}"#)),
+                &["-u"],
+            ),
+            // `cargo [+TOOLCHAIN] login [FLAGS] X`. A word of lower-case
+            // letters alone is prose ("the cargo login flow"), a word
+            // starting with `-` a flag, not a token.
             with(
                 after(
                     &["cargo"],
-                    format!(r"\b(cargo\s+login\s+(?:--registry(?:\s+|=)\S+\s+)?){VALUE}"),
+                    r#"\b(cargo\s+(?:\+\S+\s+)?login\s+(?:(?:--registry|--config|--color|-Z)(?:\s+|=)\S+\s+|(?:-[qv]+|--quiet|--verbose|--locked|--offline|--frozen)\s+)*)(?:\\"[^"\\]*\\"|\$'[^']*'|"[^"]*"|'[^']*'|(?:[^-a-z\s"',;&|`\\<]|[a-z]+[^a-z\s"',;&|`\\])[^\s"',;&|`\\]*)"#.to_string(),
                 ),
                 &["login"],
             ),
-            // npm's `//registry…/:_authToken X` (`npm config set`, .npmrc).
-            after(&["_authtoken"], format!(r"(?i)(_authtoken\s*[=\s]\s*){VALUE}")),
+            // npm's `//registry…/:_authToken X` (`npm config set`, .npmrc;
+            // the key may be quoted), and its `:_auth` and `:_password`.
+            after(
+                &["_authtoken", ":_auth", ":_password"],
+                format!(r#"(?i)((?:_authtoken|:_auth|:_password)["']?\s*[=\s]\s*){VALUE}"#),
+            ),
+            // yarn's `npmAuthToken X` (`yarn config set`).
+            after(
+                &["npmauth"],
+                format!(r#"(?i)\b(npmauth(?:token|ident)["']?\s*[:=\s]\s*){VALUE}"#),
+            ),
             // `aws configure set aws_secret_access_key X` (the assignment
             // form is a secret-named assignment).
             after(
                 &["aws_secret_access_key", "aws_session_token"],
-                format!(r"(?i)\b(configure\s+set\s+(?:\S+\.)?aws_(?:secret_access_key|session_token)\s+){VALUE}"),
+                format!(r"(?i)\b(configure\s+(?:--\S+(?:\s+[^-\s]\S*)?\s+)*set\s+(?:\S+\.)?aws_(?:secret_access_key|session_token)\s+){VALUE}"),
             ),
             // `vault login X`.
             with(
@@ -330,13 +354,19 @@ fn rules() -> &'static [Rule] {
                 r"\b(sqlplus\s+(?:-\S+\s+)*[^\s/@]+/)[^\s@]+".to_string(),
             ),
             // A password piped into `sudo -S` (the pipe is the second
-            // word: an entry named `no-sudo` holds `sudo` and `-s`).
+            // word: an entry named `no-sudo` holds `sudo` and `-s`): all
+            // that `echo` or `printf` prints, flags and format included.
             with(
                 after(
                     &["sudo"],
-                    format!(r"\b(echo\s+){VALUE}(\s*\|\s*sudo\b[^\r\n;&|]*\s-[a-zA-Z]*S\b)"),
+                    format!(r"\b((?:echo|printf)\s+)[^\r\n;&|]+?(\s*\|\s*sudo\b{SUDO_STDIN})"),
                 ),
                 &["|"],
+            ),
+            // Or given to it as a here-string.
+            with(
+                after(&["sudo"], format!(r"\b(sudo\b{SUDO_STDIN}[^\r\n;&|]*?<<<\s*){VALUE}")),
+                &["<<<"],
             ),
             // A password piped into a registry login.
             after(
@@ -676,6 +706,48 @@ mod tests {
         ] {
             assert!(might_hold(loud.as_bytes()), "{loud}");
             assert_eq!(mask(loud), masked);
+        }
+    }
+
+    /// Variants of the client shapes a hostile review found passing the
+    /// masker, and the prose and flags that must pass it untouched.
+    #[test]
+    fn variants_of_the_client_shapes_are_masked_and_prose_is_not() {
+        for (text, masked) in [
+            ("echo -n Pw9x | sudo -S id", "echo *** | sudo -S id"),
+            ("printf '%s\\n' Pw9x|sudo -kS id", "printf ***|sudo -kS id"),
+            ("echo Pw9x | sudo --stdin id", "echo *** | sudo --stdin id"),
+            ("sudo -S id <<< Pw9x", "sudo -S id <<< ***"),
+            ("cargo login -q cioAb12", "cargo login -q ***"),
+            ("cargo +nightly login cioAb12", "cargo +nightly login ***"),
+            ("cargo login abc123", "cargo login ***"),
+            (
+                "npm config set \"//r.example/:_authToken\" Tk9",
+                "npm config set \"//r.example/:_authToken\" ***",
+            ),
+            ("//r.example/:_auth=dXNlcjpwdw==", "//r.example/:_auth=***"),
+            ("//r.example/:_password=cHc=", "//r.example/:_password=***"),
+            (
+                "yarn config set npmAuthToken Tk9",
+                "yarn config set npmAuthToken ***",
+            ),
+            ("mongo -u admin -pPw9x db", "mongo -u admin -p*** db"),
+            ("lftp -u 'me,pw with blank' h", "lftp -u 'me,***' h"),
+            (
+                "aws configure --profile prod set aws_secret_access_key Pw9x",
+                "aws configure --profile prod set aws_secret_access_key ***",
+            ),
+        ] {
+            assert_eq!(mask(text), masked, "{text}");
+        }
+        for prose in [
+            "cargo login --registry crates-io",
+            "cargo login --registry corp && cargo publish",
+            "explain the cargo login flow",
+            "mongosh --port 27017",
+            "sudo -S apt-get update",
+        ] {
+            assert_eq!(mask(prose), prose);
         }
     }
 
