@@ -812,6 +812,33 @@ fn a_masked_value_quoted_in_a_message_is_masked_there_too() {
     );
 }
 
+/// A hidden number is quoted as its digits, and free text may quote one
+/// word of a hidden value (the token of `Basic TOKEN` alone): both are
+/// masked there too.
+#[test]
+fn a_hidden_number_or_the_token_of_a_hidden_value_is_masked_where_quoted() {
+    let sb = Sandbox::new();
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:\n  pre-tool-use:\n    - oracle: Rules\n      id: echo\n      config:\n        rules:\n          - condition: \"tool.name == 'mcp'\"\n            intensity: aid\n            message: \"quoted: {{ tool.input.note }}\"\n",
+    );
+    let out = sb.run(
+        "pre-tool-use",
+        r#"{"tool":{"name":"mcp","raw_name":"mcp__db__login","input":{"password":80417733,"authorization":"Basic dXNlcjpQdzkxOTI=","note":"see 80417733 and dXNlcjpQdzkxOTI="}}}"#,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let log = std::fs::read_to_string(sb.log_path()).unwrap();
+    assert!(
+        !log.contains("80417733") && !log.contains("dXNlcjpQdzkxOTI="),
+        "{log}"
+    );
+    assert!(log.contains("quoted: see *** and ***"), "{log}");
+}
+
 /// Only free text is masked by a quoted value: an agent's `token: "tool"`
 /// or a ticket `2026` must not rewrite ahp's own fields (`pre-***-use`,
 /// `***-11-29`), which made the reader skip the record, and the blocked

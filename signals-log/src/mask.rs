@@ -137,7 +137,9 @@ impl Masking {
     /// Also masks, in every record, the values that masking hides in
     /// `context` (a dispatch's context: its `tool.input.password`), wherever
     /// a record's free text quotes them (its messages, reasons, tool
-    /// input; never ahp's own fields). A signal's message that copied one
+    /// input; never ahp's own fields): strings and numbers of 4 characters
+    /// or more, and the long words of a many-word value (the token of
+    /// `Basic TOKEN`). A signal's message that copied one
     /// (`{{ tool.input.password }}`) is a record of its own, without the
     /// key that would say what the text is.
     ///
@@ -160,6 +162,16 @@ impl Masking {
         if hidden.is_empty() {
             return self;
         }
+        // A long word of a many-word value may be quoted alone (the token
+        // of `Basic TOKEN`); a word of letters alone is too common to mask.
+        let words: Vec<String> = hidden
+            .iter()
+            .filter(|v| v.contains(char::is_whitespace))
+            .flat_map(|v| v.split_whitespace())
+            .filter(|w| w.chars().count() >= 8 && !w.chars().all(char::is_alphabetic))
+            .map(str::to_string)
+            .collect();
+        hidden.extend(words);
         hidden.extend(self.quoted.drain(..).map(|(v, _)| v));
         self.quoted = longest_first(hidden)
             .into_iter()
@@ -339,6 +351,8 @@ fn longest_first(mut values: Vec<String>) -> Vec<String> {
 fn strings_of(value: Value, out: &mut Vec<String>) {
     match value {
         Value::String(s) if s != MASK => out.push(s),
+        // Quoted in free text as its digits.
+        Value::Number(n) => out.push(n.to_string()),
         Value::Array(items) => items.into_iter().for_each(|v| strings_of(v, out)),
         Value::Object(map) => map.into_iter().for_each(|(_, v)| strings_of(v, out)),
         _ => {}
