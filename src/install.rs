@@ -290,7 +290,7 @@ fn read_existing(path: &Path) -> Result<Option<String>> {
         Ok(meta) if !meta.is_file() => {
             return Err(anyhow!(
                 "{} is not a regular file; ahp edits only a regular config file there",
-                path.display()
+                ahp_config::path_line(path)
             ));
         }
         _ => {}
@@ -299,12 +299,12 @@ fn read_existing(path: &Path) -> Result<Option<String>> {
         Ok(bytes) => String::from_utf8(bytes).map(Some).map_err(|e| {
             anyhow!(
                 "{}: not UTF-8 (invalid byte at offset {})",
-                path.display(),
+                ahp_config::path_line(path),
                 e.utf8_error().valid_up_to()
             )
         }),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(anyhow!("cannot read {}: {e}", path.display())),
+        Err(e) => Err(anyhow!("cannot read {}: {e}", ahp_config::path_line(path))),
     }
 }
 
@@ -329,9 +329,9 @@ pub fn plan_install(agent: Agent, path: &Path, base: &str) -> Result<Change> {
     {
         bail!(
             "{} has hooks of its own, which Droid reads only while there is no {}; creating that file would switch them off. Move them into {} (its top-level keys are the events), then run `ahp install droid` again; nothing was written",
-            settings.display(),
-            path.display(),
-            path.display()
+            ahp_config::path_line(&settings),
+            ahp_config::path_line(path),
+            ahp_config::path_line(path)
         );
     }
     let shape = shape(agent).ok_or_else(|| anyhow!("{AGENTHOOKS_REFUSAL}"))?;
@@ -407,7 +407,7 @@ fn plugin_install(path: &Path, before: Option<&str>, agent: Agent, base: &str) -
     {
         bail!(
             "{} exists and is not ahp's plugin; nothing was written. Move it away, or install into the other scope (`--scope user` or `--scope project`)",
-            path.display()
+            ahp_config::path_line(path)
         );
     }
     let after = plugin_text(agent, base);
@@ -449,7 +449,7 @@ fn parse_json_file(path: &Path, text: &str) -> Result<json::Node> {
     let root = json::parse(text).map_err(|e| {
         anyhow!(
             "{}:{}:{}: invalid JSON: {}; nothing was written",
-            path.display(),
+            ahp_config::path_line(path),
             e.line,
             e.column,
             e.message
@@ -459,7 +459,7 @@ fn parse_json_file(path: &Path, text: &str) -> Result<json::Node> {
         let (l, c) = json::line_col(text, root.start);
         bail!(
             "{}:{l}:{c}: expected a JSON object at the top, found {}; nothing was written",
-            path.display(),
+            ahp_config::path_line(path),
             root.kind_name()
         );
     }
@@ -470,7 +470,7 @@ fn wrong_kind(path: &Path, text: &str, node: &json::Node, what: &str, want: &str
     let (l, c) = json::line_col(text, node.start);
     anyhow!(
         "{}:{l}:{c}: `{what}` must be {want}, found {}; nothing was written",
-        path.display(),
+        ahp_config::path_line(path),
         node.kind_name()
     )
 }
@@ -542,7 +542,7 @@ fn json_install(
                 text = json::append(&text, &root, Some("version"), &json!(1));
                 notes.push(format!(
                     "added \"version\": 1 to {} ({agent} ignores hooks files without it)",
-                    path.display()
+                    ahp_config::path_line(path)
                 ));
             }
             Some(m) if m.value.kind_name() != "a number" => {
@@ -564,7 +564,10 @@ fn json_install(
     for event in install_events(agent) {
         let root = parse_json_file(path, &text)?;
         let Some(hooks) = event_map(shape, &root) else {
-            bail!("internal error: `hooks` vanished from {}", path.display());
+            bail!(
+                "internal error: `hooks` vanished from {}",
+                ahp_config::path_line(path)
+            );
         };
         let entry = json_entry(agent, shape, base, event);
         match hooks.get(event) {
@@ -704,7 +707,7 @@ fn parse_toml_file(path: &Path, text: &str) -> Result<toml_edit::DocumentMut> {
         let (l, c) = e.span().map_or((1, 1), |s| json::line_col(text, s.start));
         anyhow!(
             "{}:{l}:{c}: invalid TOML: {}; nothing was written",
-            path.display(),
+            ahp_config::path_line(path),
             e.message().trim()
         )
     })
@@ -726,13 +729,16 @@ fn kimi_install(path: &Path, before: Option<&str>, agent: Agent, base: &str) -> 
             Some(a) => Some(a),
             None => bail!(
                 "{}: `hooks` must be an array of tables ([[hooks]] sections), found {}; nothing was written",
-                path.display(),
+                ahp_config::path_line(path),
                 item.type_name()
             ),
         },
     };
     let Some(aot) = aot else {
-        bail!("internal error: cannot add [[hooks]] to {}", path.display());
+        bail!(
+            "internal error: cannot add [[hooks]] to {}",
+            ahp_config::path_line(path)
+        );
     };
     let mut added = Vec::new();
     for event in install_events(agent) {
@@ -807,25 +813,27 @@ fn kimi_uninstall(path: &Path, before: &str, agent: Agent, base: &str) -> Result
 /// through a symlink to its target.
 pub(crate) fn write_atomic(path: &Path, text: &str) -> Result<()> {
     let target = match std::fs::symlink_metadata(path) {
-        Ok(m) if m.file_type().is_symlink() => std::fs::canonicalize(path)
-            .with_context(|| format!("cannot resolve the symlink {}", path.display()))?,
+        Ok(m) if m.file_type().is_symlink() => std::fs::canonicalize(path).with_context(|| {
+            format!("cannot resolve the symlink {}", ahp_config::path_line(path))
+        })?,
         _ => path.to_path_buf(),
     };
     let dir = match target.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    std::fs::create_dir_all(&dir)
+        .with_context(|| format!("cannot create {}", ahp_config::path_line(&dir)))?;
     let perms = std::fs::metadata(&target).ok().map(|m| m.permissions());
     ahp_engine::paths::replace_file(&target, text.as_bytes(), perms)
-        .map_err(|e| anyhow!("cannot write {}: {e}", target.display()))
+        .map_err(|e| anyhow!("cannot write {}: {e}", ahp_config::path_line(&target)))
 }
 
 pub(crate) fn apply(change: &Change) -> Result<()> {
     match &change.after {
         Some(text) => write_atomic(&change.path, text),
         None if change.before.is_some() => std::fs::remove_file(&change.path)
-            .with_context(|| format!("cannot remove {}", change.path.display())),
+            .with_context(|| format!("cannot remove {}", ahp_config::path_line(&change.path))),
         None => Ok(()),
     }
 }

@@ -539,3 +539,50 @@ fn an_id_with_an_invisible_character_is_an_error() {
         );
     }
 }
+
+/// A project folder named with a line break cannot forge a line of the
+/// reports that print its path (`explain`'s layers, `config`'s header,
+/// `doctor`'s findings, `trust`).
+#[test]
+fn a_project_folder_name_cannot_forge_a_report_line() {
+    let sb = Sandbox::new();
+    let dir = sb.root().join("app\nFORGED: all good");
+    std::fs::create_dir_all(dir.join(".ahp")).unwrap();
+    std::fs::write(
+        dir.join(".ahp/hooks.yaml"),
+        "hooks:\n  pre-tool-use:\n    - oracle: Rules\n      id: r\n      config: {rules: [{condition: \"tool.name == 'x'\", message: hi}]}\n",
+    )
+    .unwrap();
+    let project = dir.to_str().unwrap();
+    for args in [
+        &["explain", "pre-tool-use", "--project", project][..],
+        &["config", "--project", project],
+        &["doctor", "--project", project],
+        &["trust", "--show", "--project", project],
+        &["trust", "--project", project],
+    ] {
+        let out = sb.ahp().args(args).output().unwrap();
+        let all = format!("{}{}", stdout(&out), stderr(&out));
+        assert!(
+            !all.lines().any(|l| l.starts_with("FORGED")),
+            "{args:?}: {all}"
+        );
+        assert!(all.contains("app\\nFORGED"), "{args:?}: {all}");
+    }
+    // The commands a newcomer runs inside the folder.
+    for args in [
+        &["validate"][..],
+        &["init"],
+        &["install", "claude-code"],
+        &["signals", "stats"],
+        &["test"],
+    ] {
+        let out = sb.ahp().args(args).current_dir(&dir).output().unwrap();
+        let all = format!("{}{}", stdout(&out), stderr(&out));
+        assert!(
+            !all.lines().any(|l| l.starts_with("FORGED")),
+            "{args:?}: {all}"
+        );
+        assert!(all.contains("app\\nFORGED"), "{args:?}: {all}");
+    }
+}

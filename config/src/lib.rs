@@ -59,7 +59,7 @@ pub use load::{
 pub use schema::hooks_schema;
 pub use source::{
     ConfigError, ConfigErrors, ConfigWarning, DEFAULT_POLICY, DEFAULT_POLICY_NAME, Layer, Origin,
-    SourceFile,
+    SourceFile, path_line,
 };
 
 /// The commented starter `.ahp/hooks.yaml` written by `ahp init`.

@@ -79,7 +79,7 @@ impl Origin {
     pub fn location(&self) -> String {
         format!(
             "{}:{}:{}",
-            one_line(&self.file.path),
+            path_line(&self.file.path),
             self.line,
             self.column
         )
@@ -88,7 +88,12 @@ impl Origin {
 
 /// A path as one line of a report: a repository's folder named with a
 /// newline must not start a line of its own in an error or in `ahp explain`.
-fn one_line(path: &Path) -> String {
+///
+/// ```
+/// use std::path::Path;
+/// assert_eq!(ahp_config::path_line(Path::new("app\nok: forged")), "app\\nok: forged");
+/// ```
+pub fn path_line(path: &Path) -> String {
     let mut out = String::new();
     for c in path.display().to_string().chars() {
         if c.is_control() {
@@ -161,8 +166,8 @@ impl ConfigError {
     /// `file:line:column`, as far as known.
     pub fn location(&self) -> String {
         match (&self.file, self.line) {
-            (Some(f), 0) => one_line(f),
-            (Some(f), l) => format!("{}:{}:{}", one_line(f), l, self.column),
+            (Some(f), 0) => path_line(f),
+            (Some(f), l) => format!("{}:{}:{}", path_line(f), l, self.column),
             (None, _) => String::from("<no file>"),
         }
     }

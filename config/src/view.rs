@@ -2,6 +2,7 @@
 //! the layer and file:line that set it.
 
 use crate::load::LoadedConfig;
+use crate::source::path_line;
 use crate::yaml::{Node, NodeValue};
 use ahp_engine::Event;
 use serde_json::{Map, Value, json};
@@ -102,9 +103,14 @@ impl LoadedConfig {
     /// `# layer file:line:column`.
     pub fn render_text(&self) -> String {
         let mut out = String::new();
-        let _ = writeln!(out, "# project root: {}", self.project_root.display());
+        let _ = writeln!(out, "# project root: {}", path_line(&self.project_root));
         for f in &self.files {
-            let _ = writeln!(out, "# layer {:<8} {}", f.layer.as_str(), f.path.display());
+            let _ = writeln!(
+                out,
+                "# layer {:<8} {}",
+                f.layer.as_str(),
+                path_line(&f.path)
+            );
         }
         if let Some(off) = &self.builtin_off {
             let _ = writeln!(
@@ -121,7 +127,7 @@ impl LoadedConfig {
                 let _ = writeln!(
                     out,
                     "# fail_closed: on, from {} (no layer can switch it off)",
-                    p.display()
+                    path_line(p)
                 );
             }
             Some(why) => {

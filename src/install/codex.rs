@@ -143,7 +143,7 @@ pub(crate) fn check(
                 let (l, c) = e.span().map_or((1, 1), |s| json::line_col(&t, s.start));
                 r.problems.push(format!(
                     "{}:{l}:{c}: invalid TOML: {}; Codex cannot load its config, and ahp cannot read which hooks Codex trusts",
-                    config_path.display(),
+                    ahp_config::path_line(&config_path),
                     e.message().trim()
                 ));
                 return r;
@@ -153,12 +153,12 @@ pub(crate) fn check(
         Err(e) => {
             r.problems.push(format!(
                 "cannot read {}: {e}; ahp cannot tell whether Codex trusts its hooks",
-                config_path.display()
+                ahp_config::path_line(&config_path)
             ));
             return r;
         }
     };
-    let shown = config_path.display();
+    let shown = ahp_config::path_line(&config_path);
     for flag in ["hooks", "codex_hooks"] {
         let off = config
             .get("features")
@@ -209,20 +209,20 @@ fn check_project(
             .to_string();
         Some((k.clone(), level))
     });
-    let shown = config_path.display();
+    let shown = ahp_config::path_line(config_path);
     match found {
         Some((key, level)) if level == "trusted" => r.ok.push(format!(
             "Codex trusts the project {key}, so it reads {}",
-            hooks_file.display()
+            ahp_config::path_line(hooks_file)
         )),
         Some((key, level)) => r.problems.push(format!(
             "Codex reads {} only in a trusted project, and {shown} marks {key} as `trust_level = \"{level}\"`: set it to \"trusted\":\n{}",
-            hooks_file.display(),
+            ahp_config::path_line(hooks_file),
             trust_lines(&key)
         )),
         None => r.problems.push(format!(
             "Codex reads {} only in a trusted project, and {} is not trusted in {shown}: trust it when Codex asks at startup, or add to {shown}:\n{}",
-            hooks_file.display(),
+            ahp_config::path_line(hooks_file),
             keys[0],
             trust_lines(&keys[0])
         )),
@@ -245,7 +245,7 @@ fn check_hooks(
         Err(e) => {
             r.problems.push(format!(
                 "{}:{}:{}: Codex reads this file as strict JSON and skips all of it: {e}",
-                hooks_file.display(),
+                ahp_config::path_line(hooks_file),
                 e.line(),
                 e.column()
             ));
@@ -288,8 +288,8 @@ fn check_hooks(
             }
         }
     }
-    let shown = config_path.display();
-    let file = hooks_file.display();
+    let shown = ahp_config::path_line(config_path);
+    let file = ahp_config::path_line(hooks_file);
     if !disabled.is_empty() {
         r.problems.push(format!(
             "Codex has switched off ahp's hooks on {} in {file} (`enabled = false` under [hooks.state] in {shown}): switch them on again in Codex's /hooks",
@@ -298,7 +298,7 @@ fn check_hooks(
     }
     if !untrusted.is_empty() {
         let place = match project {
-            Some(p) => format!(" in {}", p.display()),
+            Some(p) => format!(" in {}", ahp_config::path_line(p)),
             None => String::new(),
         };
         r.problems.push(format!(
@@ -320,7 +320,7 @@ pub(crate) fn check_file(
     project: Option<&Path>,
 ) -> Result<CodexTrust> {
     let text = read_regular(hooks_file)
-        .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", hooks_file.display()))?;
+        .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", ahp_config::path_line(hooks_file)))?;
     Ok(check(&codex_home(home), hooks_file, &text, project))
 }
 
@@ -371,7 +371,7 @@ mod tests {
         // The user's own hook at index 0 is not ahp's: its state is not read.
         let config = format!(
             "[hooks.state.\"{}:stop:0:0\"]\ntrusted_hash = \"x\"\n",
-            file.display()
+            ahp_config::path_line(&file)
         );
         std::fs::write(dir.path().join("config.toml"), config).unwrap();
         let r = check(dir.path(), &file, text, None);

@@ -31,8 +31,8 @@ pub(crate) fn project_log_path(root: &Path) -> Result<PathBuf> {
         return Err(anyhow!(
             "{} is a symlink to {}; ahp keeps a project's signal log only inside the project \
                  (replace the link with a directory, or pass --log)",
-            dir.display(),
-            target.display()
+            ahp_config::path_line(&dir),
+            ahp_config::path_line(&target)
         ));
     }
     Ok(dir.join(ahp_engine::paths::LOG_FILE))
@@ -292,7 +292,7 @@ pub(crate) fn validate(project: Option<PathBuf>, registry: &Registry) -> Result<
     let layers: Vec<String> = cfg
         .files
         .iter()
-        .map(|f| format!("{} ({})", f.path.display(), f.layer))
+        .map(|f| format!("{} ({})", ahp_config::path_line(&f.path), f.layer))
         .collect();
     let entries: usize = policy
         .events()

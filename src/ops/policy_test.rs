@@ -164,7 +164,7 @@ pub(crate) fn load_cases(paths: &[PathBuf]) -> Result<Vec<LoadedCase>> {
     for p in paths {
         if p.is_dir() {
             let mut found: Vec<PathBuf> = std::fs::read_dir(p)
-                .with_context(|| format!("cannot read {}", p.display()))?
+                .with_context(|| format!("cannot read {}", ahp_config::path_line(p)))?
                 .filter_map(|e| e.ok().map(|e| e.path()))
                 .filter(|f| {
                     f.is_file()
@@ -178,7 +178,7 @@ pub(crate) fn load_cases(paths: &[PathBuf]) -> Result<Vec<LoadedCase>> {
         } else {
             return Err(anyhow!(
                 "{}: no such file or directory (give test files, or a folder of them)",
-                p.display()
+                ahp_config::path_line(p)
             ));
         }
     }
@@ -190,8 +190,8 @@ pub(crate) fn load_cases(paths: &[PathBuf]) -> Result<Vec<LoadedCase>> {
 }
 
 fn read_file(path: &Path) -> Result<Vec<LoadedCase>> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read {}", ahp_config::path_line(path)))?;
     let source = Arc::new(SourceFile {
         layer: ahp_config::Layer::Project,
         path: path.to_path_buf(),
@@ -406,21 +406,29 @@ impl<'a> Runner<'a> {
 fn issue_fixture(test_file: &Path, issue: &Path, root: &Path) -> Result<PathBuf> {
     let dir = test_file.parent().unwrap_or(Path::new("."));
     let path = dir.join(issue);
-    let real = std::fs::canonicalize(&path)
-        .with_context(|| format!("fixtures.issue: cannot find {}", path.display()))?;
+    let real = std::fs::canonicalize(&path).with_context(|| {
+        format!(
+            "fixtures.issue: cannot find {}",
+            ahp_config::path_line(&path)
+        )
+    })?;
     let inside = |base: &Path| std::fs::canonicalize(base).is_ok_and(|b| real.starts_with(b));
     if !inside(dir) && !inside(root) {
         return Err(anyhow!(
             "fixtures.issue: {} is outside the test file's folder and the project",
-            path.display()
+            ahp_config::path_line(&path)
         ));
     }
-    let meta = std::fs::metadata(&real)
-        .with_context(|| format!("fixtures.issue: cannot read {}", path.display()))?;
+    let meta = std::fs::metadata(&real).with_context(|| {
+        format!(
+            "fixtures.issue: cannot read {}",
+            ahp_config::path_line(&path)
+        )
+    })?;
     if !meta.is_file() || meta.len() > 1024 * 1024 {
         return Err(anyhow!(
             "fixtures.issue: {} is not a regular file of at most 1 MiB",
-            path.display()
+            ahp_config::path_line(&path)
         ));
     }
     Ok(real)
@@ -568,9 +576,9 @@ pub(crate) fn case_from_log(log: &Path, id: &str) -> Result<String> {
     let mut run: Option<ahp_engine::RunRecord> = None;
     let mut signals: Vec<ahp_engine::Signal> = Vec::new();
     let reader = ahp_signals_log::read_all(log)
-        .with_context(|| format!("cannot read the signal log {}", log.display()))?;
+        .with_context(|| format!("cannot read the signal log {}", ahp_config::path_line(log)))?;
     for record in reader {
-        match record.with_context(|| format!("cannot read {}", log.display()))? {
+        match record.with_context(|| format!("cannot read {}", ahp_config::path_line(log)))? {
             ahp_signals_log::Record::Run(r) if r.correlation_id.starts_with(id) => {
                 if run
                     .as_ref()
@@ -578,7 +586,7 @@ pub(crate) fn case_from_log(log: &Path, id: &str) -> Result<String> {
                 {
                     return Err(anyhow!(
                         "`{id}` starts more than one run's id in {}; give more of it",
-                        log.display()
+                        ahp_config::path_line(log)
                     ));
                 }
                 run = Some(r);
@@ -597,7 +605,7 @@ pub(crate) fn case_from_log(log: &Path, id: &str) -> Result<String> {
     let run = run.ok_or_else(|| {
         anyhow!(
             "no run `{id}` in {} (`ahp signals query --kind run` lists the runs)",
-            log.display()
+            ahp_config::path_line(log)
         )
     })?;
     let strongest = signals
@@ -637,7 +645,7 @@ pub(crate) fn case_from_log(log: &Path, id: &str) -> Result<String> {
          \x20   event: {event}\n\
          \x20   context: {context}\n\
          \x20   expect:\n{expect}",
-        log = log.display(),
+        log = ahp_config::path_line(log),
         when = run.timestamp.to_rfc3339(),
         name = serde_json::to_string(&format!(
             "{} run {} ({})",

@@ -46,7 +46,7 @@ pub(crate) fn history_for(
     let history = LogHistory::load(log, &scopes, since).with_context(|| {
         format!(
             "cannot read the signal log {} for escalation",
-            log.display()
+            ahp_config::path_line(log)
         )
     })?;
     Ok(Some(Arc::new(history)))
@@ -181,9 +181,12 @@ pub(crate) fn respond(
     let wanted = signal_id.trim();
     let mut found = None;
     let mut answered: Option<SignalResponse> = None;
-    for record in ahp_signals_log::read_all(log.path)
-        .with_context(|| format!("cannot read the signal log {}", log.path.display()))?
-    {
+    for record in ahp_signals_log::read_all(log.path).with_context(|| {
+        format!(
+            "cannot read the signal log {}",
+            ahp_config::path_line(log.path)
+        )
+    })? {
         match record? {
             Record::Signal(s) if s.header.id.to_string() == wanted => {
                 found = Some((s.header.id, s.intensity()));
@@ -195,7 +198,7 @@ pub(crate) fn respond(
     let Some((id, intensity)) = found else {
         return Err(anyhow!(
             "no signal with id {wanted} in {}",
-            log.path.display()
+            ahp_config::path_line(log.path)
         ));
     };
     let response = SignalResponse::for_intensity(id, intensity, action, details)?;

@@ -102,7 +102,7 @@ fn ahp_commands(
             let (l, c) = e.span().map_or((1, 1), |s| json::line_col(text, s.start));
             format!(
                 "{}:{l}:{c}: invalid TOML: {}",
-                path.display(),
+                ahp_config::path_line(path),
                 e.message().trim()
             )
         })?;
@@ -120,7 +120,7 @@ fn ahp_commands(
     let root = json::parse(text).map_err(|e| {
         format!(
             "{}:{}:{}: invalid JSON: {}",
-            path.display(),
+            ahp_config::path_line(path),
             e.line,
             e.column,
             e.message
@@ -163,7 +163,7 @@ fn check_agent_file(r: &mut Report, agent: Agent, scope: Scope, path: &Path, roo
             r.add(
                 agent.as_str(),
                 Level::Problem,
-                format!("cannot read {}: {e}", path.display()),
+                format!("cannot read {}: {e}", ahp_config::path_line(path)),
             );
             return;
         }
@@ -177,8 +177,8 @@ fn check_agent_file(r: &mut Report, agent: Agent, scope: Scope, path: &Path, roo
             Level::Problem,
             format!(
                 "the hooks in {} do not run: Droid reads them only while there is no {}; move them there",
-                settings.display(),
-                path.display()
+                ahp_config::path_line(&settings),
+                ahp_config::path_line(path)
             ),
         );
     }
@@ -193,7 +193,7 @@ fn check_agent_file(r: &mut Report, agent: Agent, scope: Scope, path: &Path, roo
             Level::Problem,
             format!(
                 "{} has a `hooks` key; {agent} reads the events at the top of hooks.json and ignores the hooks inside it: move them up a level",
-                path.display()
+                ahp_config::path_line(path)
             ),
         );
     }
@@ -214,7 +214,7 @@ fn check_agent_file(r: &mut Report, agent: Agent, scope: Scope, path: &Path, roo
             Level::Note,
             format!(
                 "{} has no ahp hooks (run `ahp install {agent} --scope {}`)",
-                path.display(),
+                ahp_config::path_line(path),
                 scope.as_str()
             ),
         );
@@ -224,7 +224,11 @@ fn check_agent_file(r: &mut Report, agent: Agent, scope: Scope, path: &Path, roo
     r.add(
         &subject,
         Level::Ok,
-        format!("{}: ahp hooks on {}", path.display(), events.join(", ")),
+        format!(
+            "{}: ahp hooks on {}",
+            ahp_config::path_line(path),
+            events.join(", ")
+        ),
     );
     // A plugin written by another ahp version (or edited) may not speak
     // this one's protocol.
@@ -237,7 +241,7 @@ fn check_agent_file(r: &mut Report, agent: Agent, scope: Scope, path: &Path, roo
             Level::Problem,
             format!(
                 "{} is not the plugin this ahp writes (another version, or edited): run `ahp uninstall {agent} --scope {s}` then `ahp install {agent} --scope {s}`",
-                path.display(),
+                ahp_config::path_line(path),
                 s = scope.as_str()
             ),
         );
@@ -265,7 +269,7 @@ fn check_agent_file(r: &mut Report, agent: Agent, scope: Scope, path: &Path, roo
         }
         seen.push(word.clone());
         match install::resolve_command(cmd, root) {
-            Some(p) => r.add(&subject, Level::Ok, format!("`{word}` resolves to {}", p.display())),
+            Some(p) => r.add(&subject, Level::Ok, format!("`{word}` resolves to {}", ahp_config::path_line(&p))),
             None if word.contains('/') => r.add(&subject, Level::Problem, format!("the hook command `{word}` does not exist; {agent} will fail to start it. Reinstall with --command pointing at ahp")),
             None => r.add(&subject, Level::Problem, format!("`{word}` is not on PATH; {agent} will fail to start the hook. Put ahp on PATH, or reinstall with `ahp install {agent} --command /absolute/path/to/ahp`")),
         }
@@ -280,7 +284,7 @@ fn check_agent_file(r: &mut Report, agent: Agent, scope: Scope, path: &Path, roo
                     Level::Problem,
                     format!(
                         "{} has no `\"version\": 1`; {agent} ignores its hooks",
-                        path.display()
+                        ahp_config::path_line(path)
                     ),
                 );
             }
@@ -298,7 +302,7 @@ fn check_agent_file(r: &mut Report, agent: Agent, scope: Scope, path: &Path, roo
                     Level::Problem,
                     format!(
                         "{} sets `disableAllHooks: true`; no hook runs",
-                        path.display()
+                        ahp_config::path_line(path)
                     ),
                 );
             }
@@ -335,7 +339,7 @@ fn check_copilot_trust(r: &mut Report, subject: &str, root: &Path) {
                     Level::Problem,
                     format!(
                         "{}: not JSON ({e}); Copilot CLI's folder trust cannot be read",
-                        file.display()
+                        ahp_config::path_line(&file)
                     ),
                 );
                 return;
@@ -346,7 +350,7 @@ fn check_copilot_trust(r: &mut Report, subject: &str, root: &Path) {
             r.add(
                 subject,
                 Level::Problem,
-                format!("cannot read {}: {e}", file.display()),
+                format!("cannot read {}: {e}", ahp_config::path_line(&file)),
             );
             return;
         }
@@ -370,7 +374,10 @@ fn check_copilot_trust(r: &mut Report, subject: &str, root: &Path) {
         r.add(
             subject,
             Level::Ok,
-            format!("Copilot CLI trusts this folder ({})", file.display()),
+            format!(
+                "Copilot CLI trusts this folder ({})",
+                ahp_config::path_line(&file)
+            ),
         );
     } else {
         r.add(
@@ -378,9 +385,9 @@ fn check_copilot_trust(r: &mut Report, subject: &str, root: &Path) {
             Level::Problem,
             format!(
                 "Copilot CLI does not trust {}: it leaves this repository's hooks out, so ahp never runs. Trust the folder in Copilot CLI's dialog, or add \"{}\" to `trustedFolders` in {}",
-                root.display(),
-                root.display(),
-                file.display()
+                ahp_config::path_line(&root),
+                ahp_config::path_line(&root),
+                ahp_config::path_line(&file)
             ),
         );
     }
@@ -403,7 +410,7 @@ fn check_gemini_trust(r: &mut Report, subject: &str, root: &Path) {
             Level::Ok,
             format!(
                 "folder trust is off in {}: Gemini CLI loads every project's hooks",
-                settings.display()
+                ahp_config::path_line(&settings)
             ),
         );
         return;
@@ -432,15 +439,15 @@ fn check_gemini_trust(r: &mut Report, subject: &str, root: &Path) {
         }
     }
     match best {
-        Some((_, true)) => r.add(subject, Level::Ok, format!("Gemini CLI trusts this folder ({})", file.display())),
+        Some((_, true)) => r.add(subject, Level::Ok, format!("Gemini CLI trusts this folder ({})", ahp_config::path_line(&file))),
         _ => r.add(
             subject,
             Level::Problem,
             format!(
                 "Gemini CLI does not trust {}: it leaves this project's hooks out, so ahp never runs. Trust the folder in Gemini CLI's dialog (or `/permissions`), or add `\"{}\": \"TRUST_FOLDER\"` to {}; `--skip-trust` does not load project hooks",
-                root.display(),
-                root.display(),
-                file.display()
+                ahp_config::path_line(&root),
+                ahp_config::path_line(&root),
+                ahp_config::path_line(&file)
             ),
         ),
     }
@@ -577,14 +584,14 @@ fn live_command(
     if written_in || program.starts_with(&root) {
         return Err(format!(
             "its program {} is inside the project, so doctor does not run it",
-            found.display()
+            ahp_config::path_line(&found)
         ));
     }
     if !named_ahp(&program) {
         return Err(format!(
             "its program {} leads to {}, not to an `ahp`, so doctor does not run it",
-            found.display(),
-            program.display()
+            ahp_config::path_line(&found),
+            ahp_config::path_line(&program)
         ));
     }
     Ok((program, args.iter().map(|w| w.to_string()).collect()))
@@ -636,7 +643,7 @@ fn check_live(r: &mut Report, agent: Agent, home: Option<&Path>, root: &Path) {
             r.add(
                 &subject,
                 Level::Problem,
-                format!("`{command}` (from {}): {why}", path.display()),
+                format!("`{command}` (from {}): {why}", ahp_config::path_line(&path)),
             );
             return;
         }
@@ -665,7 +672,10 @@ fn check_live(r: &mut Report, agent: Agent, home: Option<&Path>, root: &Path) {
                 r.add(
                     &subject,
                     Level::Problem,
-                    format!("`{command}` (from {}) did not start: {e}", path.display()),
+                    format!(
+                        "`{command}` (from {}) did not start: {e}",
+                        ahp_config::path_line(&path)
+                    ),
                 );
                 return;
             }
@@ -720,7 +730,7 @@ fn check_agenthooks(r: &mut Report, dirs: &[PathBuf]) {
             for entry in ahp_config::hookmd::ENTRY_POINTS {
                 let p = e.path().join(entry);
                 if std::fs::read_to_string(&p).is_ok_and(|t| t.contains("hook agenthooks")) {
-                    r.add("agenthooks", Level::Problem, format!("{} runs `ahp hook agenthooks` from a HOOK.md hook directory ahp itself loads, so ahp would start itself on every dispatch; remove that hook", p.display()));
+                    r.add("agenthooks", Level::Problem, format!("{} runs `ahp hook agenthooks` from a HOOK.md hook directory ahp itself loads, so ahp would start itself on every dispatch; remove that hook", ahp_config::path_line(&p)));
                 }
             }
         }
@@ -824,7 +834,7 @@ pub(crate) fn run(args: DoctorArgs, registry: &Registry) -> Result<u8> {
             Level::Ok,
             "the project policy is not trusted, and nothing in it waits for trust (only HOOK.md scripts, commands, rewrites of tool input and oracles that write files do)",
         ),
-        Ok((_, TrustStatus::Untrusted)) => r.add("trust", Level::Problem, format!("the project hooks of {} are not trusted, so they do not run: review .agents/hooks and .ahp/hooks.yaml, then run `ahp trust`", root.display())),
+        Ok((_, TrustStatus::Untrusted)) => r.add("trust", Level::Problem, format!("the project hooks of {} are not trusted, so they do not run: review .agents/hooks and .ahp/hooks.yaml, then run `ahp trust`", ahp_config::path_line(&root))),
         Ok((_, TrustStatus::Changed { changed, .. })) => r.add("trust", Level::Problem, format!("the project hooks changed since you trusted them ({}), so they do not run: review them, then run `ahp trust`", changed.join(", "))),
         Err(e) => r.add("trust", Level::Problem, format!("trust cannot be checked: {e:#}")),
     }
@@ -845,7 +855,7 @@ pub(crate) fn run(args: DoctorArgs, registry: &Registry) -> Result<u8> {
             text.push('\n');
         }
         DoctorFormat::Text => {
-            text.push_str(&format!("project: {}\n", root.display()));
+            text.push_str(&format!("project: {}\n", ahp_config::path_line(&root)));
             for f in &r.findings {
                 text.push_str(&format!(
                     "{:<7} {}: {}\n",

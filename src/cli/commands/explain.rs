@@ -92,7 +92,7 @@ fn explain(
         "layers: {}\n",
         cfg.files
             .iter()
-            .map(|f| format!("{} {}", f.layer, f.path.display()))
+            .map(|f| format!("{} {}", f.layer, ahp_config::path_line(&f.path)))
             .collect::<Vec<_>>()
             .join(" → ")
     ));
@@ -190,7 +190,7 @@ fn explain(
             out.push_str(&format!(
                 "note: project hook `{}` replaces the user hook {}\n",
                 h.name,
-                user.display()
+                ahp_config::path_line(user)
             ));
         }
         if let (Some(t), Some(p)) = (&h.matcher_tool, &h.matcher_pattern) {
@@ -239,7 +239,7 @@ fn explain(
         match (&call.found.id, &call.path) {
             (_, Some(p)) => out.push_str(&format!(
                 "issue file {}\n",
-                p.strip_prefix(&cfg.project_root).unwrap_or(p).display()
+                ahp_config::path_line(p.strip_prefix(&cfg.project_root).unwrap_or(p))
             )),
             (Some(id), None) => out.push_str(&format!(
                 "no issue file of {id} found: it is judged without one\n"

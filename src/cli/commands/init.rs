@@ -31,7 +31,7 @@ fn init(root: &Path, force: bool, registry: &ahp_engine::Registry) -> Result<()>
     if hooks.exists() && !force {
         return Err(anyhow!(
             "{} already exists; use --force to overwrite it, or edit it (run `ahp validate` after)",
-            hooks.display()
+            ahp_config::path_line(&hooks)
         ));
     }
     // The project may be a cloned repository: its `.ahp/` and `.gitignore`
@@ -59,7 +59,12 @@ fn init(root: &Path, force: bool, registry: &ahp_engine::Registry) -> Result<()>
     let existing = match std::fs::read_to_string(&gitignore) {
         Ok(s) => s,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(e) => return Err(anyhow!("cannot read {}: {e}", gitignore.display())),
+        Err(e) => {
+            return Err(anyhow!(
+                "cannot read {}: {e}",
+                ahp_config::path_line(&gitignore)
+            ));
+        }
     };
     let wanted = [".ahp/hooks.local.yaml", ".ahp/signals.jsonl*"];
     let missing: Vec<&str> = wanted
@@ -79,13 +84,17 @@ fn init(root: &Path, force: bool, registry: &ahp_engine::Registry) -> Result<()>
         }
         write(".gitignore", &text)?;
     }
-    crate::ops::output::outln!("wrote {}", hooks.display())?;
-    crate::ops::output::outln!("wrote {}", schema.display())?;
+    crate::ops::output::outln!("wrote {}", ahp_config::path_line(&hooks))?;
+    crate::ops::output::outln!("wrote {}", ahp_config::path_line(&schema))?;
     if wrote_tests {
-        crate::ops::output::outln!("wrote {}", tests.display())?;
+        crate::ops::output::outln!("wrote {}", ahp_config::path_line(&tests))?;
     }
     if !missing.is_empty() {
-        crate::ops::output::outln!("added {} to {}", missing.join(", "), gitignore.display())?;
+        crate::ops::output::outln!(
+            "added {} to {}",
+            missing.join(", "),
+            ahp_config::path_line(&gitignore)
+        )?;
     }
     crate::ops::output::outln!(
         "next: edit the policy, then `ahp validate`, `ahp test` and `ahp explain pre-tool-use`"

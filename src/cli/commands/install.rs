@@ -72,7 +72,7 @@ pub(crate) fn run(args: InstallArgs, remove: bool) -> Result<u8> {
     let mut out = std::io::stdout().lock();
     if args.dry_run {
         if change.is_noop() {
-            writeln!(out, "{}: nothing to change", path.display())?;
+            writeln!(out, "{}: nothing to change", ahp_config::path_line(&path))?;
         } else {
             write!(out, "{}", change.diff())?;
         }
@@ -83,13 +83,13 @@ pub(crate) fn run(args: InstallArgs, remove: bool) -> Result<u8> {
             writeln!(
                 out,
                 "no ahp hooks for {agent} (`{base} hook {agent}`) in {}; nothing changed",
-                path.display()
+                ahp_config::path_line(&path)
             )?;
         } else {
             writeln!(
                 out,
                 "ahp is already installed for {agent} in {}; nothing changed",
-                path.display()
+                ahp_config::path_line(&path)
             )?;
             if agent == Agent::Codex {
                 codex_steps(&mut out, scope, &root, &path)?;
@@ -113,7 +113,7 @@ pub(crate) fn run(args: InstallArgs, remove: bool) -> Result<u8> {
             out,
             "removed ahp's {agent} hooks ({}) from {}{what}",
             change.events.join(", "),
-            path.display()
+            ahp_config::path_line(&path)
         )?;
         return Ok(EXIT_PROCEED);
     }
@@ -122,7 +122,7 @@ pub(crate) fn run(args: InstallArgs, remove: bool) -> Result<u8> {
         "installed `{}` for {agent} ({} scope) in {}: {}",
         hook_command(agent, base, "EVENT").replace(" --event EVENT", " --event <event>"),
         scope.as_str(),
-        path.display(),
+        ahp_config::path_line(&path),
         change.events.join(", ")
     )?;
     for n in &change.notes {

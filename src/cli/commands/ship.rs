@@ -30,7 +30,7 @@ pub(crate) fn run(args: ShipArgs) -> Result<u8> {
     if !args.log.exists() {
         return Err(anyhow!(
             "no signal log at {}: nothing to ship (ahp writes it at the first hook call)",
-            args.log.display()
+            ahp_config::path_line(&args.log)
         ));
     }
     let resource = Resource::detect(&args.project);

@@ -254,7 +254,7 @@ pub(crate) fn run(cmd: SignalsCommand, registry: Registry) -> Result<u8> {
                 Some(url) => crate::ship::postgres::redact(url),
                 None => log_paths(&common)?
                     .iter()
-                    .map(|p| p.display().to_string())
+                    .map(|p| ahp_config::path_line(p).to_string())
                     .collect::<Vec<_>>()
                     .join(", "),
             };
@@ -267,8 +267,8 @@ pub(crate) fn run(cmd: SignalsCommand, registry: Registry) -> Result<u8> {
             let title = format!("ahp signals — {source}");
             let html = report::render_with(&title, &stats, &findings, &origins);
             std::fs::write(&out, html)
-                .with_context(|| format!("cannot write {}", out.display()))?;
-            eprintln!("wrote {}", out.display());
+                .with_context(|| format!("cannot write {}", ahp_config::path_line(&out)))?;
+            eprintln!("wrote {}", ahp_config::path_line(&out));
             Ok(0)
         }
         SignalsCommand::Ship {
@@ -303,7 +303,7 @@ pub(crate) fn run(cmd: SignalsCommand, registry: Registry) -> Result<u8> {
 fn no_signals_yet(path: &Path) -> String {
     format!(
         "no signals yet: {} does not exist (ahp writes it at the first hook call)",
-        path.display()
+        ahp_config::path_line(path)
     )
 }
 
@@ -433,7 +433,7 @@ fn warn_skipped<'a>(logs: impl Iterator<Item = (&'a PathBuf, usize)>) {
     for (path, n) in logs.filter(|(_, n)| *n > 0) {
         eprintln!(
             "warning: {n} unreadable lines skipped in {}",
-            path.display()
+            ahp_config::path_line(path)
         );
     }
 }
@@ -882,13 +882,13 @@ fn replay(
         Ok(_) => {
             return Err(anyhow!(
                 "--config {}: not a directory; pass the project directory whose .ahp/hooks.yaml is the candidate policy",
-                config.display()
+                ahp_config::path_line(config)
             ));
         }
         Err(e) => {
             return Err(anyhow!(
                 "--config {}: {e}; pass the project directory whose .ahp/hooks.yaml is the candidate policy",
-                config.display()
+                ahp_config::path_line(config)
             ));
         }
     }
@@ -897,7 +897,7 @@ fn replay(
     if !opts.project_root.join(".ahp").join("hooks.yaml").exists() {
         eprintln!(
             "note: {} has no .ahp/hooks.yaml: the candidate is the built-in policy (and your user policy)",
-            opts.project_root.display()
+            ahp_config::path_line(&opts.project_root)
         );
     }
     apply_trust(&mut cfg, &registry);

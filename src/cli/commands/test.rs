@@ -65,7 +65,7 @@ pub(crate) fn run(args: TestArgs, registry: &Registry) -> Result<u8> {
         if !dir.is_dir() {
             return Err(anyhow!(
                 "no test files given and no {} folder; write cases there (`ahp init` writes a starter file), or name the files",
-                dir.display()
+                ahp_config::path_line(&dir)
             ));
         }
         vec![dir]
@@ -81,7 +81,7 @@ pub(crate) fn run(args: TestArgs, registry: &Registry) -> Result<u8> {
 fn single_file(file: &Path, project: Option<PathBuf>) -> Result<LoadedConfig> {
     let source = ahp_config::layers::read_policy_file(ahp_config::Layer::Project, file)
         .map_err(|e| anyhow!("{e}"))?
-        .ok_or_else(|| anyhow!("{}: no such file", file.display()))?;
+        .ok_or_else(|| anyhow!("{}: no such file", ahp_config::path_line(file)))?;
     let opts = load_options(project)?;
     let root = opts.project_root;
     let mut cfg = LoadedConfig::from_files(root, vec![SourceFile::builtin(), source])?;
@@ -105,7 +105,12 @@ fn run_cases(runner: &mut Runner<'_>, cases: &[LoadedCase], quiet: bool) -> Resu
     let here = std::env::current_dir().unwrap_or_default();
     for lc in cases {
         let shown = lc.file.strip_prefix(&here).unwrap_or(&lc.file);
-        let title = format!("{}:{}: {}", shown.display(), lc.line, lc.case.name);
+        let title = format!(
+            "{}:{}: {}",
+            ahp_config::path_line(shown),
+            lc.line,
+            lc.case.name
+        );
         let (ok, detail) = match runner.run(lc) {
             Ok(r) if r.mismatches.is_empty() => (true, String::new()),
             Ok(r) => {

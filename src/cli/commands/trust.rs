@@ -79,17 +79,17 @@ fn trust_command(
         if store.revoke(root)? {
             crate::ops::output::outln!(
                 "revoked: project hooks of {} will not run until trusted again",
-                root.display()
+                ahp_config::path_line(root)
             )?;
         } else {
-            crate::ops::output::outln!("{} was not trusted", root.display())?;
+            crate::ops::output::outln!("{} was not trusted", ahp_config::path_line(root))?;
         }
         return Ok(EXIT_PROCEED);
     }
     let set = trust::hook_set(root)?;
     let status = store.status(&set)?;
     if show {
-        crate::ops::output::outln!("project: {}", root.display())?;
+        crate::ops::output::outln!("project: {}", ahp_config::path_line(root))?;
         crate::ops::output::outln!("hook set: {} ({} file(s))", set.digest, set.files.len())?;
         for f in &set.files {
             let kind = match (&f.symlink_target, f.executable) {
@@ -117,7 +117,7 @@ fn trust_command(
     if set.is_empty() {
         crate::ops::output::outln!(
             "{} has no project hooks (.agents/hooks); nothing to trust",
-            root.display()
+            ahp_config::path_line(root)
         )?;
         return Ok(EXIT_PROCEED);
     }
@@ -126,9 +126,9 @@ fn trust_command(
     crate::ops::output::outln!(
         "trusted {} file(s) of {} ({}); recorded in {}",
         set.files.len(),
-        root.display(),
+        ahp_config::path_line(root),
         set.digest,
-        store.path().display()
+        ahp_config::path_line(store.path())
     )?;
     Ok(EXIT_PROCEED)
 }
