@@ -1,7 +1,7 @@
 //! Escalation, context-aware intensity and responses, end to end through
 //! `ahp`.
 
-use crate::common::{Sandbox, json_out};
+use crate::common::{Sandbox, json_out, stderr};
 use serde_json::Value;
 
 const BIG: &str = r#"{"issue":{"id":"FEAT-1"},"files":{"changed":["a.rs","b.rs","c.rs"]}}"#;
@@ -729,4 +729,30 @@ fn an_answer_that_cannot_be_recorded_still_answers() {
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains("unknown action `curl -u admin:"), "{err}");
     assert!(!err.contains("hunter2secret"), "{err}");
+}
+
+/// An environment name that cannot be told from another by eye (a blank
+/// at an end, a zero-width mark) would never apply, and no near-miss
+/// warning would say so: it is an error at its line.
+#[test]
+fn an_environment_name_with_an_invisible_character_is_an_error() {
+    let sb = Sandbox::new();
+    for key in [
+        "\"production \"",
+        "\"production\\u200b\"",
+        "\"prod\\nuction\"",
+    ] {
+        sb.write(
+            ".ahp/hooks.yaml",
+            &format!("hooks:\n  pre-tool-use:\n    - oracle: FileChangeLimiter\n      intensity_by_environment: {{{key}: prompt}}\n"),
+        );
+        let out = sb.ahp().arg("validate").output().unwrap();
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{key}: {err}");
+        assert!(
+            err.contains(".ahp/hooks.yaml:4:34: ")
+                && err.contains("intensity_by_environment: an environment name holds a control or invisible character"),
+            "{key}: {err}"
+        );
+    }
 }

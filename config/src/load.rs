@@ -373,6 +373,18 @@ fn builtin_switch(
     off
 }
 
+/// Whether a name is one line that reads as it is: no control or
+/// invisible character (`PermissionChecker\u{200b}` passes for the builtin
+/// id) and no blank at an end. Ids and environment names are compared as
+/// written and shown one per line.
+fn one_visible_line(name: &str) -> bool {
+    let unseen = |c: char| {
+        c.is_control()
+            || matches!(c, '\u{200b}'..='\u{200f}' | '\u{2028}'..='\u{202e}' | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{2069}' | '\u{feff}')
+    };
+    !name.chars().any(unseen) && name.trim() == name
+}
+
 impl LoadedConfig {
     /// The findings of the `when:` checks of `context_paths` over every entry's `when:`, all as
     /// warnings: what `ahp config` shows without compiling the policy
@@ -910,11 +922,7 @@ impl LoadedConfig {
                 // the log's `source`): a newline in one could forge lines.
                 // Nor may it pass for another with a character that does
                 // not show (`PermissionChecker\u{200b}`) or a blank at an end.
-                let unseen = |c: char| {
-                    c.is_control()
-                        || matches!(c, '\u{200b}'..='\u{200f}' | '\u{2028}'..='\u{202e}' | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{2069}' | '\u{feff}')
-                };
-                if id.chars().any(unseen) || id.trim() != id {
+                if !one_visible_line(&id) {
                     let n = id_node.map_or(&item.origin, |n| &n.origin);
                     errors.push(
                         ConfigError::at(n, Some(path), "an entry id holds a control or invisible character (a newline, a tab, an escape, a zero-width or direction mark) or a blank at an end")
@@ -1701,6 +1709,17 @@ impl LoadedConfig {
                 .ok()
         });
         let intensity_by_environment = spec.intensity_by_environment.unwrap_or_default();
+        // A name that cannot be told from another by eye would never
+        // match the environment, and no near-miss warning would say so.
+        let env_keys = node.get("intensity_by_environment").and_then(Node::as_map);
+        for key in env_keys.unwrap_or_default() {
+            if !one_visible_line(&key.0.name) {
+                errors.push(
+                    ConfigError::at(&key.0.origin, Some(me.path("intensity_by_environment")), "an environment name holds a control or invisible character (a newline, a tab, a zero-width or direction mark) or a blank at an end")
+                        .help("write the name as AHP_ENVIRONMENT gives it, e.g. `production: block`"),
+                );
+            }
+        }
         // `settings.mode` is for a layer's own entries: a project that
         // rolls its rules out in shadow keeps the builtin protection and
         // the user's rules.
