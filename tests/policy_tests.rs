@@ -217,6 +217,30 @@ fn a_bad_test_file_names_its_line() {
         stdout(&out)
     );
 
+    // A mistyped outcome or intensity is the file's error, at its line,
+    // with the word it meant: not a case that fails for another reason.
+    for (expect, line, said) in [
+        (
+            "blok",
+            "t.yaml:4:13",
+            "unknown outcome `blok` (did you mean `block`?)",
+        ),
+        (
+            "{outcome: block, intensity: blok}",
+            "t.yaml:4:41",
+            "unknown intensity `blok` (did you mean `block`?)",
+        ),
+    ] {
+        sb.write(
+            ".ahp/tests/t.yaml",
+            &format!("cases:\n  - name: t\n    tool: Bash\n    expect: {expect}\n    input: {{command: ls}}\n"),
+        );
+        let out = sb.ahp().arg("test").output().unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        let err = stderr(&out);
+        assert!(err.contains(line) && err.contains(said), "{err}");
+    }
+
     let out = sb.ahp().args(["test", "missing.yaml"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(

@@ -215,6 +215,7 @@ fn read_file(path: &Path) -> Result<Vec<LoadedCase>> {
             .help("the format: `ahp schema --tests`, or docs/policy-tests.md");
         anyhow::Error::from(ahp_config::ConfigErrors(vec![err]))
     })?;
+    check_expectations(&spec, &node)?;
     Ok(spec
         .cases
         .into_iter()
@@ -227,6 +228,57 @@ fn read_file(path: &Path) -> Result<Vec<LoadedCase>> {
             case,
         })
         .collect())
+}
+
+/// The outcomes and intensities `expect` may name.
+const OUTCOMES: &[&str] = &["allow", "accept", "aid", "control", "prompt", "block"];
+const INTENSITIES: &[&str] = &["block", "control", "prompt", "aid"];
+
+/// A mistyped outcome or intensity is the file's error at its line: as a
+/// case failure it read as a policy that decides wrongly.
+fn check_expectations(spec: &TestFile, node: &ahp_config::yaml::Node) -> Result<()> {
+    let mut errors = Vec::new();
+    for (i, case) in spec.cases.iter().enumerate() {
+        let (outcome, intensity, at) = match &case.expect {
+            Expect::Outcome(o) => (o, None, format!("cases.{i}.expect")),
+            Expect::Full(f) => (
+                &f.outcome,
+                f.intensity.as_ref(),
+                format!("cases.{i}.expect.outcome"),
+            ),
+        };
+        let mut check = |word: &str, known: &[&str], key: String, what: &str| {
+            let valid = match what {
+                "outcome" => outcome_is(word, Outcome::Accept).is_ok(),
+                _ => word.parse::<Intensity>().is_ok(),
+            };
+            if valid {
+                return;
+            }
+            let hint = ahp_engine::suggest::did_you_mean(word, known.iter().copied())
+                .map(|s| format!(" (did you mean `{s}`?)"))
+                .unwrap_or_default();
+            let origin = node.find(&key).map_or(&node.origin, |n| &n.origin);
+            errors.push(
+                ConfigError::at(origin, Some(key), format!("unknown {what} `{word}`{hint}"))
+                    .help(format!("one of: {}", known.join(", "))),
+            );
+        };
+        check(outcome, OUTCOMES, at, "outcome");
+        if let Some(intensity) = intensity {
+            check(
+                intensity,
+                INTENSITIES,
+                format!("cases.{i}.expect.intensity"),
+                "intensity",
+            );
+        }
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(ahp_config::ConfigErrors(errors).into())
+    }
 }
 
 /// Runs cases against one loaded policy and remembers which entries ran.
