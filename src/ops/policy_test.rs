@@ -247,11 +247,7 @@ fn check_expectations(spec: &TestFile, node: &ahp_config::yaml::Node) -> Result<
                 format!("cases.{i}.expect.outcome"),
             ),
         };
-        let mut check = |word: &str, known: &[&str], key: String, what: &str| {
-            let valid = match what {
-                "outcome" => outcome_is(word, Outcome::Accept).is_ok(),
-                _ => word.parse::<Intensity>().is_ok(),
-            };
+        let mut check = |valid: bool, word: &str, known: &[&str], key: String, what: &str| {
             if valid {
                 return;
             }
@@ -264,14 +260,12 @@ fn check_expectations(spec: &TestFile, node: &ahp_config::yaml::Node) -> Result<
                     .help(format!("one of: {}", known.join(", "))),
             );
         };
-        check(outcome, OUTCOMES, at, "outcome");
+        let valid = outcome_is(outcome, Outcome::Accept).is_ok();
+        check(valid, outcome, OUTCOMES, at, "outcome");
         if let Some(intensity) = intensity {
-            check(
-                intensity,
-                INTENSITIES,
-                format!("cases.{i}.expect.intensity"),
-                "intensity",
-            );
+            let valid = intensity.parse::<Intensity>().is_ok();
+            let at = format!("cases.{i}.expect.intensity");
+            check(valid, intensity, INTENSITIES, at, "intensity");
         }
     }
     if errors.is_empty() {
