@@ -769,6 +769,13 @@ fn a_repository_cannot_shorten_the_log() {
     );
 }
 
+/// Runs `pre-tool-use` on `ctx`, which must succeed, and returns the log.
+fn logged_run(sb: &Sandbox, ctx: &str) -> String {
+    let out = sb.run("pre-tool-use", ctx);
+    assert!(out.status.success(), "{}", stderr(&out));
+    std::fs::read_to_string(sb.log_path()).unwrap()
+}
+
 /// A value masked under its key is masked wherever the record quotes it:
 /// a Rules message that copies `{{ tool.input.password }}` (or a
 /// `log_mask` key's value) into free text no longer carries it to the log.
@@ -779,16 +786,10 @@ fn a_masked_value_quoted_in_a_message_is_masked_there_too() {
         ".ahp/hooks.yaml",
         "settings:\n  log_mask: [ticket]\nhooks:\n  pre-tool-use:\n    - oracle: Rules\n      id: echo\n      config:\n        rules:\n          - condition: \"tool.name == 'mcp'\"\n            intensity: aid\n            message: \"login with {{ tool.input.password }} for {{ tool.input.ticket }}\"\n",
     );
-    let out = sb.run(
-        "pre-tool-use",
+    let log = logged_run(
+        &sb,
         r#"{"tool":{"name":"mcp","raw_name":"mcp__db__login","input":{"password":"Pw-0fb2c9d1","ticket":"OPS-77120"}}}"#,
     );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let log = std::fs::read_to_string(sb.log_path()).unwrap();
     assert!(log.contains("login with *** for ***"), "{log}");
     assert!(
         !log.contains("Pw-0fb2c9d1") && !log.contains("OPS-77120"),
@@ -796,16 +797,10 @@ fn a_masked_value_quoted_in_a_message_is_masked_there_too() {
     );
 
     // A key in any mixture of cases is the same key.
-    let out = sb.run(
-        "pre-tool-use",
+    let log = logged_run(
+        &sb,
         r#"{"tool":{"name":"read","raw_name":"Read","input":{"file_path":"a","pAsSwOrD":"Pw-77aa01","tIcKeT":"OPS-9912"}}}"#,
     );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let log = std::fs::read_to_string(sb.log_path()).unwrap();
     assert!(
         !log.contains("Pw-77aa01") && !log.contains("OPS-9912"),
         "{log}"
@@ -822,16 +817,10 @@ fn a_hidden_number_or_the_token_of_a_hidden_value_is_masked_where_quoted() {
         ".ahp/hooks.yaml",
         "hooks:\n  pre-tool-use:\n    - oracle: Rules\n      id: echo\n      config:\n        rules:\n          - condition: \"tool.name == 'mcp'\"\n            intensity: aid\n            message: \"quoted: {{ tool.input.note }}\"\n",
     );
-    let out = sb.run(
-        "pre-tool-use",
+    let log = logged_run(
+        &sb,
         r#"{"tool":{"name":"mcp","raw_name":"mcp__db__login","input":{"password":80417733,"authorization":"Basic dXNlcjpQdzkxOTI=","note":"see 80417733 and dXNlcjpQdzkxOTI="}}}"#,
     );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let log = std::fs::read_to_string(sb.log_path()).unwrap();
     assert!(
         !log.contains("80417733") && !log.contains("dXNlcjpQdzkxOTI="),
         "{log}"
