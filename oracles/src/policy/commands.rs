@@ -275,6 +275,9 @@ const SYSTEM_DIRS: &[&str] = &[
 /// (`/var/lib/postgresql/…`, `/etc/ssh`), and a directory straight under
 /// the home directory that is not a cache (`~/projects`, `~/.claude`).
 pub fn deletes_system(path: &str) -> bool {
+    if any_expansion(path, deletes_system) {
+        return true;
+    }
     if is_system_or_home(path) {
         return true;
     }
@@ -346,6 +349,9 @@ pub fn deletes_system(path: &str) -> bool {
 /// `/`, `/*`, a top-level system directory or its glob (`/usr`, `/etc/*`),
 /// `~`, `~/*`, or `/home/x` (someone's home).
 pub fn is_system_or_home(path: &str) -> bool {
+    if any_expansion(path, is_system_or_home) {
+        return true;
+    }
     let p = path.trim_end_matches("/*").trim_end_matches('*');
     if p.is_empty() || p == "/" || p == "~" || p == "~/" || path == "/*" || path == "~/*" {
         return true;
@@ -383,6 +389,54 @@ pub fn is_system_or_home(path: &str) -> bool {
             | "~/Desktop"
             | "~/Library"
     )
+}
+
+/// The top-level names a glob there is tried against: the system
+/// directories under `/`, the credential and document trees under `~/`.
+const HOME_TREES: &[&str] = &[
+    ".ssh",
+    ".aws",
+    ".gnupg",
+    ".kube",
+    ".config",
+    ".local",
+    "Documents",
+    "Desktop",
+    "Library",
+];
+
+/// For a path whose first name under `/` or `~/` is a glob (`/us*`,
+/// `/e?c/ssh`, `~/.ss?`): whether `judge` holds for the path with that
+/// name replaced by a system directory (or home tree) the glob matches.
+/// A glob that does not read (`/[`) is tried as matching every name.
+fn any_expansion(path: &str, judge: fn(&str) -> bool) -> bool {
+    let (root, rest, names) = match path.strip_prefix("~/") {
+        Some(rest) => ("~/", rest, HOME_TREES),
+        None => match path.strip_prefix('/') {
+            Some(rest) => ("/", rest, SYSTEM_DIRS),
+            None => return false,
+        },
+    };
+    let (first, tail) = match rest.split_once('/') {
+        Some((f, t)) => (f, Some(t)),
+        None => (rest, None),
+    };
+    // A bare `*` is `/*`, which the judges know.
+    if first == "*" || !first.contains(['*', '?', '[']) {
+        return false;
+    }
+    let matcher = crate::policy::glob::path_glob(first)
+        .ok()
+        .map(|g| g.compile_matcher());
+    names.iter().any(|name| {
+        matcher.as_ref().is_none_or(|m| m.is_match(name)) && {
+            let expanded = match tail {
+                Some(t) => format!("{root}{name}/{t}"),
+                None => format!("{root}{name}"),
+            };
+            judge(&expanded)
+        }
+    })
 }
 
 const SHELLS: &[&str] = &[
