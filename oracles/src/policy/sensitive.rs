@@ -620,6 +620,12 @@ pub fn accesses(cmd: &SimpleCommand) -> Vec<(String, Access)> {
         .then(|| option_value(cmd, 'C', "--directory"))
         .flatten();
     for (i, op) in ops.iter().enumerate() {
+        // A `file://` URL names a local file (`curl -s file:///etc/shadow`):
+        // a network tool reads it as `cat` would.
+        if let Some(local) = file_url_path(op) {
+            out.push((path(local), Access::Read));
+            continue;
+        }
         let op = strip_remote(op);
         // A bare word is a file of the working directory too (`cat
         // notes.txt`, after `cd ~/.ssh`: `cat id_rsa`); a URL is not.
@@ -1124,6 +1130,16 @@ fn option_value<'a>(cmd: &'a SimpleCommand, short: char, long: &str) -> Option<&
 }
 
 /// `host:path` of scp/rsync names a remote file: not a local path.
+/// The path of a `file://` URL (any case; `file://localhost/PATH` too).
+fn file_url_path(url: &str) -> Option<&str> {
+    let rest = url
+        .get(..7)
+        .filter(|scheme| scheme.eq_ignore_ascii_case("file://"))
+        .and_then(|_| url.get(7..))?;
+    let rest = rest.strip_prefix("localhost").unwrap_or(rest);
+    (!rest.is_empty()).then_some(rest)
+}
+
 fn strip_remote(op: &str) -> Option<&str> {
     match op.split_once(':') {
         Some((host, _)) if !host.is_empty() && !host.contains('/') && !op.starts_with('~') => None,
