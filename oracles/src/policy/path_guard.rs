@@ -381,6 +381,18 @@ impl PathGuard {
                 }
             }
         }
+        // An MCP tool that acts on local files (the filesystem server's
+        // `read_text_file`, `write_file`, `move_file`, …) is judged like
+        // Read and Write on the paths its input names.
+        if tool.name == "mcp" {
+            for (path, access) in mcp_files(raw, &tool.input) {
+                let norm = normalize_path(path, home.as_deref());
+                push(norm.clone(), access, raw, false, &mut out);
+                if access == Access::Write {
+                    out.extend(written_content(&tool.input, &norm, raw));
+                }
+            }
+        }
         // A patch tool names its files inside the patch (Codex and Droid
         // `ApplyPatch`, OpenCode `apply_patch`): each one is written.
         if matches!(tool.name.as_str(), "edit" | "write") {
@@ -787,6 +799,54 @@ fn unseen_git_hook(cmd: &SimpleCommand, file: &str) -> Signal {
 /// How many paths of one tool call are looked up on disk for symbolic
 /// links.
 const MAX_LINKS_FOLLOWED: usize = 64;
+
+/// The local files an MCP tool's input names, with what the tool does to
+/// them, read from its own name (`mcp__filesystem__write_file`: a write).
+/// Only a path that is local beyond doubt counts (absolute, under `~`, or
+/// a `file://` URL): `src/main.rs` in a GitHub tool's input is a path in a
+/// remote repository. A tool that lists, searches or describes shows
+/// names, not contents, as `ls` does.
+fn mcp_files<'a>(raw: &str, input: &'a serde_json::Value) -> Vec<(&'a str, Access)> {
+    let verb = raw.rsplit("__").next().unwrap_or(raw).to_ascii_lowercase();
+    let has = |words: &[&str]| words.iter().any(|w| verb.contains(w));
+    let access = if has(&[
+        "write", "edit", "create", "move", "rename", "delete", "remove", "append", "patch",
+        "update", "put", "upload", "save", "copy",
+    ]) {
+        Access::Write
+    } else if has(&[
+        "list", "tree", "search", "find", "info", "stat", "exists", "allowed",
+    ]) {
+        return Vec::new();
+    } else {
+        Access::Read
+    };
+    let mut out = Vec::new();
+    for key in [
+        "path",
+        "paths",
+        "file_path",
+        "filePath",
+        "file",
+        "filename",
+        "source",
+        "destination",
+        "uri",
+    ] {
+        let values = match input.get(key) {
+            Some(serde_json::Value::Array(items)) => items.iter().collect(),
+            Some(v) => vec![v],
+            None => Vec::new(),
+        };
+        for v in values.into_iter().filter_map(serde_json::Value::as_str) {
+            let local = v.strip_prefix("file://").unwrap_or(v);
+            if local.starts_with('/') || local.starts_with('~') || local.starts_with("$HOME") {
+                out.push((local, access));
+            }
+        }
+    }
+    out
+}
 
 /// A tool's `path` as seen from the agent's working directory.
 /// `path` relative to `work_dir` (both normalised), when it is inside.
