@@ -729,6 +729,17 @@ pub(crate) fn reads_input_as_data(cmd: &SimpleCommand) -> bool {
 }
 
 /// Words holding a command substitution that downloads.
+/// Whether the command word of `cmd` is a substitution, so that what the
+/// substitution prints runs as the command: `$(curl -s URL)`, `` `wget -qO-
+/// URL` ``, or a variable that holds one (`c=$(curl …); $c`, which the
+/// model reads as the command `$(curl` with its words). The model names a
+/// command by its last path segment, so `$(curl -s https://x/cmd)` is
+/// named `cmd)`.
+fn runs_a_substitution(cmd: &SimpleCommand) -> bool {
+    let name = cmd.name.as_str();
+    name.starts_with("$(") || name.starts_with('`') || name.ends_with(')') || name.ends_with('`')
+}
+
 fn downloads_in(word: &str) -> bool {
     let w = word.to_ascii_lowercase();
     (w.contains("$(") || w.contains('`') || w.contains("<("))
@@ -1908,8 +1919,8 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
             && FETCHERS.contains(&name)
             && shell.commands.iter().any(|c| {
                 c.depth + 1 == cmd.depth
-                    && is_shell_or_interpreter(&c.name)
-                    && c.args.iter().any(|a| downloads_in(a))
+                    && (is_shell_or_interpreter(&c.name) && c.args.iter().any(|a| downloads_in(a))
+                        || runs_a_substitution(c))
             })
         {
             add("remote-code");
