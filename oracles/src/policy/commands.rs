@@ -1777,16 +1777,20 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
         {
             add("credential-dump");
         }
-        // A download run straight away: `curl -o F URL && chmod +x F && F`.
-        if let Some(target) = downloaded_file(cmd) {
+        // A download run straight away: `curl -o F URL && chmod +x F && F`,
+        // `curl -O URL/i.sh; bash i.sh` (named after the URL), `sh < F`.
+        let saved = downloaded_file(cmd)
+            .into_iter()
+            .chain(remote_names(cmd).into_iter().map(str::to_string));
+        for target in saved {
             let base = target.rsplit('/').next().unwrap_or(&target).to_string();
+            let is_it = |o: &str| o == target || o == base || o.ends_with(&format!("/{base}"));
             let runs = shell.commands.iter().any(|c| {
                 !std::ptr::eq(c, cmd)
-                    && (c.name == base && (c.name != target || target.contains('/')))
-                    || (is_shell_or_interpreter(&c.name)
-                        && c.operands()
-                            .next()
-                            .is_some_and(|o| o == target || o.ends_with(&format!("/{base}"))))
+                    && (c.name == base
+                        || is_shell_or_interpreter(&c.name)
+                            && (c.operands().next().is_some_and(is_it)
+                                || c.redirects.iter().any(|r| r.reads() && is_it(&r.target))))
             });
             if runs {
                 add("remote-code");
