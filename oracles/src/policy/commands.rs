@@ -19,7 +19,7 @@
 //! | `library-injection` | block | `LD_PRELOAD`, `LD_LIBRARY_PATH`, `DYLD_INSERT_LIBRARIES` set for a command or exported |
 //! | `kernel-tampering` | block | `sysctl -w`, `insmod`/`modprobe`/`rmmod`, writes to `/proc/sys` or `/sys` |
 //! | `history-tampering` | block | `history -c`, `HISTFILE` changed or unset |
-//! | `remote-code` | block | downloaded or decoded text run by a shell or interpreter: `curl … \| sh`, `base64 -d \| bash`, `bash <(curl …)`, `sh -c "$(curl …)"`, `eval "$(wget -O- …)"`, `source <(curl …)`, `\| $SHELL`, `\| source /dev/stdin`, `\| awk '{system($0)}'`, `\| sed e`, `sh < <(curl …)` |
+//! | `remote-code` | block | downloaded or decoded text run by a shell or interpreter: `curl … \| sh`, `base64 -d \| bash`, `bash <(curl …)`, `sh -c "$(curl …)"`, `eval "$(wget -O- …)"`, `source <(curl …)`, `\| $SHELL`, `\| source /dev/stdin`, `\| awk '{system($0)}'`, `\| sed e`, `sh < <(curl …)`, `$(curl …)` as the command, a download run in a second step (`curl -O URL/i.sh; bash i.sh`) |
 //! | `install-from-url` | block | `pip install git+…`/`https://…`, `npm install github:…`/`git+…`/`https://…`, `cargo install --git` |
 //! | `exfiltration` | block | a network tool fed by an archive or read of the home directory or a system directory, by the environment (`env \| curl -d @-`), or sending such a directory (`scp -r ~ host:`) |
 //! | `git-history-rewrite` | prompt | `git push --force`/`--mirror`/`--delete`, `git push origin :branch` or `+ref`, `git filter-repo`/`filter-branch` |
