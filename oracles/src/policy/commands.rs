@@ -2005,8 +2005,71 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
             add("public-repo");
         }
     }
+    // An interpreter that runs a program from a list of words
+    // (`subprocess.run(['rm', '-rf', '/'])`, `spawnSync('rm', ['-rf',
+    // process.env.HOME])`): the program is judged as the line they make.
+    let home = std::env::var("HOME").ok();
+    for cmd in &shell.commands {
+        if INTERPRETERS.contains(&cmd.name.as_str()) || cmd.name.starts_with("python3.") {
+            for line in argv_lines(&cmd.args.join(" ")) {
+                let nested =
+                    ahp_engine::shell::model(&line, home.as_deref(), shell.work_dir.as_deref());
+                for h in judge(&nested, except) {
+                    add(h.id);
+                }
+            }
+        }
+    }
     hits.sort_by_key(|h| !h.block);
     hits
+}
+
+/// The shell lines of the programs that interpreter code runs from a list
+/// of words: Python's `subprocess.run([...])` and `os.execvp(P, [...])`,
+/// Node's `spawn(P, [...])` and `execFileSync(P, [...])`. A quoted word is
+/// kept; the home directory's usual spellings (`process.env.HOME`,
+/// `os.path.expanduser('~')`, `Path.home()`) are `~`; other expressions
+/// are left out.
+fn argv_lines(code: &str) -> Vec<String> {
+    static CALL: std::sync::LazyLock<Option<regex::Regex>> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r#"(?:subprocess\.(?:run|call|check_call|check_output|Popen)|os\.(?:exec|spawn)[lv]p?e?|\bspawn(?:Sync)?|\bexecFile(?:Sync)?|\bexeca(?:Sync)?)\s*\(\s*(?:(?:'([^']*)'|"([^"]*)")\s*,\s*)?\[([^\]]*)\]"#,
+        )
+        .ok()
+    });
+    let Some(call) = CALL.as_ref() else {
+        return Vec::new();
+    };
+    let quote = |w: &str| format!("'{}'", w.replace('\'', "'\\''"));
+    call.captures_iter(code)
+        .map(|c| {
+            let program = c.get(1).or_else(|| c.get(2)).map(|m| m.as_str());
+            let list = c.get(3).map_or("", |m| m.as_str());
+            let words = list.split(',').map(str::trim).filter_map(|w| {
+                let unquoted = w
+                    .strip_prefix('\'')
+                    .and_then(|w| w.strip_suffix('\''))
+                    .or_else(|| w.strip_prefix('"').and_then(|w| w.strip_suffix('"')));
+                match unquoted {
+                    Some(w) => Some(quote(w)),
+                    None if w.contains("HOME")
+                        || w.contains("homedir")
+                        || w.contains("expanduser")
+                        || w.contains("home()") =>
+                    {
+                        Some("~".to_string())
+                    }
+                    None => None,
+                }
+            });
+            program
+                .map(quote)
+                .into_iter()
+                .chain(words)
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect()
 }
 
 /// Whether a `git config` sets a command that git runs later, other than
