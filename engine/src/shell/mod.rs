@@ -143,8 +143,8 @@ pub struct Redirect {
     /// The file descriptor written before the operator, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fd: Option<u32>,
-    /// The file (normalised like a path argument), the here-string, or
-    /// the descriptor duplicated.
+    /// The file (normalised like a path argument), the here-string or
+    /// here-document, or the descriptor duplicated.
     pub target: String,
 }
 

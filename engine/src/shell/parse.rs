@@ -486,7 +486,7 @@ impl Builder {
                     redirects.push(Redirect {
                         op: "<<".into(),
                         fd: u32::try_from(*fd).ok().filter(|_| *fd >= 0),
-                        target: String::new(),
+                        target: content.clone(),
                     });
                     heredoc_body = Some(content.clone());
                 }

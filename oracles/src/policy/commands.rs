@@ -1647,7 +1647,7 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
         }
         // Interpreter one-liners that delete the home directory.
         if INTERPRETERS.contains(&name) || name.starts_with("python3.") {
-            let code = cmd.args.join(" ");
+            let code = interpreter_code(shell, cmd);
             let deletes = [
                 "rmtree",
                 "remove_tree",
@@ -2011,7 +2011,7 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
     let home = std::env::var("HOME").ok();
     for cmd in &shell.commands {
         if INTERPRETERS.contains(&cmd.name.as_str()) || cmd.name.starts_with("python3.") {
-            for line in argv_lines(&cmd.args.join(" ")) {
+            for line in argv_lines(&interpreter_code(shell, cmd)) {
                 let nested =
                     ahp_engine::shell::model(&line, home.as_deref(), shell.work_dir.as_deref());
                 for h in judge(&nested, except) {
@@ -2022,6 +2022,31 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
     }
     hits.sort_by_key(|h| !h.block);
     hits
+}
+
+/// The code an interpreter is given: its arguments (`-c CODE`), a
+/// here-document or here-string, and what `echo` or `printf` pipes into it
+/// when it reads its program from its input (`echo '…' | python3`).
+fn interpreter_code(shell: &Shell, cmd: &SimpleCommand) -> String {
+    let mut code = cmd.args.join(" ");
+    for r in cmd
+        .redirects
+        .iter()
+        .filter(|r| r.op == "<<" || r.op == "<<<")
+    {
+        code.push('\n');
+        code.push_str(&r.target);
+    }
+    if runs_stdin(cmd) {
+        for u in shell
+            .upstream(cmd)
+            .filter(|u| matches!(u.name.as_str(), "echo" | "printf"))
+        {
+            code.push('\n');
+            code.push_str(&u.args.join(" "));
+        }
+    }
+    code
 }
 
 /// The shell lines of the programs that interpreter code runs from a list
