@@ -797,6 +797,17 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
         let name = cmd.name.as_str();
         let ops: Vec<String> = cmd.operands().map(|o| cmd.resolve(o)).collect();
         let work_dir = shell.work_dir.as_deref();
+        if let Some(targets) = deleter_targets(name, &ops) {
+            let in_project: Vec<&str> = targets
+                .iter()
+                .map(|o| within_work_dir(o, project()))
+                .collect();
+            if in_project.iter().any(|o| deletes_system(o)) {
+                add("rm-recursive-system");
+            } else if targets.iter().any(|o| holds_work_dir(o, work_dir)) {
+                add("rm-work-dir");
+            }
+        }
         match name {
             "rm" | "srm" => {
                 let recursive =
@@ -2022,6 +2033,27 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
     }
     hits.sort_by_key(|h| !h.block);
     hits
+}
+
+/// What a deleter other than `rm` removes, recursively: `rimraf`, `del`,
+/// `trash`, `gio trash`, also run through `npx`, `pnpx`, `bunx`, `npm
+/// exec` or `pnpm dlx` (`npx -y rimraf /`).
+fn deleter_targets<'a>(name: &str, ops: &'a [String]) -> Option<&'a [String]> {
+    let starts = |word: &str| ops.first().is_some_and(|o| o == word);
+    let (program, rest) = match name {
+        "npx" | "pnpx" | "bunx" => (ops.first()?.as_str(), ops.get(1..)?),
+        "npm" | "pnpm" | "yarn" if starts("exec") || starts("dlx") => {
+            (ops.get(1)?.as_str(), ops.get(2..)?)
+        }
+        "gio" if starts("trash") || starts("remove") => ("trash", ops.get(1..)?),
+        _ => (name, ops),
+    };
+    let program = program.split('@').next().unwrap_or(program);
+    matches!(
+        program,
+        "rimraf" | "del" | "del-cli" | "trash" | "trash-put" | "rmtrash"
+    )
+    .then_some(rest)
 }
 
 /// The code an interpreter is given: its arguments (`-c CODE`), a
