@@ -619,7 +619,15 @@ pub fn accesses(cmd: &SimpleCommand) -> Vec<(String, Access)> {
     let tar_dir = matches!(name, "tar" | "bsdtar" | "gtar")
         .then(|| option_value(cmd, 'C', "--directory"))
         .flatten();
+    // A search tool's first word is its pattern, unless a flag gives it
+    // (`grep -rn '~/.ssh/id_rsa' src/` reads `src/`).
+    let pattern_first = matches!(name, "grep" | "egrep" | "fgrep" | "rg" | "ag" | "ack")
+        && !cmd.has_flag(Some('e'), &["regexp"])
+        && !cmd.has_flag(Some('f'), &["file"]);
     for (i, op) in ops.iter().enumerate() {
+        if pattern_first && i == 0 {
+            continue;
+        }
         // A `file://` URL names a local file (`curl -s file:///etc/shadow`):
         // a network tool reads it as `cat` would.
         if let Some(local) = file_url_path(op) {
