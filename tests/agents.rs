@@ -966,6 +966,12 @@ fn with_fail_closed_errors_inside_ahp_block_in_the_agents_protocol() {
     let run = hook(&sb, "cursor", None, "[1, 2");
     assert_eq!(run.exit, 2);
     assert!(run.stderr.contains("invalid JSON"));
+
+    // Copilot's camelCase hooks ignore exit codes: `--event` names the
+    // protocol, and the block is its JSON deny.
+    let run = hook(&sb, "copilot", Some("preToolUse"), "[1, 2");
+    assert_eq!(run.exit, 0, "{}", run.stderr);
+    assert_eq!(run.json()["permissionDecision"], "deny", "{}", run.stdout);
 }
 
 #[test]

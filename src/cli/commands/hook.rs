@@ -380,14 +380,19 @@ fn fail(args: &HookArgs, known: &Known, e: &anyhow::Error) -> Reply {
         };
     };
     let reason = format!("ahp failed and {why}, so this is blocked: {message}");
-    let mut reply = match known.inbound.as_ref().filter(|i| i.event.is_some()) {
-        Some(inbound) => render(
-            inbound,
-            &Decision::Deny {
-                reason: reason.clone(),
-            },
-            None,
-        ),
+    // Nothing readable came in, but `--event` names the protocol (Copilot's
+    // camelCase hooks, which ignore an exit code): answer in it.
+    let named = known.inbound.is_none().then(|| event_named(args)).flatten();
+    let deny = Decision::Deny {
+        reason: reason.clone(),
+    };
+    let mut reply = match known
+        .inbound
+        .as_ref()
+        .filter(|i| i.event.is_some())
+        .or(named.as_ref())
+    {
+        Some(inbound) => render(inbound, &deny, None),
         // Nothing readable came in: exit 2 is the block every agent knows.
         None => Reply::exit2(&reason),
     };
@@ -396,6 +401,19 @@ fn fail(args: &HookArgs, known: &Known, e: &anyhow::Error) -> Reply {
         None => stderr,
     });
     reply
+}
+
+/// The call as `--event` names it, when the payload could not be read.
+fn event_named(args: &HookArgs) -> Option<Inbound> {
+    let native = args.event.clone()?;
+    let event = args.agent.map_event(&native).ok().flatten()?;
+    Some(Inbound {
+        agent: args.agent,
+        camel: native.starts_with(|c: char| c.is_ascii_lowercase()),
+        native_event: native,
+        event: Some(event),
+        context: Default::default(),
+    })
 }
 
 /// `fail_closed` when the policy could not be loaded: from the layer
