@@ -974,6 +974,55 @@ fn with_fail_closed_errors_inside_ahp_block_in_the_agents_protocol() {
     assert_eq!(run.json()["permissionDecision"], "deny", "{}", run.stdout);
 }
 
+/// A pre-tool call whose tool ahp cannot read is an error, not a call
+/// with no tool that every rule passes: a missing tool name, an input that
+/// is not an object, a PascalCase payload given the camelCase `--event`.
+#[test]
+fn a_tool_call_without_a_readable_tool_is_an_error() {
+    let sb = Sandbox::new();
+    let pascal = fixture("copilot/PreToolUse-pascal.json");
+    for (agent, event, payload, said) in [
+        (
+            "claude-code",
+            None,
+            r#"{"session_id":"s","hook_event_name":"PreToolUse","tool_input":{"command":"rm -rf /"}}"#,
+            "without a tool name",
+        ),
+        (
+            "claude-code",
+            None,
+            r#"{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":"rm -rf /"}"#,
+            "must be a JSON object, found a string",
+        ),
+        (
+            "copilot",
+            Some("preToolUse"),
+            pascal.as_str(),
+            "without a tool name",
+        ),
+    ] {
+        let run = hook(&sb, agent, event, payload);
+        assert_eq!(
+            (run.exit, run.stdout.as_str()),
+            (0, ""),
+            "{agent}: {}",
+            run.stderr
+        );
+        assert!(
+            run.stderr.contains(said) && run.stderr.contains("failing open"),
+            "{agent}: {}",
+            run.stderr
+        );
+    }
+    assert_eq!(
+        records(&sb).iter().filter(|r| r["kind"] == "error").count(),
+        3
+    );
+    sb.write(".ahp/hooks.yaml", "settings:\n  fail_closed: true\n");
+    let run = hook(&sb, "copilot", Some("preToolUse"), &pascal);
+    assert_eq!(run.json()["permissionDecision"], "deny", "{}", run.stderr);
+}
+
 #[test]
 fn events_ahp_does_not_decide_on_are_answered_with_nothing() {
     let sb = Sandbox::new();

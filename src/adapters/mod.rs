@@ -285,6 +285,27 @@ pub fn parse(agent: Agent, payload: &Value, event: Option<&str>) -> Result<Inbou
         Agent::Windsurf => windsurf::parse(obj, event)?,
         Agent::AgentHooks => agenthooks::parse(obj, event)?,
     };
+    // A tool call ahp cannot see would be judged as no call at all: every
+    // rule on the tool silently passes.
+    if inbound.event == Some(Event::PreToolUse) {
+        match inbound.context.tool.as_ref().map(|t| &t.input) {
+            None => {
+                return Err(AdapterError::new(format!(
+                    "{agent} hook input: a `{}` event without a tool name",
+                    inbound.native_event.escape_debug()
+                )));
+            }
+            Some(
+                input @ (Value::String(_) | Value::Array(_) | Value::Bool(_) | Value::Number(_)),
+            ) => {
+                return Err(AdapterError::new(format!(
+                    "{agent} hook input: the tool's input must be a JSON object, found {}",
+                    kind_of(input)
+                )));
+            }
+            Some(_) => {}
+        }
+    }
     inbound.context.event = inbound.event;
     inbound.context.raw = Some(payload.clone());
     inbound.context.extra.insert(
