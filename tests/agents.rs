@@ -974,6 +974,38 @@ fn with_fail_closed_errors_inside_ahp_block_in_the_agents_protocol() {
     assert_eq!(run.json()["permissionDecision"], "deny", "{}", run.stdout);
 }
 
+/// A working directory deleted under the agent (Windsurf and OpenCode
+/// start the hook in it) leaves no project, but the user's `fail_closed`
+/// still decides, and the answer says the error could not be recorded.
+#[test]
+fn with_no_working_directory_the_users_fail_closed_still_blocks() {
+    let sb = Sandbox::new();
+    sb.write_home(".ahp/hooks.yaml", "settings:\n  fail_closed: true\n");
+    let gone = sb.root().join("gone");
+    std::fs::create_dir(&gone).unwrap();
+    let payload = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/agents/windsurf/pre_run_command.json");
+    let run = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(r#"cd "$1" && rmdir "$1" && exec "$2" hook windsurf < "$3""#)
+        .arg("sh")
+        .arg(&gone)
+        .arg(assert_cmd::cargo::cargo_bin("ahp"))
+        .arg(&payload)
+        .env("HOME", sb.home.path())
+        .env("AHP_MANAGED_CONFIG", "")
+        .env_remove("AHP_FAIL_CLOSED")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("fail_closed is true, so this is blocked"),
+        "{err}"
+    );
+    assert!(err.contains("the error was not recorded"), "{err}");
+}
+
 /// A pre-tool call whose tool ahp cannot read is an error, not a call
 /// with no tool that every rule passes: a missing tool name, an input that
 /// is not an object, a PascalCase payload given the camelCase `--event`.

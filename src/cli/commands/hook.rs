@@ -345,7 +345,9 @@ fn fail(args: &HookArgs, known: &Known, e: &anyhow::Error) -> Reply {
         let path = match (&args.log, &root) {
             (Some(p), _) => Ok(Some(p.clone())),
             (None, Some(r)) => crate::ops::policy::project_log_path(r).map(Some),
-            (None, None) => Ok(None),
+            (None, None) => Err(anyhow::anyhow!(
+                "no project directory to keep the log in (is the working directory gone?)"
+            )),
         };
         let path = path.unwrap_or_else(|e| {
             stderr.push_str(&format!("\nahp: the error was not recorded: {e:#}"));
@@ -421,7 +423,11 @@ fn event_named(args: &HookArgs) -> Option<Inbound> {
 /// that a broken project file neither hides the user's `true` nor undoes
 /// it, and a user layer that cannot be read fails closed.
 fn fail_closed_from_files(root: Option<&Path>) -> Option<FailClosed> {
-    match LoadOptions::from_env(root.map(Path::to_path_buf)) {
+    // Without a project (the working directory was deleted), the user's
+    // and the managed layers still decide: no project file is read at `/`
+    // that could switch it off.
+    let project = root.map_or_else(|| PathBuf::from("/"), Path::to_path_buf);
+    match LoadOptions::from_env(Some(project)) {
         Ok(opts) => ahp_config::fail_closed_from_layers(&opts),
         Err(_) => ahp_config::fail_closed_env().then_some(FailClosed::Env),
     }
