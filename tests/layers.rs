@@ -586,3 +586,27 @@ fn a_project_folder_name_cannot_forge_a_report_line() {
         assert!(all.contains("app\\nFORGED"), "{args:?}: {all}");
     }
 }
+
+/// A `~/.ahp/hooks.yaml` that is a link to nothing (a dotfiles folder
+/// moved away) is the user's policy gone missing: it fails closed, as an
+/// unreadable user file does, and says which file.
+#[test]
+fn a_user_policy_linked_to_nothing_fails_closed() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.home.path().join(".ahp")).unwrap();
+    std::os::unix::fs::symlink(
+        sb.home.path().join("dotfiles-moved/hooks.yaml"),
+        sb.home.path().join(".ahp/hooks.yaml"),
+    )
+    .unwrap();
+    let out = sb
+        .claude_pre_tool("s", "Bash", serde_json::json!({"command": "ls"}))
+        .output()
+        .unwrap();
+    let said = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(said.contains("\"permissionDecision\":\"deny\""), "{said}");
+    assert!(
+        said.contains("the user policy is a link to a file that does not exist"),
+        "{said}"
+    );
+}

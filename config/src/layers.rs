@@ -174,15 +174,15 @@ pub(crate) fn read_layer(
         crate::trust::check_policy_path(root, rel)
             .map_err(|e| ConfigError::in_file(path, e.to_string()))?;
     }
-    // A managed path that is a link to nothing was put there: the
-    // organisation's policy is missing, not absent.
-    if layer == Layer::Managed
+    // A managed or user path that is a link to nothing was put there (a
+    // dotfiles folder moved away): that policy is missing, not absent.
+    if matches!(layer, Layer::Managed | Layer::User)
         && std::fs::metadata(path).is_err()
         && std::fs::symlink_metadata(path).is_ok()
     {
         return Err(ConfigError::in_file(
             path,
-            "the managed policy is a link to a file that does not exist",
+            format!("the {layer} policy is a link to a file that does not exist"),
         ));
     }
     read_policy_file(layer, path)
