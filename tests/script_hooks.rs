@@ -763,3 +763,29 @@ fn a_relative_project_root_still_runs_project_hooks() {
             .any(|s| s["header"]["source"] == "no-rm")
     );
 }
+
+/// Under `fail_closed`, a HOOK.md hook that does not load is a part of the
+/// policy that does not run: the call blocks, as for a broken entry, and
+/// the reason names the hook's file. Without it, a warning.
+#[test]
+fn under_fail_closed_a_hook_that_does_not_load_blocks() {
+    let sb = Sandbox::new();
+    sb.hook(
+        false,
+        "h1",
+        "trigger: pre-tool-call\nmatcher: { tool: \"[\" }\n",
+        "cat >/dev/null; exit 0",
+    );
+    let ls = r#"{"tool":{"name":"Bash","input":{"command":"ls"}}}"#;
+    let out = run(&sb, "pre-tool-use", ls);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stderr(&out).contains("hook not loaded"), "{}", stderr(&out));
+    sb.write_home(".ahp/hooks.yaml", "settings:\n  fail_closed: true\n");
+    let out = sb
+        .claude_pre_tool("s", "Bash", serde_json::json!({"command": "ls"}))
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(said.contains("\"permissionDecision\":\"deny\""), "{said}");
+    assert!(said.contains("h1/HOOK.md"), "{said}");
+}

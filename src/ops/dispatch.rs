@@ -192,11 +192,14 @@ pub(crate) fn dispatch(req: DispatchRequest<'_>) -> Result<Option<Dispatched>> {
         .collect();
     let compiled = cfg.compile_with_errors(registry, Some(&events));
     let (policy, warnings, errors) = (compiled.policy, compiled.warnings, compiled.errors);
-    if !errors.is_empty()
+    // A HOOK.md hook that did not load is a part of the policy that does
+    // not run, as a broken entry is.
+    if (!errors.is_empty() || !cfg.hook_errors.is_empty())
         && let Some(why) = cfg.fail_closed()
     {
+        let all = errors.iter().chain(&cfg.hook_errors).cloned().collect();
         return Err(BrokenPolicy {
-            errors: ConfigErrors(errors),
+            errors: ConfigErrors(all),
             fail_closed: why.clone(),
         }
         .into());
