@@ -974,6 +974,30 @@ fn with_fail_closed_errors_inside_ahp_block_in_the_agents_protocol() {
     assert_eq!(run.json()["permissionDecision"], "deny", "{}", run.stdout);
 }
 
+/// Under `fail_closed`, an error of ahp at every stop blocks the first
+/// one; the agent's retry (`stop_hook_active`) is let through with a note,
+/// or the agent could never stop.
+#[test]
+fn an_error_at_every_stop_does_not_hold_the_agent_forever() {
+    let sb = Sandbox::new();
+    sb.write_home(".ahp/hooks.yaml", "settings:\n  fail_closed: true\n");
+    sb.write(".ahp/hooks.yaml", "hooks: [\n");
+    let root = sb.root().to_str().unwrap();
+    let first = fixture("claude-code/Stop.json").replace("/home/dev/acme-app", root);
+    let run = hook(&sb, "claude-code", None, &first);
+    assert_eq!(run.json()["decision"], "block", "{}", run.stderr);
+    let again = fixture("claude-code/Stop-active.json").replace("/home/dev/acme-app", root);
+    for _ in 0..3 {
+        let run = hook(&sb, "claude-code", None, &again);
+        assert!(!run.stdout.contains("\"block\""), "{}", run.stdout);
+        assert!(
+            run.stderr.contains("ahp let the agent stop"),
+            "{}",
+            run.stderr
+        );
+    }
+}
+
 /// A working directory deleted under the agent (Windsurf and OpenCode
 /// start the hook in it) leaves no project, but the user's `fail_closed`
 /// still decides, and the answer says the error could not be recorded.

@@ -381,6 +381,21 @@ fn fail(args: &HookArgs, known: &Known, e: &anyhow::Error) -> Reply {
             stderr: Some(stderr),
         };
     };
+    // A stop the agent already continued from once (`stop_hook_active`)
+    // is let through: an error of ahp that repeats on every stop would
+    // otherwise hold the agent in a loop nothing can end.
+    if let Some(inbound) = known.inbound.as_ref().filter(|i| {
+        i.event == Some(Event::PreAgentTurnStop)
+            && i.context.turn.as_ref().and_then(|t| t.stop_hook_active) == Some(true)
+    }) {
+        let note = format!(
+            "ahp let the agent stop: its stop was already refused once (stop_hook_active), \
+             and ahp failed ({why}): {message}"
+        );
+        let mut reply = render(inbound, &Decision::Allow { context: None }, Some(&note));
+        reply.stderr = Some(format!("{stderr}\nahp: {note}"));
+        return reply;
+    }
     let reason = format!("ahp failed and {why}, so this is blocked: {message}");
     // Nothing readable came in, but `--event` names the protocol (Copilot's
     // camelCase hooks, which ignore an exit code): answer in it.
