@@ -789,3 +789,31 @@ fn under_fail_closed_a_hook_that_does_not_load_blocks() {
     assert!(said.contains("\"permissionDecision\":\"deny\""), "{said}");
     assert!(said.contains("h1/HOOK.md"), "{said}");
 }
+
+/// A repository's `on_error: allow` on the user's hook does not undo the
+/// user's `fail_closed`: the hook's failure blocks, and a warning says why.
+#[test]
+fn a_repository_cannot_set_on_error_allow_under_fail_closed() {
+    let sb = Sandbox::new();
+    sb.hook(
+        false,
+        "h1",
+        "trigger: pre-tool-call\n",
+        "cat >/dev/null; exit 1",
+    );
+    sb.write_home(".ahp/hooks.yaml", "settings:\n  fail_closed: true\n");
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:\n  pre-tool-use:\n    - hook: h1\n      on_error: allow\n",
+    );
+    let out = sb
+        .claude_pre_tool("s", "Bash", serde_json::json!({"command": "ls"}))
+        .output()
+        .unwrap();
+    let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), stderr(&out));
+    assert!(said.contains("\"permissionDecision\":\"deny\""), "{said}");
+    assert!(
+        said.contains("`on_error: allow` is not followed: settings.fail_closed is on"),
+        "{said}"
+    );
+}

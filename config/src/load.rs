@@ -1698,10 +1698,40 @@ impl LoadedConfig {
                 ),
             });
         }
-        let on_error = match spec.on_error {
-            Some(o) => o,
-            None if fail_closed => OnError::Block,
-            None => OnError::Allow,
+        // The user's `fail_closed` is theirs: a repository's `on_error:
+        // allow` cannot let an entry's errors through under it (under its
+        // own `fail_closed: true`, the repository's choice stands).
+        let repository = |layer: Layer| match layer {
+            Layer::Project => true,
+            Layer::Local => self.local_is_repository_code,
+            _ => false,
+        };
+        let users_fail_closed = match &self.fail_closed {
+            Some(crate::fail_closed::FailClosed::Layer(path)) => self
+                .files
+                .iter()
+                .find(|f| f.path == *path)
+                .is_none_or(|f| !repository(f.layer)),
+            Some(_) => true,
+            None => false,
+        };
+        let repository_says = node
+            .get("on_error")
+            .filter(|n| repository(n.origin.layer()));
+        let on_error = match (spec.on_error, repository_says) {
+            (Some(OnError::Allow), Some(n)) if users_fail_closed => {
+                warnings.push(ConfigWarning {
+                    location: n.origin.location(),
+                    message: format!(
+                        "{}: `on_error: allow` is not followed: settings.fail_closed is on, and a repository cannot let an entry's errors through; an error blocks",
+                        me.path("on_error")
+                    ),
+                });
+                OnError::Block
+            }
+            (Some(o), _) => o,
+            (None, _) if fail_closed => OnError::Block,
+            (None, _) => OnError::Allow,
         };
         let timeout = node.get("timeout").and_then(|n| {
             millis(n, &me.path("timeout"))
