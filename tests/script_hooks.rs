@@ -817,3 +817,71 @@ fn a_repository_cannot_set_on_error_allow_under_fail_closed() {
         "{said}"
     );
 }
+
+/// An agent that gives up on a slow hook stops ahp (SIGTERM): the hook's
+/// processes are killed with it, and the call is recorded as an error.
+#[test]
+fn a_stopped_call_kills_its_hooks_and_is_recorded() {
+    let sb = Sandbox::new();
+    let pid_file = sb.root().join("hook.pid");
+    sb.hook(
+        false,
+        "slow",
+        "trigger: pre-tool-call\ntimeout: 600000\n",
+        &format!(
+            "cat >/dev/null; sleep 60 & echo $! > '{}'; wait",
+            pid_file.display()
+        ),
+    );
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("ahp"));
+    cmd.args(["hook", "claude-code"])
+        .current_dir(sb.root())
+        .env("HOME", sb.home.path())
+        .env("AHP_MANAGED_CONFIG", "")
+        .env_remove("AHP_FAIL_CLOSED")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    let payload = format!(
+        r#"{{"session_id":"s","cwd":"{}","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{{"command":"ls"}}}}"#,
+        sb.root().display()
+    );
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), payload.as_bytes()).unwrap();
+    let started = std::time::Instant::now();
+    while !pid_file.exists() && started.elapsed() < std::time::Duration::from_secs(20) {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let sleeper = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .to_string();
+    std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("ahp was stopped (SIGTERM)"), "{err}");
+    // Gone, or a zombie waiting for init to reap it.
+    let alive = || {
+        std::fs::read_to_string(format!("/proc/{sleeper}/stat")).is_ok_and(|s| {
+            s.rsplit(')')
+                .next()
+                .is_some_and(|r| !r.trim_start().starts_with('Z'))
+        })
+    };
+    let waited = std::time::Instant::now();
+    while alive() && waited.elapsed() < std::time::Duration::from_secs(2) {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(!alive(), "the hook's `sleep` outlived the call");
+    let _ = std::process::Command::new("kill")
+        .args(["-KILL", &sleeper])
+        .status();
+    let log = std::fs::read_to_string(sb.log_path()).unwrap();
+    assert!(
+        log.contains("\"kind\":\"error\"") && log.contains("SIGTERM"),
+        "{log}"
+    );
+}

@@ -30,6 +30,41 @@ pub(crate) struct DispatchRequest<'a> {
     pub registry: &'a Registry,
 }
 
+/// Runs `work` unless ahp is told to stop (SIGTERM, SIGINT or SIGHUP: an
+/// agent that gave up waiting for the hook): then `work` is dropped, which
+/// kills the process groups of the hooks it runs, and the stop is the
+/// call's error (recorded; a block under `fail_closed`). Only a policy
+/// with HOOK.md hooks can outlast an agent's patience, so only such a call
+/// sets the handlers up.
+async fn until_stopped<T>(
+    runs_hooks: bool,
+    work: impl std::future::Future<Output = T>,
+) -> Result<T> {
+    #[cfg(unix)]
+    if runs_hooks {
+        use tokio::signal::unix::{SignalKind, signal};
+        if let (Ok(mut term), Ok(mut int), Ok(mut hup)) = (
+            signal(SignalKind::terminate()),
+            signal(SignalKind::interrupt()),
+            signal(SignalKind::hangup()),
+        ) {
+            let stopped = |name: &str| {
+                anyhow!(
+                    "ahp was stopped ({name}) while the policy ran, as an agent does when a hook \
+                     takes longer than it waits; the hooks still running were killed"
+                )
+            };
+            return tokio::select! {
+                v = work => Ok(v),
+                _ = term.recv() => Err(stopped("SIGTERM")),
+                _ = int.recv() => Err(stopped("SIGINT")),
+                _ = hup.recv() => Err(stopped("SIGHUP")),
+            };
+        }
+    }
+    Ok(work.await)
+}
+
 /// The variable that names the environment (`intensity_by_environment`,
 /// `when: {environment: …}`) when the context does not; `settings.environment`
 /// comes after it.
@@ -298,7 +333,8 @@ pub(crate) fn dispatch(req: DispatchRequest<'_>) -> Result<Option<Dispatched>> {
         rt.block_on(engine.run_detached(event, ctx));
         return Ok(None);
     }
-    let mut verdict = rt.block_on(engine.dispatch(event, ctx));
+    let runs_hooks = !cfg.script_hooks.is_empty();
+    let mut verdict = rt.block_on(until_stopped(runs_hooks, engine.dispatch(event, ctx)))?;
     start_detached(event, &verdict, &cfg.project_root, log_path.as_deref());
     for call in &calls {
         let mut ictx = call.context(&verdict.context);
@@ -337,7 +373,10 @@ pub(crate) fn dispatch(req: DispatchRequest<'_>) -> Result<Option<Dispatched>> {
         if loaded.is_err() {
             continue;
         }
-        let issue_verdict = rt.block_on(engine_for(&ictx)?.dispatch(call.event, ictx));
+        let issue_verdict = rt.block_on(until_stopped(
+            runs_hooks,
+            engine_for(&ictx)?.dispatch(call.event, ictx),
+        ))?;
         start_detached(
             call.event,
             &issue_verdict,
