@@ -293,3 +293,20 @@ fn a_later_settings_timeout_cannot_make_a_managed_entry_fail_open() {
     assert!(out.contains("\"deny\""), "{out}{err}");
     assert!(!err.contains("timed out"), "{err}");
 }
+
+/// `fail_closed` is switched on by any layer and off by none: a managed
+/// `fail_closed: false` leaves the user's `true` in force (it was taken out
+/// as an override, and a broken entry then failed open).
+#[test]
+fn a_managed_fail_closed_false_does_not_undo_the_users_true() {
+    let sb = Sandbox::new();
+    let m = managed(&sb, "settings:\n  fail_closed: false\n");
+    sb.write_home(".ahp/hooks.yaml", "settings:\n  fail_closed: true\n");
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:\n  pre-tool-use:\n    - oracle: NoSuchOracle\n",
+    );
+    let (out, err) = hook(&sb, &m, "ls");
+    assert!(out.contains("\"deny\""), "{out}{err}");
+    assert!(!err.contains("is ignored"), "{err}");
+}

@@ -4,8 +4,9 @@
 //! Before the layers merge, every value a later layer writes over the
 //! managed policy is taken out of that layer and reported as an
 //! [`Override`]: a setting the managed file sets (`fail_closed`,
-//! `builtin`, `mode`, …), and any key of a managed entry (`enabled`,
-//! `when`, `config`, `mode`, …) except an `intensity` that raises it. What
+//! `builtin`, `mode`, …) except `fail_closed: true`, and any key of a
+//! managed entry (`enabled`, `when`, `config`, `mode`, …) except an
+//! `intensity` that raises it: what only strengthens stays. What
 //! was taken out is named by `ahp validate`, `ahp config` and `ahp doctor`,
 //! and the managed rule keeps deciding.
 
@@ -137,6 +138,11 @@ pub(crate) fn enforce(roots: &mut [(Layer, PathBuf, Node)]) -> Vec<Override> {
                     let Some(at) = settings.get(&k.name) else {
                         return true;
                     };
+                    // Switching `fail_closed` on strengthens the policy,
+                    // as raising an intensity does.
+                    if k.name == "fail_closed" && matches!(n.value, NodeValue::Bool(true)) {
+                        return true;
+                    }
                     out.push(Override {
                         location: n.origin.location(),
                         layer,
