@@ -32,6 +32,7 @@
 //! | `credential-dump` | block | commands that print credentials: `gh auth token`, `gcloud auth print-access-token`, `aws configure export-credentials`, `security find-generic-password -w`, `docker-credential-* get`, `kubectl get secret -o …`, `gpg --export-secret-keys`, the cloud metadata endpoints, an environment search for secrets |
 //! | `reverse-shell` | block | a shell wired to the network: `/dev/tcp/…`, `nc -e`, `sh -i … \| nc` |
 //! | `guardrail-bypass` | block | an agent started without its permission checks (`--dangerously-skip-permissions`, `--yolo`, …) |
+//! | `policy-bypass` | block | `ahp trust` (not `--show` or `--revoke`) and `ahp uninstall`: the user's own gates, not the agent's |
 //! | `secret-to-network` | block | a network tool given a secret-named variable (`-H "X: $API_KEY"`) or the output of `env` |
 //!
 //! Each rule is off in a project that lists its id under PermissionChecker's
@@ -80,6 +81,7 @@ pub const IDS: &[&str] = &[
     "credential-dump",
     "reverse-shell",
     "guardrail-bypass",
+    "policy-bypass",
     "secret-to-network",
     "insecure-registry",
     "public-repo",
@@ -216,6 +218,11 @@ fn hit(id: &'static str) -> Hit {
             true,
             "starts an agent with its permission checks switched off",
             "run agents with their normal permission checks",
+        ),
+        "policy-bypass" => (
+            true,
+            "trusts the repository's hooks or takes ahp out of the agent's hooks, which is the user's decision",
+            "ask the user to review the hooks and run `ahp trust` (or `ahp uninstall`) themselves",
         ),
         "secret-to-network" => (
             true,
@@ -1206,6 +1213,15 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
                 }) =>
             {
                 add("guardrail-bypass");
+            }
+            // The user's own gates: trusting a repository's hooks, taking
+            // ahp out of the agent. Reading the status changes nothing.
+            "ahp"
+                if cmd.operands().next() == Some("uninstall")
+                    || cmd.operands().next() == Some("trust")
+                        && !cmd.has_flag(None, &["show", "revoke"]) =>
+            {
+                add("policy-bypass");
             }
             // Lets the user's services run after they log out.
             "loginctl" if cmd.args.iter().any(|a| a == "enable-linger") => add("persistence"),
