@@ -1705,6 +1705,12 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
                 add("rm-recursive-system");
             }
         }
+        // Interpreter code that sends the environment, or a secret of it.
+        if (INTERPRETERS.contains(&name) || name.starts_with("python3."))
+            && sends_environment(&interpreter_code(shell, cmd))
+        {
+            add("secret-to-network");
+        }
         // Reverse shells.
         if cmd
             .redirects
@@ -1745,7 +1751,12 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
                 c.depth == cmd.depth + 1
                     && c.via.as_deref() == Some("$()")
                     && matches!(c.name.as_str(), "env" | "printenv" | "set" | "export")
-                    && c.operands().next().is_none()
+                    && c.operands()
+                        .next()
+                        // `$(printenv GITHUB_TOKEN)`: one secret, looked up.
+                        .is_none_or(|o| {
+                            c.name == "printenv" && names_secret_variable(&format!("${o}"))
+                        })
             });
             if secret_var || env_dump {
                 add("secret-to-network");
@@ -2049,6 +2060,58 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
     }
     hits.sort_by_key(|h| !h.block);
     hits
+}
+
+/// Whether interpreter code sends the whole environment (`dict(os.environ)`,
+/// `JSON.stringify(process.env)`, `ENV.to_h`, `%ENV`) or a secret of it
+/// (`os.environ['AWS_SECRET_ACCESS_KEY']`) along with a network call.
+fn sends_environment(code: &str) -> bool {
+    const CALLS: &[&str] = &[
+        "requests.",
+        "urlopen(",
+        "urllib.request",
+        "http.client",
+        "httpx.",
+        "fetch(",
+        "https.request",
+        "http.request",
+        "axios",
+        "socket.",
+        "LWP::",
+        "Net::HTTP",
+        "HTTP::Tiny",
+        "Faraday",
+        "curl_exec",
+    ];
+    const WHOLE: &[&str] = &[
+        "dict(os.environ)",
+        "os.environ)",
+        "os.environ.items()",
+        "os.environ.copy()",
+        "process.env)",
+        "process.env}",
+        "ENV.to_h",
+        "ENV.to_a",
+        "%ENV",
+        "getenv())",
+        "System.getenv()",
+    ];
+    static ONE: std::sync::LazyLock<Option<regex::Regex>> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r#"(?:os\.environ(?:\.get)?\s*[\[(]\s*['"]|os\.getenv\(\s*['"]|process\.env\.|process\.env\[\s*['"]|ENV\[\s*['"]|\$ENV\{\s*['"]?|getenv\(\s*['"])([A-Za-z_][A-Za-z0-9_]*)"#,
+        )
+        .ok()
+    });
+    if !CALLS.iter().any(|c| code.contains(c)) {
+        return false;
+    }
+    WHOLE.iter().any(|w| code.contains(w))
+        || ONE.as_ref().is_some_and(|re| {
+            re.captures_iter(code).any(|c| {
+                c.get(1)
+                    .is_some_and(|n| names_secret_variable(&format!("${}", n.as_str())))
+            })
+        })
 }
 
 /// What a deleter other than `rm` removes, recursively: `rimraf`, `del`,
