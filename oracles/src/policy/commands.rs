@@ -1822,13 +1822,23 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
             .chain(remote_names(cmd).into_iter().map(str::to_string));
         for target in saved {
             let base = target.rsplit('/').next().unwrap_or(&target).to_string();
+            if matches!(base.as_str(), "" | "." | "..") {
+                continue;
+            }
             let is_it = |o: &str| o == target || o == base || o.ends_with(&format!("/{base}"));
+            // Run by its name: a bare word is looked up on PATH (`curl -o
+            // jq …; jq .` runs the installed jq), so only a name that no
+            // command has (`x.sh`, whatever `./` the model dropped) or a
+            // target in a folder counts.
+            let by_name = target.contains('/') || base.contains('.');
             let runs = shell.commands.iter().any(|c| {
                 !std::ptr::eq(c, cmd)
-                    && (c.name == base
+                    && (by_name && c.name == base
                         || is_shell_or_interpreter(&c.name)
                             && (c.operands().next().is_some_and(is_it)
-                                || c.redirects.iter().any(|r| r.reads() && is_it(&r.target))))
+                                // `sh < F`, not `python3 parse.py < F`.
+                                || c.operands().next().is_none_or(|o| o == "-")
+                                    && c.redirects.iter().any(|r| r.reads() && is_it(&r.target))))
             });
             if runs {
                 add("remote-code");
