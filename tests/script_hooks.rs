@@ -788,6 +788,31 @@ fn under_fail_closed_a_hook_that_does_not_load_blocks() {
     let said = String::from_utf8_lossy(&out.stdout);
     assert!(said.contains("\"permissionDecision\":\"deny\""), "{said}");
     assert!(said.contains("h1/HOOK.md"), "{said}");
+
+    // A repository's broken hook that would not run (untrusted, or
+    // project hooks switched off) does not block the user's calls;
+    // `ahp validate` still names it.
+    let sb = Sandbox::new();
+    sb.write_home(".ahp/hooks.yaml", "settings:\n  fail_closed: true\n");
+    sb.write(
+        ".agents/hooks/bad/HOOK.md",
+        "---\nname: bad\nevents: [nonsense\n---\n",
+    );
+    let out = sb.ahp().arg("validate").output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("bad/HOOK.md"), "{}", stderr(&out));
+    for user in [
+        "settings:\n  fail_closed: true\n",
+        "settings:\n  fail_closed: true\n  project_hooks: false\n",
+    ] {
+        sb.write_home(".ahp/hooks.yaml", user);
+        let out = sb
+            .claude_pre_tool("s", "Bash", serde_json::json!({"command": "ls"}))
+            .output()
+            .unwrap();
+        let said = String::from_utf8_lossy(&out.stdout);
+        assert!(!said.contains("deny"), "{user}: {said}{}", stderr(&out));
+    }
 }
 
 /// A repository's `on_error: allow` on the user's hook does not undo the

@@ -615,7 +615,22 @@ impl LoadedConfig {
         for n in &names {
             self.skipped_hooks.push((n.clone(), reason.to_string()));
         }
+        // A project hook that does not run cannot fail the policy (under
+        // `fail_closed` a repository's broken HOOK.md would block every
+        // call of a user who never trusted it); `ahp validate` reports it
+        // from the load before trust.
+        let dir = crate::hookmd::project_hooks_dir(&self.project_root);
+        self.hook_errors
+            .retain(|e| !e.file.as_ref().is_some_and(|f| f.starts_with(&dir)));
         names
+    }
+
+    /// Whether a HOOK.md hook of the project failed to load.
+    pub fn has_project_hook_errors(&self) -> bool {
+        let dir = crate::hookmd::project_hooks_dir(&self.project_root);
+        self.hook_errors
+            .iter()
+            .any(|e| e.file.as_ref().is_some_and(|f| f.starts_with(&dir)))
     }
 
     /// Merges already-read files (in layer order; a [`Layer::Builtin`]

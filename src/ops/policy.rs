@@ -109,7 +109,8 @@ pub(crate) fn apply_trust(cfg: &mut LoadedConfig, registry: &Registry) {
     let hooks = cfg
         .script_hooks
         .iter()
-        .any(|h| h.layer == ahp_config::Layer::Project);
+        .any(|h| h.layer == ahp_config::Layer::Project)
+        || cfg.has_project_hook_errors();
     if !hooks && commands.is_empty() {
         return;
     }
@@ -262,6 +263,7 @@ pub(crate) fn validate(project: Option<PathBuf>, registry: &Registry) -> Result<
     // a mistake should show before `ahp trust`, not after.
     let all = LoadedConfig::load_with_errors(&opts);
     let checked = all.compile_with_errors(registry, None);
+    let hook_errors = all.hook_errors.clone();
     let mut cfg = all;
     apply_trust(&mut cfg, registry);
     let compiled = cfg.compile_with_errors(registry, None);
@@ -277,7 +279,7 @@ pub(crate) fn validate(project: Option<PathBuf>, registry: &Registry) -> Result<
     };
     // Every error in one run: the files', the entries', the HOOK.md hooks'.
     let mut errors = checked.errors;
-    errors.extend(cfg.hook_errors.iter().cloned());
+    errors.extend(hook_errors);
     if !errors.is_empty() {
         v.result = Err(ConfigErrors(errors));
         return Ok(v);
