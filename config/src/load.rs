@@ -118,6 +118,11 @@ pub struct LoadedConfig {
     pub script_hooks: Vec<ScriptHookSpec>,
     /// HOOK.md hooks that did not load; each is left out, the rest run.
     pub hook_errors: Vec<ConfigError>,
+    /// Project HOOK.md hooks that did not load and would not run anyway
+    /// (untrusted, or project hooks switched off): reported, but under
+    /// `fail_closed` they do not fail the policy, or a repository's broken
+    /// file would block every call of a user who never trusted it.
+    pub skipped_hook_errors: Vec<ConfigError>,
     /// Hooks left out on purpose (name, why), e.g. untrusted project hooks.
     pub skipped_hooks: Vec<(String, String)>,
     /// hooks.yaml entries left out on purpose (event, id, why), e.g. a
@@ -615,13 +620,13 @@ impl LoadedConfig {
         for n in &names {
             self.skipped_hooks.push((n.clone(), reason.to_string()));
         }
-        // A project hook that does not run cannot fail the policy (under
-        // `fail_closed` a repository's broken HOOK.md would block every
-        // call of a user who never trusted it); `ahp validate` reports it
-        // from the load before trust.
+        // A project hook that does not run cannot fail the policy.
         let dir = crate::hookmd::project_hooks_dir(&self.project_root);
-        self.hook_errors
-            .retain(|e| !e.file.as_ref().is_some_and(|f| f.starts_with(&dir)));
+        let (skipped, kept): (Vec<_>, Vec<_>) = std::mem::take(&mut self.hook_errors)
+            .into_iter()
+            .partition(|e| e.file.as_ref().is_some_and(|f| f.starts_with(&dir)));
+        self.hook_errors = kept;
+        self.skipped_hook_errors.extend(skipped);
         names
     }
 
@@ -657,6 +662,7 @@ impl LoadedConfig {
             entries: Vec::new(),
             script_hooks: Vec::new(),
             hook_errors: Vec::new(),
+            skipped_hook_errors: Vec::new(),
             skipped_hooks: Vec::new(),
             skipped_entries: Vec::new(),
             skipped_hook_specs: Vec::new(),
@@ -1573,13 +1579,17 @@ impl LoadedConfig {
             return;
         };
         if self.skipped_hooks.iter().any(|(n, _)| n == name)
-            || self.hook_errors.iter().any(|e| {
-                e.file.as_ref().is_some_and(|f| {
-                    f.parent()
-                        .and_then(|p| p.file_name())
-                        .is_some_and(|d| d == name)
+            || self
+                .hook_errors
+                .iter()
+                .chain(&self.skipped_hook_errors)
+                .any(|e| {
+                    e.file.as_ref().is_some_and(|f| {
+                        f.parent()
+                            .and_then(|p| p.file_name())
+                            .is_some_and(|d| d == name)
+                    })
                 })
-            })
         {
             return;
         }

@@ -169,7 +169,7 @@ pub(crate) fn report_left_out(cfg: &LoadedConfig) -> Vec<String> {
             cfg.skipped_hooks[0].1
         ));
     }
-    for e in &cfg.hook_errors {
+    for e in cfg.hook_errors.iter().chain(&cfg.skipped_hook_errors) {
         lines.push(format!("hook not loaded: {}", e.to_string().trim_end()));
     }
     for l in &lines {
@@ -263,7 +263,6 @@ pub(crate) fn validate(project: Option<PathBuf>, registry: &Registry) -> Result<
     // a mistake should show before `ahp trust`, not after.
     let all = LoadedConfig::load_with_errors(&opts);
     let checked = all.compile_with_errors(registry, None);
-    let hook_errors = all.hook_errors.clone();
     let mut cfg = all;
     apply_trust(&mut cfg, registry);
     let compiled = cfg.compile_with_errors(registry, None);
@@ -279,7 +278,12 @@ pub(crate) fn validate(project: Option<PathBuf>, registry: &Registry) -> Result<
     };
     // Every error in one run: the files', the entries', the HOOK.md hooks'.
     let mut errors = checked.errors;
-    errors.extend(hook_errors);
+    errors.extend(
+        cfg.hook_errors
+            .iter()
+            .chain(&cfg.skipped_hook_errors)
+            .cloned(),
+    );
     if !errors.is_empty() {
         v.result = Err(ConfigErrors(errors));
         return Ok(v);
