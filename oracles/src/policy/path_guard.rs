@@ -839,7 +839,7 @@ fn mcp_files<'a>(raw: &str, input: &'a serde_json::Value) -> Vec<(&'a str, Acces
             None => Vec::new(),
         };
         for v in values.into_iter().filter_map(serde_json::Value::as_str) {
-            let local = v.strip_prefix("file://").unwrap_or(v);
+            let local = super::sensitive::file_url_path(v).unwrap_or(v);
             if local.starts_with('/') || local.starts_with('~') || local.starts_with("$HOME") {
                 out.push((local, access));
             }

@@ -1137,17 +1137,28 @@ fn option_value<'a>(cmd: &'a SimpleCommand, short: char, long: &str) -> Option<&
     })
 }
 
-/// `host:path` of scp/rsync names a remote file: not a local path.
-/// The path of a `file://` URL (any case; `file://localhost/PATH` too).
-fn file_url_path(url: &str) -> Option<&str> {
+/// The local path of a `file:` URL, as curl reads one: any case,
+/// `file:///PATH`, `file:/PATH`, and this machine by name
+/// (`file://localhost/PATH`, `file://127.0.0.1/PATH`); `file://$HOME/x`
+/// is `$HOME/x`. `None` for another host or another scheme.
+pub(crate) fn file_url_path(url: &str) -> Option<&str> {
     let rest = url
-        .get(..7)
-        .filter(|scheme| scheme.eq_ignore_ascii_case("file://"))
-        .and_then(|_| url.get(7..))?;
-    let rest = rest.strip_prefix("localhost").unwrap_or(rest);
-    (!rest.is_empty()).then_some(rest)
+        .get(..5)
+        .filter(|scheme| scheme.eq_ignore_ascii_case("file:"))
+        .and_then(|_| url.get(5..))?;
+    let path = match rest.strip_prefix("//") {
+        Some(after) if after.starts_with(['$', '~', '/']) => after,
+        Some(after) => {
+            let (host, path) = after.split_at(after.find('/')?);
+            let here = host.eq_ignore_ascii_case("localhost") || host == "127.0.0.1";
+            here.then_some(path)?
+        }
+        None => rest,
+    };
+    (!path.is_empty()).then_some(path)
 }
 
+/// `host:path` of scp/rsync names a remote file: not a local path.
 fn strip_remote(op: &str) -> Option<&str> {
     match op.split_once(':') {
         Some((host, _)) if !host.is_empty() && !host.contains('/') && !op.starts_with('~') => None,
