@@ -735,7 +735,6 @@ pub(crate) fn reads_input_as_data(cmd: &SimpleCommand) -> bool {
     }
 }
 
-/// Words holding a command substitution that downloads.
 /// Whether the command word of `cmd` is a substitution, so that what the
 /// substitution prints runs as the command: `$(curl -s URL)`, `` `wget -qO-
 /// URL` ``, or a variable that holds one (`c=$(curl …); $c`, which the
@@ -747,6 +746,7 @@ fn runs_a_substitution(cmd: &SimpleCommand) -> bool {
     name.starts_with("$(") || name.starts_with('`') || name.ends_with(')') || name.ends_with('`')
 }
 
+/// Words holding a command substitution that downloads.
 fn downloads_in(word: &str) -> bool {
     let w = word.to_ascii_lowercase();
     (w.contains("$(") || w.contains('`') || w.contains("<("))
@@ -1217,9 +1217,10 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
             // The user's own gates: trusting a repository's hooks, taking
             // ahp out of the agent. Reading the status changes nothing.
             "ahp"
-                if cmd.operands().next() == Some("uninstall")
-                    || cmd.operands().next() == Some("trust")
-                        && !cmd.has_flag(None, &["show", "revoke"]) =>
+                if !cmd.has_flag(Some('h'), &["help"])
+                    && (cmd.operands().next() == Some("uninstall")
+                        || cmd.operands().next() == Some("trust")
+                            && !cmd.has_flag(None, &["show", "revoke"])) =>
             {
                 add("policy-bypass");
             }
@@ -2171,43 +2172,58 @@ fn interpreter_code(shell: &Shell, cmd: &SimpleCommand) -> String {
 }
 
 /// The shell lines of the programs that interpreter code runs from a list
-/// of words: Python's `subprocess.run([...])` and `os.execvp(P, [...])`,
-/// Node's `spawn(P, [...])` and `execFileSync(P, [...])`. A quoted word is
-/// kept; the home directory's usual spellings (`process.env.HOME`,
-/// `os.path.expanduser('~')`, `Path.home()`) are `~`; other expressions
-/// are left out.
+/// of words: Python's `subprocess.run([...])` and `os.execvp(P, [P, ...])`
+/// (whose list starts with the program's own name), Node's `spawn(P,
+/// [...])` and `execFileSync(P, [...])`. A quoted word is kept, the home
+/// directory spelled out (`process.env.HOME`, `os.path.expanduser('~')`,
+/// `Path.home()`) is `~`, and any other expression is left out
+/// (`os.path.join(HOME, '.cache')` is not the home directory).
 fn argv_lines(code: &str) -> Vec<String> {
     static CALL: std::sync::LazyLock<Option<regex::Regex>> = std::sync::LazyLock::new(|| {
         regex::Regex::new(
-            r#"(?:subprocess\.(?:run|call|check_call|check_output|Popen)|os\.(?:exec|spawn)[lv]p?e?|\bspawn(?:Sync)?|\bexecFile(?:Sync)?|\bexeca(?:Sync)?)\s*\(\s*(?:(?:'([^']*)'|"([^"]*)")\s*,\s*)?\[([^\]]*)\]"#,
+            r#"(?:subprocess\.(?:run|call|check_call|check_output|Popen)|(os\.(?:exec|spawn)[lv]p?e?)|\bspawn(?:Sync)?|\bexecFile(?:Sync)?|\bexeca(?:Sync)?)\s*\(\s*(?:(?:'([^']*)'|"([^"]*)")\s*,\s*)?\[((?:[^\[\]]|\[[^\[\]]*\])*)\]"#,
         )
         .ok()
     });
+    const HOME: &[&str] = &[
+        "os.environ['HOME']",
+        "os.environ[\"HOME\"]",
+        "os.getenv('HOME')",
+        "os.getenv(\"HOME\")",
+        "os.path.expanduser('~')",
+        "os.path.expanduser(\"~\")",
+        "str(Path.home())",
+        "Path.home()",
+        "process.env.HOME",
+        "os.homedir()",
+        "require('os').homedir()",
+        "ENV['HOME']",
+        "Dir.home",
+    ];
     let Some(call) = CALL.as_ref() else {
         return Vec::new();
     };
     let quote = |w: &str| format!("'{}'", w.replace('\'', "'\\''"));
     call.captures_iter(code)
         .map(|c| {
-            let program = c.get(1).or_else(|| c.get(2)).map(|m| m.as_str());
-            let list = c.get(3).map_or("", |m| m.as_str());
-            let words = list.split(',').map(str::trim).filter_map(|w| {
-                let unquoted = w
-                    .strip_prefix('\'')
-                    .and_then(|w| w.strip_suffix('\''))
-                    .or_else(|| w.strip_prefix('"').and_then(|w| w.strip_suffix('"')));
-                match unquoted {
-                    Some(w) => Some(quote(w)),
-                    None if w.contains("HOME")
-                        || w.contains("homedir")
-                        || w.contains("expanduser")
-                        || w.contains("home()") =>
-                    {
-                        Some("~".to_string())
+            let program = c.get(2).or_else(|| c.get(3)).map(|m| m.as_str());
+            let list = c.get(4).map_or("", |m| m.as_str());
+            // `os.execvp(P, [P, …])`: the list's first word is argv[0].
+            let skip = usize::from(c.get(1).is_some() && program.is_some());
+            let words = top_level_items(list)
+                .into_iter()
+                .skip(skip)
+                .filter_map(|w| {
+                    let unquoted = w
+                        .strip_prefix('\'')
+                        .and_then(|w| w.strip_suffix('\''))
+                        .or_else(|| w.strip_prefix('"').and_then(|w| w.strip_suffix('"')));
+                    match unquoted {
+                        Some(w) => Some(quote(w)),
+                        None if HOME.contains(&w) => Some("~".to_string()),
+                        None => None,
                     }
-                    None => None,
-                }
-            });
+                });
             program
                 .map(quote)
                 .into_iter()
@@ -2216,6 +2232,30 @@ fn argv_lines(code: &str) -> Vec<String> {
                 .join(" ")
         })
         .collect()
+}
+
+/// The comma-separated items of a list's text, trimmed, split only where
+/// no bracket, parenthesis or quote is open.
+fn top_level_items(list: &str) -> Vec<&str> {
+    let mut items = Vec::new();
+    let (mut depth, mut quote, mut start) = (0i32, None, 0);
+    for (i, ch) in list.char_indices() {
+        match (quote, ch) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '\'' | '"') => quote = Some(ch),
+            (None, '(' | '[' | '{') => depth += 1,
+            (None, ')' | ']' | '}') => depth -= 1,
+            (None, ',') if depth == 0 => {
+                items.push(list[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    items.push(list[start..].trim());
+    items.retain(|w| !w.is_empty());
+    items
 }
 
 /// Whether a `git config` sets a command that git runs later, other than
