@@ -158,9 +158,11 @@ const CURL_USER: &str = r"\b(curl\b[^\r\n;&|]*?\s(?:-u|-U|--user|--proxy-user)(?
 /// capture 1 is still open.
 const LFTP_USER: &str = r"\b(lftp\b[^\r\n;&|]*?\s-u\s+";
 
-/// The rest of a `sudo` command up to its flag that reads the password
-/// from standard input (`-S`, also grouped: `-kS`; `--stdin`).
-const SUDO_STDIN: &str = r"[^\r\n;&|]*\s(?:-[a-zA-Z]*S\b|--stdin\b)";
+/// `sudo`'s own options up to its flag that reads the password from
+/// standard input (`-S`, also grouped: `-kS`; `--stdin`); a `-S` of the
+/// command it runs (`sudo pacman -S firefox`) is not sudo's.
+const SUDO_STDIN: &str =
+    r"(?:\s+-[ugCDhprtTU]\s+[^\s;&|]+|\s+-[^\s;&|]+)*?\s+(?:-[a-zA-Z]*S[a-zA-Z]*|--stdin)\b";
 
 /// How a rule's match is rewritten.
 #[derive(Debug, Clone, Copy)]
@@ -718,6 +720,10 @@ mod tests {
             ("printf '%s\\n' Pw9x|sudo -kS id", "printf ***|sudo -kS id"),
             ("echo Pw9x | sudo --stdin id", "echo *** | sudo --stdin id"),
             ("sudo -S id <<< Pw9x", "sudo -S id <<< ***"),
+            (
+                "echo Pw9x | sudo -u root -S id",
+                "echo *** | sudo -u root -S id",
+            ),
             ("cargo login -q cioAb12", "cargo login -q ***"),
             ("cargo +nightly login cioAb12", "cargo +nightly login ***"),
             ("cargo login abc123", "cargo login ***"),
@@ -746,6 +752,7 @@ mod tests {
             "explain the cargo login flow",
             "mongosh --port 27017",
             "sudo -S apt-get update",
+            "echo y | sudo pacman -S firefox",
         ] {
             assert_eq!(mask(prose), prose);
         }

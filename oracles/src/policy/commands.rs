@@ -2087,26 +2087,26 @@ fn sends_environment(code: &str) -> bool {
         "https.request",
         "http.request",
         "axios",
-        "socket.",
+        "from requests",
+        "require('https')",
+        "require(\"https\")",
+        "net.connect",
+        ".sendall(",
+        ".connect((",
         "LWP::",
         "Net::HTTP",
         "HTTP::Tiny",
         "Faraday",
         "curl_exec",
     ];
-    const WHOLE: &[&str] = &[
-        "dict(os.environ)",
-        "os.environ)",
-        "os.environ.items()",
-        "os.environ.copy()",
-        "process.env)",
-        "process.env}",
-        "ENV.to_h",
-        "ENV.to_a",
-        "%ENV",
-        "getenv())",
-        "System.getenv()",
-    ];
+    // The whole environment: `dict(os.environ)`, `{**os.environ}`,
+    // `JSON.stringify(process.env, null, 2)`, not `os.environ['PORT']`.
+    static WHOLE: std::sync::LazyLock<Option<regex::Regex>> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r"(?:\bos\.environ|\bprocess\.env)\s*(?:[,)}\]]|$)|\*\*os\.environ|os\.environ\.(?:items|copy|keys|values)\(|ENV\.to_[ha]|%ENV|System\.getenv\(\)",
+        )
+        .ok()
+    });
     static ONE: std::sync::LazyLock<Option<regex::Regex>> = std::sync::LazyLock::new(|| {
         regex::Regex::new(
             r#"(?:os\.environ(?:\.get)?\s*[\[(]\s*['"]|os\.getenv\(\s*['"]|process\.env\.|process\.env\[\s*['"]|ENV\[\s*['"]|\$ENV\{\s*['"]?|getenv\(\s*['"])([A-Za-z_][A-Za-z0-9_]*)"#,
@@ -2116,7 +2116,7 @@ fn sends_environment(code: &str) -> bool {
     if !CALLS.iter().any(|c| code.contains(c)) {
         return false;
     }
-    WHOLE.iter().any(|w| code.contains(w))
+    WHOLE.as_ref().is_some_and(|re| re.is_match(code))
         || ONE.as_ref().is_some_and(|re| {
             re.captures_iter(code).any(|c| {
                 c.get(1)
@@ -2160,12 +2160,21 @@ fn interpreter_code(shell: &Shell, cmd: &SimpleCommand) -> String {
         code.push_str(&r.target);
     }
     if runs_stdin(cmd) {
-        for u in shell
-            .upstream(cmd)
-            .filter(|u| matches!(u.name.as_str(), "echo" | "printf"))
-        {
-            code.push('\n');
-            code.push_str(&u.args.join(" "));
+        for u in shell.upstream(cmd) {
+            match u.name.as_str() {
+                "echo" | "printf" => {
+                    code.push('\n');
+                    code.push_str(&u.args.join(" "));
+                }
+                // `cat <<EOF | python3`.
+                "cat" if u.operands().next().is_none() => {
+                    for r in u.redirects.iter().filter(|r| r.op == "<<" || r.op == "<<<") {
+                        code.push('\n');
+                        code.push_str(&r.target);
+                    }
+                }
+                _ => {}
+            }
         }
     }
     code
