@@ -2126,15 +2126,17 @@ fn sends_environment(code: &str) -> bool {
 }
 
 /// What a deleter other than `rm` removes, recursively: `rimraf`, `del`,
-/// `trash`, `gio trash`, also run through `npx`, `pnpx`, `bunx`, `npm
-/// exec` or `pnpm dlx` (`npx -y rimraf /`).
+/// `trash`, `gio trash`, also run through `npx`, `pnpx`, `bunx`, `bun x`,
+/// `npm exec`, `pnpm dlx` or by name (`yarn rimraf ~`).
 fn deleter_targets<'a>(name: &str, ops: &'a [String]) -> Option<&'a [String]> {
     let starts = |word: &str| ops.first().is_some_and(|o| o == word);
     let (program, rest) = match name {
         "npx" | "pnpx" | "bunx" => (ops.first()?.as_str(), ops.get(1..)?),
-        "npm" | "pnpm" | "yarn" if starts("exec") || starts("dlx") => {
+        "npm" | "pnpm" | "yarn" | "bun" if starts("exec") || starts("dlx") || starts("x") => {
             (ops.get(1)?.as_str(), ops.get(2..)?)
         }
+        // `yarn rimraf ~` runs the package's binary by name.
+        "yarn" | "pnpm" => (ops.first()?.as_str(), ops.get(1..)?),
         "gio" if starts("trash") || starts("remove") => ("trash", ops.get(1..)?),
         _ => (name, ops),
     };

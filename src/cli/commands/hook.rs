@@ -439,8 +439,8 @@ fn event_named(args: &HookArgs) -> Option<Inbound> {
 /// it, and a user layer that cannot be read fails closed.
 fn fail_closed_from_files(root: Option<&Path>) -> Option<FailClosed> {
     // Without a project (the working directory was deleted), the user's
-    // and the managed layers still decide: no project file is read at `/`
-    // that could switch it off.
+    // and the managed layers still decide; a project layer read at `/`
+    // could only switch it on.
     let project = root.map_or_else(|| PathBuf::from("/"), Path::to_path_buf);
     match LoadOptions::from_env(Some(project)) {
         Ok(opts) => ahp_config::fail_closed_from_layers(&opts),
