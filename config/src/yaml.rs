@@ -633,7 +633,17 @@ impl<'t> Builder<'t> {
             },
             // `!!str` (and `!!merge`, on `<<`): the text as written.
             Some(_) => None,
-            None if style == ScalarStyle::Plain => core_value(&text),
+            None if style == ScalarStyle::Plain => match core_value(&text) {
+                // An id that happens to spell a float too large for one
+                // (`uid: 6e0379`, a hex id an issue tracker writes
+                // unquoted) is the text it is; `.inf` is still refused.
+                Some(NodeValue::Float(f))
+                    if !f.is_finite() && !text.trim_start_matches(['-', '+']).starts_with('.') =>
+                {
+                    None
+                }
+                v => v,
+            },
             None => None,
         };
         match value {
@@ -748,6 +758,18 @@ fn parse_events(file: &Arc<SourceFile>) -> Result<Node, ConfigError> {
 mod tests {
     use super::*;
     use crate::source::Layer;
+
+    #[test]
+    fn a_float_spelling_too_large_for_a_float_is_text_and_inf_is_refused() {
+        let doc = parse_document("uid: 6e0379\nbig: -1E999\nsmall: 1e3\n").unwrap();
+        assert_eq!(doc.get("uid").and_then(Node::as_str), Some("6e0379"));
+        assert_eq!(doc.get("big").and_then(Node::as_str), Some("-1E999"));
+        assert!(
+            matches!(doc.get("small").map(|n| &n.value), Some(NodeValue::Float(f)) if *f == 1000.0)
+        );
+        let err = parse_document("x: .inf\n").unwrap_err();
+        assert!(err.to_string().contains("not a finite number"), "{err}");
+    }
 
     fn file(text: &str) -> Arc<SourceFile> {
         Arc::new(SourceFile {
