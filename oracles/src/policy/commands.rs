@@ -775,6 +775,8 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
             .as_deref()
     };
     let mut hits: Vec<Hit> = Vec::new();
+    // Lines interpreter code runs from lists of words, judged last.
+    let mut argv_run: Vec<String> = Vec::new();
     let mut add = |id: &'static str| {
         if !except.iter().any(|e| e == id) && !hits.iter().any(|h| h.id == id) {
             hits.push(hit(id));
@@ -1673,7 +1675,10 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
         {
             add("privilege-escalation");
         }
-        // Interpreter one-liners that delete the home directory.
+        // Interpreter code, read once: one-liners that delete the home
+        // directory, that send the environment (or a secret of it), and
+        // the programs it runs from a list of words, judged after this
+        // loop.
         if INTERPRETERS.contains(&name) || name.starts_with("python3.") {
             let code = interpreter_code(shell, cmd);
             let deletes = [
@@ -1705,12 +1710,10 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
             if deletes && home {
                 add("rm-recursive-system");
             }
-        }
-        // Interpreter code that sends the environment, or a secret of it.
-        if (INTERPRETERS.contains(&name) || name.starts_with("python3."))
-            && sends_environment(&interpreter_code(shell, cmd))
-        {
-            add("secret-to-network");
+            if sends_environment(&code) {
+                add("secret-to-network");
+            }
+            argv_run.extend(argv_lines(&code));
         }
         // Reverse shells.
         if cmd
@@ -2057,15 +2060,12 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
     // An interpreter that runs a program from a list of words
     // (`subprocess.run(['rm', '-rf', '/'])`, `spawnSync('rm', ['-rf',
     // process.env.HOME])`): the program is judged as the line they make.
-    let home = std::env::var("HOME").ok();
-    for cmd in &shell.commands {
-        if INTERPRETERS.contains(&cmd.name.as_str()) || cmd.name.starts_with("python3.") {
-            for line in argv_lines(&interpreter_code(shell, cmd)) {
-                let nested =
-                    ahp_engine::shell::model(&line, home.as_deref(), shell.work_dir.as_deref());
-                for h in judge(&nested, except) {
-                    add(h.id);
-                }
+    if !argv_run.is_empty() {
+        let home = std::env::var("HOME").ok();
+        for line in &argv_run {
+            let nested = ahp_engine::shell::model(line, home.as_deref(), shell.work_dir.as_deref());
+            for h in judge(&nested, except) {
+                add(h.id);
             }
         }
     }
@@ -2152,15 +2152,14 @@ fn deleter_targets<'a>(name: &str, ops: &'a [String]) -> Option<&'a [String]> {
 /// here-document or here-string, and what `echo` or `printf` pipes into it
 /// when it reads its program from its input (`echo '…' | python3`).
 fn interpreter_code(shell: &Shell, cmd: &SimpleCommand) -> String {
+    let documents = |c: &SimpleCommand, code: &mut String| {
+        for r in c.redirects.iter().filter(|r| r.op == "<<" || r.op == "<<<") {
+            code.push('\n');
+            code.push_str(&r.target);
+        }
+    };
     let mut code = cmd.args.join(" ");
-    for r in cmd
-        .redirects
-        .iter()
-        .filter(|r| r.op == "<<" || r.op == "<<<")
-    {
-        code.push('\n');
-        code.push_str(&r.target);
-    }
+    documents(cmd, &mut code);
     if runs_stdin(cmd) {
         for u in shell.upstream(cmd) {
             match u.name.as_str() {
@@ -2169,12 +2168,7 @@ fn interpreter_code(shell: &Shell, cmd: &SimpleCommand) -> String {
                     code.push_str(&u.args.join(" "));
                 }
                 // `cat <<EOF | python3`.
-                "cat" if u.operands().next().is_none() => {
-                    for r in u.redirects.iter().filter(|r| r.op == "<<" || r.op == "<<<") {
-                        code.push('\n');
-                        code.push_str(&r.target);
-                    }
-                }
+                "cat" if u.operands().next().is_none() => documents(u, &mut code),
                 _ => {}
             }
         }
@@ -2218,10 +2212,11 @@ fn argv_lines(code: &str) -> Vec<String> {
     call.captures_iter(code)
         .map(|c| {
             let program = c.get(2).or_else(|| c.get(3)).map(|m| m.as_str());
-            let list = c.get(4).map_or("", |m| m.as_str());
+            // The list's items, read from its first item to its `]`.
+            let list = c.get(4).map_or("", |m| &code[m.start()..]);
             // `os.execvp(P, [P, …])`: the list's first word is argv[0].
             let skip = usize::from(c.get(1).is_some() && program.is_some());
-            let words = top_level_items(list)
+            let words = super::sensitive::call_arguments(list)
                 .into_iter()
                 .skip(skip)
                 .filter_map(|w| {
@@ -2243,30 +2238,6 @@ fn argv_lines(code: &str) -> Vec<String> {
                 .join(" ")
         })
         .collect()
-}
-
-/// The comma-separated items of a list's text, trimmed, split only where
-/// no bracket, parenthesis or quote is open.
-fn top_level_items(list: &str) -> Vec<&str> {
-    let mut items = Vec::new();
-    let (mut depth, mut quote, mut start) = (0i32, None, 0);
-    for (i, ch) in list.char_indices() {
-        match (quote, ch) {
-            (Some(q), c) if c == q => quote = None,
-            (Some(_), _) => {}
-            (None, '\'' | '"') => quote = Some(ch),
-            (None, '(' | '[' | '{') => depth += 1,
-            (None, ')' | ']' | '}') => depth -= 1,
-            (None, ',') if depth == 0 => {
-                items.push(list[start..i].trim());
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    items.push(list[start..].trim());
-    items.retain(|w| !w.is_empty());
-    items
 }
 
 /// Whether a `git config` sets a command that git runs later, other than

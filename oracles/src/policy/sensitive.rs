@@ -881,9 +881,10 @@ fn code_written_files(cmd: &SimpleCommand) -> Vec<String> {
     files
 }
 
-/// The arguments of a call whose text starts after its `(`, split at the
-/// commas of its own level (not inside nested calls or quotes).
-fn call_arguments(text: &str) -> Vec<&str> {
+/// The arguments of a call whose text starts after its `(` (or the items
+/// of a list after its `[`), split at the commas of its own level (not
+/// inside nested calls or quotes), up to its closing bracket.
+pub(crate) fn call_arguments(text: &str) -> Vec<&str> {
     let mut args = Vec::new();
     let (mut depth, mut quote, mut start) = (0usize, None, 0);
     for (i, c) in text.char_indices() {
