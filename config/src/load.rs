@@ -378,6 +378,12 @@ fn builtin_switch(
     off
 }
 
+/// Whether `e` is the load error of a HOOK.md hook under the hooks
+/// folder `dir`.
+fn in_hooks_dir(dir: &Path, e: &ConfigError) -> bool {
+    e.file.as_ref().is_some_and(|f| f.starts_with(dir))
+}
+
 /// Whether a name is one line that reads as it is: no control or
 /// invisible character (`PermissionChecker\u{200b}` passes for the builtin
 /// id) and no blank at an end. Ids and environment names are compared as
@@ -624,7 +630,7 @@ impl LoadedConfig {
         let dir = crate::hookmd::project_hooks_dir(&self.project_root);
         let (skipped, kept): (Vec<_>, Vec<_>) = std::mem::take(&mut self.hook_errors)
             .into_iter()
-            .partition(|e| e.file.as_ref().is_some_and(|f| f.starts_with(&dir)));
+            .partition(|e| in_hooks_dir(&dir, e));
         self.hook_errors = kept;
         self.skipped_hook_errors.extend(skipped);
         names
@@ -633,9 +639,7 @@ impl LoadedConfig {
     /// Whether a HOOK.md hook of the project failed to load.
     pub fn has_project_hook_errors(&self) -> bool {
         let dir = crate::hookmd::project_hooks_dir(&self.project_root);
-        self.hook_errors
-            .iter()
-            .any(|e| e.file.as_ref().is_some_and(|f| f.starts_with(&dir)))
+        self.hook_errors.iter().any(|e| in_hooks_dir(&dir, e))
     }
 
     /// Merges already-read files (in layer order; a [`Layer::Builtin`]

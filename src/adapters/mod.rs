@@ -248,6 +248,12 @@ impl Inbound {
         self.context.session_id.as_deref()
     }
 
+    /// Whether the agent says it is going on because a stop hook refused
+    /// its last stop (`stop_hook_active`).
+    pub fn stop_hook_active(&self) -> bool {
+        self.context.turn.as_ref().and_then(|t| t.stop_hook_active) == Some(true)
+    }
+
     /// The agent's working directory, if it sent one.
     pub fn cwd(&self) -> Option<&str> {
         self.context.work_dir.as_deref()
@@ -295,9 +301,8 @@ pub fn parse(agent: Agent, payload: &Value, event: Option<&str>) -> Result<Inbou
                     inbound.native_event.escape_debug()
                 )));
             }
-            Some(
-                input @ (Value::String(_) | Value::Array(_) | Value::Bool(_) | Value::Number(_)),
-            ) => {
+            // No input at all (null) is an empty one.
+            Some(input) if !input.is_object() && !input.is_null() => {
                 return Err(AdapterError::new(format!(
                     "{agent} hook input: the tool's input must be a JSON object, found {}",
                     kind_of(input)

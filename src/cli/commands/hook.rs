@@ -136,12 +136,7 @@ fn answer(args: &HookArgs, registry: &Registry, known: &mut Known) -> Result<Rep
             .check(verdict, reason)?,
             _ => StopCount::Uncounted,
         };
-        let already_continuing = inbound
-            .context
-            .turn
-            .as_ref()
-            .and_then(|t| t.stop_hook_active)
-            == Some(true);
+        let already_continuing = inbound.stop_hook_active();
         match count {
             StopCount::Released(release) => {
                 note = Some(format!(
@@ -384,10 +379,11 @@ fn fail(args: &HookArgs, known: &Known, e: &anyhow::Error) -> Reply {
     // A stop the agent already continued from once (`stop_hook_active`)
     // is let through: an error of ahp that repeats on every stop would
     // otherwise hold the agent in a loop nothing can end.
-    if let Some(inbound) = known.inbound.as_ref().filter(|i| {
-        i.event == Some(Event::PreAgentTurnStop)
-            && i.context.turn.as_ref().and_then(|t| t.stop_hook_active) == Some(true)
-    }) {
+    if let Some(inbound) = known
+        .inbound
+        .as_ref()
+        .filter(|i| i.event == Some(Event::PreAgentTurnStop) && i.stop_hook_active())
+    {
         let note = format!(
             "ahp let the agent stop: its stop was already refused once (stop_hook_active), \
              and ahp failed ({why}): {message}"
