@@ -162,16 +162,6 @@ impl Masking {
         if hidden.is_empty() {
             return self;
         }
-        // A long word of a many-word value may be quoted alone (the token
-        // of `Basic TOKEN`); a word of letters alone is too common to mask.
-        let words: Vec<String> = hidden
-            .iter()
-            .filter(|v| v.contains(char::is_whitespace))
-            .flat_map(|v| v.split_whitespace())
-            .filter(|w| w.chars().count() >= 8 && !w.chars().all(char::is_alphabetic))
-            .map(str::to_string)
-            .collect();
-        hidden.extend(words);
         hidden.extend(self.quoted.drain(..).map(|(v, _)| v));
         self.quoted = longest_first(hidden)
             .into_iter()
@@ -339,8 +329,18 @@ impl Masking {
 
 /// The values worth masking wherever quoted, longest first (a value that
 /// holds another is masked whole); short ones (`on`, `1`) would mask
-/// common text everywhere.
+/// common text everywhere. A long word of a many-word value may be quoted
+/// alone (the token of `Basic TOKEN`), so it is added; a word of letters
+/// alone is too common to mask.
 fn longest_first(mut values: Vec<String>) -> Vec<String> {
+    let words: Vec<String> = values
+        .iter()
+        .filter(|v| v.contains(char::is_whitespace))
+        .flat_map(|v| v.split_whitespace())
+        .filter(|w| w.chars().count() >= 8 && !w.chars().all(char::is_alphabetic))
+        .map(str::to_string)
+        .collect();
+    values.extend(words);
     values.retain(|v| v.chars().count() >= 4);
     values.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
     values.dedup();
