@@ -2176,6 +2176,33 @@ fn interpreter_code(shell: &Shell, cmd: &SimpleCommand) -> String {
     code
 }
 
+/// The arguments of a call whose text starts after its `(` (or the items
+/// of a list after its `[`), split at the commas of its own level (not
+/// inside nested calls or quotes), up to its closing bracket.
+pub(crate) fn call_arguments(text: &str) -> Vec<&str> {
+    let mut args = Vec::new();
+    let (mut depth, mut quote, mut start) = (0usize, None, 0);
+    for (i, c) in text.char_indices() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '\'' | '"' | '`') => quote = Some(c),
+            (None, '(' | '[' | '{') => depth += 1,
+            (None, ')' | ']' | '}') if depth == 0 => {
+                args.push(text[start..i].trim());
+                return args;
+            }
+            (None, ')' | ']' | '}') => depth -= 1,
+            (None, ',') if depth == 0 => {
+                args.push(text[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    args
+}
+
 /// The shell lines of the programs that interpreter code runs from a list
 /// of words: Python's `subprocess.run([...])` and `os.execvp(P, [P, ...])`
 /// (whose list starts with the program's own name), Node's `spawn(P,
@@ -2216,20 +2243,17 @@ fn argv_lines(code: &str) -> Vec<String> {
             let list = c.get(4).map_or("", |m| &code[m.start()..]);
             // `os.execvp(P, [P, …])`: the list's first word is argv[0].
             let skip = usize::from(c.get(1).is_some() && program.is_some());
-            let words = super::sensitive::call_arguments(list)
-                .into_iter()
-                .skip(skip)
-                .filter_map(|w| {
-                    let unquoted = w
-                        .strip_prefix('\'')
-                        .and_then(|w| w.strip_suffix('\''))
-                        .or_else(|| w.strip_prefix('"').and_then(|w| w.strip_suffix('"')));
-                    match unquoted {
-                        Some(w) => Some(quote(w)),
-                        None if HOME.contains(&w) => Some("~".to_string()),
-                        None => None,
-                    }
-                });
+            let words = call_arguments(list).into_iter().skip(skip).filter_map(|w| {
+                let unquoted = w
+                    .strip_prefix('\'')
+                    .and_then(|w| w.strip_suffix('\''))
+                    .or_else(|| w.strip_prefix('"').and_then(|w| w.strip_suffix('"')));
+                match unquoted {
+                    Some(w) => Some(quote(w)),
+                    None if HOME.contains(&w) => Some("~".to_string()),
+                    None => None,
+                }
+            });
             program
                 .map(quote)
                 .into_iter()

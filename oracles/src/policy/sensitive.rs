@@ -853,7 +853,7 @@ fn code_written_files(cmd: &SimpleCommand) -> Vec<String> {
             if code[..at].ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_') {
                 continue;
             }
-            let args = call_arguments(&code[at + call.len()..]);
+            let args = commands::call_arguments(&code[at + call.len()..]);
             // `open(F)` reads; `open(F, 'w')`, `'a'`, `'x'`, `'r+'` write.
             if *call == "open("
                 && !args
@@ -879,33 +879,6 @@ fn code_written_files(cmd: &SimpleCommand) -> Vec<String> {
         }
     }
     files
-}
-
-/// The arguments of a call whose text starts after its `(` (or the items
-/// of a list after its `[`), split at the commas of its own level (not
-/// inside nested calls or quotes), up to its closing bracket.
-pub(crate) fn call_arguments(text: &str) -> Vec<&str> {
-    let mut args = Vec::new();
-    let (mut depth, mut quote, mut start) = (0usize, None, 0);
-    for (i, c) in text.char_indices() {
-        match (quote, c) {
-            (Some(q), c) if c == q => quote = None,
-            (Some(_), _) => {}
-            (None, '\'' | '"' | '`') => quote = Some(c),
-            (None, '(' | '[' | '{') => depth += 1,
-            (None, ')' | ']' | '}') if depth == 0 => {
-                args.push(text[start..i].trim());
-                return args;
-            }
-            (None, ')' | ']' | '}') => depth -= 1,
-            (None, ',') if depth == 0 => {
-                args.push(text[start..i].trim());
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    args
 }
 
 /// Whether an interpreter one-liner's code talks to the network
