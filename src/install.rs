@@ -19,10 +19,10 @@ use anyhow::{Context, Result, anyhow, bail};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 
-/// Seconds an agent waits for `ahp hook` before giving up on it: the
-/// Claude Code and Codex default, and Kimi's maximum. ahp bounds its own
-/// script hooks well below this.
-pub const HOOK_TIMEOUT_SECS: u64 = 600;
+/// Seconds an agent waits for `ahp hook` before giving up on it, as
+/// written into its config. ahp answers before then
+/// ([`ahp_config::LoadedConfig::answer_within`]).
+pub const HOOK_TIMEOUT_SECS: u64 = ahp_config::AGENT_TIMEOUT.as_secs();
 
 ahp_engine::name_enum! {
     /// Where an agent's hook config lives.

@@ -695,6 +695,201 @@ fn a_hook_md_of_10_mb_is_handled_cheaply() {
     assert_record(&sb, "warning", "ahp", "no-close/HOOK.md", "10 MB HOOK.md");
 }
 
+// ------------------------------------------ the agent's own timeout
+
+/// A Claude Code pre-tool call of `ls`, as the agent sends it.
+fn claude_payload(sb: &Sandbox) -> Vec<u8> {
+    serde_json::json!({
+        "session_id": "s",
+        "transcript_path": sb.root().join("t.jsonl"),
+        "cwd": sb.root(),
+        "permission_mode": "default",
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "ls"},
+        "tool_use_id": "toolu_1",
+    })
+    .to_string()
+    .into_bytes()
+}
+
+/// A user hook allowed a minute that takes half of one.
+fn slow_hook(sb: &Sandbox) {
+    sb.hook(
+        false,
+        "slow",
+        &frontmatter(60_000),
+        "cat >/dev/null
+sleep 30
+exit 0",
+    );
+}
+
+/// The agent gives up on `ahp hook` after its own timeout and goes on as
+/// if allowed, so a hook still running then would turn `fail_closed` into
+/// an allow nobody sees. With `agent_timeout: 2000` ahp answers at 1.8 s:
+/// the hook is stopped and its failure blocks.
+#[test]
+fn a_hook_call_answers_before_the_agent_stops_waiting() {
+    for fail_closed in [true, false] {
+        let case = format!("fail_closed: {fail_closed}");
+        let sb = Sandbox::new();
+        let mark = Marker::new();
+        sb.write_home(
+            ".ahp/hooks.yaml",
+            &format!("settings:\n  fail_closed: {fail_closed}\n  agent_timeout: 2000\n"),
+        );
+        slow_hook(&sb);
+        let ran = run_ahp(
+            &sb,
+            &mark,
+            &["hook", "claude-code"],
+            claude_payload(&sb),
+            false,
+        );
+        assert_eq!(ran.code(), Some(0), "{case}: {}", ran.stderr());
+        assert!(
+            ran.took >= Duration::from_millis(1800),
+            "{case}: {:?}",
+            ran.took
+        );
+        ran.assert_within(Duration::from_millis(1800) + SLACK, &case);
+        let reason = "stopped after";
+        assert!(
+            ran.stderr().contains("at the call's deadline"),
+            "{case}: {}",
+            ran.stderr()
+        );
+        let out = String::from_utf8_lossy(&ran.out.stdout).to_string();
+        if fail_closed {
+            let v = ran.json();
+            let answer = &v["hookSpecificOutput"];
+            assert_eq!(answer["permissionDecision"], "deny", "{case}: {v}");
+            assert!(
+                answer["permissionDecisionReason"]
+                    .as_str()
+                    .is_some_and(|r| r.contains(reason) && r.contains("settings.agent_timeout")),
+                "{case}: {v}"
+            );
+        } else {
+            assert!(!out.contains("deny"), "{case}: {out}");
+        }
+        mark.assert_no_survivors(&case);
+        assert_run_record(&sb, &case);
+        let level = if fail_closed { "error" } else { "warning" };
+        assert_record(&sb, level, "slow", "at the call's deadline", &case);
+    }
+}
+
+/// A repository cannot give ahp more time than the user's layer says the
+/// agent waits; it can give less. `ahp run`, which no agent waits for,
+/// has no such deadline.
+#[test]
+fn the_shortest_agent_timeout_of_the_layers_applies_and_only_to_hook_calls() {
+    let sb = Sandbox::new();
+    let mark = Marker::new();
+    sb.write_home(".ahp/hooks.yaml", "settings:\n  agent_timeout: 2000\n");
+    sb.write(".ahp/hooks.yaml", "settings:\n  agent_timeout: 600000\n");
+    slow_hook(&sb);
+    let ran = run_ahp(
+        &sb,
+        &mark,
+        &["hook", "claude-code"],
+        claude_payload(&sb),
+        false,
+    );
+    ran.assert_within(
+        Duration::from_millis(1800) + SLACK,
+        "repository's longer timeout",
+    );
+    assert!(
+        ran.stderr().contains("at the call's deadline"),
+        "{}",
+        ran.stderr()
+    );
+    mark.assert_no_survivors("repository's longer timeout");
+    let shown = sb.ahp().arg("config").output().unwrap();
+    assert!(
+        String::from_utf8_lossy(&shown.stdout)
+            .contains("# agent_timeout: 2000 ms, the shortest of the layers: `ahp hook` answers within 1800 ms"),
+        "{}",
+        String::from_utf8_lossy(&shown.stdout)
+    );
+
+    // The repository's shorter one applies.
+    let sb = Sandbox::new();
+    sb.write(".ahp/hooks.yaml", "settings:\n  agent_timeout: 2000\n");
+    slow_hook(&sb);
+    let ran = run_ahp(
+        &sb,
+        &mark,
+        &["hook", "claude-code"],
+        claude_payload(&sb),
+        false,
+    );
+    ran.assert_within(
+        Duration::from_millis(1800) + SLACK,
+        "repository's shorter timeout",
+    );
+    assert!(
+        ran.stderr().contains("at the call's deadline"),
+        "{}",
+        ran.stderr()
+    );
+    mark.assert_no_survivors("repository's shorter timeout");
+
+    // `ahp run`: the hook runs to its own end.
+    let sb = Sandbox::new();
+    sb.write_home(".ahp/hooks.yaml", "settings:\n  agent_timeout: 1000\n");
+    sb.hook(
+        false,
+        "slowish",
+        &frontmatter(10_000),
+        "cat >/dev/null\nsleep 1.5\nexit 0",
+    );
+    let ran = run_pre_tool_use(&sb, &mark, TOOL_CTX);
+    assert_eq!(ran.code(), Some(0), "{}", ran.stderr());
+    assert!(ran.took >= Duration::from_millis(1500), "{:?}", ran.took);
+    assert!(!ran.stderr().contains("deadline"), "{}", ran.stderr());
+    assert_eq!(ran.json()["outcome"], "accept");
+}
+
+/// A value that is not a whole number of milliseconds in range is an
+/// error at its line, in whichever layer it is; under `fail_closed` the
+/// call blocks.
+#[test]
+fn a_bad_agent_timeout_is_an_error_at_its_line() {
+    for (value, says) in [
+        ("0", "between 1 and 3600000"),
+        ("\"10s\"", "a number of milliseconds"),
+    ] {
+        let sb = Sandbox::new();
+        sb.write(
+            ".ahp/hooks.yaml",
+            &format!("settings:\n  fail_closed: true\n  agent_timeout: {value}\n"),
+        );
+        let out = sb.ahp().arg("validate").output().unwrap();
+        let err = stderr(&out);
+        assert_ne!(out.status.code(), Some(0), "{value}: {err}");
+        assert!(err.contains("hooks.yaml:3"), "{value}: {err}");
+        assert!(err.contains("settings.agent_timeout"), "{value}: {err}");
+        assert!(err.contains(says), "{value}: {err}");
+        let mark = Marker::new();
+        let ran = run_ahp(
+            &sb,
+            &mark,
+            &["hook", "claude-code"],
+            claude_payload(&sb),
+            false,
+        );
+        assert_eq!(
+            ran.json()["hookSpecificOutput"]["permissionDecision"],
+            "deny",
+            "{value}"
+        );
+    }
+}
+
 // ------------------------------------------------------- hostile inputs
 
 /// Runs `ahp run pre-tool-use` and `ahp hook claude-code` with `input`:

@@ -310,3 +310,32 @@ fn a_managed_fail_closed_false_does_not_undo_the_users_true() {
     assert!(out.contains("\"deny\""), "{out}{err}");
     assert!(!err.contains("is ignored"), "{err}");
 }
+
+/// A managed `agent_timeout` is a longest, not a fixed value: the user,
+/// whose agent waits less, can shorten it (a longer one would have the
+/// agent go on without ahp's block), and that is not an override.
+#[test]
+fn a_later_layer_can_shorten_the_managed_agent_timeout() {
+    let sb = Sandbox::new();
+    let m = managed(
+        &sb,
+        "settings:\n  fail_closed: true\n  agent_timeout: 600000\n",
+    );
+    sb.write_home(".ahp/hooks.yaml", "settings:\n  agent_timeout: 1000\n");
+    sb.hook(
+        false,
+        "slow",
+        "trigger: pre-tool-call\ntimeout: 60000\n",
+        "cat >/dev/null\nsleep 5\nexit 0",
+    );
+    let started = std::time::Instant::now();
+    let (out, err) = hook(&sb, &m, "ls");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(4),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(out.contains("\"permissionDecision\":\"deny\""), "{out}");
+    assert!(out.contains("at the call's deadline"), "{out}");
+    assert!(!err.contains("is ignored"), "{err}");
+}

@@ -62,5 +62,10 @@ pub use source::{
     SourceFile, path_line,
 };
 
+/// How long an agent waits for `ahp hook` when `settings.agent_timeout`
+/// does not say: what `ahp install` writes into the agent's config (the
+/// Claude Code and Codex default, Kimi's maximum).
+pub const AGENT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(600);
+
 /// The commented starter `.ahp/hooks.yaml` written by `ahp init`.
 pub const STARTER_POLICY: &str = include_str!("starter-hooks.yaml");

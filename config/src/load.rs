@@ -39,6 +39,7 @@ pub const SETTINGS_KEYS: &[&str] = &[
     "mode",
     "project_hooks",
     "issue_commands",
+    "agent_timeout",
 ];
 /// Keys of one entry.
 pub const ENTRY_KEYS: &[&str] = &[
@@ -168,6 +169,9 @@ pub struct LoadedConfig {
     /// What later layers tried to change of the managed policy, and was
     /// ignored (see [`crate::managed`]).
     pub managed_overrides: Vec<crate::managed::Override>,
+    /// The shortest `settings.agent_timeout` of any layer (see
+    /// [`LoadedConfig::answer_within`]).
+    pub(crate) agent_timeout: Option<Duration>,
     /// From [`LoadOptions::shared_tool_name`]: lets the `when:` checks
     /// tell an agent's tool name given to `tool.name`.
     pub shared_tool_name: Option<crate::layers::SharedToolName>,
@@ -681,6 +685,7 @@ impl LoadedConfig {
             log_retention: Vec::new(),
             shadow_layers: Vec::new(),
             managed_overrides: Vec::new(),
+            agent_timeout: None,
             shared_tool_name: None,
         };
         // A file that does not parse loses its own entries, not the others'.
@@ -717,6 +722,7 @@ impl LoadedConfig {
             cfg.note_fail_closed(&root, layer, path, &mut errors);
             cfg.note_log_mask(&root);
             cfg.note_mode(&root, layer);
+            cfg.note_agent_timeout(&root, &mut errors);
             for key in ["log_max_bytes", "log_keep"] {
                 if let Some(NodeValue::Int(i)) = root
                     .get("settings")
@@ -765,6 +771,43 @@ impl LoadedConfig {
         if mode.and_then(Node::as_str) == Some("shadow") && !self.shadow_layers.contains(&layer) {
             self.shadow_layers.push(layer);
         }
+    }
+
+    /// Keeps the shortest `settings.agent_timeout` of the layers. A layer
+    /// can shorten the time ahp gives itself, never lengthen it: a
+    /// repository that raised it past the agent's own timeout would have
+    /// the agent go on without ahp's answer, a block under `fail_closed`
+    /// included. Each layer's value is checked here: the merged value
+    /// would show only the last one.
+    fn note_agent_timeout(&mut self, root: &Node, errors: &mut Vec<ConfigError>) {
+        let Some(n) = root.get("settings").and_then(|s| s.get("agent_timeout")) else {
+            return;
+        };
+        match millis(n, "settings.agent_timeout") {
+            Ok(d) => self.agent_timeout = Some(self.agent_timeout.map_or(d, |t| t.min(d))),
+            Err(e) => errors.push(e),
+        }
+    }
+
+    /// How long after its start an `ahp hook` call must answer: a little
+    /// before the agent stops waiting (`settings.agent_timeout`, else
+    /// [`crate::AGENT_TIMEOUT`], what `ahp install` writes), leaving a
+    /// tenth of it, at most 5 seconds, to stop the hooks still running,
+    /// record and answer.
+    ///
+    /// ```
+    /// use ahp_config::{LoadedConfig, SourceFile, Layer};
+    /// use std::time::Duration;
+    /// let cfg = LoadedConfig::from_files(".".into(), vec![SourceFile {
+    ///     layer: Layer::Project,
+    ///     path: ".ahp/hooks.yaml".into(),
+    ///     text: "settings: {agent_timeout: 30000}".into(),
+    /// }.into()]).unwrap();
+    /// assert_eq!(cfg.answer_within(), Duration::from_secs(27));
+    /// ```
+    pub fn answer_within(&self) -> Duration {
+        let waits = self.agent_timeout.unwrap_or(crate::AGENT_TIMEOUT);
+        waits - (waits / 10).min(Duration::from_secs(5))
     }
 
     /// Records a layer's `settings.fail_closed: true` (switching on is all

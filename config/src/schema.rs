@@ -91,6 +91,12 @@ pub struct SettingsSpec {
     /// Default time limit of an entry, in milliseconds (30000).
     #[schemars(range(min = 1, max = 3_600_000))]
     pub timeout: Option<u64>,
+    /// `ahp hook`: how long the agent waits for ahp, in milliseconds
+    /// (600000, what `ahp install` writes). ahp answers before then: what
+    /// still runs is stopped and fails (blocking under `fail_closed`). The
+    /// shortest of the layers applies.
+    #[schemars(range(min = 1, max = 3_600_000))]
+    pub agent_timeout: Option<u64>,
     /// The branch changes are measured against (default: main, else master).
     pub trunk: Option<String>,
     /// Signal-log durability: `always` (fsync each record), `batch` (default,

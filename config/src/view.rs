@@ -135,6 +135,15 @@ impl LoadedConfig {
             }
             None => {}
         }
+        // Likewise the shortest `agent_timeout` applies, not the last.
+        if let Some(t) = self.agent_timeout {
+            let _ = writeln!(
+                out,
+                "# agent_timeout: {} ms, the shortest of the layers: `ahp hook` answers within {} ms",
+                t.as_millis(),
+                self.answer_within().as_millis()
+            );
+        }
         if let Some(s) = &self.settings {
             render(&mut out, "settings", s, 0);
         }

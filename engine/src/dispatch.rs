@@ -277,6 +277,7 @@ pub struct EngineBuilder {
     sink: Option<Arc<dyn SignalSink>>,
     defer_detached: bool,
     history: Option<Arc<dyn History>>,
+    deadline: Option<Instant>,
 }
 
 impl EngineBuilder {
@@ -325,6 +326,30 @@ impl EngineBuilder {
         self
     }
 
+    /// The moment every dispatch of this engine must have answered by:
+    /// an entry still running then fails (it follows its `on_error`, and
+    /// blocks under `fail_closed`), and an entry of a later wave gets no
+    /// time at all. For a caller that waits only so long, such as an agent
+    /// that goes on without the hook's answer once its own timeout passes.
+    /// Each entry's own `timeout` still applies within it. Detached
+    /// (`async: true`) entries answer nobody and are not bound by it.
+    ///
+    /// ```
+    /// use ahp_engine::{Engine, Policy, Registry};
+    /// use std::time::{Duration, Instant};
+    /// let engine = Engine::builder()
+    ///     .registry(Registry::new())
+    ///     .policy(Policy::default())
+    ///     .deadline(Instant::now() + Duration::from_secs(595))
+    ///     .build()
+    ///     .unwrap();
+    /// # let _ = engine;
+    /// ```
+    pub fn deadline(mut self, deadline: Instant) -> Self {
+        self.deadline = Some(deadline);
+        self
+    }
+
     /// The engine, or the config's error.
     pub fn build(self) -> Result<Engine, EngineError> {
         let policy = self.policy.ok_or(EngineError::NoPolicy)??;
@@ -334,6 +359,7 @@ impl EngineBuilder {
             background: Mutex::new(Vec::new()),
             defer_detached: self.defer_detached,
             history: self.history,
+            deadline: self.deadline,
         })
     }
 }
@@ -346,6 +372,7 @@ pub struct Engine {
     background: Mutex<Vec<JoinHandle<()>>>,
     defer_detached: bool,
     history: Option<Arc<dyn History>>,
+    deadline: Option<Instant>,
 }
 
 /// The intensity a signal is delivered at for `event`: unchanged when
@@ -495,22 +522,33 @@ impl Future for WaveJoin<'_> {
 }
 
 /// Runs one entry under its time limit, counted from `start` (the clock
-/// read that also times the entry).
+/// read that also times the entry), and within the dispatch's `deadline`
+/// when it has one ([`EngineBuilder::deadline`]).
 async fn run_entry(
     entry: &Entry,
     ctx: &HookContext,
     default_timeout: Duration,
     start: Instant,
+    deadline: Option<Instant>,
 ) -> Outcome1 {
     let limit = entry.timeout.unwrap_or(default_timeout);
+    let own_end = start.checked_add(limit);
+    // The call's deadline binds when it comes before the entry's own end.
+    let call_end = deadline.filter(|d| own_end.is_none_or(|own| *d < own));
     let evaluation = entry.oracle.evaluate_full(ctx);
-    let timed = match start.checked_add(limit) {
-        Some(deadline) => tokio::time::timeout_at(deadline.into(), evaluation),
+    // A future that is ready at once (the built-in oracles) still answers
+    // past the deadline: the timer is looked at only when it is pending.
+    let timed = match call_end.or(own_end) {
+        Some(end) => tokio::time::timeout_at(end.into(), evaluation),
         None => tokio::time::timeout(limit, evaluation),
     };
     match timed.await {
         Ok(Ok(ev)) => Outcome1::Signals(ev),
         Ok(Err(e)) => Outcome1::Failed(e.message),
+        Err(_) if call_end.is_some() => Outcome1::Failed(format!(
+            "stopped after {} ms at the call's deadline, before its caller stops waiting (settings.agent_timeout)",
+            start.elapsed().as_millis()
+        )),
         Err(_) => Outcome1::Failed(format!("timed out after {} ms", limit.as_millis())),
     }
 }
@@ -875,6 +913,7 @@ impl Engine {
         event: Event,
     ) -> Vec<(Outcome1, Duration)> {
         let default_timeout = self.policy.settings.default_timeout;
+        let deadline = self.deadline;
         let futures = members
             .iter()
             .map(|&i| {
@@ -886,7 +925,7 @@ impl Engine {
                 );
                 Box::pin(async move {
                     let start = Instant::now();
-                    let r = run_entry(entry, ctx, default_timeout, start).await;
+                    let r = run_entry(entry, ctx, default_timeout, start, deadline).await;
                     (r, start.elapsed())
                 }) as WaveFuture<'_>
             })
@@ -1065,7 +1104,7 @@ impl Engine {
                     event
                 );
                 let handle = tokio::spawn(async move {
-                    let r = run_entry(&entry, &ctx, default_timeout, Instant::now()).await;
+                    let r = run_entry(&entry, &ctx, default_timeout, Instant::now(), None).await;
                     let Some(sink) = sink else { return };
                     match r {
                         Outcome1::Signals(ev) => {

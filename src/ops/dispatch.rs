@@ -17,6 +17,7 @@ use anyhow::{Context, Result, anyhow};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Instant;
 
 /// What one dispatch needs: `ahp run`, `ahp gate` and `ahp hook` share it.
 pub(crate) struct DispatchRequest<'a> {
@@ -28,6 +29,9 @@ pub(crate) struct DispatchRequest<'a> {
     pub no_log: bool,
     pub async_only: bool,
     pub registry: &'a Registry,
+    /// When an agent started waiting for the answer (`ahp hook`): the
+    /// dispatch then answers within [`LoadedConfig::answer_within`] of it.
+    pub agent_waits_since: Option<Instant>,
 }
 
 /// Runs `work` unless ahp is told to stop (SIGTERM, SIGINT or SIGHUP: an
@@ -211,8 +215,10 @@ pub(crate) fn dispatch(req: DispatchRequest<'_>) -> Result<Option<Dispatched>> {
         no_log,
         async_only,
         registry,
+        agent_waits_since,
     } = req;
     let cfg = load(project, registry)?;
+    let deadline = agent_waits_since.map(|t| t + cfg.answer_within());
     let rt = runtime()?;
     let calls = if async_only {
         Vec::new()
@@ -325,6 +331,9 @@ pub(crate) fn dispatch(req: DispatchRequest<'_>) -> Result<Option<Dispatched>> {
         }
         if let Some(s) = &sink {
             builder = builder.sink(Arc::clone(s));
+        }
+        if let Some(d) = deadline {
+            builder = builder.deadline(d);
         }
         Ok(builder.defer_detached(true).build()?)
     };

@@ -56,8 +56,10 @@ struct Known {
 
 /// Runs one hook call and returns the exit code for the agent.
 pub(crate) fn run(args: HookArgs, registry: &Registry) -> Result<u8> {
+    // The agent's clock for its own timeout started before ours.
+    let started = std::time::Instant::now();
     let mut known = Known::default();
-    let reply = match answer(&args, registry, &mut known) {
+    let reply = match answer(&args, registry, started, &mut known) {
         Ok(reply) => reply,
         Err(e) => fail(&args, &known, &e),
     };
@@ -72,7 +74,12 @@ pub(crate) fn run(args: HookArgs, registry: &Registry) -> Result<u8> {
     Ok(reply.exit)
 }
 
-fn answer(args: &HookArgs, registry: &Registry, known: &mut Known) -> Result<Reply> {
+fn answer(
+    args: &HookArgs,
+    registry: &Registry,
+    started: std::time::Instant,
+    known: &mut Known,
+) -> Result<Reply> {
     let input = format!("{} hook input <stdin>", args.agent);
     if std::io::stdin().is_terminal() {
         anyhow::bail!(
@@ -104,6 +111,7 @@ fn answer(args: &HookArgs, registry: &Registry, known: &mut Known) -> Result<Rep
         no_log: args.no_log,
         async_only: false,
         registry,
+        agent_waits_since: Some(started),
     })?
     .context("the dispatch gave no verdict")?;
     // Checked when the policy was compiled; defaults cannot be reached.

@@ -70,6 +70,7 @@ pub(crate) fn run(args: RunArgs, registry: &Registry) -> Result<u8> {
         no_log,
         async_only,
         registry,
+        agent_waits_since: None,
     })?
     else {
         return Ok(EXIT_PROCEED);
