@@ -1000,3 +1000,34 @@ fn install_refuses_an_agent_config_that_is_not_a_regular_file() {
         stderr(&out)
     );
 }
+
+/// An agent that waits less than `settings.agent_timeout` says ahp
+/// gives up on a slow call after the agent did: doctor names it, reading
+/// each agent's timeout in its own unit.
+#[test]
+fn doctor_flags_an_agent_that_waits_less_than_ahp_answers_in() {
+    let exe = assert_cmd::cargo::cargo_bin("ahp");
+    let dir = exe.parent().unwrap();
+    for agent in ["claude-code", "gemini", "copilot"] {
+        let sb = Sandbox::new();
+        sb.ahp().args(["install", agent]).assert().success();
+        let doctor = || {
+            let out = sb.ahp().arg("doctor").env("PATH", dir).output().unwrap();
+            stdout(&out)
+        };
+        // What install writes is what ahp assumes.
+        let text = doctor();
+        assert!(!text.contains("settings.agent_timeout"), "{agent}: {text}");
+        // The user says the agent waits longer than it does.
+        sb.write_home(".ahp/hooks.yaml", "settings:\n  agent_timeout: 900000\n");
+        let text = doctor();
+        assert!(
+            text.contains("gives ahp 600000 ms, less than settings.agent_timeout (900000 ms)")
+                && text.contains("set `agent_timeout: 600000`"),
+            "{agent}: {text}"
+        );
+        // Said to match: all is well again.
+        sb.write_home(".ahp/hooks.yaml", "settings:\n  agent_timeout: 600000\n");
+        assert!(!doctor().contains("settings.agent_timeout"), "{agent}");
+    }
+}

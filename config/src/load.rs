@@ -806,8 +806,14 @@ impl LoadedConfig {
     /// assert_eq!(cfg.answer_within(), Duration::from_secs(27));
     /// ```
     pub fn answer_within(&self) -> Duration {
-        let waits = self.agent_timeout.unwrap_or(crate::AGENT_TIMEOUT);
+        let waits = self.agent_timeout();
         waits - (waits / 10).min(Duration::from_secs(5))
+    }
+
+    /// How long the agent waits for `ahp hook`: the shortest
+    /// `settings.agent_timeout` of the layers, else [`crate::AGENT_TIMEOUT`].
+    pub fn agent_timeout(&self) -> Duration {
+        self.agent_timeout.unwrap_or(crate::AGENT_TIMEOUT)
     }
 
     /// Records a layer's `settings.fail_closed: true` (switching on is all

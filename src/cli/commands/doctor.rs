@@ -12,6 +12,7 @@ use ahp_engine::Registry;
 use anyhow::{Context, Result};
 use serde_json::json;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 /// Arguments of `ahp doctor`.
 #[derive(Debug, clap::Args)]
@@ -76,13 +77,26 @@ impl Report {
     }
 }
 
-/// The hook commands of one agent's config that run `… hook AGENT`, by event.
-fn ahp_commands(
-    agent: Agent,
-    shape: Shape,
-    path: &Path,
-    text: &str,
-) -> Result<Vec<(String, String)>, String> {
+/// One hook of an agent's config that runs `… hook AGENT`.
+struct Found {
+    event: String,
+    command: String,
+    /// How long the agent waits for it, where the config says.
+    waits: Option<Duration>,
+}
+
+/// A timeout of an agent's config: a number of seconds, or of
+/// milliseconds with `millis`.
+fn timeout_of(n: Option<&json::Node>, millis: bool) -> Option<Duration> {
+    let json::Kind::Scalar(serde_json::Value::Number(v)) = &n?.kind else {
+        return None;
+    };
+    let secs = v.as_f64()? / if millis { 1000.0 } else { 1.0 };
+    Duration::try_from_secs_f64(secs).ok()
+}
+
+/// The hook commands of one agent's config that run `… hook AGENT`.
+fn ahp_commands(agent: Agent, shape: Shape, path: &Path, text: &str) -> Result<Vec<Found>, String> {
     let is_ahp = |c: &str| {
         let w: Vec<&str> = c.split_whitespace().collect();
         w.len() >= 3 && w[1] == "hook" && w[2] == agent.as_str()
@@ -92,7 +106,11 @@ fn ahp_commands(
         // A plugin runs ahp on every event it knows.
         if let Some(c) = install::plugin_command(text).filter(|c| is_ahp(c)) {
             for e in install::install_events(agent) {
-                out.push((e.to_string(), c.clone()));
+                out.push(Found {
+                    event: e.to_string(),
+                    command: c.clone(),
+                    waits: None,
+                });
             }
         }
         return Ok(out);
@@ -111,7 +129,16 @@ fn ahp_commands(
                 let c = t.get("command").and_then(|c| c.as_str()).unwrap_or("");
                 if is_ahp(c) {
                     let e = t.get("event").and_then(|e| e.as_str()).unwrap_or("?");
-                    out.push((e.to_string(), c.to_string()));
+                    let waits = t
+                        .get("timeout")
+                        .and_then(|t| t.as_integer())
+                        .and_then(|t| u64::try_from(t).ok())
+                        .map(Duration::from_secs);
+                    out.push(Found {
+                        event: e.to_string(),
+                        command: c.to_string(),
+                        waits,
+                    });
                 }
             }
         }
@@ -129,30 +156,44 @@ fn ahp_commands(
     let Some(hooks) = install::event_map(shape, &root) else {
         return Ok(out);
     };
+    let millis = matches!(shape, Shape::Nested { millis: true, .. });
     for ev in hooks.members() {
         for item in ev.value.items() {
             let mut cmds = Vec::new();
             if let Some(h) = item.get("hooks") {
                 for handler in h.value.items() {
                     if let Some(c) = handler.get("command").and_then(|c| c.value.as_str()) {
-                        cmds.push(c.to_string());
+                        let waits = timeout_of(handler.get("timeout").map(|t| &t.value), millis);
+                        cmds.push((c.to_string(), waits));
                     }
                 }
             }
             for key in ["command", "bash"] {
                 if let Some(c) = item.get(key).and_then(|c| c.value.as_str()) {
-                    cmds.push(c.to_string());
+                    let waits = timeout_of(item.get("timeoutSec").map(|t| &t.value), false);
+                    cmds.push((c.to_string(), waits));
                 }
             }
-            for c in cmds.into_iter().filter(|c| is_ahp(c)) {
-                out.push((ev.key.clone(), c));
+            for (command, waits) in cmds.into_iter().filter(|(c, _)| is_ahp(c)) {
+                out.push(Found {
+                    event: ev.key.clone(),
+                    command,
+                    waits,
+                });
             }
         }
     }
     Ok(out)
 }
 
-fn check_agent_file(r: &mut Report, agent: Agent, scope: Scope, path: &Path, root: &Path) {
+fn check_agent_file(
+    r: &mut Report,
+    agent: Agent,
+    scope: Scope,
+    path: &Path,
+    root: &Path,
+    agent_timeout: Duration,
+) {
     let Some(shape) = install::shape(agent) else {
         return;
     };
@@ -220,7 +261,7 @@ fn check_agent_file(r: &mut Report, agent: Agent, scope: Scope, path: &Path, roo
         );
         return;
     }
-    let events: Vec<&str> = found.iter().map(|(e, _)| e.as_str()).collect();
+    let events: Vec<&str> = found.iter().map(|f| f.event.as_str()).collect();
     r.add(
         &subject,
         Level::Ok,
@@ -233,7 +274,7 @@ fn check_agent_file(r: &mut Report, agent: Agent, scope: Scope, path: &Path, roo
     // A plugin written by another ahp version (or edited) may not speak
     // this one's protocol.
     if shape == Shape::Plugin
-        && let Some(base) = found[0].1.strip_suffix(&format!(" hook {agent}"))
+        && let Some(base) = found[0].command.strip_suffix(&format!(" hook {agent}"))
         && text != install::plugin_text(agent, base)
     {
         r.add(
@@ -261,8 +302,25 @@ fn check_agent_file(r: &mut Report, agent: Agent, scope: Scope, path: &Path, roo
             ),
         );
     }
+    // ahp answers within `settings.agent_timeout`; an agent that waits
+    // less goes on without the answer of a call that takes longer.
+    if let Some(waits) = found.iter().filter_map(|f| f.waits).min()
+        && waits < agent_timeout
+    {
+        r.add(
+            &subject,
+            Level::Problem,
+            format!(
+                "{} gives ahp {} ms, less than settings.agent_timeout ({} ms): a hook call that runs longer is dropped and {agent} goes on without ahp's answer, a block included; set `agent_timeout: {}` under `settings:` in ~/.ahp/hooks.yaml",
+                ahp_config::path_line(path),
+                waits.as_millis(),
+                agent_timeout.as_millis(),
+                waits.as_millis(),
+            ),
+        );
+    }
     let mut seen = Vec::new();
-    for (_, cmd) in &found {
+    for Found { command: cmd, .. } in &found {
         let word = cmd.split_whitespace().next().unwrap_or("").to_string();
         if seen.contains(&word) {
             continue;
@@ -621,9 +679,9 @@ fn check_live(r: &mut Report, agent: Agent, home: Option<&Path>, root: &Path) {
             continue;
         };
         if let Ok(found) = ahp_commands(agent, shape, &path, &text)
-            && let Some((_, c)) = found.into_iter().find(|(e, _)| e == event)
+            && let Some(f) = found.into_iter().find(|f| f.event == event)
         {
-            command = Some((c, path));
+            command = Some((f.command, path));
             break;
         }
     }
@@ -791,6 +849,9 @@ pub(crate) fn run(args: DoctorArgs, registry: &Registry) -> Result<u8> {
     };
     let home = install::home().ok();
     let mut r = Report::default();
+    // A policy that does not load is reported below.
+    let agent_timeout = crate::ops::policy::load(Some(root.clone()), registry)
+        .map_or(ahp_config::AGENT_TIMEOUT, |cfg| cfg.agent_timeout());
     for agent in Agent::ALL {
         for scope in install::scopes(agent) {
             let base = match scope {
@@ -801,7 +862,7 @@ pub(crate) fn run(args: DoctorArgs, registry: &Registry) -> Result<u8> {
                 _ => PathBuf::new(),
             };
             if let Ok(path) = install::config_path(agent, *scope, &base, &root) {
-                check_agent_file(&mut r, agent, *scope, &path, &root);
+                check_agent_file(&mut r, agent, *scope, &path, &root, agent_timeout);
             }
         }
     }
