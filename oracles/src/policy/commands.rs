@@ -1750,7 +1750,8 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
                 .args
                 .iter()
                 .chain(cmd.env.values())
-                .any(|a| names_secret_variable(a));
+                .any(|a| names_secret_variable(a))
+                && !super::token_home::sent_home(cmd, names_secret_variable);
             let env_dump = shell.commands.iter().any(|c| {
                 c.depth == cmd.depth + 1
                     && c.via.as_deref() == Some("$()")

@@ -22,3 +22,4 @@ pub mod permission;
 pub mod rules;
 pub mod security;
 pub mod sensitive;
+mod token_home;
