@@ -1298,7 +1298,21 @@ fn spoken_words(model: &Shell) -> Option<(String, bool)> {
                 && (commands::runs_stdin(d) || d.wrappers.iter().any(|w| w == "xargs"))
         });
         let piped = matches!(name.as_str(), "echo" | "printf") && c.stage + 1 < c.stages;
-        !piped && !into_shell && DATA_COMMANDS.contains(&name.as_str())
+        // `cat > notes.md <<'EOF'` writes a text, as the Write tool does;
+        // the file is data unless the line goes on to run it (`; bash
+        // notes.md`), and the text is data unless it goes to a program.
+        let written_text = name == "cat"
+            && c.args.iter().all(|a| a == "-")
+            && c.redirects.iter().any(|r| r.op.starts_with("<<"))
+            && c.stage + 1 == c.stages
+            && c.redirects.iter().filter(|r| r.writes()).all(|r| {
+                model.commands.iter().all(|d| {
+                    std::ptr::eq(d, c)
+                        || d.name != r.target
+                            && !d.args.iter().any(|a| a.contains(r.target.as_str()))
+                })
+            });
+        !piped && !into_shell && (DATA_COMMANDS.contains(&name.as_str()) || written_text)
             || c.name == "git"
                 && c.args.first().is_some_and(|a| {
                     matches!(
