@@ -393,10 +393,7 @@ fn in_hooks_dir(dir: &Path, e: &ConfigError) -> bool {
 /// id) and no blank at an end. Ids and environment names are compared as
 /// written and shown one per line.
 fn one_visible_line(name: &str) -> bool {
-    let unseen = |c: char| {
-        c.is_control()
-            || matches!(c, '\u{200b}'..='\u{200f}' | '\u{2028}'..='\u{202e}' | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{2069}' | '\u{feff}')
-    };
+    let unseen = |c: char| c.is_control() || ahp_engine::unseen::is_invisible(c);
     !name.chars().any(unseen) && name.trim() == name
 }
 

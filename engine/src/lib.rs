@@ -103,6 +103,7 @@ pub mod secrets;
 pub mod shell;
 pub mod signal;
 pub mod suggest;
+pub mod unseen;
 
 pub use async_trait::async_trait;
 /// The id type of every record (signals, responses, runs, diagnostics).

@@ -74,8 +74,7 @@ pub(crate) fn terminal_safe(s: &str) -> std::borrow::Cow<'_, str> {
 
 fn control_safe(s: &str) -> std::borrow::Cow<'_, str> {
     fn unsafe_char(c: char) -> bool {
-        (c.is_control() && c != '\n' && c != '\t')
-            || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+        (c.is_control() && c != '\n' && c != '\t') || ahp_engine::unseen::is_bidi_control(c)
     }
     if !s.chars().any(unsafe_char) {
         return std::borrow::Cow::Borrowed(s);

@@ -979,11 +979,7 @@ fn written_content(input: &serde_json::Value, path: &str, how: &str) -> Vec<Sign
             continue;
         }
         // Invisible characters hide instructions from the human reviewer.
-        if instructs
-            && text.chars().any(|c| {
-                matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{feff}' | '\u{e0000}'..='\u{e007f}')
-            })
-        {
+        if instructs && text.chars().any(ahp_engine::unseen::is_invisible) {
             out.push(confirm(
                 format!("{how} writes `{path}` with invisible characters (text a reviewer cannot see, that agents read as instructions)"),
                 &["write the instructions as plain visible text"],
