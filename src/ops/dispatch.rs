@@ -34,39 +34,65 @@ pub(crate) struct DispatchRequest<'a> {
     pub agent_waits_since: Option<Instant>,
 }
 
-/// Runs `work` unless ahp is told to stop (SIGTERM, SIGINT or SIGHUP: an
-/// agent that gave up waiting for the hook): then `work` is dropped, which
-/// kills the process groups of the hooks it runs, and the stop is the
-/// call's error (recorded; a block under `fail_closed`). Only a policy
-/// with HOOK.md hooks can outlast an agent's patience, so only such a call
-/// sets the handlers up.
-async fn until_stopped<T>(
-    runs_hooks: bool,
-    work: impl std::future::Future<Output = T>,
-) -> Result<T> {
+/// The signals by which an agent stops ahp (SIGTERM, SIGINT, SIGHUP: it
+/// gave up waiting for the hook), listened to from the first dispatch of
+/// a call to its last: one that arrives between two dispatches is kept
+/// for the next. Only a policy with HOOK.md hooks can outlast an agent's
+/// patience, so only such a call listens.
+struct Stop {
     #[cfg(unix)]
-    if runs_hooks {
-        use tokio::signal::unix::{SignalKind, signal};
-        if let (Ok(mut term), Ok(mut int), Ok(mut hup)) = (
-            signal(SignalKind::terminate()),
-            signal(SignalKind::interrupt()),
-            signal(SignalKind::hangup()),
-        ) {
+    signals: Option<[tokio::signal::unix::Signal; 3]>,
+}
+
+impl Stop {
+    /// Starts listening, when `runs_hooks`.
+    fn listen(rt: &tokio::runtime::Runtime, runs_hooks: bool) -> Stop {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{SignalKind, signal};
+            let _runtime = rt.enter();
+            let signals = match (
+                runs_hooks,
+                signal(SignalKind::terminate()),
+                signal(SignalKind::interrupt()),
+                signal(SignalKind::hangup()),
+            ) {
+                (true, Ok(term), Ok(int), Ok(hup)) => Some([term, int, hup]),
+                _ => None,
+            };
+            Stop { signals }
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = (rt, runs_hooks);
+            Stop {}
+        }
+    }
+
+    /// Runs `work` unless ahp is told to stop, or was since it started
+    /// listening: then `work` is dropped, which kills the process groups
+    /// of the hooks it runs, and the stop is the call's error (recorded; a
+    /// block under `fail_closed`).
+    async fn until<T>(&mut self, work: impl std::future::Future<Output = T>) -> Result<T> {
+        #[cfg(unix)]
+        if let Some([term, int, hup]) = &mut self.signals {
             let stopped = |name: &str| {
                 anyhow!(
                     "ahp was stopped ({name}) while the policy ran, as an agent does when a hook \
                      takes longer than it waits; the hooks still running were killed"
                 )
             };
+            // A stop that is already there wins over work that is ready.
             return tokio::select! {
-                v = work => Ok(v),
+                biased;
                 _ = term.recv() => Err(stopped("SIGTERM")),
                 _ = int.recv() => Err(stopped("SIGINT")),
                 _ = hup.recv() => Err(stopped("SIGHUP")),
+                v = work => Ok(v),
             };
         }
+        Ok(work.await)
     }
-    Ok(work.await)
 }
 
 /// The variable that names the environment (`intensity_by_environment`,
@@ -342,8 +368,8 @@ pub(crate) fn dispatch(req: DispatchRequest<'_>) -> Result<Option<Dispatched>> {
         rt.block_on(engine.run_detached(event, ctx));
         return Ok(None);
     }
-    let runs_hooks = !cfg.script_hooks.is_empty();
-    let mut verdict = rt.block_on(until_stopped(runs_hooks, engine.dispatch(event, ctx)))?;
+    let mut stop = Stop::listen(&rt, !cfg.script_hooks.is_empty());
+    let mut verdict = rt.block_on(stop.until(engine.dispatch(event, ctx)))?;
     start_detached(event, &verdict, &cfg.project_root, log_path.as_deref());
     for call in &calls {
         let mut ictx = call.context(&verdict.context);
@@ -382,10 +408,8 @@ pub(crate) fn dispatch(req: DispatchRequest<'_>) -> Result<Option<Dispatched>> {
         if loaded.is_err() {
             continue;
         }
-        let issue_verdict = rt.block_on(until_stopped(
-            runs_hooks,
-            engine_for(&ictx)?.dispatch(call.event, ictx),
-        ))?;
+        let issue_verdict =
+            rt.block_on(stop.until(engine_for(&ictx)?.dispatch(call.event, ictx)))?;
         start_detached(
             call.event,
             &issue_verdict,
@@ -863,4 +887,33 @@ fn spawn_async_only(
             .context("cannot hand the context to the background run")?;
     }
     Ok(())
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    /// A stop that arrives while no dispatch runs (between the tool
+    /// event's and an issue event's) stops the next one at once, rather
+    /// than being swallowed by a handler nobody polls.
+    #[test]
+    fn a_stop_between_two_dispatches_stops_the_next() {
+        let rt = crate::ops::policy::runtime().unwrap();
+        let mut stop = Stop::listen(&rt, true);
+        let sent = std::process::Command::new("kill")
+            .args(["-TERM", &std::process::id().to_string()])
+            .status()
+            .unwrap();
+        assert!(sent.success());
+        let stopped = rt.block_on(async {
+            tokio::time::timeout(
+                Duration::from_secs(10),
+                stop.until(std::future::pending::<()>()),
+            )
+            .await
+        });
+        let err = stopped.expect("the stop was lost").unwrap_err();
+        assert!(err.to_string().contains("stopped (SIGTERM)"), "{err}");
+    }
 }
