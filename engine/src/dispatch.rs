@@ -644,11 +644,9 @@ impl Engine {
         (s, note)
     }
 
-    /// Evaluates `event` against `ctx` and returns the verdict. Never fails:
-    /// oracle failures follow each entry's `on_error` and are reported in
-    /// `diagnostics`.
-    pub async fn dispatch(&self, event: Event, mut ctx: HookContext) -> Verdict {
-        let started = Instant::now();
+    /// Sets the event, a correlation id and the default environment on
+    /// `ctx`, and returns the empty verdict of the run.
+    fn begin(&self, event: Event, ctx: &mut HookContext) -> Verdict {
         ctx.event = Some(event);
         let correlation_id = ctx
             .correlation_id
@@ -657,17 +655,25 @@ impl Engine {
         if ctx.environment.is_none() {
             ctx.environment = self.policy.settings.environment.clone();
         }
-        let mut verdict = Verdict {
+        Verdict {
             outcome: Outcome::Accept,
             event,
-            correlation_id: correlation_id.clone(),
+            correlation_id,
             signals: Vec::new(),
             shadow: Vec::new(),
             context_changes: Vec::new(),
             diagnostics: Vec::new(),
             entries: Vec::new(),
             context: HookContext::default(),
-        };
+        }
+    }
+
+    /// Evaluates `event` against `ctx` and returns the verdict. Never fails:
+    /// oracle failures follow each entry's `on_error` and are reported in
+    /// `diagnostics`.
+    pub async fn dispatch(&self, event: Event, mut ctx: HookContext) -> Verdict {
+        let started = Instant::now();
+        let mut verdict = self.begin(event, &mut ctx);
         // The run record's copy of the input, taken before oracles change
         // the context; nothing to take when nothing records.
         let input = self.sink.as_ref().map(|_| {
@@ -1158,25 +1164,7 @@ impl Engine {
     /// The other half of [`EngineBuilder::defer_detached`]: call it in the
     /// process that outlives the verdict, with the same context.
     pub async fn run_detached(&self, event: Event, mut ctx: HookContext) -> Verdict {
-        ctx.event = Some(event);
-        let correlation_id = ctx
-            .correlation_id
-            .get_or_insert_with(|| uuid::Uuid::new_v4().to_string())
-            .clone();
-        if ctx.environment.is_none() {
-            ctx.environment = self.policy.settings.environment.clone();
-        }
-        let mut verdict = Verdict {
-            outcome: Outcome::Accept,
-            event,
-            correlation_id,
-            signals: Vec::new(),
-            shadow: Vec::new(),
-            context_changes: Vec::new(),
-            diagnostics: Vec::new(),
-            entries: Vec::new(),
-            context: HookContext::default(),
-        };
+        let mut verdict = self.begin(event, &mut ctx);
         if let Some(plan) = self.policy.plan(event) {
             let selected: Vec<bool> = plan.entries.iter().map(|e| e.when.holds(&ctx)).collect();
             self.start_detached(plan, &selected, false, true, event, &ctx, &mut verdict);

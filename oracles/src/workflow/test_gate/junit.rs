@@ -137,6 +137,7 @@ pub fn parse_junit(xml: &str) -> Result<JunitReport, String> {
             Ok(e) => e,
             Err(e) => return Err(format!("{}: {e}", at(reader.error_position()))),
         };
+        let empty = matches!(event, Event::Empty(_));
         match event {
             Event::Start(e) | Event::Empty(e) if stack.is_empty() && seen_root => {
                 return Err(format!(
@@ -145,7 +146,7 @@ pub fn parse_junit(xml: &str) -> Result<JunitReport, String> {
                     local(&e)
                 ));
             }
-            Event::Start(e) => {
+            Event::Start(e) | Event::Empty(e) => {
                 let name = local(&e);
                 if stack.is_empty() {
                     check_root(&name, &at(reader.buffer_position()))?;
@@ -159,23 +160,12 @@ pub fn parse_junit(xml: &str) -> Result<JunitReport, String> {
                     &mut report,
                     stack.len() + 1,
                 )?;
-                stack.push(name);
-            }
-            Event::Empty(e) => {
-                let name = local(&e);
-                if stack.is_empty() {
-                    check_root(&name, &at(reader.buffer_position()))?;
-                    seen_root = true;
+                // `<testcase/>` opens and closes at once.
+                if empty {
+                    close(&name, &mut case, &mut report, stack.len() + 1);
+                } else {
+                    stack.push(name);
                 }
-                open(
-                    &e,
-                    &name,
-                    &mut case,
-                    &mut suites,
-                    &mut report,
-                    stack.len() + 1,
-                )?;
-                close(&name, &mut case, &mut report, stack.len() + 1);
             }
             Event::End(_) => {
                 let depth = stack.len();
