@@ -1615,3 +1615,26 @@ fn data_piped_into_a_shell_is_code() {
         ],
     );
 }
+
+/// systemd's `run0` runs its command as root like `sudo`: its options do
+/// not hide the command, and `run0` alone is a root shell.
+#[test]
+fn run0_is_judged_like_sudo() {
+    let sb = Sandbox::new();
+    assert_shell(
+        &sb,
+        "block",
+        &[
+            "run0",
+            "run0 bash",
+            "run0 -u root sh -c 'id'",
+            "run0 --unit x --setenv A=1 -D / zsh",
+            "run0 chmod u+s /bin/bash",
+        ],
+    );
+    assert_shell(
+        &sb,
+        "allow",
+        &["run0 systemctl restart nginx", "run0 --help"],
+    );
+}

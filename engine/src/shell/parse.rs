@@ -697,6 +697,31 @@ fn unwrap(cmd: &mut SimpleCommand, mut argv: Vec<String>) -> Vec<String> {
                 &["-l", "-v", "-k", "-K", "-V", "-e", "--edit", "--list"],
             ),
             "doas" => (&["-u", "-C"], &["-L"]),
+            // systemd's sudo: its long options take their value as the
+            // next word too (`--unit x`).
+            "run0" => (
+                &[
+                    "-u",
+                    "-g",
+                    "-D",
+                    "-a",
+                    "--user",
+                    "--group",
+                    "--chdir",
+                    "--unit",
+                    "--property",
+                    "--description",
+                    "--slice",
+                    "--nice",
+                    "--setenv",
+                    "--background",
+                    "--machine",
+                    "--shell-prompt-prefix",
+                    "--lightweight",
+                    "--area",
+                ],
+                &["-h", "--help", "-V", "--version"],
+            ),
             "env" => (
                 &["-u", "--unset", "-C", "--chdir", "-S", "--split-string"],
                 &[],

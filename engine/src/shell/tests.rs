@@ -17,6 +17,7 @@ fn quoting_wrappers_and_paths_do_not_hide_the_program() {
         r"$'\x72m' -rf /",
         "/bin/rm -rf /",
         "sudo -u root env FOO=1 nice -n 5 rm -rf /",
+        "run0 -u root --unit x --setenv A=1 -D /tmp rm -rf /",
         "timeout 5 nohup stdbuf -o0 command rm -rf /",
         "X=rm; $X -rf /",
         "rm -rf /./",

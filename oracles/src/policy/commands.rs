@@ -13,7 +13,7 @@
 //! | `perms-system` | block | `chmod`/`chown`/`chgrp` of `/`, a system directory or the home directory |
 //! | `setuid` | block | `chmod u+s`/`g+s`/`4755`, `setcap` |
 //! | `disk-write` | block | `dd of=/dev/…`, `mkfs*`, `wipefs`, `fdisk`, `parted`, `shred` or a redirection to a disk device |
-//! | `privilege-escalation` | block | `su`, `sudo -i`/`-s`/a shell, `pkexec`, `doas` a shell, `usermod -aG sudo`, `visudo`, `passwd` |
+//! | `privilege-escalation` | block | `su`, `sudo -i`/`-s`/a shell, `pkexec`, `doas` or `run0` a shell (`run0` alone is one), `usermod -aG sudo`, `visudo`, `passwd` |
 //! | `persistence` | block | `crontab FILE`/`-`, `systemctl enable`/`link`, `launchctl load`/`bootstrap`, `update-rc.d`, `chkconfig … on` |
 //! | `container-escape` | block | `docker`/`podman run` with `--privileged`, host namespaces, `SYS_ADMIN`, or `/`, `/etc`, the docker socket or the home directory mounted; `nsenter` |
 //! | `library-injection` | block | `LD_PRELOAD`, `LD_LIBRARY_PATH`, `DYLD_INSERT_LIBRARIES` set for a command or exported |
@@ -446,6 +446,9 @@ fn any_expansion(path: &str, judge: fn(&str) -> bool) -> bool {
     })
 }
 
+/// Programs that run the rest of their arguments as root (or another
+/// user).
+const AS_ROOT: &[&str] = &["sudo", "doas", "run0"];
 const SHELLS: &[&str] = &[
     "sh", "bash", "zsh", "dash", "ksh", "fish", "ash", "csh", "tcsh", "busybox", "rbash", "mksh",
     "yash", "posh", "oksh",
@@ -968,12 +971,21 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
             }
             "sudo" | "doas" | "run0" => {
                 // What is left of `sudo` after unwrapping: no command, so
-                // `sudo -i`, `sudo -s` or `sudo` with only options.
-                if cmd.has_flag(Some('i'), &["login"]) || cmd.has_flag(Some('s'), &["shell"]) {
+                // `sudo -i`, `sudo -s` or `sudo` with only options. `run0`
+                // with no command starts a login shell, unless it only
+                // prints its help or version.
+                if cmd.has_flag(Some('i'), &["login"])
+                    || cmd.has_flag(Some('s'), &["shell"])
+                    || (name == "run0"
+                        && !cmd.has_flag(Some('h'), &["help"])
+                        && !cmd.has_flag(Some('V'), &["version"]))
+                {
                     add("privilege-escalation");
                 }
             }
-            n if SHELLS.contains(&n) && cmd.wrappers.iter().any(|w| w == "sudo" || w == "doas") => {
+            n if SHELLS.contains(&n)
+                && cmd.wrappers.iter().any(|w| AS_ROOT.contains(&w.as_str())) =>
+            {
                 add("privilege-escalation");
             }
             "usermod" | "gpasswd" | "adduser" | "addgroup" | "dseditgroup" => {
@@ -1648,7 +1660,7 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
             add("library-injection");
         }
         // A shell, or a program that runs one, under sudo.
-        if cmd.wrappers.iter().any(|w| w == "sudo" || w == "doas")
+        if cmd.wrappers.iter().any(|w| AS_ROOT.contains(&w.as_str()))
             && (SHELLS.contains(&name)
                 || cmd.args.iter().any(|a| {
                     let a = a.as_str();
@@ -2562,8 +2574,8 @@ fn git_subcommand_runs_code(sub: &str, args: &[&str], runs: &dyn Fn(&str, &str) 
 
 /// Programs whose arguments are another command they run.
 const RUNS_ANOTHER: &[&str] = &[
-    "env", "nice", "timeout", "stdbuf", "sudo", "doas", "xargs", "nohup", "setsid", "ionice",
-    "chrt", "taskset", "command", "exec", "busybox",
+    "env", "nice", "timeout", "stdbuf", "sudo", "doas", "run0", "xargs", "nohup", "setsid",
+    "ionice", "chrt", "taskset", "command", "exec", "busybox",
 ];
 
 /// An option git reads before its subcommand: `-c k=v` is `("-c",
