@@ -1638,3 +1638,35 @@ fn run0_is_judged_like_sudo() {
         &["run0 systemctl restart nginx", "run0 --help"],
     );
 }
+
+/// git replacing or removing ahp's policy or a script hook asks, as a
+/// write of the shell or a file tool does; the same commands on sources
+/// stay free.
+#[test]
+fn git_replacing_the_policy_asks_like_a_write() {
+    let sb = Sandbox::new();
+    assert_shell(
+        &sb,
+        "prompt",
+        &[
+            "git checkout evil -- .ahp/hooks.yaml",
+            "git checkout evil .ahp/hooks.yaml",
+            "git restore --source=evil .ahp/hooks.yaml",
+            "git restore -s evil -- .ahp",
+            "git show evil:.ahp/hooks.yaml > .ahp/hooks.yaml",
+            "git checkout evil -- .ahp/hooks.local.yaml",
+            "git checkout evil -- .agents/hooks/guard/HOOK.md",
+            "git rm .ahp/hooks.yaml",
+        ],
+    );
+    assert_shell(
+        &sb,
+        "allow",
+        &[
+            "git checkout main -- src/lib.rs",
+            "git restore --source=HEAD~1 src/main.rs",
+            "git restore --staged .ahp/hooks.yaml",
+            "git rm -r --cached .ahp",
+        ],
+    );
+}

@@ -2610,6 +2610,26 @@ pub(crate) fn git_options(cmd: &SimpleCommand) -> (Vec<GitOption<'_>>, usize) {
     (options, i.min(cmd.args.len()))
 }
 
+/// The folder `git -C DIR …` runs in, as the command names it (`git -C a
+/// -C b` is `a/b`); `None` without `-C`.
+pub(crate) fn git_dir(cmd: &SimpleCommand) -> Option<String> {
+    let (options, _) = git_options(cmd);
+    options
+        .into_iter()
+        .filter_map(|option| match option {
+            ("-C", Some(dir)) if !dir.is_empty() => Some(dir),
+            _ => None,
+        })
+        .fold(None, |outer: Option<String>, dir| {
+            Some(match outer {
+                Some(outer) if !dir.starts_with(['/', '~']) => {
+                    normalize_path(&format!("{outer}/{dir}"), None)
+                }
+                _ => dir.to_string(),
+            })
+        })
+}
+
 /// A `git` command with the options before its subcommand removed (`git
 /// -C dir -c k=v --no-pager log` becomes `git log`), so that the rules see
 /// the subcommand first; `None` when there are none.

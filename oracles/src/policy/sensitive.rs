@@ -450,6 +450,45 @@ fn git_work_tree(cmd: &SimpleCommand) -> Option<&str> {
         .or_else(|| cmd.env.get("GIT_WORK_TREE").map(String::as_str))
 }
 
+/// The files of the work tree a `git` command (options before the
+/// subcommand removed) replaces or removes, as it names them: the
+/// pathspecs of `checkout` and of `restore` (unless it only unstages), of
+/// `rm` (unless `--cached`), and the destination of `mv`. Without `--`,
+/// the first operand of `checkout` may be a revision; a revision is no
+/// protected file, so it is listed too.
+fn git_written_files(git: &SimpleCommand) -> Vec<String> {
+    let Some((sub, args)) = git.args.split_first() else {
+        return Vec::new();
+    };
+    // The subcommand's own flags.
+    let mut rest = git.clone();
+    rest.args = args.to_vec();
+    let flag = |short, long| rest.has_flag(short, long);
+    let ops: Vec<String> = match args.iter().position(|a| a == "--") {
+        Some(dashes) => args[dashes + 1..].to_vec(),
+        None => {
+            // Operands, less the values of the options that take the
+            // next word (`-b NAME`, `-s REV`).
+            let mut value_next = false;
+            args.iter()
+                .filter(|a| {
+                    let value = std::mem::take(&mut value_next);
+                    value_next = matches!(a.as_str(), "-b" | "-B" | "--orphan" | "-s" | "--source");
+                    !value && !a.starts_with('-')
+                })
+                .cloned()
+                .collect()
+        }
+    };
+    match sub.as_str() {
+        "checkout" => ops,
+        "restore" if !flag(Some('S'), &["staged"]) || flag(Some('W'), &["worktree"]) => ops,
+        "rm" if !flag(None, &["cached"]) => ops,
+        "mv" => ops.into_iter().last().into_iter().collect(),
+        _ => Vec::new(),
+    }
+}
+
 /// Commands that look at a path's name or metadata, or use a credential
 /// for what it is for, without revealing its content.
 const META: &[&str] = &[
@@ -588,6 +627,22 @@ pub fn accesses(cmd: &SimpleCommand) -> Vec<(String, Access)> {
         ) && let Some(tree) = git_work_tree(cmd)
         {
             out.push((path(&format!("{tree}/**")), Access::Write));
+        }
+        // `git checkout REV -- FILE`, `git restore --source=REV FILE`, `git
+        // rm FILE`, `git mv A FILE`: the named files are replaced with
+        // another version, or removed, as `cp` or `rm` would.
+        for file in git_written_files(git) {
+            let file = match commands::git_dir(cmd) {
+                Some(dir) if !file.starts_with(['/', '~']) => format!("{dir}/{file}"),
+                _ => file,
+            };
+            out.push((path(&file), Access::Write));
+            // A folder brings what is under it (`-- .agents`); a name with
+            // an extension (`hooks.yaml`) is a file.
+            let base = file.rsplit('/').next().unwrap_or_default();
+            if !base.trim_start_matches('.').contains('.') {
+                out.push((path(&format!("{file}/**")), Access::Write));
+            }
         }
     }
     if name == "find" {
@@ -980,6 +1035,7 @@ pub const GLOB_SAMPLES: &[&str] = &[
     "~/.config/systemd/user/x.service",
     "~/.claude/settings.json",
     ".claude/settings.json",
+    ".agents/hooks/check/HOOK.md",
     ".git/config",
 ];
 
@@ -1238,6 +1294,24 @@ mod tests {
             acc("sed -i s/a/b/ ~/.zshrc")[1],
             ("~/.zshrc".into(), Access::Write)
         );
+    }
+
+    #[test]
+    fn git_writes_the_files_it_checks_out_restores_or_removes() {
+        let w = |p: &str| (p.to_string(), Access::Write);
+        assert_eq!(
+            acc("git checkout evil -- .ahp/hooks.yaml"),
+            [w(".ahp/hooks.yaml")]
+        );
+        assert_eq!(
+            acc("git -C app restore -s evil -- .agents"),
+            [w("app/.agents"), w("app/.agents/**")]
+        );
+        assert_eq!(acc("git restore -s evil .ahp"), [w(".ahp"), w(".ahp/**")]);
+        assert_eq!(acc("git mv a.yaml .ahp/hooks.yaml"), [w(".ahp/hooks.yaml")]);
+        assert_eq!(acc("git restore --staged .ahp/hooks.yaml"), []);
+        assert_eq!(acc("git rm -r --cached .ahp"), []);
+        assert_eq!(acc("git show evil:.ahp/hooks.yaml"), []);
     }
 
     #[test]
