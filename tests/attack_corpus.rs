@@ -1670,3 +1670,31 @@ fn git_replacing_the_policy_asks_like_a_write() {
         ],
     );
 }
+
+/// A forced `git clean` in `/` or the home folder deletes what no
+/// repository tracks there, as `rm -rf ~` would; in the project it asks
+/// as before, and a dry run is free.
+#[test]
+fn git_clean_of_the_home_folder_blocks() {
+    let sb = Sandbox::new();
+    assert_shell(
+        &sb,
+        "block",
+        &[
+            "cd ~ && git clean -fdx",
+            "git -C ~ clean -ffdx",
+            "git -C / clean -xdf",
+            "git clean -fdx ~",
+        ],
+    );
+    assert_shell(
+        &sb,
+        "prompt",
+        &["git clean -fdx", "git -C build clean -fdx"],
+    );
+    assert_shell(&sb, "allow", &["cd ~ && git clean -ndx"]);
+    // An agent started in the home folder cleans the home folder.
+    let home = sb.home.path();
+    let input = json!({"command": "git clean -fdx"});
+    assert_eq!(answer_in(&sb, home, home, input), "block");
+}

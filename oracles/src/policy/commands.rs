@@ -6,7 +6,7 @@
 //!
 //! | id | decision | catches |
 //! |---|---|---|
-//! | `rm-recursive-system` | block | recursive `rm` of `/`, a system directory, the home directory, `/home`, or a glob of them (also after `cd /`), and `--no-preserve-root` |
+//! | `rm-recursive-system` | block | recursive `rm` of `/`, a system directory, the home directory, `/home`, or a glob of them (also after `cd /`), and `--no-preserve-root`; a forced `git clean` there (`cd ~ && git clean -fdx`, `git -C / clean -xdf`) |
 //! | `rm-work-dir` | block | recursive `rm` of the agent's working directory, a folder above it or everything in it, however spelt (`../app`, `cd .. && rm -rf app`, `/srv/app/*`) |
 //! | `find-delete-system` | block | `find` with `-delete` or `-exec rm` from `/`, `~` or a system directory |
 //! | `find-delete` | prompt | the same inside the project (`find . -name '*.go' -delete`) |
@@ -797,6 +797,7 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
                 .iter()
                 .any(|a| a == "--work-tree" || a.starts_with("--work-tree="))
                 || cmd.env.contains_key("GIT_WORK_TREE"));
+        let git_at = git_dir(cmd);
         // `git -C dir -c k=v config …` is `git config …` to the rules.
         let bare_git;
         let cmd = match without_git_options(cmd) {
@@ -1612,6 +1613,14 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
                 if cmd.args.first().is_some_and(|a| a == "config") && git_config_runs_code(cmd) =>
             {
                 add("persistence");
+            }
+            "git"
+                if cmd.args.first().is_some_and(|a| a == "clean")
+                    && cmd.has_flag(Some('f'), &["force"])
+                    && !cmd.has_flag(Some('n'), &["dry-run"])
+                    && cleans_system(cmd, git_at.as_deref(), work_dir, project()) =>
+            {
+                add("rm-recursive-system");
             }
             "ngrok" | "cloudflared" | "localtunnel" | "lt"
                 if cmd
@@ -2613,6 +2622,9 @@ pub(crate) fn git_options(cmd: &SimpleCommand) -> (Vec<GitOption<'_>>, usize) {
 /// The folder `git -C DIR …` runs in, as the command names it (`git -C a
 /// -C b` is `a/b`); `None` without `-C`.
 pub(crate) fn git_dir(cmd: &SimpleCommand) -> Option<String> {
+    if cmd.name != "git" {
+        return None;
+    }
     let (options, _) = git_options(cmd);
     options
         .into_iter()
@@ -2889,6 +2901,41 @@ fn project_of(work_dir: Option<&str>) -> Option<String> {
         .and_then(|d| d.to_str().map(|d| normalize_path(d, home.as_deref())))
         .unwrap_or_else(|| wd.to_string());
     (!is_system_or_home(&root) && root != "/").then_some(root)
+}
+
+/// Whether a `git clean` (options before the subcommand removed) empties
+/// `/`, the home folder or a system tree of what its repository does not
+/// track: the folder it runs in (after `cd` or `git -C`) or a path it
+/// names. A repository there (a dotfiles one in `~`) leaves the user's
+/// files untracked. The project, and the folder the agent was started in
+/// unless that is `/` or `~`, are not such a tree.
+fn cleans_system(
+    git: &SimpleCommand,
+    git_dir: Option<&str>,
+    work_dir: Option<&str>,
+    project: Option<&str>,
+) -> bool {
+    let at = git.resolve(git_dir.unwrap_or("."));
+    let join = |base: &str, p: &str| normalize_path(&format!("{base}/{p}"), None);
+    let at = match work_dir {
+        Some(wd) if !at.starts_with(['/', '~', '$']) => join(wd, &at),
+        _ => at,
+    };
+    let in_project = |p: &str| {
+        project
+            .is_some_and(|r| p == r || p.strip_prefix(r).is_some_and(|rest| rest.starts_with('/')))
+    };
+    let agent_dir = |p: &str| work_dir == Some(p) && p != "/" && p != "~";
+    let named = git.operands().skip(1).map(|o| {
+        if o.starts_with(['/', '~', '$']) {
+            o.to_string()
+        } else {
+            join(&at, o)
+        }
+    });
+    std::iter::once(at.clone())
+        .chain(named)
+        .any(|p| is_system_or_home(&p) && !in_project(&p) && !agent_dir(&p))
 }
 
 /// `path` relative to `project` when it lies inside it, else `path` as it
