@@ -1698,3 +1698,31 @@ fn git_clean_of_the_home_folder_blocks() {
     let input = json!({"command": "git clean -fdx"});
     assert_eq!(answer_in(&sb, home, home, input), "block");
 }
+
+/// A deletion whose files come from a listing (`ls ~ | xargs rm -rf`) or
+/// that follows an archive (`tar --remove-files`) is judged by what is
+/// listed or archived; the same for build output or by name stays free.
+#[test]
+fn deletions_fed_by_a_listing_or_an_archive_are_judged_by_it() {
+    let sb = Sandbox::new();
+    assert_shell(
+        &sb,
+        "block",
+        &[
+            "ls ~ | xargs rm -rf",
+            "ls / | xargs rm -rf",
+            "find ~ -maxdepth 1 | xargs rm -rf",
+            "tar --remove-files -czf /tmp/x.tgz ~",
+            "tar -cf x.tar --remove-files /etc",
+        ],
+    );
+    assert_shell(
+        &sb,
+        "allow",
+        &[
+            "find . -name '*.o' | xargs rm -f",
+            "ls build | xargs rm -rf",
+            "tar --remove-files -cf logs.tar logs/",
+        ],
+    );
+}

@@ -6,7 +6,7 @@
 //!
 //! | id | decision | catches |
 //! |---|---|---|
-//! | `rm-recursive-system` | block | recursive `rm` of `/`, a system directory, the home directory, `/home`, or a glob of them (also after `cd /`), and `--no-preserve-root`; a forced `git clean` there (`cd ~ && git clean -fdx`, `git -C / clean -xdf`) |
+//! | `rm-recursive-system` | block | recursive `rm` of `/`, a system directory, the home directory, `/home`, or a glob of them (also after `cd /`), and `--no-preserve-root`; a forced `git clean` there (`cd ~ && git clean -fdx`, `git -C / clean -xdf`); `xargs rm -r` of what `ls` or a plain `find` lists there (`ls ~ \| xargs rm -rf`); `tar --remove-files` of them |
 //! | `rm-work-dir` | block | recursive `rm` of the agent's working directory, a folder above it or everything in it, however spelt (`../app`, `cd .. && rm -rf app`, `/srv/app/*`) |
 //! | `find-delete-system` | block | `find` with `-delete` or `-exec rm` from `/`, `~` or a system directory |
 //! | `find-delete` | prompt | the same inside the project (`find . -name '*.go' -delete`) |
@@ -825,6 +825,12 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
             "rm" | "srm" => {
                 let recursive =
                     cmd.has_flag(Some('r'), &["recursive"]) || cmd.has_flag(Some('R'), &[]);
+                // `ls ~ | xargs rm -rf`: what the pipeline lists is deleted.
+                let ops: Vec<String> = ops
+                    .iter()
+                    .cloned()
+                    .chain(listed_operands(shell, cmd))
+                    .collect();
                 // A path inside the project is the project's, however
                 // spelt (`/srv/app/target`, `../app/target` in /srv/app).
                 let in_project: Vec<&str> =
@@ -837,6 +843,19 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
                     add("rm-work-dir");
                 } else if recursive && in_project.iter().any(|o| deletes_project(o)) {
                     add("project-delete");
+                }
+            }
+            // `tar --remove-files` deletes what it has archived.
+            "tar" | "gtar" if cmd.has_flag(None, &["remove-files"]) => {
+                let removed: Vec<String> =
+                    tar_members(cmd).iter().map(|m| cmd.resolve(m)).collect();
+                if removed
+                    .iter()
+                    .any(|m| deletes_system(within_work_dir(m, project())))
+                {
+                    add("rm-recursive-system");
+                } else if removed.iter().any(|m| holds_work_dir(m, work_dir)) {
+                    add("rm-work-dir");
                 }
             }
             "rsync"
@@ -2901,6 +2920,156 @@ fn project_of(work_dir: Option<&str>) -> Option<String> {
         .and_then(|d| d.to_str().map(|d| normalize_path(d, home.as_deref())))
         .unwrap_or_else(|| wd.to_string());
     (!is_system_or_home(&root) && root != "/").then_some(root)
+}
+
+/// What the earlier stages of `cmd`'s pipeline list, when `cmd` takes its
+/// operands from them through `xargs` (`ls ~ | xargs rm -rf`): a folder
+/// `ls` lists stands for its entries (`~/*`, `-d`: the folder itself, no
+/// folder: the working directory), and a `find` that only walks (no test
+/// such as `-name`: `find ~ -maxdepth 1`) for its roots, which it prints
+/// too.
+fn listed_operands(shell: &Shell, cmd: &SimpleCommand) -> Vec<String> {
+    if !cmd.wrappers.iter().any(|w| w == "xargs") {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for u in shell.upstream(cmd) {
+        match u.name.as_str() {
+            "ls" => {
+                let folders: Vec<&str> = u.operands().collect();
+                if folders.is_empty() {
+                    out.push(u.resolve("."));
+                }
+                for f in folders {
+                    let listed = if u.has_flag(Some('d'), &["directory"]) {
+                        f.to_string()
+                    } else {
+                        normalize_path(&format!("{f}/*"), None)
+                    };
+                    out.push(u.resolve(&listed));
+                }
+            }
+            "find" => {
+                let roots: Vec<&String> = u
+                    .args
+                    .iter()
+                    .take_while(|a| !a.starts_with('-') && *a != "(" && *a != "!")
+                    .collect();
+                let walks_only = u.args[roots.len()..].iter().all(|a| {
+                    matches!(
+                        a.as_str(),
+                        "-maxdepth"
+                            | "-mindepth"
+                            | "-print"
+                            | "-print0"
+                            | "-depth"
+                            | "-xdev"
+                            | "-mount"
+                    ) || a.chars().all(|c| c.is_ascii_digit())
+                });
+                if walks_only && roots.is_empty() {
+                    out.push(u.resolve("."));
+                }
+                if walks_only {
+                    out.extend(roots.into_iter().map(|r| u.resolve(r)));
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The files a `tar` command names to archive: its operands less the
+/// values of its options (the archive of `-f`, `-czf`, `--file=`, the old
+/// form `tar czf FILE …`), each joined to the `-C DIR` before it.
+fn tar_members(cmd: &SimpleCommand) -> Vec<String> {
+    // Short options that take the next word, and long ones.
+    const SHORT: &[char] = &['f', 'C', 'T', 'X', 'b', 'L', 'V', 'N', 'g', 'K', 'I', 'F'];
+    const LONG: &[&str] = &[
+        "file",
+        "directory",
+        "files-from",
+        "exclude",
+        "exclude-from",
+        "transform",
+        "xform",
+        "newer",
+        "newer-mtime",
+        "after-date",
+        "use-compress-program",
+        "listed-incremental",
+        "label",
+        "owner",
+        "group",
+        "mode",
+        "mtime",
+        "format",
+        "suffix",
+        "to-command",
+    ];
+    let args = &cmd.args;
+    let mut members = Vec::new();
+    let mut dir: Option<String> = None;
+    let mut after_dashes = false;
+    let mut i = 0;
+    while let Some(a) = args.get(i) {
+        i += 1;
+        let in_dir = |dir: &Option<String>, m: &str| match dir {
+            Some(d) if !m.starts_with(['/', '~', '$']) => normalize_path(&format!("{d}/{m}"), None),
+            _ => m.to_string(),
+        };
+        if after_dashes || (!a.starts_with('-') && i > 1) || a == "-" {
+            if a != "-" {
+                members.push(in_dir(&dir, a));
+            }
+            continue;
+        }
+        if a == "--" {
+            after_dashes = true;
+            continue;
+        }
+        if let Some(long) = a.strip_prefix("--") {
+            let (name, attached) = long
+                .split_once('=')
+                .map_or((long, None), |(n, v)| (n, Some(v.to_string())));
+            let value = match attached {
+                Some(v) => Some(v),
+                None if LONG.contains(&name) => {
+                    i += 1;
+                    args.get(i - 1).cloned()
+                }
+                None => None,
+            };
+            if name == "directory" {
+                dir = value.map(|v| in_dir(&dir, &v));
+            }
+            continue;
+        }
+        // `-czf FILE`, `-fFILE`, or the old form's first word `czf FILE`:
+        // each letter that takes a value takes the rest of the word, or
+        // the next word.
+        let letters = a.strip_prefix('-').unwrap_or(a);
+        for (at, c) in letters.char_indices() {
+            if !SHORT.contains(&c) {
+                continue;
+            }
+            let rest = &letters[at + c.len_utf8()..];
+            let value = if !rest.is_empty() && a.starts_with('-') {
+                Some(rest.to_string())
+            } else {
+                i += 1;
+                args.get(i - 1).cloned()
+            };
+            if c == 'C' {
+                dir = value.map(|v| in_dir(&dir, &v));
+            }
+            if !rest.is_empty() && a.starts_with('-') {
+                break;
+            }
+        }
+    }
+    members
 }
 
 /// Whether a `git clean` (options before the subcommand removed) empties
