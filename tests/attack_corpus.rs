@@ -936,7 +936,6 @@ fn git_settings_on_the_command_line_that_run_code() {
         &[
             "git -c core.pager=cat log",
             "git -c core.pager='less -R' log --oneline",
-            "git -c core.hooksPath=/dev/null commit -m wip",
             "git -c user.name=bot -c user.email=bot@example.com commit -m x",
             "git -c color.ui=always diff",
             "git -c core.hooksPath=.githooks commit -m x",
@@ -958,6 +957,13 @@ fn git_settings_on_the_command_line_that_run_code() {
             "git archive --format=tar HEAD",
             "GIT_CONFIG_GLOBAL=/dev/null git log",
         ],
+    );
+    // A hooks folder of nothing runs no program; it skips the hooks,
+    // which asks (`git-hooks-skip`) rather than blocks.
+    assert_shell(
+        &sb,
+        "prompt",
+        &["git -c core.hooksPath=/dev/null commit -m wip"],
     );
 }
 
@@ -1723,6 +1729,35 @@ fn deletions_fed_by_a_listing_or_an_archive_are_judged_by_it() {
             "find . -name '*.o' | xargs rm -f",
             "ls build | xargs rm -rf",
             "tar --remove-files -cf logs.tar logs/",
+        ],
+    );
+}
+
+/// Skipping the repository's own git hooks asks; `git push -n` is a dry
+/// run, and a message that starts with `n` is a message.
+#[test]
+fn skipping_the_git_hooks_asks() {
+    let sb = Sandbox::new();
+    assert_shell(
+        &sb,
+        "prompt",
+        &[
+            "git commit --no-verify -m 'fix tests'",
+            "git commit -n -m x",
+            "git commit -anm x",
+            "git push --no-verify origin main",
+            "git -c core.hooksPath=/dev/null commit -m x",
+            "HUSKY=0 git commit -m x",
+        ],
+    );
+    assert_shell(
+        &sb,
+        "allow",
+        &[
+            "git push -n origin main",
+            "git commit -mnote",
+            "git commit -m -n",
+            "git commit -am 'update docs'",
         ],
     );
 }

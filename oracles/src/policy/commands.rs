@@ -24,6 +24,7 @@
 //! | `exfiltration` | block | a network tool fed by an archive or read of the home directory or a system directory, by the environment (`env \| curl -d @-`), or sending such a directory (`scp -r ~ host:`) |
 //! | `git-history-rewrite` | prompt | `git push --force`/`--mirror`/`--delete`, `git push origin :branch` or `+ref`, `git filter-repo`/`filter-branch` |
 //! | `git-discard` | prompt | `git checkout -- .`, `git restore .`, `git checkout -f`, `git switch --discard-changes`: every uncommitted change thrown away |
+//! | `git-hooks-skip` | prompt | `git commit --no-verify`/`-n`, `git push`/`merge`/`rebase`/`am --no-verify`, `-c core.hooksPath=/dev/null`, `HUSKY=0`, pre-commit's `SKIP=…`: the repository's hooks skipped (`git push -n` is a dry run) |
 //! | `git-config-code` | block | `git -c core.pager='sh -c …'`, `-c alias.x='!…'`, `-c core.hooksPath=/tmp/h`, `GIT_PAGER=…`, `GIT_SSH_COMMAND=…`: a program git runs, set for one command |
 //! | `project-delete` | prompt | recursive `rm` of the project's sources or `.git` (not of build output such as `target/`, `node_modules/`, `dist/`), or of a path built from an unset variable (`"$DIR/"*`) |
 //! | `cloud-destroy` | block | `kubectl delete` of namespaces, volumes or `--all`; `helm uninstall` in production; `terraform destroy -auto-approve`; `aws s3 rm --recursive`/`rb --force`, `aws … delete-*`/`terminate-*`, `gcloud … delete`, `az … delete`; `redis-cli FLUSHALL`; `dropDatabase()`; `rails db:drop` |
@@ -73,6 +74,7 @@ pub const IDS: &[&str] = &[
     "exfiltration",
     "git-history-rewrite",
     "git-discard",
+    "git-hooks-skip",
     "git-config-code",
     "project-delete",
     "cloud-destroy",
@@ -178,6 +180,11 @@ fn hit(id: &'static str) -> Hit {
             false,
             "throws away every uncommitted change in the working tree",
             "`git stash` first, or restore only the files you mean (`git restore src/main.rs`)",
+        ),
+        "git-hooks-skip" => (
+            false,
+            "skips the repository's own git hooks (pre-commit checks, commit-msg, pre-push), the checks the project asks every change to pass",
+            "run the hooks and fix what they report; if a hook itself is broken, tell the user instead of going around it",
         ),
         "git-config-code" => (
             true,
@@ -788,6 +795,9 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
     for cmd in &shell.commands {
         if git_inline_config_runs_code(cmd) {
             add("git-config-code");
+        }
+        if skips_git_hooks(cmd) {
+            add("git-hooks-skip");
         }
         // `git --work-tree=DIR checkout -- .` fills DIR (an export), not
         // the working tree.
@@ -2636,6 +2646,87 @@ pub(crate) fn git_options(cmd: &SimpleCommand) -> (Vec<GitOption<'_>>, usize) {
         }
     }
     (options, i.min(cmd.args.len()))
+}
+
+/// Whether a `git` command skips the repository's own hooks: `commit
+/// --no-verify` or `-n` (in a cluster too, `-anm MSG`, but not inside a
+/// value such as the message of `-mnote`), `--no-verify` of `push`,
+/// `merge`, `rebase` and `am` (`push -n` is a dry run), a hooks folder of
+/// nothing for one command (`-c core.hooksPath=/dev/null`), and husky's
+/// and pre-commit's switches in its environment (`HUSKY=0`, `SKIP=…`).
+fn skips_git_hooks(cmd: &SimpleCommand) -> bool {
+    if cmd.name != "git" {
+        return false;
+    }
+    let (options, at) = git_options(cmd);
+    let Some(sub) = cmd.args.get(at).map(String::as_str) else {
+        return false;
+    };
+    if !matches!(sub, "commit" | "push" | "merge" | "rebase" | "am") {
+        return false;
+    }
+    let no_hooks_folder = options.iter().any(|option| match option {
+        ("-c", Some(setting)) => setting.split_once('=').is_some_and(|(key, dir)| {
+            key.eq_ignore_ascii_case("core.hooksPath") && matches!(dir, "" | "/dev/null")
+        }),
+        _ => false,
+    });
+    let switched_off = cmd.env.get("HUSKY").is_some_and(|v| v == "0")
+        || cmd.env.get("SKIP").is_some_and(|v| !v.is_empty());
+    // The last of `--no-verify` and `--verify` counts; git takes a long
+    // option's unambiguous prefix (`--no-veri`).
+    let mut no_verify = false;
+    // A word that is an option's value (`-m -n`: the message).
+    let mut value_next = false;
+    for a in cmd.args.iter().skip(at + 1) {
+        if std::mem::take(&mut value_next) {
+            continue;
+        }
+        if a == "--" {
+            break;
+        }
+        if let Some(long) = a.strip_prefix("--") {
+            let name = long.split('=').next().unwrap_or(long);
+            if name.len() >= "no-veri".len() && "no-verify".starts_with(name) {
+                no_verify = true;
+            } else if name.len() >= "veri".len() && "verify".starts_with(name) {
+                no_verify = false;
+            }
+            value_next = !long.contains('=')
+                && matches!(
+                    name,
+                    "message"
+                        | "file"
+                        | "reuse-message"
+                        | "reedit-message"
+                        | "template"
+                        | "author"
+                        | "date"
+                        | "fixup"
+                        | "squash"
+                        | "trailer"
+                        | "cleanup"
+                );
+        } else if sub == "commit"
+            && let Some(letters) = a.strip_prefix('-')
+        {
+            for (i, c) in letters.char_indices() {
+                if c == 'n' {
+                    no_verify = true;
+                }
+                // The rest of the word, or the next word, is its value.
+                if matches!(c, 'm' | 'F' | 'C' | 'c' | 't') {
+                    value_next = i + 1 == letters.len();
+                    break;
+                }
+                // An optional value, only attached (`-uno`, `-SKEY`).
+                if matches!(c, 'S' | 'u') {
+                    break;
+                }
+            }
+        }
+    }
+    no_hooks_folder || switched_off || no_verify
 }
 
 /// The folder `git -C DIR …` runs in, as the command names it (`git -C a
