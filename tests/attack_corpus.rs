@@ -1691,12 +1691,17 @@ fn git_clean_of_the_home_folder_blocks() {
             "git -C ~ clean -ffdx",
             "git -C / clean -xdf",
             "git clean -fdx ~",
+            "git --git-dir=$HOME/.cfg --work-tree=$HOME clean -fdx",
         ],
     );
     assert_shell(
         &sb,
         "prompt",
-        &["git clean -fdx", "git -C build clean -fdx"],
+        &[
+            "git clean -fdx",
+            "git -C build clean -fdx",
+            "git --work-tree=/tmp/export clean -fdx",
+        ],
     );
     assert_shell(&sb, "allow", &["cd ~ && git clean -ndx"]);
     // An agent started in the home folder cleans the home folder.

@@ -807,7 +807,21 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
                 .iter()
                 .any(|a| a == "--work-tree" || a.starts_with("--work-tree="))
                 || cmd.env.contains_key("GIT_WORK_TREE"));
-        let git_at = git_dir(cmd);
+        // The folder a git command works on: the work tree it is given
+        // (a bare dotfiles repository's `--work-tree=$HOME`), else `-C DIR`.
+        let git_at = match git_work_tree(cmd).filter(|_| cmd.name == "git") {
+            Some(tree) => {
+                // An option's value is not normalised with the words.
+                let tree = normalize_path(tree, std::env::var("HOME").ok().as_deref());
+                match git_dir(cmd) {
+                    Some(dir) if !tree.starts_with(['/', '~', '$']) => {
+                        Some(normalize_path(&format!("{dir}/{tree}"), None))
+                    }
+                    _ => Some(tree),
+                }
+            }
+            None => git_dir(cmd),
+        };
         // `git -C dir -c k=v config …` is `git config …` to the rules.
         let bare_git;
         let cmd = match without_git_options(cmd) {
@@ -2729,6 +2743,23 @@ fn skips_git_hooks(cmd: &SimpleCommand) -> bool {
     no_hooks_folder || switched_off || no_verify
 }
 
+/// The folder of `git --work-tree DIR` (or `--work-tree=DIR`), given before
+/// the subcommand.
+pub(crate) fn git_work_tree(cmd: &SimpleCommand) -> Option<&str> {
+    let (options, _) = git_options(cmd);
+    options
+        .into_iter()
+        .find_map(|option| match option {
+            ("--work-tree", dir) => dir,
+            ("-c", Some(setting)) => setting
+                .split_once('=')
+                .filter(|(key, _)| key.eq_ignore_ascii_case("core.worktree"))
+                .map(|(_, dir)| dir),
+            _ => None,
+        })
+        .or_else(|| cmd.env.get("GIT_WORK_TREE").map(String::as_str))
+}
+
 /// The folder `git -C DIR …` runs in, as the command names it (`git -C a
 /// -C b` is `a/b`); `None` without `-C`.
 pub(crate) fn git_dir(cmd: &SimpleCommand) -> Option<String> {
@@ -3165,17 +3196,17 @@ fn tar_members(cmd: &SimpleCommand) -> Vec<String> {
 
 /// Whether a `git clean` (options before the subcommand removed) empties
 /// `/`, the home folder or a system tree of what its repository does not
-/// track: the folder it runs in (after `cd` or `git -C`) or a path it
-/// names. A repository there (a dotfiles one in `~`) leaves the user's
-/// files untracked. The project, and the folder the agent was started in
+/// track: the folder it works on (after `cd`, `git -C` or
+/// `--work-tree`) or a path it names. A repository there (a dotfiles one
+/// in `~`) leaves the user's files untracked. The project, and the folder the agent was started in
 /// unless that is `/` or `~`, are not such a tree.
 fn cleans_system(
     git: &SimpleCommand,
-    git_dir: Option<&str>,
+    folder: Option<&str>,
     work_dir: Option<&str>,
     project: Option<&str>,
 ) -> bool {
-    let at = git.resolve(git_dir.unwrap_or("."));
+    let at = git.resolve(folder.unwrap_or("."));
     let join = |base: &str, p: &str| normalize_path(&format!("{base}/{p}"), None);
     let at = match work_dir {
         Some(wd) if !at.starts_with(['/', '~', '$']) => join(wd, &at),

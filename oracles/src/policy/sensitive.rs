@@ -433,23 +433,6 @@ fn git_template(git: &SimpleCommand) -> bool {
         })
 }
 
-/// The folder of `git --work-tree DIR` (or `--work-tree=DIR`), given before
-/// the subcommand.
-fn git_work_tree(cmd: &SimpleCommand) -> Option<&str> {
-    let (options, _) = commands::git_options(cmd);
-    options
-        .into_iter()
-        .find_map(|option| match option {
-            ("--work-tree", dir) => dir,
-            ("-c", Some(setting)) => setting
-                .split_once('=')
-                .filter(|(key, _)| key.eq_ignore_ascii_case("core.worktree"))
-                .map(|(_, dir)| dir),
-            _ => None,
-        })
-        .or_else(|| cmd.env.get("GIT_WORK_TREE").map(String::as_str))
-}
-
 /// The files of the work tree a `git` command (options before the
 /// subcommand removed) replaces or removes, as it names them: the
 /// pathspecs of `checkout` and of `restore` (unless it only unstages), of
@@ -624,7 +607,7 @@ pub fn accesses(cmd: &SimpleCommand) -> Vec<(String, Access)> {
                     | "cherry-pick"
                     | "revert"
             )
-        ) && let Some(tree) = git_work_tree(cmd)
+        ) && let Some(tree) = commands::git_work_tree(cmd)
         {
             out.push((path(&format!("{tree}/**")), Access::Write));
         }
