@@ -739,27 +739,8 @@ fn a_hook_call_answers_before_the_agent_stops_waiting() {
             ".ahp/hooks.yaml",
             &format!("settings:\n  fail_closed: {fail_closed}\n  agent_timeout: 2000\n"),
         );
-        slow_hook(&sb);
-        let ran = run_ahp(
-            &sb,
-            &mark,
-            &["hook", "claude-code"],
-            claude_payload(&sb),
-            false,
-        );
-        assert_eq!(ran.code(), Some(0), "{case}: {}", ran.stderr());
-        assert!(
-            ran.took >= Duration::from_millis(1800),
-            "{case}: {:?}",
-            ran.took
-        );
-        ran.assert_within(Duration::from_millis(1800) + SLACK, &case);
+        let ran = assert_slow_hook_stopped_at_1800_ms(&sb, &mark, &case);
         let reason = "stopped after";
-        assert!(
-            ran.stderr().contains("at the call's deadline"),
-            "{case}: {}",
-            ran.stderr()
-        );
         let out = String::from_utf8_lossy(&ran.out.stdout).to_string();
         if fail_closed {
             let v = ran.json();
@@ -774,11 +755,37 @@ fn a_hook_call_answers_before_the_agent_stops_waiting() {
         } else {
             assert!(!out.contains("deny"), "{case}: {out}");
         }
-        mark.assert_no_survivors(&case);
         assert_run_record(&sb, &case);
         let level = if fail_closed { "error" } else { "warning" };
         assert_record(&sb, level, "slow", "at the call's deadline", &case);
     }
+}
+
+/// Runs a hook call whose slow hook outlasts `agent_timeout: 2000` and
+/// asserts it is stopped at 1.8 s, the call's deadline, with nothing left.
+fn assert_slow_hook_stopped_at_1800_ms(sb: &Sandbox, mark: &Marker, case: &str) -> Ran {
+    slow_hook(sb);
+    let ran = run_ahp(
+        sb,
+        mark,
+        &["hook", "claude-code"],
+        claude_payload(sb),
+        false,
+    );
+    assert_eq!(ran.code(), Some(0), "{case}: {}", ran.stderr());
+    assert!(
+        ran.took >= Duration::from_millis(1800),
+        "{case}: {:?}",
+        ran.took
+    );
+    ran.assert_within(Duration::from_millis(1800) + SLACK, case);
+    assert!(
+        ran.stderr().contains("at the call's deadline"),
+        "{case}: {}",
+        ran.stderr()
+    );
+    mark.assert_no_survivors(case);
+    ran
 }
 
 /// A repository cannot give ahp more time than the user's layer says the
@@ -790,24 +797,7 @@ fn the_shortest_agent_timeout_of_the_layers_applies_and_only_to_hook_calls() {
     let mark = Marker::new();
     sb.write_home(".ahp/hooks.yaml", "settings:\n  agent_timeout: 2000\n");
     sb.write(".ahp/hooks.yaml", "settings:\n  agent_timeout: 600000\n");
-    slow_hook(&sb);
-    let ran = run_ahp(
-        &sb,
-        &mark,
-        &["hook", "claude-code"],
-        claude_payload(&sb),
-        false,
-    );
-    ran.assert_within(
-        Duration::from_millis(1800) + SLACK,
-        "repository's longer timeout",
-    );
-    assert!(
-        ran.stderr().contains("at the call's deadline"),
-        "{}",
-        ran.stderr()
-    );
-    mark.assert_no_survivors("repository's longer timeout");
+    assert_slow_hook_stopped_at_1800_ms(&sb, &mark, "repository's longer timeout");
     let shown = sb.ahp().arg("config").output().unwrap();
     assert!(
         String::from_utf8_lossy(&shown.stdout)
@@ -819,24 +809,7 @@ fn the_shortest_agent_timeout_of_the_layers_applies_and_only_to_hook_calls() {
     // The repository's shorter one applies.
     let sb = Sandbox::new();
     sb.write(".ahp/hooks.yaml", "settings:\n  agent_timeout: 2000\n");
-    slow_hook(&sb);
-    let ran = run_ahp(
-        &sb,
-        &mark,
-        &["hook", "claude-code"],
-        claude_payload(&sb),
-        false,
-    );
-    ran.assert_within(
-        Duration::from_millis(1800) + SLACK,
-        "repository's shorter timeout",
-    );
-    assert!(
-        ran.stderr().contains("at the call's deadline"),
-        "{}",
-        ran.stderr()
-    );
-    mark.assert_no_survivors("repository's shorter timeout");
+    assert_slow_hook_stopped_at_1800_ms(&sb, &mark, "repository's shorter timeout");
 
     // `ahp run`: the hook runs to its own end.
     let sb = Sandbox::new();
