@@ -788,28 +788,53 @@ fn assert_slow_hook_stopped_at_1800_ms(sb: &Sandbox, mark: &Marker, case: &str) 
     ran
 }
 
-/// A repository cannot give ahp more time than the user's layer says the
-/// agent waits; it can give less. `ahp run`, which no agent waits for,
-/// has no such deadline.
+/// How long the agent waits is the user's to say: a repository's
+/// `agent_timeout` is ignored with a warning, whether it would lengthen
+/// the user's (the agent would give up first) or shorten it (every hook
+/// would be stopped at once, and fail open). `ahp run`, which no agent
+/// waits for, has no such deadline.
 #[test]
-fn the_shortest_agent_timeout_of_the_layers_applies_and_only_to_hook_calls() {
+fn only_the_user_sets_agent_timeout_and_only_hook_calls_have_one() {
     let sb = Sandbox::new();
     let mark = Marker::new();
     sb.write_home(".ahp/hooks.yaml", "settings:\n  agent_timeout: 2000\n");
     sb.write(".ahp/hooks.yaml", "settings:\n  agent_timeout: 600000\n");
-    assert_slow_hook_stopped_at_1800_ms(&sb, &mark, "repository's longer timeout");
+    let ran = assert_slow_hook_stopped_at_1800_ms(&sb, &mark, "repository's longer timeout");
+    assert!(
+        ran.stderr()
+            .contains("settings.agent_timeout is ignored here"),
+        "{}",
+        ran.stderr()
+    );
     let shown = sb.ahp().arg("config").output().unwrap();
     assert!(
-        String::from_utf8_lossy(&shown.stdout)
-            .contains("# agent_timeout: 2000 ms, the shortest of the layers: `ahp hook` answers within 1800 ms"),
+        String::from_utf8_lossy(&shown.stdout).contains(
+            "# agent_timeout: 2000 ms, from the user's or the managed policy: `ahp hook` answers within 1800 ms"
+        ),
         "{}",
         String::from_utf8_lossy(&shown.stdout)
     );
 
-    // The repository's shorter one applies.
+    // A repository's shorter one would stop the user's guard before it
+    // answers; the guard still denies.
     let sb = Sandbox::new();
-    sb.write(".ahp/hooks.yaml", "settings:\n  agent_timeout: 2000\n");
-    assert_slow_hook_stopped_at_1800_ms(&sb, &mark, "repository's shorter timeout");
+    sb.write(".ahp/hooks.yaml", "settings:\n  agent_timeout: 1\n");
+    sb.hook(
+        false,
+        "guard",
+        &frontmatter(10_000),
+        "cat >/dev/null\nsleep 1\necho 'guarded' >&2\nexit 2",
+    );
+    let ran = run_ahp(
+        &sb,
+        &mark,
+        &["hook", "claude-code"],
+        claude_payload(&sb),
+        false,
+    );
+    let v = ran.json();
+    assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "deny", "{v}");
+    assert!(!ran.stderr().contains("deadline"), "{}", ran.stderr());
 
     // `ahp run`: the hook runs to its own end.
     let sb = Sandbox::new();

@@ -311,17 +311,17 @@ fn a_managed_fail_closed_false_does_not_undo_the_users_true() {
     assert!(!err.contains("is ignored"), "{err}");
 }
 
-/// A managed `agent_timeout` is a longest, not a fixed value: the user,
-/// whose agent waits less, can shorten it (a longer one would have the
-/// agent go on without ahp's block), and that is not an override.
+/// A managed `agent_timeout` is final, like its other settings: a user
+/// who shortened it would stop the organisation's gates before they
+/// answer, and they would fail open.
 #[test]
-fn a_later_layer_can_shorten_the_managed_agent_timeout() {
+fn a_later_layer_cannot_change_the_managed_agent_timeout() {
     let sb = Sandbox::new();
     let m = managed(
         &sb,
-        "settings:\n  fail_closed: true\n  agent_timeout: 600000\n",
+        "settings:\n  fail_closed: true\n  agent_timeout: 1000\n",
     );
-    sb.write_home(".ahp/hooks.yaml", "settings:\n  agent_timeout: 1000\n");
+    sb.write_home(".ahp/hooks.yaml", "settings:\n  agent_timeout: 600000\n");
     sb.hook(
         false,
         "slow",
@@ -337,5 +337,8 @@ fn a_later_layer_can_shorten_the_managed_agent_timeout() {
     );
     assert!(out.contains("\"permissionDecision\":\"deny\""), "{out}");
     assert!(out.contains("at the call's deadline"), "{out}");
-    assert!(!err.contains("is ignored"), "{err}");
+    assert!(
+        err.contains("settings.agent_timeout (user layer) is ignored"),
+        "{err}"
+    );
 }

@@ -169,7 +169,7 @@ pub struct LoadedConfig {
     /// What later layers tried to change of the managed policy, and was
     /// ignored (see [`crate::managed`]).
     pub managed_overrides: Vec<crate::managed::Override>,
-    /// The shortest `settings.agent_timeout` of any layer (see
+    /// `settings.agent_timeout` of the managed or the user layer (see
     /// [`LoadedConfig::answer_within`]).
     pub(crate) agent_timeout: Option<Duration>,
     /// From [`LoadOptions::shared_tool_name`]: lets the `when:` checks
@@ -719,7 +719,7 @@ impl LoadedConfig {
             cfg.note_fail_closed(&root, layer, path, &mut errors);
             cfg.note_log_mask(&root);
             cfg.note_mode(&root, layer);
-            cfg.note_agent_timeout(&root, &mut errors);
+            cfg.note_agent_timeout(&root, layer, &mut errors);
             for key in ["log_max_bytes", "log_keep"] {
                 if let Some(NodeValue::Int(i)) = root
                     .get("settings")
@@ -770,18 +770,24 @@ impl LoadedConfig {
         }
     }
 
-    /// Keeps the shortest `settings.agent_timeout` of the layers. A layer
-    /// can shorten the time ahp gives itself, never lengthen it: a
-    /// repository that raised it past the agent's own timeout would have
-    /// the agent go on without ahp's answer, a block under `fail_closed`
-    /// included. Each layer's value is checked here: the merged value
-    /// would show only the last one.
-    fn note_agent_timeout(&mut self, root: &Node, errors: &mut Vec<ConfigError>) {
+    /// Records `settings.agent_timeout` of the managed or the user layer
+    /// (a managed value is final: [`crate::managed`] takes the user's out).
+    /// How long the user's agent waits is theirs to say: a repository
+    /// that lengthened it would have the agent go on without ahp's answer,
+    /// and one that shortened it would make every hook fail at once, and
+    /// fail open. A project or local file's value is ignored, with a
+    /// warning. Each layer's value is checked here: the merged value would
+    /// show only the last one.
+    fn note_agent_timeout(&mut self, root: &Node, layer: Layer, errors: &mut Vec<ConfigError>) {
         let Some(n) = root.get("settings").and_then(|s| s.get("agent_timeout")) else {
             return;
         };
         match millis(n, "settings.agent_timeout") {
-            Ok(d) => self.agent_timeout = Some(self.agent_timeout.map_or(d, |t| t.min(d))),
+            Ok(d) if matches!(layer, Layer::Managed | Layer::User) => self.agent_timeout = Some(d),
+            Ok(_) => self.warnings.push(ConfigWarning {
+                location: n.origin.location(),
+                message: "settings.agent_timeout is ignored here: how long your agent waits for ahp is set in ~/.ahp/hooks.yaml (or the managed policy), not by a project".into(),
+            }),
             Err(e) => errors.push(e),
         }
     }
@@ -796,7 +802,7 @@ impl LoadedConfig {
     /// use ahp_config::{LoadedConfig, SourceFile, Layer};
     /// use std::time::Duration;
     /// let cfg = LoadedConfig::from_files(".".into(), vec![SourceFile {
-    ///     layer: Layer::Project,
+    ///     layer: Layer::User,
     ///     path: ".ahp/hooks.yaml".into(),
     ///     text: "settings: {agent_timeout: 30000}".into(),
     /// }.into()]).unwrap();
@@ -807,8 +813,8 @@ impl LoadedConfig {
         waits - (waits / 10).min(Duration::from_secs(5))
     }
 
-    /// How long the agent waits for `ahp hook`: the shortest
-    /// `settings.agent_timeout` of the layers, else [`crate::AGENT_TIMEOUT`].
+    /// How long the agent waits for `ahp hook`: `settings.agent_timeout` of
+    /// the managed or the user layer, else [`crate::AGENT_TIMEOUT`].
     pub fn agent_timeout(&self) -> Duration {
         self.agent_timeout.unwrap_or(crate::AGENT_TIMEOUT)
     }

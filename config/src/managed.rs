@@ -4,8 +4,7 @@
 //! Before the layers merge, every value a later layer writes over the
 //! managed policy is taken out of that layer and reported as an
 //! [`Override`]: a setting the managed file sets (`fail_closed`,
-//! `builtin`, `mode`, …) except `fail_closed: true` and `agent_timeout`
-//! (the shortest of the layers applies), and any key of a
+//! `builtin`, `mode`, …) except `fail_closed: true`, and any key of a
 //! managed entry (`enabled`, `when`, `config`, `mode`, …) except an
 //! `intensity` that raises it: what only strengthens stays. What
 //! was taken out is named by `ahp validate`, `ahp config` and `ahp doctor`,
@@ -142,11 +141,6 @@ pub(crate) fn enforce(roots: &mut [(Layer, PathBuf, Node)]) -> Vec<Override> {
                     // Switching `fail_closed` on strengthens the policy,
                     // as raising an intensity does.
                     if k.name == "fail_closed" && matches!(n.value, NodeValue::Bool(true)) {
-                        return true;
-                    }
-                    // Only the shortest `agent_timeout` applies: a later
-                    // layer's can shorten the managed one, never lengthen it.
-                    if k.name == "agent_timeout" {
                         return true;
                     }
                     out.push(Override {

@@ -93,8 +93,8 @@ pub struct SettingsSpec {
     pub timeout: Option<u64>,
     /// `ahp hook`: how long the agent waits for ahp, in milliseconds
     /// (600000, what `ahp install` writes). ahp answers before then: what
-    /// still runs is stopped and fails (blocking under `fail_closed`). The
-    /// shortest of the layers applies.
+    /// still runs is stopped and fails (blocking under `fail_closed`). Read
+    /// from ~/.ahp/hooks.yaml and the managed policy only.
     #[schemars(range(min = 1, max = 3_600_000))]
     pub agent_timeout: Option<u64>,
     /// The branch changes are measured against (default: main, else master).

@@ -135,11 +135,11 @@ impl LoadedConfig {
             }
             None => {}
         }
-        // Likewise the shortest `agent_timeout` applies, not the last.
+        // Only the user's or the managed `agent_timeout` applies.
         if let Some(t) = self.agent_timeout {
             let _ = writeln!(
                 out,
-                "# agent_timeout: {} ms, the shortest of the layers: `ahp hook` answers within {} ms",
+                "# agent_timeout: {} ms, from the user's or the managed policy: `ahp hook` answers within {} ms",
                 t.as_millis(),
                 self.answer_within().as_millis()
             );

@@ -315,7 +315,7 @@ fn check_agent_file(
                 ahp_config::path_line(path),
                 waits.as_millis(),
                 agent_timeout.as_millis(),
-                waits.as_millis(),
+                waits.as_millis().max(1),
             ),
         );
     }
