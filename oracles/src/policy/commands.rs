@@ -1815,7 +1815,7 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
                 .iter()
                 .chain(cmd.env.values())
                 .any(|a| names_secret_variable(a))
-                && !super::token_home::sent_home(cmd, names_secret_variable);
+                && !super::token_home::sent_home(shell, cmd, names_secret_variable);
             let env_dump = shell.commands.iter().any(|c| {
                 c.depth == cmd.depth + 1
                     && c.via.as_deref() == Some("$()")

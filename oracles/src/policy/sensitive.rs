@@ -148,6 +148,12 @@ pub const PERSISTENCE: &[&str] = &[
     "~/.config/uv/uv.toml",
     "~/.yarnrc.yml",
     "~/.yarnrc",
+    // Read by every curl and wget: a URL, proxy or `insecure` there
+    // sends each request, and its headers, elsewhere.
+    "~/.curlrc",
+    "~/.config/.curlrc",
+    "~/.wgetrc",
+    "~/.config/wget/wgetrc",
     // Claude Code's user settings file with its MCP servers.
     "~/.claude.json",
     "~/.config/fish/**",

@@ -1,15 +1,22 @@
 //! Where an API token belongs. A token named after a service
-//! (`GITHUB_TOKEN`, `OPENAI_API_KEY`), sent as a request header to that
-//! service's own host over https, is how an agent calls the service's API:
-//! `curl -H "Authorization: Bearer $GITHUB_TOKEN" https://api.github.com/…`
-//! is what GitHub's documentation shows. The same token sent anywhere else,
-//! in a body or a URL, or through a proxy, is still `secret-to-network`.
+//! (`GITHUB_TOKEN`, `OPENAI_API_KEY`), sent by curl as a request header to
+//! that service's own host over https, is how an agent calls the
+//! service's API: `curl -H "Authorization: Bearer $GITHUB_TOKEN"
+//! https://api.github.com/…` is what GitHub's documentation shows. The
+//! same token sent anywhere else, in a body or a URL, or through a proxy,
+//! is still `secret-to-network`.
 //!
-//! Only curl and wget commands made of options known here qualify: an
-//! option this module does not know (a proxy, `--resolve`, `--insecure`,
-//! a config file) could send the header elsewhere, so it keeps the block.
+//! Only the plainest form qualifies, since each other one was found to
+//! send the header elsewhere: curl (wget carries every header through a
+//! redirect), no wrapper (`xargs` adds URLs), no variable set for it
+//! (`CURL_HOME` and `HOME` choose the `.curlrc`, whose `url` or `proxy`
+//! applies), no other mention of a curl config file on the line, only
+//! options known here (not a proxy, `--resolve`, `-k`, a config file, or
+//! `-v`, which prints the header), and URLs spelt out whole: an expansion
+//! or a glob can add destinations (`https://api.github.com/$X` with `X='a
+//! http://evil.example'`).
 
-use ahp_engine::shell::SimpleCommand;
+use ahp_engine::shell::{Shell, SimpleCommand};
 
 /// Variables that name one service's token, and the hosts of that service
 /// (each also with its subdomains).
@@ -36,7 +43,7 @@ const HOMES: &[(&[&str], &[&str])] = &[
 ];
 
 /// curl options that take a value and cannot send a request elsewhere.
-const CURL_VALUED: &[&str] = &[
+const VALUED: &[&str] = &[
     "-o",
     "--output",
     "-X",
@@ -67,12 +74,13 @@ const CURL_VALUED: &[&str] = &[
     "--continue-at",
 ];
 
-/// curl's one-letter flags that take no value and change nothing of where
-/// the request goes (`-k`, which accepts any certificate, is not one).
-const CURL_FLAGS: &str = "sSfLiIvG#";
+/// curl's one-letter flags that take no value, change nothing of where
+/// the request goes and print no request header (`-k`, which accepts any
+/// certificate, and `-v`, which prints the token, are not among them).
+const FLAGS: &str = "sSfLiIG#";
 
 /// curl long flags of the same kind.
-const CURL_LONG_FLAGS: &[&str] = &[
+const LONG_FLAGS: &[&str] = &[
     "--silent",
     "--show-error",
     "--fail",
@@ -80,7 +88,6 @@ const CURL_LONG_FLAGS: &[&str] = &[
     "--location",
     "--include",
     "--head",
-    "--verbose",
     "--get",
     "--compressed",
     "--no-progress-meter",
@@ -88,43 +95,25 @@ const CURL_LONG_FLAGS: &[&str] = &[
     "--remote-name",
 ];
 
-/// wget options that take a value and cannot send a request elsewhere.
-const WGET_VALUED: &[&str] = &[
-    "-O",
-    "--output-document",
-    "-P",
-    "--directory-prefix",
-    "-t",
-    "--tries",
-    "-T",
-    "--timeout",
-];
-
-/// wget flags of the same kind.
-const WGET_FLAGS: &str = "qcNnv";
-
-/// Whether `cmd`, a curl or wget command, sends the secrets it names
+/// Whether `cmd`, a curl command of `shell`, sends the secrets it names
 /// (`is_secret`: the words that name a secret variable) only as headers,
 /// each to hosts of the service its variable is named after, over https.
-pub(crate) fn sent_home(cmd: &SimpleCommand, is_secret: impl Fn(&str) -> bool) -> bool {
-    // A proxy set for the command would see the request.
-    if cmd.env.values().any(|v| is_secret(v))
-        || cmd
-            .env
-            .keys()
-            .any(|k| k.to_ascii_lowercase().contains("proxy"))
-    {
+pub(crate) fn sent_home(
+    shell: &Shell,
+    cmd: &SimpleCommand,
+    is_secret: impl Fn(&str) -> bool,
+) -> bool {
+    if cmd.name != "curl" || !cmd.env.is_empty() || !cmd.wrappers.is_empty() {
         return false;
     }
-    let (valued, flags, long_flags): (&[&str], &str, &[&str]) = match cmd.name.as_str() {
-        "curl" => (CURL_VALUED, CURL_FLAGS, CURL_LONG_FLAGS),
-        "wget" => (
-            WGET_VALUED,
-            WGET_FLAGS,
-            &["--quiet", "--continue", "--no-verbose"],
-        ),
-        _ => return false,
-    };
+    let config = |w: &str| w.contains("curlrc") || w.contains("CURL_HOME");
+    if shell.commands.iter().any(|c| {
+        c.args.iter().any(|a| config(a))
+            || c.redirects.iter().any(|r| config(&r.target))
+            || c.env.keys().any(|k| config(k))
+    }) {
+        return false;
+    }
     let mut headers: Vec<&str> = Vec::new();
     let mut urls: Vec<&str> = Vec::new();
     let mut args = cmd.args.iter();
@@ -135,50 +124,47 @@ pub(crate) fn sent_home(cmd: &SimpleCommand, is_secret: impl Fn(&str) -> bool) -
             urls.push(a);
         } else if a == "--" {
             operands_only = true;
-        } else if a == "--header" || (cmd.name == "curl" && a == "-H") {
+        } else if a == "--header" || a == "-H" {
             match args.next() {
                 Some(h) => headers.push(h),
                 None => return false,
             }
-        } else if let Some(h) = a
-            .strip_prefix("--header=")
-            .or_else(|| a.strip_prefix("-H").filter(|_| cmd.name == "curl"))
-        {
+        } else if let Some(h) = a.strip_prefix("-H") {
             headers.push(h);
-        } else if a == "--url" && cmd.name == "curl" {
+        } else if a == "--url" {
             match args.next() {
                 Some(u) => urls.push(u),
                 None => return false,
             }
-        } else if valued.contains(&a) {
+        } else if VALUED.contains(&a) {
             if args.next().is_none_or(|v| is_secret(v)) {
                 return false;
             }
         } else if let Some((name, value)) = a.split_once('=')
             && name.starts_with("--")
-            && valued.contains(&name)
+            && VALUED.contains(&name)
         {
             if is_secret(value) {
                 return false;
             }
-        } else if !long_flags.contains(&a)
-            && (a.starts_with("--") || !a[1..].chars().all(|c| flags.contains(c)))
+        } else if !LONG_FLAGS.contains(&a)
+            && (a.starts_with("--") || !a[1..].chars().all(|c| FLAGS.contains(c)))
         {
             // Not a flag known to leave the request where it is.
             return false;
         }
     }
-    // curl follows a redirect with the headers it was given but for
-    // `Authorization`, which it keeps for the host named.
-    let follows = cmd.name == "curl"
-        && cmd.args.iter().any(|a| {
-            a == "--location" || (a.starts_with('-') && !a.starts_with("--") && a.contains('L'))
-        });
+    // curl follows a redirect with the headers it was given but for one
+    // that starts `Authorization:` exactly, which it keeps for the host
+    // named.
+    let follows = cmd.args.iter().any(|a| {
+        a == "--location" || (a.starts_with('-') && !a.starts_with("--") && a.contains('L'))
+    });
     let mut homes: Vec<&[&str]> = Vec::new();
     for h in &headers {
         let authorization = h
-            .split_once(':')
-            .is_some_and(|(name, _)| name.trim().eq_ignore_ascii_case("authorization"));
+            .get(..14)
+            .is_some_and(|p| p.eq_ignore_ascii_case("authorization:"));
         for var in variables(h) {
             match HOMES.iter().find(|(vars, _)| vars.contains(&var.as_str())) {
                 Some(_) if follows && !authorization => return false,
@@ -191,14 +177,13 @@ pub(crate) fn sent_home(cmd: &SimpleCommand, is_secret: impl Fn(&str) -> bool) -
     !homes.is_empty()
         && !urls.is_empty()
         && urls.iter().all(|u| {
-            !is_secret(u)
-                && https_host(u).is_some_and(|host| {
-                    homes.iter().all(|hosts| {
-                        hosts.iter().any(|h| {
-                            host == *h || host.strip_suffix(h).is_some_and(|sub| sub.ends_with('.'))
-                        })
+            https_host(u).is_some_and(|host| {
+                homes.iter().all(|hosts| {
+                    hosts.iter().any(|h| {
+                        host == *h || host.strip_suffix(h).is_some_and(|sub| sub.ends_with('.'))
                     })
                 })
+            })
         })
 }
 
@@ -221,20 +206,23 @@ fn variables(word: &str) -> Vec<String> {
     out
 }
 
-/// The host of an `https://` URL, lowercased, when it is spelled out: no
-/// user part (`https://api.github.com@evil.example/` goes to
-/// `evil.example`), no expansion, no glob.
+/// The host of an `https://` URL spelt out whole, lowercased: no user
+/// part (`https://api.github.com@evil.example/` goes to `evil.example`),
+/// and nowhere an expansion, a glob of the shell's or curl's (`*`, `[…]`,
+/// `{…}`) or a blank, any of which can add a destination.
 fn https_host(url: &str) -> Option<String> {
+    if url
+        .chars()
+        .any(|c| c.is_whitespace() || matches!(c, '$' | '`' | '*' | '[' | ']' | '{' | '}' | '\\'))
+    {
+        return None;
+    }
     let rest = url
         .get(..8)
         .filter(|s| s.eq_ignore_ascii_case("https://"))
         .map(|_| &url[8..])?;
     let authority = rest.split(['/', '?', '#']).next()?;
-    if authority.is_empty()
-        || authority
-            .chars()
-            .any(|c| matches!(c, '@' | '$' | '`' | '*' | '?' | '[' | '{' | '\\' | '%'))
-    {
+    if authority.is_empty() || authority.contains(['@', '%']) {
         return None;
     }
     let host = authority.split(':').next()?.trim_end_matches('.');
@@ -258,6 +246,12 @@ mod tests {
         assert_eq!(https_host("https://api.github.com@evil.example/"), None);
         assert_eq!(https_host("http://api.github.com/"), None);
         assert_eq!(https_host("https://$HOST/"), None);
+        assert_eq!(https_host("https://api.github.com/$X"), None);
+        assert_eq!(
+            https_host("https://api.github.com/a?b=1").as_deref(),
+            Some("api.github.com")
+        );
+        assert_eq!(https_host("https://api.github.com/*"), None);
         assert_eq!(variables("Bearer ${GH_TOKEN} $X"), ["GH_TOKEN", "X"]);
     }
 }
