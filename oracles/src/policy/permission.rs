@@ -1234,6 +1234,27 @@ const DATA_COMMANDS: &[&str] = &[
     "tldr", "which", "type", "apropos", "whatis", "cowsay", "figlet",
 ];
 
+/// Whether `path` names a file of prose, whose text nothing runs. Not
+/// the files an agent reads as its instructions, nor a pip requirements
+/// file, whose words a program acts on.
+fn prose_file(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
+    let Some((stem, ext)) = name.rsplit_once('.') else {
+        return false;
+    };
+    matches!(
+        ext,
+        "md" | "markdown" | "mdx" | "txt" | "rst" | "adoc" | "org" | "csv" | "tsv" | "log" | "html"
+    ) && !matches!(
+        name.as_str(),
+        "claude.md" | "agents.md" | "gemini.md" | "conventions.md" | "copilot-instructions.md"
+    ) && !stem.starts_with("requirements")
+        && !path.contains("/instructions/")
+        && !path.contains(".cursor/")
+        && !path.starts_with("/dev/")
+        && !path.starts_with("/proc/")
+}
+
 /// Whether every place `pipe` (the `pipe-to-shell` pattern) matches in
 /// `text` pipes a download into an interpreter that reads it as data
 /// (`curl … | python3 -c "…json.load(sys.stdin)…"`, `| python3 -m
@@ -1298,19 +1319,19 @@ fn spoken_words(model: &Shell) -> Option<(String, bool)> {
                 && (commands::runs_stdin(d) || d.wrappers.iter().any(|w| w == "xargs"))
         });
         let piped = matches!(name.as_str(), "echo" | "printf") && c.stage + 1 < c.stages;
-        // `cat > notes.md <<'EOF'` writes a text, as the Write tool does;
-        // the file is data unless the line goes on to run it (`; bash
-        // notes.md`), and the text is data unless it goes to a program.
+        // `cat > notes.md <<'EOF'` alone on its line writes prose, as the
+        // Write tool does, and `cat <<'EOF'` alone prints it: the text is
+        // data. Anything else on the line may run what it wrote (`; sh <
+        // f`, `make`, `> >(sh)`), and another file may run by itself.
         let written_text = name == "cat"
+            && model.commands.len() == 1
             && c.args.iter().all(|a| a == "-")
             && c.redirects.iter().any(|r| r.op.starts_with("<<"))
-            && c.stage + 1 == c.stages
-            && c.redirects.iter().filter(|r| r.writes()).all(|r| {
-                model.commands.iter().all(|d| {
-                    std::ptr::eq(d, c)
-                        || d.name != r.target
-                            && !d.args.iter().any(|a| a.contains(r.target.as_str()))
-                })
+            && c.redirects.iter().all(|r| {
+                r.op.starts_with("<<")
+                    || matches!(r.op.as_str(), ">" | ">>")
+                        && r.fd.is_none_or(|f| f == 1)
+                        && prose_file(&r.target)
             });
         !piped && !into_shell && (DATA_COMMANDS.contains(&name.as_str()) || written_text)
             || c.name == "git"
