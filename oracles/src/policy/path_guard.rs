@@ -979,7 +979,7 @@ fn written_content(input: &serde_json::Value, path: &str, how: &str) -> Vec<Sign
             continue;
         }
         // Invisible characters hide instructions from the human reviewer.
-        if instructs && text.chars().any(ahp_engine::unseen::is_invisible) {
+        if instructs && ahp_engine::unseen::hides_text(text) {
             out.push(confirm(
                 format!("{how} writes `{path}` with invisible characters (text a reviewer cannot see, that agents read as instructions)"),
                 &["write the instructions as plain visible text"],
