@@ -859,7 +859,8 @@ fn only_the_user_sets_agent_timeout_and_only_hook_calls_have_one() {
 fn a_bad_agent_timeout_is_an_error_at_its_line() {
     for (value, says) in [
         ("0", "between 1 and 3600000"),
-        ("\"10s\"", "a number of milliseconds"),
+        ("\"10s\"", "a whole number of milliseconds"),
+        ("1.5", "a whole number of milliseconds"),
     ] {
         let sb = Sandbox::new();
         sb.write(

@@ -2301,7 +2301,7 @@ fn millis(n: &Node, path: &str) -> Result<Duration, ConfigError> {
             Some(path.into()),
             "timeout must be between 1 and 3600000 milliseconds",
         )),
-        _ => Err(type_error(n, path.into(), "a number of milliseconds")),
+        _ => Err(type_error(n, path.into(), "a whole number of milliseconds")),
     }
 }
 
