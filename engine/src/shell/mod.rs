@@ -13,8 +13,9 @@
 //! - `name` is the program after quote removal and unwrapping: `\rm`,
 //!   `"rm"`, `r''m`, `$'\x72m'` and `/bin/rm` are all `rm`, and wrappers
 //!   (`sudo`, `doas`, `run0`, `env`, `nice`, `nohup`, `timeout`, `time`,
-//!   `command`, `exec`, `busybox`, `stdbuf`, `ionice`, `setsid`, `xargs`)
-//!   move to `wrappers`;
+//!   `command`, `exec`, `busybox`, `stdbuf`, `ionice`, `setsid`, `xargs`,
+//!   `parallel`, whose values after `:::` become arguments) move to
+//!   `wrappers`;
 //! - `args` are its arguments after brace expansion (`src/{a,b}` is two
 //!   words) and quote removal, with paths normalised:
 //!   `~`, `$HOME` and the user's home directory become `~`, `$PWD/x` is

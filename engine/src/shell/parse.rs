@@ -754,6 +754,32 @@ fn unwrap(cmd: &mut SimpleCommand, mut argv: Vec<String>) -> Vec<String> {
                 ],
                 &[],
             ),
+            // GNU parallel runs its command once per value after `:::`.
+            "parallel" => (
+                &[
+                    "-j",
+                    "--jobs",
+                    "-S",
+                    "--sshlogin",
+                    "-a",
+                    "--arg-file",
+                    "-d",
+                    "--delimiter",
+                    "-n",
+                    "--max-args",
+                    "-N",
+                    "--colsep",
+                    "--delay",
+                    "--timeout",
+                    "--joblog",
+                    "--results",
+                    "--tmpdir",
+                    "--workdir",
+                    "--retries",
+                    "--halt",
+                ],
+                &["--version", "--help"],
+            ),
             "nohup" | "time" | "busybox" | "setsid" | "unbuffer" | "chronic" | "caffeinate"
             | "torsocks" | "proxychains" | "proxychains4" | "firejail" | "flock" | "watch"
             | "strace" | "ltrace" => (&[], &[]),
@@ -797,8 +823,13 @@ fn unwrap(cmd: &mut SimpleCommand, mut argv: Vec<String>) -> Vec<String> {
             // `sudo -i`, `sudo -l`, `command -v rm`: no command runs.
             break;
         }
-        cmd.wrappers.push(name);
         argv.drain(..i);
+        // `parallel rm -rf ::: / ~`: the values are the command's
+        // arguments too.
+        if name == "parallel" {
+            argv.retain(|a| !matches!(a.as_str(), ":::" | ":::+" | "::::" | "::::+"));
+        }
+        cmd.wrappers.push(name);
     }
     argv
 }

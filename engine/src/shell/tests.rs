@@ -211,3 +211,11 @@ fn text_echoed_into_a_shell_keeps_its_flags() {
     assert_eq!(rm.args, ["-rf", "/"]);
     assert_eq!(first("$(echo rm) -rf /").name, "rm");
 }
+
+#[test]
+fn parallel_runs_its_command_with_the_values_as_arguments() {
+    let s = model("parallel -j4 rm -rf ::: / ~", None, None);
+    assert_eq!(s.commands[0].name, "rm");
+    assert_eq!(s.commands[0].wrappers, ["parallel"]);
+    assert_eq!(s.commands[0].args, ["-rf", "/", "~"]);
+}

@@ -2626,8 +2626,8 @@ fn git_subcommand_runs_code(sub: &str, args: &[&str], runs: &dyn Fn(&str, &str) 
 
 /// Programs whose arguments are another command they run.
 const RUNS_ANOTHER: &[&str] = &[
-    "env", "nice", "timeout", "stdbuf", "sudo", "doas", "run0", "xargs", "nohup", "setsid",
-    "ionice", "chrt", "taskset", "command", "exec", "busybox",
+    "env", "nice", "timeout", "stdbuf", "sudo", "doas", "run0", "xargs", "parallel", "nohup",
+    "setsid", "ionice", "chrt", "taskset", "command", "exec", "busybox",
 ];
 
 /// An option git reads before its subcommand: `-c k=v` is `("-c",
