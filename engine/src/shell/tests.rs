@@ -219,3 +219,21 @@ fn parallel_runs_its_command_with_the_values_as_arguments() {
     assert_eq!(s.commands[0].wrappers, ["parallel"]);
     assert_eq!(s.commands[0].args, ["-rf", "/", "~"]);
 }
+
+#[test]
+fn a_substitution_inside_arithmetic_is_a_command() {
+    for line in [
+        "echo $(( $(rm -rf ~) ))",
+        "echo $((`rm -rf ~`))",
+        "echo $((a[$(rm -rf ~)]))",
+    ] {
+        let s = model(line, None, None);
+        assert!(
+            s.commands
+                .iter()
+                .any(|c| c.name == "rm" && c.via.as_deref() == Some("$()")),
+            "{line}: {:?}",
+            s.commands
+        );
+    }
+}

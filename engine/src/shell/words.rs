@@ -699,7 +699,14 @@ pub(crate) fn substitution_bodies(raw: &str) -> Vec<(String, &'static str)> {
             '$' | '<' | '>' if chars.get(i + 1) == Some(&'(') => {
                 let end = skip_balanced(&chars, i + 1, '(', ')');
                 let arithmetic = chars[i] == '$' && chars.get(i + 2) == Some(&'(');
-                if !arithmetic && (chars[i] == '$' || !in_double) {
+                if arithmetic {
+                    // `$(( $(rm -rf ~) ))`: an expression's substitutions
+                    // run before it is counted.
+                    let inner: String = chars[(i + 3).min(end)..end.saturating_sub(2).max(i + 3)]
+                        .iter()
+                        .collect();
+                    out.extend(substitution_bodies(&inner));
+                } else if chars[i] == '$' || !in_double {
                     let body: String = chars[(i + 2).min(end)..end.saturating_sub(1).max(i + 2)]
                         .iter()
                         .collect();
