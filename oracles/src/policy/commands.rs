@@ -234,7 +234,7 @@ fn hit(id: &'static str) -> Hit {
         "secret-to-network" => (
             true,
             "sends a secret (an environment variable holding a key or token, or the whole environment) over the network",
-            "send only what the request needs; never credentials",
+            "send only what the request needs; never credentials. To call a service's API as the user, use its own CLI, which reads the token itself (`gh api repos/OWNER/REPO/pulls`), or ask the user to run the request",
         ),
         "insecure-registry" => (
             false,
@@ -1814,8 +1814,7 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
                 .args
                 .iter()
                 .chain(cmd.env.values())
-                .any(|a| names_secret_variable(a))
-                && !super::token_home::sent_home(shell, cmd, names_secret_variable);
+                .any(|a| names_secret_variable(a));
             let env_dump = shell.commands.iter().any(|c| {
                 c.depth == cmd.depth + 1
                     && c.via.as_deref() == Some("$()")

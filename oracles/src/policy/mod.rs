@@ -22,4 +22,3 @@ pub mod permission;
 pub mod rules;
 pub mod security;
 pub mod sensitive;
-mod token_home;

@@ -152,6 +152,7 @@ pub const PERSISTENCE: &[&str] = &[
     // sends each request, and its headers, elsewhere.
     "~/.curlrc",
     "~/.config/.curlrc",
+    "~/.config/curlrc",
     "~/.wgetrc",
     "~/.config/wget/wgetrc",
     // Claude Code's user settings file with its MCP servers.
