@@ -1235,24 +1235,39 @@ const DATA_COMMANDS: &[&str] = &[
 ];
 
 /// Whether `path` names a file of prose, whose text nothing runs. Not
-/// the files an agent reads as its instructions, nor a pip requirements
-/// file, whose words a program acts on.
+/// an agent's instructions, commands, skills or prompts (`CLAUDE.md`,
+/// `CLAUDE.local.md`, `AGENTS.override.md`, `SKILL.md`, anything under a
+/// dot folder such as `.claude/` or `.github/`), nor a pip requirements or
+/// constraints file, whose words a program acts on.
 fn prose_file(path: &str) -> bool {
-    let name = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
-    let Some((stem, ext)) = name.rsplit_once('.') else {
+    let lower = path.to_ascii_lowercase();
+    let name = lower.rsplit('/').next().unwrap_or(&lower);
+    let Some((_, ext)) = name.rsplit_once('.') else {
         return false;
     };
+    let agents_read = [
+        "claude",
+        "agents",
+        "gemini",
+        "qwen",
+        "conventions",
+        "copilot",
+        "skill",
+    ]
+    .iter()
+    .any(|p| name.starts_with(p))
+        || name.contains(".prompt.")
+        || lower
+            .split('/')
+            .any(|part| part.starts_with('.') && part != "." && part != "..");
     matches!(
         ext,
         "md" | "markdown" | "mdx" | "txt" | "rst" | "adoc" | "org" | "csv" | "tsv" | "log" | "html"
-    ) && !matches!(
-        name.as_str(),
-        "claude.md" | "agents.md" | "gemini.md" | "conventions.md" | "copilot-instructions.md"
-    ) && !stem.starts_with("requirements")
-        && !path.contains("/instructions/")
-        && !path.contains(".cursor/")
-        && !path.starts_with("/dev/")
-        && !path.starts_with("/proc/")
+    ) && !agents_read
+        && !lower.contains("requirements")
+        && !lower.contains("constraints")
+        && !lower.starts_with("/dev/")
+        && !lower.starts_with("/proc/")
 }
 
 /// Whether every place `pipe` (the `pipe-to-shell` pattern) matches in
