@@ -523,8 +523,9 @@ impl PathGuard {
                 }
                 // Text a shell writes into a file that runs later or that
                 // agents read (`echo 'curl … | sh' > .git/hooks/x`,
-                // `printf … >> CLAUDE.md`, `echo … | tee -a AGENTS.md`) is
-                // judged like a Write tool's content.
+                // `printf … >> CLAUDE.md`, `echo … | tee -a AGENTS.md`, a
+                // here-document `cat` or `tee` writes) is judged like a
+                // Write tool's content.
                 let written = shell_written_text(model, cmd);
                 for (file, text) in &written {
                     let how = how_named(cmd);
@@ -658,7 +659,14 @@ fn shell_written_text(model: &Shell, cmd: &SimpleCommand) -> Vec<(String, String
                 .replace("\\n", "\n")
         })
     };
-    if let Some(text) = printed(cmd) {
+    // `cat > .github/workflows/ci.yml <<'EOF'`, `tee -a CLAUDE.md <<<
+    // "…"`: the here-document is the text.
+    let here = cmd
+        .redirects
+        .iter()
+        .find(|r| r.op.starts_with("<<"))
+        .map(|r| r.target.clone());
+    if let Some(text) = printed(cmd).or_else(|| here.clone().filter(|_| cmd.name == "cat")) {
         return cmd
             .redirects
             .iter()
@@ -667,7 +675,7 @@ fn shell_written_text(model: &Shell, cmd: &SimpleCommand) -> Vec<(String, String
             .collect();
     }
     if cmd.name == "tee"
-        && let Some(text) = model.upstream(cmd).find_map(printed)
+        && let Some(text) = here.or_else(|| model.upstream(cmd).find_map(printed))
     {
         return cmd
             .operands()
