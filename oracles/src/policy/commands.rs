@@ -23,7 +23,7 @@
 //! | `install-from-url` | block | `pip install git+…`/`https://…`, `npm install github:…`/`git+…`/`https://…`, `cargo install --git` |
 //! | `exfiltration` | block | a network tool fed by an archive or read of the home directory or a system directory, by the environment (`env \| curl -d @-`), or sending such a directory (`scp -r ~ host:`) |
 //! | `git-history-rewrite` | prompt | `git push --force`/`--mirror`/`--delete`, `git push origin :branch` or `+ref`, `git filter-repo`/`filter-branch` |
-//! | `git-discard` | prompt | `git checkout -- .`, `git restore .`, `git checkout -f`, `git switch --discard-changes`: every uncommitted change thrown away |
+//! | `git-discard` | prompt | `git checkout -- .` (or `.`, or `main .`), `git restore .`, `git checkout -f`, `git switch --discard-changes`: every uncommitted change thrown away |
 //! | `git-hooks-skip` | prompt | `git commit --no-verify`/`-n`, `git push`/`merge`/`rebase`/`am --no-verify`, `-c core.hooksPath=/dev/null`, `HUSKY=0`, pre-commit's `SKIP=…`: the repository's hooks skipped (`git push -n` is a dry run) |
 //! | `git-config-code` | block | `git -c core.pager='sh -c …'`, `-c alias.x='!…'`, `-c core.hooksPath=/tmp/h`, `GIT_PAGER=…`, `GIT_SSH_COMMAND=…`: a program git runs, set for one command |
 //! | `project-delete` | prompt | recursive `rm` of the project's sources or `.git` (not of build output such as `target/`, `node_modules/`, `dist/`), or of a path built from an unset variable (`"$DIR/"*`) |
@@ -1636,8 +1636,9 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
                         .skip_while(|a| *a != "--")
                         .skip(1)
                         .any(|a| a == "." || a == "*")
-                        || cmd.args.first().is_some_and(|a| a == "restore")
-                            && ops.iter().any(|o| o == ".")) =>
+                        // `git checkout .` and `git restore .`: without
+                        // `--`, `.` is a path too (no branch has that name).
+                        || ops.iter().any(|o| o == "." || o == "*")) =>
             {
                 add("git-discard");
             }
