@@ -637,6 +637,13 @@ impl LoadedConfig {
         names
     }
 
+    /// Every HOOK.md hook that did not load, whether it would have run
+    /// ([`LoadedConfig::hook_errors`]) or not
+    /// ([`LoadedConfig::skipped_hook_errors`]): what reports name.
+    pub fn hook_load_errors(&self) -> impl Iterator<Item = &ConfigError> {
+        self.hook_errors.iter().chain(&self.skipped_hook_errors)
+    }
+
     /// Whether a HOOK.md hook of the project failed to load.
     pub fn has_project_hook_errors(&self) -> bool {
         let dir = crate::hookmd::project_hooks_dir(&self.project_root);
@@ -1635,17 +1642,13 @@ impl LoadedConfig {
             return;
         };
         if self.skipped_hooks.iter().any(|(n, _)| n == name)
-            || self
-                .hook_errors
-                .iter()
-                .chain(&self.skipped_hook_errors)
-                .any(|e| {
-                    e.file.as_ref().is_some_and(|f| {
-                        f.parent()
-                            .and_then(|p| p.file_name())
-                            .is_some_and(|d| d == name)
-                    })
+            || self.hook_load_errors().any(|e| {
+                e.file.as_ref().is_some_and(|f| {
+                    f.parent()
+                        .and_then(|p| p.file_name())
+                        .is_some_and(|d| d == name)
                 })
+            })
         {
             return;
         }

@@ -169,7 +169,7 @@ pub(crate) fn report_left_out(cfg: &LoadedConfig) -> Vec<String> {
             cfg.skipped_hooks[0].1
         ));
     }
-    for e in cfg.hook_errors.iter().chain(&cfg.skipped_hook_errors) {
+    for e in cfg.hook_load_errors() {
         lines.push(format!("hook not loaded: {}", e.to_string().trim_end()));
     }
     for l in &lines {
@@ -278,12 +278,7 @@ pub(crate) fn validate(project: Option<PathBuf>, registry: &Registry) -> Result<
     };
     // Every error in one run: the files', the entries', the HOOK.md hooks'.
     let mut errors = checked.errors;
-    errors.extend(
-        cfg.hook_errors
-            .iter()
-            .chain(&cfg.skipped_hook_errors)
-            .cloned(),
-    );
+    errors.extend(cfg.hook_load_errors().cloned());
     if !errors.is_empty() {
         v.result = Err(ConfigErrors(errors));
         return Ok(v);

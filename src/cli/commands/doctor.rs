@@ -7,6 +7,7 @@
 
 use crate::adapters::Agent;
 use crate::install::{self, Scope, Shape, json};
+use ahp_config::LoadedConfig;
 use ahp_config::trust::TrustStatus;
 use ahp_engine::Registry;
 use anyhow::{Context, Result};
@@ -849,9 +850,12 @@ pub(crate) fn run(args: DoctorArgs, registry: &Registry) -> Result<u8> {
     };
     let home = install::home().ok();
     let mut r = Report::default();
-    // A policy that does not load is reported below.
-    let agent_timeout = crate::ops::policy::load(Some(root.clone()), registry)
-        .map_or(ahp_config::AGENT_TIMEOUT, |cfg| cfg.agent_timeout());
+    // Loaded as a hook call loads it; one that does not load is reported
+    // by the policy check below.
+    let loaded = crate::ops::policy::load(Some(root.clone()), registry).ok();
+    let agent_timeout = loaded
+        .as_ref()
+        .map_or(ahp_config::AGENT_TIMEOUT, LoadedConfig::agent_timeout);
     for agent in Agent::ALL {
         for scope in install::scopes(agent) {
             let base = match scope {
@@ -890,7 +894,7 @@ pub(crate) fn run(args: DoctorArgs, registry: &Registry) -> Result<u8> {
     match crate::ops::policy::trust_status(&root) {
         Ok((set, _)) if set.is_empty() => r.add("trust", Level::Ok, "no project hooks to trust"),
         Ok((_, TrustStatus::Trusted)) => r.add("trust", Level::Ok, "project hooks are trusted"),
-        Ok(_) if nothing_waits_for_trust(&root, registry) => r.add(
+        Ok(_) if nothing_waits_for_trust(loaded.as_ref()) => r.add(
             "trust",
             Level::Ok,
             "the project policy is not trusted, and nothing in it waits for trust (only HOOK.md scripts, commands, rewrites of tool input and oracles that write files do)",
@@ -943,7 +947,6 @@ pub(crate) fn run(args: DoctorArgs, registry: &Registry) -> Result<u8> {
 /// Whether the project's policy, loaded as a hook call loads it, leaves
 /// nothing out for want of trust: an untrusted policy of plain oracles is
 /// not a problem, and saying "they do not run" would be false.
-fn nothing_waits_for_trust(root: &Path, registry: &Registry) -> bool {
-    crate::ops::policy::load(Some(root.to_path_buf()), registry)
-        .is_ok_and(|cfg| cfg.skipped_entries.is_empty() && cfg.skipped_hooks.is_empty())
+fn nothing_waits_for_trust(loaded: Option<&LoadedConfig>) -> bool {
+    loaded.is_some_and(|cfg| cfg.skipped_entries.is_empty() && cfg.skipped_hooks.is_empty())
 }

@@ -216,12 +216,7 @@ fn explain(
     for (_, id, why) in cfg.skipped_entries.iter().filter(|(e, _, _)| *e == event) {
         out.push_str(&format!("skipped: entry `{id}`: {why}\n"));
     }
-    for e in cfg
-        .hook_errors
-        .iter()
-        .chain(&cfg.skipped_hook_errors)
-        .chain(&errors)
-    {
+    for e in cfg.hook_load_errors().chain(&errors) {
         out.push_str(&format!("not loaded: {}\n", e.to_string().trim_end()));
     }
     let disabled: Vec<_> = cfg.entries_for(event).filter(|e| !e.enabled()).collect();
