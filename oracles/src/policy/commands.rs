@@ -1628,8 +1628,7 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
                 if !other_tree
                     && (cmd.args.first().is_some_and(|a| a == "checkout")
                         || cmd.args.first().is_some_and(|a| a == "restore")
-                            && (!cmd.has_flag(Some('S'), &["staged"])
-                                || cmd.has_flag(Some('W'), &["worktree"])))
+                            && restores_work_tree(cmd))
                     && (cmd
                         .args
                         .iter()
@@ -2758,6 +2757,13 @@ pub(crate) fn git_work_tree(cmd: &SimpleCommand) -> Option<&str> {
             _ => None,
         })
         .or_else(|| cmd.env.get("GIT_WORK_TREE").map(String::as_str))
+}
+
+/// Whether a `git restore` (its flags among `cmd`'s words) writes the
+/// work tree: not when it only unstages (`--staged` without
+/// `--worktree`).
+pub(crate) fn restores_work_tree(cmd: &SimpleCommand) -> bool {
+    !cmd.has_flag(Some('S'), &["staged"]) || cmd.has_flag(Some('W'), &["worktree"])
 }
 
 /// The folder `git -C DIR …` runs in, as the command names it (`git -C a

@@ -453,7 +453,6 @@ fn git_written_files(git: &SimpleCommand) -> Vec<String> {
     // The subcommand's own flags.
     let mut rest = git.clone();
     rest.args = args.to_vec();
-    let flag = |short, long| rest.has_flag(short, long);
     let ops: Vec<String> = match args.iter().position(|a| a == "--") {
         Some(dashes) => args[dashes + 1..].to_vec(),
         None => {
@@ -472,8 +471,8 @@ fn git_written_files(git: &SimpleCommand) -> Vec<String> {
     };
     match sub.as_str() {
         "checkout" => ops,
-        "restore" if !flag(Some('S'), &["staged"]) || flag(Some('W'), &["worktree"]) => ops,
-        "rm" if !flag(None, &["cached"]) => ops,
+        "restore" if commands::restores_work_tree(&rest) => ops,
+        "rm" if !rest.has_flag(None, &["cached"]) => ops,
         "mv" => ops.into_iter().last().into_iter().collect(),
         _ => Vec::new(),
     }
