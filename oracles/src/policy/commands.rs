@@ -35,6 +35,9 @@
 //! | `guardrail-bypass` | block | an agent started without its permission checks (`--dangerously-skip-permissions`, `--yolo`, …) |
 //! | `policy-bypass` | block | `ahp trust` (not `--show` or `--revoke`) and `ahp uninstall`: the user's own gates, not the agent's |
 //! | `secret-to-network` | block | a network tool given a secret-named variable (`-H "X: $API_KEY"`) or the output of `env` |
+//! | `insecure-registry` | prompt | a package manager pointed at a plain `http://` registry off this machine, `--trusted-host` |
+//! | `public-repo` | prompt | `gh repo create --public`, `gh repo edit --visibility public`, `gh gist create --public` |
+//! | `git-push-address` | prompt | `git push` to an address written on the line (`https://…`, `git@host:…`, `--repo=…`), `git remote add`/`set-url` of one, a remote's address or `pushInsteadOf` set for one command |
 //!
 //! Each rule is off in a project that lists its id under PermissionChecker's
 //! `except:`.
@@ -87,6 +90,7 @@ pub const IDS: &[&str] = &[
     "secret-to-network",
     "insecure-registry",
     "public-repo",
+    "git-push-address",
 ];
 
 fn hit(id: &'static str) -> Hit {
@@ -245,6 +249,11 @@ fn hit(id: &'static str) -> Hit {
             false,
             "makes a repository or gist public: whatever is pushed to it is published",
             "create it private, and let the user decide what to publish",
+        ),
+        "git-push-address" => (
+            false,
+            "sends the repository to an address written on the command line, not to a remote the user set up",
+            "push to a configured remote (`git remote -v` lists them); a new destination is the user's to add",
         ),
         _ => (true, "dangerous", "do not run it"),
     };
@@ -798,6 +807,9 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
         }
         if skips_git_hooks(cmd) {
             add("git-hooks-skip");
+        }
+        if pushes_to_address(cmd) {
+            add("git-push-address");
         }
         // `git --work-tree=DIR checkout -- .` fills DIR (an export), not
         // the working tree.
@@ -2659,6 +2671,75 @@ pub(crate) fn git_options(cmd: &SimpleCommand) -> (Vec<GitOption<'_>>, usize) {
         }
     }
     (options, i.min(cmd.args.len()))
+}
+
+/// Whether a `git` command sends the repository somewhere the line itself
+/// names: `git push URL`, `--repo=URL`, `git remote add NAME URL` or
+/// `set-url` (the next push goes there), or, for one command, a remote's
+/// `url`/`pushurl` or a `pushInsteadOf` that rewrites every address. A
+/// folder on this machine is not an address elsewhere.
+fn pushes_to_address(cmd: &SimpleCommand) -> bool {
+    if cmd.name != "git" {
+        return false;
+    }
+    let (options, at) = git_options(cmd);
+    let args: Vec<&str> = cmd.args.iter().skip(at).map(String::as_str).collect();
+    match args.first().copied() {
+        Some("push") => {
+            let rewritten = options.iter().any(|option| match option {
+                ("-c", Some(setting)) => setting.split_once('=').is_some_and(|(key, value)| {
+                    let key = key.to_ascii_lowercase();
+                    (key.starts_with("remote.")
+                        && (key.ends_with(".url") || key.ends_with(".pushurl"))
+                        || key.starts_with("url.") && key.ends_with(".pushinsteadof"))
+                        && !value.is_empty()
+                }),
+                _ => false,
+            });
+            // The repository: `--repo`'s value, else the first operand
+            // (an option's value, `-o VALUE`, is not one).
+            let mut repository = None;
+            let mut words = args[1..].iter();
+            while let Some(a) = words.next() {
+                match a
+                    .strip_prefix("--")
+                    .map(|l| l.split_once('=').unwrap_or((l, "")))
+                {
+                    Some(("repo", "")) => repository = words.next().copied(),
+                    Some(("repo", url)) => repository = Some(url),
+                    Some(("push-option" | "receive-pack" | "exec", "")) => {
+                        words.next();
+                    }
+                    Some(_) => {}
+                    None if *a == "-o" => {
+                        words.next();
+                    }
+                    None if a.starts_with('-') => {}
+                    None if repository.is_none() => repository = Some(*a),
+                    None => {}
+                }
+            }
+            rewritten || repository.is_some_and(is_address)
+        }
+        Some("remote") => {
+            matches!(args.get(1).copied(), Some("add" | "set-url"))
+                && args[2..]
+                    .iter()
+                    .any(|a| !a.starts_with('-') && is_address(a))
+        }
+        _ => false,
+    }
+}
+
+/// Whether a git repository operand is an address on another machine:
+/// `scheme://…` other than `file://`, or scp's `[user@]host:path`.
+fn is_address(repository: &str) -> bool {
+    if let Some((scheme, _)) = repository.split_once("://") {
+        return !scheme.eq_ignore_ascii_case("file");
+    }
+    repository
+        .split_once(':')
+        .is_some_and(|(host, _)| !host.is_empty() && !host.contains('/'))
 }
 
 /// Whether a `git` command skips the repository's own hooks: `commit
