@@ -260,6 +260,7 @@ impl PathGuard {
             Access::Read if sends => "sends",
             Access::Read => "reads",
             Access::Write => "writes",
+            Access::Stage => "stages",
         };
         let (class, protected) = self.class_of(path, work_dir)?;
         // A glob (what a copy or an archive puts in a folder) is named with
@@ -291,11 +292,16 @@ impl PathGuard {
                 "a start-up file or system path (code there runs outside this session)",
                 "change files inside the project; if the user's environment needs a change, show them the line to add",
             ),
-            (Class::Persistence | Class::Control, Access::Read) => return None,
+            (Class::Persistence | Class::Control, Access::Read | Access::Stage) => return None,
             (Class::Control, Access::Write) => (
                 false,
                 "a file that governs the agent (its permissions, hooks or MCP servers) or ahp's own policy",
                 "show the user the change and let them make it, or confirm it with them",
+            ),
+            (Class::Confirm, Access::Stage) => (
+                false,
+                "a file of the project's secrets, for a commit: once pushed, its history keeps them",
+                "keep it out of git (list it in `.gitignore`) and commit a template such as `.env.example`",
             ),
             (Class::Confirm, _) => (
                 false,

@@ -289,6 +289,9 @@ pub enum Access {
     Read,
     /// It is written, created, replaced or removed.
     Write,
+    /// It is staged for a commit (`git add`): one push away from a
+    /// history that keeps it for good.
+    Stage,
 }
 
 /// A glob list. Each glob is compiled the first time a path holds its
@@ -478,6 +481,24 @@ fn git_written_files(git: &SimpleCommand) -> Vec<String> {
     }
 }
 
+/// The files `git add` names (its operands; `--pathspec-from-file` is
+/// not read).
+fn git_added_files(git: &SimpleCommand) -> Vec<String> {
+    let mut dashes = false;
+    git.args
+        .iter()
+        .skip(1)
+        .filter(|a| {
+            if dashes {
+                return true;
+            }
+            dashes = *a == "--";
+            !a.starts_with('-')
+        })
+        .cloned()
+        .collect()
+}
+
 /// Commands that look at a path's name or metadata, or use a credential
 /// for what it is for, without revealing its content.
 const META: &[&str] = &[
@@ -616,6 +637,16 @@ pub fn accesses(cmd: &SimpleCommand) -> Vec<(String, Access)> {
         ) && let Some(tree) = commands::git_work_tree(cmd)
         {
             out.push((path(&format!("{tree}/**")), Access::Write));
+        }
+        // `git add .env`, `git add -f .env`: the file named is staged.
+        if sub == Some("add") {
+            for file in git_added_files(git) {
+                let file = match commands::git_dir(cmd) {
+                    Some(dir) if !file.starts_with(['/', '~']) => format!("{dir}/{file}"),
+                    _ => file,
+                };
+                out.push((path(&file), Access::Stage));
+            }
         }
         // `git checkout REV -- FILE`, `git restore --source=REV FILE`, `git
         // rm FILE`, `git mv A FILE`: the named files are replaced with
