@@ -164,7 +164,7 @@ pub fn config_path(agent: Agent, scope: Scope, home: &Path, project: &Path) -> R
         (Agent::Copilot, Scope::Project) => project.join(".github/hooks/ahp.json"),
         (Agent::Cursor, Scope::User) => home.join(".cursor/hooks.json"),
         (Agent::Cursor, Scope::Project) => project.join(".cursor/hooks.json"),
-        (Agent::Kimi, Scope::User) => home.join(".kimi/config.toml"),
+        (Agent::Kimi, Scope::User) => kimi_config(home),
         (Agent::Qwen, Scope::User) => home.join(".qwen/settings.json"),
         (Agent::Qwen, Scope::Project) => project.join(".qwen/settings.json"),
         // Droid reads `hooks.json` beside its settings (the `hooks` key of
@@ -190,6 +190,23 @@ pub fn config_path(agent: Agent, scope: Scope, home: &Path, project: &Path) -> R
         }
     };
     Ok(p)
+}
+
+/// Kimi Code reads `$KIMI_CODE_HOME/config.toml` (by default
+/// `~/.kimi-code/config.toml`). The Kimi CLI it replaces read
+/// `~/.kimi/config.toml`, which stays the file while only that CLI is
+/// there.
+fn kimi_config(home: &Path) -> PathBuf {
+    if let Some(h) = std::env::var_os("KIMI_CODE_HOME").filter(|h| !h.is_empty()) {
+        return PathBuf::from(h).join("config.toml");
+    }
+    let code = home.join(".kimi-code");
+    let legacy = home.join(".kimi/config.toml");
+    if !code.exists() && legacy.exists() {
+        legacy
+    } else {
+        code.join("config.toml")
+    }
 }
 
 /// The agent's event names ahp registers: every event that maps to an

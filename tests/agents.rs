@@ -2058,3 +2058,86 @@ fn the_newer_agents_guard_their_config_patches_and_edits() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// The agents' current tool names reach the policy as their kind: Kimi
+/// Code's Claude-style names (`Bash`, `Edit` with `path`), Copilot's
+/// runtime names (`str_replace_editor`, `apply_patch`, `rg`) and the
+/// Claude names of its PascalCase payloads (`WebFetch`), Gemini's
+/// `grep_search`. A rule scoped to a kind that missed them would let the
+/// call through.
+#[test]
+fn each_agents_current_tool_names_reach_rules_scoped_to_a_kind() {
+    let sb = Sandbox::new();
+    let entry = |kind: &str| {
+        format!(
+            "    - oracle: Rules\n      id: no-{kind}\n      when: {{ tool.name: {kind} }}\n      config:\n        rules:\n          - condition: \"true\"\n            intensity: block\n            message: \"no {kind} here\"\n"
+        )
+    };
+    sb.write(
+        ".ahp/hooks.yaml",
+        &format!(
+            "settings: {{builtin: false}}\nhooks:\n  pre-tool-use:\n{}{}{}{}",
+            entry("shell"),
+            entry("edit"),
+            entry("read"),
+            entry("fetch")
+        ),
+    );
+    let cases: Vec<(&str, Option<&str>, Value, &str)> = vec![
+        (
+            "kimi",
+            None,
+            json!({"session_id": "s", "cwd": "/tmp", "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "echo hi"}, "client_type": "kimi_code_cli"}),
+            "shell",
+        ),
+        (
+            "kimi",
+            None,
+            json!({"session_id": "s", "cwd": "/tmp", "hook_event_name": "PreToolUse", "tool_name": "Edit", "tool_input": {"path": "a.txt", "old_string": "a", "new_string": "b"}}),
+            "edit",
+        ),
+        (
+            "copilot",
+            Some("preToolUse"),
+            json!({"sessionId": "s", "timestamp": 1, "cwd": "/tmp", "toolName": "str_replace_editor", "toolArgs": "{\"path\":\"a.txt\"}"}),
+            "edit",
+        ),
+        (
+            "copilot",
+            Some("preToolUse"),
+            json!({"sessionId": "s", "timestamp": 1, "cwd": "/tmp", "toolName": "apply_patch", "toolArgs": "{\"input\":\"*** Begin Patch\\n*** End Patch\"}"}),
+            "edit",
+        ),
+        (
+            "copilot",
+            Some("preToolUse"),
+            json!({"sessionId": "s", "timestamp": 1, "cwd": "/tmp", "toolName": "rg", "toolArgs": "{\"pattern\":\"x\"}"}),
+            "read",
+        ),
+        (
+            "copilot",
+            None,
+            json!({"hook_event_name": "PreToolUse", "session_id": "s", "cwd": "/tmp", "tool_name": "WebFetch", "tool_input": {"url": "https://example.com"}}),
+            "fetch",
+        ),
+        (
+            "gemini",
+            None,
+            json!({"session_id": "s", "cwd": "/tmp", "hook_event_name": "BeforeTool", "tool_name": "grep_search", "tool_input": {"pattern": "x", "dir_path": "src"}}),
+            "read",
+        ),
+    ];
+    for (agent, event, payload, kind) in &cases {
+        let run = hook(&sb, agent, *event, &payload.to_string());
+        assert_eq!(run.exit, 0, "{agent}: {}", run.stderr);
+        assert!(
+            run.stdout.contains(&format!("no {kind} here")),
+            "{agent} {}: {}",
+            payload["tool_name"]
+                .as_str()
+                .or(payload["toolName"].as_str())
+                .unwrap_or(""),
+            run.stdout
+        );
+    }
+}

@@ -1031,3 +1031,32 @@ fn doctor_flags_an_agent_that_waits_less_than_ahp_answers_in() {
         assert!(!doctor().contains("settings.agent_timeout"), "{agent}");
     }
 }
+
+/// Kimi Code reads `~/.kimi-code/config.toml` (or `$KIMI_CODE_HOME`); the
+/// Kimi CLI before it read `~/.kimi/config.toml`, which keeps ahp's hooks
+/// while only that CLI is there.
+#[test]
+fn kimi_code_gets_its_own_config_and_the_old_cli_keeps_its_own() {
+    let sb = Sandbox::new();
+    let home = sb.home.path().to_path_buf();
+    sb.ahp().args(["install", "kimi"]).assert().success();
+    let code = std::fs::read_to_string(home.join(".kimi-code/config.toml")).unwrap();
+    assert!(code.contains("ahp hook kimi"), "{code}");
+    assert!(!home.join(".kimi").exists());
+
+    let elsewhere = home.join("kh");
+    sb.ahp()
+        .env("KIMI_CODE_HOME", &elsewhere)
+        .args(["install", "kimi"])
+        .assert()
+        .success();
+    let moved = std::fs::read_to_string(elsewhere.join("config.toml")).unwrap();
+    assert!(moved.contains("ahp hook kimi"), "{moved}");
+
+    let old = Sandbox::new();
+    let legacy = old.write_home(".kimi/config.toml", "default_model = \"k2\"\n");
+    old.ahp().args(["install", "kimi"]).assert().success();
+    let text = std::fs::read_to_string(&legacy).unwrap();
+    assert!(text.contains("ahp hook kimi"), "{text}");
+    assert!(!old.home.path().join(".kimi-code").exists());
+}

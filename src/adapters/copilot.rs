@@ -38,7 +38,9 @@ pub(super) const EVENTS: &[(&str, Option<Event>)] = &[
     ("ErrorOccurred", None),
 ];
 
-/// Copilot's tools (names compare case-insensitively, so `Bash` is `bash`).
+/// Copilot's tools, by their runtime names and by the Claude names its
+/// PascalCase payloads give them (names compare case-insensitively, so
+/// `Bash` is `bash`).
 pub(super) const TOOLS: &[(&str, &str)] = &[
     ("bash", "shell"),
     ("powershell", "shell"),
@@ -47,12 +49,18 @@ pub(super) const TOOLS: &[(&str, &str)] = &[
     ("write", "write"),
     ("edit", "edit"),
     ("str_replace", "edit"),
+    ("str_replace_editor", "edit"),
+    ("apply_patch", "edit"),
     ("view", "read"),
     ("read", "read"),
     ("glob", "read"),
     ("grep", "read"),
+    ("rg", "read"),
     ("web_fetch", "fetch"),
+    ("webfetch", "fetch"),
     ("fetch", "fetch"),
+    ("web_search", "fetch"),
+    ("websearch", "fetch"),
 ];
 
 pub(super) fn parse(

@@ -30,6 +30,7 @@ pub(super) const TOOLS: &[(&str, &str)] = &[
     ("read_file", "read"),
     ("read_many_files", "read"),
     ("glob", "read"),
+    ("grep_search", "read"),
     ("search_file_content", "read"),
     ("list_directory", "read"),
     ("web_fetch", "fetch"),

@@ -25,15 +25,21 @@ pub(super) const EVENTS: &[(&str, Option<Event>)] = &[
     ("Notification", Some(Event::Notification)),
 ];
 
-/// Kimi's tools.
+/// Kimi's tools: Kimi Code's, then the names the Kimi CLI before it
+/// gave the same tools.
 pub(super) const TOOLS: &[(&str, &str)] = &[
+    ("Bash", "shell"),
+    ("Write", "write"),
+    ("Edit", "edit"),
+    ("Read", "read"),
+    ("Glob", "read"),
+    ("Grep", "read"),
+    ("FetchURL", "fetch"),
+    ("WebSearch", "fetch"),
     ("Shell", "shell"),
     ("WriteFile", "write"),
     ("StrReplaceFile", "edit"),
     ("ReadFile", "read"),
-    ("Glob", "read"),
-    ("Grep", "read"),
-    ("FetchURL", "fetch"),
     ("SearchWeb", "fetch"),
 ];
 

@@ -56,7 +56,7 @@ ahp_engine::name_enum! {
         Copilot => "copilot",
         /// Cursor (`.cursor/hooks.json`).
         Cursor => "cursor",
-        /// Kimi Code CLI (`[[hooks]]` in `~/.kimi/config.toml`).
+        /// Kimi Code CLI (`[[hooks]]` in `~/.kimi-code/config.toml`).
         Kimi => "kimi",
         /// Qwen Code (`.qwen/settings.json`): Claude Code's hooks over Gemini
         /// CLI's tools.
@@ -881,7 +881,7 @@ fn tool_call(
 
 /// Where the agents put the file a tool acts on: Claude, Gemini, Cursor
 /// `file_path`; Kimi, Copilot `path`; VS Code `filePath`; notebooks.
-const PATH_FIELDS: &[&str] = &["file_path", "path", "filePath", "notebook_path"];
+const PATH_FIELDS: &[&str] = &["file_path", "path", "filePath", "notebook_path", "dir_path"];
 
 /// The file a tool's `input` acts on, in the first of [`PATH_FIELDS`].
 fn path_of(input: &Value) -> Option<String> {

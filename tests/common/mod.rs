@@ -65,6 +65,7 @@ impl Sandbox {
             .env_remove("AHP_DEBUG")
             .env_remove("AHP_FAIL_CLOSED")
             .env_remove("CODEX_HOME")
+            .env_remove("KIMI_CODE_HOME")
             .env_remove("AHP_ENVIRONMENT")
             // No organisation policy of the machine running the tests.
             .env("AHP_MANAGED_CONFIG", "")
