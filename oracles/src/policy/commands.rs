@@ -1,8 +1,9 @@
 //! PermissionChecker's built-in structural rules: judgements over the
 //! shell-command model ([`ahp_engine::shell`]) — the program, its flags,
 //! its targets, its redirections and its place in a pipeline — so that
-//! quoting, wrappers, paths spelled another way and `sh -c` strings do not
-//! change the answer.
+//! quoting, wrappers, paths spelled another way and `sh -c` strings (or
+//! `git grep -O'…'`, which runs its value through the shell) do not change
+//! the answer.
 //!
 //! | id | decision | catches |
 //! |---|---|---|
@@ -844,6 +845,16 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
             None => cmd,
         };
         let name = cmd.name.as_str();
+        // `git grep -O'CMD'` runs CMD through the shell with the files
+        // found: judged as a line of its own (a bare `-O` is the pager).
+        if name == "git" && cmd.args.first().is_some_and(|a| a == "grep") {
+            argv_run.extend(cmd.args.iter().filter_map(|a| {
+                a.strip_prefix("--open-files-in-pager=")
+                    .or_else(|| a.strip_prefix("-O"))
+                    .filter(|pager| !pager.is_empty())
+                    .map(str::to_string)
+            }));
+        }
         let ops: Vec<String> = cmd.operands().map(|o| cmd.resolve(o)).collect();
         let work_dir = shell.work_dir.as_deref();
         if let Some(targets) = deleter_targets(name, &ops) {

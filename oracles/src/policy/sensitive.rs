@@ -481,6 +481,57 @@ fn git_written_files(git: &SimpleCommand) -> Vec<String> {
     }
 }
 
+/// The files a git subcommand's options name: the message file of
+/// `commit`, `tag`, `notes` and `merge` (`-F FILE`, `-FFILE`, `--file=FILE`;
+/// `-` is standard input), read; the output file of the commands that
+/// print a diff or a log (`--output=FILE`), written.
+fn git_option_files(git: &SimpleCommand) -> Vec<(String, Access)> {
+    let Some((sub, args)) = git.args.split_first() else {
+        return Vec::new();
+    };
+    let (long, short, access) = match sub.as_str() {
+        "commit" | "tag" | "notes" | "merge" => ("file", Some('F'), Access::Read),
+        "log" | "show" | "diff" | "format-patch" | "whatchanged" | "range-diff" => {
+            ("output", None, Access::Write)
+        }
+        _ => return Vec::new(),
+    };
+    let mut out = Vec::new();
+    let mut words = args.iter();
+    while let Some(a) = words.next() {
+        if a == "--" {
+            break;
+        }
+        let value = if let Some(rest) = a.strip_prefix("--") {
+            match rest.split_once('=') {
+                Some((name, v)) if name == long => Some(v.to_string()),
+                None if rest == long => words.next().cloned(),
+                _ => None,
+            }
+        } else if let (Some(letter), Some(cluster)) = (short, a.strip_prefix('-')) {
+            // In a cluster (`-aF FILE`), the letters before F are flags;
+            // after a letter that takes a value (`-mFix`) the rest is text.
+            let before = cluster.split(letter).next().unwrap_or(cluster);
+            if cluster.contains(letter) && !before.contains(['m', 'c', 'C', 't', 'u', 'S']) {
+                let rest = &cluster[before.len() + 1..];
+                if rest.is_empty() {
+                    words.next().cloned()
+                } else {
+                    Some(rest.to_string())
+                }
+            } else {
+                None
+            }
+        } else {
+            None
+        };
+        if let Some(v) = value.filter(|v| !v.is_empty() && v != "-") {
+            out.push((v, access));
+        }
+    }
+    out
+}
+
 /// The files `git add` names (its operands; `--pathspec-from-file` is
 /// not read).
 fn git_added_files(git: &SimpleCommand) -> Vec<String> {
@@ -637,6 +688,15 @@ pub fn accesses(cmd: &SimpleCommand) -> Vec<(String, Access)> {
         ) && let Some(tree) = commands::git_work_tree(cmd)
         {
             out.push((path(&format!("{tree}/**")), Access::Write));
+        }
+        // `git commit -F ~/.ssh/id_rsa` reads a file into a message that
+        // a push sends; `git log --output=~/.bashrc` writes one.
+        for (file, access) in git_option_files(git) {
+            let file = match commands::git_dir(cmd) {
+                Some(dir) if !file.starts_with(['/', '~']) => format!("{dir}/{file}"),
+                _ => file,
+            };
+            out.push((path(&file), access));
         }
         // `git add .env`, `git add -f .env`: the file named is staged.
         if sub == Some("add") {
