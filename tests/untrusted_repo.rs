@@ -1002,3 +1002,50 @@ fn the_review_commands_escape_a_repositorys_terminal_codes() {
         assert!(text.contains(shown), "{args:?}: {text}");
     }
 }
+
+/// A repository that comes with its `.git` (an archive, a shared folder)
+/// brings its git config too: content filters, a hooks folder. The git
+/// that ahp runs to read the changes (FileChangeLimiter here, a built-in
+/// oracle that needs no trust) runs none of them, before trust or after.
+#[test]
+fn the_git_ahp_runs_runs_none_of_the_repositorys_own_programs() {
+    let sb = Sandbox::new();
+    sb.git_init();
+    let root = sb.root();
+    let mark = root.join("ran");
+    let script = format!("touch '{}'; cat", mark.display());
+    sb.write(".gitattributes", "* filter=x\n");
+    sb.write("a.txt", "hi\n");
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:\n  pre-tool-use:\n    - oracle: FileChangeLimiter\n      id: limit\n      config: {max_files: 100}\n",
+    );
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-qm", "init"]);
+    sb.write("a.txt", "hi\nmore\n");
+    git(root, &["config", "filter.x.clean", &script]);
+    git(root, &["config", "filter.x.process", &script]);
+    git(root, &["config", "filter.x.required", "true"]);
+    git(root, &["config", "core.hooksPath", ".hooks"]);
+    sb.write(
+        ".hooks/post-index-change",
+        &format!("#!/bin/sh\n{script}\n"),
+    );
+    std::fs::set_permissions(
+        root.join(".hooks/post-index-change"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    for trusted in [false, true] {
+        if trusted {
+            sb.trust();
+        }
+        let out = hook(&sb);
+        assert_eq!(decision(&out), "allow", "{}", stderr(&out));
+        assert!(
+            !mark.exists(),
+            "trusted: {trusted}: a program of the repository's git config ran: {}",
+            stderr(&out)
+        );
+    }
+}

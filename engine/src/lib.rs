@@ -115,19 +115,27 @@ pub use uuid::Uuid;
 /// `git` started inside it would read that config, whose `core.fsmonitor`
 /// runs a program and whose `info/exclude` decides what is ignored. Git
 /// honours `safe.bareRepository` only from protected configuration, which
-/// includes the command line; `core.fsmonitor=false` covers a `.git` that
-/// came in an archive.
+/// includes the command line. A `.git` that came in an archive brings its
+/// own config: `core.fsmonitor` and the hooks (`post-index-change` runs
+/// when `git status` refreshes the index) are switched off here, and a
+/// signature check, which runs `gpg.program`, too. The content filters it
+/// names are switched off by name where ahp reads changes (the oracles'
+/// `workflow::git`).
 ///
 /// ```
 /// let mut cmd = std::process::Command::new("git");
 /// cmd.args(ahp_engine::GIT_SAFE_CONFIG).args(["status", "--short"]);
 /// assert_eq!(ahp_engine::GIT_SAFE_CONFIG[1], "safe.bareRepository=explicit");
 /// ```
-pub const GIT_SAFE_CONFIG: [&str; 4] = [
+pub const GIT_SAFE_CONFIG: [&str; 8] = [
     "-c",
     "safe.bareRepository=explicit",
     "-c",
     "core.fsmonitor=false",
+    "-c",
+    "core.hooksPath=/dev/null",
+    "-c",
+    "log.showSignature=false",
 ];
 pub use context::{Files, HookContext, ToolCall, Turn, deep_merge};
 pub use dispatch::{

@@ -362,9 +362,8 @@ enum Base {
 
 /// Runs git in `root`: stdout on success, else the first line of stderr.
 async fn git(root: &Path, args: &[&str]) -> Result<String, String> {
-    let mut cmd = tokio::process::Command::new("git");
-    cmd.args(ahp_engine::GIT_SAFE_CONFIG).args(args);
-    cmd.current_dir(root);
+    let mut cmd = super::git::command("git".as_ref(), root, GIT_TIMEOUT).await;
+    cmd.args(args);
     match process::run(cmd, Vec::new(), GIT_TIMEOUT).await {
         Ok(run) if run.status.success() => Ok(run.stdout.text()),
         Ok(run) => {

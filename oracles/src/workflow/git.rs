@@ -47,7 +47,7 @@ use ahp_engine::{HookContext, async_trait};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, HashMap};
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -743,10 +743,8 @@ impl Git {
 
     /// Runs git in `cwd` with the C locale (so messages can be recognized).
     async fn run(&self, cwd: &Path, args: &[&str]) -> Result<Run, GitError> {
-        let mut cmd = Command::new(&self.program);
-        cmd.current_dir(cwd);
-        cmd.args(ahp_engine::GIT_SAFE_CONFIG)
-            .args(args)
+        let mut cmd = command(&self.program, cwd, self.timeout).await;
+        cmd.args(args)
             .env("LC_ALL", "C")
             .env("GIT_TERMINAL_PROMPT", "0")
             .env("GIT_OPTIONAL_LOCKS", "0");
@@ -777,6 +775,80 @@ impl ChangedFiles for Git {
     async fn changes(&self, trunk: Option<&str>) -> Result<ChangeSet, GitError> {
         Git::changes(self, trunk).await
     }
+}
+
+/// `program` (git) in `dir`, with the options every git that ahp runs in a
+/// project gets: [`ahp_engine::GIT_SAFE_CONFIG`], and every content filter
+/// that the repository's own config defines (`.git/config`, and what it
+/// includes) switched off. Such a filter is a program git runs on the work
+/// tree's files whenever it compares them (`git diff`, `git status`); a
+/// repository that comes with its `.git` would otherwise run code through
+/// ahp, trusted or not. The user's own filters (git-lfs in `~/.gitconfig`)
+/// stay.
+pub(crate) async fn command(program: &OsStr, dir: &Path, timeout: Duration) -> Command {
+    let mut cmd = Command::new(program);
+    cmd.current_dir(dir)
+        .args(ahp_engine::GIT_SAFE_CONFIG)
+        .args(repository_filters_off(program, dir, timeout).await);
+    cmd
+}
+
+/// The `-c filter.NAME.KEY=` options that switch off the filters defined
+/// in the repository's config, looked up once per directory.
+async fn repository_filters_off(program: &OsStr, dir: &Path, timeout: Duration) -> Vec<String> {
+    static SEEN: std::sync::Mutex<Vec<(PathBuf, Vec<String>)>> = std::sync::Mutex::new(Vec::new());
+    let known = |seen: &[(PathBuf, Vec<String>)]| {
+        seen.iter()
+            .find(|(d, _)| d == dir)
+            .map(|(_, options)| options.clone())
+    };
+    if let Some(options) = SEEN.lock().ok().and_then(|s| known(&s)) {
+        return options;
+    }
+    let mut lookup = Command::new(program);
+    lookup
+        .current_dir(dir)
+        .args(ahp_engine::GIT_SAFE_CONFIG)
+        .args(["config", "--show-scope", "--name-only", "--get-regexp"])
+        .arg(r"^filter\..*\.(clean|smudge|process|required)$");
+    // No config, or no git: nothing to switch off (the git that follows
+    // fails, and says why).
+    let listed = run(lookup, Vec::new(), timeout)
+        .await
+        .map(|r| r.stdout.text())
+        .unwrap_or_default();
+    let mut options = Vec::new();
+    for line in listed.lines() {
+        let Some((scope, key)) = line.split_once('\t') else {
+            continue;
+        };
+        let Some(name) = key
+            .strip_prefix("filter.")
+            .and_then(|k| k.rsplit_once('.'))
+            .map(|(name, _)| name)
+        else {
+            continue;
+        };
+        if !matches!(scope, "local" | "worktree") {
+            continue;
+        }
+        for (key, value) in [
+            ("clean", ""),
+            ("smudge", ""),
+            ("process", ""),
+            ("required", "false"),
+        ] {
+            let option = format!("filter.{name}.{key}={value}");
+            if !options.contains(&option) {
+                options.push("-c".to_string());
+                options.push(option);
+            }
+        }
+    }
+    if let Ok(mut seen) = SEEN.lock() {
+        seen.push((dir.to_path_buf(), options.clone()));
+    }
+    options
 }
 
 /// Whether a path (relative, `/`-separated) is a file ahp writes as it

@@ -582,9 +582,8 @@ async fn git_dirty(root: &Path) -> Option<BTreeSet<String>> {
 
 /// Runs git in `root`; its stdout when it succeeds.
 async fn git(root: &Path, args: &[&str]) -> Option<String> {
-    let mut cmd = tokio::process::Command::new("git");
-    cmd.args(ahp_engine::GIT_SAFE_CONFIG).args(args);
-    cmd.current_dir(root);
+    let mut cmd = super::git::command("git".as_ref(), root, GIT_TIMEOUT).await;
+    cmd.args(args);
     match process::run(cmd, Vec::new(), GIT_TIMEOUT).await {
         Ok(run) if run.status.success() => Some(run.stdout.text()),
         _ => None,
