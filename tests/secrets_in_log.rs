@@ -854,3 +854,27 @@ fn a_hidden_value_leaves_ahps_own_fields_alone() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["runs"], 5, "{v}");
 }
+
+/// A credential can be an object's key (an MCP tool's map of connection
+/// URLs, a key id mapped to its label): masked like a value, its entry
+/// kept. And a password that holds `@` is masked up to the host's `@`.
+#[test]
+fn a_secret_in_a_key_or_a_password_with_an_at_sign_is_masked() {
+    let sb = Sandbox::new();
+    let key_id = format!("AKIA{}", "Q7W2E9R4T6Y1U3I5");
+    let payload = json!({"session_id": "s", "cwd": sb.root(), "hook_event_name": "PreToolUse",
+    "tool_name": "mcp__x__y",
+    "tool_input": {
+        key_id.clone(): "label",
+        "k": {"postgres://u:Kp4ss9Wq2z@h/db": 1},
+        "url": "https://user:p@ss99Xv7@host/x"
+    }});
+    let out = hook_call(&sb, &payload);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let (log, _) = sb.all_logs();
+    for secret in [key_id.as_str(), "Kp4ss9Wq2z", "ss99Xv7"] {
+        assert!(!log.contains(secret), "{secret}: {log}");
+    }
+    assert!(log.contains("\"AKIA***\":\"label\""), "{log}");
+    assert!(log.contains("https://user:***@host/x"), "{log}");
+}

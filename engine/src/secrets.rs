@@ -226,11 +226,13 @@ fn rules() -> &'static [Rule] {
             rewrite: Rewrite::Token(t.shown),
         }));
         v.extend([
-            // scheme://user:PASSWORD@host
+            // scheme://user:PASSWORD@host, up to the `@` of the host: a
+            // password may hold `@` (`p@ss@host`) and `/`.
             with(
                 after(
                     &["://"],
-                    r#"(?i)\b([a-z][a-z0-9+.-]*://[^\s/:@'"]*:)[^\s@'"]+(@)"#.to_string(),
+                    r#"(?i)\b([a-z][a-z0-9+.-]*://[^\s/:@'"]*:)[^\s'"]+?(@[^\s@'"/?#]*(?:[/?#\s'"]|\z))"#
+                        .to_string(),
                 ),
                 &["@"],
             ),
@@ -493,6 +495,7 @@ pub fn might_hold(text: &[u8]) -> bool {
 /// let key = format!("AKIA{}", "Q7W2E9R4T6Y1U3I5");
 /// assert_eq!(mask(&format!("aws s3 ls # {key}")), "aws s3 ls # AKIA***");
 /// assert_eq!(mask("psql postgres://app:hunter22@db/x"), "psql postgres://app:***@db/x");
+/// assert_eq!(mask("curl https://u:p@ss99@host/x"), "curl https://u:***@host/x");
 /// assert_eq!(mask("mysql -u root -phunter22 shop"), "mysql -u root -p*** shop");
 /// assert_eq!(mask("DB_PASS=hunter22 ./run"), "DB_PASS=*** ./run");
 /// assert_eq!(mask("ls -la src"), "ls -la src");
@@ -701,6 +704,14 @@ mod tests {
             (
                 "psql postgres://app:hunter22@db/x",
                 "psql postgres://app:***@db/x",
+            ),
+            (
+                "psql postgres://app:ab/c@d@db",
+                "psql postgres://app:***@db",
+            ),
+            (
+                "curl 'https://u:p@ss99@host/x?to=a@b.example'",
+                "curl 'https://u:***@host/x?to=a@b.example'",
             ),
             ("mysql -u root -phunter22 shop", "mysql -u root -p*** shop"),
             ("docker login -p hunter22 r.io", "docker login -p *** r.io"),

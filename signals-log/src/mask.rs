@@ -216,11 +216,7 @@ impl Masking {
                     line.windows(escaped.len()).any(|w| w == escaped.as_bytes())
                 })
                 || json_strings(line).any(|(text, is_key)| {
-                    if is_key {
-                        key_might_be_sensitive(text)
-                    } else {
-                        secrets::might_hold(text)
-                    }
+                    (is_key && key_might_be_sensitive(text)) || secrets::might_hold(text)
                 }))
     }
 
@@ -271,6 +267,27 @@ impl Masking {
                 self.walk(value, path, hidden);
             }
             path.pop();
+        }
+        // A key can be a credential too (`{"AKIA…": 1}`, an MCP tool's
+        // map of URLs): masked like a value, its entry kept, under a
+        // number where two keys mask alike.
+        let secret_keys: Vec<String> = map
+            .keys()
+            .filter(|k| matches!(mask_string(k), Cow::Owned(_)))
+            .cloned()
+            .collect();
+        for key in secret_keys {
+            let Some(value) = map.remove(&key) else {
+                continue;
+            };
+            let masked = mask_string(&key).into_owned();
+            let mut name = masked.clone();
+            let mut n = 1;
+            while map.contains_key(&name) {
+                n += 1;
+                name = format!("{masked} #{n}");
+            }
+            map.insert(name, value);
         }
     }
 
