@@ -610,3 +610,46 @@ fn a_user_policy_linked_to_nothing_fails_closed() {
         "{said}"
     );
 }
+
+/// A later layer's `config` for a builtin entry that stops it blocking
+/// what it is there for (`except:` its rule, PathGuard's `allow:` of the
+/// home folder) is warned about at its line, by `validate` and by every
+/// call, as a weaker intensity is; a tuning that keeps those blocks is not.
+#[test]
+fn a_config_that_stops_a_builtin_entry_blocking_is_warned_about() {
+    let sb = Sandbox::new();
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:\n  pre-tool-use:\n    - id: PermissionChecker\n      config: {except: [rm-recursive-system, rm-rf-root]}\n    - id: PathGuard\n      config: {allow: [\"~/**\"]}\n",
+    );
+    let out = sb.ahp().arg("validate").output().unwrap();
+    let err = stderr(&out);
+    assert!(
+        err.contains(".ahp/hooks.yaml:4:16: hooks.pre-tool-use[PermissionChecker].config.except: the builtin entry `PermissionChecker` no longer blocks `rm -rf /` through claude-code's Bash"),
+        "{err}"
+    );
+    assert!(
+        err.contains(".ahp/hooks.yaml:6:16: hooks.pre-tool-use[PathGuard].config.allow: the builtin entry `PathGuard` no longer blocks a Read of `~/.ssh/id_rsa`"),
+        "{err}"
+    );
+    let call = sb
+        .claude_pre_tool("s", "Bash", serde_json::json!({"command": "ls"}))
+        .output()
+        .unwrap();
+    assert!(
+        stderr(&call).contains("no longer blocks `rm -rf /`"),
+        "{}",
+        stderr(&call)
+    );
+
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:\n  pre-tool-use:\n    - id: PermissionChecker\n      config: {except: [git-discard]}\n    - id: PathGuard\n      config: {allow: [\"~/.cache/**\"]}\n",
+    );
+    let out = sb.ahp().arg("validate").output().unwrap();
+    assert!(
+        !stderr(&out).contains("no longer blocks"),
+        "{}",
+        stderr(&out)
+    );
+}

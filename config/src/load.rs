@@ -306,9 +306,15 @@ fn builtin_probes(oracle: Option<&str>) -> Vec<(String, ahp_engine::HookContext)
             json!({"name": "shell", "raw_name": raw, "input": {"command": command}}),
         )
     };
-    let file = |name: &str, raw: &str, path: &str| {
+    // The user's own home: what PathGuard protects is under it.
+    let home = std::env::var("HOME")
+        .ok()
+        .filter(|h| h.starts_with('/') && h.len() > 1)
+        .unwrap_or_else(|| "/home/user".into());
+    let file = |name: &str, raw: &str, under_home: &str| {
+        let path = format!("{}/{under_home}", home.trim_end_matches('/'));
         (
-            format!("a {raw} of `{path}`"),
+            format!("a {raw} of `~/{under_home}`"),
             "claude-code".to_string(),
             json!({"name": name, "raw_name": raw, "input": {"file_path": path}, "path": path}),
         )
@@ -325,9 +331,9 @@ fn builtin_probes(oracle: Option<&str>) -> Vec<(String, ahp_engine::HookContext)
             shell("gemini", "run_shell_command", "rm -rf /"),
         ],
         Some("PathGuard") => vec![
-            file("read", "Read", "/home/user/.ssh/id_rsa"),
-            file("write", "Write", "/home/user/.bashrc"),
-            shell("claude-code", "Bash", "cat /home/user/.ssh/id_rsa"),
+            file("read", "Read", ".ssh/id_rsa"),
+            file("write", "Write", ".bashrc"),
+            shell("claude-code", "Bash", "cat ~/.ssh/id_rsa"),
         ],
         _ => Vec::new(),
     };
@@ -1939,6 +1945,61 @@ impl LoadedConfig {
         })
     }
 
+    /// A later layer's `config` for a builtin entry that stops it blocking
+    /// one of the calls it is there for ([`builtin_probes`]): `except:
+    /// [rm-recursive-system]`, PathGuard's `allow: ["~/**"]`. Each probe
+    /// that the entry with no tuning blocks is put to the tuned one (the
+    /// built-in oracles answer a tool call without waiting; one that
+    /// would wait is not judged). `extend_defaults: false` has its own
+    /// warning in [`LoadedConfig::common`].
+    fn weakened_builtin(
+        &self,
+        me: &MergedEntry,
+        registry: &Registry,
+        name: &str,
+        tuned: &Arc<dyn ahp_engine::Oracle>,
+    ) -> Option<ConfigWarning> {
+        if me.defined_at.layer() != Layer::Builtin {
+            return None;
+        }
+        let config = me.node.get("config")?;
+        let NodeValue::Map(keys) = &config.value else {
+            return None;
+        };
+        let (key, _) = keys
+            .iter()
+            .find(|(k, _)| k.origin.layer() != Layer::Builtin)?;
+        if key.name == "extend_defaults" {
+            return None;
+        }
+        let plain = registry
+            .build(
+                name,
+                OracleConfig::new(&serde_json::Value::Null, Some(&self.project_root)),
+            )
+            .ok()?;
+        let blocks = |oracle: &Arc<dyn ahp_engine::Oracle>, ctx: &ahp_engine::HookContext| {
+            let mut answer = std::pin::pin!(oracle.evaluate(ctx));
+            let mut waker = std::task::Context::from_waker(std::task::Waker::noop());
+            matches!(
+                answer.as_mut().poll(&mut waker),
+                std::task::Poll::Ready(Ok(signals))
+                    if signals.iter().any(|s| s.header.intensity == Intensity::Block)
+            )
+        };
+        let (what, _) = builtin_probes(Some(name))
+            .into_iter()
+            .find(|(_, probe)| blocks(&plain, probe) && !blocks(tuned, probe))?;
+        Some(ConfigWarning {
+            location: key.origin.location(),
+            message: format!(
+                "{}: the builtin entry `{}` no longer blocks {what}; tune an entry of your own instead, or switch the builtin entry off with `enabled: false` if that is what you mean",
+                me.path(&format!("config.{}", key.name)),
+                me.id
+            ),
+        })
+    }
+
     /// The time limit of a builtin or managed entry without its own: a
     /// later layer's `settings.timeout` may lengthen it, never shorten it
     /// below the default (a repository's `timeout: 100` made the
@@ -2068,6 +2129,9 @@ impl LoadedConfig {
                                 w.message
                             ),
                         });
+                    }
+                    if let Some(w) = self.weakened_builtin(me, registry, name, &o) {
+                        warnings.push(w);
                     }
                     Some(o)
                 }
