@@ -88,7 +88,9 @@ pub const SIGNAL_TYPE: &str = "retrospective";
 pub struct RetrospectiveGeneratorConfig {
     /// The metrics from the signal log (default true).
     pub generate_metrics: Option<bool>,
-    /// Move the closed issue to the archive (default false).
+    /// Also write the metrics into the issue file itself, as a
+    /// `## Retrospective` section, so the archived issue keeps its history
+    /// (default false; the file is not moved).
     pub archive_issue: Option<bool>,
     /// Where the retrospective is written (a template path).
     #[schemars(length(min = 1))]

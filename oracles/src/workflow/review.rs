@@ -83,7 +83,8 @@ use std::time::Duration;
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ReviewTriggerConfig {
-    /// Name the reviewers in the aid (default true).
+    /// Run `command` to notify the reviewers (default true); `false`
+    /// keeps the command from running, and the aid still names them.
     pub notify_reviewers: Option<bool>,
     /// Suggest opening a pull request (default false).
     pub create_pr: Option<bool>,
@@ -343,6 +344,9 @@ fn pattern_regex(pattern: &str) -> Option<Regex> {
 #[derive(Debug, Clone)]
 pub struct ReviewTrigger {
     notify_reviewers: bool,
+    /// `notify_reviewers: false` with no `command`: a setting that changes
+    /// nothing, said as a warning.
+    idle_switch: bool,
     create_pr: bool,
     codeowners: Option<PathBuf>,
     reviewers: Vec<String>,
@@ -368,6 +372,7 @@ impl ReviewTrigger {
         let c: ReviewTriggerConfig = cfg.parse()?;
         let project_dir = cfg.project_dir();
         let notify_reviewers = c.notify_reviewers.unwrap_or(true);
+        let idle_switch = c.notify_reviewers == Some(false) && c.command.is_none();
         let create_pr = c.create_pr.unwrap_or(false);
         let codeowners = match c.codeowners.as_deref() {
             None => None,
@@ -426,6 +431,7 @@ impl ReviewTrigger {
             });
         Ok(ReviewTrigger {
             notify_reviewers,
+            idle_switch,
             create_pr,
             codeowners,
             reviewers,
@@ -726,22 +732,48 @@ impl Oracle for ReviewTrigger {
     }
 
     fn config_warnings(&self) -> Vec<ahp_engine::OracleConfigWarning> {
-        if !self.create_pr {
-            return Vec::new();
+        let mut out = Vec::new();
+        if self.create_pr {
+            out.push(OracleConfigError::at(
+                "create_pr",
+                "ahp does not open pull requests itself: that needs the branch pushed and the \
+                 forge's credentials, which a policy check does not hold. The review aid asks the \
+                 agent to open one (`gh pr create --fill --reviewer …`); to open it from the hook \
+                 instead, set `command:` (it runs once the project is trusted)",
+            ));
         }
-        vec![OracleConfigError::at(
-            "create_pr",
-            "ahp does not open pull requests itself: that needs the branch pushed and the \
-             forge's credentials, which a policy check does not hold. The review aid asks the \
-             agent to open one (`gh pr create --fill --reviewer …`); to open it from the hook \
-             instead, set `command:` (it runs once the project is trusted)",
-        )]
+        if self.idle_switch {
+            out.push(OracleConfigError::at(
+                "notify_reviewers",
+                "`false` keeps `command` from running, and this entry has no `command`: it \
+                 changes nothing (the aid names the reviewers either way)",
+            ));
+        }
+        out
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn notify_reviewers_false_with_no_command_is_said_to_change_nothing() {
+        let warned = |config: serde_json::Value| {
+            ReviewTrigger::from_config(OracleConfig::new(&config, None))
+                .map(|r| {
+                    r.config_warnings()
+                        .iter()
+                        .any(|w| w.key.as_deref() == Some("notify_reviewers"))
+                })
+                .unwrap_or(false)
+        };
+        assert!(warned(serde_json::json!({"notify_reviewers": false})));
+        assert!(!warned(
+            serde_json::json!({"notify_reviewers": false, "command": "notify-send x"})
+        ));
+        assert!(!warned(serde_json::json!({"notify_reviewers": true})));
+    }
 
     fn matches(pattern: &str, path: &str) -> bool {
         let re = pattern_regex(pattern).unwrap_or_else(|| panic!("no regex for {pattern}"));
