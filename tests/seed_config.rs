@@ -126,6 +126,15 @@ fn require_confirmation_true_asks_before_a_listed_dangerous_command() {
             "{command}: {out}"
         );
     }
+    // A structural rule's block too: the seed's `rm -rf` asks, and must
+    // not turn deleting a system folder into a question.
+    let (code, out, err) = claude(&sb, bash(&sb, "sudo rm -rf /var/lib"));
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("[PermissionChecker] Dangerous command blocked")
+            && out.contains("matches rm-recursive-system"),
+        "{out}"
+    );
     // What the list does not name runs.
     let (code, out, err) = claude(&sb, bash(&sb, "ls -la"));
     assert_eq!(code, 0, "{err}");

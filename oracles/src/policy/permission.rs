@@ -881,8 +881,9 @@ impl PermissionChecker {
     }
 
     /// What the rules say about one command line: the first dangerous
-    /// item that matches, else a structural block, else the first
-    /// confirmation item, else a structural prompt, else `None`.
+    /// item that matches and blocks, else a structural block, else a
+    /// dangerous item that asks, else the first confirmation item, else a
+    /// structural prompt, else `None`.
     pub fn check(&self, command: &str) -> Option<Finding<'_>> {
         self.check_model(command, &shell::model(command, None, None))
     }
@@ -929,17 +930,22 @@ impl PermissionChecker {
                 _ => true,
             }
         };
-        if let Some(f) = texts
+        let dangerous = texts
             .iter()
-            .find_map(|text| self.check_text_dangerous(text, keep))
-        {
+            .find_map(|text| self.check_text_dangerous(text, keep));
+        if let Some(f @ Finding::Dangerous(_)) = dangerous {
             return Some(f);
         }
-        // The structural rules' blocks, the confirmation items, then the
+        // The structural rules' blocks, then a dangerous item of yours that
+        // asks (`require_confirmation: true`: it cannot turn `sudo rm -rf
+        // /var/lib` into a question), the confirmation items, then the
         // structural rules' prompts (`judge` sorts blocks first).
         let (blocks, prompts): (Vec<_>, Vec<_>) = hits.into_iter().partition(|h| h.block);
         if let Some(h) = blocks.into_iter().next() {
             return Some(Finding::Rule(h));
+        }
+        if dangerous.is_some() {
+            return dangerous;
         }
         texts
             .iter()
