@@ -653,3 +653,33 @@ fn a_config_that_stops_a_builtin_entry_blocking_is_warned_about() {
         stderr(&out)
     );
 }
+
+/// Two adjustments of one earlier entry in the same file (`- id:
+/// PermissionChecker` twice) are as much a mistake as two entries of one's
+/// own with one id: the second is an error at its line, naming the first.
+#[test]
+fn a_second_adjustment_of_an_entry_in_one_file_is_an_error() {
+    let sb = Sandbox::new();
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:\n  pre-tool-use:\n    - id: PermissionChecker\n      enabled: false\n    - id: PermissionChecker\n      intensity: block\n",
+    );
+    let out = sb.ahp().arg("validate").output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(".ahp/hooks.yaml:5:7: hooks.pre-tool-use[1]: a second entry with id `PermissionChecker` for pre-tool-use in the same file (first at line 3)"),
+        "{}",
+        stderr(&out)
+    );
+    // Across layers an adjustment per file stays what layers are for.
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:\n  pre-tool-use:\n    - id: PermissionChecker\n      intensity: block\n",
+    );
+    sb.write(
+        ".ahp/hooks.local.yaml",
+        "hooks:\n  pre-tool-use:\n    - id: PermissionChecker\n      priority: 5\n",
+    );
+    let out = sb.ahp().arg("validate").output().unwrap();
+    assert!(!stderr(&out).contains("a second entry"), "{}", stderr(&out));
+}

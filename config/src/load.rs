@@ -940,6 +940,11 @@ impl LoadedConfig {
             .enumerate()
             .map(|(pos, e)| ((e.event, to_kebab(&e.id)), pos))
             .collect();
+        // The entries of earlier layers this file adjusts, with the line of
+        // its first adjustment: a second one in the same file is as much a
+        // mistake as a second entry of its own.
+        let mut adjusted: std::collections::HashMap<(Event, String), usize> =
+            std::collections::HashMap::new();
         for (key, list) in map {
             let event = match Event::parse(&key.name) {
                 Ok(e) => e,
@@ -1030,7 +1035,15 @@ impl LoadedConfig {
                                 .help("give one of them a distinct `id:`"),
                         );
                     }
+                    Some(_) if adjusted.contains_key(&merge_key) => {
+                        let line = adjusted.get(&merge_key).copied().unwrap_or_default();
+                        errors.push(
+                            ConfigError::at(&item.origin, Some(path), format!("a second entry with id `{id}` for {event} in the same file (first at line {line})"))
+                                .help("put both adjustments in one entry"),
+                        );
+                    }
                     Some(pos) => {
+                        adjusted.insert(merge_key.clone(), item.origin.line);
                         let earlier = &self.entries[pos];
                         if let Some((was, now)) = swapped_runner(&earlier.node, &item) {
                             // Merged, it would switch the earlier entry off
