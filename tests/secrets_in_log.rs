@@ -752,6 +752,13 @@ fn a_repository_cannot_shorten_the_log() {
     }
     let (log, _) = sb.all_logs();
     assert_eq!(log.matches("\"kind\":\"signal\"").count(), 3, "{log}");
+    // `validate` (and so `doctor`) says it too, at the line.
+    let out = sb.ahp().arg("validate").output().unwrap();
+    assert!(
+        stderr(&out).contains(".ahp/hooks.yaml:3:13: settings.log_keep: 0 from the repository's policy would keep less of the signal log"),
+        "{}",
+        stderr(&out)
+    );
     // The user's own layer may still ask for a small log.
     sb.write_home(
         ".ahp/hooks.yaml",

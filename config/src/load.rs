@@ -159,7 +159,7 @@ pub struct LoadedConfig {
     log_mask: Vec<String>,
     /// `settings.log_max_bytes` and `log_keep` of every layer that sets a
     /// whole number, in layer order (see [`LoadedConfig::log_settings`]).
-    log_retention: Vec<(Layer, &'static str, u64)>,
+    log_retention: Vec<(Layer, &'static str, u64, String)>,
     /// User HOOK.md hooks a project hook of the same name replaced (see
     /// [`LoadedConfig::skip_project_hooks`]).
     replaced_hooks: Vec<ScriptHookSpec>,
@@ -734,13 +734,12 @@ impl LoadedConfig {
             cfg.note_mode(&root, layer);
             cfg.note_agent_timeout(&root, layer, &mut errors);
             for key in ["log_max_bytes", "log_keep"] {
-                if let Some(NodeValue::Int(i)) = root
-                    .get("settings")
-                    .and_then(|s| s.get(key))
-                    .map(|n| &n.value)
-                    && let Ok(v) = u64::try_from(*i)
+                if let Some(n) = root.get("settings").and_then(|s| s.get(key))
+                    && let NodeValue::Int(i) = n.value
+                    && let Ok(v) = u64::try_from(i)
                 {
-                    cfg.log_retention.push((layer, key, v));
+                    cfg.log_retention
+                        .push((layer, key, v, n.origin.location().to_string()));
                 }
             }
             cfg.merge_layer(root, &mut errors)
@@ -1144,13 +1143,13 @@ impl LoadedConfig {
         let repository = |layer: Layer| {
             layer == Layer::Project || (layer == Layer::Local && self.local_is_repository_code)
         };
-        for (layer, key, v) in &self.log_retention {
+        for (layer, key, v, at) in &self.log_retention {
             let (own, theirs) = match *key {
                 "log_max_bytes" => (&mut out.max_bytes, &mut out.repository_max_bytes),
                 _ => (&mut out.keep, &mut out.repository_keep),
             };
             if repository(*layer) {
-                *theirs = Some(*v);
+                *theirs = Some((*v, at.clone()));
             } else {
                 *own = Some(*v);
             }
@@ -2320,11 +2319,12 @@ pub struct LogSettings {
     pub max_bytes: Option<u64>,
     /// Keep this many rotated files.
     pub keep: Option<u64>,
-    /// `log_max_bytes` set by the repository (`.ahp/hooks.yaml`): it
-    /// applies only where it keeps more than `max_bytes` (or the default).
-    pub repository_max_bytes: Option<u64>,
+    /// `log_max_bytes` set by the repository (`.ahp/hooks.yaml`), with
+    /// where (`FILE:LINE:COLUMN`): it applies only where it keeps more than
+    /// `max_bytes` (or the default).
+    pub repository_max_bytes: Option<(u64, String)>,
     /// `log_keep` set by the repository, likewise.
-    pub repository_keep: Option<u64>,
+    pub repository_keep: Option<(u64, String)>,
     /// Extra key names or dotted paths to mask.
     pub mask: Vec<String>,
 }

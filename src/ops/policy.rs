@@ -203,8 +203,21 @@ pub(crate) fn report_errors(errors: &[ConfigError]) {
 /// setting is reported with the policy's other errors and loses only
 /// itself.
 pub(crate) fn log_options(cfg: &LoadedConfig) -> ahp_signals_log::LogOptions {
+    let (options, ignored) = log_options_and_warnings(cfg);
+    for warning in ignored {
+        eprintln!("warning: {}", terminal_safe(&warning));
+    }
+    options
+}
+
+/// [`log_options`], and a warning for each retention setting of the
+/// repository's that would keep less of the log, and is ignored.
+pub(crate) fn log_options_and_warnings(
+    cfg: &LoadedConfig,
+) -> (ahp_signals_log::LogOptions, Vec<String>) {
     use ahp_signals_log::{FsyncPolicy, LogOptions, Masking};
     let (s, _) = cfg.log_settings();
+    let mut ignored = Vec::new();
     // One ahp process appends a record or two and exits: a flush at exit
     // would make `batch` cost what `always` costs (docs/decisions.md).
     let mut o = LogOptions {
@@ -224,19 +237,19 @@ pub(crate) fn log_options(cfg: &LoadedConfig) -> ahp_signals_log::LogOptions {
     }
     // A repository keeps more of the log, never less (a cloned project's
     // `log_keep: 0` erased every blocked call it had made).
-    let longer = |key: &str, theirs: Option<u64>, ours: u64| match theirs {
-        Some(t) if t < ours => {
-            eprintln!(
-                "warning: settings.{key}: {t} from the repository's policy would keep less of the signal log than {ours}; ignored"
-            );
+    let mut longer = |key: &str, theirs: Option<(u64, String)>, ours: u64| match theirs {
+        Some((t, at)) if t < ours => {
+            ignored.push(format!(
+                "{at}: settings.{key}: {t} from the repository's policy would keep less of the signal log than {ours}; ignored"
+            ));
             ours
         }
-        Some(t) => t,
+        Some((t, _)) => t,
         None => ours,
     };
     o.max_bytes = o
         .max_bytes
-        .map(|ours| longer("log_max_bytes", s.repository_max_bytes, ours));
+        .map(|ours| longer("log_max_bytes", s.repository_max_bytes.clone(), ours));
     let keep = longer("log_keep", s.repository_keep, o.keep as u64);
     o.keep = usize::try_from(keep).unwrap_or(usize::MAX);
     if !s.mask.is_empty() {
@@ -244,7 +257,7 @@ pub(crate) fn log_options(cfg: &LoadedConfig) -> ahp_signals_log::LogOptions {
             s.mask.into_iter().partition(|m| m.contains('.'));
         o.mask = Masking::default().with_keys(keys).with_paths(paths);
     }
-    o
+    (o, ignored)
 }
 
 /// What `ahp validate` found: warnings, then the summary line or the
@@ -268,7 +281,12 @@ pub(crate) fn validate(project: Option<PathBuf>, registry: &Registry) -> Result<
     let compiled = cfg.compile_with_errors(registry, None);
     let policy = compiled.policy;
     let mut v = Validated {
-        warnings: checked.warnings.iter().map(ToString::to_string).collect(),
+        warnings: checked
+            .warnings
+            .iter()
+            .map(ToString::to_string)
+            .chain(log_options_and_warnings(&cfg).1)
+            .collect(),
         managed_overrides: cfg
             .managed_overrides
             .iter()
