@@ -1060,3 +1060,21 @@ fn kimi_code_gets_its_own_config_and_the_old_cli_keeps_its_own() {
     assert!(text.contains("ahp hook kimi"), "{text}");
     assert!(!old.home.path().join(".kimi-code").exists());
 }
+
+/// Copilot CLI also runs the hooks of a repository's `.claude/settings.json`:
+/// with ahp installed there and for Copilot, each Copilot call runs ahp
+/// twice, which doctor says.
+#[test]
+fn doctor_says_copilot_would_run_ahp_twice_beside_claude_codes_project_hooks() {
+    let sb = Sandbox::new();
+    sb.ahp().args(["install", "copilot"]).assert().success();
+    let out = sb.ahp().arg("doctor").output().unwrap();
+    assert!(!stdout(&out).contains("runs ahp twice"), "{}", stdout(&out));
+    sb.ahp().args(["install", "claude-code"]).assert().success();
+    let out = sb.ahp().arg("doctor").output().unwrap();
+    assert!(
+        stdout(&out).contains("note    copilot: Copilot CLI also runs the hooks of this repository's .claude/settings*.json (claude-code (project)), so each of its calls runs ahp twice"),
+        "{}",
+        stdout(&out)
+    );
+}

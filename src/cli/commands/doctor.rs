@@ -378,6 +378,36 @@ fn check_agent_file(
     }
 }
 
+/// Copilot CLI also runs the hooks of a repository's
+/// `.claude/settings.json` and `.claude/settings.local.json` (GitHub's hooks
+/// reference): with ahp installed for both agents there, every Copilot
+/// call runs ahp twice, and each run is logged, counted by the stop-loop
+/// guard and answered.
+fn check_copilot_reads_claude(r: &mut Report) {
+    let has = |subject: &str| {
+        r.findings.iter().any(|f| {
+            f.subject == subject && f.level == Level::Ok && f.message.contains("ahp hooks on")
+        })
+    };
+    let claude: Vec<&str> = ["claude-code (project)", "claude-code (local)"]
+        .into_iter()
+        .filter(|s| has(s))
+        .collect();
+    let copilot = ["copilot (project)", "copilot (user)"]
+        .into_iter()
+        .any(has);
+    if copilot && !claude.is_empty() {
+        r.add(
+            "copilot",
+            Level::Note,
+            format!(
+                "Copilot CLI also runs the hooks of this repository's .claude/settings*.json ({}), so each of its calls runs ahp twice (two log records, two answers); keep one of the two installs if this repository is used with Copilot CLI",
+                claude.join(", ")
+            ),
+        );
+    }
+}
+
 /// Copilot CLI loads a repository's hooks (`.github/hooks`) only in a
 /// folder the user trusted: its trust dialog adds the folder to
 /// `trustedFolders` in `~/.copilot/config.json` (`COPILOT_HOME`), and a
@@ -870,6 +900,7 @@ pub(crate) fn run(args: DoctorArgs, registry: &Registry) -> Result<u8> {
             }
         }
     }
+    check_copilot_reads_claude(&mut r);
     let user_hooks = ahp_config::hookmd::user_hooks_dir(
         std::env::var_os("XDG_CONFIG_HOME")
             .filter(|x| !x.is_empty())
