@@ -85,3 +85,104 @@ fn the_signal_log_is_not_in_files_changed_for_rules() {
     assert!(message.contains(".ahp/hooks.yaml"), "{v}");
     assert!(!message.contains("signals.jsonl"), "{v}");
 }
+
+/// A repository whose trunk is `trunkbr`, on a feature branch that adds
+/// src/a.rs without tests, with `policy` committed on the trunk.
+fn feature_branch(policy: &str) -> Sandbox {
+    let sb = Sandbox::new();
+    sb.git_init();
+    git(sb.root(), &["checkout", "-q", "-b", "trunkbr"]);
+    sb.write("README.md", "# demo\n");
+    git(sb.root(), &["add", "-A"]);
+    git(sb.root(), &["commit", "-q", "-m", "init"]);
+    git(sb.root(), &["checkout", "-q", "-b", "feat"]);
+    sb.write("src/a.rs", "fn a() {}\n");
+    git(sb.root(), &["add", "-A"]);
+    git(sb.root(), &["commit", "-q", "-m", "a"]);
+    sb.write(".ahp/hooks.yaml", policy);
+    sb
+}
+
+/// A `settings.trunk` that names no branch is the error of every gate that
+/// reads the change: it must not fall back to main/master (none here) and
+/// measure an empty change that passes.
+#[test]
+fn a_misspelt_trunk_fails_the_gates_that_read_the_change() {
+    let policy = |trunk: &str, fail_closed: bool| {
+        format!(
+            "settings: {{trunk: {trunk}, builtin: false, fail_closed: {fail_closed}}}\n\
+             hooks:\n  pre-issue-close:\n    - oracle: CompletionVerifier\n"
+        )
+    };
+    let close = r#"{"issue":{"id":"F-1"}}"#;
+
+    // The right trunk: the feature's src/a.rs has no tests.
+    let sb = feature_branch(&policy("trunkbr", true));
+    let out = sb.run("pre-issue-close", close);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_eq!(
+        json_out(&out)["signals"][0]["header"]["type"],
+        "missing-tests"
+    );
+    let out = sb.ahp().arg("validate").output().unwrap();
+    assert!(!stderr(&out).contains("trunk"), "{}", stderr(&out));
+
+    // Misspelt, under fail_closed: the gate fails, and that blocks.
+    sb.write(".ahp/hooks.yaml", &policy("mian", true));
+    let out = sb.run("pre-issue-close", close);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let v = json_out(&out);
+    assert_eq!(v["outcome"], "block", "{v}");
+    assert_eq!(v["entries"][0]["status"], "failed", "{v}");
+    assert!(
+        v["signals"][0]["payload"]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("trunk branch `mian` does not exist"),
+        "{v}"
+    );
+
+    // Without fail_closed it fails open, loudly: a warning on stderr and in
+    // the log, and the run record says the entry failed.
+    sb.write(".ahp/hooks.yaml", &policy("mian", false));
+    let out = sb.run("pre-issue-close", close);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("warning: [CompletionVerifier]")
+            && stderr(&out).contains("`mian` does not exist"),
+        "{}",
+        stderr(&out)
+    );
+    let log = sb.log_lines();
+    assert!(
+        log.iter().any(|l| l["kind"] == "warning"
+            && l["message"]
+                .as_str()
+                .unwrap()
+                .contains("`mian` does not exist")),
+        "{log:?}"
+    );
+    let run = log.iter().rev().find(|l| l["kind"] == "run").unwrap();
+    assert_eq!(run["entries"][0]["status"], "failed", "{run}");
+
+    // validate and doctor say so at the settings line.
+    let file = sb.root().join(".ahp/hooks.yaml");
+    let at = format!("{}:1:", file.display());
+    let out = sb.ahp().arg("validate").output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains(&at) && err.contains("settings.trunk: branch `mian` does not exist"),
+        "{err}"
+    );
+    let out = sb.ahp().arg("doctor").output().unwrap();
+    let all = stdout(&out) + &stderr(&out);
+    assert!(all.contains("branch `mian` does not exist"), "{all}");
+
+    // Outside a git repository there is no branch to look for.
+    let bare = Sandbox::new();
+    bare.write(".ahp/hooks.yaml", &policy("mian", false));
+    let out = bare.ahp().arg("validate").output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("trunk"), "{}", stderr(&out));
+}

@@ -1256,6 +1256,47 @@ impl LoadedConfig {
             .map(str::to_string)
     }
 
+    /// A warning at `settings.trunk` when the project is a git repository
+    /// that has no such branch: every issue gate that reads the change
+    /// would then fail. `None` outside a repository, or when git cannot
+    /// tell. Only `ahp validate` and `ahp doctor` ask, as it runs git and a
+    /// tool call does not pay for git; a warning, not an error, because
+    /// the branch may exist on another clone.
+    pub fn missing_trunk_warning(&self) -> Option<ConfigWarning> {
+        let node = self.settings.as_ref()?.get("trunk")?;
+        let name = node.as_str()?.trim();
+        if name.is_empty() {
+            return None;
+        }
+        // A branch name never starts with `-`; under refs/heads/ it cannot
+        // be read as an option, and it does not exist.
+        let revision = if name.starts_with('-') {
+            format!("refs/heads/{name}^{{commit}}")
+        } else {
+            format!("{name}^{{commit}}")
+        };
+        let out = std::process::Command::new("git")
+            .args(ahp_engine::GIT_SAFE_CONFIG)
+            .arg("-C")
+            .arg(&self.project_root)
+            .args(["rev-parse", "--verify", "--quiet", &revision])
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .ok()?;
+        // 1: a repository without it; 128: not a repository at all.
+        (out.code() == Some(1)).then(|| ConfigWarning {
+            location: node.origin.location(),
+            message: format!(
+                "settings.trunk: branch `{name}` does not exist in this repository; the \
+                 issue gates that read the changed files (CompletionVerifier, \
+                 FileChangeLimiter, CommitMessageValidator, …) fail until it does. Name an existing \
+                 branch, or leave settings.trunk out to use main or master"
+            ),
+        })
+    }
+
     /// The compiled dispatch settings.
     pub fn settings(&self) -> Result<(Settings, bool), ConfigErrors> {
         let mut errors = Vec::new();

@@ -837,10 +837,29 @@ pub(crate) async fn enrich(
                 }
             }
             // Not fatal: oracles that need the files say so themselves.
-            Err(e) => eprintln!(
-                "note: changed files unknown: {}",
-                terminal_safe(&e.to_string())
-            ),
+            Err(e) => {
+                eprintln!(
+                    "note: changed files unknown: {}",
+                    terminal_safe(&e.to_string())
+                );
+                // Those oracles ask git again, against the context's
+                // `git.trunk`: without the trunk of the settings they
+                // would fall back to main or master, and a misspelt trunk
+                // would measure an empty change and pass. With it, the
+                // error is theirs, and fail_closed blocks on it.
+                if let Some(name) = trunk.as_deref() {
+                    match ctx.extra.get_mut("git") {
+                        None => {
+                            ctx.extra
+                                .insert("git".into(), serde_json::json!({ "trunk": name }));
+                        }
+                        Some(serde_json::Value::Object(git)) => {
+                            git.entry("trunk").or_insert_with(|| name.into());
+                        }
+                        Some(_) => {}
+                    }
+                }
+            }
         }
     }
     Ok(())

@@ -284,6 +284,7 @@ pub(crate) fn validate(project: Option<PathBuf>, registry: &Registry) -> Result<
         warnings: checked
             .warnings
             .iter()
+            .chain(&cfg.missing_trunk_warning())
             .map(ToString::to_string)
             .chain(log_options_and_warnings(&cfg).1)
             .collect(),
