@@ -84,6 +84,68 @@ fn json_decisions_map_to_intensities() {
     }
 }
 
+/// A misspelt key is not an allow: without `decision`, a key the protocol
+/// does not know fails the hook as an unknown decision does (open, with a
+/// warning on stderr and in the log), naming the key and the nearest known
+/// one. Beside a `decision`, other keys are still ignored.
+#[test]
+fn an_answer_with_a_misspelt_key_warns_like_an_unknown_decision() {
+    let sb = Sandbox::new();
+    sb.hook(
+        true,
+        "typo",
+        TRIGGER,
+        r#"cat >/dev/null; echo '{"decison":"deny","reason":"no rm here"}'"#,
+    );
+    sb.trust();
+    let out = run(&sb, "pre-tool-use", SHELL_RM);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("hook `typo` returned unknown key `decison` (did you mean `decision`?)"),
+        "{err}"
+    );
+    let warning = sb
+        .log_lines()
+        .into_iter()
+        .find(|l| l["kind"] == "warning" && l["source"] == "typo")
+        .unwrap_or_else(|| panic!("no warning record: {:?}", kinds(&sb)));
+    assert!(
+        warning["message"].as_str().unwrap().contains("`decison`"),
+        "{warning}"
+    );
+    let record = sb
+        .log_lines()
+        .into_iter()
+        .find(|l| l["kind"] == "run")
+        .unwrap();
+    let entry = record["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["id"] == "typo")
+        .unwrap();
+    assert_eq!(entry["status"], "failed", "{record}");
+
+    // The same under on_error: block (here via fail_closed) blocks.
+    sb.write(".ahp/hooks.yaml", "settings: {fail_closed: true}\n");
+    sb.trust();
+    let out = run(&sb, "pre-tool-use", SHELL_RM);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+
+    // Beside a decision, a key of another agent's protocol is ignored.
+    let sb = Sandbox::new();
+    sb.hook(
+        false,
+        "extra",
+        TRIGGER,
+        r#"cat >/dev/null; echo '{"decision":"allow","continue":true}'"#,
+    );
+    let out = run(&sb, "pre-tool-use", SHELL_RM);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("unknown key"), "{}", stderr(&out));
+}
+
 #[test]
 fn modified_input_is_a_control_that_rewrites_the_input() {
     let sb = Sandbox::new();

@@ -282,6 +282,23 @@ async fn unknown_decision_fails_open() {
 }
 
 #[tokio::test(flavor = "current_thread")]
+async fn unknown_keys_without_a_decision_fail_open() {
+    let err = sh_err(r#"echo '{"additonal_context": "x", "verdict": "deny"}'"#).await;
+    let msg = err.to_string();
+    assert!(
+        msg.contains(
+            "unknown keys `additonal_context` (did you mean `additional_context`?), `verdict`"
+        ),
+        "{msg}"
+    );
+    // Known keys alone, or any keys beside a decision, are fine.
+    let eval = sh(r#"echo '{"reason": "r", "log": "l"}'"#).await;
+    assert!(eval.signals.is_empty(), "{eval:?}");
+    let eval = sh(r#"echo '{"decision": "allow", "suppressOutput": true}'"#).await;
+    assert!(eval.signals.is_empty(), "{eval:?}");
+}
+
+#[tokio::test(flavor = "current_thread")]
 async fn modified_input_is_a_deep_merge_control() {
     let eval = sh(r#"echo '{"modified_input": {"command": "rm -ri build", "opts": {"x": 1}}, "reason": "made rm interactive"}'"#).await;
     let s = only(&eval);

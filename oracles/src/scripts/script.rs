@@ -70,8 +70,10 @@
 //! `additional_context` (a string, or any JSON shown compactly) is an
 //! **aid**; `log` (a string or a list of strings) becomes notes of the
 //! [`Evaluation`], recorded in the log and never shown to the agent. Other
-//! fields are ignored. Several fields give several signals. Every signal has
-//! type [`SIGNAL_TYPE`].
+//! fields are ignored beside a `decision`; without one, any other field is
+//! an error naming it (a misspelt `decison` must not pass as allow).
+//! Several fields give several signals. Every signal has type
+//! [`SIGNAL_TYPE`].
 //!
 //! An error is handled by the entry's `on_error` (fail open by default: the
 //! engine records a warning and the action goes on); its message names the
@@ -164,6 +166,18 @@ pub const MAX_TIMEOUT_MS: u64 = 600_000;
 
 /// How many characters of stderr an error message shows.
 const STDERR_SHOWN: usize = 500;
+
+/// The top-level keys of a hook's JSON answer (see the [module docs](self)).
+const ANSWER_KEYS: &[&str] = &[
+    "decision",
+    "reason",
+    "modified_input",
+    "additional_context",
+    "log",
+];
+
+/// How many unknown keys of an answer its error names.
+const UNKNOWN_KEYS_SHOWN: usize = 5;
 
 /// A HOOK.md script hook as an oracle. Build with
 /// [`ScriptHook::from_config`]; see the [module docs](self) for the
@@ -572,6 +586,30 @@ impl ScriptHook {
             .map(render_text)
             .filter(|r| !r.trim().is_empty());
         let mut eval = Evaluation::default();
+
+        // Without `decision`, a key the protocol does not know is most
+        // likely a misspelt one (`decison`), and the answer would pass as
+        // allow. With it, extra keys are ignored: hooks written for other
+        // agents add their own (`continue`, `hookSpecificOutput`).
+        if !answer.contains_key("decision") {
+            let unknown: Vec<String> = answer
+                .keys()
+                .filter(|k| !ANSWER_KEYS.contains(&k.as_str()))
+                .take(UNKNOWN_KEYS_SHOWN)
+                .map(|k| match ahp_engine::suggest::suggest_key(k, ANSWER_KEYS) {
+                    Some(known) => format!("`{}` (did you mean `{known}`?)", truncate(k, 100)),
+                    None => format!("`{}`", truncate(k, 100)),
+                })
+                .collect();
+            if !unknown.is_empty() {
+                return Err(OracleError::new(format!(
+                    "hook `{name}` returned unknown key{} {}; expected {}",
+                    if unknown.len() == 1 { "" } else { "s" },
+                    unknown.join(", "),
+                    ANSWER_KEYS.join(", ")
+                )));
+            }
+        }
 
         match answer.get("decision") {
             None | Some(Value::Null) => {}
