@@ -163,3 +163,58 @@ fn the_monoco_script_refuses_a_blocked_submit() {
     assert!(text.contains("chk-003"), "{text}");
     assert!(String::from_utf8_lossy(&out.stderr).contains("blocked by policy"));
 }
+
+/// ChecklistValidator's `allow_partial` and `min_completion_rate` each do
+/// what `ahp schema` says on its own, and together: the rate alone is a
+/// threshold (below blocks, at or above passes), allow_partial alone turns
+/// the block into a prompt, both block below the rate and prompt above it.
+#[test]
+fn checklist_partial_keys_work_alone_and_together() {
+    let sb = Sandbox::new();
+    let submit = |config: &str, done: usize| {
+        sb.write(
+            ".ahp/hooks.yaml",
+            &format!(
+                "settings: {{builtin: false}}\nhooks:\n  pre-issue-submit:\n    - oracle: ChecklistValidator\n      config: {config}\n"
+            ),
+        );
+        let items: Vec<serde_json::Value> = (1..=4)
+            .map(|i| {
+                let state = if i <= done { "done" } else { "todo" };
+                serde_json::json!({"id": format!("chk-00{i}"), "text": "t", "state": state})
+            })
+            .collect();
+        let ctx = serde_json::json!({"issue": {"id": "F-1"}, "checklist": {"items": items}});
+        let out = sb.run("pre-issue-submit", ctx.to_string());
+        let v = json_out(&out);
+        (
+            out.status.code(),
+            v["outcome"].as_str().unwrap().to_string(),
+            v,
+        )
+    };
+
+    // min_completion_rate alone.
+    let (code, outcome, v) = submit("{min_completion_rate: 0.5}", 1);
+    assert_eq!((code, outcome.as_str()), (Some(2), "block"), "{v}");
+    let reason = v["signals"][0]["payload"]["reason"].as_str().unwrap();
+    assert!(reason.contains("25% complete, 50% required"), "{reason}");
+    let (code, outcome, v) = submit("{min_completion_rate: 0.5}", 2);
+    assert_eq!((code, outcome.as_str()), (Some(0), "accept"), "{v}");
+
+    // allow_partial alone.
+    let (code, outcome, v) = submit("{allow_partial: true}", 0);
+    assert_eq!((code, outcome.as_str()), (Some(3), "prompt"), "{v}");
+    assert!(!v.to_string().contains("100% required"), "{v}");
+
+    // Both: below the rate blocks, at or above it prompts.
+    let both = "{allow_partial: true, min_completion_rate: 0.5}";
+    let (code, outcome, v) = submit(both, 1);
+    assert_eq!((code, outcome.as_str()), (Some(2), "block"), "{v}");
+    let (code, outcome, v) = submit(both, 2);
+    assert_eq!((code, outcome.as_str()), (Some(3), "prompt"), "{v}");
+
+    // Neither: any open item blocks.
+    let (code, outcome, v) = submit("{}", 3);
+    assert_eq!((code, outcome.as_str()), (Some(2), "block"), "{v}");
+}

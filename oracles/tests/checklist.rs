@@ -169,10 +169,33 @@ fn allow_partial_blocks_below_the_rate() {
 }
 
 #[test]
-fn min_completion_rate_alone_does_not_allow_partial() {
-    // allow_partial defaults to false: any open item blocks.
-    let v = validator(json!({"min_completion_rate": 0.1}));
-    block(&run(&v, &issue_ctx(STORY)));
+fn min_completion_rate_alone_is_a_threshold() {
+    // STORY: 3 of 6 counted items done, 50%.
+    let below = validator(json!({"min_completion_rate": 0.6}));
+    let signals = run(&below, &issue_ctx(STORY));
+    assert!(
+        block(&signals).0.contains("50% complete, 60% required"),
+        "{signals:?}"
+    );
+    // At or above it the gate passes: the open items are not asked about.
+    for rate in [0.5, 0.1] {
+        let v = validator(json!({"min_completion_rate": rate}));
+        assert!(run(&v, &issue_ctx(STORY)).is_empty(), "{rate}");
+    }
+    let v = validator(json!({"allow_partial": false, "min_completion_rate": 0.5}));
+    assert!(run(&v, &issue_ctx(STORY)).is_empty());
+}
+
+#[test]
+fn allow_partial_alone_prompts_whatever_the_share() {
+    let v = validator(json!({"allow_partial": true}));
+    let signals = run(&v, &issue_ctx("- [ ] nothing done\n- [ ] yet\n"));
+    let (message, _, severity) = prompt(&signals);
+    assert_eq!(severity, Severity::Low);
+    assert!(
+        message.starts_with("2 of 2 checklist items still open") && !message.contains("required"),
+        "{message}"
+    );
 }
 
 #[test]

@@ -6,8 +6,8 @@
 //!   pre-issue-submit:
 //!     - oracle: ChecklistValidator
 //!       config:
-//!         allow_partial: false        # default false: any open item blocks
-//!         min_completion_rate: 0.9    # 0.0–1.0, default 1.0; used with allow_partial
+//!         allow_partial: false        # default false: open items block; true: they prompt
+//!         min_completion_rate: 0.9    # 0.0–1.0: below it blocks (default: every item)
 //!         sections: [Technical Tasks, Acceptance Criteria]   # default: every section
 //! ```
 //!
@@ -21,15 +21,23 @@
 //! **What it says.**
 //! * every counted item complete (or nothing counted: an empty checklist,
 //!   or every item cancelled `[~]`) → accept;
-//! * open items, and `allow_partial` is false or the completion rate is
-//!   below `min_completion_rate` → **block** (type `checklist-incomplete`),
-//!   reason `N of M checklist items incomplete (chk-003, chk-004)`, and one
-//!   `resolution_path` step per open item: `chk-003: write API docs`,
-//!   `chk-004: deploy (blocked by chk-003)`, `chk-002: migrate (in
-//!   progress)`;
-//! * open items, `allow_partial` true and the rate at least
-//!   `min_completion_rate` → **prompt** (type `checklist-partial`, severity
-//!   low) listing the open items as suggestions.
+//! * open items and the completion rate below `min_completion_rate` (when
+//!   it is set), or open items with neither key set → **block** (type
+//!   `checklist-incomplete`), reason `N of M checklist items incomplete
+//!   (chk-003, chk-004)`, and one `resolution_path` step per open item:
+//!   `chk-003: write API docs`, `chk-004: deploy (blocked by chk-003)`,
+//!   `chk-002: migrate (in progress)`;
+//! * open items, `allow_partial: true`, and the rate at least
+//!   `min_completion_rate` (or no rate set) → **prompt** (type
+//!   `checklist-partial`, severity low) listing the open items as
+//!   suggestions;
+//! * open items, `allow_partial` not set (or false), and the rate at least
+//!   `min_completion_rate` → accept: the share required is done.
+//!
+//! Each key works on its own: `allow_partial: true` alone lets any share
+//! through with a prompt, `min_completion_rate` alone is a threshold below
+//! which the gate blocks; together, below the rate blocks and above it
+//! prompts.
 //!
 //! An item counts as complete when it is ticked `[x]` and none of the items
 //! it depends on is still unchecked; cancelled items are not counted.
@@ -73,9 +81,12 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ChecklistValidatorConfig {
-    /// Open items prompt instead of blocking (default false).
+    /// Open items prompt instead of blocking (default false); with
+    /// min_completion_rate, only once that share is done.
     pub allow_partial: Option<bool>,
-    /// The share of items that must be done, 0.0 to 1.0 (default 1.0).
+    /// The share of items that must be done, 0.0 to 1.0: below it the gate
+    /// blocks, at or above it passes (prompts, with allow_partial). Default:
+    /// every item, or none with allow_partial.
     #[schemars(range(min = 0.0, max = 1.0))]
     pub min_completion_rate: Option<f64>,
     /// Only the items under these headings count (default: every section).
@@ -100,6 +111,8 @@ const NAMED_IN_REASON: usize = 5;
 #[derive(Debug, Clone)]
 pub struct ChecklistValidator {
     allow_partial: bool,
+    /// The share required: as configured, else every item (1.0), or none
+    /// (0.0) with `allow_partial`, whose open items then always prompt.
     min_completion_rate: f64,
     sections: Option<Vec<String>>,
     project_dir: Option<PathBuf>,
@@ -115,8 +128,8 @@ enum Source {
 
 impl ChecklistValidator {
     /// Reads `allow_partial` (bool, default false), `min_completion_rate`
-    /// (0.0–1.0, default 1.0) and `sections` (a non-empty list of heading
-    /// names; default: all).
+    /// (0.0–1.0, default 1.0, or 0.0 with `allow_partial`) and `sections`
+    /// (a non-empty list of heading names; default: all).
     ///
     /// ```
     /// use ahp_oracles::workflow::checklist::ChecklistValidator;
@@ -130,6 +143,9 @@ impl ChecklistValidator {
         let c: ChecklistValidatorConfig = cfg.parse()?;
         let allow_partial = c.allow_partial.unwrap_or(false);
         let min_completion_rate = match c.min_completion_rate {
+            // `allow_partial` alone is about how open items are told, not
+            // about how many: any share prompts.
+            None if allow_partial => 0.0,
             None => 1.0,
             Some(r) if (0.0..=1.0).contains(&r) => r,
             Some(r) => {
@@ -208,7 +224,9 @@ impl ChecklistValidator {
                 self.judge(total, done, "", steps)
             }
         };
-        out.insert(0, signal.with_files(files));
+        if let Some(signal) = signal {
+            out.insert(0, signal.with_files(files));
+        }
         Ok(out)
     }
 
@@ -264,8 +282,9 @@ impl ChecklistValidator {
         )
     }
 
-    /// Block or prompt for `done` of `total` (done < total).
-    fn judge(&self, total: u64, done: u64, names: &str, steps: Vec<String>) -> Signal {
+    /// Block or prompt for `done` of `total` (done < total); `None` when the
+    /// share required is done and open items do not prompt.
+    fn judge(&self, total: u64, done: u64, names: &str, steps: Vec<String>) -> Option<Signal> {
         let open = total - done;
         let rate = done as f64 / total as f64;
         let rate_met = done as f64 >= self.min_completion_rate * total as f64 - 1e-9;
@@ -275,18 +294,28 @@ impl ChecklistValidator {
             format!(" ({names})")
         };
         let noun = if total == 1 { "item" } else { "items" };
-        if self.allow_partial && rate_met {
+        // The share required is done, and open items are not asked about.
+        if rate_met && !self.allow_partial {
+            return None;
+        }
+        Some(if rate_met {
+            // `allow_partial` alone requires no share: nothing to quote.
+            let required = if self.min_completion_rate > 0.0 {
+                format!(", {} required", percent(self.min_completion_rate))
+            } else {
+                String::new()
+            };
             Signal::prompt(format!(
-                "{open} of {total} checklist {noun} still open{names}: {} complete, {} required; finish them or confirm they can wait",
+                "{open} of {total} checklist {noun} still open{names}: {} complete{required}; finish them or confirm they can wait",
                 percent(rate),
-                percent(self.min_completion_rate)
             ))
             .with_severity(Severity::Low)
             .with_resolution_path(steps)
             .with_type(PARTIAL_TYPE)
         } else {
             let mut reason = format!("{open} of {total} checklist {noun} incomplete{names}");
-            if self.allow_partial {
+            // Only all-or-nothing goes without the share done and required.
+            if self.allow_partial || self.min_completion_rate < 1.0 {
                 reason.push_str(&format!(
                     ": {} complete, {} required",
                     percent(rate),
@@ -296,7 +325,7 @@ impl ChecklistValidator {
             Signal::block(reason)
                 .with_resolution_path(steps)
                 .with_type(INCOMPLETE_TYPE)
-        }
+        })
     }
 
     /// The checklist to judge and the issue file it belongs to; `None` when
