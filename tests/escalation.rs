@@ -756,3 +756,51 @@ fn an_environment_name_with_an_invisible_character_is_an_error() {
         );
     }
 }
+
+/// An escalation rule with the default scope `issue` whose source fires
+/// only at tool events never counts a firing: an agent's tool calls carry
+/// no issue. validate says so at the rule's line, and so does the hook
+/// call; `scope: session`, or a source at an issue event, is quiet.
+#[test]
+fn issue_scope_on_a_tool_event_source_is_a_warning() {
+    let sb = Sandbox::new();
+    config(&sb, "{source: FileChangeLimiter, after_firings: 1}");
+    let file = sb.root().join(".ahp/hooks.yaml");
+    let out = sb.ahp().arg("validate").output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains(&format!("{}:6:", file.display()))
+            && err.contains(
+                "escalation rule for `FileChangeLimiter`: its source fires only at pre-tool-use"
+            )
+            && err.contains("default `scope: issue`")
+            && err.contains("use `scope: session`"),
+        "{err}"
+    );
+
+    // An agent's call: no issue, no escalation, and the warning says why.
+    let out = sb
+        .claude_pre_tool("s-1", "Bash", serde_json::json!({"command": "ls"}))
+        .output()
+        .unwrap();
+    assert!(
+        stderr(&out).contains("use `scope: session`"),
+        "{}",
+        stderr(&out)
+    );
+
+    config(
+        &sb,
+        "{source: FileChangeLimiter, scope: session, after_firings: 1}",
+    );
+    let out = sb.ahp().arg("validate").output().unwrap();
+    assert!(!stderr(&out).contains("scope"), "{}", stderr(&out));
+
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:\n  pre-issue-submit:\n    - oracle: FileChangeLimiter\n      config: {max_files: 2, action: prompt}\nescalation:\n  - {source: FileChangeLimiter, after_firings: 1}\n",
+    );
+    let out = sb.ahp().arg("validate").output().unwrap();
+    assert!(!stderr(&out).contains("scope"), "{}", stderr(&out));
+}

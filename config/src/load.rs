@@ -1499,6 +1499,7 @@ impl LoadedConfig {
         if events.is_none() {
             self.warn_unmatched_escalation(&mut warnings);
         }
+        self.warn_issue_scope_without_issue(events, &mut warnings);
         // `after` an entry that is switched off orders nothing: said, and
         // dropped, rather than an error about a missing entry.
         for (event, entries) in per_event.iter_mut() {
@@ -1684,6 +1685,67 @@ impl LoadedConfig {
                     location: source.origin.location(),
                     message: format!(
                         "escalation rule for `{name}` matches no entry, so it never fires{hint}"
+                    ),
+                });
+            }
+        }
+    }
+
+    /// An escalation rule of scope `issue` (the default) counts firings per
+    /// issue, and a signal of a tool call, a turn or a session event carries
+    /// no issue: a rule whose source fires only there never escalates. Said
+    /// by `ahp validate`, and by a hook call of one of those events.
+    fn warn_issue_scope_without_issue(
+        &self,
+        events: Option<&[Event]>,
+        warnings: &mut Vec<ConfigWarning>,
+    ) {
+        for list in &self.escalation {
+            let NodeValue::Seq(items) = &list.value else {
+                continue;
+            };
+            for item in items {
+                let scope = item.get("scope");
+                if scope.is_some_and(|n| n.as_str() != Some("issue")) {
+                    continue;
+                }
+                let Some(name) = item.get("source").and_then(Node::as_str) else {
+                    continue;
+                };
+                let mut fires_at: Vec<Event> = self
+                    .entries
+                    .iter()
+                    .filter(|me| me.id == name && me.enabled())
+                    .map(|me| me.event)
+                    .chain(
+                        self.script_hooks
+                            .iter()
+                            .filter(|h| h.name == name)
+                            .map(|h| h.trigger),
+                    )
+                    .collect();
+                fires_at.sort_unstable_by_key(|e| e.as_str());
+                fires_at.dedup();
+                // An unknown source is warn_unmatched_escalation's to say.
+                if fires_at.is_empty() || fires_at.iter().any(|e| e.is_issue()) {
+                    continue;
+                }
+                if events.is_some_and(|evs| !fires_at.iter().any(|e| evs.contains(e))) {
+                    continue;
+                }
+                let names: Vec<&str> = fires_at.iter().map(|e| e.as_str()).collect();
+                let how = if scope.is_some() {
+                    "`scope: issue`"
+                } else {
+                    "the default `scope: issue`"
+                };
+                warnings.push(ConfigWarning {
+                    location: scope.unwrap_or(item).origin.location(),
+                    message: format!(
+                        "escalation rule for `{name}`: its source fires only at {}, where an \
+                         agent's calls carry no issue, so with {how} no firing is counted and it \
+                         never escalates; use `scope: session` to count them per session",
+                        names.join(", ")
                     ),
                 });
             }
