@@ -388,6 +388,54 @@ fn validate_warns_about_an_escalation_rule_that_matches_no_entry() {
     assert_eq!(err.matches("matches no entry").count(), 1, "{err}");
 }
 
+/// A Rules rule's own `intensity` that the event does not allow is
+/// clamped at run time, as an entry's is: validate and the hook call say so
+/// at the rule's line, as they do for the entry's. An entry `intensity`
+/// replaces the rules', and only it is warned about.
+#[test]
+fn a_rule_intensity_the_event_does_not_allow_is_warned_at_its_line() {
+    let sb = Sandbox::new();
+    let rules = "hooks:\n  pre-issue-close:\n    - oracle: Rules\n      config:\n        rules:\n          - condition: \"true\"\n            intensity: block\n            message: fine\n          - condition: \"true\"\n            intensity: prompt\n            message: asks\n";
+    sb.write(".ahp/hooks.yaml", rules);
+    let file = sb.root().join(".ahp/hooks.yaml");
+    let out = sb.ahp().arg("validate").output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains(&format!(
+            "{}:10:24: hooks.pre-issue-close[Rules].config.rules.1.intensity: pre-issue-close does not allow intensity `prompt`; signals will be clamped to `aid`",
+            file.display()
+        )),
+        "{err}"
+    );
+    assert_eq!(err.matches("will be clamped").count(), 1, "{err}");
+
+    // The hook call of the event says it too, and clamps.
+    let out = sb.run("pre-issue-close", r#"{"issue":{"id":"F-1"}}"#);
+    assert!(
+        stderr(&out).contains("rules.1.intensity"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+
+    // With an entry intensity, the rules' do not apply.
+    sb.write(
+        ".ahp/hooks.yaml",
+        &rules.replace(
+            "    - oracle: Rules\n",
+            "    - oracle: Rules\n      intensity: control\n",
+        ),
+    );
+    let out = sb.ahp().arg("validate").output().unwrap();
+    let err = stderr(&out);
+    assert!(!err.contains("rules.1.intensity"), "{err}");
+    assert!(
+        err.contains(":4:18: pre-issue-close does not allow intensity `control`"),
+        "{err}"
+    );
+}
+
 /// `ahp config` shows the merged `fail_closed: false` of a project that
 /// tries to switch it off, and says it is on all the same, and why.
 #[test]

@@ -248,6 +248,48 @@ fn config_origin(me: &MergedEntry, config: Option<&Node>, key: Option<&str>) -> 
     }
 }
 
+/// What a warning says of an `intensity` that `event` does not allow.
+fn clamped(event: Event, i: Intensity) -> String {
+    format!(
+        "{event} does not allow intensity `{i}`; signals will be clamped to `{}` (allowed: {})",
+        ahp_engine::clamp(event, i),
+        event
+            .allowed()
+            .iter()
+            .map(|i| i.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
+}
+
+/// A Rules entry's rule with an `intensity` of its own that the event does
+/// not allow is clamped at run time just as the entry's would be: said at
+/// the rule's line. Not when the entry sets `intensity`, which replaces
+/// every rule's.
+fn warn_clamped_rules(me: &MergedEntry, config: Option<&Node>, warnings: &mut Vec<ConfigWarning>) {
+    let Some(NodeValue::Seq(rules)) = config.and_then(|c| c.get("rules")).map(|n| &n.value) else {
+        return;
+    };
+    for (index, rule) in rules.iter().enumerate() {
+        let Some(n) = rule.get("intensity") else {
+            continue;
+        };
+        let Some(i) = n.as_str().and_then(|t| t.parse::<Intensity>().ok()) else {
+            continue;
+        };
+        if !me.event.allows(i) {
+            warnings.push(ConfigWarning {
+                location: n.origin.location(),
+                message: format!(
+                    "{}: {}",
+                    config_key_path(me, Some(&format!("rules.{index}.intensity"))),
+                    clamped(me.event, i)
+                ),
+            });
+        }
+    }
+}
+
 /// `hooks.EVENT[ID].config.KEY` (or `.config` for the whole map).
 fn config_key_path(me: &MergedEntry, key: Option<&str>) -> String {
     match key {
@@ -1890,17 +1932,7 @@ impl LoadedConfig {
         {
             warnings.push(ConfigWarning {
                 location: n.origin.location(),
-                message: format!(
-                    "{} does not allow intensity `{i}`; signals will be clamped to `{}` (allowed: {})",
-                    me.event,
-                    ahp_engine::clamp(me.event, i),
-                    me.event
-                        .allowed()
-                        .iter()
-                        .map(|i| i.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
+                message: clamped(me.event, i),
             });
         }
         // The user's `fail_closed` is theirs: a repository's `on_error:
@@ -2270,6 +2302,9 @@ impl LoadedConfig {
         else {
             return Err(errors);
         };
+        if oracle_name == "Rules" && c.intensity.is_none() {
+            warn_clamped_rules(me, config_node, warnings);
+        }
         Ok(Some(Entry {
             id: me.id.clone(),
             oracle_name,
