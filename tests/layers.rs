@@ -683,3 +683,58 @@ fn a_second_adjustment_of_an_entry_in_one_file_is_an_error() {
     let out = sb.ahp().arg("validate").output().unwrap();
     assert!(!stderr(&out).contains("a second entry"), "{}", stderr(&out));
 }
+
+/// A policy under the `.yml` name is not read: load says so, naming the file
+/// and the name ahp reads, so validate, doctor and every hook call show it.
+#[test]
+fn a_policy_named_yml_is_a_warning_naming_the_yaml_name() {
+    let policy = "hooks:\n  pre-tool-use:\n    - oracle: Rules\n      config: {rules: [{condition: \"true\", message: hi}]}\n";
+    let sb = Sandbox::new();
+    let project = sb.write(".ahp/hooks.yml", policy);
+    let local = sb.write(".ahp/hooks.local.yml", policy);
+    let user = sb.write_home(".ahp/hooks.yml", policy);
+
+    let out = sb.ahp().arg("validate").output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let err = stderr(&out);
+    for (file, says) in [
+        (&project, "`.ahp/hooks.yaml`"),
+        (&local, "`.ahp/hooks.local.yaml`"),
+        (&user, "`~/.ahp/hooks.yaml`"),
+    ] {
+        let line = err
+            .lines()
+            .find(|l| l.contains(&file.display().to_string()))
+            .unwrap_or_else(|| panic!("nothing about {}: {err}", file.display()));
+        assert!(
+            line.contains("is not read") && line.contains(says),
+            "{line}"
+        );
+    }
+    // Nothing of theirs runs: only the builtin layer is loaded.
+    assert!(
+        stdout(&out).contains("(builtin); 0 HOOK.md"),
+        "{}",
+        stdout(&out)
+    );
+
+    let out = sb.ahp().arg("doctor").output().unwrap();
+    let all = stdout(&out) + &stderr(&out);
+    assert!(all.contains("hooks.local.yml is not read"), "{all}");
+
+    let out = claude_code(&sb);
+    assert!(
+        stderr(&out).contains(".ahp/hooks.yml is not read"),
+        "{}",
+        stderr(&out)
+    );
+
+    // Beside the .yaml file the .yml one is still ignored, and said to be.
+    sb.write(".ahp/hooks.yaml", policy);
+    let out = sb.ahp().arg("validate").output().unwrap();
+    assert!(
+        stderr(&out).contains("or merge it into the .ahp/hooks.yaml beside it"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -248,6 +248,36 @@ fn config_origin(me: &MergedEntry, config: Option<&Node>, key: Option<&str>) -> 
     }
 }
 
+/// A `hooks.yml` (or `hooks.local.yml`) beside the `.yaml` file a layer
+/// reads: ahp reads only the `.yaml` name, and a policy written under the
+/// other would do nothing without a word.
+fn misnamed_layer(layer: Layer, path: &Path) -> Option<ConfigWarning> {
+    let shown = match layer {
+        Layer::User => "~/.ahp/",
+        Layer::Project | Layer::Local => ".ahp/",
+        Layer::Builtin | Layer::Managed => return None,
+    };
+    let yml = path.with_extension("yml");
+    std::fs::symlink_metadata(&yml).ok()?;
+    let name = |p: &Path| {
+        let file = p.file_name().map(|f| f.to_string_lossy().into_owned());
+        format!("{shown}{}", file.unwrap_or_default())
+    };
+    let also = if std::fs::symlink_metadata(path).is_ok() {
+        format!(", or merge it into the {} beside it", name(path))
+    } else {
+        String::new()
+    };
+    Some(ConfigWarning {
+        location: crate::path_line(&yml),
+        message: format!(
+            "{} is not read: ahp reads the {layer} policy from `{}` (`.yaml`, not `.yml`); rename the file{also}",
+            name(&yml),
+            name(path)
+        ),
+    })
+}
+
 /// What a warning says of an `intensity` that `event` does not allow.
 fn clamped(event: Event, i: Intensity) -> String {
     format!(
@@ -502,7 +532,17 @@ impl LoadedConfig {
         let mut user_unreadable = None;
         let mut files = vec![SourceFile::builtin()];
         let mut seen = Vec::new();
+        let mut misnamed = Vec::new();
         for (layer, path) in opts.layer_paths() {
+            // The user layer doubles as the project layer when the project
+            // root is HOME: one file, one warning.
+            if let Some(w) = misnamed_layer(layer, &path)
+                && !misnamed
+                    .iter()
+                    .any(|m: &ConfigWarning| m.location == w.location)
+            {
+                misnamed.push(w);
+            }
             // The user layer doubles as the project layer when the project
             // root is HOME; load the file once.
             if let Some(id) = file_identity(&path) {
@@ -523,6 +563,7 @@ impl LoadedConfig {
             }
         }
         let mut cfg = Self::merge_files(opts.project_root.clone(), files);
+        cfg.warnings.append(&mut misnamed);
         errors.append(&mut cfg.errors);
         cfg.errors = errors;
         cfg.shared_tool_name = opts.shared_tool_name;

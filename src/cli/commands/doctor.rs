@@ -393,9 +393,7 @@ fn check_copilot_reads_claude(r: &mut Report) {
         .into_iter()
         .filter(|s| has(s))
         .collect();
-    let copilot = ["copilot (project)", "copilot (user)"]
-        .into_iter()
-        .any(has);
+    let copilot = ["copilot (project)", "copilot (user)"].into_iter().any(has);
     if copilot && !claude.is_empty() {
         r.add(
             "copilot",
