@@ -1125,7 +1125,6 @@ impl LoadedConfig {
                         );
                     }
                     Some(pos) => {
-                        adjusted.insert(merge_key.clone(), item.origin.line);
                         let earlier = &self.entries[pos];
                         if let Some((was, now)) = swapped_runner(&earlier.node, &item) {
                             // Merged, it would switch the earlier entry off
@@ -1139,6 +1138,7 @@ impl LoadedConfig {
                             );
                             continue;
                         }
+                        adjusted.insert(merge_key.clone(), item.origin.line);
                         self.entries[pos].parts.push(item.clone());
                         yaml::merge(&mut self.entries[pos].node, item)
                     }
