@@ -1112,3 +1112,54 @@ fn controls_and_output_paths_from_the_project_need_trust() {
         ]
     );
 }
+
+/// An issue command in a tool call (`monoco issue submit FEAT-1`) reads
+/// the issue's changes with git before its issue event runs; that is part
+/// of the answer the agent waits for, so a slow git (here the user's own
+/// content filter) is stopped at the call's deadline too, and blocks under
+/// `fail_closed`.
+#[test]
+fn reading_an_issue_commands_changes_stops_at_the_calls_deadline() {
+    let sb = Sandbox::new();
+    sb.git_init();
+    sb.write(
+        "Issues/Features/open/FEAT-0001-login.md",
+        "---\nid: FEAT-0001\ntype: feature\nstatus: open\nstage: doing\ntitle: Login\n---\n\n## Tasks\n\n- [x] form\n",
+    );
+    sb.write(".gitattributes", "*.txt filter=slow\n");
+    sb.write("a.txt", "one\n");
+    git(sb.root(), &["add", "-A"]);
+    git(sb.root(), &["commit", "-qm", "start"]);
+    sb.write("a.txt", "one\ntwo\n");
+    sb.write_home(".gitconfig", "[filter \"slow\"]\n\tclean = sleep 20; cat\n");
+    sb.write_home(
+        ".ahp/hooks.yaml",
+        "settings:\n  fail_closed: true\n  agent_timeout: 2000\n",
+    );
+    let payload = serde_json::json!({
+        "session_id": "s", "cwd": sb.root(), "hook_event_name": "PreToolUse",
+        "tool_name": "Bash", "tool_input": {"command": "monoco issue submit FEAT-0001"},
+    });
+    let started = Instant::now();
+    let out = sb
+        .ahp()
+        .args(["hook", "claude-code"])
+        .write_stdin(payload.to_string())
+        .timeout(Duration::from_secs(30))
+        .output()
+        .unwrap();
+    let took = started.elapsed();
+    assert!(
+        took < Duration::from_millis(1800) + SLACK,
+        "{took:?}: {}",
+        stderr(&out)
+    );
+    let v = json_out(&out);
+    assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "deny", "{v}");
+    assert!(
+        v["hookSpecificOutput"]["permissionDecisionReason"]
+            .as_str()
+            .is_some_and(|r| r.contains("settings.agent_timeout")),
+        "{v}"
+    );
+}

@@ -252,7 +252,7 @@ pub(crate) fn dispatch(req: DispatchRequest<'_>) -> Result<Option<Dispatched>> {
         issue_calls(event, &mut ctx, &cfg, &rt)
     };
     if !async_only {
-        rt.block_on(enrich(&mut ctx, event, issue, &cfg))?;
+        rt.block_on(within(deadline, enrich(&mut ctx, event, issue, &cfg)))?;
     }
     let events: Vec<Event> = std::iter::once(event)
         .chain(calls.iter().map(|c| c.event))
@@ -379,7 +379,7 @@ pub(crate) fn dispatch(req: DispatchRequest<'_>) -> Result<Option<Dispatched>> {
             .iter()
             .map(|n| (Level::Warning, n.clone()))
             .collect();
-        let loaded = call.load(&mut ictx, &rt, &cfg);
+        let loaded = call.load(&mut ictx, &rt, &cfg, deadline);
         if let Err(e) = &loaded {
             // The tool call's verdict stands; the issue event cannot run
             // without its issue. Under fail_closed that is a block.
@@ -453,6 +453,7 @@ impl IssueCall {
         ctx: &mut HookContext,
         rt: &tokio::runtime::Runtime,
         cfg: &LoadedConfig,
+        deadline: Option<Instant>,
     ) -> Result<()> {
         match (&self.branch, &self.path) {
             (Some((branch, text)), Some(path)) => {
@@ -465,9 +466,12 @@ impl IssueCall {
                 ctx.issue = Some(value);
                 ctx.extra
                     .insert("checklist".into(), issue.context_checklist());
-                rt.block_on(enrich(ctx, self.event, None, cfg))
+                rt.block_on(within(deadline, enrich(ctx, self.event, None, cfg)))
             }
-            _ => rt.block_on(enrich(ctx, self.event, self.path.as_deref(), cfg)),
+            _ => rt.block_on(within(
+                deadline,
+                enrich(ctx, self.event, self.path.as_deref(), cfg),
+            )),
         }
     }
 
@@ -794,6 +798,22 @@ fn start_detached(event: Event, verdict: &Verdict, root: &Path, log: Option<&Pat
 /// Fills in what the caller did not give: the issue file (`--issue`, or
 /// `issue.path` of the context) as `issue` and `checklist`, and for issue
 /// events the changed files and commits from git.
+/// `work`, given up at the call's `deadline` (the git it runs is killed
+/// with it): reading an issue's changes is part of the answer the agent
+/// waits for (`settings.agent_timeout`).
+async fn within(deadline: Option<Instant>, work: impl Future<Output = Result<()>>) -> Result<()> {
+    match deadline {
+        Some(d) => tokio::time::timeout_at(tokio::time::Instant::from_std(d), work)
+            .await
+            .unwrap_or_else(|_| {
+                Err(anyhow!(
+                    "reading the issue and its changes was stopped at the call's deadline (settings.agent_timeout): the agent would have stopped waiting"
+                ))
+            }),
+        None => work.await,
+    }
+}
+
 pub(crate) async fn enrich(
     ctx: &mut HookContext,
     event: Event,

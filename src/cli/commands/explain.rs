@@ -255,7 +255,7 @@ fn explain(
                 "  judged as branch `{branch}` has the issue file\n"
             ));
         }
-        if let Err(e) = call.load(&mut ictx, &rt, cfg) {
+        if let Err(e) = call.load(&mut ictx, &rt, cfg, None) {
             out.push_str(&format!("  not run: {e:#}\n"));
             continue;
         }
