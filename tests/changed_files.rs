@@ -186,3 +186,43 @@ fn a_misspelt_trunk_fails_the_gates_that_read_the_change() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(!stderr(&out).contains("trunk"), "{}", stderr(&out));
 }
+
+/// `settings.trunk` counts at a tool call too: FileChangeLimiter at
+/// pre-tool-use measures the change against it (here `trunkbr`, the only
+/// trunk; with none of main or master it would measure nothing), and a
+/// misspelt one fails the entry, which blocks under fail_closed.
+#[test]
+fn settings_trunk_counts_at_a_tool_call_too() {
+    let policy = |trunk: &str| {
+        format!(
+            "settings: {{trunk: {trunk}, builtin: false, fail_closed: true}}\n\
+             hooks:\n  pre-tool-use:\n    - oracle: FileChangeLimiter\n      config: {{max_files: 1}}\n"
+        )
+    };
+    let sb = feature_branch(&policy("trunkbr"));
+    sb.trust();
+    let call = |sb: &Sandbox| {
+        sb.claude_pre_tool("s", "Bash", serde_json::json!({"command": "ls"}))
+            .output()
+            .unwrap()
+    };
+    let out = call(&sb);
+    let said = stdout(&out);
+    assert!(
+        said.contains("[FileChangeLimiter] 2 files changed (limit 1)"),
+        "{said}{}",
+        stderr(&out)
+    );
+
+    sb.write(".ahp/hooks.yaml", &policy("mian"));
+    sb.trust();
+    let out = call(&sb);
+    let v = json_out(&out);
+    assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "deny", "{v}");
+    assert!(
+        v["hookSpecificOutput"]["permissionDecisionReason"]
+            .as_str()
+            .is_some_and(|r| r.contains("`mian` does not exist")),
+        "{v}"
+    );
+}

@@ -838,12 +838,9 @@ pub(crate) async fn enrich(
         ctx.extra
             .insert("checklist".into(), issue.context_checklist());
     }
-    if !event.is_issue() {
-        return Ok(());
-    }
-    let git = ahp_oracles::workflow::git::Git::new(&cfg.project_root);
     let trunk = cfg.trunk();
-    if ctx.files.is_none() {
+    if event.is_issue() && ctx.files.is_none() {
+        let git = ahp_oracles::workflow::git::Git::new(&cfg.project_root);
         match git.changes(trunk.as_deref()).await {
             Ok(changes) => {
                 ctx.files = serde_json::from_value(changes.to_context()).ok();
@@ -857,29 +854,28 @@ pub(crate) async fn enrich(
                 }
             }
             // Not fatal: oracles that need the files say so themselves.
-            Err(e) => {
-                eprintln!(
-                    "note: changed files unknown: {}",
-                    terminal_safe(&e.to_string())
-                );
-                // Those oracles ask git again, against the context's
-                // `git.trunk`: without the trunk of the settings they
-                // would fall back to main or master, and a misspelt trunk
-                // would measure an empty change and pass. With it, the
-                // error is theirs, and fail_closed blocks on it.
-                if let Some(name) = trunk.as_deref() {
-                    match ctx.extra.get_mut("git") {
-                        None => {
-                            ctx.extra
-                                .insert("git".into(), serde_json::json!({ "trunk": name }));
-                        }
-                        Some(serde_json::Value::Object(git)) => {
-                            git.entry("trunk").or_insert_with(|| name.into());
-                        }
-                        Some(_) => {}
-                    }
-                }
+            Err(e) => eprintln!(
+                "note: changed files unknown: {}",
+                terminal_safe(&e.to_string())
+            ),
+        }
+    }
+    // The oracles that ask git themselves (FileChangeLimiter at a tool
+    // call, those of an issue event whose changes could not be read)
+    // measure against the context's `git.trunk`: without the trunk of the
+    // settings they would fall back to main or master, and a misspelt
+    // trunk would measure an empty change and pass. With it, the error is
+    // theirs, and fail_closed blocks on it.
+    if let Some(name) = trunk.as_deref() {
+        match ctx.extra.get_mut("git") {
+            None => {
+                ctx.extra
+                    .insert("git".into(), serde_json::json!({ "trunk": name }));
             }
+            Some(serde_json::Value::Object(git)) => {
+                git.entry("trunk").or_insert_with(|| name.into());
+            }
+            Some(_) => {}
         }
     }
     Ok(())
