@@ -1014,8 +1014,19 @@ fn the_git_ahp_runs_runs_none_of_the_repositorys_own_programs() {
     let root = sb.root();
     let mark = root.join("ran");
     let script = format!("touch '{}'; cat", mark.display());
-    sb.write(".gitattributes", "* filter=x\n");
+    sb.write(".gitattributes", "*.txt filter=x\n*.md filter=x=y\n");
     sb.write("a.txt", "hi\n");
+    sb.write("b.md", "hi\n");
+    // A submodule, with a filter of its own config on its own file.
+    let sub = root.join("sub");
+    std::fs::create_dir_all(&sub).unwrap();
+    git(&sub, &["init", "-q"]);
+    git(&sub, &["config", "user.email", "dev@example.com"]);
+    git(&sub, &["config", "user.name", "Dev"]);
+    std::fs::write(sub.join(".gitattributes"), "* filter=s\n").unwrap();
+    std::fs::write(sub.join("s.txt"), "one\n").unwrap();
+    git(&sub, &["add", "-A"]);
+    git(&sub, &["commit", "-qm", "sub"]);
     sb.write(
         ".ahp/hooks.yaml",
         "hooks:\n  pre-tool-use:\n    - oracle: FileChangeLimiter\n      id: limit\n      config: {max_files: 100}\n",
@@ -1023,6 +1034,11 @@ fn the_git_ahp_runs_runs_none_of_the_repositorys_own_programs() {
     git(root, &["add", "-A"]);
     git(root, &["commit", "-qm", "init"]);
     sb.write("a.txt", "hi\nmore\n");
+    sb.write("b.md", "hi\nmore\n");
+    std::fs::write(sub.join("s.txt"), "one\ntwo\n").unwrap();
+    git(&sub, &["config", "filter.s.process", &script]);
+    git(root, &["config", "filter.x=y.clean", &script]);
+    git(root, &["config", "filter.x=y.process", &script]);
     git(root, &["config", "filter.x.clean", &script]);
     git(root, &["config", "filter.x.process", &script]);
     git(root, &["config", "filter.x.required", "true"]);

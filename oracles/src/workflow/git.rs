@@ -532,6 +532,7 @@ impl Git {
             "--no-color",
             "--no-ext-diff",
             "--no-textconv",
+            "--ignore-submodules=dirty",
             from.as_str(),
             "--",
         ];
@@ -784,20 +785,36 @@ impl ChangedFiles for Git {
 /// tree's files whenever it compares them (`git diff`, `git status`); a
 /// repository that comes with its `.git` would otherwise run code through
 /// ahp, trusted or not. The user's own filters (git-lfs in `~/.gitconfig`)
-/// stay.
+/// stay. They are switched off through `GIT_CONFIG_COUNT` and its
+/// `GIT_CONFIG_KEY_n`/`VALUE_n`, where a name holding `=` (`filter.x=y`)
+/// stays whole: `-c` would split it there. A submodule's config is its
+/// own: the git that compares a work tree is told not to look into them
+/// (`--ignore-submodules=dirty`).
 pub(crate) async fn command(program: &OsStr, dir: &Path, timeout: Duration) -> Command {
     let mut cmd = Command::new(program);
-    cmd.current_dir(dir)
-        .args(ahp_engine::GIT_SAFE_CONFIG)
-        .args(repository_filters_off(program, dir, timeout).await);
+    cmd.current_dir(dir).args(ahp_engine::GIT_SAFE_CONFIG);
+    let off = repository_filters_off(program, dir, timeout).await;
+    if !off.is_empty() {
+        cmd.env("GIT_CONFIG_COUNT", off.len().to_string());
+        for (i, (key, value)) in off.into_iter().enumerate() {
+            cmd.env(format!("GIT_CONFIG_KEY_{i}"), key)
+                .env(format!("GIT_CONFIG_VALUE_{i}"), value);
+        }
+    }
     cmd
 }
 
-/// The `-c filter.NAME.KEY=` options that switch off the filters defined
-/// in the repository's config, looked up once per directory.
-async fn repository_filters_off(program: &OsStr, dir: &Path, timeout: Duration) -> Vec<String> {
-    static SEEN: std::sync::Mutex<Vec<(PathBuf, Vec<String>)>> = std::sync::Mutex::new(Vec::new());
-    let known = |seen: &[(PathBuf, Vec<String>)]| {
+/// The settings (`filter.NAME.clean` = nothing, …) that switch off the
+/// filters defined in the repository's config, looked up once per
+/// directory.
+async fn repository_filters_off(
+    program: &OsStr,
+    dir: &Path,
+    timeout: Duration,
+) -> Vec<(String, String)> {
+    type Settings = Vec<(String, String)>;
+    static SEEN: std::sync::Mutex<Vec<(PathBuf, Settings)>> = std::sync::Mutex::new(Vec::new());
+    let known = |seen: &[(PathBuf, Settings)]| {
         seen.iter()
             .find(|(d, _)| d == dir)
             .map(|(_, options)| options.clone())
@@ -838,10 +855,9 @@ async fn repository_filters_off(program: &OsStr, dir: &Path, timeout: Duration) 
             ("process", ""),
             ("required", "false"),
         ] {
-            let option = format!("filter.{name}.{key}={value}");
-            if !options.contains(&option) {
-                options.push("-c".to_string());
-                options.push(option);
+            let setting = (format!("filter.{name}.{key}"), value.to_string());
+            if !options.contains(&setting) {
+                options.push(setting);
             }
         }
     }

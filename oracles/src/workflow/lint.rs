@@ -558,7 +558,13 @@ async fn git_dirty(root: &Path) -> Option<BTreeSet<String>> {
     let prefix = prefix.trim_end_matches(['\n', '\r']).to_string();
     let status = git(
         root,
-        &["status", "--porcelain=v1", "-z", "--untracked-files=all"],
+        &[
+            "status",
+            "--porcelain=v1",
+            "-z",
+            "--untracked-files=all",
+            "--ignore-submodules=dirty",
+        ],
     )
     .await?;
     let mut out = BTreeSet::new();
