@@ -612,24 +612,26 @@ fn a_user_policy_linked_to_nothing_fails_closed() {
 }
 
 /// A later layer's `config` for a builtin entry that stops it blocking
-/// what it is there for (`except:` its rule, PathGuard's `allow:` of the
-/// home folder) is warned about at its line, by `validate` and by every
-/// call, as a weaker intensity is; a tuning that keeps those blocks is not.
+/// what it is there for is warned about at its line, by `validate` and by
+/// every call, as a weaker intensity is. A repository's `except:`,
+/// `allow:` or `require_confirmation: false` is said whatever it lets
+/// through (it applies untrusted); the user's own only when it stops
+/// blocking one of the calls the entry is there for.
 #[test]
 fn a_config_that_stops_a_builtin_entry_blocking_is_warned_about() {
     let sb = Sandbox::new();
     sb.write(
         ".ahp/hooks.yaml",
-        "hooks:\n  pre-tool-use:\n    - id: PermissionChecker\n      config: {except: [rm-recursive-system, rm-rf-root]}\n    - id: PathGuard\n      config: {allow: [\"~/**\"]}\n",
+        "hooks:\n  pre-tool-use:\n    - id: PermissionChecker\n      config: {except: [reverse-shell, exfiltration]}\n    - id: PathGuard\n      config: {allow: [\"~/.aws/**\"]}\n",
     );
     let out = sb.ahp().arg("validate").output().unwrap();
     let err = stderr(&out);
     assert!(
-        err.contains(".ahp/hooks.yaml:4:16: hooks.pre-tool-use[PermissionChecker].config.except: the builtin entry `PermissionChecker` no longer blocks `rm -rf /` through claude-code's Bash"),
+        err.contains(".ahp/hooks.yaml:4:16: hooks.pre-tool-use[PermissionChecker].config.except: this repository's policy switches off what it stops by default: `reverse-shell`, `exfiltration`"),
         "{err}"
     );
     assert!(
-        err.contains(".ahp/hooks.yaml:6:16: hooks.pre-tool-use[PathGuard].config.allow: the builtin entry `PathGuard` no longer blocks a Read of `~/.ssh/id_rsa`"),
+        err.contains(".ahp/hooks.yaml:6:16: hooks.pre-tool-use[PathGuard].config.allow: this repository's policy switches off what it stops by default: `~/.aws/**`"),
         "{err}"
     );
     let call = sb
@@ -637,12 +639,28 @@ fn a_config_that_stops_a_builtin_entry_blocking_is_warned_about() {
         .output()
         .unwrap();
     assert!(
-        stderr(&call).contains("no longer blocks `rm -rf /`"),
+        stderr(&call).contains("it applies without `ahp trust`"),
         "{}",
         stderr(&call)
     );
 
-    sb.write(
+    // The user's own tuning: said when it stops a probe call…
+    std::fs::remove_file(sb.root().join(".ahp/hooks.yaml")).unwrap();
+    sb.write_home(
+        ".ahp/hooks.yaml",
+        "hooks:\n  pre-tool-use:\n    - id: PermissionChecker\n      config: {except: [rm-recursive-system, rm-rf-root]}\n    - id: PathGuard\n      config: {allow: [\"~/**\"]}\n",
+    );
+    let err = stderr(&sb.ahp().arg("validate").output().unwrap());
+    assert!(
+        err.contains("hooks.pre-tool-use[PermissionChecker].config.except: the builtin entry `PermissionChecker` no longer blocks `rm -rf /` through claude-code's Bash"),
+        "{err}"
+    );
+    assert!(
+        err.contains("hooks.pre-tool-use[PathGuard].config.allow: the builtin entry `PathGuard` no longer blocks a Read of `~/.ssh/id_rsa`"),
+        "{err}"
+    );
+    // …and not when it keeps those blocks.
+    sb.write_home(
         ".ahp/hooks.yaml",
         "hooks:\n  pre-tool-use:\n    - id: PermissionChecker\n      config: {except: [git-discard]}\n    - id: PathGuard\n      config: {allow: [\"~/.cache/**\"]}\n",
     );

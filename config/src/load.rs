@@ -2140,20 +2140,73 @@ impl LoadedConfig {
     /// built-in oracles answer a tool call without waiting; one that
     /// would wait is not judged). `extend_defaults: false` has its own
     /// warning in [`LoadedConfig::common`].
+    ///
+    /// A repository's own `except:`, `allow:` or `require_confirmation:
+    /// false` is said whatever it lets through: it applies without `ahp
+    /// trust`, and the probes are a handful of calls, not all the entry is
+    /// there for.
     fn weakened_builtin(
         &self,
         me: &MergedEntry,
         registry: &Registry,
         name: &str,
         tuned: &Arc<dyn ahp_engine::Oracle>,
-    ) -> Option<ConfigWarning> {
+    ) -> Vec<ConfigWarning> {
+        let mut out = Vec::new();
         if me.defined_at.layer() != Layer::Builtin {
-            return None;
+            return out;
         }
-        let config = me.node.get("config")?;
-        let NodeValue::Map(keys) = &config.value else {
-            return None;
+        let Some(NodeValue::Map(keys)) = me.node.get("config").map(|c| &c.value) else {
+            return out;
         };
+        let repository = |layer: Layer| {
+            layer == Layer::Project || (layer == Layer::Local && self.local_is_repository_code)
+        };
+        for (key, value) in keys.iter().filter(|(k, _)| repository(k.origin.layer())) {
+            let relaxes = match (key.name.as_str(), &value.value) {
+                ("except" | "allow", NodeValue::Seq(items)) if !items.is_empty() => {
+                    let named: Vec<String> = items
+                        .iter()
+                        .filter_map(Node::as_str)
+                        .map(|s| format!("`{s}`"))
+                        .collect();
+                    Some(format!(
+                        "switches off what it stops by default: {}",
+                        named.join(", ")
+                    ))
+                }
+                ("require_confirmation", NodeValue::Bool(false)) => {
+                    Some("turns off every question it asks by default".to_string())
+                }
+                _ => None,
+            };
+            if let Some(what) = relaxes {
+                out.push(ConfigWarning {
+                    location: key.origin.location(),
+                    message: format!(
+                        "{}: this repository's policy {what} (the builtin entry `{}`; it applies without `ahp trust`, so review it before working in this repository)",
+                        me.path(&format!("config.{}", key.name)),
+                        me.id
+                    ),
+                });
+            }
+        }
+        if !out.is_empty() {
+            return out;
+        }
+        out.extend(self.probe_weakened(me, registry, name, tuned, keys));
+        out
+    }
+
+    /// The probe half of [`LoadedConfig::weakened_builtin`].
+    fn probe_weakened(
+        &self,
+        me: &MergedEntry,
+        registry: &Registry,
+        name: &str,
+        tuned: &Arc<dyn ahp_engine::Oracle>,
+        keys: &[(Key, Node)],
+    ) -> Option<ConfigWarning> {
         let (key, _) = keys
             .iter()
             .find(|(k, _)| k.origin.layer() != Layer::Builtin)?;
@@ -2318,9 +2371,7 @@ impl LoadedConfig {
                             ),
                         });
                     }
-                    if let Some(w) = self.weakened_builtin(me, registry, name, &o) {
-                        warnings.push(w);
-                    }
+                    warnings.extend(self.weakened_builtin(me, registry, name, &o));
                     Some(o)
                 }
                 Err(BuildError::Config(e)) => {
