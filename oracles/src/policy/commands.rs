@@ -846,14 +846,15 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
         };
         let name = cmd.name.as_str();
         // `git grep -O'CMD'` runs CMD through the shell with the files
-        // found: judged as a line of its own (a bare `-O` is the pager).
+        // found: judged as a line of its own, and as a program git runs
+        // (`sh -c …`, `curl …` are no pager).
         if name == "git" && cmd.args.first().is_some_and(|a| a == "grep") {
-            argv_run.extend(cmd.args.iter().filter_map(|a| {
-                a.strip_prefix("--open-files-in-pager=")
-                    .or_else(|| a.strip_prefix("-O"))
-                    .filter(|pager| !pager.is_empty())
-                    .map(str::to_string)
-            }));
+            for pager in grep_pagers(cmd) {
+                if git_setting_runs_code("core.pager", &pager, false) {
+                    add("git-config-code");
+                }
+                argv_run.push(pager);
+            }
         }
         let ops: Vec<String> = cmd.operands().map(|o| cmd.resolve(o)).collect();
         let work_dir = shell.work_dir.as_deref();
@@ -2682,6 +2683,38 @@ pub(crate) fn git_options(cmd: &SimpleCommand) -> (Vec<GitOption<'_>>, usize) {
         }
     }
     (options, i.min(cmd.args.len()))
+}
+
+/// The programs `git grep` (its subcommand's words in `cmd`) is told to
+/// open the files it finds with: `-O'CMD'` (in a cluster too, `-iOCMD`),
+/// `--open-files-in-pager=CMD` or any unambiguous start of it (`--open=`).
+/// A bare `-O` is the user's own pager.
+fn grep_pagers(cmd: &SimpleCommand) -> Vec<String> {
+    const LONG: &str = "open-files-in-pager";
+    // Short options of git grep that take a value: after one, the rest of
+    // a cluster is that value.
+    const VALUED: &[char] = &['e', 'f', 'A', 'B', 'C', 'm'];
+    let mut out = Vec::new();
+    for a in cmd.args.iter().skip(1) {
+        if a == "--" {
+            break;
+        }
+        let value = if let Some(long) = a.strip_prefix("--") {
+            long.split_once('=')
+                .filter(|(name, _)| name.len() >= 2 && LONG.starts_with(name))
+                .map(|(_, v)| v)
+        } else if let Some(cluster) = a.strip_prefix('-') {
+            let before = cluster.split('O').next().unwrap_or(cluster);
+            (cluster.contains('O') && !before.contains(VALUED))
+                .then(|| &cluster[before.len() + 1..])
+        } else {
+            None
+        };
+        if let Some(v) = value.filter(|v| !v.is_empty()) {
+            out.push(v.to_string());
+        }
+    }
+    out
 }
 
 /// Whether a `git` command sends the repository somewhere the line itself
