@@ -38,7 +38,7 @@
 //! | `secret-to-network` | block | a network tool given a secret-named variable (`-H "X: $API_KEY"`) or the output of `env` |
 //! | `insecure-registry` | prompt | a package manager pointed at a plain `http://` registry off this machine, `--trusted-host` |
 //! | `public-repo` | prompt | `gh repo create --public`, `gh repo edit --visibility public`, `gh gist create --public` |
-//! | `git-push-address` | prompt | `git push` to an address written on the line (`https://…`, `git@host:…`, `--repo=…`), `git remote add`/`set-url` of one, a remote's address or `pushInsteadOf` set for one command |
+//! | `git-push-address` | prompt | `git push` or `send-pack` to an address written on the line (`https://…`, `git@host:…`, `--repo=…`), `git remote add`/`set-url` or `git config` of a remote's address or an `insteadOf`, or the same set for one command (`-c`, `--config-env`, `GIT_CONFIG_*`) |
 //!
 //! Each rule is off in a project that lists its id under PermissionChecker's
 //! `except:`.
@@ -2730,49 +2730,133 @@ fn pushes_to_address(cmd: &SimpleCommand) -> bool {
     let args: Vec<&str> = cmd.args.iter().skip(at).map(String::as_str).collect();
     match args.first().copied() {
         Some("push") => {
-            let rewritten = options.iter().any(|option| match option {
-                ("-c", Some(setting)) => setting.split_once('=').is_some_and(|(key, value)| {
-                    let key = key.to_ascii_lowercase();
-                    (key.starts_with("remote.")
-                        && (key.ends_with(".url") || key.ends_with(".pushurl"))
-                        || key.starts_with("url.") && key.ends_with(".pushinsteadof"))
-                        && !value.is_empty()
-                }),
-                _ => false,
-            });
-            // The repository: `--repo`'s value, else the first operand
-            // (an option's value, `-o VALUE`, is not one).
-            let mut repository = None;
+            let rewritten = git_command_settings(cmd, &options)
+                .iter()
+                .any(|(key, value)| sends_elsewhere(key, value));
+            // The repository: `--repo`'s value (any unambiguous start of
+            // it, `--rep=`) and the first operand, which wins over it; an
+            // option's value (`-o VALUE`) is neither.
+            let mut named = Vec::new();
+            let mut operand = false;
             let mut words = args[1..].iter();
             while let Some(a) = words.next() {
-                match a
-                    .strip_prefix("--")
-                    .map(|l| l.split_once('=').unwrap_or((l, "")))
-                {
-                    Some(("repo", "")) => repository = words.next().copied(),
-                    Some(("repo", url)) => repository = Some(url),
-                    Some(("push-option" | "receive-pack" | "exec", "")) => {
+                if let Some(long) = a.strip_prefix("--") {
+                    let (name, value) = long.split_once('=').unwrap_or((long, ""));
+                    let is = |full: &str, min: usize| name.len() >= min && full.starts_with(name);
+                    if is("repo", 3) {
+                        named.extend(if value.is_empty() {
+                            words.next().copied()
+                        } else {
+                            Some(value)
+                        });
+                    } else if value.is_empty()
+                        && (is("push-option", 2) || is("receive-pack", 3) || is("exec", 2))
+                    {
                         words.next();
                     }
-                    Some(_) => {}
-                    None if *a == "-o" => {
-                        words.next();
-                    }
-                    None if a.starts_with('-') => {}
-                    None if repository.is_none() => repository = Some(*a),
-                    None => {}
+                } else if *a == "-o" {
+                    words.next();
+                } else if !a.starts_with('-') && !operand {
+                    operand = true;
+                    named.push(*a);
                 }
             }
-            rewritten || repository.is_some_and(is_address)
+            rewritten || named.into_iter().any(is_address)
         }
+        // `git send-pack ADDRESS REFS`: push's plumbing.
+        Some("send-pack") => args[1..]
+            .iter()
+            .find(|a| !a.starts_with('-'))
+            .is_some_and(|a| is_address(a)),
         Some("remote") => {
             matches!(args.get(1).copied(), Some("add" | "set-url"))
                 && args[2..]
                     .iter()
                     .any(|a| !a.starts_with('-') && is_address(a))
         }
+        // `git config remote.origin.url ADDRESS`, `git config set …`,
+        // `git config url.ADDRESS.insteadOf …`: the next push goes there.
+        Some("config") => {
+            let words: Vec<&str> = args[1..]
+                .iter()
+                .copied()
+                .filter(|a| !a.starts_with('-') && *a != "set")
+                .collect();
+            words.windows(2).any(|w| sends_elsewhere(w[0], w[1]))
+                || words.first().is_some_and(|k| sends_elsewhere(k, ""))
+        }
         _ => false,
     }
+}
+
+/// Whether git setting `key` (with `value`) sends a push to an address
+/// other than the remote's own: a remote's `url` or `pushurl` that is one,
+/// or `url.ADDRESS.insteadOf`/`pushInsteadOf`, which rewrites the addresses
+/// that start with its value into ADDRESS.
+fn sends_elsewhere(key: &str, value: &str) -> bool {
+    let lower = key.to_ascii_lowercase();
+    if lower.starts_with("remote.") && (lower.ends_with(".url") || lower.ends_with(".pushurl")) {
+        return is_address(value);
+    }
+    lower.starts_with("url.")
+        && (lower.ends_with(".insteadof") || lower.ends_with(".pushinsteadof"))
+        && key
+            .get(4..key.rfind('.').unwrap_or(4))
+            .is_some_and(is_address)
+}
+
+/// The settings a git command line gives itself: `-c KEY=VALUE`,
+/// `--config-env=KEY=VAR` (VAR's value when the line sets it, else
+/// `$VAR`), `GIT_CONFIG_KEY_n`/`GIT_CONFIG_VALUE_n` and
+/// `GIT_CONFIG_PARAMETERS` in its environment.
+fn git_command_settings(cmd: &SimpleCommand, options: &[GitOption<'_>]) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for option in options {
+        match *option {
+            ("-c", Some(kv)) => {
+                if let Some((k, v)) = kv.split_once('=') {
+                    out.push((k.to_string(), v.to_string()));
+                }
+            }
+            ("--config-env", Some(spec)) => {
+                if let Some((k, var)) = spec.split_once('=') {
+                    let value = cmd
+                        .env
+                        .get(var)
+                        .cloned()
+                        .unwrap_or_else(|| format!("${var}"));
+                    out.push((k.to_string(), value));
+                }
+            }
+            _ => {}
+        }
+    }
+    for (var, value) in &cmd.env {
+        if let Some(n) = var.strip_prefix("GIT_CONFIG_VALUE_")
+            && let Some(key) = cmd.env.get(&format!("GIT_CONFIG_KEY_{n}"))
+        {
+            out.push((key.clone(), value.clone()));
+        }
+    }
+    if let Some(params) = cmd.env.get("GIT_CONFIG_PARAMETERS") {
+        // `'KEY'='VALUE'` or `'KEY=VALUE'`, one or more.
+        let quoted: Vec<&str> = params.split('\'').skip(1).step_by(2).collect();
+        let mut i = 0;
+        while i < quoted.len() {
+            match quoted[i].split_once('=') {
+                Some((k, v)) => out.push((k.to_string(), v.to_string())),
+                None => {
+                    out.push((
+                        quoted[i].to_string(),
+                        quoted.get(i + 1).copied().unwrap_or_default().to_string(),
+                    ));
+                    i += 1;
+                }
+            }
+            i += 1;
+        }
+    }
+    out
 }
 
 /// Whether a git repository operand is an address on another machine:
