@@ -868,8 +868,18 @@ fn tool_call(
     use_id: Option<String>,
     response: Option<Value>,
 ) -> ToolCall {
+    let mut name = agent.normalize_tool(raw);
+    // An editor tool with a `command` (Copilot's `str_replace_editor`):
+    // `view` reads the file, `create` writes it whole, the rest edit it.
+    if raw.contains("str_replace") {
+        match input.get("command").and_then(Value::as_str) {
+            Some("view") => name = "read".into(),
+            Some("create") => name = "write".into(),
+            _ => {}
+        }
+    }
     ToolCall {
-        name: agent.normalize_tool(raw),
+        name,
         raw_name: Some(raw.to_string()),
         path: path_of(&input),
         input,

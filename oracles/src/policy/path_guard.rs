@@ -948,13 +948,15 @@ const NETWORK_CALLS: &[&str] = &[
 /// bypasses in agent settings, dependencies pulled from a URL.
 fn written_content(input: &serde_json::Value, path: &str, how: &str) -> Vec<Signal> {
     let mut texts: Vec<&str> = Vec::new();
-    // Claude Code, Droid (`new_str`) and OpenCode (`newString`) spellings.
+    // Claude Code, Droid (`new_str`) and OpenCode (`newString`) spellings,
+    // and a whole file an editor tool creates (`file_text`).
     for key in [
         "content",
         "new_string",
         "new_str",
         "newString",
         "new_source",
+        "file_text",
     ] {
         if let Some(t) = input.get(key).and_then(serde_json::Value::as_str) {
             texts.push(t);
