@@ -48,6 +48,38 @@ pub(crate) struct Builder {
     inherited: Vec<String>,
 }
 
+/// The folder git works in after its own options (`-C DIR`, each relative
+/// to the one before, from `cwd`), and the index of the first word after
+/// those options.
+fn git_dir_of(args: &[String], cwd: &Option<String>) -> (Option<String>, usize) {
+    let mut dir = cwd.clone();
+    let mut i = 0;
+    while let Some(a) = args.get(i) {
+        if !a.starts_with('-') || a == "-" || a == "--" {
+            break;
+        }
+        if a == "-C" {
+            if let Some(d) = args.get(i + 1) {
+                dir = Some(match dir.as_deref() {
+                    Some(c) if !d.starts_with(['/', '~', '$']) => {
+                        normalize_path(&format!("{c}/{d}"), None)
+                    }
+                    _ => d.clone(),
+                });
+            }
+            i += 2;
+        } else if matches!(
+            a.as_str(),
+            "-c" | "--git-dir" | "--work-tree" | "--namespace" | "--config-env"
+        ) {
+            i += 2;
+        } else {
+            i += 1;
+        }
+    }
+    (dir, i.min(args.len()))
+}
+
 impl Builder {
     pub fn new(home: Option<&str>, work_dir: Option<&str>) -> Builder {
         Builder {
@@ -523,8 +555,20 @@ impl Builder {
         if let Some(program) = args.next() {
             cmd.name = basename(&program);
         }
+        let args: Vec<String> = args.collect();
+        // `git -C DIR`: the words after git's own options are read from
+        // DIR (`git -C sub commit -F ../.env` names the project's `.env`).
+        let (git_cwd, from) = if cmd.name == "git" {
+            git_dir_of(&args, cwd)
+        } else {
+            (cwd.clone(), 0)
+        };
+        let here = cwd.clone();
         cmd.args = args
-            .map(|a| {
+            .into_iter()
+            .enumerate()
+            .map(|(i, a)| {
+                let cwd = if i >= from { &git_cwd } else { &here };
                 let a = normalize_path(&a, self.home.as_deref());
                 // `~-` is `$OLDPWD`, known after a `cd` of the line.
                 let a = match (a.strip_prefix("$OLDPWD"), vars.get("OLDPWD")) {

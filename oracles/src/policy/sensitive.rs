@@ -273,10 +273,19 @@ pub const NEVER: &[&str] = &[
     "**/.env.sample",
     "**/.env.template",
     "**/.env.dist",
+    "**/.env.defaults",
+    "**/.env.schema",
+    "**/.env.vault",
     ".env.example",
     ".env.sample",
     ".env.template",
     ".env.dist",
+    // dotenv-defaults' public defaults, a schema of the names, and
+    // dotenv-vault's encrypted file (its keys, `.env.keys`, stay secret):
+    // each is meant to be committed.
+    ".env.defaults",
+    ".env.schema",
+    ".env.vault",
     "~/.ssh/*.pub",
     "~/.ssh/known_hosts",
     "~/.ssh/known_hosts.old",
@@ -502,10 +511,15 @@ fn git_option_files(git: &SimpleCommand) -> Vec<(String, Access)> {
         if a == "--" {
             break;
         }
+        // git takes an unambiguous start of a long option (`--fil=`;
+        // every start of `--output` is also one of `--output-indicator-…`).
+        let named = |name: &str| {
+            name == long || (long == "file" && name.len() >= 3 && long.starts_with(name))
+        };
         let value = if let Some(rest) = a.strip_prefix("--") {
             match rest.split_once('=') {
-                Some((name, v)) if name == long => Some(v.to_string()),
-                None if rest == long => words.next().cloned(),
+                Some((name, v)) if named(name) => Some(v.to_string()),
+                None if named(rest) => words.next().cloned(),
                 _ => None,
             }
         } else if let (Some(letter), Some(cluster)) = (short, a.strip_prefix('-')) {
@@ -532,8 +546,9 @@ fn git_option_files(git: &SimpleCommand) -> Vec<(String, Access)> {
     out
 }
 
-/// The files `git add` names (its operands; `--pathspec-from-file` is
-/// not read).
+/// The files `git add` names (its operands, a pathspec's magic taken
+/// off: `:(top).env` is `.env`, `:/.env` too; an excluding one, `:!x`,
+/// stages nothing; `--pathspec-from-file` is not read).
 fn git_added_files(git: &SimpleCommand) -> Vec<String> {
     let mut dashes = false;
     git.args
@@ -546,7 +561,14 @@ fn git_added_files(git: &SimpleCommand) -> Vec<String> {
             dashes = *a == "--";
             !a.starts_with('-')
         })
-        .cloned()
+        .filter_map(|a| match a.strip_prefix(':') {
+            None => Some(a.clone()),
+            Some(rest) if rest.starts_with(['!', '^']) => None,
+            Some(rest) => match rest.strip_prefix('(') {
+                Some(long) => long.split_once(')').map(|(_, path)| path.to_string()),
+                None => Some(rest.trim_start_matches('/').to_string()),
+            },
+        })
         .collect()
 }
 
@@ -698,8 +720,11 @@ pub fn accesses(cmd: &SimpleCommand) -> Vec<(String, Access)> {
             };
             out.push((path(&file), access));
         }
-        // `git add .env`, `git add -f .env`: the file named is staged.
-        if sub == Some("add") {
+        // `git add .env`, `git add -f .env`, `git stage`, `git
+        // update-index --add .env`: the file named is staged.
+        if matches!(sub, Some("add" | "stage"))
+            || sub == Some("update-index") && git.args.iter().any(|a| a == "--add")
+        {
             for file in git_added_files(git) {
                 let file = match commands::git_dir(cmd) {
                     Some(dir) if !file.starts_with(['/', '~']) => format!("{dir}/{file}"),
