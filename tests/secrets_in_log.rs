@@ -883,5 +883,13 @@ fn a_secret_in_a_key_or_a_password_with_an_at_sign_is_masked() {
         assert!(!log.contains(secret), "{secret}: {log}");
     }
     assert!(log.contains("\"AKIA***\":\"label\""), "{log}");
+    // A value hidden under its key, quoted by another key of the input.
+    let payload = json!({"session_id": "s", "cwd": sb.root(), "hook_event_name": "PreToolUse",
+        "tool_name": "mcp__x__y",
+        "tool_input": {"password": "Zq8hunter70zz", "map": {"Zq8hunter70zz": 1}}});
+    let out = hook_call(&sb, &payload);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let (log, _) = sb.all_logs();
+    assert!(!log.contains("Zq8hunter70zz"), "{log}");
     assert!(log.contains("https://user:***@host/x"), "{log}");
 }

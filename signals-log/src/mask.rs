@@ -269,26 +269,11 @@ impl Masking {
             path.pop();
         }
         // A key can be a credential too (`{"AKIA…": 1}`, an MCP tool's
-        // map of URLs): masked like a value, its entry kept, under a
-        // number where two keys mask alike.
-        let secret_keys: Vec<String> = map
-            .keys()
-            .filter(|k| matches!(mask_string(k), Cow::Owned(_)))
-            .cloned()
-            .collect();
-        for key in secret_keys {
-            let Some(value) = map.remove(&key) else {
-                continue;
-            };
-            let masked = mask_string(&key).into_owned();
-            let mut name = masked.clone();
-            let mut n = 1;
-            while map.contains_key(&name) {
-                n += 1;
-                name = format!("{masked} #{n}");
-            }
-            map.insert(name, value);
-        }
+        // map of URLs): masked like a value, its entry kept.
+        rename_keys(map, |k| match mask_string(k) {
+            Cow::Owned(masked) => Some(masked),
+            Cow::Borrowed(_) => None,
+        });
     }
 
     /// `{name: DB_PASSWORD, value: …}` (Kubernetes' `env` items): the
@@ -411,10 +396,42 @@ fn mask_quoted(value: &mut Value, hidden: &[String], free: bool) {
             }
         }
         Value::Array(items) => items.iter_mut().for_each(|v| mask_quoted(v, hidden, free)),
-        Value::Object(map) => map
-            .iter_mut()
-            .for_each(|(k, v)| mask_quoted(v, hidden, free || FREE_TEXT.contains(&k.as_str()))),
+        Value::Object(map) => {
+            map.iter_mut()
+                .for_each(|(k, v)| mask_quoted(v, hidden, free || FREE_TEXT.contains(&k.as_str())));
+            // A key of free text can quote a hidden value too
+            // (`{"map": {"<the password>": 1}}` in a tool's input).
+            if free {
+                rename_keys(map, |k| {
+                    let masked = hidden
+                        .iter()
+                        .fold(k.to_string(), |k, h| k.replace(h.as_str(), MASK));
+                    (masked != k).then_some(masked)
+                });
+            }
+        }
         _ => {}
+    }
+}
+
+/// Renames the keys of `map` that `new_name` gives a new name, keeping
+/// their values; a name taken already gets a number (`AKIA*** #2`).
+fn rename_keys(map: &mut Map<String, Value>, new_name: impl Fn(&str) -> Option<String>) {
+    let renamed: Vec<(String, String)> = map
+        .keys()
+        .filter_map(|k| new_name(k).map(|n| (k.clone(), n)))
+        .collect();
+    for (key, masked) in renamed {
+        let Some(value) = map.remove(&key) else {
+            continue;
+        };
+        let mut name = masked.clone();
+        let mut n = 1;
+        while map.contains_key(&name) {
+            n += 1;
+            name = format!("{masked} #{n}");
+        }
+        map.insert(name, value);
     }
 }
 
