@@ -192,6 +192,22 @@ pub fn config_path(agent: Agent, scope: Scope, home: &Path, project: &Path) -> R
     Ok(p)
 }
 
+/// Where else ahp's hooks for `agent` at `scope` may be from an earlier
+/// install: the Kimi CLI's `~/.kimi/config.toml`, once Kimi Code's folder
+/// exists. Uninstall and doctor look there too.
+pub fn earlier_config_paths(agent: Agent, scope: Scope, home: &Path) -> Vec<PathBuf> {
+    let legacy = home.join(".kimi/config.toml");
+    if agent == Agent::Kimi
+        && scope == Scope::User
+        && kimi_config(home) != legacy
+        && legacy.exists()
+    {
+        vec![legacy]
+    } else {
+        Vec::new()
+    }
+}
+
 /// Kimi Code reads `$KIMI_CODE_HOME/config.toml` (by default
 /// `~/.kimi-code/config.toml`). The Kimi CLI it replaces read
 /// `~/.kimi/config.toml`, which stays the file while only that CLI is

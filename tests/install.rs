@@ -1059,6 +1059,18 @@ fn kimi_code_gets_its_own_config_and_the_old_cli_keeps_its_own() {
     let text = std::fs::read_to_string(&legacy).unwrap();
     assert!(text.contains("ahp hook kimi"), "{text}");
     assert!(!old.home.path().join(".kimi-code").exists());
+    // Kimi Code arrives later: doctor still sees the hooks in the old
+    // file, and uninstall takes them from there.
+    std::fs::create_dir_all(old.home.path().join(".kimi-code")).unwrap();
+    let out = old.ahp().arg("doctor").output().unwrap();
+    assert!(
+        stdout(&out).contains(&format!("{}: ahp hooks on", legacy.display())),
+        "{}",
+        stdout(&out)
+    );
+    old.ahp().args(["uninstall", "kimi"]).assert().success();
+    let text = std::fs::read_to_string(&legacy).unwrap();
+    assert!(!text.contains("ahp hook kimi"), "{text}");
 }
 
 /// Copilot CLI also runs the hooks of a repository's `.claude/settings.json`:

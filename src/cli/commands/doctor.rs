@@ -896,6 +896,9 @@ pub(crate) fn run(args: DoctorArgs, registry: &Registry) -> Result<u8> {
             if let Ok(path) = install::config_path(agent, *scope, &base, &root) {
                 check_agent_file(&mut r, agent, *scope, &path, &root, agent_timeout);
             }
+            for earlier in install::earlier_config_paths(agent, *scope, &base) {
+                check_agent_file(&mut r, agent, *scope, &earlier, &root, agent_timeout);
+            }
         }
     }
     check_copilot_reads_claude(&mut r);

@@ -61,13 +61,23 @@ pub(crate) fn run(args: InstallArgs, remove: bool) -> Result<u8> {
         Scope::User => home()?,
         _ => PathBuf::new(),
     };
-    let path = config_path(args.agent, scope, &home, &root)?;
+    let mut path = config_path(args.agent, scope, &home, &root)?;
     let base = args.command.trim();
-    let change = if remove {
+    let mut change = if remove {
         plan_uninstall(args.agent, &path, base)?
     } else {
         plan_install(args.agent, &path, base)?
     };
+    // Hooks an earlier install wrote where the agent read them then.
+    if remove && change.is_noop() {
+        for earlier in crate::install::earlier_config_paths(args.agent, scope, &home) {
+            let there = plan_uninstall(args.agent, &earlier, base)?;
+            if !there.is_noop() {
+                (path, change) = (earlier, there);
+                break;
+            }
+        }
+    }
     let agent = args.agent;
     let mut out = std::io::stdout().lock();
     if args.dry_run {
