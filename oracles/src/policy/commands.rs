@@ -2516,24 +2516,7 @@ fn git_inline_config_runs_code(cmd: &SimpleCommand) -> bool {
     {
         return true;
     }
-    if let Some(params) = cmd.env.get("GIT_CONFIG_PARAMETERS") {
-        // `'core.pager'='sh -c id'` or `'core.pager=sh -c id'`, one or more.
-        let quoted: Vec<&str> = params.split('\'').skip(1).step_by(2).collect();
-        let mut i = 0;
-        while i < quoted.len() {
-            let (key, value) = match quoted[i].split_once('=') {
-                Some(kv) => kv,
-                None => {
-                    i += 1;
-                    (quoted[i - 1], quoted.get(i).copied().unwrap_or(""))
-                }
-            };
-            if runs(key, value) {
-                return true;
-            }
-            i += 1;
-        }
-    }
+    // The variables git reads as settings of their own.
     for (var, value) in &cmd.env {
         let key = match var.as_str() {
             "GIT_PAGER" | "PAGER" => "core.pager",
@@ -2543,38 +2526,25 @@ fn git_inline_config_runs_code(cmd: &SimpleCommand) -> bool {
             "GIT_SSH_COMMAND" | "GIT_SSH" => "core.sshCommand",
             "GIT_EXTERNAL_DIFF" => "diff.external",
             "GIT_ASKPASS" => "core.askPass",
-            v => match v.strip_prefix("GIT_CONFIG_VALUE_") {
-                Some(n) => match cmd.env.get(&format!("GIT_CONFIG_KEY_{n}")) {
-                    Some(k) => k.as_str(),
-                    None => continue,
-                },
-                None => continue,
-            },
+            _ => continue,
         };
         if runs(key, value) {
             return true;
         }
     }
     let (options, sub) = git_options(cmd);
-    for option in options {
-        let runs_code = match option {
-            ("-c", Some(kv)) => kv.split_once('=').is_some_and(|(k, v)| runs(k, v)),
-            // `--config-env=KEY=VAR`: the value is VAR's, set for this
-            // command or not known (then judged as a variable).
-            ("--config-env", Some(spec)) => spec.split_once('=').is_some_and(|(key, var)| {
-                let unknown = format!("${var}");
-                runs(
-                    key,
-                    cmd.env.get(var).map_or(unknown.as_str(), String::as_str),
-                )
-            }),
-            // git runs its subcommands from this folder.
-            ("--exec-path", Some(dir)) => !system_folder(dir),
-            _ => false,
-        };
-        if runs_code {
-            return true;
-        }
+    if git_command_settings(cmd, &options)
+        .iter()
+        .any(|(key, value)| runs(key, value))
+    {
+        return true;
+    }
+    // git runs its subcommands from this folder.
+    if options
+        .iter()
+        .any(|o| matches!(o, ("--exec-path", Some(dir)) if !system_folder(dir)))
+    {
+        return true;
     }
     let rest: Vec<&str> = cmd.args.iter().skip(sub + 1).map(String::as_str).collect();
     cmd.args
