@@ -2693,11 +2693,35 @@ fn grep_pagers(cmd: &SimpleCommand) -> Vec<String> {
 /// `url`/`pushurl` or a `pushInsteadOf` that rewrites every address. A
 /// folder on this machine is not an address elsewhere.
 fn pushes_to_address(cmd: &SimpleCommand) -> bool {
+    pushes_through_aliases(cmd, 0)
+}
+
+/// [`pushes_to_address`], `depth` aliases deep (git itself refuses an
+/// alias loop; a few levels are all a line can set up).
+fn pushes_through_aliases(cmd: &SimpleCommand, depth: usize) -> bool {
     if cmd.name != "git" {
         return false;
     }
     let (options, at) = git_options(cmd);
     let args: Vec<&str> = cmd.args.iter().skip(at).map(String::as_str).collect();
+    // An alias set for this one command (`-c alias.p='push URL' p`) is
+    // the command it stands for.
+    if let Some(sub) = args.first()
+        && let Some((_, line)) = git_command_settings(cmd, &options)
+            .into_iter()
+            .find(|(k, v)| k.eq_ignore_ascii_case(&format!("alias.{sub}")) && !v.starts_with('!'))
+    {
+        let mut expanded = cmd.clone();
+        expanded.args = cmd.args[..at]
+            .iter()
+            .cloned()
+            .chain(line.split_whitespace().map(str::to_string))
+            .chain(args[1..].iter().map(|a| a.to_string()))
+            .collect();
+        if depth < 4 && expanded.args.get(at).is_some_and(|s| s != sub) {
+            return pushes_through_aliases(&expanded, depth + 1);
+        }
+    }
     match args.first().copied() {
         Some("push") => {
             let rewritten = git_command_settings(cmd, &options)
