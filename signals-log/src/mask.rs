@@ -216,7 +216,12 @@ impl Masking {
                     line.windows(escaped.len()).any(|w| w == escaped.as_bytes())
                 })
                 || json_strings(line).any(|(text, is_key)| {
-                    (is_key && key_might_be_sensitive(text)) || secrets::might_hold(text)
+                    if is_key {
+                        key_might_be_sensitive(text)
+                            || (!plain_key(text) && secrets::might_hold(text))
+                    } else {
+                        secrets::might_hold(text)
+                    }
                 }))
     }
 
@@ -271,8 +276,8 @@ impl Masking {
         // A key can be a credential too (`{"AKIA…": 1}`, an MCP tool's
         // map of URLs): masked like a value, its entry kept.
         rename_keys(map, |k| match mask_string(k) {
-            Cow::Owned(masked) => Some(masked),
-            Cow::Borrowed(_) => None,
+            Cow::Owned(masked) if !plain_key(k.as_bytes()) => Some(masked),
+            _ => None,
         });
     }
 
@@ -478,6 +483,17 @@ fn json_strings(line: &[u8]) -> impl Iterator<Item = (&[u8], bool)> {
             == Some(&b':');
         Some((text, is_key))
     })
+}
+
+/// A key of lower-case letters, digits and `_`, at most 40 long: a field
+/// name (`correlation_id`), which no credential shape is (they hold upper
+/// case, `-`, `:`, `/`, `=` or more characters), so the shapes are not
+/// looked for in it.
+fn plain_key(key: &[u8]) -> bool {
+    key.len() <= 40
+        && key
+            .iter()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || *b == b'_')
 }
 
 /// A key as masking compares it: lower case, with `-` and a camelCase
