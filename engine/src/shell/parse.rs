@@ -50,7 +50,7 @@ pub(crate) struct Builder {
 
 /// The folder git works in after its own options (`-C DIR`, each relative
 /// to the one before, from `cwd`), and the index of the first word after
-/// those options.
+/// those options (the subcommand).
 fn git_dir_of(args: &[String], cwd: &Option<String>) -> (Option<String>, usize) {
     let mut dir = cwd.clone();
     let mut i = 0;
@@ -568,7 +568,8 @@ impl Builder {
             .into_iter()
             .enumerate()
             .map(|(i, a)| {
-                let cwd = if i >= from { &git_cwd } else { &here };
+                // The subcommand itself is a name, not a path.
+                let cwd = if i > from { &git_cwd } else { &here };
                 let a = normalize_path(&a, self.home.as_deref());
                 // `~-` is `$OLDPWD`, known after a `cd` of the line.
                 let a = match (a.strip_prefix("$OLDPWD"), vars.get("OLDPWD")) {
