@@ -1065,3 +1065,42 @@ fn the_git_ahp_runs_runs_none_of_the_repositorys_own_programs() {
         );
     }
 }
+
+/// A partial clone fetches an object it lacks when git needs it, through
+/// the repository's own `core.sshCommand`: the git ahp runs never fetches.
+#[test]
+fn the_git_ahp_runs_fetches_nothing_for_a_partial_clone() {
+    let sb = Sandbox::new();
+    sb.git_init();
+    let root = sb.root();
+    let mark = root.join("ran");
+    sb.write("a.txt", "hi\n");
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:\n  pre-tool-use:\n    - oracle: FileChangeLimiter\n      id: limit\n      config: {max_files: 100}\n",
+    );
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-qm", "init"]);
+    let blob = std::process::Command::new("git")
+        .args(["rev-parse", "HEAD:a.txt"])
+        .current_dir(root)
+        .output()
+        .unwrap();
+    let blob = String::from_utf8_lossy(&blob.stdout).trim().to_string();
+    std::fs::remove_file(root.join(".git/objects").join(&blob[..2]).join(&blob[2..])).unwrap();
+    sb.write("a.txt", "hi\nmore\n");
+    for (key, value) in [
+        ("core.repositoryformatversion", "1"),
+        ("extensions.partialClone", "origin"),
+        ("remote.origin.promisor", "true"),
+        ("remote.origin.url", "ssh://example.invalid/x"),
+        (
+            "core.sshCommand",
+            &format!("touch '{}'; false", mark.display()),
+        ),
+    ] {
+        git(root, &["config", key, value]);
+    }
+    let _ = hook(&sb);
+    assert!(!mark.exists(), "the repository's ssh command ran");
+}

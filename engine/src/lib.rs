@@ -118,7 +118,9 @@ pub use uuid::Uuid;
 /// includes the command line. A `.git` that came in an archive brings its
 /// own config: `core.fsmonitor` and the hooks (`post-index-change` runs
 /// when `git status` refreshes the index) are switched off here, and a
-/// signature check, which runs `gpg.program`, too. The content filters it
+/// signature check, which runs `gpg.program`, too; no transport may run
+/// (`protocol.allow=never`: a partial clone would fetch a missing object
+/// through the repository's `core.sshCommand`). The content filters it
 /// names are switched off by name where ahp reads changes (the oracles'
 /// `workflow::git`).
 ///
@@ -127,7 +129,7 @@ pub use uuid::Uuid;
 /// cmd.args(ahp_engine::GIT_SAFE_CONFIG).args(["status", "--short"]);
 /// assert_eq!(ahp_engine::GIT_SAFE_CONFIG[1], "safe.bareRepository=explicit");
 /// ```
-pub const GIT_SAFE_CONFIG: [&str; 8] = [
+pub const GIT_SAFE_CONFIG: [&str; 10] = [
     "-c",
     "safe.bareRepository=explicit",
     "-c",
@@ -136,6 +138,8 @@ pub const GIT_SAFE_CONFIG: [&str; 8] = [
     "core.hooksPath=/dev/null",
     "-c",
     "log.showSignature=false",
+    "-c",
+    "protocol.allow=never",
 ];
 pub use context::{Files, HookContext, ToolCall, Turn, deep_merge};
 pub use dispatch::{

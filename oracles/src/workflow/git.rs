@@ -792,13 +792,21 @@ impl ChangedFiles for Git {
 /// (`--ignore-submodules=dirty`).
 pub(crate) async fn command(program: &OsStr, dir: &Path, timeout: Duration) -> Command {
     let mut cmd = Command::new(program);
-    cmd.current_dir(dir).args(ahp_engine::GIT_SAFE_CONFIG);
+    // A partial clone fetches what it lacks on demand: never from here.
+    cmd.current_dir(dir)
+        .args(ahp_engine::GIT_SAFE_CONFIG)
+        .env("GIT_NO_LAZY_FETCH", "1");
     let off = repository_filters_off(program, dir, timeout).await;
     if !off.is_empty() {
-        cmd.env("GIT_CONFIG_COUNT", off.len().to_string());
+        // After the user's own settings of this kind, which stay.
+        let theirs: usize = std::env::var("GIT_CONFIG_COUNT")
+            .ok()
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(0);
+        cmd.env("GIT_CONFIG_COUNT", (theirs + off.len()).to_string());
         for (i, (key, value)) in off.into_iter().enumerate() {
-            cmd.env(format!("GIT_CONFIG_KEY_{i}"), key)
-                .env(format!("GIT_CONFIG_VALUE_{i}"), value);
+            cmd.env(format!("GIT_CONFIG_KEY_{}", theirs + i), key)
+                .env(format!("GIT_CONFIG_VALUE_{}", theirs + i), value);
         }
     }
     cmd
