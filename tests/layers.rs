@@ -670,6 +670,16 @@ fn a_config_that_stops_a_builtin_entry_blocking_is_warned_about() {
         "{}",
         stderr(&out)
     );
+    // Run after the answer, a builtin entry answers nothing.
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:\n  pre-tool-use:\n    - id: PermissionChecker\n      async: true\n",
+    );
+    let err = stderr(&sb.ahp().arg("validate").output().unwrap());
+    assert!(
+        err.contains("hooks.pre-tool-use[PermissionChecker].async: runs the builtin entry `PermissionChecker` after the answer"),
+        "{err}"
+    );
 }
 
 /// Two adjustments of one earlier entry in the same file (`- id:

@@ -2070,6 +2070,18 @@ impl LoadedConfig {
                     });
                 }
             }
+            // Run after the answer, its blocks answer nothing.
+            if let Some(n) = softened("async").filter(|n| matches!(n.value, NodeValue::Bool(true)))
+            {
+                warnings.push(ConfigWarning {
+                    location: n.origin.location(),
+                    message: format!(
+                        "{}: runs the builtin entry `{}` after the answer, so what it blocks by default (e.g. `rm -rf /`) is no longer refused; switch the builtin entry off with `enabled: false` if that is what you mean",
+                        me.path("async"),
+                        me.id
+                    ),
+                });
+            }
             // A `when` narrows it: outside the calls it names, the entry
             // does not run at all (`when: {tool: [nothing]}` is off). Said
             // when it no longer holds for one of the calls the entry is

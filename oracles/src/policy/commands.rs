@@ -2744,7 +2744,10 @@ fn pushes_through_aliases(cmd: &SimpleCommand, depth: usize) -> bool {
                             Some(value)
                         });
                     } else if value.is_empty()
-                        && (is("push-option", 2) || is("receive-pack", 3) || is("exec", 2))
+                        && (is("push-option", 2)
+                            || is("receive-pack", 3)
+                            || is("exec", 2)
+                            || is("recurse-submodules", 3))
                     {
                         words.next();
                     }
@@ -2789,7 +2792,13 @@ fn pushes_through_aliases(cmd: &SimpleCommand, depth: usize) -> bool {
 /// that start with its value into ADDRESS.
 fn sends_elsewhere(key: &str, value: &str) -> bool {
     let lower = key.to_ascii_lowercase();
-    if lower.starts_with("remote.") && (lower.ends_with(".url") || lower.ends_with(".pushurl")) {
+    // A remote's address, and the remote a push goes to by default or
+    // for a branch, which may be an address itself.
+    if lower.starts_with("remote.") && (lower.ends_with(".url") || lower.ends_with(".pushurl"))
+        || lower == "remote.pushdefault"
+        || lower.starts_with("branch.")
+            && (lower.ends_with(".pushremote") || lower.ends_with(".remote"))
+    {
         return is_address(value);
     }
     lower.starts_with("url.")
