@@ -766,3 +766,33 @@ fn a_policy_named_yml_is_a_warning_naming_the_yaml_name() {
         stderr(&out)
     );
 }
+
+/// A later layer's `after:` that cannot be ordered (an unknown id, a
+/// cycle) on a builtin entry is an error at its line, and the entry keeps
+/// running as the builtin layer defines it: a repository's `after:
+/// [nothing]` switched PermissionChecker off.
+#[test]
+fn a_broken_after_on_a_builtin_entry_leaves_it_running() {
+    for policy in [
+        "hooks:\n  pre-tool-use:\n    - id: PermissionChecker\n      after: [nonexistent]\n",
+        "hooks:\n  pre-tool-use:\n    - id: PermissionChecker\n      after: [PathGuard]\n    - id: PathGuard\n      after: [PermissionChecker]\n",
+    ] {
+        let sb = Sandbox::new();
+        sb.write(".ahp/hooks.yaml", policy);
+        let out = sb
+            .claude_pre_tool("s", "Bash", serde_json::json!({"command": "rm -rf /"}))
+            .output()
+            .unwrap();
+        assert!(
+            stderr(&out).contains("hooks.pre-tool-use[PermissionChecker].after"),
+            "{}",
+            stderr(&out)
+        );
+        assert!(
+            stdout(&out).contains("\"permissionDecision\":\"deny\"")
+                && stdout(&out).contains("[PermissionChecker]"),
+            "{policy}: {}",
+            stdout(&out)
+        );
+    }
+}

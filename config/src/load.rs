@@ -1704,14 +1704,36 @@ impl LoadedConfig {
         mut entries: Vec<Entry>,
         errors: &mut Vec<ConfigError>,
     ) -> Vec<Entry> {
-        // Each round removes at least one entry, so this ends.
+        // A builtin entry whose `after` a later layer broke keeps running
+        // as the builtin layer defines it (with no `after`), as an override
+        // that does not compile leaves it: a repository's `after:
+        // [nothing]` must not switch PermissionChecker off.
+        let builtin = |id: &str| {
+            self.find(event, id)
+                .is_some_and(|me| me.defined_at.layer() == Layer::Builtin)
+        };
+        // Each round removes at least one entry or `after` list, so this
+        // ends.
         while let Err(e) = Policy::new(Settings::default(), [(event, entries.clone())]) {
             let before = entries.len();
-            match &e {
-                PolicyError::Cycle { members, .. } => {
-                    entries.retain(|en| !members.contains(&en.id))
+            let ordered_before: usize = entries.iter().map(|en| en.after.len()).sum();
+            let keep_unordered = |en: &mut Entry, broken: bool| -> bool {
+                if broken && builtin(&en.id) {
+                    en.after.clear();
+                    true
+                } else {
+                    !broken
                 }
-                PolicyError::UnknownAfter { id, .. } => entries.retain(|en| en.id != *id),
+            };
+            match &e {
+                PolicyError::Cycle { members, .. } => entries.retain_mut(|en| {
+                    let broken = members.contains(&en.id);
+                    keep_unordered(en, broken)
+                }),
+                PolicyError::UnknownAfter { id, .. } => entries.retain_mut(|en| {
+                    let broken = en.id == *id;
+                    keep_unordered(en, broken)
+                }),
                 PolicyError::DuplicateId { id, .. } => {
                     let mut seen = false;
                     entries.retain(|en| {
@@ -1722,7 +1744,8 @@ impl LoadedConfig {
                 }
             }
             errors.push(self.policy_error(e));
-            if entries.len() == before {
+            let ordered: usize = entries.iter().map(|en| en.after.len()).sum();
+            if entries.len() == before && ordered == ordered_before {
                 entries.clear();
             }
         }
