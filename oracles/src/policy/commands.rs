@@ -2,8 +2,8 @@
 //! shell-command model ([`ahp_engine::shell`]) — the program, its flags,
 //! its targets, its redirections and its place in a pipeline — so that
 //! quoting, wrappers, paths spelled another way and `sh -c` strings (or
-//! `git grep -O'…'`, which runs its value through the shell) do not change
-//! the answer.
+//! `git grep -O'…'` and `git submodule foreach '…'`, which run theirs
+//! through the shell) do not change the answer.
 //!
 //! | id | decision | catches |
 //! |---|---|---|
@@ -845,6 +845,21 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
             None => cmd,
         };
         let name = cmd.name.as_str();
+        // `git submodule foreach CMD` runs CMD through the shell in each
+        // submodule: judged as a line of its own.
+        if name == "git"
+            && cmd.args.first().is_some_and(|a| a == "submodule")
+            && let Some(at) = cmd.args.iter().position(|a| a == "foreach")
+        {
+            let line: Vec<&str> = cmd.args[at + 1..]
+                .iter()
+                .map(String::as_str)
+                .skip_while(|a| *a == "--recursive" || *a == "-q" || *a == "--quiet")
+                .collect();
+            if !line.is_empty() {
+                argv_run.push(line.join(" "));
+            }
+        }
         // `git grep -O'CMD'` runs CMD through the shell with the files
         // found: judged as a line of its own, and as a program git runs
         // (`sh -c …`, `curl …` are no pager).
