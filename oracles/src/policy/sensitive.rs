@@ -662,6 +662,12 @@ pub fn accesses(cmd: &SimpleCommand) -> Vec<(String, Access)> {
     }
     if name == "git" {
         let sub = git.args.first().map(String::as_str);
+        // A file a subcommand names is read from `-C DIR`.
+        let git_dir = commands::git_dir(cmd);
+        let in_git_dir = |file: String| match &git_dir {
+            Some(dir) if !file.starts_with(['/', '~']) => format!("{dir}/{file}"),
+            _ => file,
+        };
         // `git init --template=DIR` copies DIR's hooks into the new
         // repository, unread: a hook put in place.
         if sub == Some("init") && git_template(cmd) {
@@ -714,10 +720,7 @@ pub fn accesses(cmd: &SimpleCommand) -> Vec<(String, Access)> {
         // `git commit -F ~/.ssh/id_rsa` reads a file into a message that
         // a push sends; `git log --output=~/.bashrc` writes one.
         for (file, access) in git_option_files(git) {
-            let file = match commands::git_dir(cmd) {
-                Some(dir) if !file.starts_with(['/', '~']) => format!("{dir}/{file}"),
-                _ => file,
-            };
+            let file = in_git_dir(file);
             out.push((path(&file), access));
         }
         // `git add .env`, `git add -f .env`, `git stage`, `git
@@ -726,10 +729,7 @@ pub fn accesses(cmd: &SimpleCommand) -> Vec<(String, Access)> {
             || sub == Some("update-index") && git.args.iter().any(|a| a == "--add")
         {
             for file in git_added_files(git) {
-                let file = match commands::git_dir(cmd) {
-                    Some(dir) if !file.starts_with(['/', '~']) => format!("{dir}/{file}"),
-                    _ => file,
-                };
+                let file = in_git_dir(file);
                 out.push((path(&file), Access::Stage));
             }
         }
@@ -737,10 +737,7 @@ pub fn accesses(cmd: &SimpleCommand) -> Vec<(String, Access)> {
         // rm FILE`, `git mv A FILE`: the named files are replaced with
         // another version, or removed, as `cp` or `rm` would.
         for file in git_written_files(git) {
-            let file = match commands::git_dir(cmd) {
-                Some(dir) if !file.starts_with(['/', '~']) => format!("{dir}/{file}"),
-                _ => file,
-            };
+            let file = in_git_dir(file);
             out.push((path(&file), Access::Write));
             // A folder brings what is under it (`-- .agents`); a name with
             // an extension (`hooks.yaml`) is a file.
