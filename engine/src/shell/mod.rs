@@ -71,6 +71,47 @@ pub use parse::quote;
 pub(crate) use words::base64_decode;
 pub use words::normalize_path;
 
+/// An option git reads before its subcommand: `-c k=v` is `("-c",
+/// Some("k=v"))`, `--work-tree=DIR` is `("--work-tree", Some("DIR"))`,
+/// `--no-pager` is `("--no-pager", None)`.
+pub type GitOption<'a> = (&'a str, Option<&'a str>);
+
+/// The options of a `git` command (its words after `git`) before its
+/// subcommand, and the index in `args` where the subcommand stands
+/// (`args.len()` when there is none). The one place that knows which of
+/// git's own options take a value.
+///
+/// ```
+/// use ahp_engine::shell::git_options;
+/// let args: Vec<String> = ["-C", "sub", "--no-pager", "push"].map(String::from).to_vec();
+/// let (options, at) = git_options(&args);
+/// assert_eq!(options, [("-C", Some("sub")), ("--no-pager", None)]);
+/// assert_eq!(args[at], "push");
+/// ```
+pub fn git_options(args: &[String]) -> (Vec<GitOption<'_>>, usize) {
+    let mut options = Vec::new();
+    let mut i = 0;
+    while let Some(a) = args.get(i) {
+        let a = a.as_str();
+        if !a.starts_with('-') || a == "-" || a == "--" {
+            break;
+        }
+        i += 1;
+        if let Some((name, value)) = a.split_once('=').filter(|_| a.starts_with("--")) {
+            options.push((name, Some(value)));
+        } else if matches!(
+            a,
+            "-C" | "-c" | "--git-dir" | "--work-tree" | "--namespace" | "--config-env"
+        ) {
+            options.push((a, args.get(i).map(String::as_str)));
+            i += 1;
+        } else {
+            options.push((a, None));
+        }
+    }
+    (options, i.min(args.len()))
+}
+
 /// Longest command line that is parsed; a longer one is judged on its text.
 pub const MAX_LEN: usize = 64 * 1024;
 

@@ -52,32 +52,22 @@ pub(crate) struct Builder {
 /// to the one before, from `cwd`), and the index of the first word after
 /// those options (the subcommand).
 fn git_dir_of(args: &[String], cwd: &Option<String>) -> (Option<String>, usize) {
-    let mut dir = cwd.clone();
-    let mut i = 0;
-    while let Some(a) = args.get(i) {
-        if !a.starts_with('-') || a == "-" || a == "--" {
-            break;
-        }
-        if a == "-C" {
-            if let Some(d) = args.get(i + 1) {
-                dir = Some(match dir.as_deref() {
-                    Some(c) if !d.starts_with(['/', '~', '$']) => {
-                        normalize_path(&format!("{c}/{d}"), None)
-                    }
-                    _ => d.clone(),
-                });
-            }
-            i += 2;
-        } else if matches!(
-            a.as_str(),
-            "-c" | "--git-dir" | "--work-tree" | "--namespace" | "--config-env"
-        ) {
-            i += 2;
-        } else {
-            i += 1;
-        }
-    }
-    (dir, i.min(args.len()))
+    let (options, at) = super::git_options(args);
+    let dir = options
+        .into_iter()
+        .filter_map(|option| match option {
+            ("-C", Some(d)) => Some(d),
+            _ => None,
+        })
+        .fold(cwd.clone(), |dir, d| {
+            Some(match dir.as_deref() {
+                Some(c) if !d.starts_with(['/', '~', '$']) => {
+                    normalize_path(&format!("{c}/{d}"), None)
+                }
+                _ => d.to_string(),
+            })
+        });
+    (dir, at)
 }
 
 impl Builder {

@@ -43,7 +43,7 @@
 //! Each rule is off in a project that lists its id under PermissionChecker's
 //! `except:`.
 
-use ahp_engine::shell::{Shell, SimpleCommand, normalize_path};
+use ahp_engine::shell::{GitOption, Shell, SimpleCommand, normalize_path};
 
 /// One structural rule's verdict on a command line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -2638,36 +2638,10 @@ const RUNS_ANOTHER: &[&str] = &[
     "setsid", "ionice", "chrt", "taskset", "command", "exec", "busybox",
 ];
 
-/// An option git reads before its subcommand: `-c k=v` is `("-c",
-/// Some("k=v"))`, `--work-tree=DIR` is `("--work-tree", Some("DIR"))`,
-/// `--no-pager` is `("--no-pager", None)`.
-pub(crate) type GitOption<'a> = (&'a str, Option<&'a str>);
-
-/// The options of a `git` command before its subcommand, and the index in
-/// `args` where the subcommand stands (`args.len()` when there is none).
-/// The one place that knows which of git's own options take a value.
+/// The options of a `git` command before its subcommand, and where the
+/// subcommand stands ([`ahp_engine::shell::git_options`]).
 pub(crate) fn git_options(cmd: &SimpleCommand) -> (Vec<GitOption<'_>>, usize) {
-    let mut options = Vec::new();
-    let mut i = 0;
-    while let Some(a) = cmd.args.get(i) {
-        let a = a.as_str();
-        if !a.starts_with('-') || a == "-" || a == "--" {
-            break;
-        }
-        i += 1;
-        if let Some((name, value)) = a.split_once('=').filter(|_| a.starts_with("--")) {
-            options.push((name, Some(value)));
-        } else if matches!(
-            a,
-            "-C" | "-c" | "--git-dir" | "--work-tree" | "--namespace" | "--config-env"
-        ) {
-            options.push((a, cmd.args.get(i).map(String::as_str)));
-            i += 1;
-        } else {
-            options.push((a, None));
-        }
-    }
-    (options, i.min(cmd.args.len()))
+    ahp_engine::shell::git_options(&cmd.args)
 }
 
 /// The programs `git grep` (its subcommand's words in `cmd`) is told to
@@ -2719,11 +2693,12 @@ fn pushes_through_aliases(cmd: &SimpleCommand, depth: usize) -> bool {
     }
     let (options, at) = git_options(cmd);
     let args: Vec<&str> = cmd.args.iter().skip(at).map(String::as_str).collect();
+    let settings = git_command_settings(cmd, &options);
     // An alias set for this one command (`-c alias.p='push URL' p`) is
     // the command it stands for.
     if let Some(sub) = args.first()
-        && let Some((_, line)) = git_command_settings(cmd, &options)
-            .into_iter()
+        && let Some((_, line)) = settings
+            .iter()
             .find(|(k, v)| k.eq_ignore_ascii_case(&format!("alias.{sub}")) && !v.starts_with('!'))
     {
         let mut expanded = cmd.clone();
@@ -2739,7 +2714,7 @@ fn pushes_through_aliases(cmd: &SimpleCommand, depth: usize) -> bool {
     }
     match args.first().copied() {
         Some("push") => {
-            let rewritten = git_command_settings(cmd, &options)
+            let rewritten = settings
                 .iter()
                 .any(|(key, value)| sends_elsewhere(key, value));
             // The repository: `--repo`'s value (any unambiguous start of
