@@ -275,9 +275,14 @@ impl Masking {
         }
         // A key can be a credential too (`{"AKIA…": 1}`, an MCP tool's
         // map of URLs): masked like a value, its entry kept.
-        rename_keys(map, |k| match mask_string(k) {
-            Cow::Owned(masked) if !plain_key(k.as_bytes()) => Some(masked),
-            _ => None,
+        rename_keys(map, |k| {
+            if plain_key(k.as_bytes()) {
+                return None;
+            }
+            match mask_string(k) {
+                Cow::Owned(masked) => Some(masked),
+                Cow::Borrowed(_) => None,
+            }
         });
     }
 
