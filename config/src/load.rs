@@ -1223,15 +1223,12 @@ impl LoadedConfig {
         }
         // A repository's value may keep more of the log, never less: the
         // user's layers (or the log's defaults) set how much is kept.
-        let repository = |layer: Layer| {
-            layer == Layer::Project || (layer == Layer::Local && self.local_is_repository_code)
-        };
         for (layer, key, v, at) in &self.log_retention {
             let (own, theirs) = match *key {
                 "log_max_bytes" => (&mut out.max_bytes, &mut out.repository_max_bytes),
                 _ => (&mut out.keep, &mut out.repository_keep),
             };
-            if repository(*layer) {
+            if self.is_repository(*layer) {
                 *theirs = Some((*v, at.clone()));
             } else {
                 *own = Some(*v);
@@ -2002,23 +1999,18 @@ impl LoadedConfig {
         // The user's `fail_closed` is theirs: a repository's `on_error:
         // allow` cannot let an entry's errors through under it (under its
         // own `fail_closed: true`, the repository's choice stands).
-        let repository = |layer: Layer| match layer {
-            Layer::Project => true,
-            Layer::Local => self.local_is_repository_code,
-            _ => false,
-        };
         let users_fail_closed = match &self.fail_closed {
             Some(crate::fail_closed::FailClosed::Layer(path)) => self
                 .files
                 .iter()
                 .find(|f| f.path == *path)
-                .is_none_or(|f| !repository(f.layer)),
+                .is_none_or(|f| !self.is_repository(f.layer)),
             Some(_) => true,
             None => false,
         };
         let repository_says = node
             .get("on_error")
-            .filter(|n| repository(n.origin.layer()));
+            .filter(|n| self.is_repository(n.origin.layer()));
         let on_error = match (spec.on_error, repository_says) {
             (Some(OnError::Allow), Some(n)) if users_fail_closed => {
                 warnings.push(ConfigWarning {
@@ -2168,6 +2160,12 @@ impl LoadedConfig {
         })
     }
 
+    /// Whether `layer` is the repository's own code: the project's policy,
+    /// and a local one git does not ignore or that it tracks.
+    fn is_repository(&self, layer: Layer) -> bool {
+        layer == Layer::Project || (layer == Layer::Local && self.local_is_repository_code)
+    }
+
     /// A later layer's `config` for a builtin entry that stops it blocking
     /// one of the calls it is there for ([`builtin_probes`]): `except:
     /// [rm-recursive-system]`, PathGuard's `allow: ["~/**"]`. Each probe
@@ -2194,10 +2192,10 @@ impl LoadedConfig {
         let Some(NodeValue::Map(keys)) = me.node.get("config").map(|c| &c.value) else {
             return out;
         };
-        let repository = |layer: Layer| {
-            layer == Layer::Project || (layer == Layer::Local && self.local_is_repository_code)
-        };
-        for (key, value) in keys.iter().filter(|(k, _)| repository(k.origin.layer())) {
+        for (key, value) in keys
+            .iter()
+            .filter(|(k, _)| self.is_repository(k.origin.layer()))
+        {
             let relaxes = match (key.name.as_str(), &value.value) {
                 ("except" | "allow", NodeValue::Seq(items)) if !items.is_empty() => {
                     let named: Vec<String> = items
