@@ -50,14 +50,18 @@ impl Stop {
         #[cfg(unix)]
         {
             use tokio::signal::unix::{SignalKind, signal};
+            // Set up only when listened to: a handler in place keeps the
+            // signal from ending a call that has no hook to stop.
+            if !runs_hooks {
+                return Stop { signals: None };
+            }
             let _runtime = rt.enter();
             let signals = match (
-                runs_hooks,
                 signal(SignalKind::terminate()),
                 signal(SignalKind::interrupt()),
                 signal(SignalKind::hangup()),
             ) {
-                (true, Ok(term), Ok(int), Ok(hup)) => Some([term, int, hup]),
+                (Ok(term), Ok(int), Ok(hup)) => Some([term, int, hup]),
                 _ => None,
             };
             Stop { signals }
