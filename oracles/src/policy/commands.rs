@@ -814,18 +814,14 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
         }
         // `git --work-tree=DIR checkout -- .` fills DIR (an export), not
         // the working tree.
-        let other_tree = cmd.name == "git"
-            && (cmd
-                .args
-                .iter()
-                .any(|a| a == "--work-tree" || a.starts_with("--work-tree="))
-                || cmd.env.contains_key("GIT_WORK_TREE"));
+        let work_tree = git_work_tree(cmd);
+        let other_tree = work_tree.is_some();
         // The folder a git command works on: the work tree it is given
         // (a bare dotfiles repository's `--work-tree=$HOME`), else `-C DIR`.
-        let git_at = match git_work_tree(cmd).filter(|_| cmd.name == "git") {
+        let git_at = match work_tree {
             Some(tree) => {
                 // An option's value is not normalised with the words.
-                let tree = normalize_path(tree, std::env::var("HOME").ok().as_deref());
+                let tree = normalize_path(&tree, std::env::var("HOME").ok().as_deref());
                 match git_dir(cmd) {
                     Some(dir) if !tree.starts_with(['/', '~', '$']) => {
                         Some(normalize_path(&format!("{dir}/{tree}"), None))
@@ -2880,12 +2876,11 @@ fn skips_git_hooks(cmd: &SimpleCommand) -> bool {
     if !matches!(sub, "commit" | "push" | "merge" | "rebase" | "am") {
         return false;
     }
-    let no_hooks_folder = options.iter().any(|option| match option {
-        ("-c", Some(setting)) => setting.split_once('=').is_some_and(|(key, dir)| {
-            key.eq_ignore_ascii_case("core.hooksPath") && matches!(dir, "" | "/dev/null")
-        }),
-        _ => false,
-    });
+    let no_hooks_folder = git_command_settings(cmd, &options)
+        .iter()
+        .any(|(key, dir)| {
+            key.eq_ignore_ascii_case("core.hooksPath") && matches!(dir.as_str(), "" | "/dev/null")
+        });
     let switched_off = cmd.env.get("HUSKY").is_some_and(|v| v == "0")
         || cmd.env.get("SKIP").is_some_and(|v| !v.is_empty());
     // The last of `--no-verify` and `--verify` counts; git takes a long
@@ -2944,21 +2939,27 @@ fn skips_git_hooks(cmd: &SimpleCommand) -> bool {
     no_hooks_folder || switched_off || no_verify
 }
 
-/// The folder of `git --work-tree DIR` (or `--work-tree=DIR`), given before
-/// the subcommand.
-pub(crate) fn git_work_tree(cmd: &SimpleCommand) -> Option<&str> {
+/// The work tree a `git` command is given: `--work-tree DIR` before the
+/// subcommand, `GIT_WORK_TREE`, or `core.worktree` among the settings the
+/// line gives itself ([`git_command_settings`]).
+pub(crate) fn git_work_tree(cmd: &SimpleCommand) -> Option<String> {
+    if cmd.name != "git" {
+        return None;
+    }
     let (options, _) = git_options(cmd);
     options
-        .into_iter()
-        .find_map(|option| match option {
-            ("--work-tree", dir) => dir,
-            ("-c", Some(setting)) => setting
-                .split_once('=')
-                .filter(|(key, _)| key.eq_ignore_ascii_case("core.worktree"))
-                .map(|(_, dir)| dir),
+        .iter()
+        .find_map(|option| match *option {
+            ("--work-tree", dir) => dir.map(str::to_string),
             _ => None,
         })
-        .or_else(|| cmd.env.get("GIT_WORK_TREE").map(String::as_str))
+        .or_else(|| cmd.env.get("GIT_WORK_TREE").cloned())
+        .or_else(|| {
+            git_command_settings(cmd, &options)
+                .into_iter()
+                .find(|(key, _)| key.eq_ignore_ascii_case("core.worktree"))
+                .map(|(_, dir)| dir)
+        })
 }
 
 /// Whether a `git restore` (its flags among `cmd`'s words) writes the
