@@ -1241,11 +1241,14 @@ const DATA_COMMANDS: &[&str] = &[
 ];
 
 /// Whether `path` names a file of prose, whose text nothing runs. Not
-/// an agent's instructions, commands, skills or prompts (`CLAUDE.md`,
-/// `CLAUDE.local.md`, `AGENTS.override.md`, `SKILL.md`, anything under a
-/// dot folder such as `.claude/` or `.github/`), nor a pip requirements or
+/// an agent's instructions, commands, skills or prompts (PathGuard's list,
+/// names that start like one, `claude-notes.md`, anything under a dot
+/// folder such as `.claude/` or `.github/`), nor a pip requirements or
 /// constraints file, whose words a program acts on.
 fn prose_file(path: &str) -> bool {
+    if super::sensitive::instructs_agents(path) {
+        return false;
+    }
     let lower = path.to_ascii_lowercase();
     let name = lower.rsplit('/').next().unwrap_or(&lower);
     let Some((_, ext)) = name.rsplit_once('.') else {

@@ -429,6 +429,78 @@ impl PathSet {
     }
 }
 
+/// The files agents read as their instructions, commands, skills or
+/// prompts, on any disk.
+pub(crate) const INSTRUCTIONS: &[&str] = &[
+    "**/CLAUDE.md",
+    "**/CLAUDE.local.md",
+    "**/AGENTS.md",
+    "**/AGENTS.override.md",
+    "**/AGENT.md",
+    "**/GEMINI.md",
+    "**/QWEN.md",
+    "**/CRUSH.md",
+    "**/CONVENTIONS.md",
+    "**/SKILL.md",
+    "**/.cursorrules",
+    "**/.cursor/rules/**",
+    "**/.cursor/commands/**",
+    "**/.github/copilot-instructions.md",
+    "**/.github/instructions/**",
+    "**/.github/prompts/**",
+    "**/.github/chatmodes/**",
+    "**/.windsurfrules",
+    "**/.windsurf/rules/**",
+    "**/.clinerules",
+    "**/.clinerules/**",
+    "**/.roorules",
+    "**/.roo/rules/**",
+    "**/.kiro/steering/**",
+    "**/.amazonq/rules/**",
+    "**/.claude/commands/**",
+    "**/.claude/agents/**",
+    "**/.claude/skills/**",
+    "**/.claude/rules/**",
+    "**/.gemini/commands/**",
+    "**/.codex/prompts/**",
+    "**/.opencode/agent/**",
+    "**/.opencode/command/**",
+    "**/.agents/skills/**",
+    "**/.factory/droids/**",
+    "**/.factory/commands/**",
+    "**/.qwen/commands/**",
+    "**/.github/agents/**",
+    "**/.claude/output-styles/**",
+    "**/.roo/rules-*/**",
+    "**/.roorules-*",
+    "**/.kilocode/rules/**",
+    "**/.continue/rules/**",
+    "**/.junie/guidelines.md",
+    "**/.goosehints",
+    "**/.rules",
+    "**/.trae/rules/**",
+    "**/.windsurf/workflows/**",
+    "**/.agent/rules/**",
+    "**/.agent/workflows/**",
+    "**/.openhands/microagents/**",
+    "**/.augment/rules/**",
+    // The same files on a disk that ignores case (macOS's, Windows').
+    "**/claude.md",
+    "**/Claude.md",
+    "**/agents.md",
+    "**/Agents.md",
+    "**/AGENTS.MD",
+    "**/CLAUDE.MD",
+    "**/gemini.md",
+    "**/GEMINI.MD",
+];
+
+/// Whether agents read `path` as their instructions, commands, skills or
+/// prompts (`CLAUDE.md`, `CRUSH.md`, `.cursor/rules/…`).
+pub(crate) fn instructs_agents(path: &str) -> bool {
+    PathSet::unchecked(INSTRUCTIONS).matches(&normalize_path(path, None))
+}
+
 /// Whether a `git init` or `git clone` (options before the subcommand
 /// removed) takes a template folder.
 fn git_template(git: &SimpleCommand) -> bool {
