@@ -2746,6 +2746,21 @@ fn pushes_through_aliases(cmd: &SimpleCommand, depth: usize) -> bool {
             }
             rewritten || named.into_iter().any(is_address)
         }
+        // `git subtree push -P DIR ADDRESS REF`: the first operand.
+        Some("subtree") if args.get(1) == Some(&"push") => {
+            let mut words = args[2..].iter();
+            while let Some(a) = words.next() {
+                if matches!(
+                    *a,
+                    "-P" | "--prefix" | "-m" | "--message" | "-b" | "--branch"
+                ) {
+                    words.next();
+                } else if !a.starts_with('-') {
+                    return is_address(a);
+                }
+            }
+            false
+        }
         // `git send-pack ADDRESS REFS`: push's plumbing.
         Some("send-pack") => args[1..]
             .iter()
