@@ -335,6 +335,19 @@ fn log_settings_mask_and_validate() {
         "{}",
         stderr(&out)
     );
+    // An empty name masks nothing: an error, not a setting that does
+    // nothing.
+    sb.write(
+        ".ahp/hooks.yaml",
+        "settings:\n  log_mask: [ticket, \" \"]\n",
+    );
+    let out = sb.ahp().arg("validate").output().unwrap();
+    assert_ne!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(".ahp/hooks.yaml:2:22: settings.log_mask.1: expected a key name or dotted path, found an empty name"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 /// A context in the agents' shape names a file tool's file in its input

@@ -47,6 +47,7 @@ const INVALID: &[&str] = &[
     "hooks:\n  pre-tool-use:\n    - oracle: PermissionChecker\n      timeout: 0\n",
     "hooks:\n  pre-tool-use:\n    - oracle: PermissionChecker\n      on_error: ignore\n",
     "settings:\n  fail_closed: 'yes'\n",
+    "settings:\n  log_mask: [ticket, '']\n",
     "setings:\n  fail_closed: true\n",
 ];
 

@@ -1240,14 +1240,19 @@ impl LoadedConfig {
             None => {}
             // The item that is not a name, not the list it is in.
             Some((_, NodeValue::Seq(items))) => {
-                if let Some((i, item)) =
-                    items.iter().enumerate().find(|(_, i)| i.as_str().is_none())
-                {
-                    errors.push(type_error(
-                        item,
-                        format!("settings.log_mask.{i}"),
-                        "a key name or dotted path",
-                    ));
+                let named = |n: &Node| n.as_str().is_some_and(|s| !s.trim().is_empty());
+                if let Some((i, item)) = items.iter().enumerate().find(|(_, n)| !named(n)) {
+                    let path = format!("settings.log_mask.{i}");
+                    let expected = "a key name or dotted path";
+                    errors.push(match item.as_str() {
+                        // No key has an empty name: it would mask nothing.
+                        Some(_) => ConfigError::at(
+                            &item.origin,
+                            Some(path),
+                            format!("expected {expected}, found an empty name"),
+                        ),
+                        None => type_error(item, path, expected),
+                    });
                 }
             }
             Some((n, _)) => errors.push(type_error(

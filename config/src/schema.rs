@@ -109,6 +109,7 @@ pub struct SettingsSpec {
     /// has not delivered it.
     pub log_keep: Option<u64>,
     /// Extra key names or dotted paths whose values are masked in the log.
+    #[schemars(inner(regex(pattern = r"\S")))]
     pub log_mask: Option<Vec<String>>,
     /// `ahp hook`: consecutive blocks of an agent's stop in one session
     /// before the stop is released and a `release` record written (5).
