@@ -2710,9 +2710,17 @@ fn pushes_through_aliases(cmd: &SimpleCommand, depth: usize) -> bool {
     }
     match args.first().copied() {
         Some("push") => {
-            let rewritten = settings
-                .iter()
-                .any(|(key, value)| sends_elsewhere(key, value));
+            // A remote's address set for this one push from a value the
+            // line does not show (`read -r U; git
+            // --config-env=remote.origin.pushurl=U push`) may be anywhere.
+            let rewritten = settings.iter().any(|(key, value)| {
+                let shown = if value.starts_with('$') {
+                    "unknown:address"
+                } else {
+                    value
+                };
+                sends_elsewhere(key, shown)
+            });
             // The repository: `--repo`'s value (any unambiguous start of
             // it, `--rep=`) and the first operand, which wins over it; an
             // option's value (`-o VALUE`) is neither.
