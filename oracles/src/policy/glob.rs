@@ -25,3 +25,13 @@ pub(crate) fn fold_case(text: &str) -> std::borrow::Cow<'_, str> {
         std::borrow::Cow::Borrowed(text)
     }
 }
+
+/// A git pathspec's wildcard as git reads it: `*` also crosses `/` and
+/// matches a leading dot, and `:(icase)` ignores case.
+pub(crate) fn pathspec_glob(pattern: &str, icase: bool) -> Result<globset::Glob, globset::Error> {
+    GlobBuilder::new(pattern)
+        .literal_separator(false)
+        .backslash_escape(true)
+        .case_insensitive(icase || IGNORE_CASE)
+        .build()
+}

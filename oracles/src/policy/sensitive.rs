@@ -620,7 +620,9 @@ fn git_option_files(git: &SimpleCommand) -> Vec<(String, Access)> {
 
 /// The files `git add` names (its operands, a pathspec's magic taken
 /// off: `:(top).env` is `.env`, `:/.env` too; an excluding one, `:!x`,
-/// stages nothing; `--pathspec-from-file` is not read).
+/// stages nothing; `--pathspec-from-file` is not read). A pathspec with a
+/// wildcard aimed at secrets files names those it matches in its folder
+/// (`'*.env'` and `'.env*'` stage `.env`); `:(icase)` matches in any case.
 fn git_added_files(git: &SimpleCommand) -> Vec<String> {
     let mut dashes = false;
     git.args
@@ -634,12 +636,46 @@ fn git_added_files(git: &SimpleCommand) -> Vec<String> {
             !a.starts_with('-')
         })
         .filter_map(|a| match a.strip_prefix(':') {
-            None => Some(a.clone()),
+            None => Some(("", a.as_str())),
             Some(rest) if rest.starts_with(['!', '^']) => None,
             Some(rest) => match rest.strip_prefix('(') {
-                Some(long) => long.split_once(')').map(|(_, path)| path.to_string()),
-                None => Some(rest.trim_start_matches('/').to_string()),
+                Some(long) => long.split_once(')'),
+                None => Some(("", rest.trim_start_matches('/'))),
             },
+        })
+        .flat_map(|(magic, spec)| {
+            let magic: Vec<&str> = magic.split(',').map(str::trim).collect();
+            if magic.contains(&"exclude") {
+                return Vec::new();
+            }
+            let icase = magic.contains(&"icase");
+            if magic.contains(&"literal") || !spec.contains(['*', '?', '[']) {
+                return vec![if icase {
+                    spec.to_lowercase()
+                } else {
+                    spec.to_string()
+                }];
+            }
+            let Ok(glob) = super::glob::pathspec_glob(spec, icase) else {
+                return vec![spec.to_string()];
+            };
+            let glob = glob.compile_matcher();
+            let dir = spec.rfind('/').map_or("", |i| &spec[..=i]);
+            // A wildcard that takes any file (`*`, `src/*`) is `git add .`,
+            // which leaves an ignored `.env` out.
+            if glob.is_match(format!("{dir}main.py")) {
+                return vec![spec.to_string()];
+            }
+            let hits: Vec<String> = [".env", ".env.local"]
+                .iter()
+                .map(|name| format!("{dir}{name}"))
+                .filter(|sample| glob.is_match(sample))
+                .collect();
+            if hits.is_empty() {
+                vec![spec.to_string()]
+            } else {
+                hits
+            }
         })
         .collect()
 }
