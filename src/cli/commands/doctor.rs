@@ -66,6 +66,8 @@ struct Finding {
 #[derive(Default)]
 struct Report {
     findings: Vec<Finding>,
+    /// The subjects (`claude-code (project)`) whose config has ahp's hooks.
+    installed: Vec<String>,
 }
 
 impl Report {
@@ -263,6 +265,7 @@ fn check_agent_file(
         return;
     }
     let events: Vec<&str> = found.iter().map(|f| f.event.as_str()).collect();
+    r.installed.push(subject.clone());
     r.add(
         &subject,
         Level::Ok,
@@ -384,11 +387,7 @@ fn check_agent_file(
 /// call runs ahp twice, and each run is logged, counted by the stop-loop
 /// guard and answered.
 fn check_copilot_reads_claude(r: &mut Report) {
-    let has = |subject: &str| {
-        r.findings.iter().any(|f| {
-            f.subject == subject && f.level == Level::Ok && f.message.contains("ahp hooks on")
-        })
-    };
+    let has = |subject: &str| r.installed.iter().any(|s| s == subject);
     let claude: Vec<&str> = ["claude-code (project)", "claude-code (local)"]
         .into_iter()
         .filter(|s| has(s))
@@ -915,11 +914,7 @@ pub(crate) fn run(args: DoctorArgs, registry: &Registry) -> Result<u8> {
     if let Some(agent) = args.live {
         check_live(&mut r, agent, home.as_deref(), &root);
     }
-    if !r
-        .findings
-        .iter()
-        .any(|f| f.level == Level::Ok && f.message.contains("ahp hooks on"))
-    {
+    if r.installed.is_empty() {
         r.add("agents", Level::Problem, "no agent config has ahp's hooks, so ahp never runs; install them with `ahp install AGENT`");
     }
     check_policy(&mut r, &root, registry);
