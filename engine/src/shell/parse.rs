@@ -622,6 +622,25 @@ impl Builder {
                 }
             }
         }
+        // `set -- A B` (or `set A B`) gives the commands after it `$1`,
+        // `$2` and `$@`.
+        if cmd.name == "set" {
+            let given = match cmd.args.iter().position(|a| a == "--") {
+                Some(at) => Some(&cmd.args[at + 1..]),
+                None => cmd
+                    .args
+                    .first()
+                    .filter(|a| !a.starts_with(['-', '+']))
+                    .map(|_| &cmd.args[..]),
+            };
+            if let Some(given) = given {
+                vars.retain(|k, _| !k.chars().all(|c| c.is_ascii_digit()));
+                for (i, a) in given.iter().enumerate() {
+                    vars.insert((i + 1).to_string(), a.clone());
+                }
+                vars.insert("@".into(), given.join(" "));
+            }
+        }
         let mut nested = nested_line(&cmd);
         let is_shell = SHELLS.contains(&cmd.name.as_str());
         let name = cmd.name.clone();

@@ -377,7 +377,10 @@ pub(crate) fn expand(raw: &str, vars: &BTreeMap<String, String>) -> Expanded {
                     Some(n) if n == "IFS" && !in_double => {
                         fields.push(String::new());
                     }
-                    Some(n) => match vars.get(&n) {
+                    Some(n) => match match n.strip_prefix('!') {
+                        Some(named) => vars.get(named).and_then(|target| vars.get(target)),
+                        None => vars.get(&n),
+                    } {
                         Some(v) if !in_double => {
                             // An unquoted value splits on blanks.
                             let mut parts = v.split_ascii_whitespace();
@@ -415,8 +418,8 @@ pub(crate) fn expand(raw: &str, vars: &BTreeMap<String, String>) -> Expanded {
     Expanded { fields }
 }
 
-/// The name after `$` at `i` (`NAME`, `{NAME}`, a digit or a special
-/// parameter), and where the text continues.
+/// The name after `$` at `i` (`NAME`, `{NAME}`, `{!NAME}`, a digit or a
+/// special parameter), and where the text continues.
 fn var_name(chars: &[char], i: usize) -> (Option<String>, usize) {
     match chars.get(i) {
         Some('{') => {
@@ -425,8 +428,10 @@ fn var_name(chars: &[char], i: usize) -> (Option<String>, usize) {
                 .position(|&c| c == '}')
                 .map_or(chars.len(), |p| i + p);
             let inner: String = chars[i + 1..end.min(chars.len())].iter().collect();
+            // `${!NAME}` is the variable NAME names: kept with its `!`.
+            let name = inner.strip_prefix('!').unwrap_or(&inner);
             let plain =
-                !inner.is_empty() && inner.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+                !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
             (plain.then_some(inner), (end + 1).min(chars.len()))
         }
         Some(c) if c.is_ascii_alphabetic() || *c == '_' => {
