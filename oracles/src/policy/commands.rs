@@ -432,7 +432,8 @@ const HOME_TREES: &[&str] = &[
 /// For a path whose first name under `/` or `~/` is a glob (`/us*`,
 /// `/e?c/ssh`, `~/.ss?`): whether `judge` holds for the path with that
 /// name replaced by a system directory (or home tree) the glob matches.
-/// A glob that does not read (`/[`) is tried as matching every name.
+/// A glob that does not read (`/[`), and a first name under `/` the line
+/// does not show (`/$X`, `/$(f)`), are tried as matching every name.
 fn any_expansion(path: &str, judge: fn(&str) -> bool) -> bool {
     let (root, rest, names) = match path.strip_prefix("~/") {
         Some(rest) => ("~/", rest, HOME_TREES),
@@ -445,12 +446,14 @@ fn any_expansion(path: &str, judge: fn(&str) -> bool) -> bool {
         Some((f, t)) => (f, Some(t)),
         None => (rest, None),
     };
+    let unseen = root == "/" && first.contains('$');
     // A bare `*` is `/*`, which the judges know.
-    if first == "*" || !first.contains(['*', '?', '[']) {
+    if first == "*" || !first.contains(['*', '?', '[']) && !unseen {
         return false;
     }
     let matcher = crate::policy::glob::path_glob(first)
         .ok()
+        .filter(|_| !unseen)
         .map(|g| g.compile_matcher());
     names.iter().any(|name| {
         matcher.as_ref().is_none_or(|m| m.is_match(name)) && {
