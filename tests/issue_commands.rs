@@ -428,6 +428,61 @@ fn the_issue_is_judged_on_the_branch_monoco_closes_it_from() {
     );
 }
 
+/// A repository that comes with its own `.git` names the issue's branch:
+/// a branch whose name reads as a git option (`--output=…`) must stay a
+/// branch name, or `git show` writes the file it names, before any trust.
+#[test]
+fn a_branch_named_like_a_git_option_writes_nothing() {
+    let sb = Sandbox::new();
+    sb.git_init();
+    let file = "Issues/Features/open/FEAT-0001-add-login.md";
+    sb.write(
+        file,
+        &OPEN_ISSUE.replace(
+            "stage: review\n",
+            "stage: review\nisolation: {type: branch, ref: \"--output=pwned\"}\n",
+        ),
+    );
+    crate::common::git(sb.root(), &["add", "-A"]);
+    crate::common::git(sb.root(), &["commit", "-qm", "issue"]);
+    crate::common::git(
+        sb.root(),
+        &["update-ref", "refs/heads/--output=pwned", "HEAD"],
+    );
+    // Where `git show --output=pwned:Issues/…` would write.
+    let target = sb.root().join(format!("pwned:{file}"));
+    std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+    // Another branch that the issue_branch pattern matches, named the same way.
+    crate::common::git(
+        sb.root(),
+        &["update-ref", "refs/heads/--output=pwned2", "HEAD"],
+    );
+    for close in [
+        "monoco issue close FEAT-0001",
+        "monoco issue submit FEAT-0001",
+    ] {
+        let _ = hook(
+            &sb,
+            "claude-code",
+            &pre_tool("claude-code", sb.root(), close),
+        );
+        assert!(!target.exists(), "{close}: git wrote {}", target.display());
+    }
+    sb.write(
+        ".ahp/hooks.yaml",
+        "settings:\n  issue_commands:\n    monoco:\n      issue_branch: \"*\"\n",
+    );
+    sb.write(file, OPEN_ISSUE);
+    let target2 = sb.root().join(format!("pwned2:{file}"));
+    std::fs::create_dir_all(target2.parent().unwrap()).unwrap();
+    let _ = hook(
+        &sb,
+        "claude-code",
+        &pre_tool("claude-code", sb.root(), "monoco issue close FEAT-0001"),
+    );
+    assert!(!target2.exists(), "git wrote {}", target2.display());
+}
+
 #[test]
 fn what_the_shell_model_cannot_parse_is_still_gated() {
     let sb = Sandbox::new();

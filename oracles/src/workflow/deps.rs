@@ -429,17 +429,23 @@ impl Oracle for DependencyChecker {
         }
         let mut base_ok = merge_base.is_some();
         if let Some(rev) = &merge_base {
-            if let Err(e) = git(
-                &root,
-                &[
-                    "rev-parse",
-                    "--verify",
-                    "--quiet",
-                    &format!("{rev}^{{commit}}"),
-                ],
-            )
-            .await
-            {
+            // A revision never starts with `-`: git would read it as an
+            // option (`git show --output=FILE` writes FILE).
+            let checked = if rev.starts_with('-') {
+                Err("it reads as an option".to_string())
+            } else {
+                git(
+                    &root,
+                    &[
+                        "rev-parse",
+                        "--verify",
+                        "--quiet",
+                        &format!("{rev}^{{commit}}"),
+                    ],
+                )
+                .await
+            };
+            if let Err(e) = checked {
                 eval.notes.push(format!(
                     "git.merge_base `{rev}` is not a commit of the repository in {} ({e}): new dependencies not listed",
                     root.display()

@@ -477,8 +477,17 @@ impl Git {
     }
 
     /// The bytes of `path` (relative to the top of the work tree) at
-    /// `revision`, within the output cap of every git command.
+    /// `revision`, within the output cap of every git command. A revision
+    /// that starts with `-` is refused: git would read it as an option
+    /// (`--output=FILE` writes FILE); name a branch as `refs/heads/NAME`.
     pub async fn file_at(&self, revision: &str, path: &str) -> Result<Vec<u8>, GitError> {
+        if revision.starts_with('-') {
+            return Err(GitError::Command {
+                command: "git show".into(),
+                code: None,
+                stderr: format!("`{revision}` reads as an option, not a revision"),
+            });
+        }
         let out = self
             .ok(&self.dir, &["show", &format!("{revision}:{path}")])
             .await?;

@@ -968,7 +968,8 @@ pub async fn issue_from_branch(
             }
         }
     };
-    match git.file_at(&branch, &rel).await {
+    // The branch by its full name: a name that starts with `-` stays one.
+    match git.file_at(&format!("refs/heads/{branch}"), &rel).await {
         Ok(text) if text.len() as u64 <= MAX_ISSUE_BYTES => match String::from_utf8(text) {
             Ok(text) => BranchCopy::Branch(branch, text),
             Err(_) => BranchCopy::WorkingTree,
