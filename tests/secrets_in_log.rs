@@ -612,6 +612,13 @@ fn camel_case_secret_keys_of_a_tool_call_are_masked() {
         "SecretAccessKey",
         "googleCredentials",
         "db_password",
+        // Named as the text rule names them in `DB_PASS=…`.
+        "DB_PASS",
+        "pwd",
+        "ssh_passphrase",
+        "master_key",
+        "encryptionKey",
+        "secrets",
     ];
     let input: serde_json::Map<String, Value> = keys
         .iter()
@@ -637,6 +644,7 @@ fn the_value_of_a_name_value_pair_naming_a_secret_is_masked() {
     let input = json!({"manifest": {"env": [
         {"name": "DB_PASSWORD", "value": "Qz7vHx2kLp9w"},
         {"Name": "stripeApiKey", "Value": "Wm4tRb8nYc3j"},
+        {"name": "DB_PASS", "value": "Jd5rTq1mXz8c"},
         {"name": "LOG_LEVEL", "value": "debug-level-kept"},
     ]}});
     let payload = json!({"session_id": "s", "cwd": sb.root(), "hook_event_name": "PreToolUse",
@@ -645,7 +653,9 @@ fn the_value_of_a_name_value_pair_naming_a_secret_is_masked() {
     assert!(out.status.success(), "{}", stderr(&out));
     let (log, _) = sb.all_logs();
     assert!(
-        !log.contains("Qz7vHx2kLp9w") && !log.contains("Wm4tRb8nYc3j"),
+        !log.contains("Qz7vHx2kLp9w")
+            && !log.contains("Wm4tRb8nYc3j")
+            && !log.contains("Jd5rTq1mXz8c"),
         "{log}"
     );
     assert!(

@@ -10,17 +10,29 @@ pub const MASK: &str = "***";
 
 /// Key names (case-insensitive, `-` and a camelCase hump read as `_`)
 /// whose values are always masked; a key also matches when it ends in `_`
-/// + one of them (`db_password`, `dbPassword`, `x-api-key`, `set-cookie`).
-pub const SENSITIVE_KEYS: [&str; 13] = [
+/// and one of them (`db_password`, `dbPassword`, `x-api-key`,
+/// `set-cookie`). The short ones (`pass`, `pwd`) are the names the text
+/// rule masks in `DB_PASS=…` too, so that a JSON key is judged as its
+/// assignment is.
+pub const SENSITIVE_KEYS: [&str; 22] = [
     "password",
+    "passwords",
     "passwd",
+    "passphrase",
+    "pass",
+    "pwd",
     "secret",
+    "secrets",
     "token",
     "api_key",
     "apikey",
     "access_key",
     "secret_key",
     "private_key",
+    "auth_key",
+    "master_key",
+    "encryption_key",
+    "signing_key",
     "authorization",
     "cookie",
     "credential",
