@@ -793,6 +793,22 @@ fn logged_run(sb: &Sandbox, ctx: &str) -> String {
     std::fs::read_to_string(sb.log_path()).unwrap()
 }
 
+/// A message cut at a placeholder's length limit can end inside a hidden
+/// value: what is left of it is masked too.
+#[test]
+fn a_hidden_value_cut_by_the_placeholder_limit_is_masked() {
+    let sb = Sandbox::new();
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:\n  pre-tool-use:\n    - oracle: Rules\n      id: echo\n      config:\n        rules:\n          - condition: \"tool.name == 'mcp'\"\n            intensity: aid\n            message: \"input={{ tool.input }}\"\n",
+    );
+    let ctx = json!({"tool": {"name": "mcp", "raw_name": "mcp__db__login",
+        "input": {"data": "a".repeat(4062), "password": "Zx9Kq2Lm7Rt4Wp8Yv3Hn"}}});
+    let log = logged_run(&sb, &ctx.to_string());
+    assert!(log.contains("input="), "{log}");
+    assert!(!log.contains("Zx9Kq"), "{log}");
+}
+
 /// A value masked under its key is masked wherever the record quotes it:
 /// a Rules message that copies `{{ tool.input.password }}` (or a
 /// `log_mask` key's value) into free text no longer carries it to the log.

@@ -415,6 +415,23 @@ fn mask_quoted(value: &mut Value, hidden: &[String], free: bool) {
                 if s.contains(h.as_str()) {
                     *s = s.replace(h.as_str(), MASK);
                 }
+                // A message cut at its placeholder's length limit (`…`)
+                // may end inside the value: its start is masked too.
+                if s.contains('…') {
+                    for (k, _) in h
+                        .char_indices()
+                        .skip(4)
+                        .collect::<Vec<_>>()
+                        .into_iter()
+                        .rev()
+                    {
+                        let cut = format!("{}…", &h[..k]);
+                        if s.contains(&cut) {
+                            *s = s.replace(&cut, &format!("{MASK}…"));
+                            break;
+                        }
+                    }
+                }
             }
         }
         Value::Array(items) => items.iter_mut().for_each(|v| mask_quoted(v, hidden, free)),
