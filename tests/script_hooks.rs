@@ -84,6 +84,39 @@ fn json_decisions_map_to_intensities() {
     }
 }
 
+/// A byte-order mark before the answer (Python's `utf-8-sig`, PowerShell)
+/// does not turn a deny into text; an answer after other output on stdout
+/// warns instead of passing as text.
+#[test]
+fn a_byte_order_mark_keeps_a_deny_and_text_before_an_answer_warns() {
+    let sb = Sandbox::new();
+    sb.hook(
+        true,
+        "bom",
+        TRIGGER,
+        r#"cat >/dev/null; printf '\357\273\277{"decision":"deny","reason":"no rm here"}\n'"#,
+    );
+    sb.trust();
+    let out = run(&sb, "pre-tool-use", SHELL_RM);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(json_out(&out)["signals"].to_string().contains("no rm here"));
+
+    let sb = Sandbox::new();
+    sb.hook(
+        true,
+        "chatty",
+        TRIGGER,
+        r#"cat >/dev/null; echo 'checking…'; echo '{"decision":"deny","reason":"no rm here"}'"#,
+    );
+    sb.trust();
+    let out = run(&sb, "pre-tool-use", SHELL_RM);
+    let err = stderr(&out);
+    assert!(
+        err.contains("hook `chatty` printed text before its JSON answer"),
+        "{err}"
+    );
+}
+
 /// A misspelt key is not an allow: without `decision`, a key the protocol
 /// does not know fails the hook as an unknown decision does (open, with a
 /// warning on stderr and in the log), naming the key and the nearest known

@@ -544,7 +544,8 @@ impl ScriptHook {
     fn interpret_stdout(&self, stdout: &Captured) -> Result<Evaluation, OracleError> {
         let name = &self.name;
         let text = stdout.text();
-        let text = text.trim();
+        // A byte-order mark (Python's `utf-8-sig`, PowerShell) is no text.
+        let text = text.trim_start_matches('\u{feff}').trim();
         if text.is_empty() {
             return Ok(Evaluation::default());
         }
@@ -552,6 +553,17 @@ impl ScriptHook {
             let mut context = text.to_string();
             if stdout.truncated {
                 context.push_str(&format!("\n[stdout {TRUNCATED_NOTE}]"));
+            }
+            // Text whose last line is a JSON answer is a hook that logged
+            // to stdout first: taken as text, its decision would be lost.
+            let last = text.lines().next_back().unwrap_or_default().trim();
+            if last.starts_with('{')
+                && serde_json::from_str::<serde_json::Map<String, Value>>(last)
+                    .is_ok_and(|a| a.contains_key("decision"))
+            {
+                return Err(OracleError::new(format!(
+                    "hook `{name}` printed text before its JSON answer: print the JSON object alone on stdout (other output to stderr)"
+                )));
             }
             return Ok(Evaluation {
                 signals: vec![Signal::aid(context).with_type(SIGNAL_TYPE)],
