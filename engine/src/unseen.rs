@@ -83,3 +83,30 @@ pub fn hides_text(text: &str) -> bool {
     }
     false
 }
+
+/// `s` with control characters other than newline and tab, and the
+/// bidirectional overrides, escaped (`\u{1b}`): text from a hook, a cloned
+/// repository or an agent cannot drive the terminal that shows it.
+///
+/// ```
+/// use ahp_engine::unseen::escape_controls;
+/// assert_eq!(escape_controls("red\u{1b}[31m\nok"), "red\\u{1b}[31m\nok");
+/// assert_eq!(escape_controls("plain"), "plain");
+/// ```
+pub fn escape_controls(s: &str) -> std::borrow::Cow<'_, str> {
+    fn unsafe_char(c: char) -> bool {
+        (c.is_control() && c != '\n' && c != '\t') || is_bidi_control(c)
+    }
+    if !s.chars().any(unsafe_char) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 16);
+    for c in s.chars() {
+        if unsafe_char(c) {
+            out.extend(c.escape_debug());
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}

@@ -546,11 +546,16 @@ impl Decision {
     /// Masks the credential shapes of [`ahp_engine::secrets`] in the text
     /// shown to the agent (reasons, context), as in the log: an oracle or a
     /// hook that quotes a command must not hand its password back to the
-    /// model. A rewritten tool input is left whole: it is what runs.
+    /// model. Control characters are escaped as on ahp's own terminal
+    /// output. A rewritten tool input is left whole: it is what runs.
     pub fn mask_secrets(&mut self) {
         let m = |s: &mut String| {
             if let std::borrow::Cow::Owned(masked) = ahp_engine::secrets::mask(s) {
                 *s = masked;
+            }
+            // What the agent shows its user cannot drive their terminal.
+            if let std::borrow::Cow::Owned(safe) = ahp_engine::unseen::escape_controls(s) {
+                *s = safe;
             }
         };
         match self {

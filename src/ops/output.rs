@@ -7,6 +7,7 @@
 //! [`print`] turns that into an error that [`is_closed_pipe`] recognizes,
 //! and `main` ends quietly on it.
 
+use ahp_engine::unseen::escape_controls;
 use anyhow::Result;
 use std::io::Write;
 
@@ -67,27 +68,9 @@ pub(crate) fn is_closed_pipe(e: &anyhow::Error) -> bool {
 /// the text as masked (its JSON escapes it).
 pub(crate) fn terminal_safe(s: &str) -> std::borrow::Cow<'_, str> {
     match ahp_engine::secrets::mask(s) {
-        std::borrow::Cow::Borrowed(s) => control_safe(s),
-        std::borrow::Cow::Owned(m) => std::borrow::Cow::Owned(control_safe(&m).into_owned()),
+        std::borrow::Cow::Borrowed(s) => escape_controls(s),
+        std::borrow::Cow::Owned(m) => std::borrow::Cow::Owned(escape_controls(&m).into_owned()),
     }
-}
-
-fn control_safe(s: &str) -> std::borrow::Cow<'_, str> {
-    fn unsafe_char(c: char) -> bool {
-        (c.is_control() && c != '\n' && c != '\t') || ahp_engine::unseen::is_bidi_control(c)
-    }
-    if !s.chars().any(unsafe_char) {
-        return std::borrow::Cow::Borrowed(s);
-    }
-    let mut out = String::with_capacity(s.len() + 16);
-    for c in s.chars() {
-        if unsafe_char(c) {
-            out.extend(c.escape_debug());
-        } else {
-            out.push(c);
-        }
-    }
-    std::borrow::Cow::Owned(out)
 }
 
 pub(crate) fn print_warnings(cfg_warnings: &[ahp_config::ConfigWarning]) {
