@@ -142,9 +142,9 @@ pub fn token(what: &str) -> Option<&'static Shape> {
 
 /// Names that make `name=value`, `name: value` and `--name value` secret:
 /// anything holding password, secret, token, api/access/private/auth key,
-/// credential or cookie; a name ending in `pass`/`pwd` after a separator or
+/// credential, cookie or sshpass; a name ending in `pass`/`pwd` after a separator or
 /// alone (`DB_PASS`, not `bypass`); an environment-style `…_KEY`.
-const NAMES: &str = r"(?:[a-z0-9_.-]*(?:password|passwd|passphrase|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|auth[_-]?key|credentials?|cookie)[a-z0-9_-]*|(?:[a-z0-9.-]*[_-])?(?:pass|pwd)|[a-z0-9.-]*_key)";
+const NAMES: &str = r"(?:[a-z0-9_.-]*(?:password|passwd|passphrase|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|auth[_-]?key|credentials?|cookie|sshpass)[a-z0-9_-]*|(?:[a-z0-9.-]*[_-])?(?:pass|pwd)|[a-z0-9.-]*_key)";
 /// A value: quoted whole (also in backslash-escaped quotes, as inside a
 /// `bash -c "…"` or a JSON text in a string, and as `$'…'`), or up to a
 /// blank, quote, backtick, backslash or separator.
@@ -372,10 +372,15 @@ fn rules() -> &'static [Rule] {
                 after(&["sudo"], format!(r"\b(sudo\b{SUDO_STDIN}[^\r\n;&|]*?<<<\s*){VALUE}")),
                 &["<<<"],
             ),
-            // A password piped into a registry login.
+            // A password piped into a registry login, a token into `gh auth
+            // login`.
             after(
                 &["password-stdin"],
                 format!(r"\b(echo\s+){VALUE}(\s*\|\s*\S*(?:docker|podman|nerdctl|helm)\b[^\r\n;&|]*\blogin\b[^\r\n;&|]*--password-stdin)"),
+            ),
+            after(
+                &["with-token"],
+                format!(r"\b(echo\s+){VALUE}(\s*\|\s*\S*gh\b[^\r\n;&|]*\bauth\s+login\b[^\r\n;&|]*--with-token)"),
             ),
             // `.netrc`: `machine HOST login USER password X`.
             with(
@@ -849,6 +854,14 @@ mod tests {
             ("mysql -u root -p db", "mysql -u root -p db"),
             ("sshpass -p hunter2 ssh h", "sshpass -p *** ssh h"),
             ("sshpass -phunter2 ssh h", "sshpass -p*** ssh h"),
+            (
+                "SSHPASS=hunter2 sshpass -e ssh h",
+                "SSHPASS=*** sshpass -e ssh h",
+            ),
+            (
+                "echo ghp_x9 | gh auth login --with-token",
+                "echo *** | gh auth login --with-token",
+            ),
             (
                 "curl -u admin:hunter2 https://x",
                 "curl -u admin:*** https://x",
