@@ -372,3 +372,47 @@ fn a_file_tools_path_in_its_input_is_the_tool_path() {
         );
     }
 }
+
+/// A reader that stops early (`ahp gate … | head -n1`, `ahp test | tee`
+/// under pipefail) must not turn a block or a failing case into exit 0:
+/// the exit code is these commands' answer.
+#[test]
+fn a_closed_stdout_keeps_the_exit_code_of_a_verdict() {
+    let sb = Sandbox::new();
+    let closed = || {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        writer
+    };
+    for command in ["run", "gate"] {
+        let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("ahp"));
+        cmd.env("HOME", sb.home.path())
+            .current_dir(sb.root())
+            .args([command, "pre-tool-use", "--format", "text"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(closed())
+            .stderr(std::process::Stdio::null());
+        let mut child = cmd.spawn().unwrap();
+        use std::io::Write;
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(br#"{"tool":{"name":"Bash","input":{"command":"rm -rf /"}}}"#)
+            .unwrap();
+        assert_eq!(child.wait().unwrap().code(), Some(2), "{command}");
+    }
+    sb.write(
+        "cases.yaml",
+        "cases:\n  - name: wrong\n    tool: Bash\n    input: {command: 'rm -rf /'}\n    expect: allow\n",
+    );
+    let status = std::process::Command::new(assert_cmd::cargo::cargo_bin("ahp"))
+        .env("HOME", sb.home.path())
+        .current_dir(sb.root())
+        .args(["test", "cases.yaml"])
+        .stdout(closed())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    assert_eq!(status.code(), Some(1));
+}

@@ -44,6 +44,25 @@ macro_rules! outln {
 }
 pub(crate) use outln;
 
+/// [`outln!`] for a command whose exit code is its answer (`run`, `gate`,
+/// `test`): a reader that went away (`ahp gate … | head -n1`) does not end
+/// the command early, so its exit code still says block or failure.
+macro_rules! answerln {
+    ($($arg:tt)*) => {
+        $crate::ops::output::keep_going($crate::ops::output::outln!($($arg)*))
+    };
+}
+pub(crate) use answerln;
+
+/// `result`, with a write to a closed pipe taken as done (see
+/// [`answerln!`]).
+pub(crate) fn keep_going(result: Result<()>) -> Result<()> {
+    match result {
+        Err(e) if is_closed_pipe(&e) => Ok(()),
+        other => other,
+    }
+}
+
 /// Whether the error is a write to a pipe whose reader has closed it: the
 /// reader wanted no more, which is no failure of ahp.
 pub(crate) fn is_closed_pipe(e: &anyhow::Error) -> bool {

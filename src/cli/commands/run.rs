@@ -76,7 +76,7 @@ pub(crate) fn run(args: RunArgs, registry: &Registry) -> Result<u8> {
         return Ok(EXIT_PROCEED);
     };
     let verdict = &done.verdict;
-    print_verdict(verdict, format)?;
+    crate::ops::output::keep_going(print_verdict(verdict, format))?;
     for d in &verdict.diagnostics {
         let line = format!("{}: [{}] {}", d.level.as_str(), d.source, d.message);
         eprintln!("{}", terminal_safe(&line));

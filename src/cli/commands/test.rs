@@ -4,7 +4,7 @@
 //! made from a logged run.
 
 use crate::cli::args::ProjectArg;
-use crate::ops::output::{EXIT_ERROR, EXIT_PROCEED, outln, print, terminal_safe};
+use crate::ops::output::{EXIT_ERROR, EXIT_PROCEED, answerln, print, terminal_safe};
 use crate::ops::policy::{load, load_options};
 use crate::ops::policy_test::{self, LoadedCase, Runner};
 use ahp_config::{LoadedConfig, SourceFile};
@@ -91,13 +91,15 @@ fn single_file(file: &Path, project: Option<PathBuf>) -> Result<LoadedConfig> {
 
 fn run_cases(runner: &mut Runner<'_>, cases: &[LoadedCase], quiet: bool) -> Result<u8> {
     let files: std::collections::BTreeSet<&Path> = cases.iter().map(|c| c.file.as_path()).collect();
-    outln!(
-        "\nrunning {} case{} from {} file{}",
-        cases.len(),
-        plural(cases.len()),
-        files.len(),
-        plural(files.len())
-    )?;
+    if !quiet {
+        answerln!(
+            "\nrunning {} case{} from {} file{}",
+            cases.len(),
+            plural(cases.len()),
+            files.len(),
+            plural(files.len())
+        )?;
+    }
     let (mut passed, mut failed, mut missed) = (0usize, 0usize, 0usize);
     let mut failures: Vec<String> = Vec::new();
     let mut now_pass: Vec<String> = Vec::new();
@@ -155,26 +157,26 @@ fn run_cases(runner: &mut Runner<'_>, cases: &[LoadedCase], quiet: bool) -> Resu
             }
         };
         if !quiet || status == "FAILED" {
-            outln!("test {} ... {status}", terminal_safe(&title))?;
+            answerln!("test {} ... {status}", terminal_safe(&title))?;
         }
     }
     if !failures.is_empty() {
-        outln!("\nfailures:\n")?;
+        answerln!("\nfailures:\n")?;
         for f in &failures {
-            outln!("{}\n", terminal_safe(f))?;
+            answerln!("{}\n", terminal_safe(f))?;
         }
     }
     if !now_pass.is_empty() {
-        outln!("\nknown misses that now pass (remove `known_miss`):")?;
+        answerln!("\nknown misses that now pass (remove `known_miss`):")?;
         for t in &now_pass {
-            outln!("  {}", terminal_safe(t))?;
+            answerln!("  {}", terminal_safe(t))?;
         }
     }
     let idle = policy_test::unexercised(runner);
-    if !idle.is_empty() {
-        outln!("\nentries no case ran ({}):", idle.len())?;
+    if !idle.is_empty() && !quiet {
+        answerln!("\nentries no case ran ({}):", idle.len())?;
         for e in &idle {
-            outln!("  {}", terminal_safe(e))?;
+            answerln!("  {}", terminal_safe(e))?;
         }
     }
     let extra = if missed > 0 {
@@ -185,7 +187,12 @@ fn run_cases(runner: &mut Runner<'_>, cases: &[LoadedCase], quiet: bool) -> Resu
     } else {
         String::new()
     };
-    outln!("\n{passed} passed, {failed} failed{extra}")?;
+    let gap = if quiet && failures.is_empty() {
+        ""
+    } else {
+        "\n"
+    };
+    answerln!("{gap}{passed} passed, {failed} failed{extra}")?;
     Ok(if failed == 0 {
         EXIT_PROCEED
     } else {
