@@ -414,3 +414,37 @@ fn a_file_under_review_runs_no_command() {
         .unwrap();
     assert!(marker.exists());
 }
+
+/// A case whose context the policy would read as nothing tests nothing:
+/// a key one letter off ahp's (`tol`), or a shell call whose command is
+/// misspelt, fails the case; `ahp run` warns about the same contexts.
+#[test]
+fn a_context_the_policy_reads_as_nothing_fails_the_case() {
+    let sb = Sandbox::new();
+    sb.write(
+        "cases.yaml",
+        "cases:\n  - name: typo-key\n    event: pre-tool-use\n    context: {tol: {name: Bash, input: {command: 'rm -rf /'}}}\n    expect: allow\n  - name: typo-input\n    tool: Bash\n    input: {comand: 'rm -rf /'}\n    expect: allow\n",
+    );
+    let out = sb.ahp().args(["test", "cases.yaml"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("`tol` is not a field of ahp's context (did you mean `tool`?)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("tool.input has no `command` (`comand` is not it)"),
+        "{text}"
+    );
+    for ctx in [
+        r#"{"tol":{"name":"Bash","input":{"command":"rm -rf /"}}}"#,
+        r#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm -rf /"}}"#,
+    ] {
+        let out = sb.run("pre-tool-use", ctx);
+        assert!(
+            stderr(&out).contains("warning: context <stdin>:"),
+            "{ctx}: {}",
+            stderr(&out)
+        );
+    }
+}

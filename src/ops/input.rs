@@ -50,7 +50,77 @@ pub(crate) fn read_context(source: Option<&str>) -> Result<HookContext> {
     if let Some(tool) = ctx.tool.as_mut() {
         crate::adapters::normalize_context_tool(tool);
     }
+    let warnings = context_warnings(ctx.raw.as_ref())
+        .into_iter()
+        .chain(tool_warning(&ctx));
+    for w in warnings {
+        eprintln!(
+            "{}",
+            super::output::terminal_safe(&format!("warning: context {name}: {w}"))
+        );
+    }
     Ok(ctx)
+}
+
+/// The fields of ahp's context (any other key is the policy's own).
+const CONTEXT_KEYS: &[&str] = &[
+    "event",
+    "timestamp",
+    "session_id",
+    "work_dir",
+    "environment",
+    "correlation_id",
+    "issue",
+    "files",
+    "tool",
+    "turn",
+    "subagent",
+];
+
+/// What in a context is most likely a mistake, since the policy would
+/// judge it as nothing: an agent's own payload (its fields are not ahp's),
+/// or a key one letter off one of ahp's.
+pub(crate) fn context_warnings(raw: Option<&serde_json::Value>) -> Vec<String> {
+    let mut out = Vec::new();
+    let Some(map) = raw.and_then(serde_json::Value::as_object) else {
+        return out;
+    };
+    if map.contains_key("hook_event_name") || map.contains_key("tool_name") {
+        out.push(
+            "this is an agent's hook payload (hook_event_name, tool_name), which `ahp run` does not read: give ahp's context ({\"tool\": {\"name\": \"Bash\", \"input\": {…}}}), or pipe the payload to `ahp hook AGENT`".to_string(),
+        );
+        return out;
+    }
+    for key in map.keys().filter(|k| !CONTEXT_KEYS.contains(&k.as_str())) {
+        if let Some(known) = ahp_engine::suggest::did_you_mean(key, CONTEXT_KEYS.iter().copied()) {
+            out.push(format!(
+                "`{key}` is not a field of ahp's context (did you mean `{known}`?); the policy sees it only as a key of its own"
+            ));
+        }
+    }
+    out
+}
+
+/// A shell call without its command, which the policy judges as running
+/// nothing (`comand` for `command`).
+pub(crate) fn tool_warning(ctx: &HookContext) -> Option<String> {
+    let tool = ctx.tool.as_ref()?;
+    if tool.name != "shell" || tool.input.get("command").is_some() {
+        return None;
+    }
+    let near = tool.input.as_object().and_then(|input| {
+        input
+            .keys()
+            .find(|k| ahp_engine::suggest::did_you_mean(k, ["command"]).is_some())
+    });
+    Some(match near {
+        Some(k) => format!(
+            "tool.input has no `command` (`{k}` is not it): the shell call is judged as running nothing"
+        ),
+        None => {
+            "tool.input has no `command`: the shell call is judged as running nothing".to_string()
+        }
+    })
 }
 
 /// Parses one JSON value; errors name the source, line and column.

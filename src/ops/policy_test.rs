@@ -384,11 +384,21 @@ impl<'a> Runner<'a> {
             (Some(name), None, None) => {
                 let event = Event::parse(name).map_err(|e| anyhow!("{e}"))?;
                 let raw = self.fill(case.context.as_ref().unwrap_or(&json!({})));
+                let shape = crate::ops::input::context_warnings(Some(&raw));
                 let mut ctx: HookContext =
                     serde_json::from_value(raw).context("`context` is not a hook context")?;
                 // Read as `ahp run` reads a context (`Bash` is `shell`).
                 if let Some(tool) = ctx.tool.as_mut() {
                     crate::adapters::normalize_context_tool(tool);
+                }
+                // A case whose context the policy reads as nothing tests
+                // nothing: it fails, as `ahp run` warns.
+                let broken: Vec<String> = shape
+                    .into_iter()
+                    .chain(crate::ops::input::tool_warning(&ctx))
+                    .collect();
+                if !broken.is_empty() {
+                    return Err(anyhow!("context: {}", broken.join("; ")));
                 }
                 (event, ctx, None)
             }
@@ -412,7 +422,11 @@ impl<'a> Runner<'a> {
                     "tool_input": self.fill(case.input.as_ref().unwrap_or(&json!({}))),
                     "tool_use_id": "ahp-test",
                 });
-                agent_event(agent, &payload, None)?
+                let (event, ctx, inbound) = agent_event(agent, &payload, None)?;
+                if let Some(w) = crate::ops::input::tool_warning(&ctx) {
+                    return Err(anyhow!("input: {w}"));
+                }
+                (event, ctx, inbound)
             }
             _ => {
                 return Err(anyhow!(
