@@ -448,3 +448,95 @@ fn a_context_the_policy_reads_as_nothing_fails_the_case() {
         );
     }
 }
+
+/// The README's table of the attack corpus is the corpus: each file's
+/// cases, and how many of those that must block (or ask) do, the known
+/// misses being the ones that do not (every other case passes, see
+/// above).
+#[test]
+fn the_readmes_corpus_table_is_the_corpus() {
+    use ahp_config::yaml::{Node, NodeValue};
+    let files = [
+        ("destructive", "destructive"),
+        ("credential theft", "credential-theft"),
+        ("exfiltration", "exfiltration"),
+        ("persistence", "persistence"),
+        ("privilege escalation", "privilege-escalation"),
+        ("supply chain", "supply-chain"),
+        ("evasion", "evasion"),
+        ("prompt injection", "prompt-injection"),
+    ];
+    let cases = |file: &str| -> Vec<Node> {
+        let text =
+            std::fs::read_to_string(fixtures("attacks").join(format!("{file}.yaml"))).unwrap();
+        let root = ahp_config::yaml::parse_document(&text).unwrap();
+        match root.get("cases").map(|n| &n.value) {
+            Some(NodeValue::Seq(items)) => items.clone(),
+            _ => panic!("{file}: no cases"),
+        }
+    };
+    let expect = |case: &Node| -> String {
+        let e = case.get("expect").unwrap();
+        let word = e
+            .as_str()
+            .or_else(|| e.get("outcome").and_then(Node::as_str));
+        match word.unwrap_or_default() {
+            "deny" => "block".into(),
+            "ask" => "prompt".into(),
+            other => other.into(),
+        }
+    };
+    let frac = |hit: usize, of: usize| {
+        if of == 0 {
+            "—".to_string()
+        } else {
+            format!("{hit} / {of}")
+        }
+    };
+    let mut table = vec![
+        "| category | cases | blocked (of those that must block) | asked (of those that must ask) |".to_string(),
+        "|---|---|---|---|".to_string(),
+    ];
+    let mut all = [0usize; 5];
+    for (label, file) in files {
+        let mut n = [0usize; 5];
+        for case in cases(file) {
+            let hit = case.get("known_miss").is_none() as usize;
+            n[0] += 1;
+            match expect(&case).as_str() {
+                "block" => (n[1], n[2]) = (n[1] + hit, n[2] + 1),
+                "prompt" => (n[3], n[4]) = (n[3] + hit, n[4] + 1),
+                _ => {}
+            }
+        }
+        table.push(format!(
+            "| {label} | {} | {} | {} |",
+            n[0],
+            frac(n[1], n[2]),
+            frac(n[3], n[4])
+        ));
+        for (a, b) in all.iter_mut().zip(n) {
+            *a += b;
+        }
+    }
+    let percent = 100.0 * all[1] as f64 / all[2] as f64;
+    table.push(format!(
+        "| **all attacks** | {} | **{} / {} ({percent:.1}%)** | {} |",
+        all[0],
+        all[1],
+        all[2],
+        frac(all[3], all[4])
+    ));
+    let benign = cases("benign-shell").len() + cases("benign-files").len();
+    table.push(format!(
+        "| benign developer commands and file calls | {benign} | 0 stopped | 0 stopped |"
+    ));
+    let table = table.join("\n");
+    let readme =
+        std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+            .unwrap();
+    assert!(
+        readme.contains(&table),
+        "README.md's corpus table should read:\n{table}"
+    );
+}
