@@ -506,3 +506,26 @@ fn ahp_config_output_reads_back_as_one_policy() {
         stdout(&out)
     );
 }
+
+/// `ahp validate` lists every error of an entry, not only its first: a
+/// wrong intensity and a misspelt config key of one entry, two wrong
+/// settings of another, in one run.
+#[test]
+fn validate_lists_every_error_of_an_entry() {
+    let sb = Sandbox::new();
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:\n  pre-tool-use:\n    - oracle: Rules\n      intensity: blok\n      config: {rulez: []}\n    - oracle: SecurityScanner\n      config:\n        severity_threshold: hi\n        rules: [no-secret]\n",
+    );
+    let out = sb.ahp().arg("validate").output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    for want in [
+        "[Rules].intensity: unknown value `blok`",
+        "[Rules].config.rulez: unknown key `rulez`",
+        "[SecurityScanner].config.severity_threshold: unknown value `hi`",
+        "[SecurityScanner].config.rules.0: unknown rule `no-secret`",
+    ] {
+        assert!(err.contains(want), "{want}: {err}");
+    }
+}

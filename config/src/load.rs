@@ -1969,11 +1969,17 @@ impl LoadedConfig {
         errors: &mut Vec<ConfigError>,
     ) -> Option<Common> {
         let node = &me.node;
-        let spec: EntrySpec = match ahp_engine::oracle::from_value(&node.to_json()) {
+        let mut json = node.to_json();
+        let spec: EntrySpec = match ahp_engine::oracle::from_value(&json) {
             Ok(spec) => spec,
             Err(e) => {
-                errors.push(entry_error(me, e));
-                return None;
+                let all = ahp_engine::oracle::every_error(&mut json, e, |v| {
+                    ahp_engine::oracle::from_value::<EntrySpec>(v).map(drop)
+                });
+                errors.extend(all.into_iter().map(|e| entry_error(me, e)));
+                // What is left is read on, for the errors of the rest of
+                // the entry (its config); the entry itself stays out.
+                ahp_engine::oracle::from_value(&json).ok()?
             }
         };
         let when = match node.get("when") {
@@ -2413,9 +2419,22 @@ impl LoadedConfig {
                     Some(o)
                 }
                 Err(BuildError::Config(e)) => {
-                    let origin = config_origin(me, config_node, e.key.as_deref());
-                    let key = config_key_path(me, e.key.as_deref());
-                    errors.push(ConfigError::at(&origin, Some(key), e.message.clone()));
+                    let mut config_json = config_json.clone();
+                    let all = ahp_engine::oracle::every_error(&mut config_json, e, |v| {
+                        let mut config = OracleConfig::new(v, Some(&self.project_root));
+                        if let Some(f) = self.shared_tool_name {
+                            config = config.with_shared_tool_name(f);
+                        }
+                        match registry.build(name, config) {
+                            Err(BuildError::Config(e)) => Err(e),
+                            _ => Ok(()),
+                        }
+                    });
+                    for e in all {
+                        let origin = config_origin(me, config_node, e.key.as_deref());
+                        let key = config_key_path(me, e.key.as_deref());
+                        errors.push(ConfigError::at(&origin, Some(key), e.message));
+                    }
                     None
                 }
                 Err(other) => {

@@ -262,6 +262,78 @@ pub fn from_value<T: DeserializeOwned>(value: &Value) -> Result<T, OracleConfigE
     de::from_value(value, "")
 }
 
+/// Every error of reading `value`, not only `first`: the key at fault of
+/// each error is taken out of `value` and `read` tried again, until it
+/// reads, an error names no key of a map, or a required key taken out
+/// would only be reported missing. So one `ahp validate` lists a misspelt
+/// key, a wrong value and an unknown setting of the same entry together;
+/// what is left of `value` may read, for the checks that come after.
+///
+/// ```
+/// use ahp_engine::oracle::{every_error, from_value};
+/// use serde_json::json;
+/// #[derive(serde::Deserialize)]
+/// #[serde(deny_unknown_fields)]
+/// struct Entry { priority: Option<i64>, name: Option<String> }
+/// let mut value = json!({"priorty": 1, "name": 2, "oops": true});
+/// let first = from_value::<Entry>(&value).err().unwrap();
+/// let all = every_error(&mut value, first, |v| from_value::<Entry>(v).map(drop));
+/// let keys: Vec<_> = all.iter().filter_map(|e| e.key.as_deref()).collect();
+/// assert_eq!(keys, ["name", "oops", "priorty"]);
+/// assert!(from_value::<Entry>(&value).is_ok());
+/// ```
+pub fn every_error(
+    value: &mut Value,
+    first: OracleConfigError,
+    mut read: impl FnMut(&Value) -> Result<(), OracleConfigError>,
+) -> Vec<OracleConfigError> {
+    const MAX_ERRORS: usize = 16;
+    let mut errors = vec![first];
+    while errors.len() < MAX_ERRORS {
+        let Some(key) = errors.last().and_then(|e| e.key.clone()) else {
+            break;
+        };
+        if !take_out(value, &key) {
+            break;
+        }
+        let Err(e) = read(value) else {
+            break;
+        };
+        // The key taken out, now missing, is no second error.
+        let (parent, name) = key.rsplit_once('.').unwrap_or(("", &key));
+        if e.key.as_deref() == Some(key.as_str())
+            || e.key.as_deref().unwrap_or("") == parent
+                && e.message.starts_with(&format!("missing `{name}`"))
+        {
+            break;
+        }
+        errors.push(e);
+    }
+    errors
+}
+
+/// Removes the map entry at dotted `path` (`rules.0.intensity`) from
+/// `value`; whether there was one.
+fn take_out(value: &mut Value, path: &str) -> bool {
+    let (parent, name) = path.rsplit_once('.').unwrap_or(("", path));
+    let mut at = value;
+    for step in parent.split('.').filter(|s| !s.is_empty()) {
+        let next = match at {
+            Value::Object(m) => m.get_mut(step),
+            Value::Array(items) => step.parse::<usize>().ok().and_then(|i| items.get_mut(i)),
+            _ => None,
+        };
+        let Some(next) = next else {
+            return false;
+        };
+        at = next;
+    }
+    match at {
+        Value::Object(m) => m.remove(name).is_some(),
+        _ => false,
+    }
+}
+
 /// A short name for a JSON value's type, for error messages.
 pub fn kind_of(v: &Value) -> &'static str {
     match v {
