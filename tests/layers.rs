@@ -436,6 +436,20 @@ fn replacing_a_builtin_entrys_defaults_is_said_out_loud() {
         out.status.success() && !all.contains("extend_defaults"),
         "{all}"
     );
+    // That entry repeats no built-in finding, of either list: a force
+    // push is asked once, by the builtin entry, not by `prod-deploys`.
+    let out = sb.run(
+        "pre-tool-use",
+        r#"{"tool":{"name":"Bash","input":{"command":"git push --force origin main"}}}"#,
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let sources: Vec<&str> = v["signals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|s| s["header"]["source"].as_str())
+        .collect();
+    assert_eq!(sources, ["PermissionChecker"], "{v}");
 }
 
 /// An id is one line of every report: a repository's id with a newline

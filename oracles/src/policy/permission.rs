@@ -1175,7 +1175,9 @@ fn build_list(
         case_sensitive,
         builtin: 0,
     };
-    if given.is_none() || extend {
+    // `extend_defaults: false` replaces both lists, also one not given:
+    // an entry of a team's own patterns repeats no built-in finding.
+    if extend {
         for p in defaults() {
             if p.id.as_ref().is_some_and(|id| except.contains(id)) {
                 continue;
