@@ -810,3 +810,41 @@ fn a_broken_after_on_a_builtin_entry_leaves_it_running() {
         );
     }
 }
+
+/// The builtin close gate is tuned like the tool-call entries: a config or
+/// a `when` with which it no longer refuses to close an issue with an open
+/// item is a warning at its line (it applies without `ahp trust`).
+#[test]
+fn weakening_the_builtin_close_gate_is_warned_about() {
+    let sb = Sandbox::new();
+    for (tuning, key) in [
+        ("config: {allow_partial: true}", "config.allow_partial"),
+        (
+            "config: {min_completion_rate: 0.0}",
+            "config.min_completion_rate",
+        ),
+        ("config: {sections: [Acceptanse]}", "config.sections"),
+        ("when: {issue.type: fix}", "when"),
+    ] {
+        sb.write(
+            ".ahp/hooks.yaml",
+            &format!(
+                "hooks:\n  pre-issue-close:\n    - id: checklist-done-at-close\n      {tuning}\n"
+            ),
+        );
+        let out = sb.ahp().arg("validate").output().unwrap();
+        let err = stderr(&out);
+        assert!(
+            err.contains(".ahp/hooks.yaml:4:")
+                && err.contains(&format!("[checklist-done-at-close].{key}:"))
+                && err.contains("closing an issue with an open checklist item"),
+            "{tuning}: {err}"
+        );
+    }
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:\n  pre-issue-close:\n    - id: checklist-done-at-close\n      config: {min_completion_rate: 1.0}\n",
+    );
+    let out = sb.ahp().arg("validate").output().unwrap();
+    assert!(!stderr(&out).contains("warning"), "{}", stderr(&out));
+}

@@ -409,16 +409,34 @@ fn builtin_probes(oracle: Option<&str>) -> Vec<(String, ahp_engine::HookContext)
         ],
         _ => Vec::new(),
     };
-    calls
+    let mut contexts: Vec<(String, serde_json::Value)> = calls
         .into_iter()
-        .filter_map(|(what, agent, tool)| {
-            let mut ctx: ahp_engine::HookContext = serde_json::from_value(json!({
-                "tool": tool,
-                "agent": {"name": agent, "event": "PreToolUse"},
-                "session_id": "probe",
-                "work_dir": "/home/user/project",
-            }))
-            .ok()?;
+        .map(|(what, agent, tool)| {
+            (
+                what,
+                json!({"tool": tool, "agent": {"name": agent, "event": "PreToolUse"}}),
+            )
+        })
+        .collect();
+    // The close gate: an issue closed with an item of its checklist open.
+    if oracle == Some("ChecklistValidator") {
+        contexts.push((
+            "closing an issue with an open checklist item".into(),
+            json!({
+                "issue": {"id": "FEAT-0001", "type": "feature", "status": "open", "stage": "review"},
+                "checklist": {"items": [
+                    {"text": "Users can log in", "state": "done", "section": "Acceptance Criteria"},
+                    {"text": "Tests cover the login", "state": "todo", "section": "Acceptance Criteria"},
+                ]},
+            }),
+        ));
+    }
+    contexts
+        .into_iter()
+        .filter_map(|(what, mut ctx)| {
+            ctx["session_id"] = json!("probe");
+            ctx["work_dir"] = json!("/home/user/project");
+            let mut ctx: ahp_engine::HookContext = serde_json::from_value(ctx).ok()?;
             if let Some(t) = ctx.tool.as_mut() {
                 t.model_shell(Some("/home/user/project"));
             }
