@@ -1046,3 +1046,32 @@ fn respond_details_are_masked_on_stdout_and_with_the_projects_keys_in_the_log() 
     );
     assert!(log.contains("\"proceed_with_risk\""), "{log}");
 }
+
+/// An entry skipped because an earlier wave blocked did not run: its fire
+/// and block rates count only the runs in which it ran, and are none when
+/// it never ran (not 0%).
+#[test]
+fn rates_count_the_runs_in_which_an_entry_ran() {
+    let sb = Sandbox::new();
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:\n  pre-tool-use:\n    - oracle: Rules\n      id: first\n      config: {rules: [{condition: \"tool.name == 'shell'\", intensity: block, message: no}]}\n    - oracle: Rules\n      id: later\n      after: first\n      config: {rules: [{condition: \"tool.name == 'shell'\", intensity: aid, message: hi}]}\n",
+    );
+    for _ in 0..3 {
+        sb.run(
+            "pre-tool-use",
+            r#"{"tool":{"name":"Bash","input":{"command":"ls"}}}"#,
+        );
+    }
+    let v = json_out(&stats_json(&sb));
+    let row = |id: &str| {
+        v["rows"]
+            .as_array()
+            .and_then(|rows| rows.iter().find(|r| r["source"] == id))
+            .cloned()
+            .unwrap_or_default()
+    };
+    assert_eq!(row("later")["skipped_after_block"], 3, "{v}");
+    assert!(row("later")["fire_rate"].is_null(), "{v}");
+    assert_eq!(row("first")["block_rate"], 1.0, "{v}");
+}

@@ -41,12 +41,13 @@ pub struct SourceStats {
     /// Of those, runs in which it did not run because an earlier wave
     /// blocked (`on_block: stop`).
     pub skipped_after_block: u64,
-    /// `firings / runs_selected`, when it was selected at all: how often a
-    /// run of this entry raises a signal (above 1 when it raises several).
+    /// `firings` over the runs in which it ran (selected, not skipped after
+    /// a block), when it ran at all: how often a run of this entry raises a
+    /// signal (above 1 when it raises several).
     pub fire_rate: Option<f64>,
     /// Block signals raised.
     pub blocks: u64,
-    /// `blocks / runs_selected`, when it was selected at all.
+    /// `blocks` over the runs in which it ran, when it ran at all.
     pub block_rate: Option<f64>,
     /// Mean seconds from a block to the next clean run (accept or aid) for
     /// the same issue (else session).
@@ -385,8 +386,11 @@ impl StatsBuilder {
             .into_iter()
             .map(|acc| {
                 let mut r = acc.row;
-                r.block_rate = rate(r.blocks, r.runs_selected);
-                r.fire_rate = rate(r.firings, r.runs_selected);
+                // Of the runs in which the entry ran: one skipped after an
+                // earlier wave blocked raised nothing because it never ran.
+                let ran = r.runs_selected.saturating_sub(r.skipped_after_block);
+                r.block_rate = rate(r.blocks, ran);
+                r.fire_rate = rate(r.firings, ran);
                 r.dismissal_rate = rate(r.dismissals, r.prompts);
                 r.proceed_with_risk_rate = rate(r.proceed_with_risk, r.blocks);
                 r.mttr_secs = (r.mttr_samples > 0).then(|| acc.mttr_sum / r.mttr_samples as f64);
