@@ -63,13 +63,14 @@ fired AS (
   FROM sig LEFT JOIN latest l ON l.signal_id = sig.id GROUP BY ALL
 ),
 runs AS (
-  SELECT e.id AS source, event, coalesce(e.shadow, false) AS shadow, count(*) AS runs_selected
+  SELECT e.id AS source, event, coalesce(e.shadow, false) AS shadow, count(*) AS runs_selected,
+         count(*) FILTER (e.status = 'skipped_after_block') AS skipped
   FROM (SELECT event, unnest(entries) AS e FROM recs WHERE kind = 'run') GROUP BY ALL
 )
 SELECT source, event, shadow,
        coalesce(firings, 0), coalesce(blocks, 0), coalesce(prompts, 0),
        coalesce(dismissals, 0), coalesce(runs_selected, 0),
-       blocks / nullif(runs_selected, 0) AS block_rate,
+       blocks / nullif(runs_selected - skipped, 0) AS block_rate,
        dismissals / nullif(prompts, 0) AS dismissal_rate
 FROM fired FULL JOIN runs USING (source, event, shadow)
 ORDER BY source, event, shadow
