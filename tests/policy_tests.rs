@@ -540,3 +540,23 @@ fn the_readmes_corpus_table_is_the_corpus() {
         "README.md's corpus table should read:\n{table}"
     );
 }
+
+/// A misspelt key of an `expect` map is named at its line, with the key it
+/// was meant to be.
+#[test]
+fn a_misspelt_key_of_an_expect_map_is_named_at_its_line() {
+    let sb = Sandbox::new();
+    sb.write(
+        "cases.yaml",
+        "cases:\n  - name: x\n    tool: Bash\n    input: {command: ls}\n    expect:\n      outcome: allow\n      mesage: hi\n",
+    );
+    let out = sb.ahp().args(["test", "cases.yaml"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains(
+            "cases.yaml:7:7: cases.0.expect.mesage: unknown key `mesage`; did you mean `message`?"
+        ),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -199,18 +199,26 @@ fn read_file(path: &Path) -> Result<Vec<LoadedCase>> {
     });
     let node = ahp_config::yaml::parse(source).map_err(|e| anyhow!("{e}"))?;
     let spec: TestFile = ahp_engine::oracle::from_value(&node.to_json()).map_err(|e| {
-        let key = e.key.clone().unwrap_or_default();
+        let mut key = e.key.clone().unwrap_or_default();
+        // serde's word for a value that is neither form of `expect`; a
+        // map of the wrong keys is told by the key at fault.
+        let message = if e.message.contains("untagged enum Expect") {
+            let expect = format!("{key}.expect");
+            match expect_map_error(&node, &expect) {
+                Some((at, message)) => {
+                    key = at;
+                    message
+                }
+                None => "`expect` is an outcome (allow, accept, aid, control, prompt, block) or a map with `outcome:` and, optionally, `source`, `intensity`, `message`, `input`".to_string(),
+            }
+        } else {
+            e.message
+        };
         let origin = node
             .find_key(&key)
             .map(|k| &k.origin)
             .or_else(|| node.find(&key).map(|n| &n.origin))
             .unwrap_or(&node.origin);
-        // serde's word for a value that is neither form of `expect`.
-        let message = if e.message.contains("untagged enum Expect") {
-            "`expect` is an outcome (allow, accept, aid, control, prompt, block) or a map with `outcome:` and, optionally, `source`, `intensity`, `message`, `input`".to_string()
-        } else {
-            e.message
-        };
         let err = ConfigError::at(origin, (!key.is_empty()).then_some(key), message)
             .help("the format: `ahp schema --tests`, or docs/policy-tests.md");
         anyhow::Error::from(ahp_config::ConfigErrors(vec![err]))
@@ -228,6 +236,33 @@ fn read_file(path: &Path) -> Result<Vec<LoadedCase>> {
             case,
         })
         .collect())
+}
+
+/// The keys of an `expect` map.
+const EXPECT_KEYS: &[&str] = &["outcome", "source", "intensity", "message", "input"];
+
+/// What is wrong with the `expect` map at `path`, and the dotted key at
+/// fault: a key it does not have (`mesage`), or no `outcome`.
+fn expect_map_error(node: &ahp_config::yaml::Node, path: &str) -> Option<(String, String)> {
+    let map = node.find(path)?.as_map()?;
+    if let Some((k, _)) = map
+        .iter()
+        .find(|(k, _)| !EXPECT_KEYS.contains(&k.name.as_str()))
+    {
+        let hint = ahp_engine::suggest::did_you_mean(&k.name, EXPECT_KEYS.iter().copied())
+            .map(|s| format!("; did you mean `{s}`?"))
+            .unwrap_or_default();
+        return Some((
+            format!("{path}.{}", k.name),
+            format!("unknown key `{}`{hint}", k.name),
+        ));
+    }
+    (!map.iter().any(|(k, _)| k.name == "outcome")).then(|| {
+        (
+            path.to_string(),
+            "an `expect` map needs `outcome:`".to_string(),
+        )
+    })
 }
 
 /// The outcomes and intensities `expect` may name.
