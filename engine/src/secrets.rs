@@ -270,6 +270,15 @@ fn rules() -> &'static [Rule] {
                 after(&["curl"], format!(r#"{CURL_USER}['"]?[^\s:'"]*:)[^\s'"]+"#)),
                 &["-u"],
             ),
+            // curl -b 'session=VALUE' (--cookie): a session is a login.
+            with(
+                after(
+                    &["curl"],
+                    r#"\b(curl\b[^\r\n;&|]*?\s(?:-b|--cookie)(?:\s+|=)['"]?[^\s=;'"]+=)[^\s;'"]+"#
+                        .to_string(),
+                ),
+                &["-b", "--cookie"],
+            ),
             // smbclient -U user%PASSWORD (also rpcclient, --user=).
             flag(
                 &["smbclient", "rpcclient"],
@@ -857,6 +866,18 @@ mod tests {
             (
                 "SSHPASS=hunter2 sshpass -e ssh h",
                 "SSHPASS=*** sshpass -e ssh h",
+            ),
+            (
+                "curl -b 'sessionid=a8f3k2' https://x",
+                "curl -b 'sessionid=***' https://x",
+            ),
+            (
+                "curl --cookie sid=a8f3k2 https://x",
+                "curl --cookie *** https://x",
+            ),
+            (
+                "curl -b cookies.txt https://x",
+                "curl -b cookies.txt https://x",
             ),
             (
                 "echo ghp_x9 | gh auth login --with-token",
