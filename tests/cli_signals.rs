@@ -1075,3 +1075,30 @@ fn rates_count_the_runs_in_which_an_entry_ran() {
     assert!(row("later")["fire_rate"].is_null(), "{v}");
     assert_eq!(row("first")["block_rate"], 1.0, "{v}");
 }
+
+/// An `async: true` entry's block stops nothing: `stats` shows it in the
+/// intensity mix, not among the blocks, so its block rate is not 100%.
+#[test]
+fn an_async_entrys_blocks_are_not_counted_as_blocks() {
+    let sb = Sandbox::new();
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:\n  pre-tool-use:\n    - oracle: Rules\n      id: asy\n      async: true\n      config: {rules: [{condition: \"tool.name == 'shell'\", intensity: block, message: no}]}\n",
+    );
+    for _ in 0..3 {
+        let out = sb.run(
+            "pre-tool-use",
+            r#"{"tool":{"name":"Bash","input":{"command":"ls"}}}"#,
+        );
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    }
+    let v = json_out(&stats_json(&sb));
+    let row = v["rows"]
+        .as_array()
+        .and_then(|rows| rows.iter().find(|r| r["source"] == "asy"))
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(row["intensity"]["block"], 3, "{v}");
+    assert_eq!(row["blocks"], 0, "{v}");
+    assert_eq!(row["block_rate"], 0.0, "{v}");
+}

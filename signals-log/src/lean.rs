@@ -46,6 +46,7 @@ enum LeanBody {
         issue: Option<Span>,
         correlation: Option<Span>,
         shadow: bool,
+        detached: bool,
     },
     Response {
         signal_id: Uuid,
@@ -150,6 +151,7 @@ impl Chunk {
                 issue,
                 correlation,
                 shadow,
+                detached,
             } => Body::Signal {
                 source: self.str(source),
                 intensity,
@@ -158,6 +160,7 @@ impl Chunk {
                 issue: opt(issue),
                 correlation: opt(correlation),
                 shadow,
+                detached,
             },
             LeanBody::Response { signal_id, action } => Body::Response { signal_id, action },
             LeanBody::Diagnostic {
@@ -320,6 +323,7 @@ impl Store<'_> {
                 issue,
                 correlation,
                 shadow,
+                detached,
             } => LeanBody::Signal {
                 source: self.str(&source.0),
                 intensity,
@@ -327,6 +331,7 @@ impl Store<'_> {
                 issue: self.opt(issue.as_ref().map(|s| &*s.0)),
                 correlation: self.opt(correlation.as_ref().map(|s| &*s.0)),
                 shadow,
+                detached,
             },
             LineBody::Response { signal_id, action } => LeanBody::Response { signal_id, action },
             LineBody::Diagnostic {
@@ -386,6 +391,7 @@ impl Store<'_> {
                 issue,
                 correlation,
                 shadow,
+                detached,
                 ..
             } => LeanBody::Signal {
                 source: self.str(source),
@@ -394,6 +400,7 @@ impl Store<'_> {
                 issue: self.opt(issue),
                 correlation: self.opt(correlation),
                 shadow,
+                detached,
             },
             Body::Response { signal_id, action } => LeanBody::Response { signal_id, action },
             Body::Diagnostic {
@@ -464,6 +471,7 @@ enum LineBody<'a> {
         issue: Option<BStr<'a>>,
         correlation: Option<BStr<'a>>,
         shadow: bool,
+        detached: bool,
     },
     Response {
         signal_id: Uuid,
@@ -1141,6 +1149,7 @@ impl<'de> Visitor<'de> for SignalVisitor {
                 issue: context.issue_id,
                 correlation: header.correlation_id,
                 shadow: header.shadow,
+                detached: header.detached,
             },
         })
     }

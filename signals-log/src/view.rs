@@ -33,6 +33,8 @@ pub(crate) enum Body<'a> {
         issue: Option<&'a str>,
         correlation: Option<&'a str>,
         shadow: bool,
+        /// An `async: true` entry's signal: recorded, never enforced.
+        detached: bool,
     },
     Response {
         signal_id: Uuid,
@@ -162,6 +164,7 @@ impl<'a> View<'a> {
                 issue: s.context.issue_id.as_deref(),
                 correlation: s.header.correlation_id.as_deref(),
                 shadow: s.header.shadow,
+                detached: s.header.detached,
             },
             Record::Response(r) => Body::Response {
                 signal_id: r.signal_id,

@@ -268,6 +268,7 @@ impl StatsBuilder {
                 hook,
                 correlation,
                 shadow,
+                detached,
                 ..
             } => {
                 self.stats.signals += 1;
@@ -275,15 +276,18 @@ impl StatsBuilder {
                 let row = &mut self.accs[i].row;
                 row.firings += 1;
                 row.intensity.add(intensity);
+                // An `async: true` entry's block or prompt reached nobody:
+                // it is in the mix, not among the blocks and prompts.
                 match intensity {
-                    Intensity::Block => row.blocks += 1,
-                    Intensity::Prompt => row.prompts += 1,
+                    Intensity::Block if !detached => row.blocks += 1,
+                    Intensity::Prompt if !detached => row.prompts += 1,
                     _ => {}
                 }
                 self.signals.insert(record.id.as_u128(), (i, None));
                 if let Some(corr) = correlation {
-                    // A shadow block stopped nothing: no time to repair.
-                    let blocked = intensity == Intensity::Block && !shadow;
+                    // A shadow or async block stopped nothing: no time to
+                    // repair.
+                    let blocked = intensity == Intensity::Block && !shadow && !detached;
                     match self.fired.get_mut(corr) {
                         Some(rows) => rows.push((i, blocked)),
                         None => self.fired.insert(corr.to_string(), vec![(i, blocked)]),
