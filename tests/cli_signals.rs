@@ -1092,12 +1092,21 @@ fn an_async_entrys_blocks_are_not_counted_as_blocks() {
         );
         assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     }
-    let v = json_out(&stats_json(&sb));
-    let row = v["rows"]
-        .as_array()
-        .and_then(|rows| rows.iter().find(|r| r["source"] == "asy"))
-        .cloned()
-        .unwrap_or_default();
+    // Async entries run in a detached process: wait for their records.
+    let mut waited = 0;
+    let (v, row) = loop {
+        let v = json_out(&stats_json(&sb));
+        let row = v["rows"]
+            .as_array()
+            .and_then(|rows| rows.iter().find(|r| r["source"] == "asy"))
+            .cloned()
+            .unwrap_or_default();
+        if row["firings"] == 3 || waited >= 100 {
+            break (v, row);
+        }
+        waited += 1;
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
     assert_eq!(row["intensity"]["block"], 3, "{v}");
     assert_eq!(row["blocks"], 0, "{v}");
     assert_eq!(row["block_rate"], 0.0, "{v}");
