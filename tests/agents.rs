@@ -627,8 +627,7 @@ fn one_policy_blocks_rm_rf_root_in_every_agent() {
         assert!(denied(&run), "{agent} did not deny: {}", run.stdout);
         // The sandbox's entry said it, about the rm-rf-root pattern.
         assert!(
-            run.stdout
-                .contains("[sandbox-guard] Dangerous command blocked: `")
+            run.stdout.contains("[sandbox-guard] Dangerous command: `")
                 && run.stdout.contains("matches rm-rf-root"),
             "{agent}: {}",
             run.stdout
@@ -1758,7 +1757,7 @@ fn permission_requests_are_denied_with_the_reason_and_otherwise_left_to_the_user
         assert_eq!(decision["behavior"], "deny", "{agent}: {out}");
         let message = decision["message"].as_str().unwrap_or_default();
         assert!(
-            message.contains("[dialog-guard] Dangerous command blocked")
+            message.contains("[dialog-guard] Dangerous command: ")
                 && message.contains("rm-rf-root"),
             "{agent}: {out}"
         );
@@ -2189,4 +2188,26 @@ fn a_hooks_terminal_escapes_reach_the_agent_escaped() {
         !reason.contains('\u{1b}') && !reason.contains('\u{7}'),
         "{reason:?}"
     );
+}
+
+/// An entry whose intensity asks instead of blocking asks in words that
+/// fit: the built-in rule's text names the danger, not a block.
+#[test]
+fn a_rule_turned_into_a_question_does_not_say_blocked() {
+    let sb = Sandbox::new();
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:\n  pre-tool-use:\n    - id: PermissionChecker\n      intensity: prompt\n",
+    );
+    let run = hook(
+        &sb,
+        "claude-code",
+        None,
+        r#"{"session_id":"s","cwd":"/tmp","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm -rf /"}}"#,
+    );
+    let out = &run.json()["hookSpecificOutput"];
+    assert_eq!(out["permissionDecision"], "ask", "{}", run.stdout);
+    let reason = out["permissionDecisionReason"].as_str().unwrap_or_default();
+    assert!(reason.contains("Dangerous command: `rm -rf /`"), "{reason}");
+    assert!(!reason.contains("blocked"), "{reason}");
 }

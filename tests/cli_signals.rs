@@ -645,7 +645,7 @@ fn query_text_has_a_header_and_each_signals_message() {
         .find(|l| l.contains(" signal "))
         .unwrap_or_else(|| panic!("{text}"));
     assert!(
-        signal.contains("PermissionChecker") && signal.contains("Dangerous command blocked"),
+        signal.contains("PermissionChecker") && signal.contains("Dangerous command: "),
         "{signal}"
     );
     // A run names its input.

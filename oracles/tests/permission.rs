@@ -297,7 +297,7 @@ async fn dangerous_command_is_a_block_with_reason_and_steps() {
     assert!(s.context.files.is_empty());
     assert_eq!(
         block_reason(s),
-        "Dangerous command blocked: `sudo rm -rf /` matches rm-rf-root — recursively deletes the filesystem root or a system directory"
+        "Dangerous command: `sudo rm -rf /` matches rm-rf-root — recursively deletes the filesystem root or a system directory"
     );
     let steps = s.payload.steps();
     assert_eq!(steps.len(), 3, "{steps:?}");
@@ -448,13 +448,13 @@ fn a_custom_list_replaces_the_defaults() {
     let s = &c.signals(&bash("kubectl delete ns prod"))[0];
     assert_eq!(
         block_reason(s),
-        "Dangerous command blocked: `kubectl delete ns prod` matches kube-ns — deletes a namespace"
+        "Dangerous command: `kubectl delete ns prod` matches kube-ns — deletes a namespace"
     );
     assert_eq!(s.payload.steps()[0], "delete the resources you mean");
     let s = &c.signals(&bash("shutdown now"))[0];
     assert_eq!(
         block_reason(s),
-        "Dangerous command blocked: `shutdown now` matches `\\bshutdown\\b`"
+        "Dangerous command: `shutdown now` matches `\\bshutdown\\b`"
     );
 }
 

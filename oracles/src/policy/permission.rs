@@ -752,7 +752,7 @@ fn builtin_keywords(id: &str) -> Keywords {
 /// assert_eq!(signals.len(), 1);
 /// assert_eq!(signals[0].intensity(), Intensity::Block);
 /// assert_eq!(signals[0].header.signal_type, "dangerous-command");
-/// assert!(signals[0].payload.summary().starts_with("Dangerous command blocked: `rm -rf /` matches rm-rf-root"));
+/// assert!(signals[0].payload.summary().starts_with("Dangerous command: `rm -rf /` matches rm-rf-root"));
 /// ```
 #[derive(Debug, Clone)]
 pub struct PermissionChecker {
@@ -1113,7 +1113,7 @@ fn dangerous_signal(shown: &str, p: &CommandPattern) -> Signal {
             .into(),
     );
     Signal::block(format!(
-        "Dangerous command blocked: `{shown}` matches {}",
+        "Dangerous command: `{shown}` matches {}",
         p.describe()
     ))
     .with_resolution_path(steps)
