@@ -418,19 +418,7 @@ fn mask_quoted(value: &mut Value, hidden: &[String], free: bool) {
                 // A message cut at its placeholder's length limit (`…`)
                 // may end inside the value: its start is masked too.
                 if s.contains('…') {
-                    for (k, _) in h
-                        .char_indices()
-                        .skip(4)
-                        .collect::<Vec<_>>()
-                        .into_iter()
-                        .rev()
-                    {
-                        let cut = format!("{}…", &h[..k]);
-                        if s.contains(&cut) {
-                            *s = s.replace(&cut, &format!("{MASK}…"));
-                            break;
-                        }
-                    }
+                    *s = mask_cut_start(s, h);
                 }
             }
         }
@@ -451,6 +439,39 @@ fn mask_quoted(value: &mut Value, hidden: &[String], free: bool) {
         }
         _ => {}
     }
+}
+
+/// `s` with each start of `hidden` (4 characters or more, not all of it)
+/// that runs into a `…` masked. Values longer than a credential are left
+/// to the shapes: comparing every start of a long one would cost more
+/// than a log write may.
+fn mask_cut_start(s: &str, hidden: &str) -> String {
+    const LONGEST: usize = 512;
+    if hidden.len() > LONGEST {
+        return s.to_string();
+    }
+    let starts: Vec<usize> = hidden.char_indices().map(|(i, _)| i).skip(4).collect();
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(at) = rest.find('…') {
+        let before = &rest[..at];
+        // The longest start of the value that the text before `…` ends with.
+        match starts
+            .iter()
+            .rev()
+            .find(|&&k| before.ends_with(&hidden[..k]))
+        {
+            Some(&k) => {
+                out.push_str(&before[..before.len() - k]);
+                out.push_str(MASK);
+            }
+            None => out.push_str(before),
+        }
+        out.push('…');
+        rest = &rest[at + '…'.len_utf8()..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Renames the keys of `map` that `new_name` gives a new name, keeping
@@ -559,6 +580,17 @@ fn mask_string(s: &str) -> Cow<'_, str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_start_of_a_hidden_value_cut_by_a_limit_is_masked() {
+        let h = "Zx9Kq2Lm7Rt4";
+        assert_eq!(mask_cut_start("a=Zx9Kq2…", h), "a=***…");
+        assert_eq!(mask_cut_start("a=Zx9…", h), "a=Zx9…");
+        assert_eq!(mask_cut_start("x… a=Zx9Kq2Lm7Rt…", h), "x… a=***…");
+        assert_eq!(mask_cut_start("no cut here", h), "no cut here");
+        let long = "x".repeat(600);
+        assert_eq!(mask_cut_start("xxxx…", &long), "xxxx…");
+    }
 
     #[test]
     fn every_sensitive_key_passes_the_trigger() {
