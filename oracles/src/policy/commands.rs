@@ -818,7 +818,7 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
         // `git --work-tree=DIR checkout -- .` fills DIR (an export), not
         // the working tree.
         let work_tree = git_work_tree(cmd);
-        let other_tree = work_tree.is_some();
+        let given_tree = work_tree.is_some();
         // The folder a git command works on: the work tree it is given
         // (a bare dotfiles repository's `--work-tree=$HOME`), else `-C DIR`.
         let git_at = match work_tree {
@@ -834,6 +834,16 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
             }
             None => git_dir(cmd),
         };
+        // A work tree elsewhere (an export); `.`, `$PWD` or the project
+        // itself is the working tree, whose changes a checkout throws away.
+        let other_tree = given_tree
+            && git_at.as_deref().is_some_and(|t| {
+                let t = t.trim_end_matches('/');
+                !(t.is_empty()
+                    || t == "."
+                    || shell.work_dir.as_deref().map(|w| w.trim_end_matches('/')) == Some(t)
+                    || project() == Some(t))
+            });
         // `git -C dir -c k=v config …` is `git config …` to the rules.
         let bare_git;
         let cmd = match without_git_options(cmd) {
