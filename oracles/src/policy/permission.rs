@@ -1258,7 +1258,8 @@ fn prose_file(path: &str) -> bool {
     };
     let agents_read = [
         "claude",
-        "agents",
+        "agent",
+        "crush",
         "gemini",
         "qwen",
         "conventions",
