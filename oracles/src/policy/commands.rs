@@ -2727,7 +2727,7 @@ fn pushes_through_aliases(cmd: &SimpleCommand, depth: usize) -> bool {
             // line does not show (`read -r U; git
             // --config-env=remote.origin.pushurl=U push`) may be anywhere.
             let rewritten = settings.iter().any(|(key, value)| {
-                let shown = if value.starts_with('$') {
+                let shown = if unseen(value) {
                     "unknown:address"
                 } else {
                     value
@@ -2767,16 +2767,30 @@ fn pushes_through_aliases(cmd: &SimpleCommand, depth: usize) -> bool {
             }
             rewritten || named.into_iter().any(is_address)
         }
-        // `git subtree push -P DIR ADDRESS REF`: the first operand.
-        Some("subtree") if args.get(1) == Some(&"push") => {
-            let mut words = args[2..].iter();
+        // `git subtree [-P DIR] push [options] ADDRESS REF`: the operand
+        // after `push` (options may come before it).
+        Some("subtree") => {
+            let mut words = args[1..].iter();
+            let mut pushing = false;
             while let Some(a) = words.next() {
                 if matches!(
                     *a,
-                    "-P" | "--prefix" | "-m" | "--message" | "-b" | "--branch"
+                    "-P" | "--prefix"
+                        | "-m"
+                        | "--message"
+                        | "-b"
+                        | "--branch"
+                        | "--annotate"
+                        | "--onto"
                 ) {
                     words.next();
-                } else if !a.starts_with('-') {
+                } else if a.starts_with('-') {
+                } else if !pushing {
+                    if *a != "push" {
+                        return false;
+                    }
+                    pushing = true;
+                } else {
                     return is_address(a);
                 }
             }
@@ -2808,6 +2822,16 @@ fn pushes_through_aliases(cmd: &SimpleCommand, depth: usize) -> bool {
     }
 }
 
+/// Whether a value is one the line does not show (`$U`, `` `cat f` ``),
+/// which may be any address; under the home or working folder it is a
+/// folder on this machine.
+fn unseen(value: &str) -> bool {
+    value.starts_with(['$', '`'])
+        && !["$HOME/", "${HOME}/", "$PWD/", "${PWD}/"]
+            .iter()
+            .any(|local| value.starts_with(local))
+}
+
 /// Whether git setting `key` (with `value`) sends a push to an address
 /// other than the remote's own: a remote's `url` or `pushurl` that is one,
 /// or `url.ADDRESS.insteadOf`/`pushInsteadOf`, which rewrites the addresses
@@ -2827,7 +2851,7 @@ fn sends_elsewhere(key: &str, value: &str) -> bool {
         && (lower.ends_with(".insteadof") || lower.ends_with(".pushinsteadof"))
         && key
             .get(4..key.rfind('.').unwrap_or(4))
-            .is_some_and(is_address)
+            .is_some_and(|to| is_address(to) || unseen(to))
 }
 
 /// The settings a git command line gives itself: `-c KEY=VALUE`,
