@@ -673,9 +673,18 @@ fn git_added_files(git: &SimpleCommand) -> Vec<String> {
             if glob.is_match(format!("{dir}main.py")) {
                 return vec![spec.to_string()];
             }
+            // The wildcard at its shortest (`*.env.production` is
+            // `.env.production`), and the common names.
+            let shortest = spec.replace('*', "").replace('?', ".");
+            let shortest = if icase {
+                shortest.to_lowercase()
+            } else {
+                shortest
+            };
             let hits: Vec<String> = [".env", ".env.local"]
                 .iter()
                 .map(|name| format!("{dir}{name}"))
+                .chain((shortest.contains(".env")).then_some(shortest))
                 .filter(|sample| glob.is_match(sample))
                 .collect();
             if hits.is_empty() {
