@@ -51,6 +51,17 @@ pub(crate) struct Builder {
 /// The folder git works in after its own options (`-C DIR`, each relative
 /// to the one before, from `cwd`), and the index of the first word after
 /// those options (the subcommand).
+/// `$1`, `$2`, …, `$@` and `$*` are `given` (after `set --`, `shift`, or
+/// in a function's body).
+fn set_positional(vars: &mut BTreeMap<String, String>, given: &[String]) {
+    vars.retain(|k, _| !k.chars().all(|c| c.is_ascii_digit()));
+    for (i, a) in given.iter().enumerate() {
+        vars.insert((i + 1).to_string(), a.clone());
+    }
+    vars.insert("@".into(), given.join(" "));
+    vars.insert("*".into(), given.join(" "));
+}
+
 fn git_dir_of(args: &[String], cwd: &Option<String>) -> (Option<String>, usize) {
     let (options, at) = super::git_options(args);
     let dir = options
@@ -634,12 +645,17 @@ impl Builder {
                     .map(|_| &cmd.args[..]),
             };
             if let Some(given) = given {
-                vars.retain(|k, _| !k.chars().all(|c| c.is_ascii_digit()));
-                for (i, a) in given.iter().enumerate() {
-                    vars.insert((i + 1).to_string(), a.clone());
-                }
-                vars.insert("@".into(), given.join(" "));
+                set_positional(vars, given);
             }
+        }
+        // `shift [N]` drops the first N.
+        if cmd.name == "shift" {
+            let n: usize = cmd.args.first().and_then(|a| a.parse().ok()).unwrap_or(1);
+            let mut given = Vec::new();
+            while let Some(v) = vars.get(&(given.len() + 1).to_string()) {
+                given.push(v.clone());
+            }
+            set_positional(vars, given.get(n..).unwrap_or_default());
         }
         let mut nested = nested_line(&cmd);
         let is_shell = SHELLS.contains(&cmd.name.as_str());
@@ -689,10 +705,7 @@ impl Builder {
         } else if let Some(f) = self.functions.get(&name).filter(|_| depth < MAX_DEPTH) {
             // A function of the line, called: its body with `$1`, `$2`, `$@`.
             let mut v = vars.clone();
-            for (i, a) in args.iter().enumerate() {
-                v.insert((i + 1).to_string(), a.clone());
-            }
-            v.insert("@".into(), args.join(" "));
+            set_positional(&mut v, &args);
             Some((f.clone(), format!("function {name}"), v))
         } else {
             None

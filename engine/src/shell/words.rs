@@ -430,8 +430,8 @@ fn var_name(chars: &[char], i: usize) -> (Option<String>, usize) {
             let inner: String = chars[i + 1..end.min(chars.len())].iter().collect();
             // `${!NAME}` is the variable NAME names: kept with its `!`.
             let name = inner.strip_prefix('!').unwrap_or(&inner);
-            let plain =
-                !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+            let plain = matches!(name, "@" | "*")
+                || !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
             (plain.then_some(inner), (end + 1).min(chars.len()))
         }
         Some(c) if c.is_ascii_alphabetic() || *c == '_' => {
@@ -444,8 +444,8 @@ fn var_name(chars: &[char], i: usize) -> (Option<String>, usize) {
             }
             (Some(chars[i..j].iter().collect()), j)
         }
-        Some(c) if c.is_ascii_digit() || *c == '@' => (Some(c.to_string()), i + 1),
-        Some(c) if "*#?$!-".contains(*c) => (None, i + 1),
+        Some(c) if c.is_ascii_digit() || *c == '@' || *c == '*' => (Some(c.to_string()), i + 1),
+        Some(c) if "#?$!-".contains(*c) => (None, i + 1),
         _ => (None, i),
     }
 }
