@@ -115,6 +115,21 @@ fn a_byte_order_mark_keeps_a_deny_and_text_before_an_answer_warns() {
         err.contains("hook `chatty` printed text before its JSON answer"),
         "{err}"
     );
+    // Pretty-printed after the text, too.
+    let sb = Sandbox::new();
+    sb.hook(
+        true,
+        "pretty",
+        TRIGGER,
+        r#"cat >/dev/null; echo 'checking'; printf '{\n  "decision": "deny",\n  "reason": "no rm"\n}\n'"#,
+    );
+    sb.trust();
+    let out = run(&sb, "pre-tool-use", SHELL_RM);
+    let err = stderr(&out);
+    assert!(
+        err.contains("hook `pretty` printed text before its JSON answer"),
+        "{err}"
+    );
 }
 
 /// A misspelt key is not an allow: without `decision`, a key the protocol

@@ -554,13 +554,17 @@ impl ScriptHook {
             if stdout.truncated {
                 context.push_str(&format!("\n[stdout {TRUNCATED_NOTE}]"));
             }
-            // Text whose last line is a JSON answer is a hook that logged
-            // to stdout first: taken as text, its decision would be lost.
-            let last = text.lines().next_back().unwrap_or_default().trim();
-            if last.starts_with('{')
-                && serde_json::from_str::<serde_json::Map<String, Value>>(last)
+            // Text that ends in a JSON answer (on its last line, or from
+            // the first line that opens an object: pretty-printed) is a
+            // hook that logged to stdout first: taken as text, its
+            // decision would be lost.
+            let answer = |from: &str| {
+                serde_json::from_str::<serde_json::Map<String, Value>>(from)
                     .is_ok_and(|a| a.contains_key("decision"))
-            {
+            };
+            let last = text.lines().next_back().unwrap_or_default().trim();
+            let opened = text.find("\n{").map(|at| &text[at + 1..]);
+            if last.starts_with('{') && answer(last) || opened.is_some_and(answer) {
                 return Err(OracleError::new(format!(
                     "hook `{name}` printed text before its JSON answer: print the JSON object alone on stdout (other output to stderr)"
                 )));
