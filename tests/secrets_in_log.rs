@@ -614,7 +614,7 @@ fn camel_case_secret_keys_of_a_tool_call_are_masked() {
         "db_password",
         // Named as the text rule names them in `DB_PASS=…`.
         "DB_PASS",
-        "pwd",
+        "mysql_pwd",
         "ssh_passphrase",
         "master_key",
         "encryptionKey",

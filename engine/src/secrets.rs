@@ -389,7 +389,7 @@ fn rules() -> &'static [Rule] {
             ),
             after(
                 &["with-token"],
-                format!(r"\b(echo\s+){VALUE}(\s*\|\s*\S*gh\b[^\r\n;&|]*\bauth\s+login\b[^\r\n;&|]*--with-token)"),
+                format!(r#"\b((?:echo(?:\s+-[neE]+)*|printf(?:\s+['"]?%s(?:\\n)?['"]?)?)\s+){VALUE}(\s*\|\s*(?:\S+=\S*\s+)*\S*gh\b[^\r\n;&|]*\bauth\s+login\b[^\r\n;&|]*--with-token)"#),
             ),
             // `.netrc`: `machine HOST login USER password X`.
             with(
@@ -882,6 +882,14 @@ mod tests {
             (
                 "echo ghp_x9 | gh auth login --with-token",
                 "echo *** | gh auth login --with-token",
+            ),
+            (
+                "echo -n tok9x | GH_HOST=h gh auth login --with-token",
+                "echo -n *** | GH_HOST=h gh auth login --with-token",
+            ),
+            (
+                "printf %s tok9x | gh auth login --with-token",
+                "printf %s *** | gh auth login --with-token",
             ),
             (
                 "curl -u admin:hunter2 https://x",

@@ -13,7 +13,7 @@ pub const MASK: &str = "***";
 /// and one of them (`db_password`, `dbPassword`, `x-api-key`,
 /// `set-cookie`). The short ones (`pass`, `pwd`) are the names the text
 /// rule masks in `DB_PASS=…` too, so that a JSON key is judged as its
-/// assignment is.
+/// assignment is; `pwd` alone, a working directory, is not one.
 pub const SENSITIVE_KEYS: [&str; 22] = [
     "password",
     "passwords",
@@ -498,9 +498,12 @@ fn rename_keys(map: &mut Map<String, Value>, new_name: impl Fn(&str) -> Option<S
 /// Whether a normalized key is one of [`SENSITIVE_KEYS`] or ends in `_`
 /// and one of them.
 fn names_a_secret(key: &str) -> bool {
-    SENSITIVE_KEYS
-        .iter()
-        .any(|n| key == *n || key.strip_suffix(n).is_some_and(|p| p.ends_with('_')))
+    // `pwd` alone is the working directory (the shell's `$PWD`); masked, it
+    // would hide that folder in every path of the record.
+    key != "pwd"
+        && SENSITIVE_KEYS
+            .iter()
+            .any(|n| key == *n || key.strip_suffix(n).is_some_and(|p| p.ends_with('_')))
 }
 
 /// Whether a key as serialized (escapes and all) might name a secret: an
