@@ -433,7 +433,7 @@ const HOME_TREES: &[&str] = &[
 /// `/e?c/ssh`, `~/.ss?`): whether `judge` holds for the path with that
 /// name replaced by a system directory (or home tree) the glob matches.
 /// A glob that does not read (`/[`), and a first name under `/` the line
-/// does not show (`/$X`, `/$(f)`), are tried as matching every name.
+/// does not show (`/$X`, `/$X/*`), are tried as matching every name.
 fn any_expansion(path: &str, judge: fn(&str) -> bool) -> bool {
     let (root, rest, names) = match path.strip_prefix("~/") {
         Some(rest) => ("~/", rest, HOME_TREES),
@@ -446,7 +446,10 @@ fn any_expansion(path: &str, judge: fn(&str) -> bool) -> bool {
         Some((f, t)) => (f, Some(t)),
         None => (rest, None),
     };
-    let unseen = root == "/" && first.contains('$');
+    // A folder under it (`/$WORKSPACE/node_modules`) is the line's own
+    // business; the unseen folder itself, or all of it, is not.
+    let unseen =
+        root == "/" && first.contains('$') && tail.is_none_or(|t| t.is_empty() || t == "*");
     // A bare `*` is `/*`, which the judges know.
     if first == "*" || !first.contains(['*', '?', '[']) && !unseen {
         return false;
