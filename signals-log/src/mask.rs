@@ -11,16 +11,15 @@ pub const MASK: &str = "***";
 /// Key names (case-insensitive, `-` and a camelCase hump read as `_`)
 /// whose values are always masked; a key also matches when it ends in `_`
 /// and one of them (`db_password`, `dbPassword`, `x-api-key`,
-/// `set-cookie`). The short ones (`pass`, `pwd`) are the names the text
-/// rule masks in `DB_PASS=…` too, so that a JSON key is judged as its
-/// assignment is; `pwd` alone, a working directory, is not one.
-pub const SENSITIVE_KEYS: [&str; 22] = [
+/// `set-cookie`), or in `_pwd` (`mysql_pwd`; `pwd` alone is a working
+/// directory). `pass` is a name the text rule masks in `DB_PASS=…` too,
+/// so that a JSON key is judged as its assignment is.
+pub const SENSITIVE_KEYS: [&str; 21] = [
     "password",
     "passwords",
     "passwd",
     "passphrase",
     "pass",
-    "pwd",
     "secret",
     "secrets",
     "token",
@@ -499,9 +498,10 @@ fn rename_keys(map: &mut Map<String, Value>, new_name: impl Fn(&str) -> Option<S
 /// and one of them.
 fn names_a_secret(key: &str) -> bool {
     // `pwd` alone is the working directory (the shell's `$PWD`); masked, it
-    // would hide that folder in every path of the record.
-    key != "pwd"
-        && SENSITIVE_KEYS
+    // would hide that folder in every path of the record. `MYSQL_PWD` is
+    // a password.
+    key.ends_with("_pwd")
+        || SENSITIVE_KEYS
             .iter()
             .any(|n| key == *n || key.strip_suffix(n).is_some_and(|p| p.ends_with('_')))
 }
