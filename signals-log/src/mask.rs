@@ -248,7 +248,7 @@ impl Masking {
             self.walk(value, &mut path, &mut hidden);
             hidden.extend(self.quoted.iter().map(|(v, _)| v.clone()));
             let hidden = longest_first(hidden);
-            if !hidden.is_empty() {
+            if let Some(hidden) = Hidden::new(hidden) {
                 mask_quoted(value, &hidden, false);
             }
         }
@@ -405,20 +405,51 @@ const FREE_TEXT: &[&str] = &[
     "value",
 ];
 
-/// Masks each of `hidden` (longest first) wherever a string of `value`
-/// under a [`FREE_TEXT`] key holds it.
-fn mask_quoted(value: &mut Value, hidden: &[String], free: bool) {
+/// The values hidden under their keys, found in a string in one pass
+/// whatever their number: a record of thousands of them must not cost
+/// a pass per value over every string.
+struct Hidden {
+    values: Vec<String>,
+    finder: aho_corasick::AhoCorasick,
+}
+
+impl Hidden {
+    /// `None` when there is nothing to find.
+    fn new(values: Vec<String>) -> Option<Hidden> {
+        if values.is_empty() {
+            return None;
+        }
+        let finder = aho_corasick::AhoCorasick::builder()
+            .match_kind(aho_corasick::MatchKind::LeftmostLongest)
+            .build(&values)
+            .ok()?;
+        Some(Hidden { values, finder })
+    }
+
+    /// `text` with every hidden value in it masked; `None` when it holds
+    /// none.
+    fn mask(&self, text: &str) -> Option<String> {
+        self.finder.is_match(text).then(|| {
+            let masks = vec![MASK; self.values.len()];
+            self.finder.replace_all(text, &masks)
+        })
+    }
+}
+
+/// Masks each hidden value wherever a string of `value` under a
+/// [`FREE_TEXT`] key holds it.
+fn mask_quoted(value: &mut Value, hidden: &Hidden, free: bool) {
     match value {
         Value::String(s) if free => {
-            for h in hidden {
-                if s.contains(h.as_str()) {
-                    *s = s.replace(h.as_str(), MASK);
-                }
-                // A message cut at its placeholder's length limit (`…`)
-                // may end inside the value: its start is masked too.
-                if s.contains('…') {
-                    *s = mask_cut_start(s, h);
-                }
+            if let Some(masked) = hidden.mask(s) {
+                *s = masked;
+            }
+            // A message cut at its placeholder's length limit (`…`) may
+            // end inside a value: its start is masked too.
+            if s.contains('…')
+                && let Some(masked) = mask_cut_starts(s, &hidden.values)
+            {
+                *s = masked;
             }
         }
         Value::Array(items) => items.iter_mut().for_each(|v| mask_quoted(v, hidden, free)),
@@ -428,49 +459,91 @@ fn mask_quoted(value: &mut Value, hidden: &[String], free: bool) {
             // A key of free text can quote a hidden value too
             // (`{"map": {"<the password>": 1}}` in a tool's input).
             if free {
-                rename_keys(map, |k| {
-                    let masked = hidden
-                        .iter()
-                        .fold(k.to_string(), |k, h| k.replace(h.as_str(), MASK));
-                    (masked != k).then_some(masked)
-                });
+                rename_keys(map, |k| hidden.mask(k));
             }
         }
         _ => {}
     }
 }
 
-/// `s` with each start of `hidden` (4 characters or more, not all of it)
-/// that runs into a `…` masked. Values longer than a credential are left
-/// to the shapes: comparing every start of a long one would cost more
-/// than a log write may.
-fn mask_cut_start(s: &str, hidden: &str) -> String {
+/// `s` with each start of a hidden value (4 characters or more, not all
+/// of it) that runs into a `…` masked; `None` when there is none. The
+/// work is bounded whatever the record holds: values longer than a
+/// credential are left to the shapes, and only the first `…`s are looked
+/// at (a cut placeholder leaves one).
+fn mask_cut_starts(s: &str, hidden: &[String]) -> Option<String> {
     const LONGEST: usize = 512;
-    if hidden.len() > LONGEST {
-        return s.to_string();
-    }
-    let starts: Vec<usize> = hidden.char_indices().map(|(i, _)| i).skip(4).collect();
+    const ELLIPSES: usize = 16;
     let mut out = String::with_capacity(s.len());
     let mut rest = s;
-    while let Some(at) = rest.find('…') {
+    let mut changed = false;
+    for _ in 0..ELLIPSES {
+        let Some(at) = rest.find('…') else {
+            break;
+        };
         let before = &rest[..at];
-        // The longest start of the value that the text before `…` ends with.
-        match starts
+        // The longest start of a value that the text before `…` ends with.
+        let cut = hidden
             .iter()
-            .rev()
-            .find(|&&k| before.ends_with(&hidden[..k]))
-        {
-            Some(&k) => {
-                out.push_str(&before[..before.len() - k]);
-                out.push_str(MASK);
-            }
-            None => out.push_str(before),
+            .filter(|h| h.len() <= LONGEST)
+            .map(|h| start_at_end(before, h))
+            .max()
+            .unwrap_or(0);
+        if cut > 0 {
+            out.push_str(&before[..before.len() - cut]);
+            out.push_str(MASK);
+            changed = true;
+        } else {
+            out.push_str(before);
         }
         out.push('…');
         rest = &rest[at + '…'.len_utf8()..];
     }
     out.push_str(rest);
-    out
+    changed.then_some(out)
+}
+
+/// The length in bytes of the longest proper start of `value` (at least 4
+/// characters) that `text` ends with; 0 when none. Linear: the prefix
+/// function of `value`, then `text`'s last bytes run through it.
+fn start_at_end(text: &str, value: &str) -> usize {
+    let v = value.as_bytes();
+    let mut fail = vec![0usize; v.len()];
+    let mut k = 0;
+    for i in 1..v.len() {
+        while k > 0 && v[i] != v[k] {
+            k = fail[k - 1];
+        }
+        if v[i] == v[k] {
+            k += 1;
+        }
+        fail[i] = k;
+    }
+    let tail = &text.as_bytes()[text.len().saturating_sub(v.len())..];
+    let mut k = 0;
+    for &b in tail {
+        // A whole value was masked already: a match that long goes on as
+        // its longest proper start.
+        if k == v.len() {
+            k = fail[k - 1];
+        }
+        while k > 0 && b != v[k] {
+            k = fail[k - 1];
+        }
+        if b == v[k] {
+            k += 1;
+        }
+    }
+    if k == v.len() {
+        k = fail[k - 1];
+    }
+    // At least 4 characters, and a whole character.
+    let start = &value[..value.floor_char_boundary(k)];
+    if start.chars().count() >= 4 && text.ends_with(start) {
+        start.len()
+    } else {
+        0
+    }
 }
 
 /// Renames the keys of `map` that `new_name` gives a new name, keeping
@@ -586,13 +659,13 @@ mod tests {
 
     #[test]
     fn the_start_of_a_hidden_value_cut_by_a_limit_is_masked() {
-        let h = "Zx9Kq2Lm7Rt4";
-        assert_eq!(mask_cut_start("a=Zx9Kq2…", h), "a=***…");
-        assert_eq!(mask_cut_start("a=Zx9…", h), "a=Zx9…");
-        assert_eq!(mask_cut_start("x… a=Zx9Kq2Lm7Rt…", h), "x… a=***…");
-        assert_eq!(mask_cut_start("no cut here", h), "no cut here");
-        let long = "x".repeat(600);
-        assert_eq!(mask_cut_start("xxxx…", &long), "xxxx…");
+        let h = ["Zx9Kq2Lm7Rt4".to_string()];
+        let cut = |s: &str, h: &[String]| mask_cut_starts(s, h).unwrap_or_else(|| s.to_string());
+        assert_eq!(cut("a=Zx9Kq2…", &h), "a=***…");
+        assert_eq!(cut("a=Zx9…", &h), "a=Zx9…");
+        assert_eq!(cut("x… a=Zx9Kq2Lm7Rt…", &h), "x… a=***…");
+        assert_eq!(cut("no cut here", &h), "no cut here");
+        assert_eq!(cut("xxxx…", &["x".repeat(600)]), "xxxx…");
     }
 
     #[test]
