@@ -538,7 +538,11 @@ fn start_at_end(text: &str, value: &str) -> usize {
         k = fail[k - 1];
     }
     // At least 4 characters, and a whole character.
-    let start = &value[..value.floor_char_boundary(k)];
+    let k = (0..=k)
+        .rev()
+        .find(|&i| value.is_char_boundary(i))
+        .unwrap_or(0);
+    let start = &value[..k];
     if start.chars().count() >= 4 && text.ends_with(start) {
         start.len()
     } else {
