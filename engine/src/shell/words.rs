@@ -381,7 +381,9 @@ pub(crate) fn expand(raw: &str, vars: &BTreeMap<String, String>) -> Expanded {
                         Some(named) => vars.get(named).and_then(|target| vars.get(target)),
                         None => vars.get(&n),
                     } {
-                        Some(v) if !in_double => {
+                        // `"$@"` is one word per positional word, quoted
+                        // or not.
+                        Some(v) if !in_double || n == "@" => {
                             // An unquoted value splits on blanks.
                             let mut parts = v.split_ascii_whitespace();
                             if let Some(first) = parts.next() {
