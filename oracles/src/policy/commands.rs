@@ -837,16 +837,10 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
             }
             None => git_dir(cmd),
         };
-        // A work tree elsewhere (an export); `.`, `$PWD` or the project
-        // itself is the working tree, whose changes a checkout throws away.
         let other_tree = given_tree
-            && git_at.as_deref().is_some_and(|t| {
-                let t = t.trim_end_matches('/');
-                !(t.is_empty()
-                    || t == "."
-                    || shell.work_dir.as_deref().map(|w| w.trim_end_matches('/')) == Some(t)
-                    || project() == Some(t))
-            });
+            && git_at
+                .as_deref()
+                .is_some_and(|t| tree_elsewhere(t, cmd, shell, project()));
         // `git -C dir -c k=v config …` is `git config …` to the rules.
         let bare_git;
         let cmd = match without_git_options(cmd) {
@@ -3023,6 +3017,45 @@ pub(crate) fn git_work_tree(cmd: &SimpleCommand) -> Option<String> {
                 .find(|(key, _)| key.eq_ignore_ascii_case("core.worktree"))
                 .map(|(_, dir)| dir)
         })
+}
+
+/// Whether a work tree given to git (`tree`, as the line names it) is a
+/// folder apart from the working tree (an export), so that a checkout
+/// into it throws none of the working tree's changes away. Not when it
+/// is the working tree or the project, a folder that holds them (`..`
+/// from a subfolder), or one the line does not show (`$(…)`).
+fn tree_elsewhere(tree: &str, cmd: &SimpleCommand, shell: &Shell, project: Option<&str>) -> bool {
+    if tree.contains(['$', '`']) {
+        return false;
+    }
+    let work_dir = shell.work_dir.as_deref();
+    let here = match (cmd.cwd.as_deref(), work_dir) {
+        (Some(c), _) if c.starts_with('/') => Some(c.to_string()),
+        (Some(c), Some(w)) => Some(normalize_path(&format!("{w}/{c}"), None)),
+        (None, w) => w.map(str::to_string),
+        (Some(_), None) => None,
+    };
+    let home = std::env::var("HOME").ok();
+    let absolute = if let Some(rest) = tree.strip_prefix('~') {
+        match home.as_deref() {
+            Some(h) => format!("{h}{rest}"),
+            None => return false,
+        }
+    } else if tree.starts_with('/') {
+        tree.to_string()
+    } else {
+        match &here {
+            Some(h) => normalize_path(&format!("{h}/{tree}"), None),
+            None => return !(tree == "." || tree.starts_with("..")),
+        }
+    };
+    let absolute = absolute.trim_end_matches('/');
+    let holds = |dir: &str| {
+        absolute.is_empty() || dir == absolute || dir.starts_with(&format!("{absolute}/"))
+    };
+    !(here.as_deref().is_some_and(holds)
+        || work_dir.is_some_and(holds)
+        || project.is_some_and(holds))
 }
 
 /// Whether a `git restore` (its flags among `cmd`'s words) writes the
