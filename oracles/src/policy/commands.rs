@@ -447,9 +447,25 @@ fn any_expansion(path: &str, judge: fn(&str) -> bool) -> bool {
         None => (rest, None),
     };
     // A folder under it (`/$WORKSPACE/node_modules`) is the line's own
-    // business; the unseen folder itself, or all of it, is not.
-    let unseen =
-        root == "/" && first.contains('$') && tail.is_none_or(|t| t.is_empty() || t == "*");
+    // business; the unseen folder itself, or all of it (a tail of only
+    // wildcards and unseen names: `*`, `**`, `?*`, `$Y`), is not.
+    let any = |seg: &str| {
+        let mut classes = false;
+        let wild = seg.chars().all(|c| match c {
+            '[' => {
+                classes = true;
+                true
+            }
+            ']' => {
+                classes = false;
+                true
+            }
+            '*' | '?' => true,
+            _ => classes,
+        });
+        wild || seg.contains(['$', '`'])
+    };
+    let unseen = root == "/" && first.contains('$') && tail.is_none_or(|t| t.split('/').all(any));
     // A bare `*` is `/*`, which the judges know.
     if first == "*" || !first.contains(['*', '?', '[']) && !unseen {
         return false;
