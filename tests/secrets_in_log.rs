@@ -919,3 +919,22 @@ fn a_secret_in_a_key_or_a_password_with_an_at_sign_is_masked() {
     assert!(!log.contains("Zq8hunter70zz"), "{log}");
     assert!(log.contains("https://user:***@host/x"), "{log}");
 }
+
+/// `pwd` is a working directory, kept; or ODBC's password, masked: a value
+/// that is no path.
+#[test]
+fn a_pwd_key_is_masked_when_it_holds_no_path() {
+    let sb = Sandbox::new();
+    let payload = json!({"session_id": "s", "cwd": sb.root(), "hook_event_name": "PreToolUse",
+                         "tool_name": "mcp__db__connect",
+                         "tool_input": {"server": "db", "uid": "sa", "pwd": "Hunter2xyzQ",
+                                        "dir": {"pwd": "/srv/app", "cmd": "make -C /srv/app/build"}}});
+    let out = hook_call(&sb, &payload);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let (log, _) = sb.all_logs();
+    assert!(!log.contains("Hunter2xyzQ"), "{log}");
+    assert!(
+        log.contains("\"pwd\":\"/srv/app\"") && log.contains("make -C /srv/app/build"),
+        "{log}"
+    );
+}

@@ -389,7 +389,12 @@ fn rules() -> &'static [Rule] {
             ),
             after(
                 &["with-token"],
-                format!(r#"\b((?:echo(?:\s+-[neE]+)*|printf(?:\s+['"]?%s(?:\\n)?['"]?)?)\s+){VALUE}(\s*\|\s*(?:\S+=\S*\s+)*\S*gh\b[^\r\n;&|]*\bauth\s+login\b[^\r\n;&|]*--with-token)"#),
+                format!(r#"\b((?:echo(?:\s+-[neE]+)*|printf(?:\s+['"]?%s(?:\\n)?['"]?)?)\s+){VALUE}(\s*\|\s*(?:(?:sudo|env)\s+|\S+=\S*\s+)*\S*gh\b[^\r\n;&|]*\bauth\s+login\b[^\r\n;&|]*--with-token)"#),
+            ),
+            // … or as a here-string.
+            after(
+                &["with-token"],
+                format!(r"\b(gh\b[^\r\n;&|]*\bauth\s+login\b[^\r\n;&|]*--with-token[^\r\n;&|]*?<<<\s*){VALUE}"),
             ),
             // `.netrc`: `machine HOST login USER password X`.
             with(
@@ -890,6 +895,10 @@ mod tests {
             (
                 "printf %s tok9x | gh auth login --with-token",
                 "printf %s *** | gh auth login --with-token",
+            ),
+            (
+                "echo -n tok9x | sudo gh auth login --with-token",
+                "echo -n *** | sudo gh auth login --with-token",
             ),
             (
                 "curl -u admin:hunter2 https://x",

@@ -276,7 +276,13 @@ impl Masking {
         let named_secret = self.names_a_secret_pair(map);
         for (key, value) in map.iter_mut() {
             path.push(normalize(key));
-            if self.hides(key, path, named_secret) {
+            // `pwd` is a working directory, or ODBC's password: a value
+            // that is no path is masked.
+            let password = path.last().is_some_and(|k| k == "pwd")
+                && value.as_str().is_some_and(|v| {
+                    !v.is_empty() && !v.contains(['/', '\\']) && !v.starts_with(['~', '.'])
+                });
+            if password || self.hides(key, path, named_secret) {
                 let was = std::mem::replace(value, Value::String(MASK.into()));
                 strings_of(was, hidden);
             } else {
@@ -588,7 +594,9 @@ fn names_a_secret(key: &str) -> bool {
 fn key_might_be_sensitive(raw: &[u8]) -> bool {
     match std::str::from_utf8(raw) {
         Ok(key) if !key.contains('\\') => {
-            names_a_secret(&normalize(key)) || names_a_secret(&lowered(key))
+            let normal = normalize(key);
+            // `pwd`: see `walk_map`.
+            normal == "pwd" || names_a_secret(&normal) || names_a_secret(&lowered(key))
         }
         _ => true,
     }

@@ -681,12 +681,19 @@ fn git_added_files(git: &SimpleCommand) -> Vec<String> {
             } else {
                 shortest
             };
-            let hits: Vec<String> = [".env", ".env.local"]
-                .iter()
-                .map(|name| format!("{dir}{name}"))
-                .chain((shortest.contains(".env")).then_some(shortest))
-                .filter(|sample| glob.is_match(sample))
-                .collect();
+            let hits: Vec<String> = [
+                ".env",
+                ".env.local",
+                ".env.production",
+                ".env.development",
+                ".env.staging",
+                ".env.test",
+            ]
+            .iter()
+            .map(|name| format!("{dir}{name}"))
+            .chain((shortest.contains(".env")).then_some(shortest))
+            .filter(|sample| glob.is_match(sample))
+            .collect();
             if hits.is_empty() {
                 vec![spec.to_string()]
             } else {

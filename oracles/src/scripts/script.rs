@@ -563,8 +563,14 @@ impl ScriptHook {
                     .is_ok_and(|a| a.contains_key("decision"))
             };
             let last = text.lines().next_back().unwrap_or_default().trim();
-            let opened = text.find("\n{").map(|at| &text[at + 1..]);
-            if last.starts_with('{') && answer(last) || opened.is_some_and(answer) {
+            // The first and the last line that opens an object (a logged
+            // JSON line may come before the answer).
+            let first = text.find("\n{").map(|at| &text[at + 1..]);
+            let latest = text.rfind("\n{").map(|at| &text[at + 1..]);
+            if last.starts_with('{') && answer(last)
+                || first.is_some_and(answer)
+                || latest.is_some_and(answer)
+            {
                 return Err(OracleError::new(format!(
                     "hook `{name}` printed text before its JSON answer: print the JSON object alone on stdout (other output to stderr)"
                 )));
