@@ -528,4 +528,15 @@ fn validate_lists_every_error_of_an_entry() {
     ] {
         assert!(err.contains(want), "{want}: {err}");
     }
+    // An entry left out for a key ahp does not know is still checked
+    // for the rest.
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:\n  pre-tool-use:\n    - oracle: Rules\n      priorty: 1\n      intensity: blok\n",
+    );
+    let err = stderr(&sb.ahp().arg("validate").output().unwrap());
+    assert!(
+        err.contains("priorty: unknown key") && err.contains("unknown value `blok`"),
+        "{err}"
+    );
 }

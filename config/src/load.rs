@@ -115,6 +115,10 @@ pub struct LoadedConfig {
     pub settings: Option<Node>,
     /// All entries, in config order (first definition wins the position).
     pub entries: Vec<MergedEntry>,
+    /// New entries left out for a key ahp does not know, without that key:
+    /// compiled only for the rest of their errors, so that `validate`
+    /// lists them in one run. They never run.
+    left_out: Vec<MergedEntry>,
     /// HOOK.md hooks that loaded (user hooks replaced by project ones).
     pub script_hooks: Vec<ScriptHookSpec>,
     /// HOOK.md hooks that did not load; each is left out, the rest run.
@@ -779,6 +783,7 @@ impl LoadedConfig {
             files: files.clone(),
             settings: None,
             entries: Vec::new(),
+            left_out: Vec::new(),
             script_hooks: Vec::new(),
             hook_errors: Vec::new(),
             skipped_hook_errors: Vec::new(),
@@ -1090,6 +1095,22 @@ impl LoadedConfig {
                 let known_before = errors.len();
                 check_keys(m, &path, ENTRY_KEYS, errors);
                 if errors.len() > known_before {
+                    if let (Some(oracle), None) =
+                        (item.get("oracle").and_then(Node::as_str), item.get("hook"))
+                    {
+                        let id = item.get("id").and_then(Node::as_str).unwrap_or(oracle);
+                        let mut node = item.clone();
+                        if let NodeValue::Map(keys) = &mut node.value {
+                            keys.retain(|(k, _)| ENTRY_KEYS.contains(&k.name.as_str()));
+                        }
+                        self.left_out.push(MergedEntry {
+                            event,
+                            id: id.to_string(),
+                            defined_at: item.origin.clone(),
+                            parts: vec![node.clone()],
+                            node,
+                        });
+                    }
                     continue;
                 }
                 if item.get("oracle").is_some() && item.get("hook").is_some() {
@@ -1518,6 +1539,15 @@ impl LoadedConfig {
         }
         let mut warnings = self.warnings.clone();
         let mut per_event: BTreeMap<Event, Vec<Entry>> = BTreeMap::new();
+        for me in self
+            .left_out
+            .iter()
+            .filter(|me| events.is_none_or(|evs| evs.contains(&me.event)))
+        {
+            if let Err(mut es) = self.compile_entry(me, registry, fail_closed, &mut Vec::new()) {
+                errors.append(&mut es);
+            }
+        }
         for me in &self.entries {
             if events.is_some_and(|evs| !evs.contains(&me.event)) {
                 continue;
