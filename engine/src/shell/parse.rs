@@ -48,9 +48,6 @@ pub(crate) struct Builder {
     inherited: Vec<String>,
 }
 
-/// The folder git works in after its own options (`-C DIR`, each relative
-/// to the one before, from `cwd`), and the index of the first word after
-/// those options (the subcommand).
 /// `$1`, `$2`, …, `$@` and `$*` are `given` (after `set --`, `shift`, or
 /// in a function's body).
 fn set_positional(vars: &mut BTreeMap<String, String>, given: &[String]) {
@@ -62,6 +59,9 @@ fn set_positional(vars: &mut BTreeMap<String, String>, given: &[String]) {
     vars.insert("*".into(), given.join(" "));
 }
 
+/// The folder git works in after its own options (`-C DIR`, each relative
+/// to the one before, from `cwd`), and the index of the first word after
+/// those options (the subcommand).
 fn git_dir_of(args: &[String], cwd: &Option<String>) -> (Option<String>, usize) {
     let (options, at) = super::git_options(args);
     let dir = options
