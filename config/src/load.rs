@@ -2446,11 +2446,14 @@ impl LoadedConfig {
         let config_node = node.get("config");
         let config_json = c.config.unwrap_or(serde_json::Value::Null);
         let oracle = oracle_name.as_ref().and_then(|name| {
-            let mut config = OracleConfig::new(&config_json, Some(&self.project_root));
-            if let Some(f) = self.shared_tool_name {
-                config = config.with_shared_tool_name(f);
-            }
-            match registry.build(name, config) {
+            let build = |config: &serde_json::Value| {
+                let mut config = OracleConfig::new(config, Some(&self.project_root));
+                if let Some(f) = self.shared_tool_name {
+                    config = config.with_shared_tool_name(f);
+                }
+                registry.build(name, config)
+            };
+            match build(&config_json) {
                 Ok(o) => {
                     for w in o.config_warnings() {
                         let origin = config_origin(me, config_node, w.key.as_deref());
@@ -2468,16 +2471,11 @@ impl LoadedConfig {
                 }
                 Err(BuildError::Config(e)) => {
                     let mut config_json = config_json.clone();
-                    let all = ahp_engine::oracle::every_error(&mut config_json, e, |v| {
-                        let mut config = OracleConfig::new(v, Some(&self.project_root));
-                        if let Some(f) = self.shared_tool_name {
-                            config = config.with_shared_tool_name(f);
-                        }
-                        match registry.build(name, config) {
+                    let all =
+                        ahp_engine::oracle::every_error(&mut config_json, e, |v| match build(v) {
                             Err(BuildError::Config(e)) => Err(e),
                             _ => Ok(()),
-                        }
-                    });
+                        });
                     for e in all {
                         let origin = config_origin(me, config_node, e.key.as_deref());
                         let key = config_key_path(me, e.key.as_deref());

@@ -436,8 +436,12 @@ impl Hidden {
     /// none.
     fn mask(&self, text: &str) -> Option<String> {
         self.finder.is_match(text).then(|| {
-            let masks = vec![MASK; self.values.len()];
-            self.finder.replace_all(text, &masks)
+            let mut out = String::with_capacity(text.len());
+            self.finder.replace_all_with(text, &mut out, |_, _, out| {
+                out.push_str(MASK);
+                true
+            });
+            out
         })
     }
 }
