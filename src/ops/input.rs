@@ -62,21 +62,6 @@ pub(crate) fn read_context(source: Option<&str>) -> Result<HookContext> {
     Ok(ctx)
 }
 
-/// The fields of ahp's context (any other key is the policy's own).
-const CONTEXT_KEYS: &[&str] = &[
-    "event",
-    "timestamp",
-    "session_id",
-    "work_dir",
-    "environment",
-    "correlation_id",
-    "issue",
-    "files",
-    "tool",
-    "turn",
-    "subagent",
-];
-
 /// What in a context is most likely a mistake, since the policy would
 /// judge it as nothing: an agent's own payload (its fields are not ahp's),
 /// or a key one letter off one of ahp's.
@@ -91,10 +76,15 @@ pub(crate) fn context_warnings(raw: Option<&serde_json::Value>) -> Vec<String> {
         );
         return out;
     }
-    for key in map.keys().filter(|k| !CONTEXT_KEYS.contains(&k.as_str())) {
-        if let Some(known) = ahp_engine::suggest::did_you_mean(key, CONTEXT_KEYS.iter().copied()) {
+    // The context's one shape says which keys are near one of its fields
+    // (any other key is the policy's own).
+    for key in map.keys().filter(|k| !k.contains('.')) {
+        if let Err(found) = ahp_engine::context_shape::resolve(key)
+            && found.level == ahp_engine::context_shape::Level::Error
+            && let Some(hint) = found.help
+        {
             out.push(format!(
-                "`{key}` is not a field of ahp's context (did you mean `{known}`?); the policy sees it only as a key of its own"
+                "`{key}` is not a field of ahp's context ({hint}); the policy sees it only as a key of its own"
             ));
         }
     }
