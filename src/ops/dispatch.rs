@@ -459,7 +459,9 @@ impl IssueCall {
         cfg: &LoadedConfig,
         deadline: Option<Instant>,
     ) -> Result<()> {
-        match (&self.branch, &self.path) {
+        // The issue as its branch has it is set here; else `enrich` reads
+        // the working tree's file.
+        let issue_file = match (&self.branch, &self.path) {
             (Some((branch, text)), Some(path)) => {
                 let issue = ahp_oracles::workflow::issue::parse_issue(text, path)
                     .map_err(|e| anyhow!("{e} (as branch `{branch}` has it)"))?;
@@ -470,13 +472,11 @@ impl IssueCall {
                 ctx.issue = Some(value);
                 ctx.extra
                     .insert("checklist".into(), issue.context_checklist());
-                rt.block_on(within(deadline, enrich(ctx, self.event, None, cfg)))
+                None
             }
-            _ => rt.block_on(within(
-                deadline,
-                enrich(ctx, self.event, self.path.as_deref(), cfg),
-            )),
-        }
+            _ => self.path.as_deref(),
+        };
+        rt.block_on(within(deadline, enrich(ctx, self.event, issue_file, cfg)))
     }
 
     /// How it is recorded in the tool event's context (`issue_commands`).

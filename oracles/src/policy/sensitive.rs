@@ -650,57 +650,62 @@ fn git_added_files(git: &SimpleCommand) -> Vec<String> {
                 None => Some(("", rest.trim_start_matches('/'))),
             },
         })
-        .flat_map(|(magic, spec)| {
-            let magic: Vec<&str> = magic.split(',').map(str::trim).collect();
-            if magic.contains(&"exclude") {
-                return Vec::new();
-            }
-            let icase = magic.contains(&"icase");
-            if magic.contains(&"literal") || !spec.contains(['*', '?', '[']) {
-                return vec![if icase {
-                    spec.to_lowercase()
-                } else {
-                    spec.to_string()
-                }];
-            }
-            let Ok(glob) = super::glob::pathspec_glob(spec, icase) else {
-                return vec![spec.to_string()];
-            };
-            let glob = glob.compile_matcher();
-            let dir = spec.rfind('/').map_or("", |i| &spec[..=i]);
-            // A wildcard that takes any file (`*`, `src/*`) is `git add .`,
-            // which leaves an ignored `.env` out.
-            if glob.is_match(format!("{dir}main.py")) {
-                return vec![spec.to_string()];
-            }
-            // The wildcard at its shortest (`*.env.production` is
-            // `.env.production`), and the common names.
-            let shortest = spec.replace('*', "").replace('?', ".");
-            let shortest = if icase {
-                shortest.to_lowercase()
-            } else {
-                shortest
-            };
-            let hits: Vec<String> = [
-                ".env",
-                ".env.local",
-                ".env.production",
-                ".env.development",
-                ".env.staging",
-                ".env.test",
-            ]
-            .iter()
-            .map(|name| format!("{dir}{name}"))
-            .chain((shortest.contains(".env")).then_some(shortest))
-            .filter(|sample| glob.is_match(sample))
-            .collect();
-            if hits.is_empty() {
-                vec![spec.to_string()]
-            } else {
-                hits
-            }
-        })
+        .flat_map(|(magic, spec)| pathspec_files(magic, spec))
         .collect()
+}
+
+/// The files a pathspec of `git add` (its `magic` words, without the
+/// `:(…)`) names: the spec itself, none for `exclude`, and for a
+/// wildcard aimed at secrets files the ones it matches in its folder.
+fn pathspec_files(magic: &str, spec: &str) -> Vec<String> {
+    let magic: Vec<&str> = magic.split(',').map(str::trim).collect();
+    if magic.contains(&"exclude") {
+        return Vec::new();
+    }
+    let icase = magic.contains(&"icase");
+    if magic.contains(&"literal") || !spec.contains(['*', '?', '[']) {
+        return vec![if icase {
+            spec.to_lowercase()
+        } else {
+            spec.to_string()
+        }];
+    }
+    let Ok(glob) = super::glob::pathspec_glob(spec, icase) else {
+        return vec![spec.to_string()];
+    };
+    let glob = glob.compile_matcher();
+    let dir = spec.rfind('/').map_or("", |i| &spec[..=i]);
+    // A wildcard that takes any file (`*`, `src/*`) is `git add .`, which
+    // leaves an ignored `.env` out.
+    if glob.is_match(format!("{dir}main.py")) {
+        return vec![spec.to_string()];
+    }
+    // The wildcard at its shortest (`*.env.production` is
+    // `.env.production`), and the common names.
+    let shortest = spec.replace('*', "").replace('?', ".");
+    let shortest = if icase {
+        shortest.to_lowercase()
+    } else {
+        shortest
+    };
+    let hits: Vec<String> = [
+        ".env",
+        ".env.local",
+        ".env.production",
+        ".env.development",
+        ".env.staging",
+        ".env.test",
+    ]
+    .iter()
+    .map(|name| format!("{dir}{name}"))
+    .chain(shortest.contains(".env").then_some(shortest))
+    .filter(|sample| glob.is_match(sample))
+    .collect();
+    if hits.is_empty() {
+        vec![spec.to_string()]
+    } else {
+        hits
+    }
 }
 
 /// Commands that look at a path's name or metadata, or use a credential
