@@ -242,6 +242,8 @@ fn corpus() -> Vec<Secret> {
         ("ssh-keygen -N", "ssh-keygen -t ed25519 -N {} -f key"),
         ("vault login", "vault login {}"),
         ("gh secret set --body", "gh secret set API --body {}"),
+        ("netlify --auth", "netlify deploy --prod --auth {}"),
+        ("netlify --auth=", "netlify deploy --auth={} --prod"),
         ("mongosh -p", "mongosh -u admin -p {} mongodb://db/app"),
         ("mongo --password=", "mongodump --password={} --out dump"),
         ("lftp -u user,", "lftp -u deploy,{} sftp://files"),
@@ -332,6 +334,10 @@ fn corpus() -> Vec<Secret> {
     v.push(token("OpenAI key (older)", t, &plain));
     let t = format!("sk-ant-api03-{}", r.of(B64URL, 90));
     v.push(token("Anthropic key", t, &plain));
+    let t = format!("nfp_{}", r.of(ALNUM, 36));
+    v.push(token("Netlify token", t, &|t| {
+        format!("NETLIFY_AUTH_TOKEN= netlify api listSites # {t}")
+    }));
     v
 }
 

@@ -108,6 +108,12 @@ pub const TOKENS: &[Shape] = &[
         shown: 4,
     },
     Shape {
+        what: "Netlify access token",
+        pattern: r"(?:^|[^A-Za-z0-9])(nfp_[A-Za-z0-9_]{36,})",
+        keywords: &["nfp_"],
+        shown: 4,
+    },
+    Shape {
         what: "npm token",
         pattern: r"(?:^|[^A-Za-z0-9])(npm_[A-Za-z0-9]{36})",
         keywords: &["npm_"],
@@ -299,6 +305,8 @@ fn rules() -> &'static [Rule] {
             flag(&["ssh-keygen"], "ssh-keygen", r"-N\s*", &["-n"]),
             flag(&["openssl"], "openssl", r"(?:-k\s+|-pass(?:in|out)?\s+pass:)", &[]),
             flag(&["secret"], r"gh\s+secret\s+set", r"(?:-b|--body)(?:\s+|=)", &["-b"]),
+            // `netlify deploy --auth X`: the CLI's access token.
+            flag(&["netlify"], "netlify", r"--auth(?:\s+|=)", &["--auth"]),
             // `mongosh -u U -p X` (and mongo, mongodump, …), `keytool
             // -storepass X` / `-keypass X` (and jarsigner).
             flag(
