@@ -488,9 +488,9 @@ fn every_adapter_answers_every_intensity_in_its_own_protocol() {
         let input = tool_input(case.agent, &payload);
         for intensity in ["block", "control", "prompt", "aid"] {
             let sb = Sandbox::new();
-            sb.write(".ahp/hooks.yaml", &policy(case.ahp_event, intensity));
-            // A committed control rewrites what the agent runs: it needs trust.
-            sb.trust();
+            // The user's own policy: a repository's `builtin: false` would
+            // be warned about on stderr, which some agents read as the reason.
+            sb.write_home(".ahp/hooks.yaml", &policy(case.ahp_event, intensity));
             let run = hook(&sb, case.agent, case.event, &payload_text);
             let label = format!("{} {} {intensity}", case.agent, case.fixture);
             let ok = match (case.want)(intensity, &input) {

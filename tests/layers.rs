@@ -420,7 +420,7 @@ fn replacing_a_builtin_entrys_defaults_is_said_out_loud() {
             && all.contains("builtin entry `PathGuard`, so what it blocks by default (e.g. reading `~/.ssh/id_rsa`)"),
         "{all}"
     );
-    assert!(all.contains("(e.g. `sudo -i`, `chmod -R 777 /`)"), "{all}");
+    assert!(all.contains("(e.g. `rm -rf /`, `sudo -i`)"), "{all}");
     sb.write(
         ".ahp/hooks.yaml",
         "hooks:
@@ -625,6 +625,61 @@ fn a_user_policy_linked_to_nothing_fails_closed() {
         said.contains("the user policy is a link to a file that does not exist"),
         "{said}"
     );
+}
+
+/// A repository that switches the builtin protection off, whole or an
+/// entry at a time, is said at its line by `validate`, every call and
+/// `doctor`, as its narrower tunings are: it applies without `ahp trust`.
+/// The user's own switch says nothing.
+#[test]
+fn a_repository_that_switches_the_builtin_protection_off_is_said() {
+    let sb = Sandbox::new();
+    sb.write(".ahp/hooks.yaml", "settings: {builtin: false}\n");
+    let err = stderr(&sb.ahp().arg("validate").output().unwrap());
+    assert!(
+        err.contains(".ahp/hooks.yaml:1:21: settings.builtin: false: this repository's policy switches off ahp's whole builtin layer"),
+        "{err}"
+    );
+    let call = sb
+        .claude_pre_tool("s", "Bash", serde_json::json!({"command": "rm -rf /"}))
+        .output()
+        .unwrap();
+    assert!(
+        stdout(&call).is_empty()
+            && stderr(&call).contains("switches off ahp's whole builtin layer"),
+        "{}{}",
+        stdout(&call),
+        stderr(&call)
+    );
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:\n  pre-tool-use:\n    - id: PermissionChecker\n      enabled: false\n    - id: PathGuard\n      enabled: false\n",
+    );
+    let err = stderr(&sb.ahp().arg("validate").output().unwrap());
+    for (at, id, example) in [
+        ("4:16", "PermissionChecker", "`rm -rf /`"),
+        ("6:16", "PathGuard", "`~/.ssh/id_rsa`"),
+    ] {
+        assert!(
+            err.contains(&format!(".ahp/hooks.yaml:{at}: hooks.pre-tool-use[{id}].enabled: this repository's policy switches the builtin entry `{id}` off"))
+                && err.contains(example),
+            "{err}"
+        );
+    }
+    let doctor = sb.ahp().arg("doctor").output().unwrap();
+    assert!(
+        stdout(&doctor).contains("switches the builtin entry `PathGuard` off"),
+        "{}",
+        stdout(&doctor)
+    );
+    // The user's own choice is theirs.
+    std::fs::remove_file(sb.root().join(".ahp/hooks.yaml")).unwrap();
+    sb.write_home(
+        ".ahp/hooks.yaml",
+        "settings: {builtin: false}\nhooks:\n  pre-tool-use:\n    - id: PathGuard\n      enabled: false\n",
+    );
+    let err = stderr(&sb.ahp().arg("validate").output().unwrap());
+    assert!(!err.contains("this repository's policy"), "{err}");
 }
 
 /// A later layer's `config` for a builtin entry that stops it blocking

@@ -485,6 +485,18 @@ fn builtin_switch(
     off
 }
 
+/// What a builtin entry of `oracle` refuses by default, for a warning
+/// that says it no longer is: ` (e.g. …)`; empty for an entry that only
+/// asks or notes (`checklist-open-at-submit`).
+fn builtin_example(oracle: Option<&str>) -> &'static str {
+    match oracle {
+        Some("PermissionChecker") => " (e.g. `rm -rf /`, `sudo -i`)",
+        Some("PathGuard") => " (e.g. reading `~/.ssh/id_rsa`)",
+        Some("ChecklistValidator") => " (e.g. closing an issue with open checklist items)",
+        _ => "",
+    }
+}
+
 /// Whether `e` is the load error of a HOOK.md hook under the hooks
 /// folder `dir`.
 fn in_hooks_dir(dir: &Path, e: &ConfigError) -> bool {
@@ -599,6 +611,16 @@ impl LoadedConfig {
         );
         cfg.local_is_repository_code = cfg.files.iter().any(|f| f.layer == Layer::Local)
             && crate::trust::local_policy_is_repository_code(&opts.project_root);
+        if let Some(off) = cfg
+            .builtin_off
+            .clone()
+            .filter(|o| cfg.is_repository(o.layer()))
+        {
+            cfg.warnings.push(ConfigWarning {
+                location: off.location(),
+                message: "settings.builtin: false: this repository's policy switches off ahp's whole builtin layer, so nothing ahp stops by default is refused any more (e.g. `rm -rf ~`, reading `~/.ssh/id_rsa`); it applies without `ahp trust`, so review it before working in this repository".into(),
+            });
+        }
         if cfg.local_is_repository_code {
             cfg.warnings.push(ConfigWarning {
                 location: opts
@@ -2139,9 +2161,10 @@ impl LoadedConfig {
                     warnings.push(ConfigWarning {
                         location: n.origin.location(),
                         message: format!(
-                            "{}: sets every finding of the builtin entry `{}` below block, so what it blocks by default (e.g. `rm -rf /`) is no longer refused; set it only on an entry of your own, or switch the builtin entry off with `enabled: false` if that is what you mean",
+                            "{}: sets every finding of the builtin entry `{}` below block, so what it blocks by default{} is no longer refused; set it only on an entry of your own, or switch the builtin entry off with `enabled: false` if that is what you mean",
                             me.path(key),
-                            me.id
+                            me.id,
+                            builtin_example(node.get("oracle").and_then(Node::as_str)),
                         ),
                     });
                 }
@@ -2152,9 +2175,10 @@ impl LoadedConfig {
                 warnings.push(ConfigWarning {
                     location: n.origin.location(),
                     message: format!(
-                        "{}: runs the builtin entry `{}` after the answer, so what it blocks by default (e.g. `rm -rf /`) is no longer refused; switch the builtin entry off with `enabled: false` if that is what you mean",
+                        "{}: runs the builtin entry `{}` after the answer, so what it blocks by default{} is no longer refused; switch the builtin entry off with `enabled: false` if that is what you mean",
                         me.path("async"),
-                        me.id
+                        me.id,
+                        builtin_example(node.get("oracle").and_then(Node::as_str)),
                     ),
                 });
             }
@@ -2191,11 +2215,7 @@ impl LoadedConfig {
                 .filter(|n| n.origin.layer() != Layer::Builtin)
                 .filter(|n| matches!(n.value, NodeValue::Bool(false)))
             {
-                let example = match node.get("oracle").and_then(Node::as_str) {
-                    Some("PermissionChecker") => " (e.g. `sudo -i`, `chmod -R 777 /`)",
-                    Some("PathGuard") => " (e.g. reading `~/.ssh/id_rsa`)",
-                    _ => "",
-                };
+                let example = builtin_example(node.get("oracle").and_then(Node::as_str));
                 warnings.push(ConfigWarning {
                     location: n.origin.location(),
                     message: format!(
@@ -2438,6 +2458,24 @@ impl LoadedConfig {
                 None
             }
         };
+        let refuses = builtin_example(node.get("oracle").and_then(Node::as_str));
+        if !c.enabled
+            && me.defined_at.layer() == Layer::Builtin
+            && !refuses.is_empty()
+            && let Some(n) = node
+                .get("enabled")
+                .filter(|n| self.is_repository(n.origin.layer()))
+        {
+            warnings.push(ConfigWarning {
+                location: n.origin.location(),
+                message: format!(
+                    "{}: this repository's policy switches the builtin entry `{}` off, so nothing it stops by default is refused any more{}; it applies without `ahp trust`, so review it before working in this repository",
+                    me.path("enabled"),
+                    me.id,
+                    refuses,
+                ),
+            });
+        }
         if !c.enabled {
             return if errors.is_empty() {
                 Ok(None)
