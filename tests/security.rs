@@ -368,6 +368,34 @@ fn below_the_threshold_prompts_and_the_allow_list_accepts() {
         .code(2);
 }
 
+/// A rule of your own adds to the built-in rules, as PermissionChecker's
+/// and PathGuard's lists add to theirs; naming built-in rules chooses.
+#[test]
+fn a_rule_of_your_own_keeps_the_built_in_rules() {
+    let sb = Sandbox::new();
+    let (aws, _, _) = planted();
+    let write = |content: String| {
+        json!({"tool": {"name": "write", "input": {"file_path": "src/a.py", "content": content}}})
+            .to_string()
+    };
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:\n  pre-tool-use:\n    - oracle: SecurityScanner\n      config:\n        rules:\n          - {id: no-internal-hosts, pattern: 'internal\\.corp', severity: medium, message: internal host}\n",
+    );
+    let out = sb.run("pre-tool-use", write(format!("aws_key = \"{aws}\"\n")));
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    assert!(stdout(&out).contains("no-secrets"), "{}", stdout(&out));
+    let out = sb.run("pre-tool-use", write("see http://internal.corp/x\n".into()));
+    assert_eq!(out.status.code(), Some(3), "{}", stdout(&out));
+    // Named, only the named built-in rules run beside yours.
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:\n  pre-tool-use:\n    - oracle: SecurityScanner\n      config:\n        rules:\n          - no-curl-pipe-sh\n          - {id: no-internal-hosts, pattern: 'internal\\.corp', severity: medium, message: internal host}\n",
+    );
+    let out = sb.run("pre-tool-use", write(format!("aws_key = \"{aws}\"\n")));
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+}
+
 #[test]
 fn a_bad_rule_name_is_a_config_error_naming_the_key() {
     let sb = Sandbox::new();

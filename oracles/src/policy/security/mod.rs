@@ -32,7 +32,9 @@
 //! Plus rules of your own: a map with `id`, `pattern` (a regex), `severity`
 //! (low, medium, high, critical; default high), `message`, and `secret:
 //! true` to mask the match like a credential (the first capture group is the
-//! secret when the pattern has one).
+//! secret when the pattern has one). A `rules:` list of your own rules alone
+//! adds them to every built-in rule; one that names built-in rules runs only
+//! those, with yours.
 //!
 //! **Decision.** Findings at or above `severity_threshold` (default `high`)
 //! make one **block**; otherwise one **prompt** (its severity: the highest
@@ -130,7 +132,8 @@ const MAX_SHOWN: usize = 80;
 #[serde(deny_unknown_fields)]
 pub struct SecurityScannerConfig {
     /// The rules run: built-in ones by name, your own as maps (default:
-    /// every built-in rule).
+    /// every built-in rule). Rules of your own alone run with every
+    /// built-in rule; naming built-in rules runs only those, with yours.
     pub rules: Option<Vec<ScanRule>>,
     /// Findings at or above this block; below, they prompt (default high).
     pub severity_threshold: Option<SecuritySeverity>,
@@ -352,6 +355,15 @@ impl SecurityScanner {
             }
             Some(items) => {
                 let mut seen = BTreeSet::new();
+                // Rules of your own alone add to the built-in ones; a
+                // built-in name in the list chooses among them.
+                if !items.iter().any(|i| matches!(i, ScanRule::Builtin(_))) {
+                    for name in BUILTIN_RULES {
+                        detectors.extend(builtin(name)?);
+                        seen.insert(name.to_string());
+                    }
+                    key_files = Some(detectors::key_file_name());
+                }
                 for (i, item) in items.iter().enumerate() {
                     let key = format!("rules.{i}");
                     let id = match item {
@@ -1366,6 +1378,17 @@ mod tests {
         }));
         let scan = s.scan_text("a.txt", b"see http://internal.corp/x");
         assert_eq!(scan.findings[0].rule, "no-todo-host");
+        // Your own rules alone keep the built-in ones; naming one chooses.
+        let key = format!("AKIA{}", "Q7W2E9R4T6Y1U3I5");
+        let found = |s: &SecurityScanner| -> Vec<String> {
+            let text = format!("aws_key = {key}\nsee http://internal.corp/x\n");
+            let scan = s.scan_text("a.txt", text.as_bytes());
+            scan.findings.iter().map(|f| f.rule.clone()).collect()
+        };
+        assert_eq!(found(&s), ["no-secrets", "no-todo-host"]);
+        let chosen = scanner(json!({"rules": ["no-sql-injection",
+            {"id": "no-todo-host", "pattern": "internal\\.corp", "severity": "low"}]}));
+        assert_eq!(found(&chosen), ["no-todo-host"]);
         let sig = s.signal(&scan.findings).unwrap();
         assert_eq!(sig.intensity(), Intensity::Prompt);
         let s = scanner(
