@@ -618,3 +618,24 @@ fn registered_under_both_names() {
         .unwrap_or_default();
     assert!(err.starts_with("config.dangerous_commands: "), "{err}");
 }
+
+/// docs/oracles.md names every id `except:` takes, structural rule and
+/// text pattern alike: a user finds there the id a call matched.
+#[test]
+fn the_oracle_docs_name_every_id_except_takes() {
+    let docs = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/oracles.md"),
+    )
+    .unwrap();
+    let patterns = default_dangerous_commands()
+        .into_iter()
+        .chain(default_require_confirmation())
+        .filter_map(|p| p.id);
+    let missing: Vec<String> = ahp_oracles::policy::commands::IDS
+        .iter()
+        .map(|id| id.to_string())
+        .chain(patterns)
+        .filter(|id| !docs.contains(&format!("`{id}`")))
+        .collect();
+    assert!(missing.is_empty(), "not in docs/oracles.md: {missing:?}");
+}
