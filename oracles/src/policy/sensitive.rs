@@ -182,6 +182,28 @@ pub const PERSISTENCE: &[&str] = &[
     "~/.ahp/**",
     "~/.config/agents/**",
     "~/.config/ahp/**",
+    // ahp's trust store: an entry written there runs a repository's
+    // hooks without `ahp trust`.
+    "~/.local/share/ahp/**",
+    // Folders on PATH that toolchains put first, and what shells source.
+    "~/.cargo/bin/**",
+    "~/go/bin/**",
+    "~/.npm-global/bin/**",
+    "~/.pyenv/shims/**",
+    "~/.sdkman/bin/**",
+    "~/.nvm/nvm.sh",
+    // Code an editor, terminal or REPL runs when it starts, and where
+    // package managers fetch from.
+    "~/.config/Code/User/tasks.json",
+    "~/.wezterm.lua",
+    "~/.config/wezterm/**",
+    "~/.Rprofile",
+    "~/.irbrc",
+    "~/.pryrc",
+    "~/.xsessionrc",
+    "~/.condarc",
+    "~/.gemrc",
+    "~/.bunfig.toml",
     "**/site-packages/*.pth",
     "/var/lib/**",
     "/var/db/**",
