@@ -1163,3 +1163,27 @@ fn reading_an_issue_commands_changes_stops_at_the_calls_deadline() {
         "{v}"
     );
 }
+
+/// Substitutions of `echo` nested fifteen deep, forty times over: each
+/// level's output was modelled again inside every level above it, so the
+/// work doubled per level and a 32 KB line kept the call busy for many
+/// minutes, past any agent's patience. Now the line is judged at once.
+#[test]
+fn deeply_nested_echo_substitutions_are_judged_at_once() {
+    let sb = Sandbox::new();
+    let one = format!("{}x{}", "$(echo ".repeat(15), ")".repeat(15));
+    let command = format!("rm -rf ~; echo {}", vec![one; 40].join(" "));
+    let payload = serde_json::json!({
+        "session_id": "s", "cwd": sb.root(), "hook_event_name": "PreToolUse",
+        "tool_name": "Bash", "tool_input": {"command": command},
+    });
+    let out = sb
+        .ahp()
+        .args(["hook", "claude-code"])
+        .write_stdin(payload.to_string())
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    let v = json_out(&out);
+    assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "deny", "{v}");
+}

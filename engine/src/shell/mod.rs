@@ -119,6 +119,10 @@ pub const MAX_LEN: usize = 64 * 1024;
 /// before the rest is judged on its text.
 pub const MAX_DEPTH: usize = 8;
 
+/// Most bytes parsed for one line, the texts of nested substitutions and
+/// `sh -c` strings counted each time they are parsed.
+pub const MAX_PARSED: usize = 8 * MAX_LEN;
+
 /// Most simple commands listed for one line.
 pub const MAX_COMMANDS: usize = 2_000;
 

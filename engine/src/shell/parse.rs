@@ -1,7 +1,7 @@
 //! From rable's syntax tree to the simple commands of the model.
 
 use super::words::{brace_expand, expand, normalize_path};
-use super::{MAX_COMMANDS, MAX_DEPTH, MAX_LEN, MAX_OPERATORS, Redirect, SimpleCommand};
+use super::{MAX_COMMANDS, MAX_DEPTH, MAX_LEN, MAX_OPERATORS, MAX_PARSED, Redirect, SimpleCommand};
 use rable::ast::{Node, NodeKind};
 use std::collections::BTreeMap;
 
@@ -46,6 +46,8 @@ pub(crate) struct Builder {
     /// Wrappers of the command whose string is being parsed (`sudo` of
     /// `sudo sh -c …`): the nested commands run under them too.
     inherited: Vec<String>,
+    /// Bytes handed to the parser so far, nested texts included.
+    parsed_bytes: usize,
 }
 
 /// `$1`, `$2`, …, `$@` and `$*` are `given` (after `set --`, `shift`, or
@@ -95,6 +97,7 @@ impl Builder {
             exported: BTreeMap::new(),
             links: Vec::new(),
             inherited: Vec::new(),
+            parsed_bytes: 0,
         }
     }
 
@@ -200,8 +203,13 @@ impl Builder {
         vars: &mut BTreeMap<String, String>,
         cwd: &mut Option<String>,
     ) -> bool {
+        // Nested texts are parsed again at each level they appear in: a
+        // line of substitutions nested a dozen deep, repeated, would keep
+        // the call busy past the agent's patience without a total.
+        self.parsed_bytes = self.parsed_bytes.saturating_add(text.len());
         if depth > MAX_DEPTH
             || text.len() > MAX_LEN
+            || self.parsed_bytes > MAX_PARSED
             || nesting(text) > MAX_NESTING
             || operators(text) > MAX_OPERATORS
         {

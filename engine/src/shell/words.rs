@@ -566,8 +566,12 @@ fn static_output(inner: &str) -> Option<String> {
         static DEPTH: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
     }
     let head = inner.trim_start();
+    // A substitution inside has no known output, and modelling it again
+    // at each level it is nested in would cost twice as much per level.
     if inner.len() > 4096
         || !(head.starts_with("echo ") || head.starts_with("printf "))
+        || inner.contains("$(")
+        || inner.contains('`')
         || DEPTH.with(std::cell::Cell::get) > 4
     {
         return None;
