@@ -243,6 +243,24 @@ fn corpus() -> Vec<Secret> {
         ("vault login", "vault login {}"),
         ("gh secret set --body", "gh secret set API --body {}"),
         ("netlify --auth", "netlify deploy --prod --auth {}"),
+        (
+            "http -a user:pw",
+            "http -a admin:{} https://api.example.com/x",
+        ),
+        (
+            "SET PASSWORD",
+            "mysql -e \"SET PASSWORD FOR 'app'@'%' = '{}'\"",
+        ),
+        ("chpasswd", "echo \"deploy:{}\" | sudo chpasswd"),
+        (
+            "gh secret set piped",
+            "echo -n {} | gh secret set STRIPE_KEY",
+        ),
+        ("a_b_c_KEY=", "RAILS_MASTER_KEY={} bin/rails server"),
+        (
+            "a_b_c_pass=",
+            "ansible-playbook site.yml -e ansible_become_pass={}",
+        ),
         ("netlify --auth=", "netlify deploy --auth={} --prod"),
         ("mongosh -p", "mongosh -u admin -p {} mongodb://db/app"),
         ("mongo --password=", "mongodump --password={} --out dump"),
@@ -334,6 +352,14 @@ fn corpus() -> Vec<Secret> {
     v.push(token("OpenAI key (older)", t, &plain));
     let t = format!("sk-ant-api03-{}", r.of(B64URL, 90));
     v.push(token("Anthropic key", t, &plain));
+    let t = r.of(ALNUM, 24);
+    v.push(token("a token as a URL's user", t, &|t| {
+        format!("git remote set-url origin https://{t}@gitlab.example.com/acme/app.git")
+    }));
+    let t = format!("7123456789:AA{}", r.of(B64URL, 33));
+    v.push(token("Telegram bot token", t, &|t| {
+        format!("curl https://api.telegram.org/bot{t}/sendMessage")
+    }));
     let t = format!("nfp_{}", r.of(ALNUM, 36));
     v.push(token("Netlify token", t, &|t| {
         format!("NETLIFY_AUTH_TOKEN= netlify api listSites # {t}")

@@ -114,6 +114,12 @@ pub const TOKENS: &[Shape] = &[
         shown: 4,
     },
     Shape {
+        what: "Telegram bot token",
+        pattern: r"(?:^|[^0-9])([0-9]{8,10}:AA[A-Za-z0-9_-]{33})",
+        keywords: &[":aa"],
+        shown: 0,
+    },
+    Shape {
         what: "npm token",
         pattern: r"(?:^|[^A-Za-z0-9])(npm_[A-Za-z0-9]{36})",
         keywords: &["npm_"],
@@ -150,7 +156,7 @@ pub fn token(what: &str) -> Option<&'static Shape> {
 /// anything holding password, secret, token, api/access/private/auth key,
 /// credential, cookie or sshpass; a name ending in `pass`/`pwd` after a separator or
 /// alone (`DB_PASS`, not `bypass`); an environment-style `…_KEY`.
-const NAMES: &str = r"(?:[a-z0-9_.-]*(?:password|passwd|passphrase|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|auth[_-]?key|credentials?|cookie|sshpass)[a-z0-9_-]*|(?:[a-z0-9.-]*[_-])?(?:pass|pwd)|[a-z0-9.-]*_key)";
+const NAMES: &str = r"(?:[a-z0-9_.-]*(?:password|passwd|passphrase|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|auth[_-]?key|credentials?|cookie|sshpass)[a-z0-9_-]*|(?:[a-z0-9_.-]*[_-])?(?:pass|pwd)|[a-z0-9_.-]*_key)";
 /// A value: quoted whole (also in backslash-escaped quotes, as inside a
 /// `bash -c "…"` or a JSON text in a string, and as `$'…'`), or up to a
 /// blank, quote, backtick, backslash or separator.
@@ -242,6 +248,15 @@ fn rules() -> &'static [Rule] {
                 ),
                 &["@"],
             ),
+            // scheme://TOKEN@host: a long user name alone is a token
+            // (`https://ghx…@gitlab.example.com`, as git and pip take one).
+            with(
+                after(
+                    &["://"],
+                    r#"(?i)\b([a-z][a-z0-9+.-]*://)[A-Za-z0-9_-]{20,}(@[^\s@'"/?#:]+)"#.to_string(),
+                ),
+                &["@"],
+            ),
             after(
                 &["authorization"],
                 format!(
@@ -307,6 +322,8 @@ fn rules() -> &'static [Rule] {
             flag(&["secret"], r"gh\s+secret\s+set", r"(?:-b|--body)(?:\s+|=)", &["-b"]),
             // `netlify deploy --auth X`: the CLI's access token.
             flag(&["netlify"], "netlify", r"--auth(?:\s+|=)", &["--auth"]),
+            // HTTPie's `http -a user:X` (`https`, `--auth`).
+            flag(&["http"], "https?", r#"(?:-a|--auth)(?:\s+|=)['"]?[^\s:'"]*:"#, &["-a"]),
             // `mongosh -u U -p X` (and mongo, mongodump, …), `keytool
             // -storepass X` / `-keypass X` (and jarsigner).
             flag(
@@ -399,6 +416,15 @@ fn rules() -> &'static [Rule] {
                 &["with-token"],
                 format!(r#"\b((?:echo(?:\s+-[neE]+)*|printf(?:\s+['"]?%s(?:\\n)?['"]?)?)\s+){VALUE}(\s*\|\s*(?:(?:sudo|env)\s+|\S+=\S*\s+)*\S*gh\b[^\r\n;&|]*\bauth\s+login\b[^\r\n;&|]*--with-token)"#),
             ),
+            // A value piped into `gh secret set NAME` (its stdin is the
+            // secret's value).
+            with(
+                after(
+                    &["secret"],
+                    format!(r#"\b((?:echo(?:\s+-[neE]+)*|printf(?:\s+['"]?%s(?:\\n)?['"]?)?)\s+){VALUE}(\s*\|\s*(?:(?:sudo|env)\s+|\S+=\S*\s+)*\S*gh\b[^\r\n;&|]*\bsecret\s+set\b)"#),
+                ),
+                &["gh"],
+            ),
             // … or as a here-string.
             after(
                 &["with-token"],
@@ -418,6 +444,19 @@ fn rules() -> &'static [Rule] {
             after(
                 &["identified"],
                 format!(r"(?i)\b(identified\s+(?:with\s+\S+\s+)?by\s+(?:password\s+)?){VALUE}"),
+            ),
+            // MySQL's `SET PASSWORD [FOR 'u'@'h'] = 'X'`.
+            with(
+                after(
+                    &["password"],
+                    format!(r"(?i)\b(set\s+password\b[^=\r\n;]*=\s*(?:password\s*\(\s*)?){VALUE}"),
+                ),
+                &["set"],
+            ),
+            // `echo 'user:X' | chpasswd` (also under sudo).
+            after(
+                &["chpasswd"],
+                r#"\b((?:echo(?:\s+-[neE]+)*|printf(?:\s+['"]?%s(?:\\n)?['"]?)?)\s+['"]?[^\s:'"]+:)[^\s'"]+(['"]?\s*\|\s*(?:sudo\s+)?\S*chpasswd\b)"#.to_string(),
             ),
             with(
                 after(
