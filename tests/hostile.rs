@@ -371,6 +371,8 @@ fn a_script_ignoring_sigterm_and_hanging_is_killed_at_its_timeout() {
     );
 }
 
+/// 100 MB on stdout is read up to 1 MiB in bounded memory and time, and
+/// is the hook's error: what was cut may hold its answer.
 #[test]
 fn a_script_writing_100_mb_on_stdout_is_capped_with_bounded_memory() {
     let sb = Sandbox::new();
@@ -386,22 +388,39 @@ fn a_script_writing_100_mb_on_stdout_is_capped_with_bounded_memory() {
     ran.assert_within(Duration::from_secs(10) + SLACK, "100 MB stdout");
     assert_rss_bounded(&ran, "100 MB stdout");
     let v = ran.json();
-    assert_eq!(v["outcome"], "aid");
-    let text = v["signals"][0]["payload"]["context_info"]
-        .as_str()
-        .unwrap_or_else(|| panic!("{}", cut(&v.to_string())));
+    assert_eq!(v["outcome"], "accept", "{}", cut(&v.to_string()));
     assert!(
-        text.ends_with("[stdout truncated at 1 MiB]"),
-        "…{}",
-        &text[text.len().saturating_sub(80)..]
+        v["entries"][2]["status"] == "failed"
+            && v["diagnostics"][0]["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("printed more than the 1 MiB read on stdout")),
+        "{}",
+        cut(&v.to_string())
     );
-    assert!(text.len() < 2 << 20, "{} bytes kept", text.len());
     mark.assert_no_survivors("100 MB stdout");
     assert_run_record(&sb, "100 MB stdout");
-    // The aid is in the log, truncated like the answer.
-    let signals = records(&sb, "signal");
-    assert_eq!(signals.len(), 1);
-    assert_eq!(signals[0]["header"]["source"], "flood");
+}
+
+/// A deny after more than 1 MiB of blanks or text is never read: under
+/// `fail_closed` the cut output blocks, where it used to be an empty
+/// answer (blanks) or context (text) and the call went on.
+#[test]
+fn a_deny_after_a_flood_of_output_blocks_under_fail_closed() {
+    for (case, flood) in [
+        ("blanks", "head -c 3000000 /dev/zero | tr '\\0' ' '"),
+        ("text", "head -c 3000000 /dev/zero | tr '\\0' 'a'"),
+    ] {
+        let sb = Sandbox::new();
+        sb.write_home(".ahp/hooks.yaml", "settings:\n  fail_closed: true\n");
+        sb.hook(
+            false,
+            "flood",
+            &frontmatter(10_000),
+            &format!("cat >/dev/null\n{flood}\necho '{{\"decision\": \"deny\"}}'\nexit 0"),
+        );
+        let out = sb.run("pre-tool-use", TOOL_CTX);
+        assert_eq!(out.status.code(), Some(2), "{case}: {}", cut(&stdout(&out)));
+    }
 }
 
 /// A repository's 1 GB hooks.yaml (sparse: no disk) is refused after the

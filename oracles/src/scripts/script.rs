@@ -543,6 +543,13 @@ impl ScriptHook {
 
     fn interpret_stdout(&self, stdout: &Captured) -> Result<Evaluation, OracleError> {
         let name = &self.name;
+        // What was cut may hold the answer (a deny after a flood of text
+        // or blanks): read as it stands, the decision would be lost.
+        if stdout.truncated {
+            return Err(OracleError::new(format!(
+                "hook `{name}` printed more than the 1 MiB read on stdout, so its answer may be in what was cut: print the JSON answer or the context alone on stdout (other output to stderr)"
+            )));
+        }
         let text = stdout.text();
         // A byte-order mark (Python's `utf-8-sig`, PowerShell) is no text.
         let text = text.trim_start_matches('\u{feff}').trim();
@@ -550,10 +557,7 @@ impl ScriptHook {
             return Ok(Evaluation::default());
         }
         if !(text.starts_with('{') || text.starts_with('[')) {
-            let mut context = text.to_string();
-            if stdout.truncated {
-                context.push_str(&format!("\n[stdout {TRUNCATED_NOTE}]"));
-            }
+            let context = text.to_string();
             // Text that ends in a JSON answer (on its last line, or from
             // the first line that opens an object: pretty-printed) is a
             // hook that logged to stdout first: taken as text, its
@@ -582,13 +586,8 @@ impl ScriptHook {
             });
         }
         let value: Value = serde_json::from_str(text).map_err(|e| {
-            let cut = if stdout.truncated {
-                format!(" (stdout was {TRUNCATED_NOTE})")
-            } else {
-                String::new()
-            };
             OracleError::new(format!(
-                "hook `{name}` printed invalid JSON on stdout: {e}{cut}; stdout begins: {}",
+                "hook `{name}` printed invalid JSON on stdout: {e}; stdout begins: {}",
                 truncate(text, 200)
             ))
         })?;
