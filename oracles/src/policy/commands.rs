@@ -20,7 +20,7 @@
 //! | `library-injection` | block | `LD_PRELOAD`, `LD_LIBRARY_PATH`, `DYLD_INSERT_LIBRARIES` set for a command or exported |
 //! | `kernel-tampering` | block | `sysctl -w`, `insmod`/`modprobe`/`rmmod`, writes to `/proc/sys` or `/sys` |
 //! | `history-tampering` | block | `history -c`, `HISTFILE` changed or unset |
-//! | `remote-code` | block | downloaded or decoded text run by a shell or interpreter: `curl … \| sh`, `base64 -d \| bash`, `bash <(curl …)`, `sh -c "$(curl …)"`, `eval "$(wget -O- …)"`, `source <(curl …)`, `\| $SHELL`, `\| source /dev/stdin`, `\| awk '{system($0)}'`, `\| sed e`, `sh < <(curl …)`, `$(curl …)` as the command, a download run in a second step (`curl -O URL/i.sh; bash i.sh`) |
+//! | `remote-code` | block | downloaded or decoded text run by a shell or interpreter: `curl … \| sh`, `base64 -d \| bash`, `bash <(curl …)`, `sh -c "$(curl …)"`, `eval "$(wget -O- …)"`, `source <(curl …)`, `\| $SHELL`, `\| source /dev/stdin`, `\| awk '{system($0)}'`, `\| sed e`, `sh < <(curl …)`, `$(curl …)` as the command, a download run in a second step (`curl -O URL/i.sh; bash i.sh`, `chmod +x F && ./F`) |
 //! | `install-from-url` | block | `pip install git+…`/`https://…`, `npm install github:…`/`git+…`/`https://…`, `cargo install --git` |
 //! | `exfiltration` | block | a network tool fed by an archive or read of the home directory or a system directory, by the environment (`env \| curl -d @-`), or sending such a directory (`scp -r ~ host:`) |
 //! | `git-history-rewrite` | prompt | `git push --force`/`--mirror`/`--delete`, `git push origin :branch` or `+ref`, `git filter-repo`/`filter-branch` |
@@ -1490,12 +1490,27 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
             {
                 add("exfiltration");
             }
-            "pip" | "pip3" | "pipx" | "uv" | "python" | "python3" | "poetry" | "pdm" => {
-                let installs = cmd
-                    .args
-                    .iter()
-                    .any(|a| matches!(a.as_str(), "install" | "add" | "inject"));
-                if installs && ops.iter().any(|o| is_url_or_git(o)) {
+            "pip" | "pip3" | "pipx" | "uv" | "uvx" | "python" | "python3" | "poetry" | "pdm" => {
+                // `uv run URL` and `pipx run URL` run a script they fetch;
+                // `uvx --from git+URL` a package.
+                let installs = name == "uvx"
+                    || cmd
+                        .args
+                        .iter()
+                        .any(|a| matches!(a.as_str(), "install" | "add" | "inject" | "run"));
+                let from = |a: &str| {
+                    a.strip_prefix("--from=")
+                        .or_else(|| a.strip_prefix("--spec="))
+                        .is_some_and(is_url_or_git)
+                };
+                let valued = cmd.args.windows(2).any(|w| {
+                    matches!(w[0].as_str(), "--from" | "--spec" | "--with") && is_url_or_git(&w[1])
+                });
+                if installs
+                    && (ops.iter().any(|o| is_url_or_git(o))
+                        || valued
+                        || cmd.args.iter().any(|a| from(a)))
+                {
                     add("install-from-url");
                 }
             }
@@ -1507,12 +1522,12 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
             {
                 add("local-reset")
             }
-            "npm" | "pnpm" | "yarn" | "bun" | "npx" => {
+            "npm" | "pnpm" | "yarn" | "bun" | "npx" | "pnpx" | "bunx" => {
                 let installs = cmd
                     .args
                     .iter()
-                    .any(|a| matches!(a.as_str(), "install" | "i" | "add" | "exec" | "dlx"));
-                if (installs || name == "npx")
+                    .any(|a| matches!(a.as_str(), "install" | "i" | "add" | "exec" | "dlx" | "x"));
+                if (installs || matches!(name, "npx" | "pnpx" | "bunx"))
                     && ops.iter().any(|o| {
                         is_url_or_git(o)
                             || o.starts_with("github:")
@@ -1959,7 +1974,14 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
             // jq …; jq .` runs the installed jq), so only a name that no
             // command has (`x.sh`, whatever `./` the model dropped) or a
             // target in a folder counts.
-            let by_name = target.contains('/') || base.contains('.');
+            // Made executable in the line (`chmod +x tool && ./tool`), the
+            // download is what a command of its name runs.
+            let made_executable = shell.commands.iter().any(|c| {
+                c.name == "chmod"
+                    && c.args.iter().any(|a| executable_mode(a))
+                    && c.operands().any(is_it)
+            });
+            let by_name = target.contains('/') || base.contains('.') || made_executable;
             let runs = shell.commands.iter().any(|c| {
                 !std::ptr::eq(c, cmd)
                     && (by_name && c.name == base
@@ -2069,7 +2091,12 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
         // names the module in one argument and runs it in another.
         if is_shell_or_interpreter(name) && {
             let a = cmd.args.join(" ");
-            (a.contains("exec(") || a.contains("eval(") || a.contains("eval "))
+            // `.then(eval)`, `new Function(text)()` run it as well.
+            (a.contains("exec(")
+                || a.contains("eval(")
+                || a.contains("eval ")
+                || a.contains("(eval)")
+                || a.contains("Function("))
                 && [
                     "urlopen",
                     "requests.get",
@@ -2085,6 +2112,8 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
                     "http\").get",
                     "LWP::Simple",
                     "Net::HTTP",
+                    "URI.open",
+                    "open-uri",
                     "decode64",
                     "base64_decode",
                 ]
@@ -2196,6 +2225,25 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
     }
     hits.sort_by_key(|h| !h.block);
     hits
+}
+
+/// Whether a `chmod` mode lets its owner run the file: `+x`, `u+x`,
+/// `a+rx`, `755`, `0700`.
+fn executable_mode(mode: &str) -> bool {
+    let symbolic = mode.split(',').any(|part| {
+        part.find(['+', '=']).is_some_and(|at| {
+            part[..at].chars().all(|c| matches!(c, 'u' | 'a')) && part[at..].contains('x')
+        })
+    });
+    let digits = mode.trim_start_matches('0');
+    let numeric = !mode.is_empty()
+        && mode.chars().all(|c| c.is_ascii_digit() && c < '8')
+        && digits.len() >= 3
+        && digits
+            .chars()
+            .nth(digits.len() - 3)
+            .is_some_and(|owner| matches!(owner, '1' | '3' | '5' | '7'));
+    symbolic || numeric
 }
 
 /// Whether interpreter code sends the whole environment (`dict(os.environ)`,
