@@ -100,6 +100,9 @@ pub struct PathGuard {
     confirm: PathSet,
     control: PathSet,
     allow: PathSet,
+    /// In a credential store, but no secret (`~/.ssh/config`): free to
+    /// read, while the other lists still judge writes.
+    public: PathSet,
 }
 
 fn list(
@@ -155,6 +158,7 @@ impl PathGuard {
             confirm: list(sensitive::CONFIRM, &c.confirm, extend, "confirm")?,
             control: list(sensitive::CONTROL, &c.control, extend, "control")?,
             allow: list(sensitive::NEVER, &c.allow, true, "allow")?,
+            public: list(sensitive::PUBLIC, &[], true, "credentials")?,
         })
     }
 
@@ -171,7 +175,7 @@ impl PathGuard {
         let hit = |set: &PathSet| set.matches(path) || rel.is_some_and(|r| set.matches(r));
         if hit(&self.allow) {
             None
-        } else if hit(&self.credentials) {
+        } else if hit(&self.credentials) && !hit(&self.public) {
             Some(Class::Credential)
         } else if hit(&self.persistence) {
             Some(Class::Persistence)

@@ -15,10 +15,9 @@ use std::sync::OnceLock;
 /// Credential stores: blocked for reads and writes.
 pub const CREDENTIALS: &[&str] = &[
     "~/.ssh",
-    "~/.ssh/id_*",
-    "~/.ssh/*_key",
-    "~/.ssh/*.pem",
-    "~/.ssh/*.key",
+    // A private key goes by any name (`~/.ssh/github`, `~/.ssh/work`):
+    // all of it but what [`PUBLIC`] lists.
+    "~/.ssh/**",
     "~/.aws",
     // `~/.aws/config` holds regions and profiles: free to read, and a
     // start-up file for writes (its `credential_process` runs a program).
@@ -79,6 +78,29 @@ pub const CREDENTIALS: &[&str] = &[
     "~/.databrickscfg",
     "~/.huggingface/token",
     "~/.cache/huggingface/token",
+    "~/.gem/credentials",
+    "~/.config/sops/age/keys.txt",
+    "~/.gemini/oauth_creds.json",
+    "~/.gradle/gradle.properties",
+    "~/.m2/settings.xml",
+    "~/.m2/settings-security.xml",
+    "~/.pulumi/credentials.json",
+    "~/.fly/config.yml",
+    "~/.config/glab-cli/config.yml",
+    "~/.composer/auth.json",
+    "~/.config/composer/auth.json",
+    "~/.stripe/config.toml",
+    "~/.vercel/auth.json",
+    "~/.local/share/com.vercel.cli/auth.json",
+    "~/.netlify/config.json",
+    "~/.config/netlify/config.json",
+    "~/.config/configstore/firebase-tools.json",
+    "~/.wrangler/config/default.toml",
+    "~/.config/.wrangler/config/default.toml",
+    "~/.supabase/access-token",
+    "~/.dbt/profiles.yml",
+    "~/.snowflake/config.toml",
+    "~/.snowflake/connections.toml",
     "/var/run/secrets/**",
     "/run/secrets/**",
     "/proc/*/environ",
@@ -284,6 +306,22 @@ pub const CONTROL: &[&str] = &[
 
 /// Files holding a project's secrets: reads and writes ask first.
 pub const CONFIRM: &[&str] = &["**/.env", "**/.env.*", ".env", ".env.*"];
+
+/// In a credential store but no secret: free to read (writes are still
+/// judged by the other lists: `authorized_keys` and `config` are
+/// start-up files).
+pub const PUBLIC: &[&str] = &[
+    "~/.ssh/config",
+    "~/.ssh/config.d/**",
+    "~/.ssh/authorized_keys",
+    "~/.ssh/authorized_keys2",
+    "~/.ssh/known_hosts",
+    "~/.ssh/known_hosts.old",
+    "~/.ssh/known_hosts2",
+    "~/.ssh/environment",
+    "~/.ssh/rc",
+    "~/.ssh/*.pub",
+];
 
 /// Never sensitive, even where a list above matches (the templates of
 /// `.env`, public keys, known hosts).
