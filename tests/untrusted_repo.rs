@@ -673,6 +673,35 @@ fn context_loader_does_not_read_through_a_symlink_out_of_the_project() {
     assert!(!text.contains(secret) && !log.contains(secret), "{text}");
 }
 
+/// A repository's own ContextLoader (it needs no trust) lists `.env` in
+/// `include_files`: the file PathGuard asks about before an agent reads
+/// it is named, not read, at session start as at every other event.
+#[test]
+fn context_loader_does_not_hand_over_env_files() {
+    let sb = Sandbox::new();
+    let secret = "PROD_DB=postgres-7f3c2a-never-to-be-shown";
+    sb.write(".env", &format!("{secret}\n"));
+    sb.write("config/.env.production", &format!("{secret}\n"));
+    sb.write(".env.example", "PROD_DB=\n");
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:\n  session-start:\n    - oracle: ContextLoader\n      config: {include_files: ['.env', '.env.example', 'config/.env.production'], include_git_history: false}\n",
+    );
+    let out = sb.run("session-start", r#"{"session_id": "s"}"#);
+    let text = stdout(&out);
+    assert!(
+        text.contains(".env: not read (it may hold secrets)"),
+        "{text}"
+    );
+    assert!(text.contains("config/.env.production: not read"), "{text}");
+    assert!(text.contains(".env.example (1 line"), "{text}");
+    let log = std::fs::read_to_string(sb.log_path()).unwrap();
+    assert!(
+        !text.contains("7f3c2a") && !log.contains("7f3c2a"),
+        "{text}"
+    );
+}
+
 /// A cloned repository can commit a directory that is a bare git
 /// repository (`sub/`, with its own `config`). ahp takes `sub/` as the
 /// project (it has `.ahp/`) and runs `git` there: that git must not read

@@ -20,7 +20,8 @@
 //! ```
 //!
 //! Paths are relative to the project directory; absolute paths and paths
-//! with `..` are outside the project and are not read. At most
+//! with `..` are outside the project and are not read, nor are `.env`
+//! files (PathGuard's `confirm` list): they are named as not read. At most
 //! [`MAX_FILES`] files are listed. Without any file (no `issue.files` and
 //! no glob match) there is nothing to say: no signal.
 
@@ -259,6 +260,21 @@ impl Oracle for ContextLoader {
     }
 }
 
+/// Whether a project file is one PathGuard asks about before it is read
+/// (`.env`, `config/.env.production`; not `.env.example`).
+fn holds_secrets(path: &str) -> bool {
+    use crate::policy::sensitive::{CONFIRM, NEVER, PathSet};
+    use std::sync::OnceLock;
+    static LISTS: OnceLock<Option<(PathSet, PathSet)>> = OnceLock::new();
+    let lists =
+        LISTS.get_or_init(|| Some((PathSet::new(CONFIRM).ok()?, PathSet::new(NEVER).ok()?)));
+    // Unreachable (the built-in globs are tested); if it were, keep out.
+    let Some((confirm, never)) = lists else {
+        return true;
+    };
+    confirm.matches(path) && !never.matches(path)
+}
+
 impl ContextLoader {
     /// The lines describing one file, and whether it exists.
     fn describe(
@@ -279,6 +295,15 @@ impl ContextLoader {
                     if entries == 1 { "y" } else { "ies" }
                 )],
                 true,
+            );
+        }
+        // `.env` and its kin are asked about before an agent reads them
+        // (PathGuard); a policy's `include_files` must not hand them over
+        // (a repository's own, untrusted, could).
+        if holds_secrets(shown) {
+            return (
+                vec![format!("- {shown}: not read (it may hold secrets)")],
+                full.exists(),
             );
         }
         // A repository can commit `notes.md -> ~/.ssh/id_rsa`, or a FIFO.
