@@ -1167,6 +1167,86 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
             {
                 add("credential-dump")
             }
+            // `gh auth status --show-token` (`-t`) prints the token too.
+            "gh" | "glab"
+                if cmd
+                    .args
+                    .windows(2)
+                    .any(|w| w[0] == "auth" && w[1] == "status")
+                    && cmd.has_flag(Some('t'), &["show-token"]) =>
+            {
+                add("credential-dump")
+            }
+            "az" if cmd
+                .args
+                .windows(2)
+                .any(|w| w[0] == "account" && w[1] == "get-access-token") =>
+            {
+                add("credential-dump")
+            }
+            // The cluster's credentials in plain text.
+            "kubectl" | "oc"
+                if cmd
+                    .args
+                    .windows(2)
+                    .any(|w| w[0] == "config" && w[1] == "view")
+                    && cmd.args.iter().any(|a| a == "--raw") =>
+            {
+                add("credential-dump")
+            }
+            // A key or a collaborator added to an account or repository:
+            // the access outlives the session, as `authorized_keys` does.
+            "gh" if cmd
+                .args
+                .windows(2)
+                .any(|w| w[0] == "ssh-key" && w[1] == "add")
+                || cmd
+                    .args
+                    .windows(2)
+                    .any(|w| w[0] == "deploy-key" && w[1] == "add")
+                    && cmd.args.iter().any(|a| a == "--allow-write" || a == "-w") =>
+            {
+                add("persistence")
+            }
+            "gh" if cmd.args.first().is_some_and(|a| a == "api") => {
+                let method = gh_api_method(&cmd.args);
+                // The endpoint: the first operand with a `/` (the method's
+                // value and fields are operands to the model too).
+                let path = ops
+                    .iter()
+                    .skip(1)
+                    .find(|o| o.contains('/') && !o.contains('='))
+                    .map(|o| o.trim_start_matches('/'));
+                let parts: Vec<&str> = path.map(|p| p.split('/').collect()).unwrap_or_default();
+                let repo = parts.len() == 3 && parts[0] == "repos";
+                let fields = cmd.args.iter().map(|a| a.to_ascii_lowercase());
+                match method.as_deref() {
+                    Some("DELETE") if repo => add("cloud-destroy"),
+                    Some("PATCH")
+                        if repo
+                            && fields
+                                .clone()
+                                .any(|a| a == "visibility=public" || a == "private=false") =>
+                    {
+                        add("public-repo")
+                    }
+                    Some("PUT")
+                        if parts.len() == 5
+                            && parts[0] == "repos"
+                            && parts[3] == "collaborators" =>
+                    {
+                        add("persistence")
+                    }
+                    Some("POST")
+                        if path.is_some_and(|p| {
+                            p == "user/keys" || p.ends_with("/keys") && parts[0] == "repos"
+                        }) =>
+                    {
+                        add("persistence")
+                    }
+                    _ => {}
+                }
+            }
             "gcloud"
                 if cmd.args.iter().any(|a| {
                     a.starts_with("print-access-token") || a.starts_with("print-identity-token")
@@ -2225,6 +2305,36 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
     }
     hits.sort_by_key(|h| !h.block);
     hits
+}
+
+/// The HTTP method of a `gh api` call (`-X DELETE`, `--method=PATCH`,
+/// `-XPUT`), upper-cased: POST when it sets none but sends fields, `None`
+/// for a GET.
+fn gh_api_method(args: &[String]) -> Option<String> {
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let value = match a.as_str() {
+            "-X" | "--method" => it.next().cloned(),
+            _ => a
+                .strip_prefix("--method=")
+                .or_else(|| a.strip_prefix("-X"))
+                .filter(|v| !v.is_empty())
+                .map(str::to_string),
+        };
+        if let Some(v) = value {
+            return Some(v.to_ascii_uppercase());
+        }
+    }
+    // Fields make it a POST.
+    args.iter()
+        .any(|a| {
+            matches!(
+                a.as_str(),
+                "-f" | "-F" | "--field" | "--raw-field" | "--input"
+            ) || a.starts_with("--field=")
+                || a.starts_with("--raw-field=")
+        })
+        .then(|| "POST".to_string())
 }
 
 /// Whether a `chmod` mode lets its owner run the file: `+x`, `u+x`,
