@@ -1519,7 +1519,10 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
             "docker" | "podman"
                 if cmd.args.iter().any(|a| a == "prune")
                     && cmd.args.iter().any(|a| a == "--volumes" || a == "volume")
-                    || cmd.args.windows(2).any(|w| w == ["volume", "rm"]) =>
+                    || cmd.args.windows(2).any(|w| w == ["volume", "rm"])
+                    || cmd.args.iter().any(|a| a == "compose")
+                        && cmd.args.iter().any(|a| a == "down")
+                        && cmd.has_flag(Some('v'), &["volumes"]) =>
             {
                 add("local-reset");
             }
@@ -1598,7 +1601,9 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
                 if cmd
                     .args
                     .windows(3)
-                    .any(|w| w == ["prisma", "migrate", "reset"]) =>
+                    .any(|w| w == ["prisma", "migrate", "reset"])
+                    || cmd.args.windows(3).any(|w| w == ["prisma", "db", "push"])
+                        && cmd.has_flag(None, &["force-reset", "accept-data-loss"]) =>
             {
                 add("local-reset")
             }
@@ -1856,6 +1861,45 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
                             .any(|o| o.starts_with(':') || o.starts_with('+')))
                 {
                     add("git-history-rewrite");
+                }
+                // A lease keeps others' work, not the trunk's history.
+                let to_trunk = |o: &&String| {
+                    let dst = o.rsplit(':').next().unwrap_or(o).trim_start_matches('+');
+                    matches!(
+                        dst,
+                        "main" | "master" | "refs/heads/main" | "refs/heads/master"
+                    )
+                };
+                if cmd.args.iter().any(|a| a == "push")
+                    && cmd.args.iter().any(|a| {
+                        a.starts_with("--force-with-lease") || a.starts_with("--force-if-includes")
+                    })
+                    && ops
+                        .iter()
+                        .skip_while(|o| *o != "push")
+                        .skip(2)
+                        .any(|o| to_trunk(&o))
+                {
+                    add("git-history-rewrite");
+                }
+            }
+            "docker-compose" | "podman-compose"
+                if cmd.args.iter().any(|a| a == "down")
+                    && cmd.has_flag(Some('v'), &["volumes"]) =>
+            {
+                add("local-reset")
+            }
+            // `supabase db reset` wipes the local database; `--linked` or
+            // `--db-url` the project's own.
+            "supabase" if cmd.args.windows(2).any(|w| w == ["db", "reset"]) => {
+                if cmd
+                    .args
+                    .iter()
+                    .any(|a| a == "--linked" || a.starts_with("--db-url"))
+                {
+                    add("cloud-destroy");
+                } else {
+                    add("local-reset");
                 }
             }
             _ => {}

@@ -503,7 +503,7 @@ pub fn default_dangerous_commands() -> Vec<CommandPattern> {
         ),
         CommandPattern::builtin(
             "sql-truncate",
-            r#"(?i:\btruncate\s+table\b|\btruncate\s+(?:only\s+)?[\w."`\[\]]+\s*;)|(?-i:\bTRUNCATE\s+(?:ONLY\s+)?[\w."`\[\]]+\s*(?:;|$|["'`)]))"#
+            r#"(?i:\btruncate\s+table\b|\btruncate\s+(?:only\s+)?[\w."`\[\]]+(?:\s*,\s*[\w."`\[\]]+)*(?:\s+(?:cascade|restrict|(?:restart|continue)\s+identity))*\s*;)|(?-i:\bTRUNCATE\s+(?:ONLY\s+)?[\w."`\[\]]+(?:\s*,\s*[\w."`\[\]]+)*(?:\s+(?:CASCADE|RESTRICT|(?:RESTART|CONTINUE)\s+IDENTITY))*\s*(?:;|$|["'`)]))"#
                 .to_string(),
             "deletes every row of a table",
             "delete only the rows you mean (`DELETE FROM … WHERE …`), or use a reviewed migration",
