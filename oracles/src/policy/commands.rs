@@ -828,7 +828,7 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
         if git_inline_config_runs_code(cmd) {
             add("git-config-code");
         }
-        if skips_git_hooks(cmd) {
+        if skips_git_hooks(cmd) || moves_git_hooks(cmd) {
             add("git-hooks-skip");
         }
         if pushes_to_address(cmd) {
@@ -2589,6 +2589,43 @@ fn argv_lines(code: &str) -> Vec<String> {
                 .join(" ")
         })
         .collect()
+}
+
+/// Whether the command takes the repository's hooks away for good:
+/// `git config --unset core.hooksPath`, `pre-commit uninstall`, `lefthook
+/// uninstall`, `husky uninstall`, a hook file removed or emptied.
+fn moves_git_hooks(cmd: &SimpleCommand) -> bool {
+    let args: Vec<&str> = cmd.args.iter().map(String::as_str).collect();
+    let a_hook = |o: &str| {
+        let o = o.trim_end_matches('/');
+        o == ".husky"
+            || o.starts_with(".husky/")
+            || o.contains("/.husky/")
+            || o.ends_with("/.husky")
+            || o.starts_with(".git/hooks/")
+            || o.contains("/.git/hooks/")
+            || o == ".git/hooks"
+            || o.ends_with("/.git/hooks")
+    };
+    match cmd.name.as_str() {
+        "pre-commit" | "lefthook" | "husky" => args.first() == Some(&"uninstall"),
+        // Removed or emptied, a hook's checks are gone.
+        "rm" | "unlink" | "truncate" | "shred" => cmd.operands().any(a_hook),
+        "npx" | "pnpx" | "bunx" => args.windows(2).any(|w| w == ["husky", "uninstall"]),
+        "git" => {
+            let (_, at) = git_options(cmd);
+            // Set to a folder of the repository is set-up (`.githooks`);
+            // one elsewhere is `persistence`.
+            args.get(at) == Some(&"config")
+                && args[at + 1..]
+                    .iter()
+                    .any(|a| a.eq_ignore_ascii_case("core.hooksPath"))
+                && args[at + 1..]
+                    .iter()
+                    .any(|a| matches!(*a, "--unset" | "--unset-all" | "unset"))
+        }
+        _ => false,
+    }
 }
 
 /// Whether a `git config` sets a command that git runs later, other than
