@@ -759,8 +759,9 @@ fn git_hooks_put_in_place_unseen_are_stopped() {
         ("ln -sf /tmp/.x .git/hooks/post-checkout", "prompt"),
         ("tee .git/hooks/pre-push < /tmp/.x", "prompt"),
         ("echo 'npx lint-staged' > .husky/pre-commit", "allow"),
-        ("rm .git/hooks/pre-commit", "allow"),
-        ("mv .git/hooks/pre-commit /tmp/old-hook", "allow"),
+        // Taken away, its checks are gone: asked, as `--no-verify` is.
+        ("rm .git/hooks/pre-commit", "prompt"),
+        ("mv .git/hooks/pre-commit /tmp/old-hook", "prompt"),
         (
             "curl -fsSLo data/items.json https://api.example.com/v1/items",
             "allow",

@@ -25,7 +25,7 @@
 //! | `exfiltration` | block | a network tool fed by an archive or read of the home directory or a system directory, by the environment (`env \| curl -d @-`), or sending such a directory (`scp -r ~ host:`) |
 //! | `git-history-rewrite` | prompt | `git push --force`/`--mirror`/`--delete`, `git push origin :branch` or `+ref`, `git filter-repo`/`filter-branch` |
 //! | `git-discard` | prompt | `git checkout -- .` (or `.`, or `main .`), `git restore .`, `git checkout -f`, `git switch --discard-changes`: every uncommitted change thrown away |
-//! | `git-hooks-skip` | prompt | `git commit --no-verify`/`-n`, `git push`/`merge`/`rebase`/`am --no-verify`, `-c core.hooksPath=/dev/null`, `HUSKY=0`, pre-commit's `SKIP=…`: the repository's hooks skipped (`git push -n` is a dry run) |
+//! | `git-hooks-skip` | prompt | `git commit --no-verify`/`-n`, `git push`/`merge`/`rebase`/`am --no-verify`, `-c core.hooksPath=/dev/null`, `HUSKY=0`, pre-commit's `SKIP=…`: the repository's hooks skipped (`git push -n` is a dry run); for good: `git config --unset core.hooksPath`, `pre-commit uninstall`, a hook file removed or emptied |
 //! | `git-config-code` | block | `git -c core.pager='sh -c …'`, `-c alias.x='!…'`, `-c core.hooksPath=/tmp/h`, `GIT_PAGER=…`, `GIT_SSH_COMMAND=…`: a program git runs, set for one command |
 //! | `project-delete` | prompt | recursive `rm` of the project's sources or `.git` (not of build output such as `target/`, `node_modules/`, `dist/`), or of a path built from an unset variable (`"$DIR/"*`) |
 //! | `cloud-destroy` | block | `kubectl delete` of namespaces, volumes or `--all`; `helm uninstall` in production; `terraform destroy -auto-approve`; `aws s3 rm --recursive`/`rb --force`, `aws … delete-*`/`terminate-*`, `gcloud … delete`, `az … delete`; `redis-cli FLUSHALL`; `dropDatabase()`; `rails db:drop` |
@@ -2611,6 +2611,10 @@ fn moves_git_hooks(cmd: &SimpleCommand) -> bool {
         "pre-commit" | "lefthook" | "husky" => args.first() == Some(&"uninstall"),
         // Removed or emptied, a hook's checks are gone.
         "rm" | "unlink" | "truncate" | "shred" => cmd.operands().any(a_hook),
+        "mv" => {
+            let ops: Vec<&str> = cmd.operands().collect();
+            ops.len() > 1 && ops[..ops.len() - 1].iter().any(|o| a_hook(o))
+        }
         "npx" | "pnpx" | "bunx" => args.windows(2).any(|w| w == ["husky", "uninstall"]),
         "git" => {
             let (_, at) = git_options(cmd);
