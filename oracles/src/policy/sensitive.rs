@@ -624,7 +624,8 @@ fn git_written_files(git: &SimpleCommand) -> Vec<String> {
         "checkout" => ops,
         "restore" if commands::restores_work_tree(&rest) => ops,
         "rm" if !rest.has_flag(None, &["cached"]) => ops,
-        "mv" => ops.into_iter().last().into_iter().collect(),
+        // The sources are gone from where they were, as with `mv`.
+        "mv" => ops,
         _ => Vec::new(),
     }
 }
@@ -1606,7 +1607,14 @@ mod tests {
             [w("app/.agents"), w("app/.agents/**")]
         );
         assert_eq!(acc("git restore -s evil .ahp"), [w(".ahp"), w(".ahp/**")]);
-        assert_eq!(acc("git mv a.yaml .ahp/hooks.yaml"), [w(".ahp/hooks.yaml")]);
+        assert_eq!(
+            acc("git mv a.yaml .ahp/hooks.yaml"),
+            [w("a.yaml"), w(".ahp/hooks.yaml")]
+        );
+        assert_eq!(
+            acc("git mv .claude/settings.json docs/old.json"),
+            [w(".claude/settings.json"), w("docs/old.json")]
+        );
         assert_eq!(acc("git restore --staged .ahp/hooks.yaml"), []);
         assert_eq!(acc("git rm -r --cached .ahp"), []);
         assert_eq!(acc("git show evil:.ahp/hooks.yaml"), []);
