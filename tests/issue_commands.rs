@@ -554,7 +554,7 @@ fn what_is_not_gated_is_said() {
     for (command, said) in [
         (
             line.as_str(),
-            "1 more issue command(s) in this line were not gated",
+            "1 more issue command(s) in this line were not gated (at most 8 are): `monoco issue close FEAT-0001`",
         ),
         (
             "monoco issue close \"$ISSUE\"",

@@ -550,7 +550,7 @@ pub(crate) fn issue_calls(
     // the other trackers still count.
     let (commands, _) = cfg.issue_commands_with_errors();
     let mut picked: Vec<(&IssueCommand, FoundCommand, Event)> = Vec::new();
-    let mut left_out = 0;
+    let mut left_out: Vec<String> = Vec::new();
     for command in commands {
         let mut found = command.find(shell);
         if !shell.parsed
@@ -572,7 +572,7 @@ pub(crate) fn issue_calls(
                 continue;
             }
             if picked.len() >= MAX_FOUND {
-                left_out += 1;
+                left_out.push(f.command.clone());
                 continue;
             }
             picked.push((command, f, event));
@@ -597,9 +597,20 @@ pub(crate) fn issue_calls(
         .into_iter()
         .map(|(command, f, event)| IssueCall::find(command, f, event, cfg, rt))
         .collect();
-    if let (true, Some(first)) = (left_out > 0, calls.first_mut()) {
+    if let (false, Some(first)) = (left_out.is_empty(), calls.first_mut()) {
+        // Named, a few of them: the line may hold thousands.
+        let mut named: Vec<String> = left_out
+            .iter()
+            .take(MAX_FOUND)
+            .map(|c| format!("`{c}`"))
+            .collect();
+        if left_out.len() > MAX_FOUND {
+            named.push(format!("and {} more", left_out.len() - MAX_FOUND));
+        }
         first.notes.push(format!(
-            "{left_out} more issue command(s) in this line were not gated (at most {MAX_FOUND} are)"
+            "{} more issue command(s) in this line were not gated (at most {MAX_FOUND} are): {}",
+            left_out.len(),
+            named.join(", ")
         ));
     }
     let described = calls
