@@ -540,3 +540,24 @@ fn validate_lists_every_error_of_an_entry() {
         "{err}"
     );
 }
+
+/// ReviewTrigger's `command` gets its values in the environment; a
+/// placeholder, which would reach the shell as written, is an error at
+/// its line that says where the values are.
+#[test]
+fn a_placeholder_in_review_triggers_command_is_an_error() {
+    let sb = Sandbox::new();
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:\n  post-issue-submit:\n    - oracle: ReviewTrigger\n      config:\n        reviewers: ['@alice']\n        command: 'notify {{ reviewers }}'\n",
+    );
+    let out = sb.ahp().arg("validate").output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains(".ahp/hooks.yaml:6")
+            && err.contains("config.command: placeholders are not filled in a command")
+            && err.contains("$AHP_REVIEWERS"),
+        "{err}"
+    );
+}

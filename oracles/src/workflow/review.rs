@@ -94,7 +94,9 @@ pub struct ReviewTriggerConfig {
     pub codeowners: Option<String>,
     /// Reviewers always asked: `@alice`, `@org/team`.
     pub reviewers: Option<Vec<String>>,
-    /// A command run with the reviewers (needs `ahp trust` in a project).
+    /// A command run with the reviewers in `$AHP_REVIEWERS` (joined by
+    /// commas) and the issue id in `$AHP_ISSUE_ID` (needs `ahp trust` in
+    /// a project).
     #[schemars(length(min = 1))]
     pub command: Option<String>,
     /// The command's time limit in milliseconds.
@@ -370,6 +372,14 @@ impl ReviewTrigger {
     /// ```
     pub fn from_config(cfg: OracleConfig<'_>) -> Result<Self, OracleConfigError> {
         let c: ReviewTriggerConfig = cfg.parse()?;
+        // A placeholder would reach the shell as it is written: the
+        // values come in the environment (and so are never shell code).
+        if c.command.as_deref().is_some_and(|cmd| cmd.contains("{{")) {
+            return Err(OracleConfigError::at(
+                "command",
+                "placeholders are not filled in a command: read the reviewers from $AHP_REVIEWERS (joined by commas) and the issue id from $AHP_ISSUE_ID",
+            ));
+        }
         let project_dir = cfg.project_dir();
         let notify_reviewers = c.notify_reviewers.unwrap_or(true);
         let idle_switch = c.notify_reviewers == Some(false) && c.command.is_none();
