@@ -459,6 +459,9 @@ fn a_wrong_database_or_a_missing_log_fails_with_a_clear_message() {
         err.contains("cannot connect to postgres://ahp:***@127.0.0.1:1/nowhere"),
         "{err}"
     );
+    // A database not reachable yet is tried again, as a failed delivery
+    // is (and with `--follow` for as long as it takes).
+    assert!(err.contains("gave up after 6 tries"), "{err}");
     assert!(!err.contains("s3cret"), "{err}");
     let out = ship(
         &sb,

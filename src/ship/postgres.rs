@@ -147,20 +147,77 @@ fn tables() -> impl Iterator<Item = &'static str> {
 pub(crate) struct Postgres {
     url: String,
     client: Option<Client>,
+    /// The schema was checked (and made) on a connection: not yet when
+    /// the database could not be reached at the start.
+    migrated: bool,
     resource: Resource,
 }
 
 impl Postgres {
     /// Connects to `url` and creates or migrates the schema.
+    /// A database that cannot be reached yet (not started, restarting)
+    /// is tried again at each delivery, as a failed insert is: `ship`
+    /// retries it, and `--follow` for as long as it takes.
     pub(crate) fn connect(url: &str, resource: Resource) -> Result<Postgres> {
-        let mut client = connect(url)?;
-        migrate(&mut client)
-            .with_context(|| format!("cannot create or migrate ahp's tables in {}", redact(url)))?;
+        let config: postgres::Config = with_password(url)
+            .parse()
+            .map_err(|e| anyhow!("cannot read the database URL {}: {e}", redact(url)))?;
+        let client = match config.connect(NoTls) {
+            Ok(mut client) => {
+                migrate(&mut client).with_context(|| {
+                    format!("cannot create or migrate ahp's tables in {}", redact(url))
+                })?;
+                Some(client)
+            }
+            Err(e) if retryable(&e) => None,
+            Err(e) => anyhow::bail!("cannot connect to {}: {}", redact(url), describe(&e)),
+        };
         Ok(Postgres {
             url: url.to_string(),
-            client: Some(client),
+            migrated: client.is_some(),
+            client,
             resource,
         })
+    }
+
+    /// Connects and checks the schema, when that has not happened yet.
+    fn ready(&mut self) -> Result<(), SinkError> {
+        if self.migrated {
+            return Ok(());
+        }
+        let client = match Client::connect(&with_password(&self.url), NoTls) {
+            Ok(c) => self.client.insert(c),
+            Err(e) if retryable(&e) => {
+                return Err(SinkError::Retry {
+                    message: format!("cannot connect to {}: {}", redact(&self.url), describe(&e)),
+                    after: None,
+                });
+            }
+            Err(e) => {
+                return Err(SinkError::Fatal(format!(
+                    "cannot connect to {}: {}",
+                    redact(&self.url),
+                    describe(&e)
+                )));
+            }
+        };
+        match migrate(client) {
+            Ok(()) => {
+                self.migrated = true;
+                Ok(())
+            }
+            Err(e) if client.is_closed() => {
+                self.client = None;
+                Err(SinkError::Retry {
+                    message: format!("PostgreSQL: {e}"),
+                    after: None,
+                })
+            }
+            Err(e) => Err(SinkError::Fatal(format!(
+                "cannot create or migrate ahp's tables in {}: {e}",
+                redact(&self.url)
+            ))),
+        }
     }
 
     fn insert(&mut self, batch: &[Line]) -> Result<(), postgres::Error> {
@@ -217,6 +274,7 @@ impl Postgres {
 
 impl Sink for Postgres {
     fn deliver(&mut self, batch: &[Line]) -> Result<(), SinkError> {
+        self.ready()?;
         match self.insert(batch) {
             Err(e) if !retryable(&e) && batch.len() > 1 => {
                 // One record the database refuses must not hold back the
