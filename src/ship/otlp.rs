@@ -462,10 +462,15 @@ const ERROR: Severity = Severity {
 /// - release: WARN, not INFO: ahp let an agent stop although the stop gate
 ///   still blocked, i.e. a policy was given up on; "not an error but more
 ///   important than an informational event" is the data model's WARN.
+/// - a shadow entry's signal (what it would have said): INFO, whatever
+///   its intensity.
 /// - response and anything unknown: INFO. An unknown signal intensity is
 ///   WARN: not knowing it, ahp cannot call it harmless.
 pub(crate) fn severity(kind: &str, record: &Value) -> Severity {
     match kind {
+        // What a shadow entry would have said: nothing was refused or
+        // changed, so nothing to alert on.
+        "signal" if record.pointer("/header/shadow").and_then(Value::as_bool) == Some(true) => INFO,
         "signal" => match record.pointer("/header/intensity").and_then(Value::as_str) {
             Some("aid") => INFO,
             Some("prompt") => WARN,
@@ -1971,7 +1976,7 @@ mod tests {
             [
                 (17, "ERROR"), // block
                 (13, "WARN"),  // prompt
-                (14, "WARN2"), // control
+                (9, "INFO"),   // control, a shadow entry's: nothing changed
                 (9, "INFO"),   // aid
                 (9, "INFO"),   // response
                 (9, "INFO"),   // info
@@ -1983,6 +1988,10 @@ mod tests {
         );
         let accepted = json!({"kind": "run", "outcome": "accept"});
         assert_eq!(severity("run", &accepted), INFO);
+        let shadow = json!({"kind": "signal", "header": {"intensity": "block", "shadow": true}});
+        assert_eq!(severity("signal", &shadow), INFO);
+        let control = json!({"kind": "signal", "header": {"intensity": "control"}});
+        assert_eq!(severity("signal", &control), WARN2);
         let odd = json!({"kind": "signal", "header": {"intensity": "shout"}});
         assert_eq!(severity("signal", &odd), WARN);
     }
