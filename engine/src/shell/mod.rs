@@ -139,6 +139,12 @@ pub struct Shell {
     /// False when some of the text could not be parsed (see the module
     /// documentation): rules then judge the text itself.
     pub parsed: bool,
+    /// Some of the text was left unread at a limit ([`MAX_LEN`],
+    /// [`MAX_DEPTH`], [`MAX_COMMANDS`], [`MAX_OPERATORS`], the parsing
+    /// total): what a padded line hides past it is judged by no rule that
+    /// reads commands.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub truncated: bool,
     /// The agent's working directory, normalised like a path argument
     /// (`~/app`), when known: the folder relative paths start from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -361,6 +367,7 @@ pub fn model(line: &str, home: Option<&str>, work_dir: Option<&str>) -> Shell {
     Shell {
         commands: b.commands,
         parsed: parsed && !b.truncated,
+        truncated: b.truncated,
         work_dir,
     }
 }

@@ -39,6 +39,7 @@
 //! | `insecure-registry` | prompt | a package manager pointed at a plain `http://` registry off this machine, `--trusted-host` |
 //! | `public-repo` | prompt | `gh repo create --public`, `gh repo edit --visibility public`, `gh gist create --public` |
 //! | `git-push-address` | prompt | `git push` or `send-pack` to an address written on the line (`https://…`, `git@host:…`, `--repo=…`), `git remote add`/`set-url` or `git config` of a remote's address or an `insteadOf`, or the same set for one command (`-c`, `--config-env`, `GIT_CONFIG_*`) |
+//! | `unread-line` | prompt | a line past the shell model's limits (commands, length, operators, nesting): what comes after the limit is judged by no structural rule |
 //!
 //! Each rule is off in a project that lists its id under PermissionChecker's
 //! `except:`.
@@ -92,6 +93,7 @@ pub const IDS: &[&str] = &[
     "insecure-registry",
     "public-repo",
     "git-push-address",
+    "unread-line",
 ];
 
 fn hit(id: &'static str) -> Hit {
@@ -205,6 +207,11 @@ fn hit(id: &'static str) -> Hit {
             true,
             "destroys cloud, cluster or database resources and their data",
             "leave destruction of shared infrastructure to the user; use a dry run (`--dry-run`, `terraform plan -destroy`) to show what would go",
+        ),
+        "unread-line" => (
+            false,
+            "is longer or more deeply nested than ahp reads (thousands of commands, 64 KiB, substitutions nested past 8 levels), so what comes past that point was judged by no rule",
+            "split the work into shorter commands",
         ),
         "local-reset" => (
             false,
@@ -2346,6 +2353,11 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
                 add(h.id);
             }
         }
+    }
+    // Padding a line past the model's limits must not wave through what
+    // comes after: asked, when nothing above blocks.
+    if shell.truncated {
+        add("unread-line");
     }
     hits.sort_by_key(|h| !h.block);
     hits
