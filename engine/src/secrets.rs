@@ -155,8 +155,11 @@ pub fn token(what: &str) -> Option<&'static Shape> {
 /// Names that make `name=value`, `name: value` and `--name value` secret:
 /// anything holding password, secret, token, api/access/private/auth key,
 /// credential, cookie or sshpass; a name ending in `pass`/`pwd` after a separator or
-/// alone (`DB_PASS`, not `bypass`); an environment-style `…_KEY`.
-const NAMES: &str = r"(?:[a-z0-9_.-]*(?:password|passwd|passphrase|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|auth[_-]?key|credentials?|cookie|sshpass)[a-z0-9_-]*|(?:[a-z0-9_.-]*[_-])?(?:pass|pwd)|[a-z0-9_.-]*_key)";
+/// alone (`DB_PASS`, not `bypass`); an environment-style `…_KEY`, in
+/// capitals also with more words before it (`RAILS_MASTER_KEY`: in lower
+/// case, `sort_by_key=name` is a query's parameter); Ansible's
+/// `become_pass`.
+const NAMES: &str = r"(?:[a-z0-9_.-]*(?:password|passwd|passphrase|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|auth[_-]?key|credentials?|cookie|sshpass)[a-z0-9_-]*|(?:[a-z0-9.-]*[_-])?(?:pass|pwd)|[a-z0-9.-]*_key|[a-z0-9_]*become_pass|(?-i:[A-Z0-9_]*_(?:KEY|PASS)))";
 /// A value: quoted whole (also in backslash-escaped quotes, as inside a
 /// `bash -c "…"` or a JSON text in a string, and as `$'…'`), or up to a
 /// blank, quote, backtick, backslash or separator.
@@ -665,7 +668,16 @@ pub fn in_url(url: &str) -> bool {
         return false;
     }
     let decoded = String::from_utf8_lossy(&percent_decode(url)).into_owned();
-    let after_host = decoded.splitn(4, '/').nth(3).unwrap_or("");
+    let mut after_host = decoded.splitn(4, '/').nth(3).unwrap_or("");
+    // Telegram's Bot API takes the bot's token in the path
+    // (`/bot<token>/getMe`): sent to its own service, it goes nowhere new.
+    let host = decoded.split('/').nth(2).unwrap_or("");
+    if host.eq_ignore_ascii_case("api.telegram.org") {
+        let path = after_host.strip_prefix("file/").unwrap_or(after_host);
+        if path.starts_with("bot") {
+            after_host = path.split_once('/').map_or("", |(_, rest)| rest);
+        }
+    }
     if mask(after_host) != after_host {
         return true;
     }

@@ -1581,25 +1581,25 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
                 add("exfiltration");
             }
             "pip" | "pip3" | "pipx" | "uv" | "uvx" | "python" | "python3" | "poetry" | "pdm" => {
-                // `uv run URL` and `pipx run URL` run a script they fetch;
-                // `uvx --from git+URL` a package.
-                let installs = name == "uvx"
-                    || cmd
-                        .args
-                        .iter()
-                        .any(|a| matches!(a.as_str(), "install" | "add" | "inject" | "run"));
-                let from = |a: &str| {
-                    a.strip_prefix("--from=")
-                        .or_else(|| a.strip_prefix("--spec="))
-                        .is_some_and(is_url_or_git)
+                let installs = cmd
+                    .args
+                    .iter()
+                    .any(|a| matches!(a.as_str(), "install" | "add" | "inject"));
+                // `uv run URL`, `pipx run URL`, `uvx URL`: the script or
+                // package they fetch and run, never its own arguments.
+                let run = match name {
+                    "uvx" => Some(0),
+                    "uv" | "pipx" | "poetry" | "pdm" => {
+                        cmd.args.iter().position(|a| a == "run").map(|i| i + 1)
+                    }
+                    _ => None,
                 };
-                let valued = cmd.args.windows(2).any(|w| {
-                    matches!(w[0].as_str(), "--from" | "--spec" | "--with") && is_url_or_git(&w[1])
-                });
-                if installs
-                    && (ops.iter().any(|o| is_url_or_git(o))
-                        || valued
-                        || cmd.args.iter().any(|a| from(a)))
+                let runs_url = run
+                    .and_then(|from| first_word_after(&cmd.args[from.min(cmd.args.len())..]))
+                    .is_some_and(is_url_or_git);
+                if installs && ops.iter().any(|o| is_url_or_git(o))
+                    || runs_url
+                    || package_flag(&cmd.args).any(is_url_or_git)
                 {
                     add("install-from-url");
                 }
@@ -1615,17 +1615,32 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
                 add("local-reset")
             }
             "npm" | "pnpm" | "yarn" | "bun" | "npx" | "pnpx" | "bunx" => {
+                let remote = |o: &str| {
+                    is_url_or_git(o)
+                        || o.starts_with("github:")
+                        || o.starts_with("gitlab:")
+                        || o.starts_with("bitbucket:")
+                };
                 let installs = cmd
                     .args
                     .iter()
-                    .any(|a| matches!(a.as_str(), "install" | "i" | "add" | "exec" | "dlx" | "x"));
-                if (installs || matches!(name, "npx" | "pnpx" | "bunx"))
-                    && ops.iter().any(|o| {
-                        is_url_or_git(o)
-                            || o.starts_with("github:")
-                            || o.starts_with("gitlab:")
-                            || o.starts_with("bitbucket:")
-                    })
+                    .any(|a| matches!(a.as_str(), "install" | "i" | "add"));
+                // `npx PKG ARGS`, `npm exec PKG`, `pnpm dlx PKG`, `bun x
+                // PKG`: the package run, never its own arguments.
+                let run = if matches!(name, "npx" | "pnpx" | "bunx") {
+                    Some(0)
+                } else {
+                    cmd.args
+                        .iter()
+                        .position(|a| matches!(a.as_str(), "exec" | "dlx" | "x"))
+                        .map(|i| i + 1)
+                };
+                let runs_remote = run
+                    .and_then(|from| first_word_after(&cmd.args[from.min(cmd.args.len())..]))
+                    .is_some_and(remote);
+                if installs && ops.iter().any(|o| remote(o))
+                    || runs_remote
+                    || package_flag(&cmd.args).any(remote)
                 {
                     add("install-from-url");
                 }
@@ -2222,12 +2237,17 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
         // names the module in one argument and runs it in another.
         if is_shell_or_interpreter(name) && {
             let a = cmd.args.join(" ");
-            // `.then(eval)`, `new Function(text)()` run it as well.
+            // `.then(eval)`, `globalThis.eval`, `new Function(text)()`,
+            // `vm.runInThisContext` run it as well.
             (a.contains("exec(")
                 || a.contains("eval(")
                 || a.contains("eval ")
-                || a.contains("(eval)")
-                || a.contains("Function("))
+                || a.contains("eval)")
+                || a.contains(".eval")
+                || a.contains("new Function(")
+                || a.contains(" Function(")
+                || a.contains("runInThisContext")
+                || a.contains("runInNewContext"))
                 && [
                     "urlopen",
                     "requests.get",
@@ -2363,6 +2383,71 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
     hits
 }
 
+/// The first word of `args` that is no option nor an option's value:
+/// the script or package a runner runs (`uv run --with x --index URL
+/// main.py` runs `main.py`).
+fn first_word_after(args: &[String]) -> Option<&str> {
+    const VALUED: &[&str] = &[
+        "--with",
+        "--with-editable",
+        "--with-requirements",
+        "--index",
+        "--default-index",
+        "--index-url",
+        "--extra-index-url",
+        "-i",
+        "--find-links",
+        "-f",
+        "--python",
+        "-p",
+        "--directory",
+        "--project",
+        "--env-file",
+        "--package",
+        "--extra",
+        "--group",
+        "--from",
+        "--spec",
+        "--only-group",
+        "-c",
+        "--call",
+        "--registry",
+        "--cache",
+    ];
+    let mut skip = false;
+    for a in args {
+        if std::mem::take(&mut skip) {
+            continue;
+        }
+        if a == "--" {
+            continue;
+        }
+        if a.starts_with('-') {
+            skip = VALUED.contains(&a.as_str());
+            continue;
+        }
+        return Some(a);
+    }
+    None
+}
+
+/// The values of the options that name a package to fetch: `--from`,
+/// `--with`, `--spec`, `--package`/`-p` (npm's), in both spellings.
+fn package_flag(args: &[String]) -> impl Iterator<Item = &str> {
+    const FLAGS: &[&str] = &["--from", "--with", "--spec", "--package"];
+    args.iter().enumerate().filter_map(move |(i, a)| {
+        if let Some((flag, value)) = a.split_once('=')
+            && FLAGS.contains(&flag)
+        {
+            return Some(value);
+        }
+        FLAGS
+            .contains(&a.as_str())
+            .then(|| args.get(i + 1).map(String::as_str))
+            .flatten()
+    })
+}
+
 /// The HTTP method of a `gh api` call (`-X DELETE`, `--method=PATCH`,
 /// `-XPUT`), upper-cased: POST when it sets none but sends fields, `None`
 /// for a GET.
@@ -2393,22 +2478,25 @@ fn gh_api_method(args: &[String]) -> Option<String> {
         .then(|| "POST".to_string())
 }
 
-/// Whether a `chmod` mode lets its owner run the file: `+x`, `u+x`,
-/// `a+rx`, `755`, `0700`.
+/// Whether a `chmod` mode lets someone run the file: `+x`, `ug+x`,
+/// `a+rx`, `755`, `0701`.
 fn executable_mode(mode: &str) -> bool {
+    // Whoever it names (`+x`, `ug+x`, `o+x`): the file can be run.
     let symbolic = mode.split(',').any(|part| {
         part.find(['+', '=']).is_some_and(|at| {
-            part[..at].chars().all(|c| matches!(c, 'u' | 'a')) && part[at..].contains('x')
+            part[..at]
+                .chars()
+                .all(|c| matches!(c, 'u' | 'g' | 'o' | 'a'))
+                && part[at..].contains('x')
         })
     });
-    let digits = mode.trim_start_matches('0');
-    let numeric = !mode.is_empty()
-        && mode.chars().all(|c| c.is_ascii_digit() && c < '8')
-        && digits.len() >= 3
-        && digits
+    let octal = mode.len() >= 3 && mode.chars().all(|c| matches!(c, '0'..='7'));
+    let numeric = octal
+        && mode
             .chars()
-            .nth(digits.len() - 3)
-            .is_some_and(|owner| matches!(owner, '1' | '3' | '5' | '7'));
+            .rev()
+            .take(3)
+            .any(|c| matches!(c, '1' | '3' | '5' | '7'));
     symbolic || numeric
 }
 
