@@ -512,18 +512,28 @@ fn a_when_on_a_builtin_entry_is_warned_about() {
         err.contains(".ahp/hooks.yaml:6:14: hooks.pre-tool-use[PathGuard].when: runs the builtin entry `PathGuard` only when this holds"),
         "{err}"
     );
-    // A `when` that still holds for every call the entry is there for is
-    // no concern, nor is an entry of one's own with a `when`.
-    sb.write(
-        ".ahp/hooks.yaml",
-        "hooks:\n  pre-tool-use:\n    - id: PermissionChecker\n      when: {agent.name: \"!= codex\"}\n    - id: PathGuard\n      when: {session_id: \"~.\"}\n",
+    // The user's own `when` that still holds for every call the entry is
+    // there for is no concern, nor is an entry of one's own with a `when`;
+    // a repository's is said whatever it is (it applies untrusted).
+    let narrowing = "hooks:\n  pre-tool-use:\n    - id: PermissionChecker\n      when: {agent.name: \"!= codex\"}\n    - id: PathGuard\n      when: {session_id: \"~.\"}\n";
+    sb.write(".ahp/hooks.yaml", narrowing);
+    let out = sb.ahp().arg("validate").output().unwrap();
+    assert!(
+        stderr(&out).contains(
+            "this repository's policy runs the builtin entry `PathGuard` only when this holds"
+        ),
+        "{}",
+        stderr(&out)
     );
+    sb.write(".ahp/hooks.yaml", "hooks: {}\n");
+    sb.write_home(".ahp/hooks.yaml", narrowing);
     let out = sb.ahp().arg("validate").output().unwrap();
     assert!(
         !stderr(&out).contains("runs the builtin entry"),
         "{}",
         stderr(&out)
     );
+    std::fs::remove_file(sb.home.path().join(".ahp/hooks.yaml")).unwrap();
     sb.write(
         ".ahp/hooks.yaml",
         "hooks:\n  pre-tool-use:\n    - oracle: PermissionChecker\n      id: strict\n      when: {tool.input.command: \"~git\"}\n",
@@ -671,6 +681,17 @@ fn a_repository_that_switches_the_builtin_protection_off_is_said() {
         stdout(&doctor).contains("switches the builtin entry `PathGuard` off"),
         "{}",
         stdout(&doctor)
+    );
+    // A condition that holds for no real call but the probes' own: the
+    // repository's `when` on a builtin entry is said whatever it is.
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:\n  pre-tool-use:\n    - id: PermissionChecker\n      when: {session_id: probe}\n",
+    );
+    let err = stderr(&sb.ahp().arg("validate").output().unwrap());
+    assert!(
+        err.contains(".ahp/hooks.yaml:4:14: hooks.pre-tool-use[PermissionChecker].when: this repository's policy runs the builtin entry `PermissionChecker` only when this holds"),
+        "{err}"
     );
     // The user's own choice is theirs.
     std::fs::remove_file(sb.root().join(".ahp/hooks.yaml")).unwrap();

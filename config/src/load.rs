@@ -2193,19 +2193,32 @@ impl LoadedConfig {
                     .map(|(k, _)| &k.origin),
                 _ => (w.origin.layer() != Layer::Builtin).then_some(&w.origin),
             });
-            if let Some(at) = narrowed
-                && let Some((what, _)) = builtin_probes(node.get("oracle").and_then(Node::as_str))
+            if let Some(at) = narrowed {
+                let failing = builtin_probes(node.get("oracle").and_then(Node::as_str))
                     .into_iter()
-                    .find(|(_, probe)| when.first_failing(probe).is_some())
-            {
-                warnings.push(ConfigWarning {
-                    location: at.location(),
-                    message: format!(
-                        "{}: runs the builtin entry `{}` only when this holds, and it does not for {what}, so that is no longer refused; put the condition on an entry of your own, or switch the builtin entry off with `enabled: false` if that is what you mean",
-                        me.path("when"),
-                        me.id
-                    ),
-                });
+                    .find(|(_, probe)| when.first_failing(probe).is_some());
+                if let Some((what, _)) = failing {
+                    warnings.push(ConfigWarning {
+                        location: at.location(),
+                        message: format!(
+                            "{}: runs the builtin entry `{}` only when this holds, and it does not for {what}, so that is no longer refused; put the condition on an entry of your own, or switch the builtin entry off with `enabled: false` if that is what you mean",
+                            me.path("when"),
+                            me.id
+                        ),
+                    });
+                } else if self.is_repository(at.layer()) {
+                    // The probes are a handful of calls (one session id,
+                    // one folder): a repository's condition is said
+                    // whatever it lets through, as its `except:` is.
+                    warnings.push(ConfigWarning {
+                        location: at.location(),
+                        message: format!(
+                            "{}: this repository's policy runs the builtin entry `{}` only when this holds (it applies without `ahp trust`, so review it before working in this repository)",
+                            me.path("when"),
+                            me.id
+                        ),
+                    });
+                }
             }
             // Replacing its defaults drops the builtin entry's own rules
             // and lists, not only what the layer lists in their place.

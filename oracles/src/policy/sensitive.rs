@@ -212,7 +212,16 @@ pub const PERSISTENCE: &[&str] = &[
     "~/go/bin/**",
     "~/.npm-global/bin/**",
     "~/.pyenv/shims/**",
+    "~/.pyenv/versions/*/bin/**",
+    "~/.rbenv/shims/**",
+    "~/.asdf/shims/**",
+    "~/.local/share/mise/shims/**",
+    "~/.bun/bin/**",
+    "~/.deno/bin/**",
+    "~/.volta/bin/**",
+    "~/.nvm/versions/node/*/bin/**",
     "~/.sdkman/bin/**",
+    "~/.sdkman/candidates/*/current/bin/**",
     "~/.nvm/nvm.sh",
     // Code an editor, terminal or REPL runs when it starts, and where
     // package managers fetch from.
@@ -318,7 +327,6 @@ pub const PUBLIC: &[&str] = &[
     "~/.ssh/known_hosts",
     "~/.ssh/known_hosts.old",
     "~/.ssh/known_hosts2",
-    "~/.ssh/environment",
     "~/.ssh/rc",
     "~/.ssh/*.pub",
 ];
