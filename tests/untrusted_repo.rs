@@ -1133,3 +1133,37 @@ fn the_git_ahp_runs_fetches_nothing_for_a_partial_clone() {
     let _ = hook(&sb);
     assert!(!mark.exists(), "the repository's ssh command ran");
 }
+
+/// An entry written into ahp's trust store runs a repository's hooks
+/// untrusted: the agent may not write there, wherever `XDG_DATA_HOME` puts
+/// the store.
+#[test]
+fn the_agent_may_not_write_the_trust_store() {
+    let sb = Sandbox::new();
+    let data = tempfile::tempdir().unwrap();
+    let store = data.path().join("ahp/trust.json");
+    for (xdg, target) in [
+        (None, sb.home.path().join(".local/share/ahp/trust.json")),
+        (Some(data.path()), store.clone()),
+    ] {
+        let payload = serde_json::json!({
+            "session_id": "s", "cwd": sb.root(), "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": format!("sed \"s#ROOT#$PWD#\" trust.tmpl > {}", target.display())},
+        });
+        let mut cmd = sb.ahp();
+        if let Some(x) = xdg {
+            cmd.env("XDG_DATA_HOME", x);
+        }
+        let out = cmd
+            .args(["hook", "claude-code"])
+            .write_stdin(payload.to_string())
+            .output()
+            .unwrap();
+        let v = json_out(&out);
+        assert_eq!(
+            v["hookSpecificOutput"]["permissionDecision"], "deny",
+            "{xdg:?}: {v}"
+        );
+    }
+}

@@ -105,6 +105,23 @@ pub struct PathGuard {
     public: PathSet,
 }
 
+/// `mine` and the folder of ahp's trust store where `$XDG_DATA_HOME` puts
+/// it (the default, `~/.local/share/ahp`, is in the built-in list): an
+/// entry written there runs a repository's hooks without `ahp trust`.
+fn with_trust_store(mine: &[String]) -> Vec<String> {
+    let mut out = mine.to_vec();
+    let home = std::env::var("HOME").ok();
+    if let Ok(store) = ahp_config::trust::TrustStore::from_env()
+        && let Some(dir) = store.path().parent().and_then(|d| d.to_str())
+    {
+        let dir = normalize_path(dir, home.as_deref());
+        if dir != "~/.local/share/ahp" {
+            out.push(format!("{}/**", dir.trim_end_matches('/')));
+        }
+    }
+    out
+}
+
 fn list(
     defaults: &[&str],
     mine: &[String],
@@ -151,7 +168,7 @@ impl PathGuard {
             )?,
             persistence: list(
                 sensitive::PERSISTENCE,
-                &c.persistence,
+                &with_trust_store(&c.persistence),
                 extend,
                 "persistence",
             )?,
