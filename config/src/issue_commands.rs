@@ -348,33 +348,22 @@ struct Spec {
     enabled: Option<bool>,
 }
 
-/// The trackers of `settings.issue_commands` that check, and the errors
-/// of those that do not.
-pub(crate) type Trackers = (Vec<IssueCommand>, Vec<ConfigError>);
-
 impl LoadedConfig {
     /// `settings.issue_commands`, checked: the enabled entries of every
     /// layer, merged by name (see the module documentation).
     pub fn issue_commands(&self) -> Result<Vec<IssueCommand>, ConfigErrors> {
         let (out, errors) = self.issue_commands_with_errors();
         if errors.is_empty() {
-            Ok(out.to_vec())
+            Ok(out)
         } else {
-            Err(ConfigErrors(errors.to_vec()))
+            Err(ConfigErrors(errors))
         }
     }
 
     /// [`LoadedConfig::issue_commands`] leaving out each entry that does
     /// not check (listed as errors), so that one broken tracker does not
-    /// switch the others off. Read at the first call; later calls share it.
-    pub fn issue_commands_with_errors(&self) -> (&[IssueCommand], &[ConfigError]) {
-        let (out, errors) = self
-            .issue_commands
-            .get_or_init(|| self.read_issue_commands());
-        (out, errors)
-    }
-
-    fn read_issue_commands(&self) -> Trackers {
+    /// switch the others off.
+    pub fn issue_commands_with_errors(&self) -> (Vec<IssueCommand>, Vec<ConfigError>) {
         let Some(node) = self.settings.as_ref().and_then(|s| s.get("issue_commands")) else {
             return (Vec::new(), Vec::new());
         };

@@ -179,9 +179,6 @@ pub struct LoadedConfig {
     /// From [`LoadOptions::shared_tool_name`]: lets the `when:` checks
     /// tell an agent's tool name given to `tool.name`.
     pub shared_tool_name: Option<crate::layers::SharedToolName>,
-    /// `settings.issue_commands`, read once: compiling checks them and a
-    /// shell tool call looks its command up in them.
-    pub(crate) issue_commands: std::sync::OnceLock<crate::issue_commands::Trackers>,
 }
 
 /// What makes two paths the same file; `None` when there is no file. By
@@ -828,7 +825,6 @@ impl LoadedConfig {
             managed_overrides: Vec::new(),
             agent_timeout: None,
             shared_tool_name: None,
-            issue_commands: std::sync::OnceLock::new(),
         };
         // A file that does not parse loses its own entries, not the others'.
         let mut roots = Vec::new();
@@ -1560,7 +1556,9 @@ impl LoadedConfig {
             errors.append(&mut es.0);
         }
         errors.append(&mut self.log_settings().1);
-        errors.extend_from_slice(self.issue_commands_with_errors().1);
+        if let Err(mut es) = self.issue_commands() {
+            errors.append(&mut es.0);
+        }
         let mut warnings = self.warnings.clone();
         let mut per_event: BTreeMap<Event, Vec<Entry>> = BTreeMap::new();
         for me in self

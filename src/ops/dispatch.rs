@@ -551,7 +551,7 @@ pub(crate) fn issue_calls(
     let (commands, _) = cfg.issue_commands_with_errors();
     let mut picked: Vec<(&IssueCommand, FoundCommand, Event)> = Vec::new();
     let mut left_out: Vec<String> = Vec::new();
-    for command in commands {
+    for command in &commands {
         let mut found = command.find(shell);
         if !shell.parsed
             && let Some(line) = modelled.command_line()
