@@ -346,49 +346,40 @@ impl SecurityScanner {
                 OracleConfigError::whole(format!("built-in rule `{name}` does not compile: {e}"))
             })
         };
-        match c.rules {
-            None => {
-                for name in BUILTIN_RULES {
-                    detectors.extend(builtin(name)?);
-                }
-                key_files = Some(detectors::key_file_name());
+        let items = c.rules.unwrap_or_default();
+        let mut seen = BTreeSet::new();
+        // No list, or rules of your own alone: every built-in rule, yours
+        // beside them; a built-in name in the list chooses among them.
+        if !items.iter().any(|i| matches!(i, ScanRule::Builtin(_))) {
+            for name in BUILTIN_RULES {
+                detectors.extend(builtin(name)?);
+                seen.insert(name.to_string());
             }
-            Some(items) => {
-                let mut seen = BTreeSet::new();
-                // Rules of your own alone add to the built-in ones; a
-                // built-in name in the list chooses among them.
-                if !items.iter().any(|i| matches!(i, ScanRule::Builtin(_))) {
-                    for name in BUILTIN_RULES {
-                        detectors.extend(builtin(name)?);
-                        seen.insert(name.to_string());
+            key_files = Some(detectors::key_file_name());
+        }
+        for (i, item) in items.iter().enumerate() {
+            let key = format!("rules.{i}");
+            let id = match item {
+                ScanRule::Builtin(s) => {
+                    let name = one_of(s, &BUILTIN_RULES, &key, "rule")?;
+                    detectors.extend(builtin(name)?);
+                    if name == "no-private-keys" {
+                        key_files = Some(detectors::key_file_name());
                     }
-                    key_files = Some(detectors::key_file_name());
+                    name.to_string()
                 }
-                for (i, item) in items.iter().enumerate() {
-                    let key = format!("rules.{i}");
-                    let id = match item {
-                        ScanRule::Builtin(s) => {
-                            let name = one_of(s, &BUILTIN_RULES, &key, "rule")?;
-                            detectors.extend(builtin(name)?);
-                            if name == "no-private-keys" {
-                                key_files = Some(detectors::key_file_name());
-                            }
-                            name.to_string()
-                        }
-                        ScanRule::Custom(rule) => {
-                            let d = custom_rule(rule, &key)?;
-                            let id = d.rule.clone();
-                            detectors.push(d);
-                            id
-                        }
-                    };
-                    if !seen.insert(id.clone()) {
-                        return Err(OracleConfigError::at(
-                            key,
-                            format!("rule `{id}` is listed twice"),
-                        ));
-                    }
+                ScanRule::Custom(rule) => {
+                    let d = custom_rule(rule, &key)?;
+                    let id = d.rule.clone();
+                    detectors.push(d);
+                    id
                 }
+            };
+            if !seen.insert(id.clone()) {
+                return Err(OracleConfigError::at(
+                    key,
+                    format!("rule `{id}` is listed twice"),
+                ));
             }
         }
         // `no-secrets` carries the private key detector for when
