@@ -2148,6 +2148,7 @@ impl LoadedConfig {
         // A layer may soften a builtin entry, but never without a word: its
         // blocks (`rm -rf /`) would quietly become questions or notes.
         if me.defined_at.layer() == Layer::Builtin {
+            let example = builtin_example(node.get("oracle").and_then(Node::as_str));
             let softened = |key: &str| node.get(key).filter(|n| n.origin.layer() != Layer::Builtin);
             let weaker = |i: &Intensity| *i != Intensity::Block;
             let by_env = intensity_by_environment.values().any(weaker);
@@ -2162,7 +2163,7 @@ impl LoadedConfig {
                             "{}: sets every finding of the builtin entry `{}` below block, so what it blocks by default{} is no longer refused; set it only on an entry of your own, or switch the builtin entry off with `enabled: false` if that is what you mean",
                             me.path(key),
                             me.id,
-                            builtin_example(node.get("oracle").and_then(Node::as_str)),
+                            example,
                         ),
                     });
                 }
@@ -2176,7 +2177,7 @@ impl LoadedConfig {
                         "{}: runs the builtin entry `{}` after the answer, so what it blocks by default{} is no longer refused; switch the builtin entry off with `enabled: false` if that is what you mean",
                         me.path("async"),
                         me.id,
-                        builtin_example(node.get("oracle").and_then(Node::as_str)),
+                        example,
                     ),
                 });
             }
@@ -2226,7 +2227,6 @@ impl LoadedConfig {
                 .filter(|n| n.origin.layer() != Layer::Builtin)
                 .filter(|n| matches!(n.value, NodeValue::Bool(false)))
             {
-                let example = builtin_example(node.get("oracle").and_then(Node::as_str));
                 warnings.push(ConfigWarning {
                     location: n.origin.location(),
                     message: format!(
