@@ -165,6 +165,12 @@ const NAMES: &str = r"(?:[a-z0-9_.-]*(?:password|passwd|passphrase|secret|token|
 /// blank, quote, backtick, backslash or separator.
 const VALUE: &str = r#"(?:\\"[^"\\]*\\"|\$'[^']*'|"[^"]*"|'[^']*'|(?:[^\s"',;&|`\\]|\\[^"])+)"#;
 
+/// A value printed into a pipe: `echo [-n] X`, `printf [%s] X`.
+const ECHOED: &str = r#"(?:echo(?:\s+-[neE]+)*|printf(?:\s+['"]?%s(?:\\n)?['"]?)?)"#;
+
+/// The pipe into `gh`, through `sudo`, `env` or assignments before it.
+const PIPED_TO_GH: &str = r"\s*\|\s*(?:(?:sudo|env)\s+|\S+=\S*\s+)*\S*gh\b";
+
 /// `curl` and its user flag (`-u`, `-U`, `--user`, `--proxy-user`), up to
 /// where the `user:password` value starts; capture 1 is still open.
 const CURL_USER: &str = r"\b(curl\b[^\r\n;&|]*?\s(?:-u|-U|--user|--proxy-user)(?:\s+|=)?";
@@ -417,14 +423,14 @@ fn rules() -> &'static [Rule] {
             ),
             after(
                 &["with-token"],
-                format!(r#"\b((?:echo(?:\s+-[neE]+)*|printf(?:\s+['"]?%s(?:\\n)?['"]?)?)\s+){VALUE}(\s*\|\s*(?:(?:sudo|env)\s+|\S+=\S*\s+)*\S*gh\b[^\r\n;&|]*\bauth\s+login\b[^\r\n;&|]*--with-token)"#),
+                format!(r"\b({ECHOED}\s+){VALUE}({PIPED_TO_GH}[^\r\n;&|]*\bauth\s+login\b[^\r\n;&|]*--with-token)"),
             ),
             // A value piped into `gh secret set NAME` (its stdin is the
             // secret's value).
             with(
                 after(
                     &["secret"],
-                    format!(r#"\b((?:echo(?:\s+-[neE]+)*|printf(?:\s+['"]?%s(?:\\n)?['"]?)?)\s+){VALUE}(\s*\|\s*(?:(?:sudo|env)\s+|\S+=\S*\s+)*\S*gh\b[^\r\n;&|]*\bsecret\s+set\b)"#),
+                    format!(r"\b({ECHOED}\s+){VALUE}({PIPED_TO_GH}[^\r\n;&|]*\bsecret\s+set\b)"),
                 ),
                 &["gh"],
             ),
@@ -459,7 +465,7 @@ fn rules() -> &'static [Rule] {
             // `echo 'user:X' | chpasswd` (also under sudo).
             after(
                 &["chpasswd"],
-                r#"\b((?:echo(?:\s+-[neE]+)*|printf(?:\s+['"]?%s(?:\\n)?['"]?)?)\s+['"]?[^\s:'"]+:)[^\s'"]+(['"]?\s*\|\s*(?:sudo\s+)?\S*chpasswd\b)"#.to_string(),
+                format!(r#"\b({ECHOED}\s+['"]?[^\s:'"]+:)[^\s'"]+(['"]?\s*\|\s*(?:sudo\s+)?\S*chpasswd\b)"#),
             ),
             with(
                 after(
