@@ -1595,7 +1595,7 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
                     _ => None,
                 };
                 let runs_url = run
-                    .and_then(|from| first_word_after(&cmd.args[from.min(cmd.args.len())..]))
+                    .and_then(|from| first_word_after(&cmd.args, from))
                     .is_some_and(is_url_or_git);
                 if installs && ops.iter().any(|o| is_url_or_git(o))
                     || runs_url
@@ -1636,7 +1636,7 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
                         .map(|i| i + 1)
                 };
                 let runs_remote = run
-                    .and_then(|from| first_word_after(&cmd.args[from.min(cmd.args.len())..]))
+                    .and_then(|from| first_word_after(&cmd.args, from))
                     .is_some_and(remote);
                 if installs && ops.iter().any(|o| remote(o))
                     || runs_remote
@@ -2383,10 +2383,11 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
     hits
 }
 
-/// The first word of `args` that is no option nor an option's value:
-/// the script or package a runner runs (`uv run --with x --index URL
-/// main.py` runs `main.py`).
-fn first_word_after(args: &[String]) -> Option<&str> {
+/// The first word of `args` from `from` on that is no option nor an
+/// option's value: the script or package a runner runs (`uv run --with x
+/// --index URL main.py` runs `main.py`).
+fn first_word_after(args: &[String], from: usize) -> Option<&str> {
+    let args = args.get(from..).unwrap_or_default();
     const VALUED: &[&str] = &[
         "--with",
         "--with-editable",
@@ -2691,21 +2692,21 @@ fn argv_lines(code: &str) -> Vec<String> {
         .collect()
 }
 
+/// A git hooks folder itself (`.git/hooks`, `.husky`).
+pub(crate) fn is_git_hook_dir(path: &str) -> bool {
+    let d = path.trim_end_matches('/');
+    d == ".husky" || d.ends_with("/.husky") || d == ".git/hooks" || d.ends_with("/.git/hooks")
+}
+
 /// Whether the command takes the repository's hooks away for good:
 /// `git config --unset core.hooksPath`, `pre-commit uninstall`, `lefthook
 /// uninstall`, `husky uninstall`, a hook file removed or emptied.
 fn moves_git_hooks(cmd: &SimpleCommand) -> bool {
     let args: Vec<&str> = cmd.args.iter().map(String::as_str).collect();
+    // A hooks folder, or anything under one.
     let a_hook = |o: &str| {
         let o = o.trim_end_matches('/');
-        o == ".husky"
-            || o.starts_with(".husky/")
-            || o.contains("/.husky/")
-            || o.ends_with("/.husky")
-            || o.starts_with(".git/hooks/")
-            || o.contains("/.git/hooks/")
-            || o == ".git/hooks"
-            || o.ends_with("/.git/hooks")
+        is_git_hook_dir(o) || o.match_indices('/').any(|(i, _)| is_git_hook_dir(&o[..i]))
     };
     match cmd.name.as_str() {
         "pre-commit" | "lefthook" | "husky" => args.first() == Some(&"uninstall"),

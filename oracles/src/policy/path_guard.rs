@@ -39,7 +39,7 @@
 //! assert!(signals[0].payload.summary().contains("~/.aws/credentials"));
 //! ```
 
-use super::commands;
+use super::commands::{self, is_git_hook_dir};
 use super::sensitive::{self, Access, INSTRUCTIONS, PathSet};
 use ahp_engine::shell::{self, Shell, SimpleCommand, normalize_path};
 use ahp_engine::{
@@ -769,12 +769,6 @@ fn is_git_hook(path: &str) -> bool {
     let (dir, name) = trimmed.rsplit_once('/').unwrap_or(("", trimmed));
     is_git_hook_dir(path)
         || (is_git_hook_dir(dir) && !name.is_empty() && !name.ends_with(".sample"))
-}
-
-/// A git hooks folder itself (`.git/hooks`, `.husky`).
-fn is_git_hook_dir(path: &str) -> bool {
-    let d = path.trim_end_matches('/');
-    d == ".husky" || d.ends_with("/.husky") || d == ".git/hooks" || d.ends_with("/.git/hooks")
 }
 
 /// The advice every PathGuard block ends with.
