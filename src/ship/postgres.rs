@@ -159,10 +159,7 @@ impl Postgres {
     /// is tried again at each delivery, as a failed insert is: `ship`
     /// retries it, and `--follow` for as long as it takes.
     pub(crate) fn connect(url: &str, resource: Resource) -> Result<Postgres> {
-        let config: postgres::Config = with_password(url)
-            .parse()
-            .map_err(|e| anyhow!("cannot read the database URL {}: {e}", redact(url)))?;
-        let client = match config.connect(NoTls) {
+        let client = match config_of(url)?.connect(NoTls) {
             Ok(mut client) => {
                 migrate(&mut client).with_context(|| {
                     format!("cannot create or migrate ahp's tables in {}", redact(url))
@@ -326,12 +323,17 @@ impl Postgres {
 /// Connects, with `PGPASSWORD` as the password when the URL has none (so
 /// it need not be on the command line, where `ps` shows it).
 pub(crate) fn connect(url: &str) -> Result<Client> {
-    let config: postgres::Config = with_password(url)
-        .parse()
-        .map_err(|e| anyhow!("cannot read the database URL {}: {e}", redact(url)))?;
-    config
+    config_of(url)?
         .connect(NoTls)
         .map_err(|e| anyhow!("cannot connect to {}: {}", redact(url), describe(&e)))
+}
+
+/// The connection settings of `url`, with `PGPASSWORD` as its password
+/// when it has none.
+fn config_of(url: &str) -> Result<postgres::Config> {
+    with_password(url)
+        .parse()
+        .map_err(|e| anyhow!("cannot read the database URL {}: {e}", redact(url)))
 }
 
 fn with_password(url: &str) -> String {
