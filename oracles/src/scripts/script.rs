@@ -557,7 +557,6 @@ impl ScriptHook {
             return Ok(Evaluation::default());
         }
         if !(text.starts_with('{') || text.starts_with('[')) {
-            let context = text.to_string();
             // Text that ends in a JSON answer (on its last line, or from
             // the first line that opens an object: pretty-printed) is a
             // hook that logged to stdout first: taken as text, its
@@ -580,7 +579,7 @@ impl ScriptHook {
                 )));
             }
             return Ok(Evaluation {
-                signals: vec![Signal::aid(context).with_type(SIGNAL_TYPE)],
+                signals: vec![Signal::aid(text).with_type(SIGNAL_TYPE)],
                 notes: Vec::new(),
                 redactions: Vec::new(),
             });
