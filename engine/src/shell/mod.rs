@@ -363,7 +363,12 @@ pub fn model(line: &str, home: Option<&str>, work_dir: Option<&str>) -> Shell {
         .filter(|d| d.starts_with('/'))
         .map(|d| normalize_path(d, home.as_deref()));
     let mut b = parse::Builder::new(home.as_deref(), work_dir.as_deref());
-    let parsed = b.line(line, 0, None, &mut BTreeMap::new());
+    // Relative paths are kept relative so that a project's own globs
+    // (`.env`, `src/**`) judge them. Where no project lives, they name the
+    // user's or the system's files: an agent that went `cd ~` in one call
+    // and reads `.ssh/id_rsa` in the next is judged as `cd ~ && …` is.
+    let mut start = work_dir.clone().filter(|d| holds_no_project(d));
+    let parsed = b.line_in(line, 0, None, &mut BTreeMap::new(), &mut start);
     Shell {
         commands: b.commands,
         parsed: parsed && !b.truncated,
@@ -371,6 +376,32 @@ pub fn model(line: &str, home: Option<&str>, work_dir: Option<&str>) -> Shell {
         work_dir,
     }
 }
+
+/// Whether `dir` (normalised: the home folder is `~`) is a folder whose
+/// relative names are the user's or the system's files rather than a
+/// project's: the home folder, a hidden folder in it (`~/.ssh`), someone
+/// else's home, the root, or a system folder.
+fn holds_no_project(dir: &str) -> bool {
+    if dir == "~" || dir.starts_with("~/.") {
+        return true;
+    }
+    let Some(rest) = dir.strip_prefix('/') else {
+        return false;
+    };
+    let mut segs = rest.split('/').filter(|s| !s.is_empty());
+    match (segs.next(), segs.next(), segs.next()) {
+        (None, ..) => true,
+        (Some("home" | "Users"), None | Some(_), None) => true,
+        (Some("home" | "Users"), Some(_), Some(hidden)) => hidden.starts_with('.'),
+        (Some(top), ..) => SYSTEM_FOLDERS.contains(&top),
+    }
+}
+
+/// Top-level folders that hold the system, never a project.
+const SYSTEM_FOLDERS: &[&str] = &[
+    "bin", "boot", "dev", "etc", "lib", "lib32", "lib64", "proc", "root", "sbin", "sys", "usr",
+    "var", "System", "Library",
+];
 
 #[cfg(test)]
 mod tests;

@@ -195,7 +195,7 @@ impl Builder {
 
     /// [`Builder::line`] starting in `cwd`, and leaving it where the last
     /// `cd` of the text went.
-    fn line_in(
+    pub(super) fn line_in(
         &mut self,
         text: &str,
         depth: usize,
