@@ -148,3 +148,35 @@ fn relative_paths_in_the_home_or_a_system_folder_are_the_files_there() {
         assert_eq!(call(sb.root(), command), want, "{command}");
     }
 }
+
+/// Interpreter code that reads a key under `~/.ssh` is judged as `cat`
+/// of it is, whatever the key is called and however the code joins the
+/// path; the public files there stay free.
+#[test]
+fn interpreter_code_naming_any_key_under_ssh_reads_a_credential() {
+    let sb = Sandbox::new();
+    let home = sb.home.path().display().to_string();
+    for (code, want) in [
+        (format!("print(open('{home}/.ssh/github').read())"), "deny"),
+        (
+            "import os; print(open(os.path.join(os.path.expanduser('~'), '.ssh', 'deploy_key')).read())".to_string(),
+            "deny",
+        ),
+        (
+            "from pathlib import Path; print((Path.home() / '.ssh' / 'work').read_text())".to_string(),
+            "deny",
+        ),
+        (
+            "import os; [print(open(os.path.expanduser('~/.ssh/')+f).read()) for f in os.listdir(os.path.expanduser('~/.ssh'))]".to_string(),
+            "deny",
+        ),
+        (
+            "print(open(__import__('os').path.expanduser('~/.ssh/known_hosts')).read())".to_string(),
+            "allow",
+        ),
+        ("print(open('/etc/ssh/sshd_config').read())".to_string(), "allow"),
+    ] {
+        let got = decision(&sb, "Bash", json!({"command": format!("python3 -c \"{code}\"")}));
+        assert_eq!(got, want, "{code}");
+    }
+}

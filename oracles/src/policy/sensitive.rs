@@ -1158,6 +1158,9 @@ pub fn accesses(cmd: &SimpleCommand) -> Vec<(String, Access)> {
             for hit in CODE_PATHS.iter().filter(|p| a.contains(*p)) {
                 out.push((format!("~/{hit}"), Access::Read));
             }
+            for file in code_ssh_files(a) {
+                out.push((file, Access::Read));
+            }
             // The project's `.env`, quoted in code (`open('.env')`,
             // `readFileSync(".env")`, `` `cat .env` ``).
             if ["'.env'", "\".env\"", "`cat .env`", "(\".env\")"]
@@ -1241,6 +1244,35 @@ fn code_written_files(cmd: &SimpleCommand) -> Vec<String> {
         }
     }
     files
+}
+
+/// The files under `~/.ssh` that interpreter code names, however it
+/// spells the key and joins the path (`'/.ssh/github'`, `os.path.join(h,
+/// '.ssh', 'deploy')`, `Path.home() / '.ssh' / 'work'`): `~/.ssh/NAME`, or
+/// `~/.ssh/*` for the folder alone (`os.listdir(…'/.ssh')`). PathGuard's
+/// lists then tell a key from a public file (`known_hosts`, `*.pub`).
+fn code_ssh_files(code: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for (at, _) in code.match_indices(".ssh") {
+        let rest = &code[at + ".ssh".len()..];
+        // `.sshrc`, `.ssh_config` and `/etc/ssh` are other files.
+        if rest.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+            || code[..at].ends_with(|c: char| c.is_ascii_alphanumeric())
+        {
+            continue;
+        }
+        let name: String = rest
+            .trim_start_matches(|c: char| c.is_whitespace() || "/'\"`,+".contains(c))
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || "._-*".contains(*c))
+            .collect();
+        out.push(if name.is_empty() {
+            "~/.ssh/*".to_string()
+        } else {
+            format!("~/.ssh/{name}")
+        });
+    }
+    out
 }
 
 /// Whether an interpreter one-liner's code talks to the network
