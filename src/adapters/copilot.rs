@@ -89,11 +89,12 @@ pub(super) fn parse(
         let input = match obj.get("toolArgs").or_else(|| obj.get("toolInput")) {
             None | Some(Value::Null) => Value::Null,
             Some(Value::String(s)) if s.trim().is_empty() => Value::Null,
-            Some(Value::String(s)) => serde_json::from_str(s).map_err(|e| {
-                AdapterError::new(format!(
-                    "copilot hook input: field `toolArgs` is not valid JSON: {e}"
-                ))
-            })?,
+            Some(Value::String(s)) => serde_json::from_str(&super::without_lone_surrogates(s))
+                .map_err(|e| {
+                    AdapterError::new(format!(
+                        "copilot hook input: field `toolArgs` is not valid JSON: {e}"
+                    ))
+                })?,
             Some(v @ Value::Object(_)) => v.clone(),
             Some(other) => {
                 return Err(AdapterError::new(format!(

@@ -109,9 +109,8 @@ pub(super) fn parse(
         "beforeMCPExecution" | "afterMCPExecution" => {
             let input = match g("tool_input") {
                 // Cursor sends MCP arguments as a JSON string.
-                Some(Value::String(s)) => {
-                    serde_json::from_str(s).unwrap_or(Value::String(s.clone()))
-                }
+                Some(Value::String(s)) => serde_json::from_str(&super::without_lone_surrogates(s))
+                    .unwrap_or(Value::String(s.clone())),
                 Some(v) => v.clone(),
                 None => Value::Null,
             };

@@ -787,6 +787,53 @@ pub fn render(inbound: &Inbound, decision: &Decision, system_message: Option<&st
 
 // ---- helpers shared by the adapters ----
 
+/// `text` (JSON) with each lone UTF-16 surrogate escape (`\ud800` without
+/// its pair) turned into U+FFFD. Node's `JSON.stringify` and Python's
+/// `json.dumps` write them, serde_json refuses them, and the agent still
+/// runs the command (Node replaces them when it spawns): read as an
+/// unreadable payload, a ` #\ud800` at the end of any command failed open.
+pub(crate) fn without_lone_surrogates(text: &str) -> std::borrow::Cow<'_, str> {
+    fn escape_at(b: &[u8], at: usize) -> Option<u16> {
+        let hex = b.get(at..at + 6)?;
+        if hex[0] != b'\\' || hex[1] != b'u' {
+            return None;
+        }
+        u16::from_str_radix(std::str::from_utf8(&hex[2..]).ok()?, 16).ok()
+    }
+    let b = text.as_bytes();
+    let mut out: Option<String> = None;
+    let mut copied = 0;
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] != b'\\' {
+            i += 1;
+            continue;
+        }
+        match escape_at(b, i) {
+            Some(0xD800..=0xDBFF) if matches!(escape_at(b, i + 6), Some(0xDC00..=0xDFFF)) => {
+                i += 12;
+            }
+            Some(0xD800..=0xDFFF) => {
+                let o = out.get_or_insert_with(|| String::with_capacity(text.len()));
+                o.push_str(&text[copied..i]);
+                o.push_str("\\ufffd");
+                i += 6;
+                copied = i;
+            }
+            // Any other escape, `\\\\` included, is two bytes or more that
+            // cannot start a surrogate.
+            _ => i += 2,
+        }
+    }
+    match out {
+        Some(mut o) => {
+            o.push_str(&text[copied..]);
+            std::borrow::Cow::Owned(o)
+        }
+        None => std::borrow::Cow::Borrowed(text),
+    }
+}
+
 fn kind_of(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",

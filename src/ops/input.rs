@@ -121,7 +121,8 @@ pub(crate) fn parse_json(bytes: &[u8], name: &str) -> Result<serde_json::Value> 
             e.valid_up_to()
         )
     })?;
-    let mut de = serde_json::Deserializer::from_str(text);
+    let text = crate::adapters::without_lone_surrogates(text);
+    let mut de = serde_json::Deserializer::from_str(&text);
     // Deeply nested JSON must be an error, not a stack overflow: serde_json
     // stops at 128 levels by default, which we keep.
     let value: serde_json::Value = serde::Deserialize::deserialize(&mut de)
