@@ -107,11 +107,18 @@ pub(super) fn parse(
         _ => (&["tool_use_id", "tool_call_id"], "last_assistant_message"),
     };
     let a = agent.as_str();
-    let native = event_name(agent, obj, "hook_event_name", given)?;
+    // VS Code runs the hooks of `.claude/settings.json` with its own
+    // payload: Claude Code's fields, but `hookEventName` and `sessionId`.
+    let field = if obj.contains_key("hook_event_name") || !obj.contains_key("hookEventName") {
+        "hook_event_name"
+    } else {
+        "hookEventName"
+    };
+    let native = event_name(agent, obj, field, given)?;
     let event = agent.map_event(&native)?;
     let mut ctx = base_context(
         event,
-        str_field(a, obj, &["session_id"])?,
+        str_field(a, obj, &["session_id", "sessionId"])?,
         str_field(a, obj, &["cwd"])?,
         obj.get("timestamp"),
     );
@@ -131,8 +138,10 @@ pub(super) fn parse(
     );
     let mut mapped = vec![
         "session_id",
+        "sessionId",
         "cwd",
         "hook_event_name",
+        "hookEventName",
         "tool_name",
         "tool_input",
         "tool_response",

@@ -63,6 +63,28 @@ pub(super) const TOOLS: &[(&str, &str)] = &[
     ("websearch", "fetch"),
 ];
 
+/// The PascalCase name of `event` among Copilot's events.
+fn pascal_name(event: Option<Event>) -> Option<&'static str> {
+    EVENTS
+        .iter()
+        .find(|(name, e)| *e == event && name.starts_with(|c: char| c.is_ascii_uppercase()))
+        .map(|(name, _)| *name)
+}
+
+/// VS Code's own tools, as it names them in the payloads it sends to the
+/// hooks of `.github/hooks` and of `.claude/settings.json`.
+pub(super) const VS_CODE_TOOLS: &[(&str, &str)] = &[
+    ("run_in_terminal", "shell"),
+    ("create_file", "write"),
+    ("replace_string_in_file", "edit"),
+    ("multi_replace_string_in_file", "edit"),
+    ("insert_edit_into_file", "edit"),
+    ("edit_notebook_file", "edit"),
+    ("editFiles", "edit"),
+    ("read_file", "read"),
+    ("fetch_webpage", "fetch"),
+];
+
 pub(super) fn parse(
     obj: &Map<String, Value>,
     given: Option<&str>,
@@ -71,6 +93,23 @@ pub(super) fn parse(
     let a = agent.as_str();
     if given.is_none() && obj.contains_key("hook_event_name") {
         return super::claude::parse(agent, obj, None);
+    }
+    // VS Code runs the `.github/hooks/*.json` written for Copilot CLI
+    // (`--event preToolUse`) and sends its own payload, in Claude Code's
+    // shape (`tool_name`, `tool_input`), which it also reads back: that
+    // payload names its event, and a camelCase reading of it finds no tool.
+    if let Some(camel) = given.filter(|g| g.starts_with(|c: char| c.is_ascii_lowercase()))
+        && ["tool_name", "tool_input", "hook_event_name"]
+            .iter()
+            .any(|k| obj.contains_key(*k))
+    {
+        let native = match str_field(a, obj, &["hookEventName", "hook_event_name"])? {
+            Some(own) => own,
+            None => pascal_name(agent.map_event(camel)?)
+                .unwrap_or(camel)
+                .to_string(),
+        };
+        return super::claude::parse(agent, obj, Some(&native));
     }
     let native = event_name(agent, obj, "hookEventName", given)?;
     let event = agent.map_event(&native)?;

@@ -148,14 +148,18 @@ impl Agent {
         if raw.starts_with("mcp__") || raw.starts_with("mcp_") {
             return "mcp".into();
         }
-        self.tools()
-            .iter()
+        let own = self.tools().iter();
+        // VS Code sends its own tool names to the hooks it reads from
+        // Copilot's and Claude Code's settings.
+        let vs_code = match self {
+            Agent::Copilot | Agent::ClaudeCode => copilot::VS_CODE_TOOLS,
+            _ => &[],
+        };
+        let mut tools = own.chain(vs_code.iter());
+        tools
+            .clone()
             .find(|(n, _)| *n == raw)
-            .or_else(|| {
-                self.tools()
-                    .iter()
-                    .find(|(n, _)| n.eq_ignore_ascii_case(raw))
-            })
+            .or_else(|| tools.find(|(n, _)| n.eq_ignore_ascii_case(raw)))
             .map_or_else(|| raw.to_string(), |(_, v)| (*v).to_string())
     }
 }
@@ -178,6 +182,7 @@ pub fn shared_tool_name(name: &str) -> Option<&'static str> {
     Agent::ALL
         .iter()
         .flat_map(|a| a.tools())
+        .chain(copilot::VS_CODE_TOOLS)
         .find(|(raw, _)| raw.eq_ignore_ascii_case(name))
         .map(|(_, shared)| *shared)
 }

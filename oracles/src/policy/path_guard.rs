@@ -393,18 +393,24 @@ impl PathGuard {
             tool.raw_name.as_deref(),
             Some("LS" | "Glob" | "list_directory" | "glob" | "ls")
         );
-        if let Some(path) = tool.path.as_ref().filter(|_| !lists) {
-            let access = match tool.name.as_str() {
-                "read" => Some(Access::Read),
-                "write" | "edit" => Some(Access::Write),
-                _ => None,
-            };
-            if let Some(access) = access {
+        let access = match tool.name.as_str() {
+            _ if lists => None,
+            "read" => Some(Access::Read),
+            "write" | "edit" => Some(Access::Write),
+            _ => None,
+        };
+        if let Some(access) = access {
+            // The one file of the call, then those a tool that acts on
+            // several names in a list (VS Code's `editFiles` and
+            // `multi_replace_string_in_file`, Gemini CLI's
+            // `read_many_files`), each with the text written into it.
+            let one = tool.path.as_deref().map(|p| (p, &tool.input));
+            for (path, input) in one.into_iter().chain(listed_files(&tool.input)) {
                 let full = in_work_dir(path, ctx.work_dir.as_deref());
                 let norm = normalize_path(&full, home.as_deref());
                 push(norm.clone(), access, raw, false, &mut out);
                 if access == Access::Write {
-                    out.extend(written_content(&tool.input, &norm, raw));
+                    out.extend(written_content(input, &norm, raw));
                 }
             }
         }
@@ -445,43 +451,47 @@ impl PathGuard {
                 }
             }
         }
-        let fetched = (tool.name == "fetch")
-            .then(|| tool.input.get("url").and_then(serde_json::Value::as_str))
-            .flatten();
-        // A fetch tool that reads a local file is a Read.
-        if let Some(path) = fetched.and_then(|u| u.strip_prefix("file://")) {
-            push(
-                normalize_path(path, home.as_deref()),
-                Access::Read,
-                raw,
-                false,
-                &mut out,
-            );
-        }
-        // The cloud metadata service hands out the machine's credentials.
-        if let Some(url) = fetched.filter(|u| commands::is_metadata_url(u)) {
-            out.push(
-                Signal::block(format!(
-                    "Sensitive data: {raw} would read the cloud metadata service (`{}`), which hands out this machine's credentials",
-                    crate::template::truncate(url, 120)
-                ))
-                .with_resolution_path(vec!["ask the user for what the task needs from the instance".to_string()])
-                .with_type(SIGNAL_TYPE),
-            );
-        }
-        // A fetch tool whose URL spells out a secret.
-        if let Some(url) = fetched.filter(|u| ahp_engine::secrets::in_url(u)) {
-            out.push(
-                Signal::block(format!(
-                    "Sensitive data: {raw} would send a credential in its URL (`{}`)",
-                    crate::template::truncate(&ahp_engine::secrets::mask(url), 120)
-                ))
-                .with_resolution_path(vec![
-                    "fetch the page without the credential; never put secrets in a URL".to_string(),
-                    "do not retry it another way (another encoding, a shell command): the block is deliberate".to_string(),
-                ])
-                .with_type(SIGNAL_TYPE),
-            );
+        let fetched = if tool.name == "fetch" {
+            fetched_urls(&tool.input)
+        } else {
+            Vec::new()
+        };
+        for url in fetched {
+            // A fetch tool that reads a local file is a Read.
+            if let Some(path) = url.strip_prefix("file://") {
+                push(
+                    normalize_path(path, home.as_deref()),
+                    Access::Read,
+                    raw,
+                    false,
+                    &mut out,
+                );
+            }
+            // The cloud metadata service hands out the machine's credentials.
+            if commands::is_metadata_url(url) {
+                out.push(
+                    Signal::block(format!(
+                        "Sensitive data: {raw} would read the cloud metadata service (`{}`), which hands out this machine's credentials",
+                        crate::template::truncate(url, 120)
+                    ))
+                    .with_resolution_path(vec!["ask the user for what the task needs from the instance".to_string()])
+                    .with_type(SIGNAL_TYPE),
+                );
+            }
+            // A fetch tool whose URL spells out a secret.
+            if ahp_engine::secrets::in_url(url) {
+                out.push(
+                    Signal::block(format!(
+                        "Sensitive data: {raw} would send a credential in its URL (`{}`)",
+                        crate::template::truncate(&ahp_engine::secrets::mask(url), 120)
+                    ))
+                    .with_resolution_path(vec![
+                        "fetch the page without the credential; never put secrets in a URL".to_string(),
+                        "do not retry it another way (another encoding, a shell command): the block is deliberate".to_string(),
+                    ])
+                    .with_type(SIGNAL_TYPE),
+                );
+            }
         }
         let owned;
         let model: Option<&Shell> = match &tool.shell {
@@ -813,6 +823,61 @@ fn unseen_git_hook(cmd: &SimpleCommand, file: &str) -> Signal {
     }
 }
 
+/// The files a tool that acts on several names in its input, each with
+/// the part of the input that says what is written into it: a list of
+/// paths (`files`, `paths`, Gemini CLI's `include`), or of edits that each
+/// name their file (`replacements: [{filePath, newString}]`).
+fn listed_files(input: &serde_json::Value) -> Vec<(&str, &serde_json::Value)> {
+    let mut out = Vec::new();
+    for key in ["files", "paths", "include"] {
+        if let Some(items) = input.get(key).and_then(serde_json::Value::as_array) {
+            out.extend(items.iter().filter_map(|i| Some((i.as_str()?, input))));
+        }
+    }
+    for key in ["replacements", "edits"] {
+        let Some(items) = input.get(key).and_then(serde_json::Value::as_array) else {
+            continue;
+        };
+        for item in items {
+            let path = ["filePath", "file_path", "path"]
+                .iter()
+                .find_map(|k| item.get(*k).and_then(serde_json::Value::as_str));
+            if let Some(path) = path {
+                out.push((path, item));
+            }
+        }
+    }
+    out
+}
+
+/// The URLs a fetch tool's input names: its `url`, its `urls` (VS Code's
+/// `fetch_webpage`), and those written in its `prompt` (Gemini CLI's
+/// `web_fetch` takes its URLs from the prompt).
+fn fetched_urls(input: &serde_json::Value) -> Vec<&str> {
+    let mut out: Vec<&str> = Vec::new();
+    if let Some(url) = input.get("url").and_then(serde_json::Value::as_str) {
+        out.push(url);
+    }
+    if let Some(urls) = input.get("urls").and_then(serde_json::Value::as_array) {
+        out.extend(urls.iter().filter_map(serde_json::Value::as_str));
+    }
+    if let Some(prompt) = input.get("prompt").and_then(serde_json::Value::as_str) {
+        for (at, _) in prompt.match_indices("://") {
+            let scheme_start = prompt[..at]
+                .rfind(|c: char| !c.is_ascii_alphanumeric())
+                .map_or(0, |i| i + 1);
+            let end = prompt[at..]
+                .find(|c: char| c.is_whitespace() || "\"'<>()[]{}`".contains(c))
+                .map_or(prompt.len(), |i| at + i);
+            let url = prompt[scheme_start..end].trim_end_matches(['.', ',', ';', ':', '!', '?']);
+            if url.len() > at - scheme_start + 3 {
+                out.push(url);
+            }
+        }
+    }
+    out
+}
+
 /// How many paths of one tool call are looked up on disk for symbolic
 /// links.
 const MAX_LINKS_FOLLOWED: usize = 64;
@@ -936,6 +1001,8 @@ fn written_content(input: &serde_json::Value, path: &str, how: &str) -> Vec<Sign
         "newString",
         "new_source",
         "file_text",
+        // VS Code's `insert_edit_into_file`.
+        "code",
     ] {
         if let Some(t) = input.get(key).and_then(serde_json::Value::as_str) {
             texts.push(t);

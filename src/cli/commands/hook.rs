@@ -413,7 +413,13 @@ fn fail(args: &HookArgs, known: &Known, e: &anyhow::Error) -> Reply {
         .filter(|i| i.event.is_some())
         .or(named.as_ref())
     {
-        Some(inbound) => render(inbound, &deny, None),
+        Some(inbound) => {
+            let mut reply = render(inbound, &deny, None);
+            if named.is_some() {
+                also_for_vs_code(&mut reply, inbound, &reason);
+            }
+            reply
+        }
         // Nothing readable came in: exit 2 is the block every agent knows.
         None => Reply::exit2(&reason),
     };
@@ -422,6 +428,31 @@ fn fail(args: &HookArgs, known: &Known, e: &anyhow::Error) -> Reply {
         None => stderr,
     });
     reply
+}
+
+/// A refusal in Copilot CLI's camelCase words, for a payload that could
+/// not be read, also in the words VS Code reads: it runs the same
+/// `.github/hooks` files (`--event preToolUse`) and reads only
+/// `hookSpecificOutput`. Each ignores the other's keys.
+fn also_for_vs_code(reply: &mut Reply, inbound: &Inbound, reason: &str) {
+    if inbound.agent != Agent::Copilot || !inbound.camel || inbound.event != Some(Event::PreToolUse)
+    {
+        return;
+    }
+    let Some(mut answer) = reply
+        .stdout
+        .as_deref()
+        .and_then(|s| serde_json::from_str::<serde_json::Value>(s).ok())
+        .filter(serde_json::Value::is_object)
+    else {
+        return;
+    };
+    answer["hookSpecificOutput"] = serde_json::json!({
+        "hookEventName": "PreToolUse",
+        "permissionDecision": "deny",
+        "permissionDecisionReason": adapters::cut(reason),
+    });
+    reply.stdout = Some(answer.to_string());
 }
 
 /// The call as `--event` names it, when the payload could not be read.
