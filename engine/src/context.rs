@@ -30,6 +30,12 @@ pub struct ToolCall {
     /// so that `when: {tool.path: …}` means the same in every agent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
+    /// The folder the agent runs this call in, where it says so apart from
+    /// its session's working directory (Gemini CLI's `dir_path`, Cursor's
+    /// shell `cwd`): a shell call's relative paths are read from it. The
+    /// project is still found from the session's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub work_dir: Option<String>,
     /// The agent's id for this call.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub use_id: Option<String>,
@@ -73,10 +79,11 @@ impl ToolCall {
     }
 
     /// Sets [`ToolCall::shell`] from the command line of a `shell` tool
-    /// call run in `work_dir` (a no-op for other tools, or when it is set
-    /// already). The folder is the payload's, never one the tool input
-    /// names: the model writes the input, and an agent that ignores an
-    /// unknown `cwd` key runs the command where it always does.
+    /// call run in its own [`ToolCall::work_dir`], else in `work_dir` (a
+    /// no-op for other tools, or when it is set already). The folder is
+    /// the payload's, never one the tool input names: the model writes the
+    /// input, and an agent that ignores an unknown `cwd` key runs the
+    /// command where it always does.
     ///
     /// ```
     /// use ahp_engine::ToolCall;
@@ -89,7 +96,8 @@ impl ToolCall {
             && self.name == "shell"
             && let Some(line) = self.command_line()
         {
-            self.shell = Some(crate::shell::model(&line, None, work_dir));
+            let dir = self.work_dir.as_deref().or(work_dir);
+            self.shell = Some(crate::shell::model(&line, None, dir));
         }
     }
 }

@@ -91,6 +91,7 @@ const TOOL: &[Field] = &[
     f("raw_name", Kind::Text),
     f("input", Kind::Map),
     f("path", Kind::Text),
+    f("work_dir", Kind::Text),
     f("use_id", Kind::Text),
     f("response", Kind::Any),
     f(

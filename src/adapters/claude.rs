@@ -131,6 +131,16 @@ pub(super) fn parse(
             obj.get("tool_response").cloned(),
         ));
     }
+    // Gemini CLI runs a shell command in its `dir_path` (`directory` in
+    // older versions), from the project's folder.
+    if agent == Agent::Gemini
+        && let Some(t) = ctx.tool.as_mut().filter(|t| t.name == "shell")
+    {
+        let dir = ["dir_path", "directory"]
+            .iter()
+            .find_map(|k| t.input.get(*k).and_then(Value::as_str));
+        t.work_dir = dir.and_then(|d| super::dir_from(d, ctx.work_dir.as_deref()));
+    }
     ctx.turn = turn(
         str_field(a, obj, &["prompt"])?,
         obj.get(response).cloned(),

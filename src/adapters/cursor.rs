@@ -131,6 +131,14 @@ pub(super) fn parse(
     if let Some((raw, input, response)) = tool {
         ctx.tool = Some(tool_call(agent, &raw, input, None, response));
     }
+    // A shell hook's `cwd` is where Cursor runs the command (its
+    // terminal's folder), not always the workspace root.
+    if native.ends_with("ShellExecution")
+        && let Some(dir) = str_field(a, obj, &["cwd"])?
+        && let Some(t) = ctx.tool.as_mut()
+    {
+        t.work_dir = super::dir_from(&dir, None);
+    }
     ctx.turn = turn(str_field(a, obj, &["prompt"])?, None, None);
     if event == Some(Event::PreAgentTurnStop) {
         let t = ctx.turn.get_or_insert_with(Default::default);

@@ -940,10 +940,21 @@ fn tool_call(
         raw_name: Some(raw.to_string()),
         path: path_of(&input),
         input,
+        work_dir: None,
         use_id,
         response,
         shell: None,
     }
+}
+
+/// The folder `dir` names, read from `base` when relative; `None` when
+/// that is not an absolute folder.
+fn dir_from(dir: &str, base: Option<&str>) -> Option<String> {
+    if dir.starts_with('/') {
+        return Some(dir.to_string());
+    }
+    let base = base.filter(|b| b.starts_with('/'))?;
+    Some(format!("{}/{dir}", base.trim_end_matches('/')))
 }
 
 /// Where the agents put the file a tool acts on: Claude, Gemini, Cursor

@@ -350,6 +350,8 @@ impl PathGuard {
             .as_deref()
             .filter(|d| d.starts_with('/'))
             .map(|d| normalize_path(d, home.as_deref()));
+        // Where the call's relative paths are read from.
+        let call_dir = tool.work_dir.as_deref().or(ctx.work_dir.as_deref());
         // The tool as the agent names it, for messages.
         let raw = tool.raw_name.as_deref().unwrap_or(&tool.name);
         let mut out: Vec<Signal> = Vec::new();
@@ -360,10 +362,7 @@ impl PathGuard {
                 // A relative path that leaves the working directory
                 // (`echo x >> ../../.profile`) is judged where it lands.
                 let path = if path == ".." || path.starts_with("../") {
-                    normalize_path(
-                        &in_work_dir(&path, ctx.work_dir.as_deref()),
-                        home.as_deref(),
-                    )
+                    normalize_path(&in_work_dir(&path, call_dir), home.as_deref())
                 } else {
                     path
                 };
@@ -380,7 +379,7 @@ impl PathGuard {
                             return None;
                         }
                         links_followed += 1;
-                        let real = real_path(&key.0, ctx.work_dir.as_deref(), home.as_deref())?;
+                        let real = real_path(&key.0, call_dir, home.as_deref())?;
                         self.judge(&real, access, how, sends, work_dir.as_deref())
                     });
                 if let Some(s) = signal {
@@ -406,7 +405,7 @@ impl PathGuard {
             // `read_many_files`), each with the text written into it.
             let one = tool.path.as_deref().map(|p| (p, &tool.input));
             for (path, input) in one.into_iter().chain(listed_files(&tool.input)) {
-                let full = in_work_dir(path, ctx.work_dir.as_deref());
+                let full = in_work_dir(path, call_dir);
                 let norm = normalize_path(&full, home.as_deref());
                 push(norm.clone(), access, raw, false, &mut out);
                 if access == Access::Write {
@@ -444,7 +443,7 @@ impl PathGuard {
                     .collect();
                 let content = serde_json::json!({ "content": added.join("\n") });
                 for op in ops {
-                    let full = in_work_dir(&op.path, ctx.work_dir.as_deref());
+                    let full = in_work_dir(&op.path, call_dir);
                     let norm = normalize_path(&full, home.as_deref());
                     push(norm.clone(), Access::Write, raw, false, &mut out);
                     out.extend(written_content(&content, &norm, raw));
@@ -498,7 +497,7 @@ impl PathGuard {
             Some(m) => Some(m),
             None => match super::permission::command_texts(ctx).first() {
                 Some(text) if tool.name == "shell" || tool.input.get("command").is_some() => {
-                    owned = shell::model(text, home.as_deref(), ctx.work_dir.as_deref());
+                    owned = shell::model(text, home.as_deref(), call_dir);
                     Some(&owned)
                 }
                 _ => None,
