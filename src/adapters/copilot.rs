@@ -43,6 +43,7 @@ pub(super) const EVENTS: &[(&str, Option<Event>)] = &[
 /// `Bash` is `bash`).
 pub(super) const TOOLS: &[(&str, &str)] = &[
     ("bash", "shell"),
+    ("write_bash", "shell"),
     ("powershell", "shell"),
     ("shell", "shell"),
     ("create", "write"),
@@ -142,6 +143,15 @@ pub(super) fn parse(
                 )));
             }
         };
+        // `write_bash` types its `input` into a shell session that `bash`
+        // started (`async: true`): a command line like `bash`'s own.
+        let mut input = input;
+        if raw.eq_ignore_ascii_case("write_bash")
+            && let Some(typed) = input.get("input").cloned()
+            && let Some(args) = input.as_object_mut()
+        {
+            args.entry("command").or_insert(typed);
+        }
         ctx.tool = Some(tool_call(
             agent,
             &raw,

@@ -361,12 +361,13 @@ pub enum RewriteFallback {
 /// choose (their values are checked when the policy is compiled).
 pub(crate) fn fallbacks(
     settings: &ahp_config::HookSettings,
-    agent: Agent,
+    inbound: &Inbound,
     event: Event,
 ) -> (PromptFallback, RewriteFallback) {
     // Where the agent's answer carries no context for the model, a prompt
     // given as context would be dropped: it is refused with its reason.
-    let prompt = if settings.prompt_fallback == "deny" || !context_reaches_model(agent, event) {
+    let reaches = context_reaches_model(inbound.agent, &inbound.native_event, event);
+    let prompt = if settings.prompt_fallback == "deny" || !reaches {
         PromptFallback::Deny
     } else {
         PromptFallback::Context
@@ -384,10 +385,12 @@ pub(crate) fn fallbacks(
 /// the model only with a refusal; found by the live suite), Droid keeps
 /// a PreToolUse `additionalContext` in its transcript only, and Windsurf's
 /// Cascade reads nothing but a block's stderr.
-pub(crate) fn context_reaches_model(agent: Agent, event: Event) -> bool {
+pub(crate) fn context_reaches_model(agent: Agent, native: &str, event: Event) -> bool {
     // Windsurf's model reads only a block's stderr.
     agent != Agent::Windsurf
         && !(matches!(agent, Agent::Gemini | Agent::Droid) && event == Event::PreToolUse)
+        // Cursor's file-read answer is allow or deny and nothing else.
+        && !(agent == Agent::Cursor && matches!(native, "beforeReadFile" | "beforeTabFileRead"))
 }
 
 /// The answer to give, before it is put in the agent's words.

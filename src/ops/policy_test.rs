@@ -378,7 +378,7 @@ impl<'a> Runner<'a> {
     /// The outcome of the answer `ahp hook` gives the agent.
     fn answered(&self, verdict: &Verdict, inbound: &Inbound, event: Event) -> Outcome {
         let settings = self.cfg.hook_settings().unwrap_or_default();
-        let (prompt, rewrite) = adapters::fallbacks(&settings, inbound.agent, event);
+        let (prompt, rewrite) = adapters::fallbacks(&settings, inbound, event);
         let caps = adapters::caps(inbound.agent, &inbound.native_event, event, inbound.camel);
         match adapters::Decision::from_verdict(verdict, caps, prompt, rewrite) {
             adapters::Decision::Deny { .. } => Outcome::Block,

@@ -122,7 +122,7 @@ fn answer(
         let line = format!("ahp: {}: [{}] {}", d.level.as_str(), d.source, d.message);
         eprintln!("{}", terminal_safe(&line));
     }
-    let (prompt, rewrite) = adapters::fallbacks(&settings, args.agent, event);
+    let (prompt, rewrite) = adapters::fallbacks(&settings, &inbound, event);
     let mut decision = Decision::from_verdict(
         verdict,
         caps(args.agent, &inbound.native_event, event, inbound.camel),
