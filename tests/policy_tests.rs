@@ -560,3 +560,80 @@ fn a_misspelt_key_of_an_expect_map_is_named_at_its_line() {
         stderr(&out)
     );
 }
+
+/// A repository's test files cannot read the machine's files: a test file
+/// or folder that is a symbolic link is refused (its lines would be
+/// printed in the parse error, in a CI log), and a case's
+/// `context.issue.path` must be a regular file of the project, as an
+/// issue fixture must. A FIFO or a device there ends at once.
+#[test]
+fn a_repositorys_tests_read_no_file_outside_it() {
+    let sb = Sandbox::new();
+    let secret = sb.write_home("notes/vault", "PASSPHRASE=hunter2-nonce\n");
+    std::fs::create_dir_all(sb.root().join(".ahp/tests")).unwrap();
+    std::os::unix::fs::symlink(&secret, sb.root().join(".ahp/tests/zz.yaml")).unwrap();
+    let out = sb.ahp().arg("test").output().unwrap();
+    let said = format!("{}{}", stdout(&out), stderr(&out));
+    assert_ne!(out.status.code(), Some(0), "{said}");
+    assert!(
+        said.contains("symbolic link") && !said.contains("hunter2"),
+        "{said}"
+    );
+    // A folder linked elsewhere.
+    std::fs::remove_dir_all(sb.root().join(".ahp/tests")).unwrap();
+    std::fs::create_dir_all(sb.home.path().join("elsewhere")).unwrap();
+    std::fs::copy(&secret, sb.home.path().join("elsewhere/x.yaml")).unwrap();
+    std::os::unix::fs::symlink(
+        sb.home.path().join("elsewhere"),
+        sb.root().join(".ahp/tests"),
+    )
+    .unwrap();
+    let out = sb.ahp().arg("test").output().unwrap();
+    let said = format!("{}{}", stdout(&out), stderr(&out));
+    assert_ne!(out.status.code(), Some(0), "{said}");
+    assert!(
+        said.contains("symbolic link") && !said.contains("hunter2"),
+        "{said}"
+    );
+    std::fs::remove_file(sb.root().join(".ahp/tests")).unwrap();
+    // An issue path outside the project, and devices.
+    let todo = sb.write_home(
+        "notes/todo.md",
+        "---\nid: N-1\n---\n- [ ] my bank PIN is 4321\n",
+    );
+    for path in [
+        todo.to_string_lossy().to_string(),
+        "/dev/stdin".into(),
+        "/dev/zero".into(),
+    ] {
+        sb.write(
+            ".ahp/tests/leak.yaml",
+            &format!("cases:\n  - name: innocent\n    event: pre-issue-close\n    context: {{issue: {{path: \"{path}\"}}}}\n    expect: accept\n"),
+        );
+        let out = sb
+            .ahp()
+            .arg("test")
+            .write_stdin("")
+            .timeout(std::time::Duration::from_secs(20))
+            .output()
+            .unwrap();
+        let said = format!("{}{}", stdout(&out), stderr(&out));
+        assert_ne!(out.status.code(), Some(0), "{path}: {said}");
+        assert!(
+            said.contains("context.issue.path") && !said.contains("4321"),
+            "{path}: {said}"
+        );
+    }
+    // `ahp gate` names the issue itself; a device there is an error too.
+    let out = sb
+        .ahp()
+        .args(["gate", "pre-issue-close", "--issue", "/dev/zero"])
+        .timeout(std::time::Duration::from_secs(20))
+        .output()
+        .unwrap();
+    assert!(
+        stderr(&out).contains("not a regular file"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -163,17 +163,19 @@ pub(crate) fn load_cases(paths: &[PathBuf]) -> Result<Vec<LoadedCase>> {
     let mut files = Vec::new();
     for p in paths {
         if p.is_dir() {
+            not_a_link(p)?;
             let mut found: Vec<PathBuf> = std::fs::read_dir(p)
                 .with_context(|| format!("cannot read {}", ahp_config::path_line(p)))?
                 .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|f| {
-                    f.is_file()
-                        && matches!(f.extension().and_then(|x| x.to_str()), Some("yaml" | "yml"))
-                })
+                .filter(|f| matches!(f.extension().and_then(|x| x.to_str()), Some("yaml" | "yml")))
                 .collect();
             found.sort();
-            files.extend(found);
+            for f in &found {
+                not_a_link(f)?;
+            }
+            files.extend(found.into_iter().filter(|f| f.is_file()));
         } else if p.is_file() {
+            not_a_link(p)?;
             files.push(p.clone());
         } else {
             return Err(anyhow!(
@@ -189,9 +191,37 @@ pub(crate) fn load_cases(paths: &[PathBuf]) -> Result<Vec<LoadedCase>> {
     Ok(out)
 }
 
+/// Test files and their folders are read as they are in the project, not
+/// through a symbolic link: a repository's `.ahp/tests/x.yaml` linked to
+/// `/proc/self/environ` or a credential file would print its lines in the
+/// parse error, in a CI log.
+fn not_a_link(path: &Path) -> Result<()> {
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.file_type().is_symlink() => Err(anyhow!(
+            "{}: is a symbolic link; test files and folders are read only as they are (name the file it points to, if it is yours)",
+            ahp_config::path_line(path)
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// The largest test file read.
+const MAX_TEST_FILE: u64 = 16 * 1024 * 1024;
+
 fn read_file(path: &Path) -> Result<Vec<LoadedCase>> {
-    let text = std::fs::read_to_string(path)
+    let mut text = String::new();
+    std::fs::File::open(path)
+        .and_then(|f| {
+            std::io::Read::read_to_string(&mut std::io::Read::take(f, MAX_TEST_FILE + 1), &mut text)
+        })
         .with_context(|| format!("cannot read {}", ahp_config::path_line(path)))?;
+    if text.len() as u64 > MAX_TEST_FILE {
+        return Err(anyhow!(
+            "{}: larger than {} MiB; split the cases into several files",
+            ahp_config::path_line(path),
+            MAX_TEST_FILE / (1024 * 1024)
+        ));
+    }
     let source = Arc::new(SourceFile {
         layer: ahp_config::Layer::Project,
         path: path.to_path_buf(),
@@ -480,12 +510,30 @@ impl<'a> Runner<'a> {
             );
         }
         if let Some(issue) = &fx.issue {
-            let path = issue_fixture(&lc.file, issue, &self.cfg.project_root)?;
+            let path = issue_fixture("fixtures.issue", &lc.file, issue, &self.cfg.project_root)?;
             let loaded = ahp_oracles::workflow::issue::load_issue(&path)
                 .map_err(|e| anyhow!("fixtures.issue: {e}"))?;
             ctx.issue = Some(loaded.context_issue());
             ctx.extra
                 .insert("checklist".into(), loaded.context_checklist());
+        }
+        // ChecklistValidator reads the file at `issue.path` (from the
+        // project root when relative): as an issue fixture, it must be the
+        // project's or the test folder's.
+        if let Some(path) = ctx
+            .issue
+            .as_ref()
+            .and_then(|i| i.get("path"))
+            .and_then(Value::as_str)
+            && !path.trim().is_empty()
+        {
+            let path = self.cfg.project_root.join(path);
+            issue_fixture(
+                "context.issue.path",
+                &lc.file,
+                &path,
+                &self.cfg.project_root,
+            )?;
         }
         if ctx.work_dir.is_none() {
             ctx.work_dir = Some(project);
@@ -494,35 +542,27 @@ impl<'a> Runner<'a> {
     }
 }
 
-/// The issue file a case names, relative to its test file: a regular file
+/// The issue file a case names (`field`), relative to its test file: a regular file
 /// of at most 1 MiB inside the test file's folder or the project (a test
 /// file from a repository must not read the machine's files, or a FIFO
 /// that never ends).
-fn issue_fixture(test_file: &Path, issue: &Path, root: &Path) -> Result<PathBuf> {
+fn issue_fixture(field: &str, test_file: &Path, issue: &Path, root: &Path) -> Result<PathBuf> {
     let dir = test_file.parent().unwrap_or(Path::new("."));
     let path = dir.join(issue);
-    let real = std::fs::canonicalize(&path).with_context(|| {
-        format!(
-            "fixtures.issue: cannot find {}",
-            ahp_config::path_line(&path)
-        )
-    })?;
+    let real = std::fs::canonicalize(&path)
+        .with_context(|| format!("{field}: cannot find {}", ahp_config::path_line(&path)))?;
     let inside = |base: &Path| std::fs::canonicalize(base).is_ok_and(|b| real.starts_with(b));
     if !inside(dir) && !inside(root) {
         return Err(anyhow!(
-            "fixtures.issue: {} is outside the test file's folder and the project",
+            "{field}: {} is outside the test file's folder and the project",
             ahp_config::path_line(&path)
         ));
     }
-    let meta = std::fs::metadata(&real).with_context(|| {
-        format!(
-            "fixtures.issue: cannot read {}",
-            ahp_config::path_line(&path)
-        )
-    })?;
+    let meta = std::fs::metadata(&real)
+        .with_context(|| format!("{field}: cannot read {}", ahp_config::path_line(&path)))?;
     if !meta.is_file() || meta.len() > 1024 * 1024 {
         return Err(anyhow!(
-            "fixtures.issue: {} is not a regular file of at most 1 MiB",
+            "{field}: {} is not a regular file of at most 1 MiB",
             ahp_config::path_line(&path)
         ));
     }

@@ -735,13 +735,29 @@ pub fn load_issue(path: &Path) -> Result<Issue, IssueError> {
             format!("file is {len} bytes; an issue file may have at most {MAX_ISSUE_BYTES}"),
         )
     };
-    let meta = std::fs::metadata(path)
-        .map_err(|e| IssueError::new(path, None, None, format!("cannot read the issue: {e}")))?;
+    let unreadable = |e: std::io::Error| {
+        IssueError::new(path, None, None, format!("cannot read the issue: {e}"))
+    };
+    let meta = std::fs::metadata(path).map_err(unreadable)?;
+    // A FIFO or a device (`/dev/stdin`, `/dev/zero`) would wait forever or
+    // never end.
+    if !meta.is_file() {
+        return Err(IssueError::new(
+            path,
+            None,
+            None,
+            "not a regular file; an issue is a Markdown file".to_string(),
+        ));
+    }
     if meta.len() > MAX_ISSUE_BYTES {
         return Err(too_big(meta.len()));
     }
-    let bytes = std::fs::read(path)
-        .map_err(|e| IssueError::new(path, None, None, format!("cannot read the issue: {e}")))?;
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| {
+            std::io::Read::read_to_end(&mut std::io::Read::take(f, MAX_ISSUE_BYTES + 1), &mut bytes)
+        })
+        .map_err(unreadable)?;
     if bytes.len() as u64 > MAX_ISSUE_BYTES {
         return Err(too_big(bytes.len() as u64));
     }
