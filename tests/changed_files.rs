@@ -226,3 +226,29 @@ fn settings_trunk_counts_at_a_tool_call_too() {
         "{v}"
     );
 }
+
+/// A change whose list of names passes git's output cap is far past any
+/// file limit: FileChangeLimiter answers it (a block under `action:
+/// block`), where it failed and let the largest changes through.
+#[test]
+fn a_change_too_large_to_list_is_past_the_file_limit() {
+    let sb = repo(
+        "settings: {builtin: false}\nhooks:\n  pre-issue-submit:\n    - oracle: FileChangeLimiter\n      config: {max_files: 20, action: block}\n",
+    );
+    std::fs::create_dir_all(sb.root().join("src")).unwrap();
+    let long = "x".repeat(100);
+    for i in 0..11_000 {
+        std::fs::write(sb.root().join(format!("src/g{i:05}_{long}")), "x").unwrap();
+    }
+    let out = sb.run("pre-issue-submit", r#"{"issue":{"id":"F-1"}}"#);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let v = json_out(&out);
+    assert_eq!(v["outcome"], "block", "{v}");
+    assert!(
+        v["signals"][0]["payload"]["reason"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("more files changed than ahp can list"),
+        "{v}"
+    );
+}

@@ -40,7 +40,7 @@
 //! ```
 
 use crate::pathglob::Globs;
-use crate::workflow::git::{project_dir_for, resolve_changes};
+use crate::workflow::git::{GitError, project_dir_for, resolve_changes};
 use ahp_engine::oracle::Strings;
 use ahp_engine::{
     HookContext, Intensity, Modification, Oracle, OracleConfig, OracleConfigError, OracleError,
@@ -167,6 +167,29 @@ impl FileChangeLimiter {
         })
     }
 
+    /// The answer to a change too large for git to list within its
+    /// output cap: refused under `action: block`, else a question (no
+    /// batches can be planned from names not read).
+    fn beyond_count(&self) -> Signal {
+        let message = format!(
+            "more files changed than ahp can list (git's list of their names passed 1 MiB; limit {})",
+            self.max_files
+        );
+        let steps = [
+            "check that build output and dependencies are in .gitignore".to_string(),
+            format!(
+                "split the change so that no submission has more than {} files",
+                self.max_files
+            ),
+        ];
+        match self.action {
+            LimitAction::Block => Signal::block(message).with_resolution_path(steps),
+            LimitAction::Prompt | LimitAction::Control => Signal::prompt(message)
+                .with_severity(Severity::Medium)
+                .with_resolution_path(steps),
+        }
+    }
+
     /// The signal for these changed paths (none within the limit). This is
     /// what [`Oracle::evaluate`] returns once the paths are known.
     ///
@@ -258,9 +281,17 @@ impl FileChangeLimiter {
 impl Oracle for FileChangeLimiter {
     async fn evaluate(&self, ctx: &HookContext) -> Result<Vec<Signal>, OracleError> {
         let dir = project_dir_for(self.project_dir.as_deref(), ctx);
-        let change = resolve_changes(ctx, &dir)
-            .await
-            .map_err(|e| OracleError::new(format!("cannot count the changed files: {e}")))?;
+        let change = match resolve_changes(ctx, &dir).await {
+            Ok(change) => change,
+            // A list of names past git's output cap is far past any limit:
+            // an error there would let the largest changes through.
+            Err(GitError::TooMuchOutput { .. }) => return Ok(vec![self.beyond_count()]),
+            Err(e) => {
+                return Err(OracleError::new(format!(
+                    "cannot count the changed files: {e}"
+                )));
+            }
+        };
         Ok(self.check(&change.paths()).into_iter().collect())
     }
 
