@@ -926,3 +926,60 @@ fn weakening_the_builtin_close_gate_is_warned_about() {
     let out = sb.ahp().arg("validate").output().unwrap();
     assert!(!stderr(&out).contains("warning"), "{}", stderr(&out));
 }
+
+/// A repository that changes the builtin issue tracker (switches Monoco's
+/// commands off, remaps its verbs, points its issue files elsewhere)
+/// moves the builtin close gate: that is said at its line by `validate`
+/// and on the call it lets through, as switching the gate's entry off is.
+/// The user's own change says nothing.
+#[test]
+fn a_repository_that_changes_the_builtin_tracker_is_said() {
+    let sb = Sandbox::new();
+    sb.write(
+        "Issues/Features/open/FEAT-0001-x.md",
+        "---\nid: FEAT-0001\n---\n- [ ] open\n",
+    );
+    for setting in [
+        "monoco: {enabled: false}",
+        "monoco: {verbs: {close: open}}",
+        "monoco: {issue_files: [\"decoy/{{ id }}.md\"]}",
+    ] {
+        sb.write(
+            ".ahp/hooks.yaml",
+            &format!("settings:\n  issue_commands:\n    {setting}\n"),
+        );
+        let err = stderr(&sb.ahp().arg("validate").output().unwrap());
+        assert!(
+            err.contains(".ahp/hooks.yaml:3:")
+                && err.contains("settings.issue_commands.monoco: this repository's policy changes the builtin tracker `monoco`"),
+            "{setting}: {err}"
+        );
+        let call = sb
+            .claude_pre_tool(
+                "s",
+                "Bash",
+                serde_json::json!({"command": "monoco issue close FEAT-0001"}),
+            )
+            .output()
+            .unwrap();
+        assert!(
+            stderr(&call).contains("changes the builtin tracker `monoco`"),
+            "{setting}: {}",
+            stderr(&call)
+        );
+    }
+    // A tracker of the repository's own is no warning, nor is the user's change.
+    sb.write(
+        ".ahp/hooks.yaml",
+        "settings:\n  issue_commands:\n    tickets: {command: \"tk {{ verb }} {{ id }}\", verbs: {done: close}, id: \"TK-[0-9]+\"}\n",
+    );
+    let err = stderr(&sb.ahp().arg("validate").output().unwrap());
+    assert!(!err.contains("builtin tracker"), "{err}");
+    std::fs::remove_file(sb.root().join(".ahp/hooks.yaml")).unwrap();
+    sb.write_home(
+        ".ahp/hooks.yaml",
+        "settings:\n  issue_commands:\n    monoco: {enabled: false}\n",
+    );
+    let err = stderr(&sb.ahp().arg("validate").output().unwrap());
+    assert!(!err.contains("builtin tracker"), "{err}");
+}

@@ -152,6 +152,10 @@ pub struct LoadedConfig {
     /// The `settings.builtin: false` that switched the builtin layer off,
     /// if one did.
     pub builtin_off: Option<Origin>,
+    /// Where a later layer changes a tracker the builtin layer names
+    /// (`settings.issue_commands.monoco`), with the tracker's name: a
+    /// repository doing so moves or switches off the builtin close gate.
+    pub builtin_trackers_changed: Vec<(Origin, String)>,
     /// The `escalation:` lists of the layers, in layer order (rules append).
     pub escalation: Vec<Node>,
     /// Why `fail_closed` is on, if it is: the environment or the first
@@ -482,6 +486,49 @@ fn builtin_switch(
     off
 }
 
+/// The settings of later layers that change a tracker the builtin layer
+/// names (`settings.issue_commands.monoco: {enabled: false}`, its `verbs`
+/// or `issue_files`), with the tracker's name.
+fn builtin_trackers_changed(roots: &[(Layer, PathBuf, Node)]) -> Vec<(Origin, String)> {
+    let trackers = |root: &Node| -> Vec<(String, Node)> {
+        root.get("settings")
+            .and_then(|s| s.get("issue_commands"))
+            .and_then(Node::as_map)
+            .map(|entries| {
+                entries
+                    .iter()
+                    .map(|(k, v)| (k.name.to_string(), v.clone()))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let builtin: Vec<(String, Node)> = roots
+        .iter()
+        .filter(|(l, _, _)| *l == Layer::Builtin)
+        .flat_map(|(_, _, root)| trackers(root))
+        .collect();
+    let mut out = Vec::new();
+    for (_, _, root) in roots.iter().filter(|(l, _, _)| *l != Layer::Builtin) {
+        for (name, node) in trackers(root) {
+            let Some((_, base)) = builtin.iter().find(|(n, _)| *n == name) else {
+                continue;
+            };
+            // A key set to what the builtin layer says already changes
+            // nothing (a copy of the builtin policy).
+            let changes = match node.as_map() {
+                Some(keys) => keys
+                    .iter()
+                    .any(|(k, v)| base.get(&k.name).map(Node::to_json) != Some(v.to_json())),
+                None => true,
+            };
+            if changes {
+                out.push((node.origin.clone(), name));
+            }
+        }
+    }
+    out
+}
+
 /// What a builtin entry of `oracle` refuses by default, for a warning
 /// that says it no longer is: ` (e.g. …)`; empty for an entry that only
 /// asks or notes (`checklist-open-at-submit`).
@@ -616,6 +663,20 @@ impl LoadedConfig {
             cfg.warnings.push(ConfigWarning {
                 location: off.location(),
                 message: "settings.builtin: false: this repository's policy switches off ahp's whole builtin layer, so nothing ahp stops by default is refused any more (e.g. `rm -rf ~`, reading `~/.ssh/id_rsa`); it applies without `ahp trust`, so review it before working in this repository".into(),
+            });
+        }
+        let changed: Vec<(Origin, String)> = cfg
+            .builtin_trackers_changed
+            .iter()
+            .filter(|(o, _)| cfg.is_repository(o.layer()))
+            .cloned()
+            .collect();
+        for (origin, name) in changed {
+            cfg.warnings.push(ConfigWarning {
+                location: origin.location(),
+                message: format!(
+                    "settings.issue_commands.{name}: this repository's policy changes the builtin tracker `{name}`, which gates its issue commands (e.g. closing an issue with open checklist items); it applies without `ahp trust`, so review it before working in this repository"
+                ),
             });
         }
         if cfg.local_is_repository_code {
@@ -816,6 +877,7 @@ impl LoadedConfig {
             warnings: Vec::new(),
             errors: Vec::new(),
             builtin_off: None,
+            builtin_trackers_changed: Vec::new(),
             escalation: Vec::new(),
             fail_closed: None,
             log_mask: Vec::new(),
@@ -852,6 +914,7 @@ impl LoadedConfig {
             });
         }
         cfg.builtin_off = builtin_switch(&roots, &mut errors);
+        cfg.builtin_trackers_changed = builtin_trackers_changed(&roots);
         if cfg.builtin_off.is_some() {
             roots.retain(|(layer, _, _)| *layer != Layer::Builtin);
             cfg.files.retain(|f| f.layer != Layer::Builtin);
