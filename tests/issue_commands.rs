@@ -554,7 +554,7 @@ fn what_is_not_gated_is_said() {
     for (command, said) in [
         (
             line.as_str(),
-            "1 more issue command(s) in this line were not gated (at most 8 are): `monoco issue close FEAT-0001`",
+            "1 more issue command(s) in this line were not gated (at most 8 are): `monoco issue start X-8`",
         ),
         (
             "monoco issue close \"$ISSUE\"",
@@ -572,6 +572,64 @@ fn what_is_not_gated_is_said() {
         let (log, _) = sb.all_logs();
         assert!(log.contains(said), "{command}: not in the log");
     }
+}
+
+/// Past the cap, a close is gated before the starts that come first in
+/// the line (padding cannot use up the budget), and under `fail_closed`
+/// a step that cannot be judged with its issue is refused: commands past
+/// the cap, an id ahp cannot read, a lookup that stopped at its limit.
+#[test]
+fn padding_or_a_huge_tree_does_not_open_the_close_gate() {
+    let sb = Sandbox::new();
+    monoco_issue(&sb, OPEN_ISSUE);
+    let mut line: String = (1..=8)
+        .map(|i| format!("false && monoco issue start X-{i}; "))
+        .collect();
+    line.push_str("monoco issue close FEAT-0001");
+    let (code, out) = hook(
+        &sb,
+        "claude-code",
+        &pre_tool("claude-code", sb.root(), &line),
+    );
+    assert!(
+        denied("claude-code", code, &out).is_some_and(|r| r.contains("Users can log in")),
+        "{out}"
+    );
+    let closed = |command: &str| {
+        let out = sb
+            .ahp()
+            .env("AHP_FAIL_CLOSED", "1")
+            .args(["hook", "claude-code"])
+            .write_stdin(pre_tool("claude-code", sb.root(), command).to_string())
+            .output()
+            .unwrap();
+        (out.status.code().unwrap_or(-1), stdout(&out))
+    };
+    let mut nine: String = (1..=9)
+        .map(|i| format!("false && monoco issue start X-{i}; "))
+        .collect();
+    nine.push_str("echo done");
+    let (code, out) = closed(&nine);
+    assert!(
+        denied("claude-code", code, &out).is_some_and(|r| r.contains("not gated")),
+        "{out}"
+    );
+    let (code, out) = closed("monoco issue close \"$ISSUE\"");
+    assert!(
+        denied("claude-code", code, &out).is_some_and(|r| r.contains("no issue id")),
+        "{out}"
+    );
+    // A tree too large to look the issue up in.
+    let filler = sb.root().join("Issues/AAA");
+    std::fs::create_dir_all(&filler).unwrap();
+    for i in 0..20_001 {
+        std::fs::File::create(filler.join(format!("f{i}"))).unwrap();
+    }
+    let (code, out) = closed("monoco issue close FEAT-0001");
+    assert!(
+        denied("claude-code", code, &out).is_some_and(|r| r.contains("not found within")),
+        "{out}"
+    );
 }
 
 #[test]

@@ -7,7 +7,7 @@ use super::policy::{
     BrokenPolicy, error_record, load, log_options, project_log_path, report_errors,
     report_left_out, runtime,
 };
-use ahp_config::issue_commands::{FoundCommand, IssueCommand, MAX_FOUND};
+use ahp_config::issue_commands::{FoundCommand, IssueCommand, Lifecycle, MAX_FOUND};
 use ahp_config::{ConfigErrors, LoadedConfig};
 use ahp_engine::{
     Diagnostic, Engine, EntryStatus, Event, HookContext, Level, Registry, SignalSink, Verdict,
@@ -383,6 +383,17 @@ pub(crate) fn dispatch(req: DispatchRequest<'_>) -> Result<Option<Dispatched>> {
             .iter()
             .map(|n| (Level::Warning, n.clone()))
             .collect();
+        // A step before it runs that cannot be judged with its issue is,
+        // under fail_closed, refused like any part of the policy that
+        // could not run.
+        if let Some(why) = call
+            .unjudged
+            .as_ref()
+            .filter(|_| call.event.allows(ahp_engine::Intensity::Block))
+            && cfg.fail_closed().is_some()
+        {
+            return Err(anyhow!("{}: {why}", call.event));
+        }
         let loaded = call.load(&mut ictx, &rt, &cfg, deadline);
         if let Err(e) = &loaded {
             // The tool call's verdict stands; the issue event cannot run
@@ -447,6 +458,10 @@ pub(crate) struct IssueCall {
     /// What the agent and the log should know: no id, no file, several
     /// branches, more commands than are gated.
     pub notes: Vec<String>,
+    /// Why a step of the line is not judged with its issue (no id ahp can
+    /// read, a lookup stopped at its limit, commands past the cap): under
+    /// `fail_closed`, a block before the step.
+    pub unjudged: Option<String>,
 }
 
 impl IssueCall {
@@ -550,7 +565,6 @@ pub(crate) fn issue_calls(
     // the other trackers still count.
     let (commands, _) = cfg.issue_commands_with_errors();
     let mut picked: Vec<(&IssueCommand, FoundCommand, Event)> = Vec::new();
-    let mut left_out: Vec<String> = Vec::new();
     for command in &commands {
         let mut found = command.find(shell);
         if !shell.parsed
@@ -571,16 +585,35 @@ pub(crate) fn issue_calls(
             {
                 continue;
             }
-            if picked.len() >= MAX_FOUND {
-                left_out.push(f.command.clone());
-                continue;
-            }
             picked.push((command, f, event));
         }
     }
     if picked.is_empty() {
         return Vec::new();
     }
+    // Past the cap, the steps whose gates refuse (close, then submit) are
+    // gated first: a line of harmless `issue start`s must not use up the
+    // budget of the `issue close` at its end. Gated ones keep line order.
+    let mut order: Vec<usize> = (0..picked.len()).collect();
+    order.sort_by_key(|&i| match picked[i].1.lifecycle {
+        Lifecycle::Close => 0,
+        Lifecycle::Submit => 1,
+        _ => 2,
+    });
+    let kept: std::collections::BTreeSet<usize> = order.into_iter().take(MAX_FOUND).collect();
+    let mut left_out: Vec<String> = Vec::new();
+    let picked: Vec<(&IssueCommand, FoundCommand, Event)> = picked
+        .into_iter()
+        .enumerate()
+        .filter_map(|(i, p)| {
+            if kept.contains(&i) {
+                Some(p)
+            } else {
+                left_out.push(p.1.command.clone());
+                None
+            }
+        })
+        .collect();
     // A step that did not happen is neither looked up nor dispatched.
     if post && tool.response.as_ref().is_some_and(failed) {
         let skipped: Vec<serde_json::Value> = picked
@@ -607,11 +640,13 @@ pub(crate) fn issue_calls(
         if left_out.len() > MAX_FOUND {
             named.push(format!("and {} more", left_out.len() - MAX_FOUND));
         }
-        first.notes.push(format!(
+        let note = format!(
             "{} more issue command(s) in this line were not gated (at most {MAX_FOUND} are): {}",
             left_out.len(),
             named.join(", ")
-        ));
+        );
+        first.unjudged.get_or_insert_with(|| note.clone());
+        first.notes.push(note);
     }
     let described = calls
         .iter()
@@ -636,12 +671,15 @@ impl IssueCall {
             BranchCopy, Lookup, MAX_LOOKUP_ENTRIES, find_issue_file, issue_from_branch,
         };
         let mut notes = Vec::new();
+        let mut unjudged = None;
         let path = match &found.id {
             None => {
-                notes.push(format!(
+                let note = format!(
                     "`{}` names no issue id ahp can read (a variable, a loop?): {event} ran without the issue",
                     found.command
-                ));
+                );
+                unjudged = Some(note.clone());
+                notes.push(note);
                 None
             }
             Some(id) => {
@@ -680,9 +718,11 @@ impl IssueCall {
                         None
                     }
                     Lookup::Stopped => {
-                        notes.push(format!(
+                        let note = format!(
                             "the issue file of {id} was not found within {MAX_LOOKUP_ENTRIES} entries: {event} ran without it"
-                        ));
+                        );
+                        unjudged = Some(note.clone());
+                        notes.push(note);
                         None
                     }
                 }
@@ -711,6 +751,7 @@ impl IssueCall {
             path,
             branch,
             notes,
+            unjudged,
         }
     }
 }
