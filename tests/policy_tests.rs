@@ -637,3 +637,45 @@ fn a_repositorys_tests_read_no_file_outside_it() {
         stderr(&out)
     );
 }
+
+/// A case's shell call that is an issue command is judged as `ahp hook`
+/// judges it: with its issue event (closing an issue with open items is
+/// refused), for a `tool` case and an agent's `payload` alike.
+#[test]
+fn a_cases_issue_command_runs_its_issue_event() {
+    let sb = Sandbox::new();
+    sb.write(
+        "Issues/Features/open/FEAT-0001-x.md",
+        "---\nid: FEAT-0001\n---\n- [ ] open\n",
+    );
+    sb.write(
+        "Issues/Features/open/FEAT-0002-y.md",
+        "---\nid: FEAT-0002\n---\n- [x] done\n",
+    );
+    sb.write(
+        ".ahp/tests/t.yaml",
+        r#"cases:
+  - name: close an open issue
+    tool: Bash
+    input: {command: "monoco issue close FEAT-0001"}
+    expect: block
+  - name: close it through Codex's payload
+    agent: codex
+    payload: {session_id: s, cwd: "{{project}}", hook_event_name: PreToolUse, tool_name: Bash, tool_use_id: c, tool_input: {command: "monoco issue close FEAT-0001"}}
+    expect: block
+  - name: close a finished issue
+    tool: Bash
+    input: {command: "monoco issue close FEAT-0002"}
+    expect: allow
+"#,
+    );
+    let out = sb.ahp().arg("test").output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
+    assert!(stdout(&out).contains("3 passed"), "{}", stdout(&out));
+}

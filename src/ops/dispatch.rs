@@ -821,7 +821,7 @@ fn failed(response: &serde_json::Value) -> bool {
 /// Adds an issue event's verdict to the tool call's: its signals and
 /// diagnostics, and the stronger outcome, so that the agent's answer says
 /// both (a closed issue's block denies the command).
-fn fold_in(verdict: &mut Verdict, issue: Verdict) {
+pub(crate) fn fold_in(verdict: &mut Verdict, issue: Verdict) {
     verdict.outcome = verdict.outcome.max(issue.outcome);
     verdict.signals.extend(issue.signals);
     verdict.shadow.extend(issue.shadow);

@@ -386,8 +386,39 @@ impl<'a> Runner<'a> {
 
     /// Runs one case.
     pub fn run(&mut self, lc: &LoadedCase) -> Result<CaseResult> {
-        let (event, ctx, inbound) = self.event_and_context(lc)?;
+        let (event, mut ctx, inbound) = self.event_and_context(lc)?;
+        // The issue commands of a shell call are their issue events, as
+        // under `ahp hook` (`monoco issue close FEAT-1` runs pre-issue-close).
+        let calls = crate::ops::dispatch::issue_calls(event, &mut ctx, self.cfg, &self.rt);
         let mut verdict = self.rt.block_on(self.engine.dispatch(event, ctx));
+        for call in &calls {
+            let mut ictx = call.context(&verdict.context);
+            let unjudged = call
+                .unjudged
+                .as_ref()
+                .filter(|_| call.event.allows(ahp_engine::Intensity::Block));
+            let loaded = match unjudged {
+                Some(why) => Err(anyhow!("{why}")),
+                None => call.load(&mut ictx, &self.rt, self.cfg, None),
+            };
+            if loaded.is_err() {
+                // Not run, as under `ahp hook`; refused under fail_closed.
+                if self.cfg.fail_closed().is_some() {
+                    verdict.outcome = Outcome::Block;
+                }
+                continue;
+            }
+            let issue = self.rt.block_on(self.engine.dispatch(call.event, ictx));
+            for run in &issue.entries {
+                if matches!(
+                    run.status,
+                    EntryStatus::Accepted | EntryStatus::Signalled | EntryStatus::Failed
+                ) {
+                    self.exercised.insert((call.event, run.id.clone()));
+                }
+            }
+            crate::ops::dispatch::fold_in(&mut verdict, issue);
+        }
         // An agent's case is judged by the answer that agent gets: a
         // rewrite it cannot take is a deny, a prompt where it cannot ask
         // goes as context, as `ahp hook` answers.
