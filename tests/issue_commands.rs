@@ -1026,3 +1026,25 @@ fn real_monoco_close_through_gemini() {
 fn real_monoco_close_through_codex() {
     real_monoco_close("codex");
 }
+
+/// A file named like the issue whose frontmatter says it is another one
+/// (an untracked decoy with every box ticked, first in path order) does
+/// not stand for the issue being closed.
+#[test]
+fn a_decoy_file_with_another_id_is_passed_over() {
+    let sb = Sandbox::new();
+    monoco_issue(&sb, OPEN_ISSUE);
+    sb.write(
+        "Issues/AAA/open/FEAT-0001-decoy.md",
+        "---\nid: SOMETHING-ELSE\n---\n- [x] all done\n",
+    );
+    let (code, out) = hook(
+        &sb,
+        "claude-code",
+        &pre_tool("claude-code", sb.root(), "monoco issue close FEAT-0001"),
+    );
+    assert!(
+        denied("claude-code", code, &out).is_some_and(|r| r.contains("Users can log in")),
+        "{out}"
+    );
+}

@@ -864,16 +864,17 @@ fn find_one(root: &Path, glob: &str, id: &str, seen: &mut usize) -> Option<PathB
             return None;
         }
         if last {
-            return meta.is_file().then_some(start);
+            return (meta.is_file() && !names_another_issue(&start, id)).then_some(start);
         }
     }
-    walk(root, &start, &matcher, seen)
+    walk(root, &start, &matcher, id, seen)
 }
 
 fn walk(
     root: &Path,
     dir: &Path,
     matcher: &globset::GlobMatcher,
+    id: &str,
     seen: &mut usize,
 ) -> Option<PathBuf> {
     let mut entries: Vec<(PathBuf, std::fs::FileType)> = std::fs::read_dir(dir)
@@ -891,14 +892,26 @@ fn walk(
         }
         let rel = path.strip_prefix(root).ok()?;
         if kind.is_dir() {
-            if let Some(found) = walk(root, &path, matcher, seen) {
+            if let Some(found) = walk(root, &path, matcher, id, seen) {
                 return Some(found);
             }
-        } else if kind.is_file() && matcher.is_match(rel) {
+        } else if kind.is_file() && matcher.is_match(rel) && !names_another_issue(&path, id) {
             return Some(path);
         }
     }
     None
+}
+
+/// Whether the issue file at `path` says in its frontmatter that it is
+/// another issue than `id` (a file named `FEAT-0003-x.md` whose `id` is
+/// `FEAT-0009`): passed over, as a decoy with every box ticked must not
+/// stand for the issue being closed. A file that does not read is not
+/// passed over: its error is the issue event's to report.
+fn names_another_issue(path: &Path, id: &str) -> bool {
+    load_issue(path).is_ok_and(|issue| {
+        let own = issue.id.rsplit("::").next().unwrap_or(&issue.id);
+        !own.eq_ignore_ascii_case(id)
+    })
 }
 
 /// Which copy of an issue file to judge when its tracker keeps the work
