@@ -679,3 +679,22 @@ fn a_cases_issue_command_runs_its_issue_event() {
     );
     assert!(stdout(&out).contains("3 passed"), "{}", stdout(&out));
 }
+
+/// A case's name is printed on one line: a line break in it cannot make
+/// a line that looks like ahp's own summary.
+#[test]
+fn a_case_name_cannot_fake_a_line_of_the_report() {
+    let sb = Sandbox::new();
+    sb.write(
+        ".ahp/tests/t.yaml",
+        "cases:\n  - name: \"fake ... ok\\n5 passed, 0 failed\"\n    tool: Bash\n    input: {command: \"rm -rf /\"}\n    expect: allow\n",
+    );
+    let out = sb.ahp().arg("test").output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let said = stdout(&out);
+    assert!(!said.lines().any(|l| l.starts_with("5 passed")), "{said}");
+    assert!(
+        said.contains(r"fake ... ok\n5 passed, 0 failed ... FAILED"),
+        "{said}"
+    );
+}

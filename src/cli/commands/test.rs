@@ -107,12 +107,10 @@ fn run_cases(runner: &mut Runner<'_>, cases: &[LoadedCase], quiet: bool) -> Resu
     let here = std::env::current_dir().unwrap_or_default();
     for lc in cases {
         let shown = lc.file.strip_prefix(&here).unwrap_or(&lc.file);
-        let title = format!(
-            "{}:{}: {}",
-            ahp_config::path_line(shown),
-            lc.line,
-            lc.case.name
-        );
+        // One line, whatever the name holds: a name with a line break
+        // could print a line that looks like ahp's own (`5 passed`).
+        let name = lc.case.name.replace('\n', "\\n").replace('\r', "\\r");
+        let title = format!("{}:{}: {name}", ahp_config::path_line(shown), lc.line);
         let (ok, detail) = match runner.run(lc) {
             Ok(r) if r.mismatches.is_empty() => (true, String::new()),
             Ok(r) => {
