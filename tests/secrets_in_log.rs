@@ -970,3 +970,26 @@ fn a_pwd_key_is_masked_when_it_holds_no_path() {
         "{log}"
     );
 }
+
+/// The values of `auth` (Docker's and npm's base64 of user:password),
+/// `pat` (a personal access token) and `sessionKey` in a tool's input are
+/// masked in the log, as `password` and `token` are.
+#[test]
+fn auth_pat_and_session_key_values_are_masked() {
+    let sb = Sandbox::new();
+    let secrets = [
+        "ZGV2OnMzY3JldC1ub25jZS0xMjM0",
+        "pat-nonce-9f8e7d6c5b4a",
+        "sk-sess-nonce-0a1b2c3d4e",
+    ];
+    let payload = json!({"session_id": "s", "cwd": sb.root(), "hook_event_name": "PreToolUse",
+        "tool_name": "mcp__registry__login",
+        "tool_input": {"auth": secrets[0], "pat": secrets[1], "sessionKey": secrets[2]}});
+    let out = hook_call(&sb, &payload);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let (log, n) = sb.all_logs();
+    assert!(n > 0, "nothing was logged");
+    for s in secrets {
+        assert!(!log.contains(s), "`{s}` reached the log:\n{log}");
+    }
+}

@@ -14,7 +14,7 @@ pub const MASK: &str = "***";
 /// `set-cookie`), or in `_pwd` (`mysql_pwd`; `pwd` alone is a working
 /// directory). `pass` is a name the text rule masks in `DB_PASS=…` too,
 /// so that a JSON key is judged as its assignment is.
-pub const SENSITIVE_KEYS: [&str; 21] = [
+pub const SENSITIVE_KEYS: [&str; 24] = [
     "password",
     "passwords",
     "passwd",
@@ -36,6 +36,11 @@ pub const SENSITIVE_KEYS: [&str; 21] = [
     "cookie",
     "credential",
     "credentials",
+    // Docker's and npm's `auth` (base64 of user:password), a personal
+    // access token, a session's key (`sessionKey`).
+    "auth",
+    "pat",
+    "session_key",
 ];
 
 /// The masking applied to every record before it is written, as OPA masks
@@ -231,7 +236,10 @@ impl Masking {
                         key_might_be_sensitive(text)
                             || (!plain_key(text) && secrets::might_hold(text))
                     } else {
+                        // A value may be a secret's name (`{name: auth,
+                        // value: …}`), masked as a key is.
                         secrets::might_hold(text)
+                            || (text.len() <= 40 && key_might_be_sensitive(text))
                     }
                 }))
     }
