@@ -983,3 +983,23 @@ fn a_repository_that_changes_the_builtin_tracker_is_said() {
     let err = stderr(&sb.ahp().arg("validate").output().unwrap());
     assert!(!err.contains("builtin tracker"), "{err}");
 }
+
+/// An oracle whose own config chooses an answer the event does not allow
+/// (FileChangeLimiter's default `action: control` at pre-issue-close) is
+/// warned about at its `config`, as an `intensity:` the event does not
+/// allow is: at run time it is clamped to an aid.
+#[test]
+fn an_oracles_configured_answer_the_event_clamps_is_said() {
+    let sb = Sandbox::new();
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:\n  pre-issue-close:\n    - oracle: FileChangeLimiter\n      config: {max_files: 1}\n    - oracle: FileChangeLimiter\n      id: strict\n      config: {max_files: 1, action: block}\n",
+    );
+    let out = sb.ahp().arg("validate").output().unwrap();
+    let err = stderr(&out);
+    assert!(
+        err.contains(".ahp/hooks.yaml:4:15: hooks.pre-issue-close[FileChangeLimiter].config: FileChangeLimiter answers with `control` as configured, but pre-issue-close does not allow intensity `control`"),
+        "{err}"
+    );
+    assert!(!err.contains("[strict]"), "{err}");
+}

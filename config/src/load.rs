@@ -2613,6 +2613,22 @@ impl LoadedConfig {
         };
         if oracle_name == "Rules" && c.intensity.is_none() {
             warn_clamped_rules(me, config_node, warnings);
+        } else if c.intensity.is_none()
+            && let Some(i) = oracle.default_intensity()
+            && !me.event.allows(i)
+        {
+            // The answer the oracle's own config chooses (FileChangeLimiter's
+            // `action: control`, ChecklistValidator's `allow_partial`) is
+            // clamped as an `intensity:` would be.
+            warnings.push(ConfigWarning {
+                location: config_node
+                    .map_or_else(|| me.defined_at.location(), |n| n.origin.location()),
+                message: format!(
+                    "{}: {oracle_name} answers with `{i}` as configured, but {}",
+                    config_key_path(me, None),
+                    clamped(me.event, i)
+                ),
+            });
         }
         Ok(Some(Entry {
             id: me.id.clone(),
