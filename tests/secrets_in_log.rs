@@ -993,3 +993,31 @@ fn auth_pat_and_session_key_values_are_masked() {
         assert!(!log.contains(s), "`{s}` reached the log:\n{log}");
     }
 }
+
+/// Secrets handed on by shapes the masking first missed stay out of the
+/// log: a bearer token after HTTPie's `-A bearer`, xh's `-a`, a
+/// here-string into `gh secret set` or `chpasswd`, and a token in the
+/// user place of `TOKEN:x-oauth-basic@`.
+#[test]
+fn more_command_line_secret_shapes_are_masked() {
+    let sb = Sandbox::new();
+    let secret = "s3cr3tN0nceValue1234567890abcdef";
+    for command in [
+        format!("http -A bearer -a {secret} https://api.example.com"),
+        format!("xh -a bob:{secret} https://api.example.com"),
+        format!("gh secret set API_KEY <<< {secret}"),
+        format!("chpasswd <<< \"bob:{secret}\""),
+        format!("git clone https://{secret}:x-oauth-basic@github.com/o/r"),
+    ] {
+        let out = hook_call(&sb, &bash(&sb, &command));
+        assert!(
+            !stdout(&out).contains(secret),
+            "{command}: {}",
+            stdout(&out)
+        );
+        let (log, _) = sb.all_logs();
+        assert!(!log.contains(secret), "{command} reached the log:\n{log}");
+    }
+    let (log, _) = sb.all_logs();
+    assert!(log.contains("http -A bearer -a ***"), "{log}");
+}

@@ -165,6 +165,10 @@ const NAMES: &str = r"(?:[a-z0-9_.-]*(?:password|passwd|passphrase|secret|token|
 /// blank, quote, backtick, backslash or separator.
 const VALUE: &str = r#"(?:\\"[^"\\]*\\"|\$'[^']*'|"[^"]*"|'[^']*'|(?:[^\s"',;&|`\\]|\\[^"])+)"#;
 
+/// A [`VALUE`] that is not a command-line flag (it does not start with
+/// `-`).
+const NOT_A_FLAG: &str = r#"(?:\\"[^"\\]*\\"|\$'[^']*'|"[^"]*"|'[^']*'|(?:[^\s"',;&|`\\-]|\\[^"])(?:[^\s"',;&|`\\]|\\[^"])*)"#;
+
 /// A value printed into a pipe: `echo [-n] X`, `printf [%s] X`.
 const ECHOED: &str = r#"(?:echo(?:\s+-[neE]+)*|printf(?:\s+['"]?%s(?:\\n)?['"]?)?)"#;
 
@@ -247,6 +251,16 @@ fn rules() -> &'static [Rule] {
             rewrite: Rewrite::Token(t.shown),
         }));
         v.extend([
+            // scheme://TOKEN:x-oauth-basic@host: GitHub's spelling puts the
+            // token where the user goes (masked before the rule below
+            // masks the fixed password and leaves the token).
+            with(
+                after(
+                    &["x-oauth-basic"],
+                    r"(?i)\b([a-z][a-z0-9+.-]*://)[^\s/:@'\x22]+(:x-oauth-basic@)".to_string(),
+                ),
+                &["@"],
+            ),
             // scheme://user:PASSWORD@host, up to the `@` of the host: a
             // password may hold `@` (`p@ss@host`) and `/`.
             with(
@@ -272,7 +286,8 @@ fn rules() -> &'static [Rule] {
                     r#"(?i)\b(authorization["']?\s*[:=]\s*["']?(?:(?:bearer|basic|token|digest)\s+)?){VALUE}"#
                 ),
             ),
-            after(&["bearer"], format!(r"(?i)\b(bearer\s+){VALUE}")),
+            // Not a flag that follows the word (`http -A bearer -a X`).
+            after(&["bearer"], format!(r"(?i)\b(bearer\s+){NOT_A_FLAG}")),
             // The MySQL clients take the password glued to `-p`; `-p`
             // alone (then a blank) asks for it.
             flag(&["mysql", "mariadb"], "(?:mysql[a-z]*|mariadb[a-z-]*)", "-p", &["-p"]),
@@ -331,8 +346,26 @@ fn rules() -> &'static [Rule] {
             flag(&["secret"], r"gh\s+secret\s+set", r"(?:-b|--body)(?:\s+|=)", &["-b"]),
             // `netlify deploy --auth X`: the CLI's access token.
             flag(&["netlify"], "netlify", r"--auth(?:\s+|=)", &["--auth"]),
-            // HTTPie's `http -a user:X` (`https`, `--auth`).
-            flag(&["http"], "https?", r#"(?:-a|--auth)(?:\s+|=)['"]?[^\s:'"]*:"#, &["-a"]),
+            // HTTPie's `http -a user:X` (`https`, `--auth`; xh alike), and
+            // a token alone (`-A bearer -a X`).
+            flag(&["http", "xh"], "(?:https?|xhs?)", r#"(?:-a|--auth)(?:\s+|=)['"]?[^\s:'"]*:"#, &["-a"]),
+            with(
+                after(
+                    &["http", "xh"],
+                    r#"\b((?:https?|xhs?)\b[^\r\n;&|]*?\s(?:-a|--auth)(?:\s+|=)['"]?)[^\s:'"]+(['"]?(?:\s|\z))"#.to_string(),
+                ),
+                &["-a"],
+            ),
+            // A value handed on a here-string: `gh secret set X <<< V`,
+            // `chpasswd <<< "user:V"`.
+            after(
+                &["secret"],
+                format!(r"\b(gh\s+secret\s+set\b[^\r\n;&|]*?<<<\s*){VALUE}"),
+            ),
+            after(
+                &["chpasswd"],
+                r#"\b(chpasswd\b[^\r\n;&|]*?<<<\s*['"]?[^\s:'"]+:)[^\s'"]+"#.to_string(),
+            ),
             // `mongosh -u U -p X` (and mongo, mongodump, …), `keytool
             // -storepass X` / `-keypass X` (and jarsigner).
             flag(
