@@ -2540,3 +2540,30 @@ fn copilots_write_bash_is_judged_as_a_command_line() {
         );
     }
 }
+/// A fetch prompt in any script is read for its URLs without failing:
+/// text glued to a URL (`请总结https://…`, `“http://…”`) still lets the
+/// `url` and the prompt's URLs be judged.
+#[test]
+fn a_fetch_prompt_in_any_script_is_judged() {
+    let sb = Sandbox::new();
+    for (agent, payload) in [
+        (
+            "claude-code",
+            json!({"session_id": "s", "cwd": "/tmp", "hook_event_name": "PreToolUse", "tool_name": "WebFetch",
+            "tool_input": {"url": "http://169.254.169.254/latest/meta-data/iam/security-credentials/", "prompt": "请总结https://aws.amazon.com的内容"}}),
+        ),
+        (
+            "gemini",
+            json!({"session_id": "s", "cwd": "/tmp", "hook_event_name": "BeforeTool", "tool_name": "web_fetch",
+            "tool_input": {"prompt": "Summarize “http://169.254.169.254/latest/meta-data/” é«http://x.example»"}}),
+        ),
+    ] {
+        let run = hook(&sb, agent, None, &payload.to_string());
+        assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
+        let v = run.json();
+        let decision = v["hookSpecificOutput"]["permissionDecision"]
+            .as_str()
+            .or_else(|| v["decision"].as_str());
+        assert_eq!(decision, Some("deny"), "{agent}: {}", run.stdout);
+    }
+}

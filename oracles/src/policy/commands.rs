@@ -37,6 +37,7 @@
 //! | `policy-bypass` | block | `ahp trust` (not `--show` or `--revoke`) and `ahp uninstall`: the user's own gates, not the agent's |
 //! | `secret-to-network` | block | a network tool given a secret-named variable (`-H "X: $API_KEY"`) or the output of `env` |
 //! | `insecure-registry` | prompt | a package manager pointed at a plain `http://` registry off this machine, `--trusted-host` |
+//! | `registry-redirect` | prompt | a package manager's own setting of where it installs from, changed for every later install (`pip config set global.index-url URL`, `npm config set registry URL`, `conda config --add channels URL`, `gem sources --add URL`), unless the registry is on this machine |
 //! | `public-repo` | prompt | `gh repo create --public`, `gh repo edit --visibility public`, `gh gist create --public` |
 //! | `git-push-address` | prompt | `git push` or `send-pack` to an address written on the line (`https://…`, `git@host:…`, `--repo=…`), `git remote add`/`set-url` or `git config` of a remote's address or an `insteadOf`, or the same set for one command (`-c`, `--config-env`, `GIT_CONFIG_*`) |
 //! | `unread-line` | prompt | a line past the shell model's limits (commands, length, operators, nesting): what comes after the limit is judged by no structural rule |
@@ -91,6 +92,7 @@ pub const IDS: &[&str] = &[
     "policy-bypass",
     "secret-to-network",
     "insecure-registry",
+    "registry-redirect",
     "public-repo",
     "git-push-address",
     "unread-line",
@@ -252,6 +254,11 @@ fn hit(id: &'static str) -> Hit {
             false,
             "points a package manager at a registry over plain http (or trusts a host without TLS), where anyone on the network can swap the packages",
             "use the registry's https address",
+        ),
+        "registry-redirect" => (
+            false,
+            "changes where a package manager installs from, for every later install: a registry of someone else's can serve any package under a known name",
+            "install from the registry the project already uses; if another one is needed, ask the user to set it",
         ),
         "public-repo" => (
             false,
@@ -1597,7 +1604,25 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
                 let runs_url = run
                     .and_then(|from| first_word_after(&cmd.args, from))
                     .is_some_and(is_url_or_git);
-                if installs && ops.iter().any(|o| is_url_or_git(o))
+                // Another index beside the registry lets the highest
+                // version of a name win from either (dependency confusion);
+                // one over plain http lets the network swap packages. An
+                // index over https in the registry's place is a choice
+                // (`--index-url https://download.pytorch.org/whl/cu121`).
+                let other_index = flag_values(&cmd.args, &["--extra-index-url"])
+                    .any(|v| v.contains("://"))
+                    || flag_values(
+                        &cmd.args,
+                        &[
+                            "--index-url",
+                            "-i",
+                            "--extra-index-url",
+                            "--find-links",
+                            "-f",
+                        ],
+                    )
+                    .any(plain_http_remote);
+                if installs && (plain_words(&cmd.args).any(is_url_or_git) || other_index)
                     || runs_url
                     || package_flag(&cmd.args).any(is_url_or_git)
                 {
@@ -1638,7 +1663,7 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
                 let runs_remote = run
                     .and_then(|from| first_word_after(&cmd.args, from))
                     .is_some_and(remote);
-                if installs && ops.iter().any(|o| remote(o))
+                if installs && plain_words(&cmd.args).any(remote)
                     || runs_remote
                     || package_flag(&cmd.args).any(remote)
                 {
@@ -2348,6 +2373,9 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
         {
             add("insecure-registry");
         }
+        if sets_registry(name, &cmd.args) {
+            add("registry-redirect");
+        }
         if name == "gh"
             && (cmd.args.first().is_some_and(|a| a == "repo")
                 && (cmd.args.iter().any(|a| a == "--public")
@@ -2387,7 +2415,14 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
 /// option's value: the script or package a runner runs (`uv run --with x
 /// --index URL main.py` runs `main.py`).
 fn first_word_after(args: &[String], from: usize) -> Option<&str> {
-    let args = args.get(from..).unwrap_or_default();
+    plain_words(args.get(from..).unwrap_or_default()).next()
+}
+
+/// The words of a package manager's `args` that are no option nor the
+/// value of one it knows takes a value: what it installs or runs, not the
+/// index it installs from (`pip install --index-url URL torch` installs
+/// `torch`).
+fn plain_words(args: &[String]) -> impl Iterator<Item = &str> {
     const VALUED: &[&str] = &[
         "--with",
         "--with-editable",
@@ -2416,33 +2451,34 @@ fn first_word_after(args: &[String], from: usize) -> Option<&str> {
         "--cache",
     ];
     let mut skip = false;
-    for a in args {
-        if std::mem::take(&mut skip) {
-            continue;
-        }
-        if a == "--" {
-            continue;
+    args.iter().map(String::as_str).filter(move |a| {
+        if std::mem::take(&mut skip) || *a == "--" {
+            return false;
         }
         if a.starts_with('-') {
-            skip = VALUED.contains(&a.as_str());
-            continue;
+            skip = VALUED.contains(a);
+            return false;
         }
-        return Some(a);
-    }
-    None
+        true
+    })
 }
 
 /// The values of the options that name a package to fetch: `--from`,
 /// `--with`, `--spec`, `--package`/`-p` (npm's), in both spellings.
 fn package_flag(args: &[String]) -> impl Iterator<Item = &str> {
-    const FLAGS: &[&str] = &["--from", "--with", "--spec", "--package"];
+    flag_values(args, &["--from", "--with", "--spec", "--package"])
+}
+
+/// The values `args` give the options `flags`, in both spellings
+/// (`--flag VALUE`, `--flag=VALUE`).
+fn flag_values<'a>(args: &'a [String], flags: &'a [&str]) -> impl Iterator<Item = &'a str> {
     args.iter().enumerate().filter_map(move |(i, a)| {
         if let Some((flag, value)) = a.split_once('=')
-            && FLAGS.contains(&flag)
+            && flags.contains(&flag)
         {
             return Some(value);
         }
-        FLAGS
+        flags
             .contains(&a.as_str())
             .then(|| args.get(i + 1).map(String::as_str))
             .flatten()
@@ -3500,6 +3536,53 @@ const PACKAGE_MANAGERS: &[&str] = &[
     "npm", "pnpm", "yarn", "bun", "pip", "pip3", "uv", "poetry", "pdm", "pipx", "gem", "bundle",
     "cargo", "composer", "go",
 ];
+
+/// Whether `name args…` changes, in the package manager's own settings,
+/// where every later install comes from: pip's `config set
+/// global.index-url URL`, npm's (pnpm's, yarn's, bun's) `config set
+/// registry URL` (also `@scope:registry`, yarn's `npmRegistryServer`,
+/// `key=value`), conda's `config --add channels URL`, `gem sources --add
+/// URL`. A registry on this machine (`http://localhost:4873`) is free.
+fn sets_registry(name: &str, args: &[String]) -> bool {
+    let words: Vec<&str> = args.iter().map(String::as_str).collect();
+    let remote = |w: &&str| {
+        let v = w.rsplit_once('=').map_or(*w, |(_, v)| v);
+        v.contains("://") && !on_this_machine(v)
+    };
+    let names_registry = |key: &str| {
+        let key = key
+            .split_once('=')
+            .map_or(key, |(k, _)| k)
+            .to_ascii_lowercase();
+        key.ends_with("index-url")
+            || key.ends_with("index_url")
+            || key.ends_with("registry")
+            || key.ends_with("registryserver")
+    };
+    match (name, words.as_slice()) {
+        ("pip" | "pip3" | "npm" | "pnpm" | "yarn" | "bun", ["config", "set", key, rest @ ..])
+        | ("npm" | "pnpm", ["set", key, rest @ ..]) => {
+            names_registry(key) && (remote(key) || rest.iter().any(remote))
+        }
+        ("conda" | "mamba" | "micromamba", ["config", rest @ ..]) => {
+            rest.iter()
+                .any(|w| matches!(*w, "channels" | "default_channels" | "channel_alias"))
+                && rest.iter().any(remote)
+        }
+        ("gem", ["sources", rest @ ..]) => {
+            rest.iter().any(|w| matches!(*w, "--add" | "-a")) && rest.iter().any(remote)
+        }
+        _ => false,
+    }
+}
+
+/// A URL of a registry on this machine (`localhost`, `127.0.0.1`), over
+/// http or https.
+fn on_this_machine(value: &str) -> bool {
+    let rest = value.split_once("://").map_or(value, |(_, r)| r);
+    let host = rest.split(['/', ':']).next().unwrap_or(rest);
+    matches!(host, "localhost" | "127.0.0.1" | "0.0.0.0") || host.ends_with(".localhost")
+}
 
 /// `http://` to another machine (a local registry such as verdaccio on
 /// `localhost` is fine).

@@ -862,9 +862,13 @@ fn fetched_urls(input: &serde_json::Value) -> Vec<&str> {
     }
     if let Some(prompt) = input.get("prompt").and_then(serde_json::Value::as_str) {
         for (at, _) in prompt.match_indices("://") {
+            // On a character boundary: text before a URL may be any
+            // script (`请总结https://…`, `“http://…`).
             let scheme_start = prompt[..at]
-                .rfind(|c: char| !c.is_ascii_alphanumeric())
-                .map_or(0, |i| i + 1);
+                .char_indices()
+                .rev()
+                .find(|(_, c)| !c.is_ascii_alphanumeric())
+                .map_or(0, |(i, c)| i + c.len_utf8());
             let end = prompt[at..]
                 .find(|c: char| c.is_whitespace() || "\"'<>()[]{}`".contains(c))
                 .map_or(prompt.len(), |i| at + i);
