@@ -143,9 +143,15 @@ fn relative_paths_in_the_home_or_a_system_folder_are_the_files_there() {
         "deny"
     );
     assert_eq!(call(std::path::Path::new("/"), "rm -rf usr"), "deny");
-    // In a project, relative paths stay the project's.
+    // In a project, relative paths stay the project's, also where the
+    // project is a repository in a hidden folder of home.
     for (command, want) in [("rm -rf target", "allow"), ("cat src/main.rs", "allow")] {
         assert_eq!(call(sb.root(), command), want, "{command}");
+    }
+    let nvim = home.join(".config/nvim");
+    std::fs::create_dir_all(nvim.join(".git")).unwrap();
+    for command in ["sed -i s/a/b/ init.lua", "echo x > out.txt", "rm -rf dist"] {
+        assert_eq!(call(&nvim, command), "allow", "in ~/.config/nvim: {command}");
     }
 }
 

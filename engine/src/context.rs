@@ -96,8 +96,12 @@ impl ToolCall {
             && self.name == "shell"
             && let Some(line) = self.command_line()
         {
-            let dir = self.work_dir.as_deref().or(work_dir);
-            self.shell = Some(crate::shell::model(&line, None, dir));
+            self.shell = Some(crate::shell::model_in(
+                &line,
+                None,
+                work_dir,
+                self.work_dir.as_deref(),
+            ));
         }
     }
 }

@@ -137,7 +137,7 @@ pub(super) fn parse(
         && let Some(dir) = str_field(a, obj, &["cwd"])?
         && let Some(t) = ctx.tool.as_mut()
     {
-        t.work_dir = super::dir_from(&dir, None);
+        t.work_dir = super::dir_from(&dir, ctx.work_dir.as_deref());
     }
     ctx.turn = turn(str_field(a, obj, &["prompt"])?, None, None);
     if event == Some(Event::PreAgentTurnStop) {

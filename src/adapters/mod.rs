@@ -951,13 +951,17 @@ fn tool_call(
 }
 
 /// The folder `dir` names, read from `base` when relative; `None` when
-/// that is not an absolute folder.
+/// that is not an absolute folder, or is `base` itself.
 fn dir_from(dir: &str, base: Option<&str>) -> Option<String> {
-    if dir.starts_with('/') {
-        return Some(dir.to_string());
-    }
-    let base = base.filter(|b| b.starts_with('/'))?;
-    Some(format!("{}/{dir}", base.trim_end_matches('/')))
+    let full = if dir.starts_with('/') {
+        dir.to_string()
+    } else {
+        let base = base.filter(|b| b.starts_with('/'))?;
+        format!("{}/{dir}", base.trim_end_matches('/'))
+    };
+    let same = |a: &str, b: &str| a.trim_end_matches('/') == b.trim_end_matches('/');
+    let plain = full.trim_end_matches("/.");
+    (!base.is_some_and(|b| same(plain, b))).then_some(full)
 }
 
 /// Where the agents put the file a tool acts on: Claude, Gemini, Cursor

@@ -355,19 +355,49 @@ fn takes_value(program: &str, flag: &str) -> bool {
 /// environment); `work_dir` is the absolute directory the line runs in,
 /// if known (`None`: relative paths stay relative, wherever they lead).
 pub fn model(line: &str, home: Option<&str>, work_dir: Option<&str>) -> Shell {
+    model_in(line, home, work_dir, None)
+}
+
+/// [`model`] of a line the agent runs in `run_dir`, a folder that is not
+/// the project (Gemini CLI's `dir_path`, a terminal that went `cd ~` in an
+/// earlier call, a session in the home folder): read as if it began with
+/// `cd` to it, so that its relative paths are the files there. Below
+/// `work_dir` the `cd` is relative (`.git/hooks`), and the project's own
+/// globs still judge its paths.
+///
+/// ```
+/// use ahp_engine::shell::model_in;
+/// let m = model_in("cat .ssh/id_rsa", Some("/home/dev"), Some("/home/dev/app"), Some("/home/dev"));
+/// assert_eq!(m.commands[0].resolve(&m.commands[0].args[0]), "~/.ssh/id_rsa");
+/// let m = model_in("echo x > pre-commit", Some("/home/dev"), Some("/home/dev/app"), Some("/home/dev/app/.git/hooks"));
+/// assert_eq!(m.commands[0].cwd.as_deref(), Some(".git/hooks"));
+/// ```
+pub fn model_in(
+    line: &str,
+    home: Option<&str>,
+    work_dir: Option<&str>,
+    run_dir: Option<&str>,
+) -> Shell {
     let home = match home {
         Some(h) => Some(h.to_string()),
         None => std::env::var("HOME").ok().filter(|h| h.len() > 1),
     };
-    let work_dir = work_dir
-        .filter(|d| d.starts_with('/'))
-        .map(|d| normalize_path(d, home.as_deref()));
+    let absolute = |d: &str| {
+        d.starts_with('/')
+            .then(|| normalize_path(d, home.as_deref()))
+    };
+    let work_dir = work_dir.and_then(absolute);
+    let mut start = run_dir.and_then(absolute).map(|run| {
+        match work_dir
+            .as_deref()
+            .and_then(|w| run.strip_prefix(w))
+            .and_then(|r| r.strip_prefix('/'))
+        {
+            Some(inside) if !inside.is_empty() => inside.to_string(),
+            _ => run,
+        }
+    });
     let mut b = parse::Builder::new(home.as_deref(), work_dir.as_deref());
-    // Relative paths are kept relative so that a project's own globs
-    // (`.env`, `src/**`) judge them. Where no project lives, they name the
-    // user's or the system's files: an agent that went `cd ~` in one call
-    // and reads `.ssh/id_rsa` in the next is judged as `cd ~ && …` is.
-    let mut start = work_dir.clone().filter(|d| holds_no_project(d));
     let parsed = b.line_in(line, 0, None, &mut BTreeMap::new(), &mut start);
     Shell {
         commands: b.commands,
@@ -376,32 +406,6 @@ pub fn model(line: &str, home: Option<&str>, work_dir: Option<&str>) -> Shell {
         work_dir,
     }
 }
-
-/// Whether `dir` (normalised: the home folder is `~`) is a folder whose
-/// relative names are the user's or the system's files rather than a
-/// project's: the home folder, a hidden folder in it (`~/.ssh`), someone
-/// else's home, the root, or a system folder.
-fn holds_no_project(dir: &str) -> bool {
-    if dir == "~" || dir.starts_with("~/.") {
-        return true;
-    }
-    let Some(rest) = dir.strip_prefix('/') else {
-        return false;
-    };
-    let mut segs = rest.split('/').filter(|s| !s.is_empty());
-    match (segs.next(), segs.next(), segs.next()) {
-        (None, ..) => true,
-        (Some("home" | "Users"), None | Some(_), None) => true,
-        (Some("home" | "Users"), Some(_), Some(hidden)) => hidden.starts_with('.'),
-        (Some(top), ..) => SYSTEM_FOLDERS.contains(&top),
-    }
-}
-
-/// Top-level folders that hold the system, never a project.
-const SYSTEM_FOLDERS: &[&str] = &[
-    "bin", "boot", "dev", "etc", "lib", "lib32", "lib64", "proc", "root", "sbin", "sys", "usr",
-    "var", "System", "Library",
-];
 
 #[cfg(test)]
 mod tests;

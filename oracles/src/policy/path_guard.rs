@@ -497,7 +497,12 @@ impl PathGuard {
             Some(m) => Some(m),
             None => match super::permission::command_texts(ctx).first() {
                 Some(text) if tool.name == "shell" || tool.input.get("command").is_some() => {
-                    owned = shell::model(text, home.as_deref(), call_dir);
+                    owned = shell::model_in(
+                        text,
+                        home.as_deref(),
+                        ctx.work_dir.as_deref(),
+                        tool.work_dir.as_deref(),
+                    );
                     Some(&owned)
                 }
                 _ => None,

@@ -988,8 +988,8 @@ impl PermissionChecker {
                 let model = match tool.and_then(|t| t.shell.as_ref()) {
                     Some(m) if tool.and_then(ToolCall::command_line).as_deref() == Some(text) => m,
                     _ => {
-                        let dir = tool.and_then(|t| t.work_dir.as_deref());
-                        made = shell::model(text, None, dir.or(ctx.work_dir.as_deref()));
+                        let run_dir = tool.and_then(|t| t.work_dir.as_deref());
+                        made = shell::model_in(text, None, ctx.work_dir.as_deref(), run_dir);
                         &made
                     }
                 };
