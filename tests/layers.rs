@@ -998,8 +998,15 @@ fn an_oracles_configured_answer_the_event_clamps_is_said() {
     let out = sb.ahp().arg("validate").output().unwrap();
     let err = stderr(&out);
     assert!(
-        err.contains(".ahp/hooks.yaml:4:15: hooks.pre-issue-close[FileChangeLimiter].config: FileChangeLimiter answers with `control` as configured, but pre-issue-close does not allow intensity `control`"),
+        err.contains(".ahp/hooks.yaml:4:15: hooks.pre-issue-close[FileChangeLimiter].config: FileChangeLimiter answers with `control` here (its config or its default), but pre-issue-close does not allow intensity `control`"),
         "{err}"
     );
     assert!(!err.contains("[strict]"), "{err}");
+    // Scanning a tool's output afterwards is a note by nature: no warning.
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:\n  post-tool-use:\n    - oracle: SecurityScanner\n",
+    );
+    let err = stderr(&sb.ahp().arg("validate").output().unwrap());
+    assert!(!err.contains("answers with"), "{err}");
 }

@@ -151,7 +151,11 @@ fn relative_paths_in_the_home_or_a_system_folder_are_the_files_there() {
     let nvim = home.join(".config/nvim");
     std::fs::create_dir_all(nvim.join(".git")).unwrap();
     for command in ["sed -i s/a/b/ init.lua", "echo x > out.txt", "rm -rf dist"] {
-        assert_eq!(call(&nvim, command), "allow", "in ~/.config/nvim: {command}");
+        assert_eq!(
+            call(&nvim, command),
+            "allow",
+            "in ~/.config/nvim: {command}"
+        );
     }
 }
 
@@ -181,6 +185,11 @@ fn interpreter_code_naming_any_key_under_ssh_reads_a_credential() {
             "allow",
         ),
         ("print(open('/etc/ssh/sshd_config').read())".to_string(), "allow"),
+        ("import os; print(os.path.exists(os.path.expanduser('~/.ssh')))".to_string(), "allow"),
+        ("import os; os.makedirs(os.path.expanduser('~/.ssh'), exist_ok=True)".to_string(), "allow"),
+        ("print('see https://example.com/.ssh/x')".to_string(), "allow"),
+        ("import re; print(re.sub(r'[.]ssh|\\.ssh', 'x', 'a'))".to_string(), "allow"),
+        ("from pathlib import Path; print((Path.home()/'.SSH'/'id_rsa').read_text())".to_string(), "deny"),
     ] {
         let got = decision(&sb, "Bash", json!({"command": format!("python3 -c \"{code}\"")}));
         assert_eq!(got, want, "{code}");

@@ -971,27 +971,23 @@ fn a_pwd_key_is_masked_when_it_holds_no_path() {
     );
 }
 
-/// The values of `auth` (Docker's and npm's base64 of user:password),
-/// `pat` (a personal access token) and `sessionKey` in a tool's input are
-/// masked in the log, as `password` and `token` are.
+/// The value of `sessionKey` in a tool's input is masked in the log, as
+/// `password` and `token` are; `pat` and `auth`, as often a pattern or a
+/// kind of login, are not (masked, `TODO` would be hidden in every
+/// message that quotes it).
 #[test]
-fn auth_pat_and_session_key_values_are_masked() {
+fn a_session_key_is_masked_and_a_pattern_is_not() {
     let sb = Sandbox::new();
-    let secrets = [
-        "ZGV2OnMzY3JldC1ub25jZS0xMjM0",
-        "pat-nonce-9f8e7d6c5b4a",
-        "sk-sess-nonce-0a1b2c3d4e",
-    ];
+    let secret = "sk-sess-nonce-0a1b2c3d4e";
     let payload = json!({"session_id": "s", "cwd": sb.root(), "hook_event_name": "PreToolUse",
-        "tool_name": "mcp__registry__login",
-        "tool_input": {"auth": secrets[0], "pat": secrets[1], "sessionKey": secrets[2]}});
+        "tool_name": "mcp__search__grep",
+        "tool_input": {"pat": "TODO", "auth": "basic", "note": "find every TODO with basic auth", "sessionKey": secret}});
     let out = hook_call(&sb, &payload);
     assert!(out.status.success(), "{}", stderr(&out));
     let (log, n) = sb.all_logs();
     assert!(n > 0, "nothing was logged");
-    for s in secrets {
-        assert!(!log.contains(s), "`{s}` reached the log:\n{log}");
-    }
+    assert!(!log.contains(secret), "`{secret}` reached the log:\n{log}");
+    assert!(log.contains("find every TODO with basic auth"), "{log}");
 }
 
 /// Secrets handed on by shapes the masking first missed stay out of the

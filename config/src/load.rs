@@ -2616,16 +2616,21 @@ impl LoadedConfig {
         } else if c.intensity.is_none()
             && let Some(i) = oracle.default_intensity()
             && !me.event.allows(i)
+            // At an event that only observes, every answer is a note, as
+            // expected (SecurityScanner scanning a tool's output); at a
+            // gate, an answer that cannot stop it is a setting that does
+            // less than it says (FileChangeLimiter's `action: control` at
+            // pre-issue-close).
+            && me.event.allows(Intensity::Block)
         {
-            // The answer the oracle's own config chooses (FileChangeLimiter's
-            // `action: control`, ChecklistValidator's `allow_partial`) is
-            // clamped as an `intensity:` would be.
+            let (location, path) = match config_node {
+                Some(n) => (n.origin.location(), config_key_path(me, None)),
+                None => (me.defined_at.location(), me.path("oracle")),
+            };
             warnings.push(ConfigWarning {
-                location: config_node
-                    .map_or_else(|| me.defined_at.location(), |n| n.origin.location()),
+                location,
                 message: format!(
-                    "{}: {oracle_name} answers with `{i}` as configured, but {}",
-                    config_key_path(me, None),
+                    "{path}: {oracle_name} answers with `{i}` here (its config or its default), but {}",
                     clamped(me.event, i)
                 ),
             });

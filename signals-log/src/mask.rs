@@ -14,7 +14,7 @@ pub const MASK: &str = "***";
 /// `set-cookie`), or in `_pwd` (`mysql_pwd`; `pwd` alone is a working
 /// directory). `pass` is a name the text rule masks in `DB_PASS=…` too,
 /// so that a JSON key is judged as its assignment is.
-pub const SENSITIVE_KEYS: [&str; 24] = [
+pub const SENSITIVE_KEYS: [&str; 22] = [
     "password",
     "passwords",
     "passwd",
@@ -36,10 +36,9 @@ pub const SENSITIVE_KEYS: [&str; 24] = [
     "cookie",
     "credential",
     "credentials",
-    // Docker's and npm's `auth` (base64 of user:password), a personal
-    // access token, a session's key (`sessionKey`).
-    "auth",
-    "pat",
+    // A session's key (`sessionKey`). Not `auth` nor `pat`: as often a
+    // kind (`basic`) or a pattern (`TODO`), which masking would then hide
+    // wherever the record quotes it.
     "session_key",
 ];
 

@@ -144,13 +144,14 @@ pub(super) fn parse(
             }
         };
         // `write_bash` types its `input` into a shell session that `bash`
-        // started (`async: true`): a command line like `bash`'s own.
+        // started (`async: true`): a command line like `bash`'s own, judged
+        // whatever `command` the model adds beside it (the tool reads none).
         let mut input = input;
         if raw.eq_ignore_ascii_case("write_bash")
             && let Some(typed) = input.get("input").cloned()
             && let Some(args) = input.as_object_mut()
         {
-            args.entry("command").or_insert(typed);
+            args.insert("command".into(), typed);
         }
         ctx.tool = Some(tool_call(
             agent,

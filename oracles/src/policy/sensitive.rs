@@ -1246,19 +1246,31 @@ fn code_written_files(cmd: &SimpleCommand) -> Vec<String> {
     files
 }
 
-/// The files under `~/.ssh` that interpreter code names, however it
-/// spells the key and joins the path (`'/.ssh/github'`, `os.path.join(h,
-/// '.ssh', 'deploy')`, `Path.home() / '.ssh' / 'work'`): `~/.ssh/NAME`, or
-/// `~/.ssh/*` for the folder alone (`os.listdir(…'/.ssh')`). PathGuard's
-/// lists then tell a key from a public file (`known_hosts`, `*.pub`).
+/// The files under `~/.ssh` that interpreter code names by a name of
+/// their own (`'/.ssh/github'`, `os.path.join(h, '.ssh', 'deploy')`,
+/// `Path.home() / '.ssh' / 'work'`, in any case): `~/.ssh/NAME`, which
+/// PathGuard's lists then tell a key from a public file (`known_hosts`,
+/// `*.pub`). The folder stands for what it holds only in code that reads
+/// files (`open(…'/.ssh/'+f)`); alone (`os.makedirs('~/.ssh')`), a regex
+/// (`\.ssh`) and a URL's path (`https://host/.ssh/`) name no key.
 fn code_ssh_files(code: &str) -> Vec<String> {
+    let lower = code.to_ascii_lowercase();
     let mut out = Vec::new();
-    for (at, _) in code.match_indices(".ssh") {
+    for (at, _) in lower.match_indices(".ssh") {
         let rest = &code[at + ".ssh".len()..];
-        // `.sshrc`, `.ssh_config` and `/etc/ssh` are other files.
+        let before = &code[..at];
+        // `.sshrc`, `.ssh_config`, `/etc/ssh`, `\.ssh` are other things.
         if rest.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-            || code[..at].ends_with(|c: char| c.is_ascii_alphanumeric())
+            || before.ends_with(|c: char| c.is_ascii_alphanumeric() || c == '\\')
         {
+            continue;
+        }
+        // A URL's path: `://` in the same word before it.
+        let word = before
+            .rsplit(|c: char| c.is_whitespace() || "'\"`(".contains(c))
+            .next()
+            .unwrap_or("");
+        if word.contains("://") {
             continue;
         }
         let name: String = rest
@@ -1266,11 +1278,15 @@ fn code_ssh_files(code: &str) -> Vec<String> {
             .chars()
             .take_while(|c| c.is_ascii_alphanumeric() || "._-*".contains(*c))
             .collect();
-        out.push(if name.is_empty() {
-            "~/.ssh/*".to_string()
-        } else {
-            format!("~/.ssh/{name}")
-        });
+        if !name.is_empty() {
+            out.push(format!("~/.ssh/{name}"));
+        } else if ["open(", "read", "copy", "cat "]
+            .iter()
+            .any(|r| lower.contains(r))
+        {
+            // The folder, in code that reads files: what it lists.
+            out.push("~/.ssh/*".to_string());
+        }
     }
     out
 }
