@@ -595,6 +595,22 @@ fn padding_or_a_huge_tree_does_not_open_the_close_gate() {
         denied("claude-code", code, &out).is_some_and(|r| r.contains("Users can log in")),
         "{out}"
     );
+    // Eight closes first use up the cap: the ninth is refused, not let
+    // through ungated.
+    let decoys: String = (1..=8)
+        .map(|i| format!("monoco issue close FEAT-900{i}; "))
+        .collect();
+    let line = format!("{decoys}monoco issue close FEAT-0001");
+    let (code, out) = hook(
+        &sb,
+        "claude-code",
+        &pre_tool("claude-code", sb.root(), &line),
+    );
+    assert!(
+        denied("claude-code", code, &out)
+            .is_some_and(|r| r.contains("run it in a command of its own")),
+        "{out}"
+    );
     let closed = |command: &str| {
         let out = sb
             .ahp()
@@ -1038,13 +1054,40 @@ fn a_decoy_file_with_another_id_is_passed_over() {
         "Issues/AAA/open/FEAT-0001-decoy.md",
         "---\nid: SOMETHING-ELSE\n---\n- [x] all done\n",
     );
-    let (code, out) = hook(
-        &sb,
-        "claude-code",
-        &pre_tool("claude-code", sb.root(), "monoco issue close FEAT-0001"),
-    );
+    let close = || {
+        hook(
+            &sb,
+            "claude-code",
+            &pre_tool("claude-code", sb.root(), "monoco issue close FEAT-0001"),
+        )
+    };
+    let (code, out) = close();
     assert!(
         denied("claude-code", code, &out).is_some_and(|r| r.contains("Users can log in")),
         "{out}"
     );
+    // A decoy that does not read is passed over for the file that does.
+    sb.write(
+        "Issues/AAA/open/FEAT-0001-decoy.md",
+        "no frontmatter, every box ticked\n",
+    );
+    let (code, out) = close();
+    assert!(
+        denied("claude-code", code, &out).is_some_and(|r| r.contains("Users can log in")),
+        "{out}"
+    );
+    // Two files that both say they are FEAT-0001 (also under a namespace):
+    // which is the issue is not guessed, and the close is refused.
+    for id in ["FEAT-0001", "other::FEAT-0001"] {
+        sb.write(
+            "Issues/AAA/open/FEAT-0001-decoy.md",
+            &format!("---\nid: {id}\n---\n- [x] all done\n"),
+        );
+        let (code, out) = close();
+        assert!(
+            denied("claude-code", code, &out)
+                .is_some_and(|r| r.contains("several files say they are FEAT-0001")),
+            "{id}: {out}"
+        );
+    }
 }

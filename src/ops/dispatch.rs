@@ -383,6 +383,28 @@ pub(crate) fn dispatch(req: DispatchRequest<'_>) -> Result<Option<Dispatched>> {
             .iter()
             .map(|n| (Level::Warning, n.clone()))
             .collect();
+        if let Some(why) = &call.refuse {
+            let mut refusal =
+                ahp_engine::Signal::block(why.clone()).with_type("issue-commands-ungated");
+            refusal.header.source = "issue_commands".into();
+            let d = Diagnostic {
+                id: ahp_engine::Uuid::new_v4(),
+                level: Level::Error,
+                timestamp: chrono::Utc::now(),
+                source: "issue_commands".into(),
+                event: Some(event),
+                correlation_id: Some(verdict.correlation_id.clone()),
+                message: format!("refused: {why}"),
+                file: None,
+                line: None,
+            };
+            if let Some(sink) = &sink {
+                record(sink.as_ref(), &d);
+            }
+            verdict.diagnostics.push(d);
+            verdict.signals.push(refusal);
+            verdict.outcome = verdict.outcome.max(ahp_engine::Outcome::Block);
+        }
         // A step before it runs that cannot be judged with its issue is,
         // under fail_closed, refused like any part of the policy that
         // could not run.
@@ -462,6 +484,9 @@ pub(crate) struct IssueCall {
     /// read, a lookup stopped at its limit, commands past the cap): under
     /// `fail_closed`, a block before the step.
     pub unjudged: Option<String>,
+    /// Why the tool call is refused whatever `fail_closed` says: a close
+    /// or submit of the line was left ungated.
+    pub refuse: Option<String>,
 }
 
 impl IssueCall {
@@ -602,6 +627,7 @@ pub(crate) fn issue_calls(
     });
     let kept: std::collections::BTreeSet<usize> = order.into_iter().take(MAX_FOUND).collect();
     let mut left_out: Vec<String> = Vec::new();
+    let mut gate_left_out = false;
     let picked: Vec<(&IssueCommand, FoundCommand, Event)> = picked
         .into_iter()
         .enumerate()
@@ -609,6 +635,7 @@ pub(crate) fn issue_calls(
             if kept.contains(&i) {
                 Some(p)
             } else {
+                gate_left_out |= matches!(p.1.lifecycle, Lifecycle::Close | Lifecycle::Submit);
                 left_out.push(p.1.command.clone());
                 None
             }
@@ -646,6 +673,13 @@ pub(crate) fn issue_calls(
             named.join(", ")
         );
         first.unjudged.get_or_insert_with(|| note.clone());
+        // A close or submit past the cap is refused, fail_closed or not:
+        // a line of other closes must not carry one through ungated.
+        if gate_left_out && !post {
+            first.refuse = Some(format!(
+                "{note}; a close or submit among them is refused: run it in a command of its own"
+            ));
+        }
         first.notes.push(note);
     }
     let described = calls
@@ -672,6 +706,7 @@ impl IssueCall {
         };
         let mut notes = Vec::new();
         let mut unjudged = None;
+        let mut refuse = None;
         let path = match &found.id {
             None => {
                 let note = format!(
@@ -697,7 +732,7 @@ impl IssueCall {
                 let mut lookup = Lookup::Missing;
                 for root in cwd_root.iter().chain(std::iter::once(&cfg.project_root)) {
                     lookup = find_issue_file(root, &command.issue_files, id);
-                    if matches!(lookup, Lookup::Found(_)) {
+                    if matches!(lookup, Lookup::Found(_) | Lookup::Ambiguous(_)) {
                         break;
                     }
                 }
@@ -721,6 +756,32 @@ impl IssueCall {
                         let note = format!(
                             "the issue file of {id} was not found within {MAX_LOOKUP_ENTRIES} entries: {event} ran without it"
                         );
+                        unjudged = Some(note.clone());
+                        notes.push(note);
+                        None
+                    }
+                    Lookup::Ambiguous(paths) => {
+                        let named: Vec<String> = paths
+                            .iter()
+                            .take(4)
+                            .map(|p| {
+                                let shown = p.strip_prefix(&cfg.project_root).unwrap_or(p);
+                                format!("`{}`", shown.display())
+                            })
+                            .collect();
+                        let note = format!(
+                            "several files say they are {id} ({}): {event} ran without the issue",
+                            named.join(", ")
+                        );
+                        // Which copy is the issue is not ahp's to guess: a
+                        // close or submit waits until one is left.
+                        if matches!(found.lifecycle, Lifecycle::Close | Lifecycle::Submit)
+                            && event.allows(ahp_engine::Intensity::Block)
+                        {
+                            refuse = Some(format!(
+                                "{note}; keep one file for the issue, then run the step again"
+                            ));
+                        }
                         unjudged = Some(note.clone());
                         notes.push(note);
                         None
@@ -752,6 +813,7 @@ impl IssueCall {
             branch,
             notes,
             unjudged,
+            refuse,
         }
     }
 }

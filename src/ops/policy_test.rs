@@ -392,6 +392,9 @@ impl<'a> Runner<'a> {
         let calls = crate::ops::dispatch::issue_calls(event, &mut ctx, self.cfg, &self.rt);
         let mut verdict = self.rt.block_on(self.engine.dispatch(event, ctx));
         for call in &calls {
+            if call.refuse.is_some() {
+                verdict.outcome = Outcome::Block;
+            }
             let mut ictx = call.context(&verdict.context);
             let unjudged = call
                 .unjudged

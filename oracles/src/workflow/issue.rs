@@ -789,6 +789,9 @@ pub enum Lookup {
     BadId,
     /// The walk stopped at [`MAX_LOOKUP_ENTRIES`] before it found one.
     Stopped,
+    /// Several files say they are this issue (a copy with its boxes
+    /// ticked beside the real one): none is judged.
+    Ambiguous(Vec<PathBuf>),
 }
 
 /// The issue file of `id` under `root`: the first file that one of
@@ -822,9 +825,24 @@ pub fn find_issue_file(root: &Path, globs: &[String], id: &str) -> Lookup {
     let mut stopped = false;
     for glob in globs {
         let mut seen = 0;
-        match find_one(&real_root, glob, id, &mut seen) {
-            Some(found) => return Lookup::Found(found),
-            None => stopped |= seen > MAX_LOOKUP_ENTRIES,
+        let found = find_one(&real_root, glob, id, &mut seen);
+        stopped |= seen > MAX_LOOKUP_ENTRIES;
+        // A file that says it is another issue is passed over, and one
+        // that does not read is taken only when no file reads as this
+        // issue: a broken decoy first in path order must not stand for it.
+        let (mut own, mut unread) = (Vec::new(), Vec::new());
+        for path in found {
+            match load_issue(&path) {
+                Ok(issue) if same_id(&issue.id, id) => own.push(path),
+                Ok(_) => {}
+                Err(_) => unread.push(path),
+            }
+        }
+        match own.len() {
+            1 => return Lookup::Found(own.remove(0)),
+            0 if !unread.is_empty() => return Lookup::Found(unread.remove(0)),
+            0 => {}
+            _ => return Lookup::Ambiguous(own),
         }
     }
     if stopped {
@@ -840,14 +858,18 @@ fn with_id(glob: &str, id: &str) -> String {
     glob.replace("{{ id }}", &id).replace("{{id}}", &id)
 }
 
-fn find_one(root: &Path, glob: &str, id: &str, seen: &mut usize) -> Option<PathBuf> {
+/// The files `glob` matches with `id` in place, in path order.
+fn find_one(root: &Path, glob: &str, id: &str, seen: &mut usize) -> Vec<PathBuf> {
+    let mut out = Vec::new();
     let pattern = with_id(glob.trim().trim_start_matches("./"), id);
-    let matcher = globset::GlobBuilder::new(&pattern)
+    let Ok(matcher) = globset::GlobBuilder::new(&pattern)
         .literal_separator(true)
         .case_insensitive(true)
         .build()
-        .ok()?
-        .compile_matcher();
+    else {
+        return out;
+    };
+    let matcher = matcher.compile_matcher();
     // The walk starts at the deepest directory the glob names literally,
     // each step of which must be a real directory, not a link.
     let segments: Vec<&str> = pattern.split('/').collect();
@@ -858,27 +880,43 @@ fn find_one(root: &Path, glob: &str, id: &str, seen: &mut usize) -> Option<PathB
     let mut start = root.to_path_buf();
     for (n, seg) in segments.iter().take(literal).enumerate() {
         start.push(seg);
-        let meta = std::fs::symlink_metadata(&start).ok()?;
+        let Ok(meta) = std::fs::symlink_metadata(&start) else {
+            return out;
+        };
         let last = n + 1 == segments.len();
         if meta.file_type().is_symlink() || (!last && !meta.is_dir()) {
-            return None;
+            return out;
         }
         if last {
-            return (meta.is_file() && !names_another_issue(&start, id)).then_some(start);
+            if meta.is_file() {
+                out.push(start);
+            }
+            return out;
         }
     }
-    walk(root, &start, &matcher, id, seen)
+    walk(root, &start, &matcher, seen, &mut out);
+    out
+}
+
+/// Whether an issue's own `id` is `id`, ignoring case and a namespace.
+fn same_id(own: &str, id: &str) -> bool {
+    own.rsplit("::")
+        .next()
+        .unwrap_or(own)
+        .eq_ignore_ascii_case(id)
 }
 
 fn walk(
     root: &Path,
     dir: &Path,
     matcher: &globset::GlobMatcher,
-    id: &str,
     seen: &mut usize,
-) -> Option<PathBuf> {
-    let mut entries: Vec<(PathBuf, std::fs::FileType)> = std::fs::read_dir(dir)
-        .ok()?
+    out: &mut Vec<PathBuf>,
+) {
+    let Ok(read) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<(PathBuf, std::fs::FileType)> = read
         .filter_map(|e| {
             let e = e.ok()?;
             Some((e.path(), e.file_type().ok()?))
@@ -888,30 +926,17 @@ fn walk(
     for (path, kind) in entries {
         *seen += 1;
         if *seen > MAX_LOOKUP_ENTRIES {
-            return None;
+            return;
         }
-        let rel = path.strip_prefix(root).ok()?;
+        let Ok(rel) = path.strip_prefix(root) else {
+            return;
+        };
         if kind.is_dir() {
-            if let Some(found) = walk(root, &path, matcher, id, seen) {
-                return Some(found);
-            }
-        } else if kind.is_file() && matcher.is_match(rel) && !names_another_issue(&path, id) {
-            return Some(path);
+            walk(root, &path, matcher, seen, out);
+        } else if kind.is_file() && matcher.is_match(rel) {
+            out.push(path);
         }
     }
-    None
-}
-
-/// Whether the issue file at `path` says in its frontmatter that it is
-/// another issue than `id` (a file named `FEAT-0003-x.md` whose `id` is
-/// `FEAT-0009`): passed over, as a decoy with every box ticked must not
-/// stand for the issue being closed. A file that does not read is not
-/// passed over: its error is the issue event's to report.
-fn names_another_issue(path: &Path, id: &str) -> bool {
-    load_issue(path).is_ok_and(|issue| {
-        let own = issue.id.rsplit("::").next().unwrap_or(&issue.id);
-        !own.eq_ignore_ascii_case(id)
-    })
 }
 
 /// Which copy of an issue file to judge when its tracker keeps the work
