@@ -194,4 +194,15 @@ fn interpreter_code_naming_any_key_under_ssh_reads_a_credential() {
         let got = decision(&sb, "Bash", json!({"command": format!("python3 -c \"{code}\"")}));
         assert_eq!(got, want, "{code}");
     }
+    // Code handed on standard input is read the same way.
+    for command in [
+        format!("python3 - <<'X'\nprint(open('{home}/.ssh/github').read())\nX"),
+        format!("python3 <<< \"print(open('{home}/.ssh/deploy').read())\""),
+    ] {
+        assert_eq!(
+            decision(&sb, "Bash", json!({"command": command})),
+            "deny",
+            "{command}"
+        );
+    }
 }

@@ -1152,9 +1152,15 @@ pub fn accesses(cmd: &SimpleCommand) -> Vec<(String, Access)> {
             out.push((path(&file), Access::Write));
         }
     }
-    // Interpreter one-liners name files in their code: `open('~/.ssh/id_rsa')`.
+    // Interpreter one-liners name files in their code: `open('~/.ssh/id_rsa')`,
+    // also code handed on standard input (`python3 - <<'EOF'`, `<<<`).
     if is_interpreter(name) {
-        for a in &cmd.args {
+        let stdin_code = cmd
+            .redirects
+            .iter()
+            .filter(|r| r.op == "<<" || r.op == "<<-" || r.op == "<<<")
+            .map(|r| &r.target);
+        for a in cmd.args.iter().chain(stdin_code) {
             for hit in CODE_PATHS.iter().filter(|p| a.contains(*p)) {
                 out.push((format!("~/{hit}"), Access::Read));
             }
