@@ -698,3 +698,47 @@ fn a_case_name_cannot_fake_a_line_of_the_report() {
         "{said}"
     );
 }
+
+/// The short `tool:` form works for every agent whose payload names a
+/// tool, the Agent Hooks standard's (`event_type`) included; for
+/// Windsurf, whose payload names an action, it is a clear error.
+#[test]
+fn the_tool_form_works_for_each_agent_or_says_why_not() {
+    let sb = Sandbox::new();
+    for agent in [
+        "claude-code",
+        "codex",
+        "gemini",
+        "copilot",
+        "cursor",
+        "kimi",
+        "qwen",
+        "droid",
+        "opencode",
+        "agenthooks",
+    ] {
+        sb.write(
+            ".ahp/tests/t.yaml",
+            &format!("cases:\n  - name: x\n    agent: {agent}\n    tool: Bash\n    input: {{command: \"rm -rf /\"}}\n    expect: block\n"),
+        );
+        let out = sb.ahp().arg("test").output().unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{agent}: {}{}",
+            stdout(&out),
+            stderr(&out)
+        );
+    }
+    sb.write(
+        ".ahp/tests/t.yaml",
+        "cases:\n  - name: x\n    agent: windsurf\n    tool: Bash\n    input: {command: \"rm -rf /\"}\n    expect: block\n",
+    );
+    let out = sb.ahp().arg("test").output().unwrap();
+    assert_ne!(out.status.code(), Some(0));
+    assert!(
+        stdout(&out).contains("not available for windsurf"),
+        "{}",
+        stdout(&out)
+    );
+}

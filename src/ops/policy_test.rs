@@ -473,9 +473,8 @@ impl<'a> Runner<'a> {
         let agent = match case.agent.as_deref() {
             None => Agent::ClaudeCode,
             Some(name) => <Agent as clap::ValueEnum>::from_str(name, true).map_err(|_| {
-                anyhow!(
-                    "unknown agent `{name}` (one of: claude-code, codex, gemini, copilot, cursor, kimi, agenthooks)"
-                )
+                let names: Vec<&str> = Agent::ALL.iter().map(|a| a.as_str()).collect();
+                anyhow!("unknown agent `{name}` (one of: {})", names.join(", "))
             })?,
         };
         let project = self.cfg.project_root.to_string_lossy().into_owned();
@@ -507,16 +506,23 @@ impl<'a> Runner<'a> {
             (native, Some(payload), None) => {
                 agent_event(agent, &self.fill(payload), native.as_deref())?
             }
+            (None, None, Some(_)) if agent == Agent::Windsurf => {
+                return Err(anyhow!(
+                    "the `tool` form is not available for windsurf, whose payload names an action (`pre_run_command`, `pre_write_code`, …) rather than a tool: give its `payload`"
+                ));
+            }
             (None, None, Some(tool)) => {
-                let native = if agent == Agent::Gemini {
-                    "BeforeTool"
-                } else {
-                    "PreToolUse"
+                let native = match agent {
+                    Agent::Gemini => "BeforeTool",
+                    Agent::AgentHooks => "pre-tool-call",
+                    _ => "PreToolUse",
                 };
                 let payload = json!({
                     "session_id": "ahp-test",
                     "cwd": project,
                     "hook_event_name": native,
+                    // The Agent Hooks standard's name for the event field.
+                    "event_type": native,
                     "tool_name": tool,
                     "tool_input": self.fill(case.input.as_ref().unwrap_or(&json!({}))),
                     "tool_use_id": "ahp-test",
