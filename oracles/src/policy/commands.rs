@@ -25,7 +25,7 @@
 //! | `exfiltration` | block | a network tool fed by an archive or read of the home directory or a system directory, by the environment (`env \| curl -d @-`), or sending such a directory (`scp -r ~ host:`) |
 //! | `git-history-rewrite` | prompt | `git push --force`/`--mirror`/`--delete`, `git push origin :branch` or `+ref`, `git filter-repo`/`filter-branch` |
 //! | `git-discard` | prompt | `git checkout -- .` (or `.`, or `main .`), `git restore .`, `git checkout -f`, `git switch --discard-changes`: every uncommitted change thrown away |
-//! | `git-hooks-skip` | prompt | `git commit --no-verify`/`-n`, `git push`/`merge`/`rebase`/`am --no-verify`, `-c core.hooksPath=/dev/null`, `HUSKY=0`, pre-commit's `SKIP=…`: the repository's hooks skipped (`git push -n` is a dry run); for good: `git config --unset core.hooksPath`, `pre-commit uninstall`, a hook file removed or emptied |
+//! | `git-hooks-skip` | prompt | `git commit --no-verify`/`-n`, `git push`/`merge`/`rebase`/`am --no-verify`, `-c core.hooksPath=/dev/null`, `HUSKY=0`, pre-commit's `SKIP=…`: the repository's hooks skipped (`git push -n` is a dry run); for good: `git config --unset core.hooksPath`, `pre-commit uninstall`, a hook file removed, emptied or made not executable (`chmod -x`) |
 //! | `git-config-code` | block | `git -c core.pager='sh -c …'`, `-c alias.x='!…'`, `-c core.hooksPath=/tmp/h`, `GIT_PAGER=…`, `GIT_SSH_COMMAND=…`: a program git runs, set for one command |
 //! | `project-delete` | prompt | recursive `rm` of the project's sources or `.git` (not of build output such as `target/`, `node_modules/`, `dist/`), or of a path built from an unset variable (`"$DIR/"*`) |
 //! | `cloud-destroy` | block | `kubectl delete` of namespaces, volumes or `--all`; `helm uninstall` in production; `terraform destroy -auto-approve`; `aws s3 rm --recursive`/`rb --force`, `aws … delete-*`/`terminate-*`, `gcloud … delete`, `az … delete`; `redis-cli FLUSHALL`; `dropDatabase()`; `rails db:drop` |
@@ -2537,6 +2537,24 @@ fn executable_mode(mode: &str) -> bool {
     symbolic || numeric
 }
 
+/// Whether a `chmod` mode leaves a file that cannot be run: `-x`, `a-x`,
+/// `u=rw`, or an octal mode with no execute bit (`644`).
+fn takes_exec_away(mode: &str) -> bool {
+    let octal = mode.len() >= 3 && mode.chars().all(|c| matches!(c, '0'..='7'));
+    if octal {
+        return !executable_mode(mode);
+    }
+    mode.split(',').any(|part| {
+        part.find(['-', '=']).is_some_and(|at| {
+            part[..at]
+                .chars()
+                .all(|c| matches!(c, 'u' | 'g' | 'o' | 'a'))
+                && (part[at..].starts_with('-') && part[at..].contains('x')
+                    || part[at..].starts_with('=') && !part[at..].contains('x'))
+        })
+    })
+}
+
 /// Whether interpreter code sends the whole environment (`dict(os.environ)`,
 /// `JSON.stringify(process.env)`, `ENV.to_h`, `%ENV`) or a secret of it
 /// (`os.environ['AWS_SECRET_ACCESS_KEY']`) along with a network call.
@@ -2753,6 +2771,26 @@ fn moves_git_hooks(cmd: &SimpleCommand) -> bool {
             ops.len() > 1 && ops[..ops.len() - 1].iter().any(|o| a_hook(o))
         }
         "npx" | "pnpx" | "bunx" => args.windows(2).any(|w| w == ["husky", "uninstall"]),
+        // git runs no hook it cannot execute: `chmod -x`, `a-x`, `644`.
+        "chmod" => {
+            let mut words = args.iter().copied().filter(|a| {
+                !matches!(
+                    *a,
+                    "-R" | "-f"
+                        | "-v"
+                        | "-c"
+                        | "--recursive"
+                        | "--silent"
+                        | "--quiet"
+                        | "--verbose"
+                        | "--changes"
+                )
+            });
+            words
+                .next()
+                .is_some_and(|mode| !executable_mode(mode) && takes_exec_away(mode))
+                && words.any(a_hook)
+        }
         "git" => {
             let (_, at) = git_options(cmd);
             // Set to a folder of the repository is set-up (`.githooks`);
