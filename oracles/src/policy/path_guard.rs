@@ -413,6 +413,17 @@ impl PathGuard {
                 }
             }
         }
+        // Gemini CLI's `save_memory` appends a fact to `~/.gemini/GEMINI.md`,
+        // which every later session reads as instructions: the fact is
+        // judged as text written into an agent instruction file (a
+        // command the rules refuse there asks), the file itself is the
+        // tool's own.
+        if raw == "save_memory"
+            && let Some(fact) = tool.input.get("fact").and_then(serde_json::Value::as_str)
+        {
+            let content = serde_json::json!({ "content": fact });
+            out.extend(written_content(&content, "~/.gemini/GEMINI.md", raw));
+        }
         // An MCP tool that acts on local files (the filesystem server's
         // `read_text_file`, `write_file`, `move_file`, …) is judged like
         // Read and Write on the paths its input names.
