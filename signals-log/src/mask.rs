@@ -235,10 +235,7 @@ impl Masking {
                         key_might_be_sensitive(text)
                             || (!plain_key(text) && secrets::might_hold(text))
                     } else {
-                        // A value may be a secret's name (`{name: auth,
-                        // value: …}`), masked as a key is.
                         secrets::might_hold(text)
-                            || (text.len() <= 40 && key_might_be_sensitive(text))
                     }
                 }))
     }
