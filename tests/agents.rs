@@ -2426,6 +2426,12 @@ fn tools_that_name_several_files_or_urls_are_judged_on_each() {
             "allow",
         ),
         (
+            "read_many_files",
+            &root,
+            json!({"paths": [format!("{home}/{{.ssh,x}}/id_rsa")]}),
+            "deny",
+        ),
+        (
             "web_fetch",
             &root,
             json!({"prompt": "Summarize http://169.254.169.254/latest/meta-data/iam/security-credentials/ please"}),

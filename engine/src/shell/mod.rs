@@ -69,7 +69,7 @@ use std::collections::BTreeMap;
 
 pub use parse::quote;
 pub(crate) use words::base64_decode;
-pub use words::normalize_path;
+pub use words::{brace_expand, normalize_path};
 
 /// An option git reads before its subcommand: `-c k=v` is `("-c",
 /// Some("k=v"))`, `--work-tree=DIR` is `("--work-tree", Some("DIR"))`,

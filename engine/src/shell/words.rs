@@ -188,8 +188,15 @@ const MAX_BRACE_WORDS: usize = 64;
 /// `~/.ssh/{id_rsa,x}` is `~/.ssh/id_rsa` and `~/.ssh/x`, `{rm,-rf,/}` is
 /// `rm`, `-rf` and `/`. Quoted braces, `${…}` and braces without a comma
 /// at their top level stay as they are; sequences (`{1..3}`) are not
-/// expanded.
-pub(crate) fn brace_expand(raw: &str) -> Vec<String> {
+/// expanded. Tools that take glob patterns (Gemini CLI's
+/// `read_many_files`) expand them the same way.
+///
+/// ```
+/// use ahp_engine::shell::brace_expand;
+/// assert_eq!(brace_expand("~/{.ssh,x}/id_rsa"), ["~/.ssh/id_rsa", "~/x/id_rsa"]);
+/// assert_eq!(brace_expand("src/main.rs"), ["src/main.rs"]);
+/// ```
+pub fn brace_expand(raw: &str) -> Vec<String> {
     if !raw.contains('{') || !raw.contains(',') {
         return vec![raw.to_string()];
     }

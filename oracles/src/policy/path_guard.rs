@@ -403,9 +403,9 @@ impl PathGuard {
             // several names in a list (VS Code's `editFiles` and
             // `multi_replace_string_in_file`, Gemini CLI's
             // `read_many_files`), each with the text written into it.
-            let one = tool.path.as_deref().map(|p| (p, &tool.input));
+            let one = tool.path.clone().map(|p| (p, &tool.input));
             for (path, input) in one.into_iter().chain(listed_files(&tool.input)) {
-                let full = in_work_dir(path, call_dir);
+                let full = in_work_dir(&path, call_dir);
                 let norm = normalize_path(&full, home.as_deref());
                 push(norm.clone(), access, raw, false, &mut out);
                 if access == Access::Write {
@@ -841,12 +841,16 @@ fn unseen_git_hook(cmd: &SimpleCommand, file: &str) -> Signal {
 /// The files a tool that acts on several names in its input, each with
 /// the part of the input that says what is written into it: a list of
 /// paths (`files`, `paths`, Gemini CLI's `include`), or of edits that each
-/// name their file (`replacements: [{filePath, newString}]`).
-fn listed_files(input: &serde_json::Value) -> Vec<(&str, &serde_json::Value)> {
+/// name their file (`replacements: [{filePath, newString}]`). A list of
+/// glob patterns has its braces expanded, as the tool's glob library does
+/// (`{.ssh,x}/id_rsa`).
+fn listed_files(input: &serde_json::Value) -> Vec<(String, &serde_json::Value)> {
     let mut out = Vec::new();
     for key in ["files", "paths", "include"] {
         if let Some(items) = input.get(key).and_then(serde_json::Value::as_array) {
-            out.extend(items.iter().filter_map(|i| Some((i.as_str()?, input))));
+            for item in items.iter().filter_map(serde_json::Value::as_str) {
+                out.extend(shell::brace_expand(item).into_iter().map(|p| (p, input)));
+            }
         }
     }
     for key in ["replacements", "edits"] {
@@ -858,7 +862,7 @@ fn listed_files(input: &serde_json::Value) -> Vec<(&str, &serde_json::Value)> {
                 .iter()
                 .find_map(|k| item.get(*k).and_then(serde_json::Value::as_str));
             if let Some(path) = path {
-                out.push((path, item));
+                out.push((path.to_string(), item));
             }
         }
     }
