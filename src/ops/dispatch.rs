@@ -375,76 +375,45 @@ pub(crate) fn dispatch(req: DispatchRequest<'_>) -> Result<Option<Dispatched>> {
     let mut stop = Stop::listen(&rt, !cfg.script_hooks.is_empty());
     let mut verdict = rt.block_on(stop.until(engine.dispatch(event, ctx)))?;
     start_detached(event, &verdict, &cfg.project_root, log_path.as_deref());
+    // A note on the issue commands, in the log and the verdict.
+    let note = |verdict: &mut Verdict, level: Level, event: Event, message: String| {
+        let d = Diagnostic {
+            id: ahp_engine::Uuid::new_v4(),
+            level,
+            timestamp: chrono::Utc::now(),
+            source: "issue_commands".into(),
+            event: Some(event),
+            correlation_id: Some(verdict.correlation_id.clone()),
+            message,
+            file: None,
+            line: None,
+        };
+        if let Some(sink) = &sink {
+            record(sink.as_ref(), &d);
+        }
+        verdict.diagnostics.push(d);
+    };
     for call in &calls {
-        let mut ictx = call.context(&verdict.context);
-        ictx.correlation_id = Some(verdict.correlation_id.clone());
-        let mut notes: Vec<(Level, String)> = call
-            .notes
-            .iter()
-            .map(|n| (Level::Warning, n.clone()))
-            .collect();
         if let Some(why) = &call.refuse {
             let mut refusal =
                 ahp_engine::Signal::block(why.clone()).with_type("issue-commands-ungated");
             refusal.header.source = "issue_commands".into();
-            let d = Diagnostic {
-                id: ahp_engine::Uuid::new_v4(),
-                level: Level::Error,
-                timestamp: chrono::Utc::now(),
-                source: "issue_commands".into(),
-                event: Some(event),
-                correlation_id: Some(verdict.correlation_id.clone()),
-                message: format!("refused: {why}"),
-                file: None,
-                line: None,
-            };
-            if let Some(sink) = &sink {
-                record(sink.as_ref(), &d);
-            }
-            verdict.diagnostics.push(d);
+            note(&mut verdict, Level::Error, event, format!("refused: {why}"));
             verdict.signals.push(refusal);
             verdict.outcome = verdict.outcome.max(ahp_engine::Outcome::Block);
         }
-        // A step before it runs that cannot be judged with its issue is,
-        // under fail_closed, refused like any part of the policy that
-        // could not run.
-        if let Some(why) = call
-            .unjudged
-            .as_ref()
-            .filter(|_| call.event.allows(ahp_engine::Intensity::Block))
-            && cfg.fail_closed().is_some()
-        {
-            return Err(anyhow!("{}: {why}", call.event));
+        let prepared = call.prepare(&verdict.context, &rt, &cfg, deadline)?;
+        for n in &call.notes {
+            note(&mut verdict, Level::Warning, call.event, n.clone());
         }
-        let loaded = call.load(&mut ictx, &rt, &cfg, deadline);
-        if let Err(e) = &loaded {
-            // The tool call's verdict stands; the issue event cannot run
-            // without its issue. Under fail_closed that is a block.
-            if cfg.fail_closed().is_some() {
-                return Err(anyhow!("{}: {e:#}", call.event));
+        let mut ictx = match prepared {
+            Ok(ictx) => ictx,
+            Err(not_run) => {
+                note(&mut verdict, Level::Error, call.event, not_run);
+                continue;
             }
-            notes.push((Level::Error, format!("{} was not run: {e:#}", call.event)));
-        }
-        for (level, message) in notes {
-            let d = Diagnostic {
-                id: ahp_engine::Uuid::new_v4(),
-                level,
-                timestamp: chrono::Utc::now(),
-                source: "issue_commands".into(),
-                event: Some(call.event),
-                correlation_id: Some(verdict.correlation_id.clone()),
-                message,
-                file: None,
-                line: None,
-            };
-            if let Some(sink) = &sink {
-                record(sink.as_ref(), &d);
-            }
-            verdict.diagnostics.push(d);
-        }
-        if loaded.is_err() {
-            continue;
-        }
+        };
+        ictx.correlation_id = Some(verdict.correlation_id.clone());
         let issue_verdict =
             rt.block_on(stop.until(engine_for(&ictx)?.dispatch(call.event, ictx)))?;
         start_detached(
@@ -490,6 +459,35 @@ pub(crate) struct IssueCall {
 }
 
 impl IssueCall {
+    /// The issue event's context with its issue loaded, or why the event
+    /// is not run (`Ok(Err(note))`: its issue does not load, and the tool
+    /// call's verdict stands). Under `fail_closed` both that and a step
+    /// before it runs that cannot be judged with its issue are errors,
+    /// refused like any part of the policy that could not run. What
+    /// `ahp hook` and `ahp test` both do with an issue command.
+    pub(crate) fn prepare(
+        &self,
+        tool: &HookContext,
+        rt: &tokio::runtime::Runtime,
+        cfg: &LoadedConfig,
+        deadline: Option<Instant>,
+    ) -> Result<Result<HookContext, String>> {
+        let closed = cfg.fail_closed().is_some();
+        if let Some(why) = self
+            .unjudged
+            .as_ref()
+            .filter(|_| closed && self.event.allows(ahp_engine::Intensity::Block))
+        {
+            return Err(anyhow!("{}: {why}", self.event));
+        }
+        let mut ictx = self.context(tool);
+        match self.load(&mut ictx, rt, cfg, deadline) {
+            Ok(()) => Ok(Ok(ictx)),
+            Err(e) if closed => Err(anyhow!("{}: {e:#}", self.event)),
+            Err(e) => Ok(Err(format!("{} was not run: {e:#}", self.event))),
+        }
+    }
+
     /// Adds the issue (from its branch when it has one), the checklist and
     /// the git changes to the issue event's context.
     pub(crate) fn load(

@@ -395,22 +395,16 @@ impl<'a> Runner<'a> {
             if call.refuse.is_some() {
                 verdict.outcome = Outcome::Block;
             }
-            let mut ictx = call.context(&verdict.context);
-            let unjudged = call
-                .unjudged
-                .as_ref()
-                .filter(|_| call.event.allows(ahp_engine::Intensity::Block));
-            let loaded = match unjudged {
-                Some(why) => Err(anyhow!("{why}")),
-                None => call.load(&mut ictx, &self.rt, self.cfg, None),
-            };
-            if loaded.is_err() {
-                // Not run, as under `ahp hook`; refused under fail_closed.
-                if self.cfg.fail_closed().is_some() {
+            // As under `ahp hook`: an error is a refusal under fail_closed,
+            // an issue that does not load leaves the event unrun.
+            let ictx = match call.prepare(&verdict.context, &self.rt, self.cfg, None) {
+                Ok(Ok(ictx)) => ictx,
+                Ok(Err(_)) => continue,
+                Err(_) => {
                     verdict.outcome = Outcome::Block;
+                    continue;
                 }
-                continue;
-            }
+            };
             let issue = self.rt.block_on(self.engine.dispatch(call.event, ictx));
             for run in &issue.entries {
                 if matches!(
