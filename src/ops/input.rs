@@ -4,6 +4,7 @@
 use ahp_engine::{Event, HookContext};
 use anyhow::{Context, Result, anyhow};
 use std::io::{IsTerminal, Read};
+use std::path::Path;
 
 /// Largest context accepted on stdin or from a file. Agent payloads are a
 /// few KiB; a tool input carrying a whole file can reach a few MiB.
@@ -149,4 +150,89 @@ pub(crate) fn read_limited(r: impl Read, name: &str) -> Result<Vec<u8>> {
         ));
     }
     Ok(buf)
+}
+
+/// Sets the tool call's [`ToolCall::work_dir`](ahp_engine::ToolCall::work_dir)
+/// to the agent's `cwd` when the call runs outside the project `root` (see
+/// [`runs_outside_the_project`]) and the agent named no folder of its own:
+/// its shell command's relative paths are then the files there. `ahp
+/// hook` and `ahp test`'s payload cases both place a call this way.
+pub(crate) fn place_tool_call(ctx: &mut HookContext, root: &Path) {
+    if let Some(cwd) = ctx.work_dir.clone()
+        && let Some(tool) = ctx.tool.as_mut()
+        && tool.work_dir.is_none()
+        && runs_outside_the_project(Path::new(&cwd), root)
+    {
+        tool.work_dir = Some(cwd);
+    }
+}
+
+/// Whether a call in the agent's `cwd` runs outside the project `root`:
+/// in a folder apart from it (Claude Code's terminal after `cd ~` in an
+/// earlier call), or where no project lives: `root` is the home folder,
+/// or holds no `.git` or policy and is a hidden folder of home (`~/.ssh`)
+/// or a system folder (`/etc`, `/`). A shell command's relative paths are then
+/// the files there (see `shell::model_in`); a project anywhere else
+/// (`/usr/src/app`, `/var/www/html`, `~/.config/nvim` with its `.git`)
+/// keeps them relative, for its own globs.
+fn runs_outside_the_project(cwd: &Path, root: &Path) -> bool {
+    let real = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let (cwd, root) = (real(cwd), real(root));
+    if !cwd.starts_with(&root) {
+        return true;
+    }
+    // The home folder is the user's files, also when a dotfiles repository
+    // or ahp's own `.ahp` folder is there.
+    let home = std::env::var_os("HOME").map(|h| real(Path::new(&h)));
+    let rest = home
+        .as_deref()
+        .filter(|h| h.parent().is_some())
+        .and_then(|h| root.strip_prefix(h).ok());
+    if rest.is_some_and(|r| r.as_os_str().is_empty()) {
+        return true;
+    }
+    // A repository or a policy makes a project wherever it is; an `.ahp`
+    // folder alone may be only the log ahp wrote there.
+    if root.join(".git").exists() || root.join(ahp_config::trust::POLICY_FILE).exists() {
+        return false;
+    }
+    if let Some(rest) = rest {
+        return rest
+            .components()
+            .next()
+            .is_some_and(|c| c.as_os_str().to_string_lossy().starts_with('.'));
+    }
+    let parts: Vec<String> = root
+        .components()
+        .skip(1)
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    let parts: Vec<&str> = parts.iter().map(String::as_str).collect();
+    matches!(
+        parts.as_slice(),
+        [] | ["private", "etc", ..]
+            | [
+                "etc"
+                    | "boot"
+                    | "bin"
+                    | "sbin"
+                    | "lib"
+                    | "lib32"
+                    | "lib64"
+                    | "dev"
+                    | "proc"
+                    | "sys"
+                    | "root",
+                ..
+            ]
+            | ["usr" | "var" | "home" | "Users" | "opt" | "srv" | "System" | "Library"]
+            | ["home" | "Users", _]
+            | [
+                "usr",
+                "bin" | "sbin" | "lib" | "lib32" | "lib64" | "libexec" | "share",
+                ..
+            ]
+            | ["usr", "local"]
+            | ["usr", "local", "bin" | "sbin" | "lib" | "etc", ..]
+    )
 }

@@ -498,7 +498,11 @@ impl<'a> Runner<'a> {
             // agents whose payload does not carry it (`ahp hook copilot
             // --event NAME`).
             (native, Some(payload), None) => {
-                agent_event(agent, &self.fill(payload), native.as_deref())?
+                let (event, mut ctx, inbound) =
+                    agent_event(agent, &self.fill(payload), native.as_deref())?;
+                // Where the call runs, as `ahp hook` places it.
+                crate::ops::input::place_tool_call(&mut ctx, &self.cfg.project_root);
+                (event, ctx, inbound)
             }
             (None, None, Some(_)) if agent == Agent::Windsurf => {
                 return Err(anyhow!(

@@ -93,13 +93,7 @@ fn answer(
     let value = parse_json(&bytes, &input)?;
     let mut inbound = adapters::parse(args.agent, &value, args.event.as_deref())?;
     let root = project_root(args, Some(&inbound))?;
-    if let Some(cwd) = inbound.context.work_dir.clone()
-        && let Some(tool) = inbound.context.tool.as_mut()
-        && tool.work_dir.is_none()
-        && runs_outside_the_project(Path::new(&cwd), &root)
-    {
-        tool.work_dir = Some(cwd);
-    }
+    crate::ops::input::place_tool_call(&mut inbound.context, &root);
     known.root = Some(root);
     known.inbound = Some(inbound.clone());
     let Some(event) = inbound.event else {
@@ -205,77 +199,6 @@ fn project_root(args: &HookArgs, inbound: Option<&Inbound>) -> Result<PathBuf> {
         _ => std::env::current_dir().context("cannot determine the current directory")?,
     };
     Ok(ahp_config::find_project_root(&start).unwrap_or(start))
-}
-
-/// Whether a call in the agent's `cwd` runs outside the project `root`:
-/// in a folder apart from it (Claude Code's terminal after `cd ~` in an
-/// earlier call), or where no project lives: `root` holds no `.git` or
-/// `.ahp` and is the home folder, a hidden folder in it (`~/.ssh`) or a
-/// system folder (`/etc`, `/`). A shell command's relative paths are then
-/// the files there (see `shell::model_in`); a project anywhere else
-/// (`/usr/src/app`, `/var/www/html`, `~/.config/nvim` with its `.git`)
-/// keeps them relative, for its own globs.
-fn runs_outside_the_project(cwd: &Path, root: &Path) -> bool {
-    let real = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
-    let (cwd, root) = (real(cwd), real(root));
-    if !cwd.starts_with(&root) {
-        return true;
-    }
-    // The home folder is the user's files, also when a dotfiles repository
-    // or ahp's own `.ahp` folder is there.
-    let home = std::env::var_os("HOME").map(|h| real(Path::new(&h)));
-    let rest = home
-        .as_deref()
-        .filter(|h| h.parent().is_some())
-        .and_then(|h| root.strip_prefix(h).ok());
-    if rest.is_some_and(|r| r.as_os_str().is_empty()) {
-        return true;
-    }
-    // A repository or a policy makes a project wherever it is; an `.ahp`
-    // folder alone may be only the log ahp wrote there.
-    let policy = Path::new(ahp_engine::paths::AHP_DIR).join("hooks.yaml");
-    if root.join(".git").exists() || root.join(policy).exists() {
-        return false;
-    }
-    if let Some(rest) = rest {
-        return rest
-            .components()
-            .next()
-            .is_some_and(|c| c.as_os_str().to_string_lossy().starts_with('.'));
-    }
-    let parts: Vec<String> = root
-        .components()
-        .skip(1)
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        .collect();
-    let parts: Vec<&str> = parts.iter().map(String::as_str).collect();
-    matches!(
-        parts.as_slice(),
-        [] | ["private", "etc", ..]
-            | [
-                "etc"
-                    | "boot"
-                    | "bin"
-                    | "sbin"
-                    | "lib"
-                    | "lib32"
-                    | "lib64"
-                    | "dev"
-                    | "proc"
-                    | "sys"
-                    | "root",
-                ..
-            ]
-            | ["usr" | "var" | "home" | "Users" | "opt" | "srv" | "System" | "Library"]
-            | ["home" | "Users", _]
-            | [
-                "usr",
-                "bin" | "sbin" | "lib" | "lib32" | "lib64" | "libexec" | "share",
-                ..
-            ]
-            | ["usr", "local"]
-            | ["usr", "local", "bin" | "sbin" | "lib" | "etc", ..]
-    )
 }
 
 /// What the stop-loop guard made of a refused stop.
