@@ -757,5 +757,11 @@ fn a_payload_case_runs_where_ahp_hook_would_place_it() {
 "#,
     );
     let out = sb.ahp().arg("test").output().unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
 }

@@ -794,10 +794,13 @@ pub enum Lookup {
     Ambiguous(Vec<PathBuf>),
 }
 
-/// The issue file of `id` under `root`: the first file that one of
-/// `globs` matches once `{{ id }}` is replaced by the id, globs in the
-/// order given and files in path order, ignoring case (Monoco upper-cases
-/// ids). A namespace (`project::FEAT-1`) is left out. Globs are relative to
+/// The issue file of `id` under `root`: among the files that the first
+/// of `globs` to match any (once `{{ id }}` is replaced by the id, ignoring
+/// case, as Monoco upper-cases ids) matches, the one whose frontmatter
+/// says it is `id`; several such are [`Lookup::Ambiguous`]; with none, the
+/// first in path order that does not read (its error is the issue
+/// event's to report). A namespace (`project::FEAT-1`) is left out, in
+/// the id asked for and in a file's own. Globs are relative to
 /// `root` (`Issues/*/open/**/{{ id }}-*.md`) and the lookup stays inside
 /// it: symbolic links are not followed, a found path must lie under the
 /// root once resolved, an id with `/` or `..` is refused, and the walk
@@ -815,7 +818,7 @@ pub enum Lookup {
 /// assert_eq!(find_issue_file(dir.path(), &globs, "../FEAT-0001"), Lookup::BadId);
 /// ```
 pub fn find_issue_file(root: &Path, globs: &[String], id: &str) -> Lookup {
-    let id = id.rsplit("::").next().unwrap_or(id);
+    let id = without_namespace(id);
     if id.is_empty() || id.contains(['/', '\\', '\0']) || id.contains("..") {
         return Lookup::BadId;
     }
@@ -900,10 +903,12 @@ fn find_one(root: &Path, glob: &str, id: &str, seen: &mut usize) -> Vec<PathBuf>
 
 /// Whether an issue's own `id` is `id`, ignoring case and a namespace.
 fn same_id(own: &str, id: &str) -> bool {
-    own.rsplit("::")
-        .next()
-        .unwrap_or(own)
-        .eq_ignore_ascii_case(id)
+    without_namespace(own).eq_ignore_ascii_case(id)
+}
+
+/// An id without its namespace (`project::FEAT-1` is `FEAT-1`).
+fn without_namespace(id: &str) -> &str {
+    id.rsplit("::").next().unwrap_or(id)
 }
 
 fn walk(
