@@ -199,6 +199,22 @@ fn substitutions_nested_deeper_than_the_parser_splits_are_listed() {
 }
 
 #[test]
+fn a_name_echoed_through_nested_substitutions_is_known() {
+    for line in [
+        "$(echo $(echo rm)) -rf ~",
+        "$(echo $(echo $(echo $(echo $(echo $(echo $(echo rm))))))) -rf ~",
+        "`echo $(printf '\\x72m')` -rf ~",
+        "$(echo r$(echo)$(echo)m) -rf ~",
+    ] {
+        let s = m(line);
+        assert!(s.commands.iter().any(|c| c.name == "rm"), "{line}: {s:?}");
+    }
+    // An output that is not known leaves the name unknown.
+    let s = m("$(echo $(date)) -rf ~");
+    assert!(!s.commands.iter().any(|c| c.name == "rm"), "{s:?}");
+}
+
+#[test]
 fn text_echoed_into_a_shell_keeps_its_flags() {
     // The same reading as `$(echo …)`: `-rf` is text to echo, not an
     // option of it.

@@ -569,33 +569,65 @@ fn ansi_c(chars: &[char], mut i: usize) -> (String, usize) {
 /// literal words (then `base64 -d` or `rev`), without its final newline;
 /// `None` for anything else.
 fn static_output(inner: &str) -> Option<String> {
+    use std::cell::{Cell, RefCell};
+    use std::collections::HashMap;
     thread_local! {
-        static DEPTH: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+        static DEPTH: Cell<usize> = const { Cell::new(0) };
+        // Modelling a substitution models those inside it, and each of
+        // them is modelled again when its own word is read: without
+        // remembering outputs, every level of nesting would double the
+        // work.
+        static KNOWN: RefCell<HashMap<String, Option<String>>> = RefCell::new(HashMap::new());
     }
-    let head = inner.trim_start();
-    // A substitution inside has no known output, and modelling it again
-    // at each level it is nested in would cost twice as much per level.
-    if inner.len() > 4096
-        || !(head.starts_with("echo ") || head.starts_with("printf "))
-        || inner.contains("$(")
-        || inner.contains('`')
-        || DEPTH.with(std::cell::Cell::get) > 4
-    {
+    let head = inner.split_ascii_whitespace().next();
+    if inner.len() > 4096 || !matches!(head, Some("echo" | "printf")) {
         return None;
     }
-    DEPTH.with(|d| d.set(d.get() + 1));
+    // Deeper than the shell model goes, a line is not judged in full
+    // anyway (the model says so). Checked first, so that an output, once
+    // found, depends on the text alone.
+    let depth = DEPTH.with(Cell::get);
+    if depth + nesting(inner, super::MAX_DEPTH + 1 - depth) > super::MAX_DEPTH {
+        return None;
+    }
+    if let Some(known) = KNOWN.with(|k| k.borrow().get(inner).cloned()) {
+        return known;
+    }
+    DEPTH.with(|d| d.set(depth + 1));
     let m = super::model(inner, None, None);
-    DEPTH.with(|d| d.set(d.get().saturating_sub(1)));
-    if !m.parsed
-        || m.commands.is_empty()
-        || m.commands
-            .iter()
-            .any(|c| c.depth > 0 || c.pipeline != m.commands[0].pipeline)
+    DEPTH.with(|d| d.set(depth));
+    // Commands inside a substitution in it are listed too; their output is
+    // already in the words (a substitution whose output is not known stays
+    // as text, and then so does this one's).
+    let stages: Vec<&super::SimpleCommand> = m.commands.iter().filter(|c| c.depth == 0).collect();
+    let out = if !m.parsed
+        || stages.is_empty()
+        || stages.iter().any(|c| c.pipeline != stages[0].pipeline)
     {
-        return None;
+        None
+    } else {
+        pipeline_text(&stages).map(|t| t.trim_end_matches('\n').to_string())
+    };
+    KNOWN.with(|k| {
+        let mut k = k.borrow_mut();
+        if k.len() >= 1024 {
+            k.clear();
+        }
+        k.insert(inner.to_string(), out.clone());
+    });
+    out
+}
+
+/// How deeply substitutions nest in `text`, counted up to `limit`.
+fn nesting(text: &str, limit: usize) -> usize {
+    if limit == 0 {
+        return 0;
     }
-    let stages: Vec<&super::SimpleCommand> = m.commands.iter().collect();
-    pipeline_text(&stages).map(|t| t.trim_end_matches('\n').to_string())
+    substitution_bodies(text)
+        .iter()
+        .map(|(body, _)| 1 + nesting(body, limit - 1))
+        .max()
+        .unwrap_or(0)
 }
 
 /// What a pipeline of `echo`/`printf` of literal words, then any of
