@@ -804,3 +804,39 @@ fn issue_scope_on_a_tool_event_source_is_a_warning() {
     let out = sb.ahp().arg("validate").output().unwrap();
     assert!(!stderr(&out).contains("scope"), "{}", stderr(&out));
 }
+
+/// A repository can commit a segment of the log that does not read (an
+/// empty `.gz`, a FIFO). Escalation cannot count, and said so by failing
+/// the whole call: the call was allowed, `rm -rf /` included. The rest of
+/// the policy answers, unescalated, with a warning.
+#[test]
+fn a_log_that_does_not_read_leaves_escalation_out_not_the_policy() {
+    let sb = Sandbox::new();
+    sb.git_init();
+    sb.write(
+        ".ahp/hooks.yaml",
+        "escalation:\n  - {source: anything, scope: session, after_firings: 1}\n",
+    );
+    sb.write(".ahp/signals.jsonl.1.gz", "");
+    let (code, v) = claude(&sb, &[], &bash("rm -rf / --no-preserve-root"));
+    assert_eq!((code, decision(&v)), (0, "deny".into()), "{v}");
+    let warning = sb
+        .log_lines()
+        .into_iter()
+        .find(|l| l["kind"] == "warning")
+        .unwrap_or_default();
+    assert!(
+        warning["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("escalation rules were not applied"),
+        "{warning}"
+    );
+    // Under fail_closed an error is a block, as every other error is.
+    sb.write(
+        ".ahp/hooks.yaml",
+        "settings: {fail_closed: true}\nescalation:\n  - {source: anything, scope: session, after_firings: 1}\n",
+    );
+    let (_, v) = claude(&sb, &[], &bash("ls"));
+    assert_eq!(decision(&v), "deny", "{v}");
+}

@@ -818,6 +818,51 @@ fn a_repository_cannot_shorten_the_log() {
     );
 }
 
+/// A repository committed a segment numbered just under the highest a
+/// segment may have: every rotation after it replaced the one before,
+/// into a file no reader lists. Rotation never replaces a segment; when
+/// it cannot happen the current file grows, and the log says why.
+#[test]
+fn a_committed_segment_number_cannot_make_rotation_lose_records() {
+    let sb = Sandbox::new();
+    sb.write_home(".ahp/hooks.yaml", "settings:\n  log_max_bytes: 3000\n");
+    // An empty gzip member: header, an empty final block, CRC and size 0.
+    let bytes = [
+        0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ];
+    std::fs::create_dir_all(sb.root().join(".ahp")).unwrap();
+    std::fs::write(
+        sb.root().join(".ahp/signals.jsonl.9223372036854775806.gz"),
+        bytes,
+    )
+    .unwrap();
+    for i in 0..12 {
+        let out = sb
+            .claude_pre_tool(
+                "s",
+                "Bash",
+                json!({"command": format!("echo marker-{i:03}")}),
+            )
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
+    let out = sb
+        .ahp()
+        .args(["signals", "query", "--format", "json"])
+        .output()
+        .unwrap();
+    let all = stdout(&out);
+    for i in 0..12 {
+        assert!(
+            all.contains(&format!("marker-{i:03}")),
+            "marker-{i:03} lost: {all}"
+        );
+    }
+    let (log, _) = sb.all_logs();
+    assert!(log.contains("could not rotate"), "{log}");
+}
+
 /// Runs `pre-tool-use` on `ctx`, which must succeed, and returns the log.
 fn logged_run(sb: &Sandbox, ctx: &str) -> String {
     let out = sb.run("pre-tool-use", ctx);

@@ -136,7 +136,12 @@ fn number(s: &str) -> Option<u64> {
     {
         return None;
     }
-    s.parse().ok().filter(|&n| n < i64::MAX as u64)
+    s.parse().ok().filter(|&n| listable(n))
+}
+
+/// Whether `n` may number a segment (readers list it).
+pub(crate) fn listable(n: u64) -> bool {
+    n < i64::MAX as u64
 }
 
 /// The number the current file gets when it rotates: one past the highest
@@ -228,7 +233,17 @@ pub(crate) fn compress(from: &Path, log: &Path, n: u64) -> io::Result<PathBuf> {
             .into_inner()
             .map_err(io::IntoInnerError::into_error)?;
         out.sync_data()?;
-        std::fs::rename(&tmp, &target)
+        // Never over an existing segment, which a rename would replace
+        // (where the file system has no links, the check and the rename
+        // are two steps, both under the log's lock).
+        match std::fs::hard_link(&tmp, &target) {
+            Ok(()) => std::fs::remove_file(&tmp),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Err(e),
+            Err(_) if std::fs::symlink_metadata(&target).is_ok() => {
+                Err(io::Error::from(io::ErrorKind::AlreadyExists))
+            }
+            Err(_) => std::fs::rename(&tmp, &target),
+        }
     })();
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);

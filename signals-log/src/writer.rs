@@ -269,9 +269,20 @@ impl SignalLog {
         }
         let notes = match self.rotate() {
             Ok(notes) => notes,
+            // A record is never lost to rotation: the current file grows
+            // past the threshold instead, and says why in the log.
             Err(e) => {
-                let _ = lock::unlock(&state.file);
-                return Err(e);
+                let why = note(
+                    Level::Warning,
+                    format!(
+                        "could not rotate {}, so it grows past log_max_bytes: {e}",
+                        self.path.display()
+                    ),
+                );
+                if let Ok(line) = self.encode(WireRef::diagnostic(&why)) {
+                    state.pending.extend_from_slice(&line[1..]);
+                }
+                return Ok(Some(facts));
             }
         };
         // The new log is created at once, still under the old file's lock
@@ -316,6 +327,14 @@ impl SignalLog {
         }
         segments::migrate_legacy(&self.path, &mut rotated)?;
         let n = segments::next_number(&rotated);
+        if !segments::listable(n) {
+            return Err(io::Error::other(format!(
+                "the next segment number, {n}, is past the highest a segment may have: {} holds a segment numbered near it",
+                self.path
+                    .parent()
+                    .map_or_else(|| ".".into(), |p| p.display().to_string())
+            )));
+        }
         let path = segments::compress(&self.path, &self.path, n)?;
         fs::remove_file(&self.path)?;
         rotated.push(segments::Segment {

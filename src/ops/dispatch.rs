@@ -354,10 +354,34 @@ pub(crate) fn dispatch(req: DispatchRequest<'_>) -> Result<Option<Dispatched>> {
     // its own context (an issue event counts per issue).
     let engine_for = |ctx: &HookContext| -> Result<Engine> {
         let mut builder = Engine::builder().policy(policy.clone());
-        if let Some(path) = log_path.as_deref().filter(|_| !async_only)
-            && let Some(h) = crate::ops::respond::history_for(&policy, ctx, path)?
-        {
-            builder = builder.history(h);
+        if let Some(path) = log_path.as_deref().filter(|_| !async_only) {
+            match crate::ops::respond::history_for(&policy, ctx, path) {
+                Ok(Some(h)) => builder = builder.history(h),
+                Ok(None) => {}
+                // History only ever raises an answer: without it the
+                // policy still answers, unescalated, and says so. A log
+                // that does not read (a repository can commit a broken
+                // segment) must not take the whole answer away.
+                Err(e) if cfg.fail_closed().is_none() => {
+                    let message = format!("escalation rules were not applied: {e:#}");
+                    eprintln!("warning: {}", terminal_safe(&message));
+                    if let Some(sink) = &sink {
+                        let d = Diagnostic {
+                            id: ahp_engine::Uuid::new_v4(),
+                            level: Level::Warning,
+                            timestamp: chrono::Utc::now(),
+                            source: "ahp".into(),
+                            event: ctx.event,
+                            correlation_id: ctx.correlation_id.clone(),
+                            message,
+                            file: None,
+                            line: None,
+                        };
+                        record(sink.as_ref(), &d);
+                    }
+                }
+                Err(e) => return Err(e),
+            }
         }
         if let Some(s) = &sink {
             builder = builder.sink(Arc::clone(s));
