@@ -534,7 +534,7 @@ fn a_hook_reference_when_is_checked_and_tool_matches_there_too() {
         "trigger: pre-tool-use\n",
         "echo 'database tools need review' >&2; exit 2",
     );
-    sb.write(
+    sb.write_home(
         ".ahp/hooks.yaml",
         &policy("  pre-tool-use:\n    - hook: no-db\n      when: { tool.raw_nme: Bash }\n"),
     );
@@ -545,7 +545,7 @@ fn a_hook_reference_when_is_checked_and_tool_matches_there_too() {
         "{err}"
     );
 
-    sb.write(
+    sb.write_home(
         ".ahp/hooks.yaml",
         &policy("  pre-tool-use:\n    - hook: no-db\n      when: { tool: [Bash, Database] }\n"),
     );

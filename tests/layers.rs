@@ -1010,3 +1010,131 @@ fn an_oracles_configured_answer_the_event_clamps_is_said() {
     let err = stderr(&sb.ahp().arg("validate").output().unwrap());
     assert!(!err.contains("answers with"), "{err}");
 }
+
+/// A repository's policy applies without `ahp trust`: it switched off,
+/// shadowed or softened an entry of the user's own `~/.ahp/hooks.yaml`,
+/// and undid the user's `prompt_fallback: deny`, with nothing said. It may
+/// add to the user's rules, not weaken them; the user's own local file
+/// (git-ignored) still may.
+#[test]
+fn a_repository_cannot_weaken_the_users_own_policy() {
+    let sb = Sandbox::new();
+    sb.git_init();
+    sb.write_home(
+        ".ahp/hooks.yaml",
+        "settings:\n  prompt_fallback: deny\nhooks:\n  pre-tool-use:\n    - oracle: Rules\n      id: no-prod-db\n      config: {rules: [{condition: \"tool.input.command ~ 'psql.*prod'\", intensity: block, message: no prod db}]}\n",
+    );
+    let psql = |agent: &str| {
+        let payload = serde_json::json!({"session_id": "s", "transcript_path": "/tmp/t.jsonl",
+            "cwd": sb.root(), "hook_event_name": "PreToolUse", "tool_name": "Bash",
+            "tool_input": {"command": "psql prod"}, "model": "m", "turn_id": "t"});
+        sb.ahp()
+            .env_remove("CLAUDE_PROJECT_DIR")
+            .args(["hook", agent])
+            .write_stdin(payload.to_string())
+            .output()
+            .unwrap()
+    };
+    for (tweak, key) in [
+        ("mode: shadow", "mode"),
+        ("enabled: false", "enabled"),
+        ("intensity: aid", "intensity"),
+        ("async: true", "async"),
+        ("when: {tool: [Read]}", "when"),
+        ("config: {rules: []}", "config"),
+    ] {
+        sb.write(
+            ".ahp/hooks.yaml",
+            &format!("hooks:\n  pre-tool-use:\n    - id: no-prod-db\n      {tweak}\n"),
+        );
+        let out = psql("claude-code");
+        assert_eq!(decision(&out), "deny", "{tweak}: {}", stdout(&out));
+        let out = sb.ahp().arg("validate").output().unwrap();
+        assert!(
+            stderr(&out).contains(&format!(
+                "hooks.pre-tool-use[no-prod-db].{key} (project layer) is ignored: it would change or weaken what your own policy says"
+            )),
+            "{tweak}: {}",
+            stderr(&out)
+        );
+    }
+    // Raising it is adding to it.
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:\n  pre-tool-use:\n    - id: no-prod-db\n      intensity: block\n",
+    );
+    let out = sb.ahp().arg("validate").output().unwrap();
+    assert!(!stderr(&out).contains("is ignored"), "{}", stderr(&out));
+    // Codex cannot ask: the user's `prompt_fallback: deny` refuses a
+    // prompt, and the repository's `context` does not undo it.
+    sb.write(
+        ".ahp/hooks.yaml",
+        "settings:\n  prompt_fallback: context\nhooks:\n  pre-tool-use:\n    - oracle: Rules\n      id: ask-push\n      config: {rules: [{condition: \"tool.input.command ~ 'psql'\", intensity: prompt, message: sure?}]}\n    - id: no-prod-db\n      enabled: false\n",
+    );
+    let out = psql("codex");
+    assert_eq!(decision(&out), "deny", "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains("settings.prompt_fallback (project layer) is ignored"),
+        "{}",
+        stderr(&out)
+    );
+    // The user's HOOK.md hooks likewise, a project hook of the same name
+    // (which runs only once trusted) or not.
+    sb.hook(
+        false,
+        "guard",
+        "trigger: pre-tool-call\n",
+        "echo 'no psql' >&2; exit 2",
+    );
+    for tweak in ["enabled: false", "mode: shadow", "timeout: 1"] {
+        sb.write(
+            ".ahp/hooks.yaml",
+            &format!("hooks:\n  pre-tool-use:\n    - hook: guard\n      {tweak}\n"),
+        );
+        for with_project_hook in [false, true] {
+            if with_project_hook {
+                sb.hook(true, "guard", "trigger: pre-tool-call\n", "exit 0");
+            }
+            let out = sb
+                .ahp()
+                .args(["run", "pre-tool-use", "--format", "json"])
+                .write_stdin(r#"{"tool":{"name":"Bash","input":{"command":"ls"}}}"#)
+                .output()
+                .unwrap();
+            assert_eq!(out.status.code(), Some(2), "{tweak}: {}", stdout(&out));
+            assert!(
+                stderr(&out).contains("hooks.pre-tool-use[guard]."),
+                "{}",
+                stderr(&out)
+            );
+        }
+        std::fs::remove_dir_all(sb.root().join(".agents")).unwrap();
+    }
+    std::fs::remove_dir_all(sb.home.path().join(".config/agents/hooks/guard")).unwrap();
+    // ahp's own default is the repository's to change, out loud.
+    sb.write(
+        ".ahp/hooks.yaml",
+        "settings:\n  rewrite_fallback: context\n",
+    );
+    let out = sb.ahp().arg("validate").output().unwrap();
+    assert!(
+        stderr(&out).contains(
+            ".ahp/hooks.yaml:2:21: settings.rewrite_fallback: context: this repository's policy"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    // The user's own local file is theirs to change.
+    std::fs::remove_file(sb.root().join(".ahp/hooks.yaml")).unwrap();
+    sb.write(".gitignore", ".ahp/hooks.local.yaml\n");
+    sb.write(
+        ".ahp/hooks.local.yaml",
+        "hooks:\n  pre-tool-use:\n    - id: no-prod-db\n      enabled: false\n",
+    );
+    let out = psql("claude-code");
+    assert!(
+        out.status.success() && !stdout(&out).contains("deny"),
+        "{}",
+        stdout(&out)
+    );
+}

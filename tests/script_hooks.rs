@@ -290,7 +290,9 @@ fn timeout_kills_the_script_and_its_child_and_is_recorded() {
 /// A HOOK.md hook without `timeout` gets `settings.timeout`, as any entry
 /// does (it got 30 s whatever the setting said), and a hooks.yaml
 /// reference's `timeout` overrides the frontmatter's either way (a longer
-/// one still killed the script at the frontmatter's).
+/// one still killed the script at the frontmatter's). The user's own
+/// settings and references here: a repository's do not shorten or change
+/// the user's hooks.
 #[test]
 fn settings_and_a_reference_set_a_hooks_timeout() {
     let sb = Sandbox::new();
@@ -300,7 +302,7 @@ fn settings_and_a_reference_set_a_hooks_timeout() {
         "trigger: pre-tool-call\n",
         "cat >/dev/null; sleep 30",
     );
-    sb.write(".ahp/hooks.yaml", "settings:\n  timeout: 300\n");
+    sb.write_home(".ahp/hooks.yaml", "settings:\n  timeout: 300\n");
     let start = Instant::now();
     let out = run(&sb, "pre-tool-use", SHELL_RM);
     let took = start.elapsed();
@@ -323,7 +325,7 @@ fn settings_and_a_reference_set_a_hooks_timeout() {
         "trigger: pre-tool-call\ntimeout: 200\n",
         "cat >/dev/null; sleep 1; echo slow but sure >&2; exit 2",
     );
-    sb.write(
+    sb.write_home(
         ".ahp/hooks.yaml",
         "hooks:\n  pre-tool-use:\n    - hook: slow\n      timeout: 10000\n",
     );
@@ -334,10 +336,10 @@ fn settings_and_a_reference_set_a_hooks_timeout() {
     // A script runs at most 10 minutes: an hour-long `settings.timeout`
     // is cut to that, and so is a reference's own `timeout` of an hour,
     // with a warning (an error would leave a blocking hook out).
-    sb.write(".ahp/hooks.yaml", "settings:\n  timeout: 3600000\n");
+    sb.write_home(".ahp/hooks.yaml", "settings:\n  timeout: 3600000\n");
     let out = sb.ahp().arg("validate").output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    sb.write(
+    sb.write_home(
         ".ahp/hooks.yaml",
         "hooks:\n  pre-tool-use:\n    - hook: slow\n      timeout: 3600000\n",
     );
@@ -686,8 +688,10 @@ fn hook_reference_must_name_a_hook_of_that_event() {
         "{}",
         stderr(&out)
     );
-    // A reference can disable or re-prioritise the hook.
-    sb.write(".ahp/hooks.yaml", "hooks:\n  pre-tool-use:\n    - hook: guard\n      when: {tool.name: write}\n      priority: 7\n");
+    // A reference can disable or re-prioritise the hook: the user's own
+    // reference (a repository's cannot, see the `layers` tests).
+    std::fs::remove_file(sb.root().join(".ahp/hooks.yaml")).unwrap();
+    sb.write_home(".ahp/hooks.yaml", "hooks:\n  pre-tool-use:\n    - hook: guard\n      when: {tool.name: write}\n      priority: 7\n");
     let out = sb.ahp().args(["explain", "pre-tool-use"]).output().unwrap();
     let text = stdout(&out);
     assert!(
@@ -948,7 +952,7 @@ fn a_repository_cannot_set_on_error_allow_under_fail_closed() {
     let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), stderr(&out));
     assert!(said.contains("\"permissionDecision\":\"deny\""), "{said}");
     assert!(
-        said.contains("`on_error: allow` is not followed: settings.fail_closed is on"),
+        said.contains("hooks.pre-tool-use[h1].on_error (project layer) is ignored"),
         "{said}"
     );
 }

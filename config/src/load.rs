@@ -643,18 +643,32 @@ impl LoadedConfig {
                 }
             }
         }
-        let mut cfg = Self::merge_files(opts.project_root.clone(), files);
-        cfg.warnings.append(&mut misnamed);
-        errors.append(&mut cfg.errors);
-        cfg.errors = errors;
-        cfg.shared_tool_name = opts.shared_tool_name;
+        let local_is_repository_code = files.iter().any(|f| f.layer == Layer::Local)
+            && crate::trust::local_policy_is_repository_code(&opts.project_root);
         let user_dir = opts.user_hooks_dir();
         let found = crate::hookmd::discover(
             user_dir.as_deref(),
             &crate::hookmd::project_hooks_dir(&opts.project_root),
         );
-        cfg.local_is_repository_code = cfg.files.iter().any(|f| f.layer == Layer::Local)
-            && crate::trust::local_policy_is_repository_code(&opts.project_root);
+        // The user's own HOOK.md hooks, a project hook of the same name
+        // included (it runs only once trusted; until then the user's does).
+        let user_hooks: Vec<(String, String)> = found
+            .hooks
+            .iter()
+            .chain(&found.replaced)
+            .filter(|h| h.layer == Layer::User)
+            .map(|h| (h.name.clone(), h.hook_md().display().to_string()))
+            .collect();
+        let mut cfg = Self::merge_files(
+            opts.project_root.clone(),
+            files,
+            local_is_repository_code,
+            &user_hooks,
+        );
+        cfg.warnings.append(&mut misnamed);
+        errors.append(&mut cfg.errors);
+        cfg.errors = errors;
+        cfg.shared_tool_name = opts.shared_tool_name;
         if let Some(off) = cfg
             .builtin_off
             .clone()
@@ -851,7 +865,9 @@ impl LoadedConfig {
         project_root: PathBuf,
         files: Vec<Arc<SourceFile>>,
     ) -> Result<LoadedConfig, ConfigErrors> {
-        let cfg = Self::merge_files(project_root, files);
+        let local = files.iter().any(|f| f.layer == Layer::Local)
+            && crate::trust::local_policy_is_repository_code(&project_root);
+        let cfg = Self::merge_files(project_root, files, local, &[]);
         if cfg.errors.is_empty() {
             Ok(cfg)
         } else {
@@ -859,7 +875,12 @@ impl LoadedConfig {
         }
     }
 
-    fn merge_files(project_root: PathBuf, files: Vec<Arc<SourceFile>>) -> LoadedConfig {
+    fn merge_files(
+        project_root: PathBuf,
+        files: Vec<Arc<SourceFile>>,
+        local_is_repository_code: bool,
+        user_hooks: &[(String, String)],
+    ) -> LoadedConfig {
         let mut errors = Vec::new();
         let mut cfg = LoadedConfig {
             project_root,
@@ -873,7 +894,7 @@ impl LoadedConfig {
             skipped_hooks: Vec::new(),
             skipped_entries: Vec::new(),
             skipped_hook_specs: Vec::new(),
-            local_is_repository_code: false,
+            local_is_repository_code,
             warnings: Vec::new(),
             errors: Vec::new(),
             builtin_off: None,
@@ -912,6 +933,28 @@ impl LoadedConfig {
                 location: o.location.clone(),
                 message: o.to_string(),
             });
+        }
+        for o in crate::managed::enforce_user(&mut roots, local_is_repository_code, user_hooks) {
+            cfg.warnings.push(ConfigWarning {
+                location: o.location.clone(),
+                message: o.to_string(),
+            });
+        }
+        // ahp's own default, as the builtin entries are: the repository's
+        // to change, out loud.
+        for (_, _, root) in roots.iter().filter(|(l, _, _)| {
+            *l == Layer::Project || (*l == Layer::Local && local_is_repository_code)
+        }) {
+            if let Some(n) = root
+                .get("settings")
+                .and_then(|s| s.get("rewrite_fallback"))
+                .filter(|n| n.as_str() == Some("context"))
+            {
+                cfg.warnings.push(ConfigWarning {
+                    location: n.origin.location(),
+                    message: "settings.rewrite_fallback: context: this repository's policy lets a call whose rewrite the agent cannot take run as it was, with the change only described (the default refuses it); it applies without `ahp trust`, so review it before working in this repository".into(),
+                });
+            }
         }
         cfg.builtin_off = builtin_switch(&roots, &mut errors);
         cfg.builtin_trackers_changed = builtin_trackers_changed(&roots);
@@ -2429,7 +2472,8 @@ impl LoadedConfig {
         })
     }
 
-    /// The time limit of a builtin or managed entry without its own: a
+    /// The time limit of a builtin or managed entry without its own (or a
+    /// user's entry or HOOK.md hook, against a repository's setting): a
     /// later layer's `settings.timeout` may lengthen it, never shorten it
     /// below the default (a repository's `timeout: 100` made the
     /// organisation's slower gates time out and fail open). `None`: the
@@ -2438,8 +2482,11 @@ impl LoadedConfig {
         let n = self.settings.as_ref()?.get("timeout")?;
         let default = ahp_engine::Settings::default().default_timeout;
         let set = millis(n, "settings.timeout").ok()?;
-        (layer <= Layer::Managed && n.origin.layer() > Layer::Managed && set < default)
-            .then_some(default)
+        let setter = n.origin.layer();
+        // The user's own entries and hooks, likewise against the repository.
+        let guarded = (layer <= Layer::Managed && setter > Layer::Managed)
+            || (layer == Layer::User && self.is_repository(setter));
+        (guarded && set < default).then_some(default)
     }
 
     /// Whether `layer`'s own `settings.mode` is `shadow` (an invalid value
@@ -2721,6 +2768,7 @@ impl LoadedConfig {
         let own = c
             .timeout
             .or(spec.timeout_ms.map(Duration::from_millis))
+            .or_else(|| self.guard_timeout(spec.layer))
             .unwrap_or(default_timeout)
             .min(max);
         let config = spec.oracle_config(&self.project_root, own);

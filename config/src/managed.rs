@@ -27,12 +27,22 @@ pub struct Override {
     /// The key it wrote (`settings.fail_closed`,
     /// `hooks.pre-tool-use[no-curl].enabled`).
     pub key: String,
-    /// Where the managed policy sets it.
+    /// Where the managed policy (or the user's) sets it.
     pub managed_at: String,
+    /// Whose value it is: [`Layer::Managed`], or [`Layer::User`] for a
+    /// repository's attempt on the user's own policy.
+    pub authority: Layer,
 }
 
 impl std::fmt::Display for Override {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.authority == Layer::User {
+            return write!(
+                f,
+                "{} ({} layer) is ignored: it would change or weaken what your own policy says ({}), and a repository's policy, which applies without `ahp trust`, cannot (to change it for this project, write it in .ahp/hooks.local.yaml)",
+                self.key, self.layer, self.managed_at
+            );
+        }
         write!(
             f,
             "{} ({} layer) is ignored: the managed policy sets it at {}, and no later layer can switch off, change or weaken it",
@@ -45,6 +55,10 @@ impl std::fmt::Display for Override {
 struct Managed {
     at: String,
     intensity: Option<Intensity>,
+    /// The keys that are final, when not all are: those the user's
+    /// layer set on a builtin entry (the rest stays the repository's to
+    /// tune, with a warning).
+    only: Option<Vec<String>>,
 }
 
 /// The entries of a layer's `hooks:`, keyed by (event, kebab id), each
@@ -71,6 +85,7 @@ fn entries_of(
                             .get("intensity")
                             .and_then(Node::as_str)
                             .and_then(|i| i.parse().ok()),
+                        only: None,
                     },
                 );
             }
@@ -148,6 +163,7 @@ pub(crate) fn enforce(roots: &mut [(Layer, PathBuf, Node)]) -> Vec<Override> {
                         layer,
                         key: format!("settings.{}", k.name),
                         managed_at: at.location(),
+                        authority: Layer::Managed,
                     });
                     false
                 }),
@@ -158,12 +174,150 @@ pub(crate) fn enforce(roots: &mut [(Layer, PathBuf, Node)]) -> Vec<Override> {
                         };
                         if let NodeValue::Seq(items) = &mut list.value {
                             items.retain_mut(|item| {
-                                keep_entry(item, event, &ev.name, layer, &entries, &mut out)
+                                keep_entry(
+                                    item,
+                                    event,
+                                    &ev.name,
+                                    layer,
+                                    &entries,
+                                    &mut out,
+                                    Layer::Managed,
+                                )
                             });
                         }
                     }
                 }
                 _ => {}
+            }
+        }
+    }
+    out
+}
+
+/// Takes out of the repository's layers (the project's policy, and a
+/// local one that is the repository's code) what would weaken the user's
+/// own policy, and returns what was taken out: any key of an entry the
+/// user's file defines except an `intensity` that raises it (of a
+/// builtin entry the user tuned, the keys the user set), and a fallback
+/// or environment that undoes the user's. A repository's policy
+/// applies without `ahp trust`; it may add to the user's rules, as to the
+/// managed ones, but not switch them off. `user_hooks` are the user's
+/// HOOK.md hooks (name, where), which a `- hook: NAME` entry would tune. (The builtin layer's entries
+/// are the repository's to tune, with a warning: see `LoadedConfig`.)
+pub(crate) fn enforce_user(
+    roots: &mut [(Layer, PathBuf, Node)],
+    local_is_repository: bool,
+    user_hooks: &[(String, String)],
+) -> Vec<Override> {
+    let user = roots
+        .iter()
+        .find(|(l, _, _)| *l == Layer::User)
+        .map(|(_, _, r)| r);
+    let mut entries: HashMap<(Event, String), Managed> = HashMap::new();
+    let mut settings: HashMap<String, (String, Origin)> = HashMap::new();
+    if let Some(root) = user {
+        entries_of(root, &|o: &Origin| o.location(), &mut entries);
+        // A builtin entry the user tuned: what the user set is final.
+        let mut builtin = HashMap::new();
+        if let Some((_, _, b)) = roots.iter().find(|(l, _, _)| *l == Layer::Builtin) {
+            entries_of(b, &|o: &Origin| o.location(), &mut builtin);
+        }
+        for (key, m) in entries.iter_mut().filter(|(k, _)| builtin.contains_key(*k)) {
+            m.only = Some(user_keys(root, key));
+        }
+        for (k, n) in root
+            .get("settings")
+            .and_then(Node::as_map)
+            .unwrap_or_default()
+        {
+            if let Some(v) = n.as_str() {
+                settings.insert(k.name.clone(), (v.to_string(), n.origin.clone()));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    let repository = |l: Layer| l == Layer::Project || (l == Layer::Local && local_is_repository);
+    for (layer, _, root) in roots.iter_mut().filter(|(l, _, _)| repository(*l)) {
+        let layer = *layer;
+        let NodeValue::Map(top) = &mut root.value else {
+            continue;
+        };
+        for (key, node) in top.iter_mut() {
+            match (key.name.as_str(), &mut node.value) {
+                ("settings", NodeValue::Map(m)) => m.retain(|(k, n)| {
+                    let mine = settings.get(&k.name);
+                    let theirs = n.as_str();
+                    let at = match (k.name.as_str(), mine, theirs) {
+                        // `deny` is the stronger answer of both fallbacks.
+                        ("prompt_fallback", Some((v, at)), Some("context")) if v == "deny" => {
+                            at.location()
+                        }
+                        ("rewrite_fallback", Some((v, at)), Some("context")) if v == "deny" => {
+                            at.location()
+                        }
+                        ("environment", Some((v, at)), Some(t)) if v != t => at.location(),
+                        _ => return true,
+                    };
+                    out.push(Override {
+                        location: n.origin.location(),
+                        layer,
+                        key: format!("settings.{}", k.name),
+                        managed_at: at,
+                        authority: Layer::User,
+                    });
+                    false
+                }),
+                ("hooks", NodeValue::Map(events))
+                    if !entries.is_empty() || !user_hooks.is_empty() =>
+                {
+                    for (ev, list) in events.iter_mut() {
+                        let Ok(event) = Event::parse(&ev.name) else {
+                            continue;
+                        };
+                        // The user's HOOK.md hooks, named at this event.
+                        let mut mine = HashMap::new();
+                        for (name, at) in user_hooks {
+                            mine.insert(
+                                (event, to_kebab(name)),
+                                Managed {
+                                    at: at.clone(),
+                                    intensity: None,
+                                    only: None,
+                                },
+                            );
+                        }
+                        if let NodeValue::Seq(items) = &mut list.value {
+                            items.retain_mut(|item| {
+                                let hook =
+                                    item.get("oracle").is_none() && item.get("hook").is_some();
+                                let of = if hook { &mine } else { &entries };
+                                keep_entry(item, event, &ev.name, layer, of, &mut out, Layer::User)
+                            });
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
+/// The keys the layer at `root` writes on its entry `key`.
+fn user_keys(root: &Node, key: &(Event, String)) -> Vec<String> {
+    let mut out = Vec::new();
+    for (ev, list) in root.get("hooks").and_then(Node::as_map).unwrap_or_default() {
+        if Event::parse(&ev.name).ok() != Some(key.0) {
+            continue;
+        }
+        let NodeValue::Seq(items) = &list.value else {
+            continue;
+        };
+        for item in items {
+            if entry_id(item).is_some_and(|id| to_kebab(&id) == key.1)
+                && let NodeValue::Map(m) = &item.value
+            {
+                out.extend(m.iter().map(|(k, _)| k.name.clone()));
             }
         }
     }
@@ -180,6 +334,7 @@ fn keep_entry(
     layer: Layer,
     entries: &HashMap<(Event, String), Managed>,
     out: &mut Vec<Override>,
+    authority: Layer,
 ) -> bool {
     let Some(id) = entry_id(item) else {
         return true;
@@ -192,7 +347,17 @@ fn keep_entry(
     };
     m.retain(|(k, n)| {
         let allowed = match k.name.as_str() {
-            "id" => true,
+            // What names it.
+            "id" | "hook" => true,
+            // Failing closed only strengthens it.
+            "on_error" => n.as_str() == Some("block"),
+            name if managed
+                .only
+                .as_ref()
+                .is_some_and(|o| !o.iter().any(|x| x == name)) =>
+            {
+                true
+            }
             // Raising is what later layers may do.
             "intensity" => n
                 .as_str()
@@ -211,6 +376,7 @@ fn keep_entry(
                 layer,
                 key: format!("hooks.{event_name}[{id}].{}", k.name),
                 managed_at: managed.at.clone(),
+                authority,
             });
         }
         allowed

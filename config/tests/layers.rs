@@ -176,8 +176,10 @@ fn later_layer_deep_merges_config_maps_and_replaces_lists() {
     assert!(say_line.contains("hooks.local.yaml:5:14"), "{say_line}");
 }
 
+/// A repository's policy applies without `ahp trust`: it does not change
+/// an entry of the user's own, and says so.
 #[test]
-fn project_overrides_user_entry() {
+fn project_does_not_override_a_user_entry() {
     let user = "settings:\n  on_block: collect\nhooks:\n  pre-tool-use:\n    - oracle: EchoOracle\n      id: greet\n      priority: 9\n      config: {say: from-user}\n";
     let f = fixture(Some(user), Some(PROJECT), None);
     let cfg = LoadedConfig::load(&f.opts).unwrap();
@@ -186,12 +188,19 @@ fn project_overrides_user_entry() {
         vec![Layer::Builtin, Layer::User, Layer::Project]
     );
     let greet = cfg.entries.iter().find(|e| e.id == "greet").unwrap();
-    assert_eq!(greet.node.get("priority").unwrap().to_json(), json!(1));
+    assert_eq!(greet.node.get("priority").unwrap().to_json(), json!(9));
     assert_eq!(
         greet.node.get("priority").unwrap().origin.layer(),
-        Layer::Project
+        Layer::User
     );
     assert_eq!(greet.defined_at.layer(), Layer::User);
+    assert!(
+        cfg.warnings.iter().any(|w| w
+            .message
+            .contains("hooks.pre-tool-use[greet].priority (project layer) is ignored")),
+        "{:?}",
+        cfg.warnings
+    );
     // Settings from the user layer survive.
     let (settings, _) = cfg.settings().unwrap();
     assert_eq!(settings.on_block, ahp_engine::OnBlock::Collect);

@@ -407,11 +407,25 @@ fn merged(cfg: &LoadedConfig) -> Merged {
     )
 }
 
-/// The documented merge, as a left fold over the layer documents.
+/// The documented merge, as a left fold over the layer documents: the
+/// project's layer (the repository's) does not change what the user's
+/// layer sets (see [`untouched`]).
 fn model(docs: &[(Layer, &Value)]) -> Merged {
     let mut settings: Option<M> = None;
     let mut entries: Vec<(usize, String, M)> = Vec::new();
+    let user = docs
+        .iter()
+        .find(|(l, _)| *l == Layer::User)
+        .map(|(_, d)| *d);
     for (layer, doc) in docs {
+        let kept;
+        let doc = match user {
+            Some(u) if *layer == Layer::Project => {
+                kept = untouched(u, doc);
+                &kept
+            }
+            _ => *doc,
+        };
         if let Some(s) = doc.get("settings") {
             let s = M::of(s, *layer);
             match &mut settings {
@@ -435,6 +449,46 @@ fn model(docs: &[(Layer, &Value)]) -> Merged {
         }
     }
     (settings, entries)
+}
+
+/// A repository's document `p` with what it may not change of the user's
+/// `u` taken out: of an entry `u` defines, every key but its id and an
+/// `on_error: block` (an entry left with its id alone goes); an
+/// `environment` other than the user's.
+fn untouched(u: &Value, p: &Value) -> Value {
+    let mut p = p.clone();
+    let user_env = u
+        .get("settings")
+        .and_then(|s| s.get("environment"))
+        .and_then(Value::as_str);
+    if let Some(s) = p.get_mut("settings").and_then(Value::as_object_mut)
+        && let (Some(mine), Some(theirs)) = (user_env, s.get("environment").and_then(Value::as_str))
+        && mine != theirs
+    {
+        s.remove("environment");
+    }
+    let defined = |event: usize, id: &str| {
+        u["hooks"].as_object().unwrap().iter().any(|(n, list)| {
+            event_index(n) == event
+                && list
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|x| to_kebab(x["id"].as_str().unwrap()) == to_kebab(id))
+        })
+    };
+    for (name, list) in p["hooks"].as_object_mut().unwrap() {
+        let event = event_index(name);
+        list.as_array_mut().unwrap().retain_mut(|x| {
+            if !defined(event, x["id"].as_str().unwrap()) {
+                return true;
+            }
+            let m = x.as_object_mut().unwrap();
+            m.retain(|k, v| k == "id" || (k == "on_error" && v == "block"));
+            m.len() > 1
+        });
+    }
+    p
 }
 
 /// Two layer documents as one (the model merge, written as one file).
@@ -537,7 +591,8 @@ proptest! {
         prop_assert_eq!(merged(&cfg), model(&layered));
         for e in &cfg.entries {
             let (event, id) = (event_index(e.event.as_str()), to_kebab(&e.id));
-            let said = docs
+            let effective = [docs[0].clone(), untouched(&docs[0], &docs[1]), docs[2].clone()];
+            let said = effective
                 .iter()
                 .rev()
                 .flat_map(|d| d["hooks"].as_object().unwrap().iter())
@@ -554,7 +609,11 @@ proptest! {
     /// equal the three files loaded as layers.
     #[test]
     fn merging_is_associative_when_kinds_agree(docs in layers(true)) {
-        let [u, p, l] = [&docs[0], &docs[1], &docs[2]];
+        // Grouped with the user's, the project's keys are no longer the
+        // repository's: compared without those it may not set.
+        let p = &untouched(&docs[0], &docs[1]);
+        let [u, l] = [&docs[0], &docs[2]];
+        let docs = vec![u.clone(), p.clone(), l.clone()];
         let all = plain(&load(&with_layers(&docs)));
         let left = plain(&load(&[(Layer::Project, &merge_docs(u, p)), (Layer::Local, l)]));
         let right = plain(&load(&[(Layer::User, u), (Layer::Local, &merge_docs(p, l))]));
@@ -592,7 +651,12 @@ proptest! {
                 })
             })
             .unwrap();
-        let at = first.max(from_layer);
+        // Not the project's layer over the user's: that is not the
+        // repository's to switch off.
+        let at = match first.max(from_layer) {
+            1 if first == 0 => 2,
+            at => at,
+        };
         let mut docs = docs.clone();
         for (k, doc) in docs.iter_mut().enumerate().skip(at) {
             let hooks = doc["hooks"].as_object_mut().unwrap();
