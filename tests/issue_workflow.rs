@@ -218,3 +218,34 @@ fn checklist_partial_keys_work_alone_and_together() {
     let (code, outcome, v) = submit("{}", 3);
     assert_eq!((code, outcome.as_str()), (Some(2), "block"), "{v}");
 }
+
+/// TestGate's `timeout_ms` is how long the suite may run: the entry's
+/// default time limit (`settings.timeout`, 30 s unless set) cut it, and a
+/// failing suite longer than that failed open.
+#[test]
+fn a_test_suite_runs_for_its_own_time_limit_not_the_entry_default() {
+    let sb = Sandbox::new();
+    sb.git_init();
+    sb.write(
+        ".ahp/hooks.yaml",
+        "settings:\n  timeout: 500\nhooks:\n  pre-issue-submit:\n    - oracle: TestGate\n      config:\n        command: \"sleep 2; exit 1\"\n        timeout_ms: 20000\n    - oracle: LintChecker\n      config:\n        linters: [\"sleep 2; echo lint broke; exit 1\"]\n        timeout_ms: 20000\n",
+    );
+    sb.trust();
+    let out = sb
+        .ahp()
+        .args(["run", "pre-issue-submit", "--format", "json"])
+        .write_stdin(r#"{"issue":{"id":"F-1"}}"#)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let v = json_out(&out);
+    let sources: Vec<&str> = v["signals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|s| s["header"]["source"].as_str())
+        .collect();
+    assert!(sources.contains(&"TestGate"), "{v}");
+    assert!(sources.contains(&"LintChecker"), "{v}");
+    assert!(!stderr(&out).contains("timed out"), "{}", stderr(&out));
+}

@@ -524,6 +524,10 @@ impl Future for WaveJoin<'_> {
 /// Runs one entry under its time limit, counted from `start` (the clock
 /// read that also times the entry), and within the dispatch's `deadline`
 /// when it has one ([`EngineBuilder::deadline`]).
+/// What an entry gets past the time its oracle needs ([`Oracle::time_needed`]):
+/// the oracle stops its own command at its limit and still has to answer.
+const NEEDED_MARGIN: Duration = Duration::from_secs(2);
+
 async fn run_entry(
     entry: &Entry,
     ctx: &HookContext,
@@ -531,7 +535,12 @@ async fn run_entry(
     start: Instant,
     deadline: Option<Instant>,
 ) -> Outcome1 {
-    let limit = entry.timeout.unwrap_or(default_timeout);
+    let limit = entry
+        .timeout
+        .unwrap_or_else(|| match entry.oracle.time_needed() {
+            Some(needed) => default_timeout.max(needed.saturating_add(NEEDED_MARGIN)),
+            None => default_timeout,
+        });
     let own_end = start.checked_add(limit);
     // The call's deadline binds when it comes before the entry's own end.
     let call_end = deadline.filter(|d| own_end.is_none_or(|own| *d < own));

@@ -8,6 +8,7 @@ use async_trait::async_trait;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 /// An oracle: looks at a context and says zero or more signals.
 ///
@@ -48,6 +49,32 @@ pub trait Oracle: Send + Sync {
     /// The intensity this oracle raises when nothing overrides it, for
     /// `ahp explain` and load-time checks. `None` when it depends on config.
     fn default_intensity(&self) -> Option<Intensity> {
+        None
+    }
+
+    /// How long one evaluation may take by the oracle's own settings (a
+    /// command's `timeout_ms`), when that is known. An entry without its
+    /// own `timeout` gets at least this, and a moment more, as its time
+    /// limit: a longer default (`settings.timeout`) cut a ten-minute test
+    /// run at 30 s, and the gate failed open.
+    ///
+    /// ```
+    /// use ahp_engine::{async_trait, HookContext, Oracle, OracleError, Signal};
+    /// use std::time::Duration;
+    ///
+    /// struct Suite;
+    /// #[async_trait]
+    /// impl Oracle for Suite {
+    ///     async fn evaluate(&self, _: &HookContext) -> Result<Vec<Signal>, OracleError> {
+    ///         Ok(vec![])
+    ///     }
+    ///     fn time_needed(&self) -> Option<Duration> {
+    ///         Some(Duration::from_secs(600))
+    ///     }
+    /// }
+    /// assert_eq!(Suite.time_needed(), Some(Duration::from_secs(600)));
+    /// ```
+    fn time_needed(&self) -> Option<Duration> {
         None
     }
 

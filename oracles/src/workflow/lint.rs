@@ -598,6 +598,23 @@ async fn git(root: &Path, args: &[&str]) -> Option<String> {
 
 #[async_trait]
 impl Oracle for LintChecker {
+    /// The linters run one after the other, each fixer after its check.
+    fn time_needed(&self) -> Option<Duration> {
+        let runs = |l: &Linter| {
+            if self.auto_fix && l.fix.is_some() {
+                2
+            } else {
+                1
+            }
+        };
+        Some(
+            self.linters
+                .iter()
+                .map(|l| l.timeout.saturating_mul(runs(l)))
+                .fold(Duration::ZERO, Duration::saturating_add),
+        )
+    }
+
     async fn evaluate(&self, ctx: &HookContext) -> Result<Vec<Signal>, OracleError> {
         Ok(self.evaluate_full(ctx).await?.signals)
     }

@@ -729,6 +729,13 @@ fn first_line(text: &str) -> Option<String> {
 
 #[async_trait]
 impl Oracle for ReviewTrigger {
+    fn time_needed(&self) -> Option<Duration> {
+        self.command
+            .as_ref()
+            .filter(|_| self.notify_reviewers)
+            .map(|_| self.timeout)
+    }
+
     async fn evaluate(&self, ctx: &HookContext) -> Result<Vec<Signal>, OracleError> {
         Ok(self.review(ctx).await?.signals)
     }

@@ -603,6 +603,10 @@ fn format_gap(value: f64, threshold: f64) -> (String, String) {
 
 #[async_trait]
 impl Oracle for TestGate {
+    fn time_needed(&self) -> Option<Duration> {
+        self.command.as_ref().map(|_| self.timeout)
+    }
+
     async fn evaluate(&self, ctx: &HookContext) -> Result<Vec<Signal>, OracleError> {
         Ok(self.evaluate_full(ctx).await?.signals)
     }
