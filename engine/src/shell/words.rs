@@ -3,6 +3,31 @@
 
 use std::collections::BTreeMap;
 
+/// The program a `$(which NAME)` (or `command -v`, `type -p`, in
+/// backquotes too) names, when that is the whole word.
+fn program_lookup(path: &str) -> Option<&str> {
+    let inner = path
+        .strip_prefix("$(")
+        .and_then(|p| p.strip_suffix(')'))
+        .or_else(|| path.strip_prefix('`').and_then(|p| p.strip_suffix('`')))?;
+    let name = [
+        "which ",
+        "command -v ",
+        "type -p ",
+        "type -P ",
+        "type -fp ",
+        "whence -p ",
+    ]
+    .iter()
+    .find_map(|lookup| inner.trim().strip_prefix(lookup))?
+    .trim();
+    (!name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '+' | '-')))
+    .then_some(name)
+}
+
 /// `path` with `~`, `$HOME`, `${HOME}` and `home` spelled `~`, `$PWD` and
 /// `/proc/self/cwd` as the working directory (relative), repeated and trailing slashes removed
 /// and `.`/`..` resolved; `~root` is `/root`. A word that is not a path
@@ -28,6 +53,7 @@ use std::collections::BTreeMap;
 /// assert_eq!(normalize_path("src/../..", None), "..");
 /// assert_eq!(normalize_path("build/..", None), ".");
 /// assert_eq!(normalize_path("--force", None), "--force");
+/// assert_eq!(normalize_path("$(which git)", None), "/usr/local/bin/git");
 /// ```
 pub fn normalize_path(path: &str, home: Option<&str>) -> String {
     let home = home.filter(|h| h.starts_with('/') && h.len() > 1);
@@ -67,6 +93,10 @@ pub fn normalize_path(path: &str, home: Option<&str>) -> String {
     }) {
         // The working directory, however it is spelt.
         ("", r)
+    } else if let Some(name) = program_lookup(path) {
+        // `$(which git)`: the program where the shell finds it, in one of
+        // the folders on PATH (`cp evil "$(which git)"` replaces it).
+        return format!("/usr/local/bin/{name}");
     } else if let Some(r) = path.strip_prefix('/') {
         ("/", r)
     } else if path.starts_with("./")

@@ -2539,7 +2539,7 @@ fn executable_mode(mode: &str) -> bool {
 
 /// Whether a `chmod` mode leaves a file that cannot be run: `-x`, `a-x`,
 /// `u=rw`, or an octal mode with no execute bit (`644`).
-fn takes_exec_away(mode: &str) -> bool {
+pub(crate) fn takes_exec_away(mode: &str) -> bool {
     let octal = mode.len() >= 3 && mode.chars().all(|c| matches!(c, '0'..='7'));
     if octal {
         return !executable_mode(mode);

@@ -573,6 +573,31 @@ impl PathGuard {
                     let how = how_named(cmd);
                     push(path, access, &how, sends, &mut out);
                 }
+                // Taking away the permissions of a file that governs the
+                // agent (`chmod 000 .claude/settings.json`) switches it off
+                // as removing it would, and so does taking the execute bit
+                // of a program where the shell finds them (`chmod -x
+                // ~/.cargo/bin/ahp`). Only those: `chmod 600` on a key is
+                // good practice. (The mode is no such path: every operand
+                // is looked at, `chmod -x FILE` has one.)
+                if matches!(
+                    cmd.name.as_str(),
+                    "chmod" | "chown" | "chgrp" | "chattr" | "setfacl"
+                ) {
+                    let unrunnable = cmd.name == "chmod"
+                        && cmd.args.iter().any(|a| commands::takes_exec_away(a));
+                    for op in cmd.operands() {
+                        let path = cmd.resolve(&normalize_path(op, home.as_deref()));
+                        let switches_off = match self.class_of(&path, work_dir.as_deref()) {
+                            Some((Class::Control, _)) => true,
+                            Some((Class::Persistence, _)) => unrunnable,
+                            _ => false,
+                        };
+                        if switches_off {
+                            push(path, Access::Write, &how_named(cmd), false, &mut out);
+                        }
+                    }
+                }
                 // Text a shell writes into a file that runs later or that
                 // agents read (`echo 'curl … | sh' > .git/hooks/x`,
                 // `printf … >> CLAUDE.md`, `echo … | tee -a AGENTS.md`, a
