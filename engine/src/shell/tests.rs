@@ -215,6 +215,28 @@ fn a_name_echoed_through_nested_substitutions_is_known() {
 }
 
 #[test]
+fn parameter_operators_expand_as_the_shell_does() {
+    for (line, name, arg) in [
+        ("${X:-rm} -rf ~", "rm", "~"),
+        ("${PATH:0:0}rm -rf ~", "rm", "~"),
+        ("c=xrm; ${c#x} -rf ~", "rm", "~"),
+        ("c=rmx; ${c%x} -rf ~", "rm", "~"),
+        ("c=rXm; ${c/X/} -rf ~", "rm", "~"),
+        ("c=abrmcd; ${c:2:2} -rf ~", "rm", "~"),
+        ("rm -rf ${HOME:?}/", "rm", "~"),
+        ("rm -rf ${X:-/}", "rm", "/"),
+        ("rm -rf ${X:+/tmp}", "rm", ""),
+    ] {
+        let s = m(line);
+        let c = s.commands.iter().find(|c| c.name == name);
+        assert!(
+            c.is_some_and(|c| c.args.last().map(String::as_str) == Some(arg)),
+            "{line}: {s:?}"
+        );
+    }
+}
+
+#[test]
 fn text_echoed_into_a_shell_keeps_its_flags() {
     // The same reading as `$(echo …)`: `-rf` is text to echo, not an
     // option of it.

@@ -408,6 +408,31 @@ pub(crate) fn expand(raw: &str, vars: &BTreeMap<String, String>) -> Expanded {
                 }
                 i = end;
             }
+            '$' if chars.get(i + 1) == Some(&'{') && var_name(&chars, i + 1).0.is_none() => {
+                // `${NAME:-word}`, `${NAME#x}`, `${NAME:0:0}`: what the
+                // shell makes of it, when that is known.
+                let end = skip_balanced(&chars, i + 1, '{', '}').min(chars.len());
+                let inner: String = chars[(i + 2).min(end)..end.saturating_sub(1).max(i + 2)]
+                    .iter()
+                    .collect();
+                match parameter(&inner, vars) {
+                    Some(v) if !in_double => {
+                        let mut parts = v.split_ascii_whitespace();
+                        if let Some(first) = parts.next() {
+                            push_str(&mut fields, first);
+                        }
+                        for p in parts {
+                            fields.push(p.to_string());
+                        }
+                    }
+                    Some(v) => push_str(&mut fields, &v),
+                    None => {
+                        let s: String = chars[i..end].iter().collect();
+                        push_str(&mut fields, &s);
+                    }
+                }
+                i = end.max(i + 1);
+            }
             '$' => {
                 let (name, next) = var_name(&chars, i + 1);
                 match name {
@@ -455,6 +480,112 @@ pub(crate) fn expand(raw: &str, vars: &BTreeMap<String, String>) -> Expanded {
         fields.push(String::new());
     }
     Expanded { fields }
+}
+
+/// What `${INNER}` with an operator expands to, when that is known: a
+/// default (`${X:-rm}`, X unset in the line: `rm`), a check
+/// (`${HOME:?}`: `$HOME`), an alternative, a prefix or suffix taken
+/// off (`${c#x}`), a slice (`${PATH:0:0}`: nothing), a replacement, a
+/// length or a case change. A variable the environment always sets
+/// (`HOME`, `PWD`, …) but the line does not is kept as `${NAME}`.
+fn parameter(inner: &str, vars: &BTreeMap<String, String>) -> Option<String> {
+    const ALWAYS_SET: &[&str] = &["HOME", "PWD", "OLDPWD", "USER", "LOGNAME", "PATH", "SHELL"];
+    let plain = |n: &str| !n.is_empty() && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if let Some(name) = inner.strip_prefix('#').filter(|n| plain(n)) {
+        return vars.get(name).map(|v| v.chars().count().to_string());
+    }
+    let at = inner
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(inner.len());
+    let (name, rest) = inner.split_at(at);
+    if name.is_empty() || rest.is_empty() {
+        return None;
+    }
+    let value = vars.get(name).cloned();
+    let always = ALWAYS_SET.contains(&name);
+    let current = value
+        .clone()
+        .or_else(|| always.then(|| format!("${{{name}}}")));
+    let word = |w: &str| expand(w, vars).fields.join(" ");
+    let literal = |p: &str| !p.contains(['*', '?', '[', '$', '\\', '\'', '"']);
+    for op in [":-", ":=", ":?", ":+", "-", "=", "?", "+"] {
+        let Some(w) = rest.strip_prefix(op) else {
+            continue;
+        };
+        return Some(match op.trim_start_matches(':') {
+            "-" | "=" => current.unwrap_or_else(|| word(w)),
+            "?" => current.unwrap_or_else(|| format!("${{{name}}}")),
+            _ if current.is_some() => word(w),
+            _ => String::new(),
+        });
+    }
+    if let Some(spec) = rest.strip_prefix(':') {
+        let (off, len) = match spec.split_once(':') {
+            Some((o, l)) => (o, Some(l)),
+            None => (spec, None),
+        };
+        let len: Option<i64> = match len {
+            Some(l) => Some(l.trim().parse().ok()?),
+            None => None,
+        };
+        if len == Some(0) {
+            return Some(String::new());
+        }
+        let off: i64 = off.trim().parse().ok()?;
+        let chars: Vec<char> = value?.chars().collect();
+        let n = i64::try_from(chars.len()).ok()?;
+        let start = if off < 0 {
+            (n + off).max(0)
+        } else {
+            off.min(n)
+        };
+        let end = match len {
+            Some(l) if l < 0 => (n + l).max(start),
+            Some(l) => (start + l).min(n),
+            None => n,
+        };
+        return Some(
+            chars[usize::try_from(start).ok()?..usize::try_from(end).ok()?]
+                .iter()
+                .collect(),
+        );
+    }
+    // A literal pattern is taken off whole, shortest or longest alike.
+    for (op, front) in [("##", true), ("#", true), ("%%", false), ("%", false)] {
+        let Some(pattern) = rest.strip_prefix(op) else {
+            continue;
+        };
+        if !literal(pattern) {
+            return None;
+        }
+        return match value {
+            Some(v) if front => Some(v.strip_prefix(pattern).unwrap_or(&v).to_string()),
+            Some(v) => Some(v.strip_suffix(pattern).unwrap_or(&v).to_string()),
+            None if always => Some(format!("${{{name}}}")),
+            None => Some(String::new()),
+        };
+    }
+    if let Some(spec) = rest.strip_prefix('/') {
+        let (all, spec) = match spec.strip_prefix('/') {
+            Some(s) => (true, s),
+            None => (false, spec),
+        };
+        let (pattern, with) = spec.split_once('/').unwrap_or((spec, ""));
+        if !literal(pattern) || pattern.is_empty() {
+            return None;
+        }
+        let v = value?;
+        return Some(if all {
+            v.replace(pattern, with)
+        } else {
+            v.replacen(pattern, with, 1)
+        });
+    }
+    match rest {
+        "^^" | "^" => value.map(|v| v.to_uppercase()),
+        ",," | "," => value.map(|v| v.to_lowercase()),
+        _ => None,
+    }
 }
 
 /// The name after `$` at `i` (`NAME`, `{NAME}`, `{!NAME}`, a digit or a
