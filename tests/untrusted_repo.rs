@@ -1167,3 +1167,28 @@ fn the_agent_may_not_write_the_trust_store() {
         );
     }
 }
+
+/// A newline in a hook file's name printed a forged `status: trusted`
+/// line in `ahp trust --show`, the last line a reviewer reads. A name or
+/// a link target with a control character is refused, escaped.
+#[test]
+fn a_file_name_cannot_forge_the_trust_review() {
+    let sb = Sandbox::new();
+    sb.git_init();
+    sb.hook(true, "ok", "trigger: pre-tool-call\n", "exit 0");
+    sb.trust();
+    sb.write(".agents/hooks/ok/y\nstatus: trusted", "");
+    let out = sb.ahp().args(["trust", "--show"]).output().unwrap();
+    let all = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(!all.lines().any(|l| l.trim() == "status: trusted"), "{all}");
+    assert!(
+        all.contains(r#"ok/y\nstatus: trusted" has a control character in its file name"#),
+        "{all}"
+    );
+    let out = hook(&sb);
+    assert!(
+        stderr(&out).contains("has a control character in its file name"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -280,6 +280,15 @@ pub enum TrustError {
         /// What is not UTF-8 (`file name`, `symlink target`, `project path`).
         what: &'static str,
     },
+    /// A file name or symlink target with a control character (a newline
+    /// in a name would forge lines of `ahp trust --show`).
+    #[error("{shown} has a control character in its {what}; rename it")]
+    ControlCharacter {
+        /// The path, its control characters escaped.
+        shown: String,
+        /// `file name` or `symlink target`.
+        what: &'static str,
+    },
     /// Something under the hooks directory that is neither a regular file,
     /// a directory nor a symlink (a FIFO, socket or device).
     #[error(
@@ -496,6 +505,12 @@ impl Walk<'_> {
                 path: path.clone(),
                 what: "file name",
             })?;
+            if name.chars().any(char::is_control) {
+                return Err(TrustError::ControlCharacter {
+                    shown: format!("{:?}", path.display().to_string()),
+                    what: "file name",
+                });
+            }
             let rel_path = if rel.is_empty() {
                 name.to_string()
             } else {
@@ -528,6 +543,12 @@ impl Walk<'_> {
                             path: path.clone(),
                             what: "symlink target",
                         })?;
+                if target.chars().any(char::is_control) {
+                    return Err(TrustError::ControlCharacter {
+                        shown: format!("{:?}", path.display().to_string()),
+                        what: "symlink target",
+                    });
+                }
                 self.check_link(&path, &target)?;
                 self.files.push(HookFile {
                     path: rel_path,
