@@ -1026,7 +1026,8 @@ fn the_review_commands_escape_a_repositorys_terminal_codes() {
         (&["trust", "--show"], "\\u{1b}[8m"),
     ] {
         let out = sb.ahp().args(args).output().unwrap();
-        let text = stdout(&out);
+        // A name with a control character is refused, escaped.
+        let text = format!("{}{}", stdout(&out), stderr(&out));
         assert!(!text.contains('\u{1b}'), "{args:?}: {text:?}");
         assert!(text.contains(shown), "{args:?}: {text}");
     }
