@@ -1062,3 +1062,34 @@ fn more_command_line_secret_shapes_are_masked() {
     let (log, _) = sb.all_logs();
     assert!(log.contains("http -A bearer -a ***"), "{log}");
 }
+
+/// A message can quote a secret apart from what made it a credential's
+/// shape: the shell's words of `mysql -pSECRET` (`-pSECRET` alone is no
+/// shape), or the start of a token cut at a placeholder's length limit.
+/// What the shapes mask in the context is masked wherever it is quoted.
+#[test]
+fn a_secret_quoted_apart_from_its_shape_is_masked() {
+    let sb = Sandbox::new();
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:\n  pre-tool-use:\n    - oracle: Rules\n      id: echo-args\n      config:\n        rules:\n          - condition: \"tool.name == shell\"\n            intensity: aid\n            message: \"args: {{ tool.shell.commands.0.args }} | cmd={{ tool.input.command }}\"\n",
+    );
+    let token = "ghp_Q3JfMaEJpfZ561XGhMXeT2tXEFLsp8abcdef";
+    let long = format!("{} {token}", "x".repeat(4080));
+    for command in [
+        "mysql -u root -pHx48kYty693Xlgkk shop",
+        "sshpass -p HxsAxOI1zbARGHzf ssh host",
+        long.as_str(),
+    ] {
+        let out = sb
+            .claude_pre_tool("s", "Bash", json!({ "command": command }))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
+    let (log, _) = sb.all_logs();
+    for secret in ["Hx48kYty693Xlgkk", "HxsAxOI1zbARGHzf", &token[..12]] {
+        assert!(!log.contains(secret), "{secret} in the log: {log}");
+    }
+    assert!(log.contains("-p***"), "{log}");
+}

@@ -170,10 +170,14 @@ impl Masking {
         if !self.enabled {
             return self;
         }
-        // Only what a key hides: a credential's shape is masked wherever
-        // it is by the shape itself.
+        // What a key hides, and what a credential's shape hides in the
+        // context's text: the shape is masked wherever it is whole, but a
+        // message can quote the value apart from what made it a shape
+        // (the shell's words of `mysql -pSECRET`: `-pSECRET`), or cut it
+        // at a placeholder's length limit.
         let mut hidden = Vec::new();
         self.hidden_by_key(context, &mut Vec::new(), &mut hidden);
+        shape_hidden(context, &mut hidden);
         if hidden.is_empty() {
             return self;
         }
@@ -358,6 +362,56 @@ impl Masking {
     fn is_secret_name(&self, name: &str) -> bool {
         names_a_secret(name) || self.keys.iter().any(|k| k == name)
     }
+}
+
+/// The values the credential shapes mask in the strings of `value`.
+fn shape_hidden(value: &Value, out: &mut Vec<String>) {
+    match value {
+        Value::String(s) if ahp_engine::secrets::might_hold(s.as_bytes()) => {
+            if let std::borrow::Cow::Owned(masked) = ahp_engine::secrets::mask(s) {
+                out.extend(masked_spans(s, &masked));
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|v| shape_hidden(v, out)),
+        Value::Object(map) => map.values().for_each(|v| shape_hidden(v, out)),
+        _ => {}
+    }
+}
+
+/// What `masked` (`original` with credentials replaced by [`MASK`])
+/// replaced: the text around each mask is found in order in the original,
+/// and what lies between is the value.
+fn masked_spans(original: &str, masked: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut pieces = masked.split(MASK);
+    let Some(first) = pieces.next() else {
+        return out;
+    };
+    if !original.starts_with(first) {
+        return out;
+    }
+    let mut at = first.len();
+    let pieces: Vec<&str> = pieces.collect();
+    for (i, piece) in pieces.iter().enumerate() {
+        let rest = &original[at..];
+        let len = if piece.is_empty() {
+            if i + 1 == pieces.len() {
+                rest.len()
+            } else {
+                continue;
+            }
+        } else {
+            match rest.find(piece) {
+                Some(n) => n,
+                None => break,
+            }
+        };
+        if len > 0 {
+            out.push(rest[..len].to_string());
+        }
+        at += len + piece.len();
+    }
+    out
 }
 
 /// The values worth masking wherever quoted, longest first (a value that
