@@ -159,7 +159,7 @@ pub fn token(what: &str) -> Option<&'static Shape> {
 /// capitals also with more words before it (`RAILS_MASTER_KEY`: in lower
 /// case, `sort_by_key=name` is a query's parameter); Ansible's
 /// `become_pass`.
-const NAMES: &str = r"(?:[a-z0-9_.-]*(?:password|passwd|passphrase|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|auth[_-]?key|credentials?|cookie|sshpass)[a-z0-9_-]*|(?:[a-z0-9.-]*[_-])?(?:pass|pwd)|[a-z0-9.-]*_key|[a-z0-9_]*become_pass|(?-i:[A-Z0-9_]*_(?:KEY|PASS)))";
+const NAMES: &str = r"(?:[a-z0-9_.-]*(?:password|passwd|passphrase|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|auth[_-]?key|credentials?|cookie|sshpass)[a-z0-9_-]*|(?:[a-z0-9.-]*[_-])?(?:pass|pwd)|[a-z0-9.-]*_key|[a-z0-9.-]*(?:subscription|functions?|application|app|client|master|service|signing|encryption|admin|license)-key|[a-z0-9_]*become_pass|(?-i:[A-Z0-9_]*_(?:KEY|PASS)))";
 /// A value: quoted whole (also in backslash-escaped quotes, as inside a
 /// `bash -c "…"` or a JSON text in a string, and as `$'…'`), or up to a
 /// blank, quote, backtick, backslash or separator.
@@ -283,7 +283,7 @@ fn rules() -> &'static [Rule] {
             after(
                 &["authorization"],
                 format!(
-                    r#"(?i)\b(authorization["']?\s*[:=]\s*["']?(?:(?:bearer|basic|token|digest)\s+)?){VALUE}"#
+                    r#"(?i)\b(authorization["']?\s*[:=]\s*["']?(?:[a-z][a-z0-9_-]*\s+)?){VALUE}"#
                 ),
             ),
             // Not a flag that follows the word (`http -A bearer -a X`).
@@ -945,6 +945,24 @@ mod tests {
     fn the_context_shapes_keep_the_name_and_lose_the_value() {
         let cases = [
             ("Authorization: Bearer abc123", "Authorization: Bearer ***"),
+            // Any scheme: Okta's SSWS, Elasticsearch's ApiKey, Splunk.
+            ("Authorization: SSWS 00abcDEF123", "Authorization: SSWS ***"),
+            (
+                "authorization: ApiKey VnVhQ2ZHY0JDZGJr",
+                "authorization: ApiKey ***",
+            ),
+            (
+                "-H 'Ocp-Apim-Subscription-Key: 0abc123def'",
+                "-H 'Ocp-Apim-Subscription-Key: ***'",
+            ),
+            (
+                "-H 'x-functions-key: 0abc123def'",
+                "-H 'x-functions-key: ***'",
+            ),
+            (
+                "-H 'DD-APPLICATION-KEY: 0abc123def'",
+                "-H 'DD-APPLICATION-KEY: ***'",
+            ),
             (
                 "curl -H 'authorization: token ghx_x'",
                 "curl -H 'authorization: token ***'",
