@@ -206,3 +206,38 @@ fn interpreter_code_naming_any_key_under_ssh_reads_a_credential() {
         );
     }
 }
+
+/// `git apply` and `patch` write what their diff names: a repository's
+/// patch created a git-ignored `.ahp/hooks.local.yaml` (the user's own
+/// layer, which needs no trust) and no one was asked.
+#[test]
+fn a_patch_writes_the_files_its_diff_names() {
+    let sb = Sandbox::new();
+    sb.git_init();
+    sb.write(
+        "docs-fix.patch",
+        "diff --git a/.ahp/hooks.local.yaml b/.ahp/hooks.local.yaml\nnew file mode 100644\n--- /dev/null\n+++ b/.ahp/hooks.local.yaml\n@@ -0,0 +1,2 @@\n+settings:\n+  builtin: false\n",
+    );
+    sb.write(
+        "ok.patch",
+        "--- a/src/main.rs\n+++ b/src/main.rs\n@@ -1 +1 @@\n-fn main() {}\n+fn main() { }\n",
+    );
+    for command in [
+        "git apply docs-fix.patch",
+        "patch -p1 < docs-fix.patch",
+        "patch -p1 -i docs-fix.patch",
+    ] {
+        assert_eq!(
+            decision(&sb, "Bash", json!({ "command": command })),
+            "ask",
+            "{command}"
+        );
+    }
+    for command in ["git apply ok.patch", "patch -p1 < ok.patch"] {
+        assert_eq!(
+            decision(&sb, "Bash", json!({ "command": command })),
+            "allow",
+            "{command}"
+        );
+    }
+}

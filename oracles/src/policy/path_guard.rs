@@ -573,6 +573,12 @@ impl PathGuard {
                     let how = how_named(cmd);
                     push(path, access, &how, sends, &mut out);
                 }
+                // A patch writes the files its diff names (`git apply
+                // x.patch` can create a git-ignored `.ahp/hooks.local.yaml`,
+                // the user's own layer): read from the project's patch file.
+                for target in patch_targets(cmd, call_dir, home.as_deref()) {
+                    push(target, Access::Write, &how_named(cmd), false, &mut out);
+                }
                 // Taking away the permissions of a file that governs the
                 // agent (`chmod 000 .claude/settings.json`) switches it off
                 // as removing it would, and so does taking the execute bit
@@ -999,6 +1005,101 @@ fn in_work_dir(path: &str, work_dir: Option<&str>) -> String {
 /// Where `path` (normalised; relative to `work_dir`) really is, spelled
 /// like a normalised path, when that differs: it exists and a symbolic
 /// link on the way leads elsewhere.
+/// The files the patches `cmd` applies create or change (`git apply
+/// FILE…`, `patch -i FILE`, `patch < FILE`): each `+++`, `rename to` and
+/// `copy to` path, as written and without its first component (`b/`).
+/// A patch file that is not there (yet), not a regular file or too large
+/// names nothing.
+fn patch_targets(cmd: &SimpleCommand, call_dir: Option<&str>, home: Option<&str>) -> Vec<String> {
+    const MAX_PATCH: u64 = 8 << 20;
+    let mut files: Vec<String> = Vec::new();
+    let bare = commands::without_git_options(cmd);
+    let git = bare.as_ref().unwrap_or(cmd);
+    match (cmd.name.as_str(), git) {
+        ("git", g) if g.args.first().is_some_and(|a| a == "apply") => {
+            files.extend(
+                g.args
+                    .iter()
+                    .skip(1)
+                    .filter(|a| !a.starts_with('-'))
+                    .cloned(),
+            );
+        }
+        ("patch", _) => {
+            let mut args = cmd.args.iter();
+            while let Some(a) = args.next() {
+                if a == "-i" || a == "--input" {
+                    files.extend(args.next().cloned());
+                } else if let Some(f) = a
+                    .strip_prefix("--input=")
+                    .or_else(|| a.strip_prefix("-i").filter(|f| !f.is_empty()))
+                {
+                    files.push(f.to_string());
+                }
+            }
+            // `patch FILE PATCHFILE`: the second word is the patch.
+            let ops: Vec<&str> = cmd.operands().collect();
+            if let Some(p) = ops.get(1) {
+                files.push((*p).to_string());
+            }
+        }
+        _ => return Vec::new(),
+    }
+    files.extend(
+        cmd.redirects
+            .iter()
+            .filter(|r| r.reads())
+            .map(|r| r.target.clone()),
+    );
+    let mut out = Vec::new();
+    for file in files.iter().take(8) {
+        let full = if let Some(rest) = file.strip_prefix('~') {
+            match home {
+                Some(h) => format!("{h}{rest}"),
+                None => continue,
+            }
+        } else if file.starts_with('/') {
+            file.clone()
+        } else {
+            match call_dir {
+                Some(d) => format!("{d}/{}", cmd.resolve(file)),
+                None => continue,
+            }
+        };
+        let Ok(meta) = std::fs::symlink_metadata(&full) else {
+            continue;
+        };
+        if !meta.is_file() || meta.len() > MAX_PATCH {
+            continue;
+        }
+        let Ok(bytes) = std::fs::read(&full) else {
+            continue;
+        };
+        for line in String::from_utf8_lossy(&bytes).lines() {
+            let named = line
+                .strip_prefix("+++ ")
+                .or_else(|| line.strip_prefix("rename to "))
+                .or_else(|| line.strip_prefix("copy to "));
+            let Some(named) = named else { continue };
+            // `+++ b/path\tdate` (a tab ends the name in unified diffs).
+            let name = named.split('\t').next().unwrap_or_default().trim();
+            if name.is_empty() || name == "/dev/null" {
+                continue;
+            }
+            let name = name.trim_matches('"');
+            out.push(cmd.resolve(&normalize_path(name, home)));
+            if let Some((_, rest)) = name.split_once('/')
+                && !name.starts_with('/')
+            {
+                out.push(cmd.resolve(&normalize_path(rest, home)));
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
 fn real_path(path: &str, work_dir: Option<&str>, home: Option<&str>) -> Option<String> {
     let full = if let Some(rest) = path.strip_prefix('~') {
         format!("{}{rest}", home?)
