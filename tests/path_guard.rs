@@ -241,3 +241,44 @@ fn a_patch_writes_the_files_its_diff_names() {
         );
     }
 }
+
+/// A script the agent wrote and then runs is judged as the lines it
+/// holds: the Write of `rm -rf ~/` into `x.sh` is free, and `bash x.sh`
+/// ran it unjudged; so did writing and running it in one line.
+#[test]
+fn a_script_run_by_path_is_judged_by_its_lines() {
+    let sb = Sandbox::new();
+    sb.git_init();
+    sb.write("x.sh", "#!/bin/sh\nrm -rf ~/\n");
+    sb.write(
+        "build.sh",
+        "#!/bin/bash\nset -e\ncargo build --release\nrm -rf target/tmp\n",
+    );
+    sb.write("tool.py", "#!/usr/bin/env python3\nprint('rm -rf ~')\n");
+    for command in [
+        "bash x.sh",
+        "sh -e x.sh",
+        "source x.sh",
+        "./x.sh",
+        "cd sub && bash ../x.sh",
+        "echo 'rm -rf ~' > y.sh; bash y.sh",
+    ] {
+        assert_eq!(
+            decision(&sb, "Bash", json!({ "command": command })),
+            "deny",
+            "{command}"
+        );
+    }
+    for command in [
+        "bash build.sh",
+        "./build.sh",
+        "./tool.py",
+        "bash missing.sh",
+    ] {
+        assert_eq!(
+            decision(&sb, "Bash", json!({ "command": command })),
+            "allow",
+            "{command}"
+        );
+    }
+}

@@ -117,6 +117,7 @@ const SHELL: &[Field] = &[
 
 const SIMPLE_COMMAND: &[Field] = &[
     f("name", Kind::Text),
+    f("path", Kind::Text),
     f("args", TEXTS),
     f("env", Kind::Map),
     f(

@@ -157,6 +157,10 @@ pub struct SimpleCommand {
     /// The program, without its directory (`rm` for `/bin/rm`); empty for
     /// a line of assignments only.
     pub name: String,
+    /// The program as written, when a path names it (`./x.sh`,
+    /// `/bin/rm`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
     /// The arguments after the name, quotes removed and paths normalised.
     pub args: Vec<String>,
     /// Variable assignments in force for it (`NAME=value` before it, or

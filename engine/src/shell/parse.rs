@@ -563,6 +563,7 @@ impl Builder {
         let mut args = rest.into_iter();
         if let Some(program) = args.next() {
             cmd.name = basename(&program);
+            cmd.path = program.contains('/').then_some(program);
         }
         let args: Vec<String> = args.collect();
         // `git -C DIR`: the words after git's own options are read from

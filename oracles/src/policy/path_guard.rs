@@ -718,7 +718,7 @@ fn how_named(cmd: &SimpleCommand) -> String {
 /// `printf` redirected to a file, `tee FILE` fed by one, or a
 /// `package.json` script set by `npm pkg set scripts.NAME=…` (`npm
 /// set-script NAME …`), which npm runs at the next install or `npm run`.
-fn shell_written_text(model: &Shell, cmd: &SimpleCommand) -> Vec<(String, String)> {
+pub(crate) fn shell_written_text(model: &Shell, cmd: &SimpleCommand) -> Vec<(String, String)> {
     let printed = |c: &SimpleCommand| -> Option<String> {
         matches!(c.name.as_str(), "echo" | "printf").then(|| {
             c.args

@@ -980,22 +980,45 @@ impl PermissionChecker {
     pub fn signals(&self, ctx: &HookContext) -> Vec<Signal> {
         let can_prompt = ctx.event.is_none_or(|e| e.allows(Intensity::Prompt));
         let tool = ctx.tool.as_ref();
+        let run_dir = tool.and_then(|t| t.work_dir.as_deref());
         command_texts(ctx)
             .iter()
             .filter_map(|text| {
-                let shown = shown(text);
                 let made;
                 let model = match tool.and_then(|t| t.shell.as_ref()) {
                     Some(m) if tool.and_then(ToolCall::command_line).as_deref() == Some(text) => m,
                     _ => {
-                        let run_dir = tool.and_then(|t| t.work_dir.as_deref());
                         made = shell::model_in(text, None, ctx.work_dir.as_deref(), run_dir);
                         &made
                     }
                 };
+                // The line, then the scripts it runs by path, each judged
+                // as the lines it holds (`bash x.sh` after a Write of
+                // `rm -rf ~` into it).
+                let base = run_dir.or(ctx.work_dir.as_deref());
+                let scripts: Vec<(String, String)> = scripts_run(model, base);
+                let finding = self
+                    .check_model(text, model)
+                    .map(|f| (shown(text), f))
+                    .or_else(|| {
+                        scripts.iter().find_map(|(file, body)| {
+                            let m = shell::model_in(body, None, ctx.work_dir.as_deref(), run_dir);
+                            // A script too long to model in full is not judged
+                            // (a build script would ask at every run).
+                            if !m.parsed || m.truncated {
+                                return None;
+                            }
+                            let f = self.check_model(body, &m)?;
+                            Some((
+                                format!("{} (it runs {file}: {})", shown(text), shown(body)),
+                                f,
+                            ))
+                        })
+                    });
+                let (shown, finding) = finding?;
                 // A structural rule's finding reads like a built-in item's.
                 let rule;
-                let (block, p) = match self.check_model(text, model)? {
+                let (block, p) = match finding {
                     Finding::Rule(h) => {
                         rule = CommandPattern::builtin(h.id, String::new(), h.reason, h.advice);
                         (h.block, &rule)
@@ -1084,6 +1107,72 @@ pub fn command_texts(ctx: &HookContext) -> Vec<String> {
         if !text.trim().is_empty() && !out.contains(&text) {
             out.push(text);
         }
+    }
+    out
+}
+
+/// The shell scripts a line runs by path (`bash x.sh`, `sh -e x.sh`,
+/// `source x.sh`, `. x.sh`, `./x.sh`), each with its text: what the line
+/// itself wrote there first (`echo 'rm -rf ~' > x.sh; bash x.sh`), else
+/// the file (a regular file of at most 256 KiB, relative paths read from
+/// `base`; a program with a shebang that is not a shell's is not one).
+fn scripts_run(model: &Shell, base: Option<&str>) -> Vec<(String, String)> {
+    const MAX_SCRIPT: u64 = 256 << 10;
+    let mut written: Vec<(String, String)> = Vec::new();
+    let mut out = Vec::new();
+    for cmd in &model.commands {
+        let name = cmd.name.as_str();
+        let file = match name {
+            "bash" | "sh" | "zsh" | "dash" | "ksh" | "ash" | "mksh" => {
+                if cmd.has_flag(Some('c'), &[]) {
+                    None
+                } else {
+                    cmd.operands().next().map(str::to_string)
+                }
+            }
+            "source" | "." => cmd.operands().next().map(str::to_string),
+            _ => cmd
+                .path
+                .clone()
+                .filter(|p| !p.starts_with('/') && !p.starts_with('~')),
+        };
+        if let Some(file) = file.filter(|f| !f.is_empty() && !f.starts_with('-')) {
+            let path = cmd.resolve(&shell::normalize_path(&file, None));
+            let body = written
+                .iter()
+                .rev()
+                .find(|(w, _)| *w == path)
+                .map(|(_, t)| t.clone())
+                .or_else(|| {
+                    let full = if path.starts_with('/') {
+                        path.clone()
+                    } else {
+                        format!("{}/{path}", base?)
+                    };
+                    let meta = std::fs::symlink_metadata(&full).ok()?;
+                    if !meta.is_file() || meta.len() > MAX_SCRIPT {
+                        return None;
+                    }
+                    let bytes = std::fs::read(&full).ok()?;
+                    if bytes.contains(&0) {
+                        return None;
+                    }
+                    let text = String::from_utf8_lossy(&bytes).into_owned();
+                    let shebang = text.lines().next().filter(|l| l.starts_with("#!"));
+                    let shell_like = shebang.is_none_or(|l| {
+                        ["sh", "bash", "zsh", "dash", "ksh"].iter().any(|s| {
+                            l.ends_with(&format!("/{s}"))
+                                || l.contains(&format!(" {s}"))
+                                || l.contains(&format!("/{s} "))
+                        })
+                    });
+                    (shell_like || cmd.path.as_deref() != Some(file.as_str())).then_some(text)
+                });
+            if let Some(body) = body {
+                out.push((file, body));
+            }
+        }
+        written.extend(super::path_guard::shell_written_text(model, cmd));
     }
     out
 }
