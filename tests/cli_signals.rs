@@ -1111,3 +1111,34 @@ fn an_async_entrys_blocks_are_not_counted_as_blocks() {
     assert_eq!(row["blocks"], 0, "{v}");
     assert_eq!(row["block_rate"], 0.0, "{v}");
 }
+
+/// A replay changes nothing: RetrospectiveGenerator wrote a retrospective,
+/// and with `archive_issue` rewrote the project file a record's
+/// `issue.path` named (a log collected from elsewhere can name any).
+#[test]
+fn replay_writes_no_file() {
+    let sb = Sandbox::new();
+    sb.git_init();
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:\n  post-issue-close:\n    - oracle: RetrospectiveGenerator\n      id: retro\n      config:\n        archive_issue: true\n",
+    );
+    sb.trust();
+    sb.write("src/main.rs", "fn main() {}\n");
+    let record = r#"{"kind":"run","id":"11111111-1111-4111-8111-111111111112","timestamp":"2026-11-29T20:00:00Z","event":"post-issue-close","correlation_id":"c2","session_id":"s","outcome":"accept","entries":[],"signal_ids":[],"duration_us":1,"config_digest":"sha256:0","context":{"event":"post-issue-close","correlation_id":"c2","timestamp":"2026-11-29T20:00:00Z","issue":{"id":"X-1","title":"x","path":"src/main.rs"}}}"#;
+    let log = sb.write("collected.jsonl", &format!("{record}\n"));
+    let out = sb
+        .ahp()
+        .args(["signals", "replay", "--config", "."])
+        .arg("--log")
+        .arg(&log)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("not replayed"), "{}", stdout(&out));
+    assert_eq!(
+        std::fs::read_to_string(sb.root().join("src/main.rs")).unwrap(),
+        "fn main() {}\n"
+    );
+    assert!(!sb.root().join("src/main.retrospective.md").exists());
+}

@@ -155,16 +155,17 @@ pub(crate) enum SignalsCommand {
     },
     /// Re-decide the logged runs against a candidate policy and print what would change.
     ///
-    /// Nothing is logged and async entries are not run. Script hooks and
-    /// oracles that run commands (tests, linters) would run FOR REAL on
-    /// today's working tree, with side effects and a different input than
-    /// the one logged; so they are left out unless --allow-scripts, and
-    /// left out of both sides of the comparison.
+    /// Nothing is logged and async entries are not run. Script hooks,
+    /// oracles that run commands (tests, linters) and oracles that write
+    /// files (RetrospectiveGenerator) would run FOR REAL on today's working
+    /// tree, with side effects and a different input than the one logged;
+    /// so they are left out unless --allow-scripts, and left out of both
+    /// sides of the comparison.
     Replay {
         /// The project directory whose .ahp/hooks.yaml (and hooks) is the candidate policy; it must exist.
         #[arg(long, value_name = "DIR")]
         config: PathBuf,
-        /// Also run script hooks and command-running oracles (they run for real).
+        /// Also run script hooks and command-running or file-writing oracles (they run for real).
         #[arg(long)]
         allow_scripts: bool,
         #[command(flatten)]
@@ -824,8 +825,10 @@ fn stats_table(s: &Stats) -> String {
     out
 }
 
-/// Leaves out script hooks and entries of oracles that run commands;
-/// returns them, by event and entry id.
+/// Leaves out script hooks and entries of oracles that run commands or
+/// write files (a replay changes nothing: RetrospectiveGenerator wrote a
+/// retrospective, and with `archive_issue` rewrote the file a record's
+/// `issue.path` named); returns them, by event and entry id.
 fn skip_scripts(cfg: &mut LoadedConfig, registry: &Registry) -> BTreeSet<(Event, String)> {
     const REASON: &str = "replay without --allow-scripts";
     let hooks = std::mem::take(&mut cfg.script_hooks);
@@ -840,7 +843,9 @@ fn skip_scripts(cfg: &mut LoadedConfig, registry: &Registry) -> BTreeSet<(Event,
         .filter(|e| {
             e.node.get("hook").is_some()
                 || e.oracle().is_some_and(|o| {
-                    registry.resolve(o) == Some("Script") || !registry.command_keys(o).is_empty()
+                    registry.resolve(o) == Some("Script")
+                        || !registry.command_keys(o).is_empty()
+                        || registry.writes_files(o)
                 })
         })
         .map(|e| (e.event, e.id.clone()))
