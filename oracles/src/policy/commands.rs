@@ -2347,11 +2347,15 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
                     ) && (u.name != "sqlite3" || u.args.iter().any(|a| a == ".dump"))
                         && (u.name != "redis-cli" || u.args.iter().any(|a| a == "--rdb"))
             });
+            let sent = without_option_values(
+                ops.iter().map(String::as_str).collect(),
+                &transfer_option_values(cmd),
+            );
             let sends_dir = matches!(
                 name,
                 "scp" | "rsync" | "sftp" | "rclone" | "gsutil" | "aws" | "s3cmd" | "mc" | "az"
-            ) && ops.len() > 1
-                && ops[..ops.len() - 1].iter().any(|o| deletes_system(o));
+            ) && sent.len() > 1
+                && sent[..sent.len() - 1].iter().any(|o| deletes_system(o));
             let stdin_home = cmd
                 .redirects
                 .iter()
@@ -2471,6 +2475,48 @@ fn package_flag(args: &[String]) -> impl Iterator<Item = &str> {
 
 /// The values `args` give the options `flags`, in both spellings
 /// (`--flag VALUE`, `--flag=VALUE`).
+/// The values of a copy tool's options, which are not what it sends: the
+/// login key (`scp -i ~/.ssh/deploy_key`), a config file, a port, rsync's
+/// remote shell.
+pub(crate) fn transfer_option_values(cmd: &SimpleCommand) -> Vec<&str> {
+    match cmd.name.as_str() {
+        "scp" | "sftp" => flag_values(
+            &cmd.args,
+            &[
+                "-i", "-F", "-o", "-P", "-J", "-S", "-c", "-l", "-B", "-b", "-D", "-R", "-s", "-X",
+            ],
+        )
+        .collect(),
+        "rsync" => flag_values(
+            &cmd.args,
+            &[
+                "-e",
+                "--rsh",
+                "--exclude-from",
+                "--include-from",
+                "--files-from",
+                "--password-file",
+            ],
+        )
+        .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// `operands` with one occurrence of each of `values` taken out (`scp -i
+/// K K host:` still sends `K`).
+pub(crate) fn without_option_values<'a>(
+    mut operands: Vec<&'a str>,
+    values: &[&str],
+) -> Vec<&'a str> {
+    for v in values {
+        if let Some(i) = operands.iter().position(|o| o == v) {
+            operands.remove(i);
+        }
+    }
+    operands
+}
+
 fn flag_values<'a>(args: &'a [String], flags: &'a [&str]) -> impl Iterator<Item = &'a str> {
     args.iter().enumerate().filter_map(move |(i, a)| {
         if let Some((flag, value)) = a.split_once('=')

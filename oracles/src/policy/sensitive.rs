@@ -980,7 +980,10 @@ pub fn accesses(cmd: &SimpleCommand) -> Vec<(String, Access)> {
         // lists names. Their redirections still count.
         return out;
     }
-    let ops: Vec<&str> = cmd.operands().collect();
+    let ops: Vec<&str> = commands::without_option_values(
+        cmd.operands().collect(),
+        &commands::transfer_option_values(cmd),
+    );
     let last_writes = matches!(
         name,
         "cp" | "mv" | "install" | "ln" | "scp" | "rsync" | "sftp"
