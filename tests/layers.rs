@@ -1138,3 +1138,24 @@ fn a_repository_cannot_weaken_the_users_own_policy() {
         stdout(&out)
     );
 }
+
+/// A repository's `min_completion_rate` below 1 on the builtin close gate
+/// lets an issue close with open items: said whatever the rate (only
+/// rates of 0.5 or less were, a probe's half-done checklist).
+#[test]
+fn a_repositorys_completion_rate_on_the_close_gate_is_warned_about() {
+    let sb = Sandbox::new();
+    sb.git_init();
+    for rate in ["0.9", "0.5", "0"] {
+        sb.write(
+            ".ahp/hooks.yaml",
+            &format!("hooks:\n  pre-issue-close:\n    - id: checklist-done-at-close\n      config: {{min_completion_rate: {rate}}}\n"),
+        );
+        let out = sb.ahp().arg("validate").output().unwrap();
+        assert!(
+            stderr(&out).contains("closing an issue with an open checklist item"),
+            "{rate}: {}",
+            stderr(&out)
+        );
+    }
+}

@@ -2409,6 +2409,14 @@ impl LoadedConfig {
                 ("require_confirmation", NodeValue::Bool(false)) => {
                     Some("turns off every question it asks by default".to_string())
                 }
+                // Any rate below all: a probe of one checklist cannot say
+                // which issues it lets through.
+                ("min_completion_rate", NodeValue::Float(r)) if *r < 1.0 => Some(format!(
+                    "no longer refuses closing an issue with an open checklist item (min_completion_rate {r})"
+                )),
+                ("min_completion_rate", NodeValue::Int(r)) if *r < 1 => Some(format!(
+                    "no longer refuses closing an issue with an open checklist item (min_completion_rate {r})"
+                )),
                 _ => None,
             };
             if let Some(what) = relaxes {
