@@ -1159,3 +1159,43 @@ fn a_repositorys_completion_rate_on_the_close_gate_is_warned_about() {
         );
     }
 }
+
+/// A project folder that is not there (a typo in `--project` or the
+/// agent's project variable) dropped the project's policy without a word,
+/// and made a log folder there. Commands refuse it; a hook call says so
+/// and finds the project from the call's folder.
+#[test]
+fn a_project_folder_that_is_not_there_is_said() {
+    let sb = Sandbox::new();
+    sb.git_init();
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:\n  pre-tool-use:\n    - oracle: Rules\n      id: no-echo\n      config: {rules: [{condition: \"tool.input.command ~ '^echo'\", intensity: block, message: no echo}]}\n",
+    );
+    let typo = sb.root().with_file_name("not-the-project");
+    let out = sb
+        .ahp()
+        .args(["validate", "--project"])
+        .arg(&typo)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("does not exist"), "{}", stderr(&out));
+    let payload = serde_json::json!({"session_id": "s", "cwd": sb.root(),
+        "hook_event_name": "PreToolUse", "tool_name": "Bash",
+        "tool_input": {"command": "echo hi"}});
+    let out = sb
+        .ahp()
+        .env("CLAUDE_PROJECT_DIR", &typo)
+        .args(["hook", "claude-code"])
+        .write_stdin(payload.to_string())
+        .output()
+        .unwrap();
+    assert_eq!(decision(&out), "deny", "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains("(CLAUDE_PROJECT_DIR) does not exist"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!typo.exists());
+}

@@ -41,6 +41,16 @@ pub(crate) fn project_log_path(root: &Path) -> Result<PathBuf> {
 /// Where the layers are, for `--project DIR` (or the project found from
 /// the current directory).
 pub(crate) fn load_options(project: Option<PathBuf>) -> Result<LoadOptions> {
+    // A project named that is not there is a typo: its policy would be
+    // left out without a word (and a log folder made there).
+    if let Some(dir) = &project
+        && !dir.is_dir()
+    {
+        anyhow::bail!(
+            "the project folder {} does not exist (from --project or the agent's project variable); check the path",
+            ahp_config::path_line(dir)
+        );
+    }
     let mut opts =
         LoadOptions::from_env(project).context("cannot determine the current directory")?;
     opts.shared_tool_name = Some(crate::adapters::shared_tool_name);

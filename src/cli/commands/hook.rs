@@ -178,8 +178,24 @@ fn answer(
 /// variable, else the nearest ancestor of the payload's cwd (or of ours)
 /// with `.ahp/` or `.git/`.
 fn project_root(args: &HookArgs, inbound: Option<&Inbound>) -> Result<PathBuf> {
-    if let Some(p) = &args.project {
-        return Ok(p.clone());
+    // A folder named that is not there (a typo in the hook command) would
+    // leave the project's policy out: said, and the project found as if
+    // none was named, so the call is still judged.
+    let there = |dir: PathBuf, from: &str| {
+        if dir.is_dir() {
+            return Some(dir);
+        }
+        eprintln!(
+            "warning: {}",
+            crate::ops::output::terminal_safe(&format!(
+                "the project folder {} ({from}) does not exist; the project is found from the call's folder instead",
+                ahp_config::path_line(&dir)
+            ))
+        );
+        None
+    };
+    if let Some(p) = args.project.clone().and_then(|p| there(p, "--project")) {
+        return Ok(p);
     }
     let var = match args.agent {
         Agent::ClaudeCode => Some("CLAUDE_PROJECT_DIR"),
@@ -188,8 +204,11 @@ fn project_root(args: &HookArgs, inbound: Option<&Inbound>) -> Result<PathBuf> {
         Agent::Copilot => Some("COPILOT_PROJECT_DIR"),
         _ => None,
     };
-    if let Some(dir) = var.and_then(std::env::var_os).filter(|d| !d.is_empty()) {
-        return Ok(PathBuf::from(dir));
+    if let Some(name) = var
+        && let Some(dir) = std::env::var_os(name).filter(|d| !d.is_empty())
+        && let Some(dir) = there(PathBuf::from(dir), name)
+    {
+        return Ok(dir);
     }
     // Windsurf and ahp's OpenCode plugin start the hook in the project
     // and send the directory a command runs in, which the model picks.
