@@ -2000,6 +2000,11 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
                 "rmdirSync",
                 "FileUtils.rm",
                 "unlink_dir",
+                // A shell line the code runs (`os.system('rm -rf ' +
+                // os.path.expanduser('~'))`).
+                "rm -rf",
+                "rm -fr",
+                "rm -r ",
             ]
             .iter()
             .any(|f| code.contains(f));
@@ -2015,6 +2020,19 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
                 "getenv(\"HOME\")",
                 "\"/\")",
                 "'/')",
+                // `rmSync('/', {recursive: true})`, the folder above,
+                // `~` itself, Ruby's and Node's home.
+                "'/',",
+                "\"/\",",
+                "('..')",
+                "(\"..\")",
+                "'..',",
+                "\"..\",",
+                "('~')",
+                "(\"~\")",
+                "Dir.home",
+                "process.env.HOME",
+                "os.homedir",
             ]
             .iter()
             .any(|h| code.contains(h));
