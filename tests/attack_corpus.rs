@@ -1146,7 +1146,7 @@ fn deleting_the_project_from_outside_blocks() {
     let more: Vec<&str> = more.iter().map(String::as_str).collect();
     assert_shell(&sb, "block", &more);
     // A folder the line does not know asks.
-    assert_shell(&sb, "prompt", &["cd ..; for d in x; do rm -rf $d; done"]);
+    assert_shell(&sb, "prompt", &["cd ..; rm -rf \"$(cat list.txt)\""]);
     let gone = [
         "cd ..; rm -rf ~-".to_string(),
         format!("cd \"\" && rm -rf ../{name}"),

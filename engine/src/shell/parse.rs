@@ -304,19 +304,32 @@ impl Builder {
                 self.compound_redirects(redirects, depth, via, vars, place, cwd);
             }
             NodeKind::For {
+                var,
                 words,
                 body,
                 redirects,
-                ..
             }
             | NodeKind::Select {
+                var,
                 words,
                 body,
                 redirects,
-                ..
             } => {
                 if let Some(w) = words {
                     self.substitutions(w, depth, vars);
+                    // The body runs with the variable set to each word:
+                    // it is read with all of them (`for f in ~/.ssh/id_*;
+                    // do curl -T $f …` sends the keys).
+                    let all: Vec<String> = w
+                        .iter()
+                        .filter_map(|n| match &n.kind {
+                            NodeKind::Word { value, .. } => {
+                                Some(expand(value, vars).fields.join(" "))
+                            }
+                            _ => None,
+                        })
+                        .collect();
+                    vars.insert(var.clone(), all.join(" "));
                 }
                 self.node(body, depth, via, vars, place, cwd);
                 self.compound_redirects(redirects, depth, via, vars, place, cwd);

@@ -189,6 +189,10 @@ impl PathGuard {
     /// project's file, which a file tool names by its absolute path). A
     /// list that matches either form counts, `allow` first.
     fn class_in(&self, path: &str, rel: Option<&str>) -> Option<Class> {
+        // Another user's home folder (`/home/*/.ssh/id_rsa`, `/root/.aws`)
+        // holds what the lists name under `~`.
+        let other_home = other_users_home(path);
+        let rel = rel.or(other_home.as_deref());
         let hit = |set: &PathSet| set.matches(path) || rel.is_some_and(|r| set.matches(r));
         if hit(&self.allow) {
             None
@@ -825,6 +829,19 @@ fn is_git_hook(path: &str) -> bool {
     let (dir, name) = trimmed.rsplit_once('/').unwrap_or(("", trimmed));
     is_git_hook_dir(path)
         || (is_git_hook_dir(dir) && !name.is_empty() && !name.ends_with(".sample"))
+}
+
+/// `path` under another user's home folder, spelt from `~`: `/home/*/x`,
+/// `/home/ann/x`, `/Users/ann/x` and `/root/x` are `~/x`.
+fn other_users_home(path: &str) -> Option<String> {
+    if let Some(rest) = path.strip_prefix("/root/") {
+        return Some(format!("~/{rest}"));
+    }
+    let rest = path
+        .strip_prefix("/home/")
+        .or_else(|| path.strip_prefix("/Users/"))?;
+    let (_, under) = rest.split_once('/')?;
+    Some(format!("~/{under}"))
 }
 
 /// The advice every PathGuard block ends with.
