@@ -249,3 +249,25 @@ fn a_test_suite_runs_for_its_own_time_limit_not_the_entry_default() {
     assert!(sources.contains(&"LintChecker"), "{v}");
     assert!(!stderr(&out).contains("timed out"), "{}", stderr(&out));
 }
+
+/// A repository's short `settings.timeout` does not cut the user's own
+/// test suite either: the guarded default still gives the suite its
+/// `timeout_ms`.
+#[test]
+fn a_repositorys_short_timeout_does_not_cut_the_users_test_suite() {
+    let sb = Sandbox::new();
+    sb.git_init();
+    sb.write_home(
+        ".ahp/hooks.yaml",
+        "hooks:\n  pre-issue-submit:\n    - oracle: TestGate\n      config:\n        command: \"sleep 1; exit 1\"\n        timeout_ms: 20000\n",
+    );
+    sb.write(".ahp/hooks.yaml", "settings:\n  timeout: 100\n");
+    let out = sb
+        .ahp()
+        .args(["run", "pre-issue-submit", "--format", "json"])
+        .write_stdin(r#"{"issue":{"id":"F-1"}}"#)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("timed out"), "{}", stderr(&out));
+}

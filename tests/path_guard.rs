@@ -262,6 +262,8 @@ fn a_script_run_by_path_is_judged_by_its_lines() {
         "./x.sh",
         "cd sub && bash ../x.sh",
         "echo 'rm -rf ~' > y.sh; bash y.sh",
+        "bash -o pipefail x.sh",
+        "bash < x.sh",
     ] {
         assert_eq!(
             decision(&sb, "Bash", json!({ "command": command })),
@@ -269,11 +271,19 @@ fn a_script_run_by_path_is_judged_by_its_lines() {
             "{command}"
         );
     }
+    // A project's own scripts download, install and clean up: only what
+    // destroys is refused (Maven's wrapper asked or was refused).
+    sb.write(
+        "mvnw",
+        "#!/bin/sh\nROOT=$(cd \"$(dirname \"$0\")\" && pwd)\nrm -rf -- \"$TMP_DOWNLOAD_DIR\"\nrm -rf \"$ROOT/dist\"\nwget --http-password=$MVNW_PASSWORD https://repo.example/x.jar\ncurl -fsSL https://sh.rustup.rs | sh\nsudo apt-get install -y foo\n",
+    );
     for command in [
         "bash build.sh",
         "./build.sh",
         "./tool.py",
         "bash missing.sh",
+        "./mvnw test",
+        "bash mvnw",
     ] {
         assert_eq!(
             decision(&sb, "Bash", json!({ "command": command })),

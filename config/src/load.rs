@@ -2690,6 +2690,15 @@ impl LoadedConfig {
                 ),
             });
         }
+        // The guarded default, but never below what the oracle's own
+        // command needs (`timeout_ms`), as without the guard.
+        let timeout = c.timeout.or_else(|| {
+            let guarded = self.guard_timeout(me.defined_at.layer())?;
+            Some(match oracle.time_needed() {
+                Some(n) => guarded.max(n.saturating_add(ahp_engine::dispatch::TIME_NEEDED_MARGIN)),
+                None => guarded,
+            })
+        });
         Ok(Some(Entry {
             id: me.id.clone(),
             oracle_name,
@@ -2701,9 +2710,9 @@ impl LoadedConfig {
             intensity: c.intensity,
             intensity_by_environment: c.intensity_by_environment.clone(),
             on_error: c.on_error,
-            timeout: c
-                .timeout
-                .or_else(|| self.guard_timeout(me.defined_at.layer())),
+            // The guarded default, but never below what the oracle's own
+            // command needs (`timeout_ms`), as without the guard.
+            timeout,
             origin: format!("{} {}", me.defined_at.layer(), me.defined_at.location()),
             shadow: c.shadow,
             // ahp's own and the organisation's guards judge what finally runs.

@@ -521,13 +521,17 @@ impl Future for WaveJoin<'_> {
     }
 }
 
+/// What an entry gets past the time its oracle needs ([`Oracle::time_needed`]):
+/// the oracle stops its own command at its limit and still has to answer.
+///
+/// ```
+/// assert!(ahp_engine::dispatch::TIME_NEEDED_MARGIN.as_secs() >= 1);
+/// ```
+pub const TIME_NEEDED_MARGIN: Duration = Duration::from_secs(2);
+
 /// Runs one entry under its time limit, counted from `start` (the clock
 /// read that also times the entry), and within the dispatch's `deadline`
 /// when it has one ([`EngineBuilder::deadline`]).
-/// What an entry gets past the time its oracle needs ([`Oracle::time_needed`]):
-/// the oracle stops its own command at its limit and still has to answer.
-const NEEDED_MARGIN: Duration = Duration::from_secs(2);
-
 async fn run_entry(
     entry: &Entry,
     ctx: &HookContext,
@@ -538,7 +542,7 @@ async fn run_entry(
     let limit = entry
         .timeout
         .unwrap_or_else(|| match entry.oracle.time_needed() {
-            Some(needed) => default_timeout.max(needed.saturating_add(NEEDED_MARGIN)),
+            Some(needed) => default_timeout.max(needed.saturating_add(TIME_NEEDED_MARGIN)),
             None => default_timeout,
         });
     let own_end = start.checked_add(limit);

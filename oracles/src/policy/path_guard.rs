@@ -1019,9 +1019,6 @@ fn in_work_dir(path: &str, work_dir: Option<&str>) -> String {
     }
 }
 
-/// Where `path` (normalised; relative to `work_dir`) really is, spelled
-/// like a normalised path, when that differs: it exists and a symbolic
-/// link on the way leads elsewhere.
 /// The files the patches `cmd` applies create or change (`git apply
 /// FILE…`, `patch -i FILE`, `patch < FILE`): each `+++`, `rename to` and
 /// `copy to` path, as written and without its first component (`b/`).
@@ -1117,6 +1114,9 @@ fn patch_targets(cmd: &SimpleCommand, call_dir: Option<&str>, home: Option<&str>
     out
 }
 
+/// Where `path` (normalised; relative to `work_dir`) really is, spelled
+/// like a normalised path, when that differs: it exists and a symbolic
+/// link on the way leads elsewhere.
 fn real_path(path: &str, work_dir: Option<&str>, home: Option<&str>) -> Option<String> {
     let full = if let Some(rest) = path.strip_prefix('~') {
         format!("{}{rest}", home?)

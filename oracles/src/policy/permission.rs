@@ -1003,16 +1003,34 @@ impl PermissionChecker {
                     .or_else(|| {
                         scripts.iter().find_map(|(file, body)| {
                             let m = shell::model_in(body, None, ctx.work_dir.as_deref(), run_dir);
-                            // A script too long to model in full is not judged
-                            // (a build script would ask at every run).
+                            // A script too long to model in full is not judged.
                             if !m.parsed || m.truncated {
                                 return None;
                             }
+                            // Only what destroys: a project's own scripts
+                            // download, install and clean up as their work
+                            // (`./mvnw`, setup scripts); what a script the
+                            // agent wrote can do worst is wipe a folder.
                             let f = self.check_model(body, &m)?;
-                            Some((
-                                format!("{} (it runs {file}: {})", shown(text), shown(body)),
-                                f,
-                            ))
+                            let id = match &f {
+                                Finding::Rule(h) => Some(h.id),
+                                Finding::Dangerous(p) | Finding::NeedsConfirmation(p) => {
+                                    p.id.as_deref()
+                                }
+                            };
+                            let destroys = matches!(&f, Finding::Rule(h) if h.block)
+                                || matches!(f, Finding::Dangerous(_));
+                            (destroys && id.is_some_and(|i| SCRIPT_DESTRUCTION.contains(&i))).then(
+                                || {
+                                    (
+                                        format!(
+                                            "{} (it runs {file}, which holds such a line)",
+                                            shown(text)
+                                        ),
+                                        f,
+                                    )
+                                },
+                            )
                         })
                     });
                 let (shown, finding) = finding?;
@@ -1111,6 +1129,20 @@ pub fn command_texts(ctx: &HookContext) -> Vec<String> {
     out
 }
 
+/// What a script a line runs is refused for: the rules of destruction.
+const SCRIPT_DESTRUCTION: &[&str] = &[
+    "rm-rf-root",
+    "rm-rf-home",
+    "rm-rf-cwd",
+    "disk-format",
+    "disk-overwrite",
+    "fork-bomb",
+    "perms-root",
+    "rm-recursive-system",
+    "rm-work-dir",
+    "find-delete-system",
+];
+
 /// The shell scripts a line runs by path (`bash x.sh`, `sh -e x.sh`,
 /// `source x.sh`, `. x.sh`, `./x.sh`), each with its text: what the line
 /// itself wrote there first (`echo 'rm -rf ~' > x.sh; bash x.sh`), else
@@ -1127,14 +1159,39 @@ fn scripts_run(model: &Shell, base: Option<&str>) -> Vec<(String, String)> {
                 if cmd.has_flag(Some('c'), &[]) {
                     None
                 } else {
-                    cmd.operands().next().map(str::to_string)
+                    // `bash -o pipefail x.sh`: the option's value is not
+                    // the script; `bash < x.sh` reads it from stdin.
+                    let mut words = cmd.args.iter();
+                    let mut script = None;
+                    while let Some(w) = words.next() {
+                        if matches!(
+                            w.as_str(),
+                            "-o" | "+o" | "-O" | "+O" | "--rcfile" | "--init-file"
+                        ) {
+                            words.next();
+                        } else if w == "--" {
+                            script = words.next().cloned();
+                            break;
+                        } else if !w.starts_with(['-', '+']) {
+                            script = Some(w.clone());
+                            break;
+                        }
+                    }
+                    script.or_else(|| {
+                        cmd.redirects
+                            .iter()
+                            .find(|r| r.op == "<")
+                            .map(|r| r.target.clone())
+                    })
                 }
             }
             "source" | "." => cmd.operands().next().map(str::to_string),
-            _ => cmd
-                .path
-                .clone()
-                .filter(|p| !p.starts_with('/') && !p.starts_with('~')),
+            // A program named by its path; not one in a system folder.
+            _ => cmd.path.clone().filter(|p| {
+                !["/bin/", "/sbin/", "/usr/", "/opt/", "/nix/", "/snap/"]
+                    .iter()
+                    .any(|d| p.starts_with(d))
+            }),
         };
         if let Some(file) = file.filter(|f| !f.is_empty() && !f.starts_with('-')) {
             let path = cmd.resolve(&shell::normalize_path(&file, None));
@@ -1149,22 +1206,32 @@ fn scripts_run(model: &Shell, base: Option<&str>) -> Vec<(String, String)> {
                     } else {
                         format!("{}/{path}", base?)
                     };
-                    let meta = std::fs::symlink_metadata(&full).ok()?;
-                    if !meta.is_file() || meta.len() > MAX_SCRIPT {
+                    // A link is read where it leads; a file of the kernel's
+                    // (`/proc/kmsg` says it is empty and blocks) is not read.
+                    let kernel = |p: &std::path::Path| {
+                        ["/proc", "/sys", "/dev"].iter().any(|d| p.starts_with(d))
+                    };
+                    let real = std::fs::canonicalize(&full).ok()?;
+                    let meta = std::fs::metadata(&real).ok()?;
+                    if kernel(&real)
+                        || !meta.is_file()
+                        || meta.len() == 0
+                        || meta.len() > MAX_SCRIPT
+                    {
                         return None;
                     }
-                    let bytes = std::fs::read(&full).ok()?;
-                    if bytes.contains(&0) {
-                        return None;
-                    }
-                    let text = String::from_utf8_lossy(&bytes).into_owned();
+                    let bytes = std::fs::read(&real).ok()?;
+                    // A NUL ends nothing for the shell: read around it.
+                    let text = String::from_utf8_lossy(&bytes).replace('\0', "\n");
                     let shebang = text.lines().next().filter(|l| l.starts_with("#!"));
                     let shell_like = shebang.is_none_or(|l| {
-                        ["sh", "bash", "zsh", "dash", "ksh"].iter().any(|s| {
-                            l.ends_with(&format!("/{s}"))
-                                || l.contains(&format!(" {s}"))
-                                || l.contains(&format!("/{s} "))
-                        })
+                        ["sh", "bash", "zsh", "dash", "ksh", "ash", "mksh"]
+                            .iter()
+                            .any(|s| {
+                                l.ends_with(&format!("/{s}"))
+                                    || l.contains(&format!(" {s}"))
+                                    || l.contains(&format!("/{s} "))
+                            })
                     });
                     (shell_like || cmd.path.as_deref() != Some(file.as_str())).then_some(text)
                 });
