@@ -1110,6 +1110,18 @@ fn a_repository_cannot_weaken_the_users_own_policy() {
         }
         std::fs::remove_dir_all(sb.root().join(".agents")).unwrap();
     }
+    // A reference merges by the hook it names, whatever `id` it gives.
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:\n  pre-tool-use:\n    - hook: guard\n      id: other\n      enabled: false\n",
+    );
+    let out = sb
+        .ahp()
+        .args(["run", "pre-tool-use", "--format", "json"])
+        .write_stdin(r#"{"tool":{"name":"Bash","input":{"command":"ls"}}}"#)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
     std::fs::remove_dir_all(sb.home.path().join(".config/agents/hooks/guard")).unwrap();
     // ahp's own default is the repository's to change, out loud.
     sb.write(

@@ -339,7 +339,12 @@ fn keep_entry(
     let Some(id) = entry_id(item) else {
         return true;
     };
-    let Some(managed) = entries.get(&(event, to_kebab(&id))) else {
+    // A hook reference is merged by the hook it names, whatever its `id`.
+    let hook = item.get("hook").and_then(Node::as_str).map(str::to_string);
+    let Some(managed) = entries.get(&(event, to_kebab(&id))).or_else(|| {
+        hook.as_ref()
+            .and_then(|h| entries.get(&(event, to_kebab(h))))
+    }) else {
         return true;
     };
     let NodeValue::Map(m) = &mut item.value else {

@@ -369,13 +369,29 @@ fn shape_hidden(value: &Value, out: &mut Vec<String>) {
     match value {
         Value::String(s) if ahp_engine::secrets::might_hold(s.as_bytes()) => {
             if let std::borrow::Cow::Owned(masked) = ahp_engine::secrets::mask(s) {
-                out.extend(masked_spans(s, &masked));
+                // A word of prose a shape took for a value (`Authorization:
+                // check build`) would be masked everywhere: only what
+                // looks made, not written.
+                out.extend(
+                    masked_spans(s, &masked)
+                        .into_iter()
+                        .filter(|v| looks_made(v)),
+                );
             }
         }
         Value::Array(items) => items.iter().for_each(|v| shape_hidden(v, out)),
         Value::Object(map) => map.values().for_each(|v| shape_hidden(v, out)),
         _ => {}
     }
+}
+
+/// Whether `v` looks like a generated secret rather than a word: six
+/// characters or more, with a digit, a symbol or both cases.
+fn looks_made(v: &str) -> bool {
+    v.chars().count() >= 6
+        && (v.chars().any(|c| c.is_ascii_digit())
+            || v.chars().any(|c| !c.is_alphanumeric())
+            || (v.chars().any(char::is_uppercase) && v.chars().any(char::is_lowercase)))
 }
 
 /// What `masked` (`original` with credentials replaced by [`MASK`])

@@ -225,7 +225,9 @@ fn parameter_operators_expand_as_the_shell_does() {
         ("c=abrmcd; ${c:2:2} -rf ~", "rm", "~"),
         ("rm -rf ${HOME:?}/", "rm", "~"),
         ("rm -rf ${X:-/}", "rm", "/"),
-        ("rm -rf ${X:+/tmp}", "rm", ""),
+        ("rm -rf ${X:+/tmp}", "rm", "/tmp"),
+        ("c=xrm; ${c/#x/} -rf ~", "rm", "~"),
+        ("c=abrm; ${c:1:9223372036854775807} -rf ~", "brm", "~"),
     ] {
         let s = m(line);
         let c = s.commands.iter().find(|c| c.name == name);

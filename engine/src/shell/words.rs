@@ -20,7 +20,10 @@ fn program_lookup(path: &str) -> Option<&str> {
     ]
     .iter()
     .find_map(|lookup| inner.trim().strip_prefix(lookup))?
-    .trim();
+    // `$(which ahp 2>/dev/null)`, `$(command -v ahp || true)`: the name
+    // is the word after the lookup.
+    .split_whitespace()
+    .next()?;
     (!name.is_empty()
         && name
             .chars()
@@ -515,8 +518,9 @@ fn parameter(inner: &str, vars: &BTreeMap<String, String>) -> Option<String> {
         return Some(match op.trim_start_matches(':') {
             "-" | "=" => current.unwrap_or_else(|| word(w)),
             "?" => current.unwrap_or_else(|| format!("${{{name}}}")),
-            _ if current.is_some() => word(w),
-            _ => String::new(),
+            // Set or not, the line cannot say (`${BASH_VERSION:+rm}`):
+            // the word, which is what can do harm.
+            _ => word(w),
         });
     }
     if let Some(spec) = rest.strip_prefix(':') {
@@ -524,24 +528,33 @@ fn parameter(inner: &str, vars: &BTreeMap<String, String>) -> Option<String> {
             Some((o, l)) => (o, Some(l)),
             None => (spec, None),
         };
+        // A leading 0 is octal to bash: such a number is not read.
+        let number = |t: &str| -> Option<i64> {
+            let t = t.trim();
+            let digits = t.trim_start_matches('-');
+            if digits.len() > 1 && digits.starts_with('0') {
+                return None;
+            }
+            t.parse().ok()
+        };
         let len: Option<i64> = match len {
-            Some(l) => Some(l.trim().parse().ok()?),
+            Some(l) => Some(number(l)?),
             None => None,
         };
         if len == Some(0) {
             return Some(String::new());
         }
-        let off: i64 = off.trim().parse().ok()?;
+        let off: i64 = number(off)?;
         let chars: Vec<char> = value?.chars().collect();
         let n = i64::try_from(chars.len()).ok()?;
         let start = if off < 0 {
-            (n + off).max(0)
+            n.saturating_add(off).max(0)
         } else {
             off.min(n)
         };
         let end = match len {
-            Some(l) if l < 0 => (n + l).max(start),
-            Some(l) => (start + l).min(n),
+            Some(l) if l < 0 => n.saturating_add(l).max(start),
+            Some(l) => start.saturating_add(l).min(n),
             None => n,
         };
         return Some(
@@ -571,19 +584,43 @@ fn parameter(inner: &str, vars: &BTreeMap<String, String>) -> Option<String> {
             None => (false, spec),
         };
         let (pattern, with) = spec.split_once('/').unwrap_or((spec, ""));
+        let v = value?;
+        // `${v/#x/}`, `${v/%x/}`: only at the start, only at the end.
+        if let Some(p) = pattern.strip_prefix('#').filter(|p| literal(p)) {
+            return Some(match v.strip_prefix(p) {
+                Some(rest) => format!("{with}{rest}"),
+                None => v,
+            });
+        }
+        if let Some(p) = pattern.strip_prefix('%').filter(|p| literal(p)) {
+            return Some(match v.strip_suffix(p) {
+                Some(rest) => format!("{rest}{with}"),
+                None => v,
+            });
+        }
         if !literal(pattern) || pattern.is_empty() {
             return None;
         }
-        let v = value?;
         return Some(if all {
             v.replace(pattern, with)
         } else {
             v.replacen(pattern, with, 1)
         });
     }
+    let first = |v: String, upper: bool| -> String {
+        let mut c = v.chars();
+        match c.next() {
+            Some(f) if upper => f.to_uppercase().chain(c).collect(),
+            Some(f) => f.to_lowercase().chain(c).collect(),
+            None => v,
+        }
+    };
     match rest {
-        "^^" | "^" => value.map(|v| v.to_uppercase()),
-        ",," | "," => value.map(|v| v.to_lowercase()),
+        "^^" | "@U" => value.map(|v| v.to_uppercase()),
+        ",," | "@L" => value.map(|v| v.to_lowercase()),
+        "^" | "@u" => value.map(|v| first(v, true)),
+        "," => value.map(|v| first(v, false)),
+        "@Q" | "@E" | "@P" | "@A" | "@a" | "@K" | "@k" => value,
         _ => None,
     }
 }
