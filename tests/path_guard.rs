@@ -222,10 +222,28 @@ fn a_patch_writes_the_files_its_diff_names() {
         "ok.patch",
         "--- a/src/main.rs\n+++ b/src/main.rs\n@@ -1 +1 @@\n-fn main() {}\n+fn main() { }\n",
     );
+    // git's quoted names, a folder put before the names, a deletion.
+    sb.write(
+        "q.patch",
+        "diff --git \"a/\\056ahp/hooks.local.yaml\" \"b/\\056ahp/hooks.local.yaml\"\n--- /dev/null\n+++ \"b/\\056ahp/hooks.local.yaml\"\n@@ -0,0 +1 @@\n+x\n",
+    );
+    sb.write(
+        "dir.patch",
+        "--- /dev/null\n+++ b/hooks.local.yaml\n@@ -0,0 +1 @@\n+x\n",
+    );
+    sb.write(
+        "del.patch",
+        "--- a/.claude/settings.json\n+++ /dev/null\n@@ -1 +0,0 @@\n-{}\n",
+    );
     for command in [
         "git apply docs-fix.patch",
         "patch -p1 < docs-fix.patch",
         "patch -p1 -i docs-fix.patch",
+        "git apply q.patch",
+        "cat q.patch | git apply",
+        "git am q.patch",
+        "git apply --directory=.ahp dir.patch",
+        "git apply del.patch",
     ] {
         assert_eq!(
             decision(&sb, "Bash", json!({ "command": command })),

@@ -580,7 +580,7 @@ impl PathGuard {
                 // A patch writes the files its diff names (`git apply
                 // x.patch` can create a git-ignored `.ahp/hooks.local.yaml`,
                 // the user's own layer): read from the project's patch file.
-                for target in patch_targets(cmd, call_dir, home.as_deref()) {
+                for target in patch_targets(model, cmd, call_dir, home.as_deref()) {
                     push(target, Access::Write, &how_named(cmd), false, &mut out);
                 }
                 // Taking away the permissions of a file that governs the
@@ -1024,26 +1024,43 @@ fn in_work_dir(path: &str, work_dir: Option<&str>) -> String {
 /// `copy to` path, as written and without its first component (`b/`).
 /// A patch file that is not there (yet), not a regular file or too large
 /// names nothing.
-fn patch_targets(cmd: &SimpleCommand, call_dir: Option<&str>, home: Option<&str>) -> Vec<String> {
+fn patch_targets(
+    model: &Shell,
+    cmd: &SimpleCommand,
+    call_dir: Option<&str>,
+    home: Option<&str>,
+) -> Vec<String> {
     const MAX_PATCH: u64 = 8 << 20;
     let mut files: Vec<String> = Vec::new();
+    // Where the names are put (`git apply --directory=.ahp`, `patch -d`).
+    let mut under: Option<String> = None;
     let bare = commands::without_git_options(cmd);
     let git = bare.as_ref().unwrap_or(cmd);
     match (cmd.name.as_str(), git) {
-        ("git", g) if g.args.first().is_some_and(|a| a == "apply") => {
-            files.extend(
-                g.args
-                    .iter()
-                    .skip(1)
-                    .filter(|a| !a.starts_with('-'))
-                    .cloned(),
-            );
+        ("git", g) if g.args.first().is_some_and(|a| a == "apply" || a == "am") => {
+            let mut args = g.args.iter().skip(1);
+            while let Some(a) = args.next() {
+                if let Some(d) = a.strip_prefix("--directory=") {
+                    under = Some(d.to_string());
+                } else if a == "--directory" {
+                    under = args.next().cloned();
+                } else if !a.starts_with('-') {
+                    files.push(a.clone());
+                }
+            }
         }
         ("patch", _) => {
             let mut args = cmd.args.iter();
             while let Some(a) = args.next() {
                 if a == "-i" || a == "--input" {
                     files.extend(args.next().cloned());
+                } else if a == "-d" || a == "--directory" {
+                    under = args.next().cloned();
+                } else if let Some(d) = a
+                    .strip_prefix("--directory=")
+                    .or_else(|| a.strip_prefix("-d").filter(|d| !d.is_empty()))
+                {
+                    under = Some(d.to_string());
                 } else if let Some(f) = a
                     .strip_prefix("--input=")
                     .or_else(|| a.strip_prefix("-i").filter(|f| !f.is_empty()))
@@ -1065,6 +1082,13 @@ fn patch_targets(cmd: &SimpleCommand, call_dir: Option<&str>, home: Option<&str>
             .filter(|r| r.reads())
             .map(|r| r.target.clone()),
     );
+    // `cat x.patch | git apply`: the file fed to it.
+    files.extend(
+        model
+            .upstream(cmd)
+            .filter(|u| u.name == "cat")
+            .flat_map(|u| u.operands().map(|o| u.resolve(o)).collect::<Vec<_>>()),
+    );
     let mut out = Vec::new();
     for file in files.iter().take(8) {
         let full = if let Some(rest) = file.strip_prefix('~') {
@@ -1080,38 +1104,106 @@ fn patch_targets(cmd: &SimpleCommand, call_dir: Option<&str>, home: Option<&str>
                 None => continue,
             }
         };
-        let Ok(meta) = std::fs::symlink_metadata(&full) else {
+        let Ok(meta) = std::fs::metadata(&full) else {
             continue;
         };
-        if !meta.is_file() || meta.len() > MAX_PATCH {
+        if !meta.is_file() || meta.len() == 0 || meta.len() > MAX_PATCH {
             continue;
         }
         let Ok(bytes) = std::fs::read(&full) else {
             continue;
         };
         for line in String::from_utf8_lossy(&bytes).lines() {
-            let named = line
+            let line = line.trim_end_matches('\r');
+            // What a diff changes, creates, deletes or renames: both
+            // names of a unified or git diff, a context diff's `***`.
+            let named: Vec<&str> = if let Some(rest) = line.strip_prefix("diff --git ") {
+                rest.split_whitespace().collect()
+            } else if let Some(rest) = line
                 .strip_prefix("+++ ")
+                .or_else(|| line.strip_prefix("--- "))
+                .or_else(|| line.strip_prefix("*** "))
                 .or_else(|| line.strip_prefix("rename to "))
-                .or_else(|| line.strip_prefix("copy to "));
-            let Some(named) = named else { continue };
-            // `+++ b/path\tdate` (a tab ends the name in unified diffs).
-            let name = named.split('\t').next().unwrap_or_default().trim();
-            if name.is_empty() || name == "/dev/null" {
-                continue;
-            }
-            let name = name.trim_matches('"');
-            out.push(cmd.resolve(&normalize_path(name, home)));
-            if let Some((_, rest)) = name.split_once('/')
-                && !name.starts_with('/')
+                .or_else(|| line.strip_prefix("rename from "))
+                .or_else(|| line.strip_prefix("copy to "))
             {
-                out.push(cmd.resolve(&normalize_path(rest, home)));
+                vec![rest]
+            } else {
+                continue;
+            };
+            for named in named {
+                // `+++ b/path\tdate` (a tab ends the name in unified diffs).
+                let name = named.split('\t').next().unwrap_or_default().trim();
+                let name = unquote_git_name(name);
+                // A context diff's hunk lines (`*** 1,4 ****`), and what is
+                // created from or deleted to nothing.
+                if name.is_empty()
+                    || name == "/dev/null"
+                    || name.starts_with(|c: char| c.is_ascii_digit())
+                {
+                    continue;
+                }
+                let mut forms = vec![name.clone()];
+                if let Some((_, rest)) = name.split_once('/')
+                    && !name.starts_with('/')
+                {
+                    forms.push(rest.to_string());
+                }
+                for form in forms {
+                    let placed = match &under {
+                        Some(d) if !form.starts_with('/') => {
+                            format!("{}/{form}", d.trim_end_matches('/'))
+                        }
+                        _ => form,
+                    };
+                    out.push(cmd.resolve(&normalize_path(&placed, home)));
+                }
             }
         }
     }
     out.sort();
     out.dedup();
     out
+}
+
+/// A file name as git writes it in a diff: in double quotes with C
+/// escapes (`"b/\\056ahp/x"`) when it holds unusual characters.
+fn unquote_git_name(name: &str) -> String {
+    let Some(inner) = name.strip_prefix('"').and_then(|n| n.strip_suffix('"')) else {
+        return name.to_string();
+    };
+    let mut bytes = Vec::new();
+    let mut chars = inner.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            let mut buf = [0; 4];
+            bytes.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+            continue;
+        }
+        match chars.next() {
+            Some(d @ '0'..='7') => {
+                let mut v = d.to_digit(8).unwrap_or(0);
+                for _ in 0..2 {
+                    match chars.peek().and_then(|c| c.to_digit(8)) {
+                        Some(n) => {
+                            v = v * 8 + n;
+                            chars.next();
+                        }
+                        None => break,
+                    }
+                }
+                bytes.push(u8::try_from(v & 0xff).unwrap_or(b'?'));
+            }
+            Some('t') => bytes.push(b'\t'),
+            Some('n') => bytes.push(b'\n'),
+            Some(other) => {
+                let mut buf = [0; 4];
+                bytes.extend_from_slice(other.encode_utf8(&mut buf).as_bytes());
+            }
+            None => {}
+        }
+    }
+    String::from_utf8_lossy(&bytes).into_owned()
 }
 
 /// Where `path` (normalised; relative to `work_dir`) really is, spelled
