@@ -596,11 +596,26 @@ impl PathGuard {
                 ) {
                     let unrunnable = cmd.name == "chmod"
                         && cmd.args.iter().any(|a| commands::takes_exec_away(a));
+                    // `chmod +x .claude/hooks/x.sh` only adds.
+                    let only_adds = cmd.name == "chmod"
+                        && cmd.args.iter().any(|a| {
+                            !a.is_empty()
+                                && a.split(',').all(|part| {
+                                    part.trim_start_matches(['u', 'g', 'o', 'a'])
+                                        .starts_with('+')
+                                })
+                        });
                     for op in cmd.operands() {
                         let path = cmd.resolve(&normalize_path(op, home.as_deref()));
                         let switches_off = match self.class_of(&path, work_dir.as_deref()) {
-                            Some((Class::Control, _)) => true,
-                            Some((Class::Persistence, _)) => unrunnable,
+                            Some((Class::Control, _)) => !only_adds,
+                            // A program where the shell finds them, not a
+                            // start-up file (`chmod 600 ~/.bashrc`).
+                            Some((Class::Persistence, _)) => {
+                                unrunnable
+                                    && (path.contains("/bin/")
+                                        || path.starts_with("/usr/local/bin"))
+                            }
                             _ => false,
                         };
                         if switches_off {
