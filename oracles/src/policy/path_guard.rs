@@ -628,7 +628,7 @@ impl PathGuard {
                 // `printf … >> CLAUDE.md`, `echo … | tee -a AGENTS.md`, a
                 // here-document `cat` or `tee` writes) is judged like a
                 // Write tool's content.
-                let written = shell_written_text(model, cmd);
+                let written = commands::shell_written_text(model, cmd);
                 for (file, text) in &written {
                     let how = how_named(cmd);
                     let input = serde_json::json!({ "content": text });
@@ -731,83 +731,6 @@ fn how_named(cmd: &SimpleCommand) -> String {
     } else {
         format!("`{}`", cmd.name)
     }
-}
-
-/// The files `cmd` writes literal text into, with that text: `echo`/
-/// `printf` redirected to a file, `tee FILE` fed by one, or a
-/// `package.json` script set by `npm pkg set scripts.NAME=…` (`npm
-/// set-script NAME …`), which npm runs at the next install or `npm run`.
-pub(crate) fn shell_written_text(model: &Shell, cmd: &SimpleCommand) -> Vec<(String, String)> {
-    let printed = |c: &SimpleCommand| -> Option<String> {
-        matches!(c.name.as_str(), "echo" | "printf").then(|| {
-            c.args
-                .iter()
-                .filter(|a| !matches!(a.as_str(), "-n" | "-e" | "-E" | "-ne" | "-en"))
-                .map(String::as_str)
-                .collect::<Vec<_>>()
-                .join(" ")
-                .replace("\\n", "\n")
-        })
-    };
-    // `cat > .github/workflows/ci.yml <<'EOF'`, `tee -a CLAUDE.md <<<
-    // "…"`: the here-document is the text.
-    let here = cmd
-        .redirects
-        .iter()
-        .find(|r| r.op.starts_with("<<"))
-        .map(|r| r.target.clone());
-    if let Some(text) = printed(cmd).or_else(|| here.clone().filter(|_| cmd.name == "cat")) {
-        return cmd
-            .redirects
-            .iter()
-            .filter(|r| r.writes())
-            .map(|r| (cmd.resolve(&r.target), text.clone()))
-            .collect();
-    }
-    if cmd.name == "tee"
-        && let Some(text) = here.or_else(|| model.upstream(cmd).find_map(printed))
-    {
-        return cmd
-            .operands()
-            .map(|f| (cmd.resolve(f), text.clone()))
-            .collect();
-    }
-    if matches!(cmd.name.as_str(), "npm" | "pnpm") {
-        // npm's own options may stand anywhere (`npm --prefix sub pkg
-        // --json set …`), and `pk` is `pkg`.
-        let words: Vec<&str> = cmd
-            .args
-            .iter()
-            .map(String::as_str)
-            .filter(|w| !w.starts_with('-'))
-            .collect();
-        let after = |verb: &[&str]| words.iter().position(|w| verb.contains(w));
-        let scripts: Vec<String> = if let Some(i) = after(&["pkg", "pk"])
-            && let Some(j) = words[i..].iter().position(|w| *w == "set")
-        {
-            words[i + j + 1..]
-                .iter()
-                .filter_map(|w| w.split_once('='))
-                // `scripts.NAME`, `scripts[NAME]`, or `scripts` with
-                // `--json '{…}'` (its text holds the commands, quoted).
-                .filter(|(k, _)| k.trim().starts_with("scripts"))
-                .map(|(_, v)| v.to_string())
-                .collect()
-        } else if let Some(i) = after(&["set-script"]) {
-            words
-                .get(i + 2)
-                .map(|s| s.to_string())
-                .into_iter()
-                .collect()
-        } else {
-            Vec::new()
-        };
-        return scripts
-            .into_iter()
-            .map(|text| (cmd.resolve("package.json"), text))
-            .collect();
-    }
-    Vec::new()
 }
 
 /// The git hooks `cmd` writes (a hooks folder as a copy's destination

@@ -1239,7 +1239,7 @@ fn scripts_run(model: &Shell, base: Option<&str>) -> Vec<(String, String)> {
                 out.push((file, body));
             }
         }
-        written.extend(super::path_guard::shell_written_text(model, cmd));
+        written.extend(commands::shell_written_text(model, cmd));
     }
     out
 }
