@@ -1142,3 +1142,28 @@ fn replay_writes_no_file() {
     );
     assert!(!sb.root().join("src/main.retrospective.md").exists());
 }
+
+/// `--log` naming a rotated segment read its compressed bytes as text:
+/// every line unreadable, "0 records", exit 0. It is refused, with the
+/// log to name instead.
+#[test]
+fn a_rotated_segment_named_with_log_is_refused_with_its_log() {
+    let sb = Sandbox::new();
+    sb.write(
+        ".ahp/signals.jsonl.1.gz",
+        "not gzip, but named like a segment",
+    );
+    let out = sb
+        .ahp()
+        .args(["signals", "stats", "--log", ".ahp/signals.jsonl.1.gz"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains(
+            "is a rotated segment of the log .ahp/signals.jsonl; pass --log .ahp/signals.jsonl"
+        ),
+        "{}",
+        stderr(&out)
+    );
+}

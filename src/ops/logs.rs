@@ -32,6 +32,16 @@ pub(crate) fn expand(values: &[PathBuf]) -> Result<Vec<PathBuf>> {
             vec![value.clone()]
         };
         for path in paths {
+            // A rotated segment is compressed: read as a log it would be
+            // all unreadable lines, and "0 records" would be a lie.
+            if let Some(log) = segment_of(&path) {
+                return Err(anyhow!(
+                    "--log {}: this is a rotated segment of the log {}; pass --log {} (its segments are read with it)",
+                    crate::ops::output::terminal_safe(&path.to_string_lossy()),
+                    crate::ops::output::terminal_safe(&log.to_string_lossy()),
+                    crate::ops::output::terminal_safe(&log.to_string_lossy()),
+                ));
+            }
             // The same file by two names is still one log.
             let key = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
             if seen.insert(key) {
@@ -40,6 +50,15 @@ pub(crate) fn expand(values: &[PathBuf]) -> Result<Vec<PathBuf>> {
         }
     }
     Ok(out)
+}
+
+/// The log whose rotated segment `path` is (`signals.jsonl.3.gz` of
+/// `signals.jsonl`), by its name.
+fn segment_of(path: &Path) -> Option<PathBuf> {
+    let name = path.file_name()?.to_str()?;
+    let (log, number) = name.strip_suffix(".gz")?.rsplit_once('.')?;
+    (!log.is_empty() && !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| path.with_file_name(log))
 }
 
 /// Leaves out the rotated segments of logs that are matched too.
