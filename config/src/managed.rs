@@ -143,53 +143,15 @@ pub(crate) fn enforce(roots: &mut [(Layer, PathBuf, Node)]) -> Vec<Override> {
     entries_of(root, &|o: &Origin| o.location(), &mut entries);
     let mut out = Vec::new();
     for (layer, _, root) in roots.iter_mut().filter(|(l, _, _)| *l > Layer::Managed) {
-        let layer = *layer;
-        let NodeValue::Map(top) = &mut root.value else {
-            continue;
+        let setting = |name: &str, n: &Node| {
+            let at = settings.get(name)?;
+            // Switching `fail_closed` on strengthens the policy, as
+            // raising an intensity does.
+            (!(name == "fail_closed" && matches!(n.value, NodeValue::Bool(true))))
+                .then(|| at.location())
         };
-        for (key, node) in top.iter_mut() {
-            match (key.name.as_str(), &mut node.value) {
-                ("settings", NodeValue::Map(m)) => m.retain(|(k, n)| {
-                    let Some(at) = settings.get(&k.name) else {
-                        return true;
-                    };
-                    // Switching `fail_closed` on strengthens the policy,
-                    // as raising an intensity does.
-                    if k.name == "fail_closed" && matches!(n.value, NodeValue::Bool(true)) {
-                        return true;
-                    }
-                    out.push(Override {
-                        location: n.origin.location(),
-                        layer,
-                        key: format!("settings.{}", k.name),
-                        managed_at: at.location(),
-                        authority: Layer::Managed,
-                    });
-                    false
-                }),
-                ("hooks", NodeValue::Map(events)) => {
-                    for (ev, list) in events.iter_mut() {
-                        let Ok(event) = Event::parse(&ev.name) else {
-                            continue;
-                        };
-                        if let NodeValue::Seq(items) = &mut list.value {
-                            items.retain_mut(|item| {
-                                keep_entry(
-                                    item,
-                                    event,
-                                    &ev.name,
-                                    layer,
-                                    &entries,
-                                    &mut out,
-                                    Layer::Managed,
-                                )
-                            });
-                        }
-                    }
-                }
-                _ => {}
-            }
-        }
+        let find = |event: Event, item: &Node| by_id_or_hook(&entries, event, item);
+        trim_layer(root, *layer, Layer::Managed, setting, find, &mut out);
     }
     out
 }
@@ -202,8 +164,9 @@ pub(crate) fn enforce(roots: &mut [(Layer, PathBuf, Node)]) -> Vec<Override> {
 /// or environment that undoes the user's. A repository's policy
 /// applies without `ahp trust`; it may add to the user's rules, as to the
 /// managed ones, but not switch them off. `user_hooks` are the user's
-/// HOOK.md hooks (name, where), which a `- hook: NAME` entry would tune. (The builtin layer's entries
-/// are the repository's to tune, with a warning: see `LoadedConfig`.)
+/// HOOK.md hooks (name, where), which a `- hook: NAME` entry would tune.
+/// (The builtin layer's entries are the repository's to tune, with a
+/// warning: see `LoadedConfig`.)
 pub(crate) fn enforce_user(
     roots: &mut [(Layer, PathBuf, Node)],
     local_is_repository: bool,
@@ -235,72 +198,110 @@ pub(crate) fn enforce_user(
             }
         }
     }
+    // The user's HOOK.md hooks, which a `- hook: NAME` reference names
+    // at any event.
+    let hooks: HashMap<String, Managed> = user_hooks
+        .iter()
+        .map(|(name, at)| {
+            let m = Managed {
+                at: at.clone(),
+                intensity: None,
+                only: None,
+            };
+            (to_kebab(name), m)
+        })
+        .collect();
     let mut out = Vec::new();
     let repository = |l: Layer| l == Layer::Project || (l == Layer::Local && local_is_repository);
     for (layer, _, root) in roots.iter_mut().filter(|(l, _, _)| repository(*l)) {
-        let layer = *layer;
-        let NodeValue::Map(top) = &mut root.value else {
-            continue;
-        };
-        for (key, node) in top.iter_mut() {
-            match (key.name.as_str(), &mut node.value) {
-                ("settings", NodeValue::Map(m)) => m.retain(|(k, n)| {
-                    let mine = settings.get(&k.name);
-                    let theirs = n.as_str();
-                    let at = match (k.name.as_str(), mine, theirs) {
-                        // `deny` is the stronger answer of both fallbacks.
-                        ("prompt_fallback", Some((v, at)), Some("context")) if v == "deny" => {
-                            at.location()
-                        }
-                        ("rewrite_fallback", Some((v, at)), Some("context")) if v == "deny" => {
-                            at.location()
-                        }
-                        ("environment", Some((v, at)), Some(t)) if v != t => at.location(),
-                        _ => return true,
-                    };
-                    out.push(Override {
-                        location: n.origin.location(),
-                        layer,
-                        key: format!("settings.{}", k.name),
-                        managed_at: at,
-                        authority: Layer::User,
-                    });
-                    false
-                }),
-                ("hooks", NodeValue::Map(events))
-                    if !entries.is_empty() || !user_hooks.is_empty() =>
+        let setting = |name: &str, n: &Node| {
+            let mine = settings.get(name);
+            match (name, mine, n.as_str()) {
+                // `deny` is the stronger answer of both fallbacks.
+                ("prompt_fallback" | "rewrite_fallback", Some((v, at)), Some("context"))
+                    if v == "deny" =>
                 {
-                    for (ev, list) in events.iter_mut() {
-                        let Ok(event) = Event::parse(&ev.name) else {
-                            continue;
-                        };
-                        // The user's HOOK.md hooks, named at this event.
-                        let mut mine = HashMap::new();
-                        for (name, at) in user_hooks {
-                            mine.insert(
-                                (event, to_kebab(name)),
-                                Managed {
-                                    at: at.clone(),
-                                    intensity: None,
-                                    only: None,
-                                },
-                            );
-                        }
-                        if let NodeValue::Seq(items) = &mut list.value {
-                            items.retain_mut(|item| {
-                                let hook =
-                                    item.get("oracle").is_none() && item.get("hook").is_some();
-                                let of = if hook { &mine } else { &entries };
-                                keep_entry(item, event, &ev.name, layer, of, &mut out, Layer::User)
-                            });
-                        }
-                    }
+                    Some(at.location())
                 }
-                _ => {}
+                ("environment", Some((v, at)), Some(t)) if v != t => Some(at.location()),
+                _ => None,
             }
-        }
+        };
+        let find = |event: Event, item: &Node| {
+            let reference = item.get("oracle").is_none() && item.get("hook").is_some();
+            if reference {
+                let by_name = |key: Option<&str>| hooks.get(&to_kebab(key?));
+                by_name(entry_id(item).as_deref())
+                    .or_else(|| by_name(item.get("hook").and_then(Node::as_str)))
+            } else {
+                by_id_or_hook(&entries, event, item)
+            }
+        };
+        trim_layer(root, *layer, Layer::User, setting, find, &mut out);
     }
     out
+}
+
+/// Takes out of one later layer's `root` what it may not change: a
+/// setting `setting` says is set where (`None`: the layer's value
+/// stays), and of an entry `find` gives the final one of, all but what
+/// [`keep_entry`] keeps.
+fn trim_layer<'m>(
+    root: &mut Node,
+    layer: Layer,
+    authority: Layer,
+    setting: impl Fn(&str, &Node) -> Option<String>,
+    find: impl Fn(Event, &Node) -> Option<&'m Managed>,
+    out: &mut Vec<Override>,
+) {
+    let NodeValue::Map(top) = &mut root.value else {
+        return;
+    };
+    for (key, node) in top.iter_mut() {
+        match (key.name.as_str(), &mut node.value) {
+            ("settings", NodeValue::Map(m)) => m.retain(|(k, n)| {
+                let Some(at) = setting(&k.name, n) else {
+                    return true;
+                };
+                out.push(Override {
+                    location: n.origin.location(),
+                    layer,
+                    key: format!("settings.{}", k.name),
+                    managed_at: at,
+                    authority,
+                });
+                false
+            }),
+            ("hooks", NodeValue::Map(events)) => {
+                for (ev, list) in events.iter_mut() {
+                    let Ok(event) = Event::parse(&ev.name) else {
+                        continue;
+                    };
+                    if let NodeValue::Seq(items) = &mut list.value {
+                        items.retain_mut(|item| match find(event, item) {
+                            Some(m) => keep_entry(item, &ev.name, layer, m, out, authority),
+                            None => true,
+                        });
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The final entry `item` names at `event`: by its id, or for a hook
+/// reference by the hook it names, whatever its `id`.
+fn by_id_or_hook<'m>(
+    entries: &'m HashMap<(Event, String), Managed>,
+    event: Event,
+    item: &Node,
+) -> Option<&'m Managed> {
+    let id = entry_id(item)?;
+    entries.get(&(event, to_kebab(&id))).or_else(|| {
+        let hook = item.get("hook").and_then(Node::as_str)?;
+        entries.get(&(event, to_kebab(hook)))
+    })
 }
 
 /// The keys the layer at `root` writes on its entry `key`.
@@ -324,27 +325,18 @@ fn user_keys(root: &Node, key: &(Event, String)) -> Vec<String> {
     out
 }
 
-/// Trims a later layer's entry that names a managed one down to what it
-/// may say (an `intensity` that raises the managed one); false when
-/// nothing of it is left.
+/// Trims a later layer's entry that names a final one (`managed`) down
+/// to what it may say (an `intensity` that raises it, `on_error: block`);
+/// false when nothing of it is left.
 fn keep_entry(
     item: &mut Node,
-    event: Event,
     event_name: &str,
     layer: Layer,
-    entries: &HashMap<(Event, String), Managed>,
+    managed: &Managed,
     out: &mut Vec<Override>,
     authority: Layer,
 ) -> bool {
     let Some(id) = entry_id(item) else {
-        return true;
-    };
-    // A hook reference is merged by the hook it names, whatever its `id`.
-    let hook = item.get("hook").and_then(Node::as_str).map(str::to_string);
-    let Some(managed) = entries.get(&(event, to_kebab(&id))).or_else(|| {
-        hook.as_ref()
-            .and_then(|h| entries.get(&(event, to_kebab(h))))
-    }) else {
         return true;
     };
     let NodeValue::Map(m) = &mut item.value else {
