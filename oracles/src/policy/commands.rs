@@ -4350,6 +4350,35 @@ pub(crate) fn downloaded_file(cmd: &SimpleCommand) -> Option<String> {
         .map(|r| r.target.clone())
 }
 
+/// The bytes of a file a command line names for ahp to read (a script it
+/// runs, a patch it applies): `path` as the line resolves it, relative
+/// to `base` or under `~`. Only a regular file of 1 byte to `max` bytes,
+/// a link read where it leads; never a file of the kernel's (`/proc/kmsg`
+/// says it is empty and blocks the read).
+pub(crate) fn read_named_file(
+    path: &str,
+    base: Option<&str>,
+    home: Option<&str>,
+    max: u64,
+) -> Option<Vec<u8>> {
+    let full = if let Some(rest) = path.strip_prefix('~') {
+        format!("{}{rest}", home?)
+    } else if path.starts_with('/') {
+        path.to_string()
+    } else {
+        format!("{}/{path}", base?)
+    };
+    let real = std::fs::canonicalize(&full).ok()?;
+    let meta = std::fs::metadata(&real).ok()?;
+    let kernel = ["/proc", "/sys", "/dev"]
+        .iter()
+        .any(|d| real.starts_with(d));
+    if kernel || !meta.is_file() || meta.len() == 0 || meta.len() > max {
+        return None;
+    }
+    std::fs::read(&real).ok()
+}
+
 /// The files `cmd` writes literal text into, with that text: `echo`/
 /// `printf` redirected to a file, `tee FILE` fed by one, or a
 /// `package.json` script set by `npm pkg set scripts.NAME=…` (`npm

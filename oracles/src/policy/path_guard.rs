@@ -1029,26 +1029,12 @@ fn patch_targets(
     );
     let mut out = Vec::new();
     for file in files.iter().take(8) {
-        let full = if let Some(rest) = file.strip_prefix('~') {
-            match home {
-                Some(h) => format!("{h}{rest}"),
-                None => continue,
-            }
-        } else if file.starts_with('/') {
+        let path = if file.starts_with(['~', '/']) {
             file.clone()
         } else {
-            match call_dir {
-                Some(d) => format!("{d}/{}", cmd.resolve(file)),
-                None => continue,
-            }
+            cmd.resolve(file)
         };
-        let Ok(meta) = std::fs::metadata(&full) else {
-            continue;
-        };
-        if !meta.is_file() || meta.len() == 0 || meta.len() > MAX_PATCH {
-            continue;
-        }
-        let Ok(bytes) = std::fs::read(&full) else {
+        let Some(bytes) = commands::read_named_file(&path, call_dir, home, MAX_PATCH) else {
             continue;
         };
         for line in String::from_utf8_lossy(&bytes).lines() {

@@ -1201,26 +1201,7 @@ fn scripts_run(model: &Shell, base: Option<&str>) -> Vec<(String, String)> {
                 .find(|(w, _)| *w == path)
                 .map(|(_, t)| t.clone())
                 .or_else(|| {
-                    let full = if path.starts_with('/') {
-                        path.clone()
-                    } else {
-                        format!("{}/{path}", base?)
-                    };
-                    // A link is read where it leads; a file of the kernel's
-                    // (`/proc/kmsg` says it is empty and blocks) is not read.
-                    let kernel = |p: &std::path::Path| {
-                        ["/proc", "/sys", "/dev"].iter().any(|d| p.starts_with(d))
-                    };
-                    let real = std::fs::canonicalize(&full).ok()?;
-                    let meta = std::fs::metadata(&real).ok()?;
-                    if kernel(&real)
-                        || !meta.is_file()
-                        || meta.len() == 0
-                        || meta.len() > MAX_SCRIPT
-                    {
-                        return None;
-                    }
-                    let bytes = std::fs::read(&real).ok()?;
+                    let bytes = commands::read_named_file(&path, base, None, MAX_SCRIPT)?;
                     // A NUL ends nothing for the shell: read around it.
                     let text = String::from_utf8_lossy(&bytes).replace('\0', "\n");
                     let shebang = text.lines().next().filter(|l| l.starts_with("#!"));
