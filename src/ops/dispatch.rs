@@ -323,17 +323,13 @@ pub(crate) fn dispatch(req: DispatchRequest<'_>) -> Result<Option<Dispatched>> {
         match SignalLog::open_with(path, log_options.clone()) {
             Ok(log) => {
                 for message in left_out {
-                    let d = Diagnostic {
-                        id: ahp_engine::Uuid::new_v4(),
-                        level: Level::Warning,
-                        timestamp: chrono::Utc::now(),
-                        source: "ahp".into(),
-                        event: Some(event),
-                        correlation_id: ctx.correlation_id.clone(),
+                    let d = note(
+                        Level::Warning,
+                        "ahp",
+                        Some(event),
+                        ctx.correlation_id.clone(),
                         message,
-                        file: None,
-                        line: None,
-                    };
+                    );
                     record(&log, &d);
                 }
                 for e in &errors {
@@ -366,17 +362,13 @@ pub(crate) fn dispatch(req: DispatchRequest<'_>) -> Result<Option<Dispatched>> {
                     let message = format!("escalation rules were not applied: {e:#}");
                     eprintln!("warning: {}", terminal_safe(&message));
                     if let Some(sink) = &sink {
-                        let d = Diagnostic {
-                            id: ahp_engine::Uuid::new_v4(),
-                            level: Level::Warning,
-                            timestamp: chrono::Utc::now(),
-                            source: "ahp".into(),
-                            event: ctx.event,
-                            correlation_id: ctx.correlation_id.clone(),
+                        let d = note(
+                            Level::Warning,
+                            "ahp",
+                            ctx.event,
+                            ctx.correlation_id.clone(),
                             message,
-                            file: None,
-                            line: None,
-                        };
+                        );
                         record(sink.as_ref(), &d);
                     }
                 }
@@ -400,18 +392,14 @@ pub(crate) fn dispatch(req: DispatchRequest<'_>) -> Result<Option<Dispatched>> {
     let mut verdict = rt.block_on(stop.until(engine.dispatch(event, ctx)))?;
     start_detached(event, &verdict, &cfg.project_root, log_path.as_deref());
     // A note on the issue commands, in the log and the verdict.
-    let note = |verdict: &mut Verdict, level: Level, event: Event, message: String| {
-        let d = Diagnostic {
-            id: ahp_engine::Uuid::new_v4(),
+    let issue_note = |verdict: &mut Verdict, level: Level, event: Event, message: String| {
+        let d = note(
             level,
-            timestamp: chrono::Utc::now(),
-            source: "issue_commands".into(),
-            event: Some(event),
-            correlation_id: Some(verdict.correlation_id.clone()),
+            "issue_commands",
+            Some(event),
+            Some(verdict.correlation_id.clone()),
             message,
-            file: None,
-            line: None,
-        };
+        );
         if let Some(sink) = &sink {
             record(sink.as_ref(), &d);
         }
@@ -422,18 +410,18 @@ pub(crate) fn dispatch(req: DispatchRequest<'_>) -> Result<Option<Dispatched>> {
             let mut refusal =
                 ahp_engine::Signal::block(why.clone()).with_type("issue-commands-ungated");
             refusal.header.source = "issue_commands".into();
-            note(&mut verdict, Level::Error, event, format!("refused: {why}"));
+            issue_note(&mut verdict, Level::Error, event, format!("refused: {why}"));
             verdict.signals.push(refusal);
             verdict.outcome = verdict.outcome.max(ahp_engine::Outcome::Block);
         }
         let prepared = call.prepare(&verdict.context, &rt, &cfg, deadline)?;
         for n in &call.notes {
-            note(&mut verdict, Level::Warning, call.event, n.clone());
+            issue_note(&mut verdict, Level::Warning, call.event, n.clone());
         }
         let mut ictx = match prepared {
             Ok(ictx) => ictx,
             Err(not_run) => {
-                note(&mut verdict, Level::Error, call.event, not_run);
+                issue_note(&mut verdict, Level::Error, call.event, not_run);
                 continue;
             }
         };
@@ -1090,5 +1078,27 @@ mod tests {
         });
         let err = stopped.expect("the stop was lost").unwrap_err();
         assert!(err.to_string().contains("stopped (SIGTERM)"), "{err}");
+    }
+}
+
+/// A note of the dispatch for the log (and the verdict): not tied to a
+/// file or line.
+fn note(
+    level: Level,
+    source: &str,
+    event: Option<Event>,
+    correlation_id: Option<String>,
+    message: String,
+) -> Diagnostic {
+    Diagnostic {
+        id: ahp_engine::Uuid::new_v4(),
+        level,
+        timestamp: chrono::Utc::now(),
+        source: source.into(),
+        event,
+        correlation_id,
+        message,
+        file: None,
+        line: None,
     }
 }
