@@ -336,6 +336,17 @@ pub(crate) fn expand(raw: &str, vars: &BTreeMap<String, String>) -> Expanded {
             last.push_str(s);
         }
     };
+    // An unquoted value splits on blanks: its first word joins the field,
+    // each other one starts a field.
+    let push_split = |fields: &mut Vec<String>, v: &str| {
+        let mut parts = v.split_ascii_whitespace();
+        if let Some(first) = parts.next()
+            && let Some(last) = fields.last_mut()
+        {
+            last.push_str(first);
+        }
+        fields.extend(parts.map(str::to_string));
+    };
     while i < chars.len() {
         let c = chars[i];
         match c {
@@ -419,15 +430,7 @@ pub(crate) fn expand(raw: &str, vars: &BTreeMap<String, String>) -> Expanded {
                     .iter()
                     .collect();
                 match parameter(&inner, vars) {
-                    Some(v) if !in_double => {
-                        let mut parts = v.split_ascii_whitespace();
-                        if let Some(first) = parts.next() {
-                            push_str(&mut fields, first);
-                        }
-                        for p in parts {
-                            fields.push(p.to_string());
-                        }
-                    }
+                    Some(v) if !in_double => push_split(&mut fields, &v),
                     Some(v) => push_str(&mut fields, &v),
                     None => {
                         let s: String = chars[i..end].iter().collect();
@@ -448,16 +451,7 @@ pub(crate) fn expand(raw: &str, vars: &BTreeMap<String, String>) -> Expanded {
                     } {
                         // `"$@"` is one word per positional word, quoted
                         // or not.
-                        Some(v) if !in_double || n == "@" => {
-                            // An unquoted value splits on blanks.
-                            let mut parts = v.split_ascii_whitespace();
-                            if let Some(first) = parts.next() {
-                                push_str(&mut fields, first);
-                            }
-                            for p in parts {
-                                fields.push(p.to_string());
-                            }
-                        }
+                        Some(v) if !in_double || n == "@" => push_split(&mut fields, v),
                         Some(v) => push_str(&mut fields, v),
                         None => {
                             let s: String = chars[i..next].iter().collect();
