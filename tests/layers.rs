@@ -1011,6 +1011,81 @@ fn an_oracles_configured_answer_the_event_clamps_is_said() {
     assert!(!err.contains("answers with"), "{err}");
 }
 
+/// The settings that protect the user were still the repository's to
+/// undo: a shorter stop-gate cap, a weaker fsync, another trunk, a
+/// timeout below the user's, and `project_hooks: true` against the
+/// user's "never run a repository's script hooks". A repository may only
+/// tighten them.
+#[test]
+fn a_repository_cannot_loosen_the_users_settings() {
+    let sb = Sandbox::new();
+    sb.git_init();
+    sb.write_home(
+        ".ahp/hooks.yaml",
+        "settings:\n  stop_block_cap: 4\n  log_fsync: batch\n  project_hooks: false\n  trunk: main\n  timeout: 20000\n",
+    );
+    sb.write(
+        ".ahp/hooks.yaml",
+        "settings:\n  stop_block_cap: 1\n  log_fsync: never\n  project_hooks: true\n  trunk: dev\n  timeout: 15000\n",
+    );
+    sb.hook(
+        true,
+        "deny-all",
+        "trigger: pre-tool-call\n",
+        "echo 'from the repository' >&2; exit 2",
+    );
+    sb.trust();
+    let out = sb.ahp().arg("validate").output().unwrap();
+    for key in [
+        "stop_block_cap",
+        "log_fsync",
+        "project_hooks",
+        "trunk",
+        "timeout",
+    ] {
+        assert!(
+            stderr(&out).contains(&format!("settings.{key} (project layer) is ignored")),
+            "{key}: {}",
+            stderr(&out)
+        );
+    }
+    let config = stdout(&sb.ahp().arg("config").output().unwrap());
+    for line in [
+        "stop_block_cap: 4",
+        "log_fsync: \"batch\"",
+        "project_hooks: false",
+        "trunk: \"main\"",
+        "timeout: 20000",
+    ] {
+        assert!(config.contains(line), "{line}: {config}");
+    }
+    // Trusted or not, the repository's script hook does not run.
+    let payload = serde_json::json!({"session_id": "s", "transcript_path": "/tmp/t.jsonl",
+        "cwd": sb.root(), "hook_event_name": "PreToolUse", "tool_name": "Bash",
+        "tool_input": {"command": "ls"}});
+    let out = sb
+        .ahp()
+        .args(["hook", "claude-code"])
+        .write_stdin(payload.to_string())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        !stdout(&out).contains("from the repository"),
+        "{}",
+        stdout(&out)
+    );
+    // Tightening them is the repository's to do, without a word.
+    sb.write(
+        ".ahp/hooks.yaml",
+        "settings:\n  stop_block_cap: 9\n  log_fsync: always\n  project_hooks: false\n  trunk: main\n  timeout: 60000\n",
+    );
+    let out = sb.ahp().arg("validate").output().unwrap();
+    assert!(!stderr(&out).contains("is ignored"), "{}", stderr(&out));
+    let config = stdout(&sb.ahp().arg("config").output().unwrap());
+    assert!(config.contains("stop_block_cap: 9"), "{config}");
+}
+
 /// A repository's policy applies without `ahp trust`: it switched off,
 /// shadowed or softened an entry of the user's own `~/.ahp/hooks.yaml`,
 /// and undid the user's `prompt_fallback: deny`, with nothing said. It may

@@ -160,8 +160,8 @@ pub(crate) fn enforce(roots: &mut [(Layer, PathBuf, Node)]) -> Vec<Override> {
 /// local one that is the repository's code) what would weaken the user's
 /// own policy, and returns what was taken out: any key of an entry the
 /// user's file defines except an `intensity` that raises it (of a
-/// builtin entry the user tuned, the keys the user set), and a fallback
-/// or environment that undoes the user's. A repository's policy
+/// builtin entry the user tuned, the keys the user set), and a setting
+/// that loosens the user's (see [`weakens`]). A repository's policy
 /// applies without `ahp trust`; it may add to the user's rules, as to the
 /// managed ones, but not switch them off. `user_hooks` are the user's
 /// HOOK.md hooks (name, where), which a `- hook: NAME` entry would tune.
@@ -177,7 +177,7 @@ pub(crate) fn enforce_user(
         .find(|(l, _, _)| *l == Layer::User)
         .map(|(_, _, r)| r);
     let mut entries: HashMap<(Event, String), Managed> = HashMap::new();
-    let mut settings: HashMap<String, (String, Origin)> = HashMap::new();
+    let mut settings: HashMap<String, Node> = HashMap::new();
     if let Some(root) = user {
         entries_of(root, &|o: &Origin| o.location(), &mut entries);
         // A builtin entry the user tuned: what the user set is final.
@@ -193,9 +193,7 @@ pub(crate) fn enforce_user(
             .and_then(Node::as_map)
             .unwrap_or_default()
         {
-            if let Some(v) = n.as_str() {
-                settings.insert(k.name.clone(), (v.to_string(), n.origin.clone()));
-            }
+            settings.insert(k.name.clone(), n.clone());
         }
     }
     // The user's HOOK.md hooks, which a `- hook: NAME` reference names
@@ -215,17 +213,8 @@ pub(crate) fn enforce_user(
     let repository = |l: Layer| l == Layer::Project || (l == Layer::Local && local_is_repository);
     for (layer, _, root) in roots.iter_mut().filter(|(l, _, _)| repository(*l)) {
         let setting = |name: &str, n: &Node| {
-            let mine = settings.get(name);
-            match (name, mine, n.as_str()) {
-                // `deny` is the stronger answer of both fallbacks.
-                ("prompt_fallback" | "rewrite_fallback", Some((v, at)), Some("context"))
-                    if v == "deny" =>
-                {
-                    Some(at.location())
-                }
-                ("environment", Some((v, at)), Some(t)) if v != t => Some(at.location()),
-                _ => None,
-            }
+            let mine = settings.get(name)?;
+            weakens(name, mine, n).then(|| mine.origin.location())
         };
         let find = |event: Event, item: &Node| {
             let reference = item.get("oracle").is_none() && item.get("hook").is_some();
@@ -240,6 +229,46 @@ pub(crate) fn enforce_user(
         trim_layer(root, *layer, Layer::User, setting, find, &mut out);
     }
     out
+}
+
+/// Whether a repository's value `theirs` of setting `name` would weaken
+/// the user's `mine`: each setting that protects the user may only be
+/// made stricter. A value either side cannot read is left to the settings'
+/// own checks (which report it), not judged here.
+fn weakens(name: &str, mine: &Node, theirs: &Node) -> bool {
+    let int = |n: &Node| match n.value {
+        NodeValue::Int(i) => Some(i),
+        _ => None,
+    };
+    match name {
+        // `deny` is the stronger answer of both fallbacks.
+        "prompt_fallback" | "rewrite_fallback" => {
+            mine.as_str() == Some("deny") && theirs.as_str() == Some("context")
+        }
+        // Which rules apply where, and which branch the gates guard, are
+        // the user's to say.
+        "environment" | "trunk" => {
+            mine.as_str().is_some() && theirs.as_str().is_some() && mine.as_str() != theirs.as_str()
+        }
+        // Fewer blocks before a stop gate lets go; less time before an
+        // entry or hook fails open.
+        "stop_block_cap" | "timeout" => int(theirs).zip(int(mine)).is_some_and(|(t, m)| t < m),
+        "log_fsync" => {
+            let rank = |n: &Node| match n.as_str() {
+                Some("never") => Some(0),
+                Some("batch") => Some(1),
+                Some("always") => Some(2),
+                _ => None,
+            };
+            rank(theirs).zip(rank(mine)).is_some_and(|(t, m)| t < m)
+        }
+        // "Never run a repository's script hooks", trusted or not.
+        "project_hooks" => {
+            matches!(mine.value, NodeValue::Bool(false))
+                && matches!(theirs.value, NodeValue::Bool(true))
+        }
+        _ => false,
+    }
 }
 
 /// Takes out of one later layer's `root` what it may not change: a

@@ -454,18 +454,27 @@ fn model(docs: &[(Layer, &Value)]) -> Merged {
 /// A repository's document `p` with what it may not change of the user's
 /// `u` taken out: of an entry `u` defines, every key but its id and an
 /// `on_error: block` (an entry left with its id alone goes); an
-/// `environment` other than the user's.
+/// `environment` or `trunk` other than the user's, a `timeout` below it.
 fn untouched(u: &Value, p: &Value) -> Value {
     let mut p = p.clone();
-    let user_env = u
-        .get("settings")
-        .and_then(|s| s.get("environment"))
-        .and_then(Value::as_str);
-    if let Some(s) = p.get_mut("settings").and_then(Value::as_object_mut)
-        && let (Some(mine), Some(theirs)) = (user_env, s.get("environment").and_then(Value::as_str))
-        && mine != theirs
-    {
-        s.remove("environment");
+    let user = |key: &str| u.get("settings").and_then(|s| s.get(key)).cloned();
+    if let Some(s) = p.get_mut("settings").and_then(Value::as_object_mut) {
+        for key in ["environment", "trunk"] {
+            if let (Some(mine), Some(theirs)) = (user(key), s.get(key))
+                && mine.is_string()
+                && theirs.is_string()
+                && &mine != theirs
+            {
+                s.remove(key);
+            }
+        }
+        if let (Some(mine), Some(theirs)) = (
+            user("timeout").and_then(|v| v.as_i64()),
+            s.get("timeout").and_then(Value::as_i64),
+        ) && theirs < mine
+        {
+            s.remove("timeout");
+        }
     }
     let defined = |event: usize, id: &str| {
         u["hooks"].as_object().unwrap().iter().any(|(n, list)| {
