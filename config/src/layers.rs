@@ -161,7 +161,11 @@ impl LoadOptions {
 pub(crate) fn read_layer(
     layer: Layer,
     path: &Path,
+    project_root: &Path,
 ) -> Result<Option<Arc<SourceFile>>, ConfigError> {
+    if layer == Layer::Managed && path != Path::new(MANAGED_CONFIG_PATH) {
+        check_managed_path(path, project_root)?;
+    }
     // A repository's policy files are read only as the regular files that
     // `ahp trust` hashes, never through a link to bytes it does not see.
     if matches!(layer, Layer::Project | Layer::Local)
@@ -186,6 +190,35 @@ pub(crate) fn read_layer(
         ));
     }
     read_policy_file(layer, path)
+}
+
+/// The managed layer is final and runs its commands without `ahp trust`,
+/// so the file [`MANAGED_CONFIG_ENV`] names must be the organisation's,
+/// not the repository's: an absolute path (a relative one resolves
+/// against whatever folder the agent runs in), outside the project (an
+/// agent's project settings can set the variable, and a path such as
+/// `/proc/self/cwd/…` is absolute too).
+fn check_managed_path(path: &Path, project_root: &Path) -> Result<(), ConfigError> {
+    let refuse = |why: &str| {
+        Err(ConfigError::in_file(
+            path,
+            format!(
+                "{why}; the managed policy is the organisation's, final over every other layer, \
+                 so {MANAGED_CONFIG_ENV} must name an absolute path outside the project \
+                 (or be empty for none)"
+            ),
+        ))
+    };
+    if !path.is_absolute() {
+        return refuse("a relative path names a file in whatever folder the agent runs in");
+    }
+    let resolve = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    // The nearest folder that exists, for a file that does not (yet).
+    let existing = path.ancestors().find(|a| a.exists()).unwrap_or(path);
+    if resolve(existing).starts_with(resolve(project_root)) {
+        return refuse("this file is inside the project");
+    }
+    Ok(())
 }
 
 /// Reads a policy file as the loader reads a layer, `None` when there is

@@ -632,7 +632,7 @@ impl LoadedConfig {
                 }
                 seen.push(id);
             }
-            match read_layer(layer, &path) {
+            match read_layer(layer, &path, &opts.project_root) {
                 Ok(Some(f)) => files.push(f),
                 Ok(None) => {}
                 Err(e) => {
