@@ -1193,3 +1193,45 @@ fn a_file_name_cannot_forge_the_trust_review() {
         stderr(&out)
     );
 }
+
+/// A committed `src/.ahp/.gitkeep` made `src` a project of its own when
+/// the agent worked there (Codex sends the command's folder), and the
+/// user's git-ignored `.ahp/hooks.local.yaml` at the root silently
+/// stopped applying. An `.ahp/` without a policy file in a repository
+/// marks no project.
+#[test]
+fn an_empty_nested_ahp_folder_does_not_move_the_project_root() {
+    let sb = Sandbox::new();
+    sb.git_init();
+    sb.write(".gitignore", ".ahp/hooks.local.yaml\n.ahp/signals.jsonl*\n");
+    sb.write(".ahp/hooks.yaml", "hooks: {}\n");
+    sb.write("src/.ahp/.gitkeep", "");
+    sb.write(
+        ".ahp/hooks.local.yaml",
+        "hooks:\n  pre-tool-use:\n    - oracle: Rules\n      id: no-prod\n      config: {rules: [{condition: \"tool.input.command ~ 'psql.*prod'\", intensity: block, message: my local rule}]}\n",
+    );
+    let psql = |cwd: &Path| {
+        let payload = serde_json::json!({"session_id": "s", "transcript_path": "/tmp/t.jsonl",
+            "cwd": cwd, "hook_event_name": "PreToolUse", "tool_name": "Bash",
+            "tool_input": {"command": "psql prod"}, "model": "m", "turn_id": "t"});
+        sb.ahp()
+            .env_remove("CLAUDE_PROJECT_DIR")
+            .args(["hook", "codex"])
+            .write_stdin(payload.to_string())
+            .output()
+            .unwrap()
+    };
+    for cwd in [sb.root().to_path_buf(), sb.root().join("src")] {
+        let out = psql(&cwd);
+        assert!(
+            stdout(&out).contains("my local rule"),
+            "{}: {}",
+            cwd.display(),
+            stdout(&out)
+        );
+    }
+    // A nested policy file is a project of its own, as before.
+    sb.write("src/.ahp/hooks.yaml", "hooks: {}\n");
+    let out = psql(&sb.root().join("src"));
+    assert!(!stdout(&out).contains("my local rule"), "{}", stdout(&out));
+}

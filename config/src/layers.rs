@@ -76,26 +76,42 @@ pub fn managed_from_env() -> Option<PathBuf> {
     }
 }
 
-/// The nearest ancestor of `start` (itself included) that has `.ahp/` or
-/// `.git/`.
+/// The nearest ancestor of `start` (itself included) that has `.git/` or
+/// a policy file in `.ahp/`; failing that, the nearest with `.ahp/`.
+///
+/// A folder of a repository with an `.ahp/` but no policy in it (a
+/// committed `src/.ahp/.gitkeep`) is no project of its own: it would have
+/// made `src` the root whenever the agent worked there, and the root's
+/// layers (the user's `hooks.local.yaml`, the trusted policy) silently
+/// stop applying.
 ///
 /// ```
 /// let dir = tempfile::tempdir().unwrap();
 /// std::fs::create_dir_all(dir.path().join(".git")).unwrap();
-/// std::fs::create_dir_all(dir.path().join("src/deep")).unwrap();
+/// std::fs::create_dir_all(dir.path().join("src/deep/.ahp")).unwrap();
 /// let root = ahp_config::find_project_root(&dir.path().join("src/deep"));
 /// assert_eq!(root.as_deref(), Some(dir.path()));
+/// std::fs::write(dir.path().join("src/deep/.ahp/hooks.yaml"), "hooks: {}\n").unwrap();
+/// let root = ahp_config::find_project_root(&dir.path().join("src/deep"));
+/// assert_eq!(root.as_deref(), Some(dir.path().join("src/deep").as_path()));
 /// ```
 pub fn find_project_root(start: &Path) -> Option<PathBuf> {
+    let policy = |d: &Path| {
+        [crate::trust::POLICY_FILE, crate::trust::LOCAL_POLICY_FILE]
+            .iter()
+            .any(|f| d.join(f).symlink_metadata().is_ok())
+    };
     start
         .ancestors()
-        .find(|d| d.join(".ahp").is_dir() || d.join(".git").exists())
+        .find(|d| d.join(".git").exists() || policy(d))
+        .or_else(|| start.ancestors().find(|d| d.join(".ahp").is_dir()))
         .map(Path::to_path_buf)
 }
 
 impl LoadOptions {
     /// HOME from the environment; the project is `project` when given, else
-    /// the nearest ancestor of the current directory with `.ahp/` or `.git/`,
+    /// the nearest ancestor of the current directory with `.git/` or a policy
+    /// file in `.ahp/` (see [`find_project_root`]),
     /// else the current directory.
     pub fn from_env(project: Option<PathBuf>) -> std::io::Result<LoadOptions> {
         let var = |name: &str| {

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 /// `--project DIR`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct ProjectArg {
-    /// Project root (default: nearest ancestor with .ahp/ or .git/, else the current directory).
+    /// Project root (default: nearest ancestor with .git/ or a hooks file in .ahp/, else with .ahp/, else the current directory).
     #[arg(long, value_name = "DIR")]
     pub project: Option<PathBuf>,
 }

@@ -18,7 +18,7 @@ use std::time::Duration;
 /// Arguments of `ahp doctor`.
 #[derive(Debug, clap::Args)]
 pub struct DoctorArgs {
-    /// Project root (default: nearest ancestor with .ahp/ or .git/, else the current directory).
+    /// Project root (default: nearest ancestor with .git/ or a hooks file in .ahp/, else with .ahp/, else the current directory).
     #[arg(long, value_name = "DIR")]
     pub project: Option<PathBuf>,
     /// Output format: text (default) or json.

@@ -33,7 +33,7 @@ pub struct HookArgs {
     #[arg(long, value_name = "NAME")]
     pub event: Option<String>,
     /// Project root (default: the agent's project directory — CLAUDE_PROJECT_DIR,
-    /// GEMINI_PROJECT_DIR — else the nearest ancestor of the payload's cwd with .ahp/ or .git/).
+    /// GEMINI_PROJECT_DIR — else the nearest ancestor of the payload's cwd with .git/ or a hooks file in .ahp/).
     #[arg(long, value_name = "DIR")]
     pub project: Option<PathBuf>,
     /// Append records to PATH instead of <project>/.ahp/signals.jsonl.
@@ -175,8 +175,8 @@ fn answer(
 }
 
 /// The project of the call: `--project`, else the agent's project
-/// variable, else the nearest ancestor of the payload's cwd (or of ours)
-/// with `.ahp/` or `.git/`.
+/// variable, else the project root ([`ahp_config::find_project_root`]) of
+/// the payload's cwd (or of ours).
 fn project_root(args: &HookArgs, inbound: Option<&Inbound>) -> Result<PathBuf> {
     // A folder named that is not there (a typo in the hook command) would
     // leave the project's policy out: said, and the project found as if
