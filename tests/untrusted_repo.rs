@@ -1235,3 +1235,56 @@ fn an_empty_nested_ahp_folder_does_not_move_the_project_root() {
     let out = psql(&sb.root().join("src"));
     assert!(!stdout(&out).contains("my local rule"), "{}", stdout(&out));
 }
+
+/// Six hundred `\w{1,20}` conditions, 57 KB of valid policy, made every
+/// hook call take seconds (a minute in a debug build), and a few MB of
+/// them outlasted the agent's wait, which then ran the tool unjudged. What
+/// a policy's regexes cost together is bounded: past it, the entry is an
+/// error at its line, and the rest of the policy still runs.
+#[test]
+fn a_policy_whose_regexes_cost_too_much_is_refused_at_its_line() {
+    let sb = Sandbox::new();
+    sb.git_init();
+    // Each `\w+` costs little alone; nothing here is compiled before the
+    // limit is passed.
+    let rules: String = (0..350)
+        .map(|i| {
+            format!(
+                "          - {{condition: \"tool.input.command ~ '\\\\w+q{i}'\", intensity: aid, message: style}}\n"
+            )
+        })
+        .collect();
+    sb.write(
+        ".ahp/hooks.yaml",
+        &format!(
+            "hooks:\n  pre-tool-use:\n    - oracle: Rules\n      id: style-hints\n      config:\n        rules:\n{rules}"
+        ),
+    );
+    let out = sb.ahp().arg("validate").output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(".ahp/hooks.yaml:")
+            && stderr(&out).contains("hooks.pre-tool-use[style-hints].config.rules.")
+            && stderr(&out).contains("too costly to compile on every hook call"),
+        "{}",
+        stderr(&out)
+    );
+    let out = sb
+        .ahp()
+        .args(["hook", "claude-code"])
+        .write_stdin(bash_command_payload(sb.root(), "rm -rf ~/"))
+        .output()
+        .unwrap();
+    assert_eq!(decision(&out), "deny", "{}", stderr(&out));
+    assert!(stderr(&out).contains("too costly"), "{}", stderr(&out));
+    // A user who fails closed gets a block that says why.
+    sb.write_home(".ahp/hooks.yaml", "settings:\n  fail_closed: true\n");
+    let out = sb
+        .ahp()
+        .args(["hook", "claude-code"])
+        .write_stdin(bash_payload(sb.root()))
+        .output()
+        .unwrap();
+    assert_eq!(decision(&out), "deny", "{}", stderr(&out));
+    assert!(reason(&out).contains("too costly"), "{}", reason(&out));
+}

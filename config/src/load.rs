@@ -609,6 +609,12 @@ impl LoadedConfig {
     /// a malformed entry) and listing it in [`LoadedConfig::errors`]: one
     /// mistake must not switch the rest of the policy off.
     pub fn load_with_errors(opts: &LoadOptions) -> LoadedConfig {
+        // HOOK.md matchers and issue-command shapes are a repository's
+        // regexes too.
+        ahp_engine::pattern::budgeted(|| Self::load_unbudgeted(opts))
+    }
+
+    fn load_unbudgeted(opts: &LoadOptions) -> LoadedConfig {
         let mut errors = Vec::new();
         let mut user_unreadable = None;
         let mut files = vec![SourceFile::builtin()];
@@ -1645,6 +1651,13 @@ impl LoadedConfig {
     /// [`LoadedConfig::errors`]); a setting that does not check keeps its
     /// default. The rest of the policy is what runs.
     pub fn compile_with_errors(&self, registry: &Registry, events: Option<&[Event]>) -> Compiled {
+        // What the policy's regexes cost together is bounded (see
+        // `ahp_engine::pattern::budgeted`): a repository's policy applies
+        // untrusted.
+        ahp_engine::pattern::budgeted(|| self.compile_unbudgeted(registry, events))
+    }
+
+    fn compile_unbudgeted(&self, registry: &Registry, events: Option<&[Event]>) -> Compiled {
         let mut errors = self.errors.clone();
         let (settings, fail_closed) = self.settings().unwrap_or_else(|mut es| {
             errors.append(&mut es.0);

@@ -16,10 +16,16 @@
 //! A pattern whose compiled size could come near the regex size limit is
 //! compiled at load instead, so "regex too big" stays a load-time error and
 //! a lazily compiled pattern cannot fail (docs/decisions.md, "Performance").
+//!
+//! Each pattern's size is bounded, and inside [`budgeted`] so is what all
+//! the patterns built cost together: a repository's policy applies
+//! without `ahp trust`, and six hundred `\w{1,20}` conditions made every
+//! hook call take seconds.
 
 use aho_corasick::{AhoCorasick, AhoCorasickKind};
 use regex::Regex;
 use regex_syntax::hir::{Class, Hir, HirKind, Look, literal};
+use std::cell::Cell;
 use std::fmt;
 use std::sync::{Arc, OnceLock};
 
@@ -39,6 +45,63 @@ const SIZE_LIMIT: usize = 1 << 20;
 /// lazy pattern never fails to compile later. The tests below hold shapes
 /// at the bound to a third of the limit.
 const LAZY_MAX_COST: u64 = 8192;
+
+/// What the patterns built inside one [`budgeted`] call may cost together,
+/// in [`estimate`]'s units: some hundreds of milliseconds of compiling at
+/// worst, hundreds of `\w+` or thousands of ASCII patterns.
+const POLICY_MAX_COST: u64 = 1 << 25;
+
+thread_local! {
+    /// What the patterns built so far in the current [`budgeted`] call
+    /// cost; `None` outside one.
+    static SPENT: Cell<Option<u64>> = const { Cell::new(None) };
+}
+
+/// Runs `f`, charging every [`Pattern`] it builds (on this thread) to one
+/// budget: once the patterns together would cost more to compile than a
+/// hook call can spend, each further pattern is an error. A call nested in
+/// another shares the outer budget.
+///
+/// ```
+/// use ahp_engine::pattern::{budgeted, Pattern};
+/// let built = budgeted(|| (0..1000).map(|i| Pattern::new(&format!(r"\w+q{i}"))).collect::<Vec<_>>());
+/// assert!(built[0].is_ok());
+/// let err = built[999].as_ref().err().unwrap();
+/// assert!(err.0.contains("too costly to compile on every hook call"), "{err}");
+/// // Outside a budget, each pattern is judged alone.
+/// assert!(Pattern::new(r"\w+q999").is_ok());
+/// ```
+pub fn budgeted<T>(f: impl FnOnce() -> T) -> T {
+    /// Ends the budget however `f` returns.
+    struct Scope;
+    impl Drop for Scope {
+        fn drop(&mut self) {
+            SPENT.with(|s| s.set(None));
+        }
+    }
+    if SPENT.with(Cell::get).is_some() {
+        return f();
+    }
+    SPENT.with(|s| s.set(Some(0)));
+    let _scope = Scope;
+    f()
+}
+
+/// Charges `cost` to the current budget, if any: false when it would go
+/// over, and then nothing is charged.
+fn charge(cost: u64) -> bool {
+    SPENT.with(|s| match s.get() {
+        None => true,
+        Some(spent) => {
+            let total = spent.saturating_add(cost);
+            let fits = total <= POLICY_MAX_COST;
+            if fits {
+                s.set(Some(total));
+            }
+            fits
+        }
+    })
+}
 
 /// A regex from a policy: syntax-checked when built, compiled on first use.
 ///
@@ -143,13 +206,26 @@ impl Pattern {
             .parse(source)
             .map_err(|e| invalid(&one_line(&e.to_string())))?;
         let regex = OnceLock::new();
-        if estimate(&hir) > LAZY_MAX_COST {
+        let cost = estimate(&hir);
+        let seq = literal::Extractor::new().extract(&hir);
+        let literals = Literals::of(&hir, &seq);
+        // A pattern answered by its literals alone is never compiled.
+        let over = (literals.is_none() || cost > LAZY_MAX_COST) && !charge(cost);
+        // One that could never fit is too big on its own: the regex
+        // crate's error says so (and stops at its size limit).
+        if cost > LAZY_MAX_COST && (!over || cost > POLICY_MAX_COST) {
             // Large enough that the size limit might bite: find out now.
             let re = compile(source).map_err(|e| invalid(&one_line(&e.to_string())))?;
             let _ = regex.set(Some(re));
         }
-        let seq = literal::Extractor::new().extract(&hir);
-        let literals = Literals::of(&hir, &seq);
+        if over {
+            return Err(MatcherError(format!(
+                "regex `{source}`: the policy's regexes together are too costly to compile on \
+                 every hook call, and this one goes past the limit; write fewer, or narrower \
+                 ones (an ASCII class such as `(?-u:\\w)` or `[a-z0-9_]` in place of `\\w`, \
+                 a repetition bound such as `{{1,20}}` only where it is needed)"
+            )));
+        }
         Ok(Pattern(Arc::new(Inner {
             source: source.to_string(),
             // A literal pattern is answered by its literals alone.
