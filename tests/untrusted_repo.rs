@@ -1288,3 +1288,46 @@ fn a_policy_whose_regexes_cost_too_much_is_refused_at_its_line() {
     assert_eq!(decision(&out), "deny", "{}", stderr(&out));
     assert!(reason(&out).contains("too costly"), "{}", reason(&out));
 }
+
+/// A committed `.ahp/signals.jsonl/` folder (or a link to `/dev/null`)
+/// switched the signal log off: calls went on unrecorded even under
+/// `fail_closed`, and the only notice was on the agent's stderr. Under
+/// `fail_closed` such a call is blocked, and `ahp doctor` names it.
+#[test]
+fn a_folder_in_place_of_the_log_blocks_under_fail_closed_and_doctor_names_it() {
+    let sb = Sandbox::new();
+    sb.git_init();
+    sb.write(".ahp/signals.jsonl/.gitkeep", "");
+    let out = hook(&sb);
+    assert_eq!(decision(&out), "allow", "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("signals will not be recorded"),
+        "{}",
+        stderr(&out)
+    );
+    let out = sb.ahp().arg("doctor").output().unwrap();
+    assert!(
+        stdout(&out).contains("signals.jsonl is a folder, so no call is recorded"),
+        "{}",
+        stdout(&out)
+    );
+    sb.write_home(".ahp/hooks.yaml", "settings:\n  fail_closed: true\n");
+    let out = hook(&sb);
+    assert_eq!(decision(&out), "deny", "{}", stderr(&out));
+    assert!(
+        reason(&out).contains("the signal log cannot be written"),
+        "{}",
+        reason(&out)
+    );
+    // A link is refused alike.
+    std::fs::remove_dir_all(sb.root().join(".ahp/signals.jsonl")).unwrap();
+    std::os::unix::fs::symlink("/dev/null", sb.root().join(".ahp/signals.jsonl")).unwrap();
+    let out = hook(&sb);
+    assert_eq!(decision(&out), "deny", "{}", stderr(&out));
+    let out = sb.ahp().arg("doctor").output().unwrap();
+    assert!(
+        stdout(&out).contains("is a symbolic link"),
+        "{}",
+        stdout(&out)
+    );
+}

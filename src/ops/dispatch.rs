@@ -300,6 +300,12 @@ pub(crate) fn dispatch(req: DispatchRequest<'_>) -> Result<Option<Dispatched>> {
         (false, Some(path)) => Some(path),
         (false, None) => match project_log_path(&cfg.project_root) {
             Ok(path) => Some(path),
+            Err(e) if !async_only && cfg.fail_closed().is_some() => {
+                return Err(anyhow!(
+                    "the signal log cannot be written, and settings.fail_closed blocks a call \
+                     ahp cannot record: {e:#}"
+                ));
+            }
             Err(e) => {
                 eprintln!("warning: signals will not be recorded: {e:#}");
                 None
@@ -338,8 +344,18 @@ pub(crate) fn dispatch(req: DispatchRequest<'_>) -> Result<Option<Dispatched>> {
                 }
                 sink = Some(Arc::new(log) as Arc<dyn SignalSink>);
             }
-            // Logging must not decide the verdict, but it must not
-            // fail silently either.
+            // A repository can put a folder or a link where its log goes:
+            // under fail_closed, a call ahp cannot record is one it does
+            // not let through.
+            Err(e) if !async_only && cfg.fail_closed().is_some() => {
+                return Err(anyhow!(
+                    "the signal log cannot be written, and settings.fail_closed blocks a call \
+                     ahp cannot record: {e} (remove what is in its place, or name another \
+                     file with --log)"
+                ));
+            }
+            // Otherwise logging must not decide the verdict, but it must
+            // not fail silently either.
             Err(e) => eprintln!(
                 "warning: signals will not be recorded: {}",
                 terminal_safe(&e.to_string())

@@ -867,6 +867,35 @@ fn check_policy(r: &mut Report, root: &Path, registry: &Registry) {
     }
 }
 
+/// Whether the project's signal log can be written: a folder or a link in
+/// its place (which a repository can commit) leaves every call unrecorded,
+/// and under `fail_closed` blocks it.
+fn check_log(r: &mut Report, root: &Path) {
+    let path = match crate::ops::policy::project_log_path(root) {
+        Ok(p) => p,
+        Err(e) => return r.add("log", Level::Problem, format!("{e:#}")),
+    };
+    let shown = ahp_config::path_line(&path);
+    let problem = match std::fs::symlink_metadata(&path) {
+        Ok(m) if m.file_type().is_symlink() => {
+            Some("is a symbolic link, which ahp does not write through")
+        }
+        Ok(m) if m.is_dir() => Some("is a folder"),
+        Ok(m) if !m.is_file() => Some("is not a regular file"),
+        _ => None,
+    };
+    match problem {
+        Some(what) => r.add(
+            "log",
+            Level::Problem,
+            format!(
+                "the signal log {shown} {what}, so no call is recorded (and under settings.fail_closed, every call is blocked); remove it, and add it to .gitignore if the repository holds it"
+            ),
+        ),
+        None => r.add("log", Level::Ok, format!("signals are recorded in {shown}")),
+    }
+}
+
 pub(crate) fn run(args: DoctorArgs, registry: &Registry) -> Result<u8> {
     let root = match args.project.clone() {
         Some(p) => p,
@@ -918,6 +947,7 @@ pub(crate) fn run(args: DoctorArgs, registry: &Registry) -> Result<u8> {
         r.add("agents", Level::Problem, "no agent config has ahp's hooks, so ahp never runs; install them with `ahp install AGENT`");
     }
     check_policy(&mut r, &root, registry);
+    check_log(&mut r, &root);
     match crate::ops::policy::trust_status(&root) {
         Ok((set, _)) if set.is_empty() => r.add("trust", Level::Ok, "no project hooks to trust"),
         Ok((_, TrustStatus::Trusted)) => r.add("trust", Level::Ok, "project hooks are trusted"),
