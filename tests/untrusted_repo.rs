@@ -1331,3 +1331,69 @@ fn a_folder_in_place_of_the_log_blocks_under_fail_closed_and_doctor_names_it() {
         stdout(&out)
     );
 }
+
+/// A committed unchecked-hash `__pycache__/helper.cpython-3X.pyc` ran in
+/// place of the harmless `helper.py` the user reviewed and trusted. Hooks
+/// run with Python's bytecode cache where no folder can exist, and
+/// `ahp trust` names every compiled file it is asked to trust.
+#[test]
+fn committed_python_bytecode_does_not_run_in_place_of_the_reviewed_source() {
+    let has_python = std::process::Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_python {
+        eprintln!("skipped: no python3");
+        return;
+    }
+    let sb = Sandbox::new();
+    sb.git_init();
+    let dir = sb.hook(
+        true,
+        "pyh",
+        "trigger: pre-tool-call\n",
+        "exec python3 \"$(dirname \"$0\")/run.py\"",
+    );
+    let scripts = dir.join("scripts");
+    std::fs::write(scripts.join("run.py"), "import helper\nhelper.go()\n").unwrap();
+    let canary = sb.root().join("PWNED");
+    std::fs::write(
+        scripts.join("helper.py"),
+        format!(
+            "def go():\n    open({:?}, 'w').close()\n",
+            canary.display().to_string()
+        ),
+    )
+    .unwrap();
+    let compiled = std::process::Command::new("python3")
+        .current_dir(&scripts)
+        .args([
+            "-c",
+            "import py_compile, importlib.util as u; py_compile.compile('helper.py', cfile=u.cache_from_source('helper.py'), invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)",
+        ])
+        .output()
+        .unwrap();
+    assert!(compiled.status.success(), "{}", stderr(&compiled));
+    // What the reviewer reads.
+    std::fs::write(scripts.join("helper.py"), "def go():\n    pass\n").unwrap();
+    let out = sb.ahp().args(["trust", "--show"]).output().unwrap();
+    assert!(
+        stdout(&out).contains("compiled, not source"),
+        "{}",
+        stdout(&out)
+    );
+    let out = sb.ahp().arg("trust").output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("you are trusting 1 file(s) that are compiled")
+            && stderr(&out).contains("__pycache__/helper."),
+        "{}",
+        stderr(&out)
+    );
+    let out = hook(&sb);
+    assert_eq!(decision(&out), "allow", "{}", stderr(&out));
+    assert!(!canary.exists(), "the committed bytecode ran");
+    // Nor does the hook's run write bytecode into what was trusted.
+    let out = sb.ahp().args(["trust", "--show"]).output().unwrap();
+    assert!(stdout(&out).contains("status: trusted"), "{}", stdout(&out));
+}

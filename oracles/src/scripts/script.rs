@@ -466,7 +466,14 @@ impl ScriptHook {
         cmd.env("AHP_EVENT", ctx.event.map(Event::as_str).unwrap_or(""))
             .env("AHP_SESSION_ID", ctx.session_id.as_deref().unwrap_or(""))
             .env("AHP_PROJECT_DIR", project)
-            .env("AHP_HOOK_DIR", &self.hook_dir);
+            .env("AHP_HOOK_DIR", &self.hook_dir)
+            // Python would run a committed `__pycache__/*.pyc` in place of
+            // the source `ahp trust` showed, and write one into the hook's
+            // folder, changing what was trusted. Its bytecode cache goes
+            // under `/dev/null`, where no folder can ever exist: never read,
+            // never written.
+            .env("PYTHONPYCACHEPREFIX", "/dev/null/ahp-no-bytecode")
+            .env("PYTHONDONTWRITEBYTECODE", "1");
         match process::run(cmd, input, self.timeout).await {
             Ok(run) => Ok(run),
             Err(ProcessError::Spawn(e)) => Err(self.spawn_error(launch, &e)),

@@ -66,6 +66,34 @@ fn check_loads_as_reviewed(opts: &LoadOptions, registry: &Registry) -> Result<()
     }
 }
 
+/// How `trust --show` and `ahp trust` mark a file no review can read.
+const COMPILED: &str = "compiled, not source: review cannot read it";
+
+/// Whether `f` is compiled code (bytecode, a native library or program)
+/// rather than source a reviewer reads: a known extension, or a NUL byte
+/// in its first 8 KiB. A `.pyc` runs in place of the `.py` beside it.
+fn compiled(root: &Path, f: &ahp_config::trust::HookFile) -> bool {
+    use std::io::Read;
+    const EXTENSIONS: &[&str] = &[
+        "pyc", "pyo", "so", "dylib", "dll", "exe", "class", "jar", "wasm", "o", "a", "node",
+    ];
+    if f.symlink_target.is_some() {
+        return false;
+    }
+    let path = root.join(&f.path);
+    if path
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()))
+    {
+        return true;
+    }
+    let mut head = Vec::new();
+    std::fs::File::open(&path)
+        .and_then(|file| file.take(8 * 1024).read_to_end(&mut head))
+        .is_ok_and(|_| head.contains(&0))
+}
+
 fn trust_command(
     project: Option<PathBuf>,
     show: bool,
@@ -92,11 +120,15 @@ fn trust_command(
         crate::ops::output::outln!("project: {}", ahp_config::path_line(root))?;
         crate::ops::output::outln!("hook set: {} ({} file(s))", set.digest, set.files.len())?;
         for f in &set.files {
-            let kind = match (&f.symlink_target, f.executable) {
+            let mut kind = match (&f.symlink_target, f.executable) {
                 (Some(t), _) => format!("symlink → {t}"),
                 (None, true) => "executable".to_string(),
                 (None, false) => String::new(),
             };
+            if compiled(root, f) {
+                kind.push_str(if kind.is_empty() { "" } else { ", " });
+                kind.push_str(COMPILED);
+            }
             crate::ops::output::outln!("  {}  {} {kind}", f.digest, f.path)?;
         }
         let line = match &status {
@@ -122,6 +154,24 @@ fn trust_command(
         return Ok(EXIT_PROCEED);
     }
     check_loads_as_reviewed(&opts, registry)?;
+    let unreadable: Vec<&str> = set
+        .files
+        .iter()
+        .filter(|f| compiled(root, f))
+        .map(|f| f.path.as_str())
+        .collect();
+    if !unreadable.is_empty() {
+        eprintln!(
+            "warning: {}",
+            crate::ops::output::terminal_safe(&format!(
+                "you are trusting {} file(s) that are {COMPILED}: {} (Python runs a committed \
+                 __pycache__/*.pyc, or a .pyc beside where its .py would be, in place of the \
+                 source you read); if you did not expect them, run `ahp trust --revoke`",
+                unreadable.len(),
+                unreadable.join(", ")
+            ))
+        );
+    }
     store.trust(&set)?;
     crate::ops::output::outln!(
         "trusted {} file(s) of {} ({}); recorded in {}",
