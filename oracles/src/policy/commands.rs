@@ -2875,8 +2875,9 @@ fn moves_git_hooks(cmd: &SimpleCommand) -> bool {
 /// a plain program (`core.editor vim` and `core.pager "less -R"` are
 /// set-up, `core.pager 'sh -c …'` is not): hooks outside the repository,
 /// an fsmonitor or ssh command, shell aliases, credential helpers, pagers,
-/// filters, diff and merge drivers, and included files or templates from
-/// scratch folders. Read in git 2.46's form too (`git config set KEY
+/// filters, diff and merge drivers, included settings files other than
+/// the user's own dotfiles, and templates from scratch folders. Read in
+/// git 2.46's form too (`git config set KEY
 /// VALUE`); a named file (`-f FILE`) counts as the user's own.
 fn git_config_runs_code(cmd: &SimpleCommand) -> bool {
     let mut global = false;
@@ -2990,8 +2991,12 @@ fn git_setting_runs_code(key: &str, value: &str, global: bool) -> bool {
         | "sequence.editor"
         | "gpg.program"
         | "interactive.difffilter" => !plain_program,
-        // A file of settings or a folder of hooks from a scratch folder.
-        "include.path" | "init.templatedir" => shell_syntax || scratch,
+        // A file of settings (which can set any of these) from anywhere
+        // but the user's own dotfiles: a file in the project is the
+        // repository's, or the agent's to write (`[core] fsmonitor = …`).
+        "include.path" => !value.starts_with("~/") || shell_syntax || scratch,
+        // A folder of hooks from a scratch folder.
+        "init.templatedir" => shell_syntax || scratch,
         k if k.starts_with("alias.") => value.starts_with('!') && global,
         k if k.starts_with("filter.") => global || !plain_program,
         _ => match (part(0), last) {
@@ -3005,7 +3010,7 @@ fn git_setting_runs_code(key: &str, value: &str, global: bool) -> bool {
             | ("browser" | "man" | "guitool", "cmd" | "path")
             | ("remote", "uploadpack" | "receivepack") => !plain_program,
             ("submodule", "update") => value.starts_with('!'),
-            ("includeif", "path") => shell_syntax || scratch,
+            ("includeif", "path") => !value.starts_with("~/") || shell_syntax || scratch,
             _ => false,
         },
     }

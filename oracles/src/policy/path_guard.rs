@@ -702,7 +702,31 @@ const RUNS_LATER: &[&str] = &[
     "**/.vscode/*.json",
     "**/.cursor/**",
     "**/Makefile",
+    "**/makefile",
+    "**/GNUmakefile",
+    "**/justfile",
+    "**/Justfile",
+    "**/.justfile",
+    "**/Taskfile.yml",
+    "**/Taskfile.yaml",
+    "**/.githooks/*",
+    "**/lefthook.yml",
+    "**/lefthook.yaml",
+    "**/.lefthook.yml",
+    "**/.lefthook.yaml",
+    "**/lefthook-local.yml",
+    "**/.github/actions/**",
+    "**/.circleci/config.yml",
+    "**/Jenkinsfile",
+    "**/azure-pipelines.yml",
+    "**/bitbucket-pipelines.yml",
+    "**/.cargo/config.toml",
+    "**/.cargo/config",
+    "**/.npmrc",
+    "**/.yarnrc.yml",
     "**/*.pth",
+    "**/sitecustomize.py",
+    "**/usercustomize.py",
     "**/.pre-commit-config.yaml",
     "**/.gemini/settings.json",
     "**/.codex/*",
@@ -714,6 +738,18 @@ const RUNS_LATER: &[&str] = &[
     "~/.codex/**",
     "**/.devcontainer/*.json",
 ];
+/// Settings of a package manager's files that name a program it runs:
+/// (file name, key).
+const PROGRAM_SETTINGS: &[(&str, &str)] = &[
+    (".npmrc", "script-shell"),
+    (".npmrc", "node-options"),
+    (".npmrc", "onload-script"),
+    (".yarnrc.yml", "yarnPath"),
+    (".cargo/config.toml", "rustc-wrapper"),
+    (".cargo/config.toml", "rustc-workspace-wrapper"),
+    (".cargo/config.toml", "runner"),
+];
+
 const DEPENDENCY_FILES: &[&str] = &[
     "**/requirements*.txt",
     "**/pyproject.toml",
@@ -1243,6 +1279,27 @@ fn written_content(input: &serde_json::Value, path: &str, how: &str) -> Vec<Sign
             out.push(blocked(
                 format!("{how} writes `{path}`, turning off permission checks or exposing secrets"),
                 &["leave permission settings and secrets to the user"],
+            ));
+            continue;
+        }
+        // A package manager's own program, or the shell it runs scripts
+        // with, taken from the project: code on every `npm`/`yarn` run.
+        if runs
+            && let Some(setting) = PROGRAM_SETTINGS.iter().find(|(file, key)| {
+                path.ends_with(file)
+                    && text.lines().any(|l| {
+                        let l = l.trim_start();
+                        l.strip_prefix(key)
+                            .is_some_and(|rest| rest.trim_start().starts_with(['=', ':']))
+                    })
+            })
+        {
+            out.push(confirm(
+                format!(
+                    "{how} writes `{path}` setting `{}`: a program the package manager runs in place of its own",
+                    setting.1
+                ),
+                &["ask the user whether this project should run that program"],
             ));
             continue;
         }
