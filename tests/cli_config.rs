@@ -561,3 +561,25 @@ fn a_placeholder_in_review_triggers_command_is_an_error() {
         "{err}"
     );
 }
+
+/// A repository whose `.gitignore` is a link out of it: `ahp init` wrote
+/// the policy and the schema, then refused the link, and a second run said
+/// "already exists". Now it refuses before writing anything.
+#[test]
+fn init_refuses_a_symlinked_gitignore_before_writing_anything() {
+    let sb = Sandbox::new();
+    let outside = sb.home.path().join("elsewhere");
+    std::fs::write(&outside, "x\n").unwrap();
+    std::os::unix::fs::symlink(&outside, sb.root().join(".gitignore")).unwrap();
+    let out = sb.ahp().arg("init").output().unwrap();
+    assert_ne!(out.status.code(), Some(0));
+    assert!(
+        stderr(&out).contains("refusing to write through a symlink")
+            && stderr(&out).contains("nothing was written"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!sb.root().join(".ahp/hooks.yaml").exists());
+    assert!(!sb.root().join(".ahp/hooks.schema.json").exists());
+    assert_eq!(std::fs::read_to_string(&outside).unwrap(), "x\n");
+}

@@ -1024,3 +1024,37 @@ fn a_stopped_call_kills_its_hooks_and_is_recorded() {
         "{log}"
     );
 }
+
+/// A HOOK.md whose script sits beside it, not in `scripts/`, pointed at a
+/// blank line 1:1 and said only "no entry point"; a setting of the wrong
+/// value said "found a number" without the number.
+#[test]
+fn load_errors_point_at_what_is_there_and_say_what_was_found() {
+    let sb = Sandbox::new();
+    let dir = sb.root().join(".agents/hooks/pyh");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("HOOK.md"),
+        "---\nname: pyh\ndescription: x\ntrigger: pre-tool-call\n---\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("run.py"), "print(1)\n").unwrap();
+    sb.write(".ahp/hooks.yaml", "settings:\n  stop_block_cap: 0\n");
+    let out = sb.ahp().arg("validate").output().unwrap();
+    let err = stderr(&out);
+    assert!(
+        err.contains("pyh/HOOK.md:2:1: hook `pyh` has no entry point")
+            && err.contains("2 | name: pyh"),
+        "{err}"
+    );
+    assert!(
+        err.contains("run.py beside HOOK.md is not read: move it to scripts/run.py"),
+        "{err}"
+    );
+    assert!(
+        err.contains(
+            "settings.stop_block_cap: expected a whole number of at least 1, found a number (0)"
+        ),
+        "{err}"
+    );
+}

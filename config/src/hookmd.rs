@@ -312,10 +312,15 @@ fn load_hook(
         text,
     });
     let root = crate::yaml::parse(Arc::clone(&file))?;
-    let origin = Origin {
-        file,
-        line: 1,
-        column: 1,
+    // What concerns the hook as a whole points at its first field: line 1
+    // is the `---` fence, which the frontmatter's text leaves blank.
+    let origin = match root.as_map() {
+        Some(_) => root.origin.clone(),
+        None => Origin {
+            file,
+            line: 1,
+            column: 1,
+        },
     };
     let Some(map) = root.as_map() else {
         return Err(ConfigError::at(
@@ -493,9 +498,16 @@ fn load_hook(
         .map(|e| dir.join(e))
         .find(|p| p.is_file())
         .ok_or_else(|| {
+            // One beside HOOK.md is in the wrong folder, not missing.
+            let beside = ENTRY_POINTS
+                .iter()
+                .filter_map(|e| e.strip_prefix("scripts/"))
+                .find(|e| dir.join(e).is_file())
+                .map(|e| format!("; {e} beside HOOK.md is not read: move it to scripts/{e}"))
+                .unwrap_or_default();
             ConfigError::at(&origin, None, format!("hook `{name}` has no entry point")).help(
                 format!(
-                    "add one of {} (executable for scripts/run)",
+                    "add one of {} (executable for scripts/run){beside}",
                     ENTRY_POINTS.join(", ")
                 ),
             )

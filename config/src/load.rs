@@ -454,10 +454,18 @@ fn builtin_probes(oracle: Option<&str>) -> Vec<(String, ahp_engine::HookContext)
 }
 
 fn type_error(node: &Node, path: String, expected: &str) -> ConfigError {
+    // A scalar is shown as well: "found a number" for `stop_block_cap: 0`
+    // left the reader to guess what was wrong with it.
+    let value = match &node.value {
+        NodeValue::Int(i) => format!(" ({i})"),
+        NodeValue::Float(f) => format!(" ({f})"),
+        NodeValue::Bool(b) => format!(" ({b})"),
+        _ => String::new(),
+    };
     ConfigError::at(
         &node.origin,
         Some(path),
-        format!("expected {expected}, found {}", node.kind()),
+        format!("expected {expected}, found {}{value}", node.kind()),
     )
 }
 

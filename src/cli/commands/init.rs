@@ -40,6 +40,28 @@ fn init(root: &Path, force: bool, registry: &ahp_engine::Registry) -> Result<()>
         ahp_oracles::safe_write::write_in_project(root, Path::new(rel), text.as_bytes())
             .map_err(|e| anyhow!("ahp init: {e}"))
     };
+    // Every file checked before any is written: a committed `.gitignore`
+    // link refused after the policy was written left a half-made set-up
+    // that a second run called "already exists".
+    for rel in [
+        ".ahp",
+        ".ahp/hooks.yaml",
+        ".ahp/tests",
+        ".ahp/tests/policy.yaml",
+        ".ahp/hooks.schema.json",
+        ".gitignore",
+    ] {
+        let path = root.join(rel);
+        if std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink()) {
+            let target = std::fs::read_link(&path).unwrap_or_default();
+            return Err(anyhow!(
+                "ahp init: refusing to write through a symlink: {} -> {}; nothing was written \
+                 (replace the link with a file or folder, then run `ahp init` again)",
+                ahp_config::path_line(&path),
+                ahp_config::path_line(&target)
+            ));
+        }
+    }
     write(".ahp/hooks.yaml", ahp_config::STARTER_POLICY)?;
     // Tests of the policy: kept when they exist (they are the user's).
     let tests = dir.join("tests").join("policy.yaml");
