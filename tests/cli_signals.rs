@@ -1167,3 +1167,54 @@ fn a_rotated_segment_named_with_log_is_refused_with_its_log() {
         stderr(&out)
     );
 }
+
+/// The log masks a credential in the context, so a run the SecurityScanner
+/// blocked on it replays against the same policy as an allow: replay
+/// counted that as a policy change. Such a run is now shown as not
+/// reproducible, and left out of the flips.
+#[test]
+fn replay_does_not_count_a_masked_input_as_a_flip() {
+    let sb = Sandbox::new();
+    sb.write(
+        ".ahp/hooks.yaml",
+        "hooks:\n  pre-tool-use:\n    - oracle: SecurityScanner\n",
+    );
+    let key = format!("AKIA{}", "Q7W2E9R4T6Y1U3I5");
+    let out = sb
+        .claude_pre_tool(
+            "s",
+            "Bash",
+            serde_json::json!({"command": format!("echo {key} > notes.txt")}),
+        )
+        .output()
+        .unwrap();
+    assert!(stdout(&out).contains("\"deny\""), "{}", stdout(&out));
+    let log = std::fs::read_to_string(sb.log_path()).unwrap();
+    assert!(!log.contains(&key), "{log}");
+    let out = sb
+        .ahp()
+        .args(["signals", "replay", "--config"])
+        .arg(sb.root())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("1 runs replayed: 0 changed, 0 outcome flips"),
+        "{text}"
+    );
+    assert!(text.contains("(not reproducible: masked input)"), "{text}");
+    assert!(
+        text.contains("1 other runs answered differently but are not counted"),
+        "{text}"
+    );
+    let out = sb
+        .ahp()
+        .args(["signals", "replay", "--format", "json", "--config"])
+        .arg(sb.root())
+        .output()
+        .unwrap();
+    let v = json_out(&out);
+    assert_eq!(v["outcome_flips"], 0);
+    assert_eq!(v["not_reproducible"], 1);
+}

@@ -609,6 +609,17 @@ fn one_line(text: &str) -> String {
 
 /// What a run decided on, for people: the tool command (or the tool and
 /// the file it touches), else the issue, else the session.
+/// Whether the log masked a value of `context` (a credential, a key
+/// named like one): what an entry decided on is then not in the record.
+fn holds_mask(context: &serde_json::Value) -> bool {
+    match context {
+        serde_json::Value::String(s) => s.contains("***"),
+        serde_json::Value::Array(items) => items.iter().any(holds_mask),
+        serde_json::Value::Object(m) => m.values().any(holds_mask),
+        _ => false,
+    }
+}
+
 fn run_input(context: &serde_json::Value) -> String {
     const MAX: usize = 80;
     let text = |p: &str| context.pointer(p).and_then(|v| v.as_str());
@@ -925,14 +936,19 @@ fn replay(
         .build()?;
     let rt = runtime()?;
     let (mut runs, mut flips, mut changed) = (0u64, 0u64, 0u64);
+    // Changed runs the log cannot reproduce: their input was masked, or a
+    // signal of theirs escalated (replay has no history to escalate by).
+    let mut not_reproducible = 0u64;
     // Logged runs in which an entry that was not replayed signalled.
     let mut runs_with_left_out = 0u64;
     // source → (added, removed)
     let mut by_source: BTreeMap<String, (u64, u64)> = BTreeMap::new();
     let mut flip_counts: BTreeMap<(String, String), u64> = BTreeMap::new();
     let mut lines: Vec<serde_json::Value> = Vec::new();
-    // correlation id → (source, intensity) of the signals logged before its run.
-    let mut logged_signals: Recent<String, Vec<(String, Intensity)>> = Recent::new(SIGNALS_WINDOW);
+    // correlation id → (source, intensity, escalated) of the signals logged
+    // before its run.
+    let mut logged_signals: Recent<String, Vec<(String, Intensity, bool)>> =
+        Recent::new(SIGNALS_WINDOW);
     let json = common.format == OutFormat::Json;
     let stdout = std::io::stdout();
     let mut out = BufWriter::new(stdout.lock());
@@ -940,7 +956,11 @@ fn replay(
         let run = match r {
             Record::Signal(s) => {
                 if let Some(corr) = s.header.correlation_id.clone() {
-                    let seen = (s.header.source.clone(), s.intensity());
+                    let seen = (
+                        s.header.source.clone(),
+                        s.intensity(),
+                        s.header.escalated_from.is_some(),
+                    );
                     match logged_signals.get_mut(&corr) {
                         Some(list) => list.push(seen),
                         None => logged_signals.insert(corr, vec![seen]),
@@ -984,8 +1004,8 @@ fn replay(
             Outcome::from_strongest(
                 signals
                     .iter()
-                    .filter(|(source, _)| !left_out.contains(&(run.event, source.clone())))
-                    .map(|(_, i)| *i)
+                    .filter(|(source, _, _)| !left_out.contains(&(run.event, source.clone())))
+                    .map(|(_, i, _)| *i)
                     .max(),
             )
         } else {
@@ -1002,6 +1022,37 @@ fn replay(
             by_source.entry((*s).clone()).or_default().1 += 1;
         }
         let flipped = verdict.outcome != before_outcome;
+        let unsure = if signals.iter().any(|(_, _, escalated)| *escalated) {
+            Some("escalated")
+        } else if holds_mask(&run.context) {
+            Some("masked input")
+        } else {
+            None
+        };
+        if let Some(why) = unsure
+            && (flipped || !added.is_empty() || !removed.is_empty())
+        {
+            not_reproducible += 1;
+            let input = run_input(&run.context);
+            if json {
+                lines.push(serde_json::json!({
+                    "event": run.event.as_str(), "correlation_id": run.correlation_id,
+                    "timestamp": run.timestamp, "input": input,
+                    "before": before_outcome.as_str(), "after": verdict.outcome.as_str(),
+                    "not_reproducible": why,
+                }));
+            } else {
+                let short: String = one_line(&run.correlation_id).chars().take(8).collect();
+                writeln!(
+                    out,
+                    "{:<20} {} ? {}  {input}  (not reproducible: {why})  ({short}…)",
+                    run.event.as_str(),
+                    before_outcome.as_str(),
+                    verdict.outcome.as_str()
+                )?;
+            }
+            return Ok(());
+        }
         if flipped {
             flips += 1;
             *flip_counts
@@ -1054,6 +1105,7 @@ fn replay(
     if json {
         let summary = serde_json::json!({
             "runs": runs, "changed": changed, "outcome_flips": flips,
+            "not_reproducible": not_reproducible,
             "flips": flip_counts.iter().map(|((a, b), n)| serde_json::json!({"from": a, "to": b, "count": n})).collect::<Vec<_>>(),
             "signals_by_source": by_source.iter().map(|(s, (a, r))| serde_json::json!({"source": s, "added": a, "removed": r})).collect::<Vec<_>>(),
             "not_replayed": left_out.iter().map(|(e, id)| serde_json::json!({"event": e.as_str(), "id": id})).collect::<Vec<_>>(),
@@ -1066,6 +1118,14 @@ fn replay(
             out,
             "\n{runs} runs replayed: {changed} changed, {flips} outcome flips"
         )?;
+        if not_reproducible > 0 {
+            writeln!(
+                out,
+                "  {not_reproducible} other runs answered differently but are not counted: \
+                 their logged input was masked (`***`) or a signal of theirs was escalated, \
+                 which replay cannot reproduce (marked `?` above)"
+            )?;
+        }
         for ((a, b), n) in &flip_counts {
             writeln!(out, "  {a} → {b}: {n}")?;
         }
