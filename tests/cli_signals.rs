@@ -1218,3 +1218,54 @@ fn replay_does_not_count_a_masked_input_as_a_flip() {
     assert_eq!(v["outcome_flips"], 0);
     assert_eq!(v["not_reproducible"], 1);
 }
+
+/// One damaged rotated segment (cut short, or empty) made `stats`,
+/// `query`, `replay` and `report` fail as a whole, and unreadable lines
+/// were a count with no place. The rest of the log is read, the segment
+/// is named with why, and the first unreadable lines are located.
+#[test]
+fn a_damaged_segment_is_named_and_the_rest_of_the_log_is_read() {
+    let sb = Sandbox::new();
+    sb.write_home(".ahp/hooks.yaml", "settings:\n  log_max_bytes: 1\n");
+    // Each call rotates: a few segments, then the current file.
+    for ctx in [RM_RF, LS, RM_RF, LS] {
+        sb.ahp()
+            .args(["run", "pre-tool-use"])
+            .write_stdin(ctx)
+            .output()
+            .unwrap();
+    }
+    let first = sb.root().join(".ahp/signals.jsonl.1.gz");
+    let bytes = std::fs::read(&first).unwrap();
+    std::fs::write(&first, &bytes[..bytes.len() / 2]).unwrap();
+    std::fs::write(sb.root().join(".ahp/signals.jsonl.2.gz"), b"").unwrap();
+    let mut current = std::fs::read_to_string(sb.log_path()).unwrap();
+    current.push_str("{not json\n");
+    std::fs::write(sb.log_path(), current).unwrap();
+    for args in [
+        &["signals", "stats", "--format", "json"][..],
+        &["signals", "query", "--format", "json"],
+        &["signals", "replay", "--config", "."],
+    ] {
+        let out = sb.ahp().args(args).output().unwrap();
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+        let err = stderr(&out);
+        assert!(
+            err.contains("signals.jsonl.1.gz cannot be read")
+                && err.contains("signals.jsonl.2.gz cannot be read")
+                && err.contains("its records from there on are left out"),
+            "{args:?}: {err}"
+        );
+        assert!(
+            err.contains("unreadable lines skipped in")
+                && err.contains(&format!("{}:2)", sb.log_path().display())),
+            "{args:?}: {err}"
+        );
+    }
+    let out = sb
+        .ahp()
+        .args(["signals", "query", "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(stdout(&out).lines().count() >= 2, "{}", stdout(&out));
+}

@@ -1,7 +1,7 @@
 //! Escalation, context-aware intensity and responses, end to end through
 //! `ahp`.
 
-use crate::common::{Sandbox, json_out, stderr};
+use crate::common::{Sandbox, json_out, stderr, stdout};
 use serde_json::Value;
 
 const BIG: &str = r#"{"issue":{"id":"FEAT-1"},"files":{"changed":["a.rs","b.rs","c.rs"]}}"#;
@@ -806,37 +806,36 @@ fn issue_scope_on_a_tool_event_source_is_a_warning() {
 }
 
 /// A repository can commit a segment of the log that does not read (an
-/// empty `.gz`, a FIFO). Escalation cannot count, and said so by failing
-/// the whole call: the call was allowed, `rm -rf /` included. The rest of
-/// the policy answers, unescalated, with a warning.
+/// empty `.gz`). Escalation could not count, and said so by failing the
+/// whole call: the call was allowed, `rm -rf /` included. It counts
+/// without the segment, and says so; fail_closed has nothing to block.
 #[test]
-fn a_log_that_does_not_read_leaves_escalation_out_not_the_policy() {
+fn a_log_segment_that_does_not_read_is_left_out_of_escalation_not_the_policy() {
     let sb = Sandbox::new();
     sb.git_init();
     sb.write(
         ".ahp/hooks.yaml",
-        "escalation:\n  - {source: anything, scope: session, after_firings: 1}\n",
-    );
-    sb.write(".ahp/signals.jsonl.1.gz", "");
-    let (code, v) = claude(&sb, &[], &bash("rm -rf / --no-preserve-root"));
-    assert_eq!((code, decision(&v)), (0, "deny".into()), "{v}");
-    let warning = sb
-        .log_lines()
-        .into_iter()
-        .find(|l| l["kind"] == "warning")
-        .unwrap_or_default();
-    assert!(
-        warning["message"]
-            .as_str()
-            .unwrap_or_default()
-            .contains("escalation rules were not applied"),
-        "{warning}"
-    );
-    // Under fail_closed an error is a block, as every other error is.
-    sb.write(
-        ".ahp/hooks.yaml",
         "settings: {fail_closed: true}\nescalation:\n  - {source: anything, scope: session, after_firings: 1}\n",
     );
-    let (_, v) = claude(&sb, &[], &bash("ls"));
-    assert_eq!(decision(&v), "deny", "{v}");
+    sb.write(".ahp/signals.jsonl.1.gz", "");
+    let out = sb
+        .ahp()
+        .args(["hook", "claude-code"])
+        .write_stdin(
+            serde_json::json!({"session_id": "s", "cwd": sb.root(), "hook_event_name": "PreToolUse",
+                "tool_name": "Bash", "tool_input": {"command": "rm -rf / --no-preserve-root"}})
+            .to_string(),
+        )
+        .output()
+        .unwrap();
+    assert!(stdout(&out).contains("\"deny\""), "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains("escalation counts without the log segment")
+            && stderr(&out).contains("signals.jsonl.1.gz"),
+        "{}",
+        stderr(&out)
+    );
+    // Nothing failed: under fail_closed too, `ls` is answered (no decision).
+    let (code, v) = claude(&sb, &[], &bash("ls"));
+    assert_eq!((code, decision(&v)), (0, "none".into()), "{v}");
 }

@@ -45,7 +45,7 @@ const ROTATION_WAIT: Duration = Duration::from_millis(500);
 /// assert_eq!(records.len(), 3);
 /// ```
 pub fn read_all(path: impl AsRef<Path>) -> Result<LogReader, LogError> {
-    let (files, total_bytes) = open_files(path.as_ref())?;
+    let (files, total_bytes, unreadable) = open_files(path.as_ref())?;
     Ok(LogReader {
         files,
         current: None,
@@ -54,15 +54,22 @@ pub fn read_all(path: impl AsRef<Path>) -> Result<LogReader, LogError> {
         filter: Filter::default(),
         skipped: 0,
         skipped_at: Vec::new(),
+        unreadable,
     })
 }
 
 /// The files of a log, each open, in reading order.
 pub(crate) type Files = VecDeque<(PathBuf, Box<dyn BufRead + Send>)>;
 
+/// A rotated segment that could not be read (a truncated or empty gzip
+/// file, a link, …): the records in it before the damage are read, the
+/// rest of it is left out, and the read goes on with the next file.
+pub type Unreadable = (PathBuf, String);
+
 /// Opens the files of the log at `path` as [`read_all`] describes, with
-/// the number of bytes a full read yields.
-pub(crate) fn open_files(path: &Path) -> Result<(Files, u64), LogError> {
+/// the number of bytes a full read yields and the rotated segments that
+/// could not be opened (left out; the current file must open).
+pub(crate) fn open_files(path: &Path) -> Result<(Files, u64, Vec<Unreadable>), LogError> {
     let open_fail = |error| LogError::Open {
         path: path.to_path_buf(),
         error,
@@ -94,17 +101,19 @@ pub(crate) fn open_files(path: &Path) -> Result<(Files, u64), LogError> {
     let current = current_file.try_clone().map_err(open_fail)?;
     let mut files: Files = VecDeque::new();
     let mut total_bytes = 0;
+    let mut unreadable = Vec::new();
     let listed = segments::rotated(path).map_err(open_fail);
-    let opened = listed.and_then(|list| {
+    let opened = listed.map(|list| {
         for segment in list {
-            let (reader, size) = segments::open(&segment).map_err(|error| LogError::Open {
-                path: segment.path.clone(),
-                error,
-            })?;
-            total_bytes += size;
-            files.push_back((segment.path, reader));
+            match segments::open(&segment) {
+                Ok((reader, size)) => {
+                    total_bytes += size;
+                    files.push_back((segment.path, reader));
+                }
+                // One damaged segment must not hide every other record.
+                Err(error) => unreadable.push((segment.path, error.to_string())),
+            }
         }
-        Ok(())
     });
     let _ = lock::unlock(&current);
     opened?;
@@ -116,7 +125,7 @@ pub(crate) fn open_files(path: &Path) -> Result<(Files, u64), LogError> {
     let (reader, size) = segments::open_file(&current, current_file).map_err(open_fail)?;
     total_bytes += size;
     files.push_back((current.path, reader));
-    Ok((files, total_bytes))
+    Ok((files, total_bytes, unreadable))
 }
 
 /// The records of a log and its rotated files, oldest first (see
@@ -135,6 +144,7 @@ pub struct LogReader {
     filter: Filter,
     skipped: usize,
     skipped_at: Vec<(PathBuf, usize)>,
+    unreadable: Vec<Unreadable>,
 }
 
 impl std::fmt::Debug for LogReader {
@@ -185,6 +195,12 @@ impl LogReader {
         self.done_bytes + self.current.as_ref().map_or(0, Reader::bytes_read)
     }
 
+    /// The rotated segments left out, whole or from where they could not
+    /// be read on, with why.
+    pub fn unreadable(&self) -> &[Unreadable] {
+        &self.unreadable
+    }
+
     /// The size of the log and its rotated files when [`read_all`] opened
     /// them: with [`LogReader::bytes_read`], the progress of the read (a
     /// file that grows meanwhile can take `bytes_read` past it).
@@ -220,6 +236,13 @@ impl Iterator for LogReader {
             match reader.next() {
                 Some(Ok(record)) if self.filter.matches(&record) => return Some(Ok(record)),
                 Some(Ok(_)) => {}
+                // A rotated segment (the current file is read last) that
+                // breaks off: what came before counts, the rest is said.
+                Some(Err(e)) if !self.files.is_empty() => {
+                    let path = reader.path().to_path_buf();
+                    self.unreadable.push((path, e.to_string()));
+                    self.finish_current();
+                }
                 Some(Err(e)) => return Some(Err(e)),
                 None => self.finish_current(),
             }

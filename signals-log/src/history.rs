@@ -54,6 +54,7 @@ struct Clean {
 pub struct LogHistory {
     signals: Vec<Seen>,
     clean: Vec<Clean>,
+    unreadable: Vec<crate::follow::Unreadable>,
 }
 
 fn in_scope(scope: &Scope, issue: Option<&str>, session: Option<&str>) -> bool {
@@ -68,7 +69,7 @@ impl LogHistory {
     /// `since` and clean runs in any of `scopes`. A missing log is an empty
     /// history; torn lines are skipped.
     pub fn load(path: &Path, scopes: &[Scope], since: DateTime<Utc>) -> Result<Self, LogError> {
-        let reader = match crate::read_all(path) {
+        let mut reader = match crate::read_all(path) {
             Ok(r) => r,
             Err(LogError::Open { error, .. }) if error.kind() == std::io::ErrorKind::NotFound => {
                 return Ok(LogHistory::default());
@@ -88,7 +89,7 @@ impl LogHistory {
         let any_session = scopes.iter().any(|s| matches!(s, Scope::Session(_)));
         let mut out = LogHistory::default();
         let mut by_id = HashMap::new();
-        for record in reader {
+        for record in reader.by_ref() {
             match record? {
                 Record::Signal(s) => {
                     // What a shadow entry would have said happened to
@@ -147,7 +148,14 @@ impl LogHistory {
                 .iter()
                 .any(|sc| in_scope(sc, s.issue.as_deref(), s.session.as_deref()))
         });
+        out.unreadable = reader.unreadable().to_vec();
         Ok(out)
+    }
+
+    /// The rotated segments the history was read without (see
+    /// [`crate::LogReader::unreadable`]).
+    pub fn unreadable(&self) -> &[crate::follow::Unreadable] {
+        &self.unreadable
     }
 }
 

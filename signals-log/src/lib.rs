@@ -74,7 +74,7 @@ mod writer;
 
 pub use error::LogError;
 pub use filter::{Filter, Selection};
-pub use follow::{LogReader, MergedReader, read_all, read_many};
+pub use follow::{LogReader, MergedReader, Unreadable, read_all, read_many};
 pub use mask::{MASK, Masking, SENSITIVE_KEYS};
 pub use options::{FsyncPolicy, LogOptions};
 pub use reader::{Reader, read};

@@ -9,7 +9,7 @@
 //! is done with them, so a reader that runs ahead waits.
 
 use crate::analytics::stats::{Stats, StatsBuilder};
-use crate::follow::{Files, open_files};
+use crate::follow::{Files, Unreadable, open_files};
 use crate::lean::Chunk;
 use crate::view::View;
 use crate::{Filter, LogError, Selection};
@@ -37,7 +37,7 @@ const MIN_CHUNK_BYTES: usize = 64 * 1024;
 
 /// Logs opened for analytics: [`open`].
 pub struct Logs {
-    logs: Vec<(PathBuf, Files)>,
+    logs: Vec<(PathBuf, Files, Vec<Unreadable>)>,
     total_bytes: u64,
 }
 
@@ -46,7 +46,7 @@ impl std::fmt::Debug for Logs {
         f.debug_struct("Logs")
             .field(
                 "logs",
-                &self.logs.iter().map(|(p, _)| p).collect::<Vec<_>>(),
+                &self.logs.iter().map(|(p, _, _)| p).collect::<Vec<_>>(),
             )
             .field("total_bytes", &self.total_bytes)
             .finish_non_exhaustive()
@@ -63,6 +63,9 @@ pub struct Skipped {
     /// Where: file and 1-based line number, in reading order; at most the
     /// first 1024.
     pub at: Vec<(PathBuf, usize)>,
+    /// Its rotated segments left out, whole or from where they could not
+    /// be read on (see [`crate::LogReader::unreadable`]).
+    pub unreadable: Vec<Unreadable>,
 }
 
 /// Opens the logs at `paths`, each with its rotated files, to be read as
@@ -86,9 +89,9 @@ pub fn open<P: AsRef<Path>>(paths: &[P]) -> Result<Logs, LogError> {
     let mut logs = Vec::with_capacity(paths.len());
     let mut total_bytes = 0;
     for path in paths {
-        let (files, size) = open_files(path.as_ref())?;
+        let (files, size, unreadable) = open_files(path.as_ref())?;
         total_bytes += size;
-        logs.push((path.as_ref().to_path_buf(), files));
+        logs.push((path.as_ref().to_path_buf(), files, unreadable));
     }
     Ok(Logs { logs, total_bytes })
 }
@@ -144,7 +147,7 @@ impl Logs {
             let (done_tx, done_rx) = channel::<Msg>();
             let job_rx = Arc::new(Mutex::new(job_rx));
             let mut states = Vec::with_capacity(n);
-            for (log, (path, files)) in self.logs.into_iter().enumerate() {
+            for (log, (path, files, unreadable)) in self.logs.into_iter().enumerate() {
                 let (free_tx, free_rx) = channel::<Chunk>();
                 for _ in 0..per_log {
                     let _ = free_tx.send(Chunk::default());
@@ -155,6 +158,7 @@ impl Logs {
                 states.push(LogState {
                     skipped: Skipped {
                         log: path,
+                        unreadable,
                         ..Skipped::default()
                     },
                     files: names,
@@ -202,6 +206,8 @@ enum Msg {
     End { log: usize, chunks: u64 },
     /// A log could not be read.
     Failed(LogError),
+    /// A rotated segment of a log broke off; the read went on.
+    Unreadable { log: usize, file: Unreadable },
     /// A parser failed on a chunk of this log (a bug): the read stops
     /// rather than count without those lines.
     Panicked { log: usize },
@@ -217,6 +223,7 @@ fn produce(
     done: Sender<Msg>,
 ) {
     let mut seq = 0;
+    let last = files.len().saturating_sub(1);
     for (file, (path, mut reader)) in files.into_iter().enumerate() {
         let mut line = 1;
         let mut eof = false;
@@ -226,8 +233,17 @@ fn produce(
             chunk.file = file;
             chunk.first_line = line;
             if let Err(error) = fill(&mut reader, &mut chunk.bytes, chunk_bytes, &mut eof) {
-                let _ = done.send(Msg::Failed(LogError::Read { path, error }));
-                return;
+                // The current file is read last; a rotated segment that
+                // breaks off keeps what was read, and the read goes on.
+                if file == last {
+                    let _ = done.send(Msg::Failed(LogError::Read { path, error }));
+                    return;
+                }
+                let file = (path.clone(), error.to_string());
+                if done.send(Msg::Unreadable { log, file }).is_err() {
+                    return;
+                }
+                eof = true;
             }
             line += memchr::memchr_iter(b'\n', &chunk.bytes).count();
             if chunk.bytes.last().is_some_and(|&b| b != b'\n') {
@@ -409,6 +425,7 @@ impl Merge {
                 }
                 Ok(Msg::End { log, chunks }) => self.states[log].end = Some(chunks),
                 Ok(Msg::Failed(e)) => return Err(e),
+                Ok(Msg::Unreadable { log, file }) => self.states[log].skipped.unreadable.push(file),
                 Ok(Msg::Panicked { log }) => {
                     return Err(self.broken(log, "a parser thread failed"));
                 }

@@ -258,13 +258,13 @@ impl StopGuard<'_> {
         // it): an agent that continues by sending it back as the next
         // prompt (Gemini CLI) starts no new user turn.
         let mut stop_reasons: Vec<String> = Vec::new();
-        let reader = match read_all(self.log.path) {
+        let mut reader = match read_all(self.log.path) {
             Ok(r) => r,
             // No log: this run was not recorded either.
             Err(_) if !self.log.path.exists() => return Ok(StopCount::Uncounted),
             Err(e) => return Err(e.into()),
         };
-        for record in reader {
+        for record in reader.by_ref() {
             let Ok(record) = record else { continue };
             match record {
                 Record::Signal(s) if s.context.hook == Some(Event::PreAgentTurnStop) => {
@@ -305,6 +305,17 @@ impl StopGuard<'_> {
                 Record::Release(r) if r.session_id == self.session => in_a_row = 0,
                 _ => {}
             }
+        }
+        // A damaged old segment (a repository can commit one) leaves its
+        // records out of the count, not the stop gate out of the call.
+        for (path, why) in reader.unreadable() {
+            eprintln!(
+                "warning: {}",
+                terminal_safe(&format!(
+                    "the stop-loop guard counts without the log segment {}, which cannot be read: {why}",
+                    ahp_config::path_line(path)
+                ))
+            );
         }
         if !this_run_recorded {
             return Ok(StopCount::Uncounted);

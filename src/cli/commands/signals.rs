@@ -424,17 +424,51 @@ fn for_each(common: &Common, mut f: impl FnMut(Record) -> Result<()>) -> Result<
         }
     }
     progress.clear();
-    let skipped = reader.logs().iter().map(|r| r.skipped());
-    warn_skipped(paths.iter().zip(skipped));
+    for (path, r) in paths.iter().zip(reader.logs()) {
+        warn_skipped(path, r.skipped(), &r.skipped_at(), r.unreadable());
+    }
     Ok(Read::Done)
 }
 
-/// Says on stderr how many unreadable lines each log had.
-fn warn_skipped<'a>(logs: impl Iterator<Item = (&'a PathBuf, usize)>) {
-    for (path, n) in logs.filter(|(_, n)| *n > 0) {
+/// Says on stderr what of a log was not read: how many unreadable lines,
+/// and where the first ones are; the rotated segments left out, and why.
+fn warn_skipped(
+    log: &Path,
+    count: usize,
+    at: &[(PathBuf, usize)],
+    unreadable: &[ahp_signals_log::Unreadable],
+) {
+    /// Locations shown; the count is always whole.
+    const SHOWN: usize = 5;
+    if count > 0 {
+        let mut places: Vec<String> = at
+            .iter()
+            .take(SHOWN)
+            .map(|(file, line)| format!("{}:{line}", ahp_config::path_line(file)))
+            .collect();
+        if count > places.len() && !places.is_empty() {
+            places.push("…".into());
+        }
+        let places = if places.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", places.join(", "))
+        };
         eprintln!(
-            "warning: {n} unreadable lines skipped in {}",
-            ahp_config::path_line(path)
+            "warning: {}",
+            crate::ops::output::terminal_safe(&format!(
+                "{count} unreadable lines skipped in {}{places}",
+                ahp_config::path_line(log)
+            ))
+        );
+    }
+    for (file, why) in unreadable {
+        eprintln!(
+            "warning: {}",
+            crate::ops::output::terminal_safe(&format!(
+                "the log segment {} cannot be read ({why}); its records from there on are left out",
+                ahp_config::path_line(file)
+            ))
         );
     }
 }
@@ -538,7 +572,9 @@ fn stats(common: &Common, filter: Filter) -> Result<(Stats, Read)> {
     let mut progress = Progress::new(std::io::stderr().is_terminal(), logs.total_bytes());
     let (stats, skipped) = logs.stats(filter, |bytes, records| progress.tick(bytes, records))?;
     progress.clear();
-    warn_skipped(skipped.iter().map(|s| (&s.log, s.count)));
+    for s in &skipped {
+        warn_skipped(&s.log, s.count, &s.at, &s.unreadable);
+    }
     Ok((stats, Read::Done))
 }
 
