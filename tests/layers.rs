@@ -1084,6 +1084,39 @@ fn a_repository_cannot_loosen_the_users_settings() {
     assert!(!stderr(&out).contains("is ignored"), "{}", stderr(&out));
     let config = stdout(&sb.ahp().arg("config").output().unwrap());
     assert!(config.contains("stop_block_cap: 9"), "{config}");
+    // A broken value fell back to ahp's default, not to the user's, and a
+    // broken other setting took every setting with it.
+    sb.write_home(
+        ".ahp/hooks.yaml",
+        "settings:\n  environment: production\n  prompt_fallback: deny\nhooks:\n  pre-tool-use:\n    - oracle: Rules\n      id: prod-no-curl\n      when: {environment: production}\n      config: {rules: [{condition: \"tool.input.command ~ 'curl'\", intensity: block, message: no curl in production}]}\n",
+    );
+    let curl = || {
+        let payload = serde_json::json!({"session_id": "s", "transcript_path": "/tmp/t.jsonl",
+            "cwd": sb.root(), "hook_event_name": "PreToolUse", "tool_name": "Bash",
+            "tool_input": {"command": "curl example.com"}});
+        sb.ahp()
+            .env_remove("AHP_ENVIRONMENT")
+            .args(["hook", "claude-code"])
+            .write_stdin(payload.to_string())
+            .output()
+            .unwrap()
+    };
+    for theirs in [
+        "environment: 1",
+        "environment: [dev]",
+        "mode: bogus",
+        "timeout: \"1\"",
+        "prompt_fallback: Context",
+    ] {
+        sb.write(".ahp/hooks.yaml", &format!("settings:\n  {theirs}\n"));
+        let out = curl();
+        assert!(
+            stdout(&out).contains("no curl in production"),
+            "{theirs}: {} {}",
+            stdout(&out),
+            stderr(&out)
+        );
+    }
 }
 
 /// A repository's policy applies without `ahp trust`: it switched off,

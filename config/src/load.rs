@@ -1462,10 +1462,21 @@ impl LoadedConfig {
     /// assert_eq!(s.rewrite_fallback, "deny");
     /// ```
     pub fn hook_settings(&self) -> Result<HookSettings, ConfigErrors> {
+        let (out, errors) = self.hook_settings_checked();
+        if errors.is_empty() {
+            Ok(out)
+        } else {
+            Err(ConfigErrors(errors))
+        }
+    }
+
+    /// [`LoadedConfig::hook_settings`], and the errors of those that are
+    /// broken; a broken value loses only itself.
+    pub fn hook_settings_checked(&self) -> (HookSettings, Vec<ConfigError>) {
         let mut out = HookSettings::default();
         let mut errors = Vec::new();
         let Some(node) = &self.settings else {
-            return Ok(out);
+            return (out, errors);
         };
         if let Some(n) = node.get("stop_block_cap") {
             match n.value {
@@ -1505,11 +1516,7 @@ impl LoadedConfig {
                 }
             }
         }
-        if errors.is_empty() {
-            Ok(out)
-        } else {
-            Err(ConfigErrors(errors))
-        }
+        (out, errors)
     }
 
     /// `settings.trunk`: the branch changes are measured against (main or
@@ -1565,6 +1572,18 @@ impl LoadedConfig {
 
     /// The compiled dispatch settings.
     pub fn settings(&self) -> Result<(Settings, bool), ConfigErrors> {
+        let (s, errors) = self.settings_checked();
+        if errors.is_empty() {
+            Ok(s)
+        } else {
+            Err(ConfigErrors(errors))
+        }
+    }
+
+    /// The compiled dispatch settings, and the errors of those that are
+    /// broken. A broken value loses only itself: a repository's `mode:
+    /// bogus` must not take the user's `environment` with it.
+    pub fn settings_checked(&self) -> ((Settings, bool), Vec<ConfigError>) {
         let mut errors = Vec::new();
         let mut s = Settings::default();
         // Checked per layer when the layers were merged.
@@ -1625,11 +1644,7 @@ impl LoadedConfig {
                 ));
             }
         }
-        if errors.is_empty() {
-            Ok((s, fail_closed))
-        } else {
-            Err(ConfigErrors(errors))
-        }
+        ((s, fail_closed), errors)
     }
 
     /// The merged entries of `event`, in config order.
@@ -1667,21 +1682,11 @@ impl LoadedConfig {
 
     fn compile_unbudgeted(&self, registry: &Registry, events: Option<&[Event]>) -> Compiled {
         let mut errors = self.errors.clone();
-        let (settings, fail_closed) = self.settings().unwrap_or_else(|mut es| {
-            errors.append(&mut es.0);
-            (
-                Settings {
-                    on_block: self.valid_on_block(),
-                    ..Settings::default()
-                },
-                self.fail_closed.is_some(),
-            )
-        });
+        let ((settings, fail_closed), mut es) = self.settings_checked();
+        errors.append(&mut es);
         // Checked here so that `ahp validate` and every run report them,
         // not only the agent hooks that read them.
-        if let Err(mut es) = self.hook_settings() {
-            errors.append(&mut es.0);
-        }
+        errors.append(&mut self.hook_settings_checked().1);
         errors.append(&mut self.log_settings().1);
         if let Err(mut es) = self.issue_commands() {
             errors.append(&mut es.0);
@@ -1879,20 +1884,6 @@ impl LoadedConfig {
             }
         }
         None
-    }
-
-    /// `on_block` as far as it checks (the default otherwise), for a policy
-    /// whose other settings do not.
-    fn valid_on_block(&self) -> OnBlock {
-        match self
-            .settings
-            .as_ref()
-            .and_then(|s| s.get("on_block"))
-            .and_then(Node::as_str)
-        {
-            Some("collect") => OnBlock::Collect,
-            _ => OnBlock::Stop,
-        }
     }
 
     /// `entries` of `event` without those whose `after` cannot be ordered

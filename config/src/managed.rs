@@ -240,10 +240,28 @@ fn weakens(name: &str, mine: &Node, theirs: &Node) -> bool {
         NodeValue::Int(i) => Some(i),
         _ => None,
     };
+    let protects = matches!(
+        name,
+        "prompt_fallback"
+            | "rewrite_fallback"
+            | "environment"
+            | "trunk"
+            | "stop_block_cap"
+            | "timeout"
+            | "log_fsync"
+            | "project_hooks"
+    );
+    // A value of another kind than the user's (`environment: 1`, `timeout:
+    // "1"`) is broken, and a broken setting falls back to ahp's default,
+    // not to the user's value: as good as undoing it.
+    if protects && mine.kind() != theirs.kind() {
+        return true;
+    }
     match name {
-        // `deny` is the stronger answer of both fallbacks.
+        // `deny` is the stronger answer of both fallbacks; anything else
+        // over it (`context`, a misspelt `Context`) loosens it.
         "prompt_fallback" | "rewrite_fallback" => {
-            mine.as_str() == Some("deny") && theirs.as_str() == Some("context")
+            mine.as_str() == Some("deny") && theirs.as_str() != Some("deny")
         }
         // Which rules apply where, and which branch the gates guard, are
         // the user's to say.
@@ -260,7 +278,8 @@ fn weakens(name: &str, mine: &Node, theirs: &Node) -> bool {
                 Some("always") => Some(2),
                 _ => None,
             };
-            rank(theirs).zip(rank(mine)).is_some_and(|(t, m)| t < m)
+            // A misspelt value is broken, and would fall back to `batch`.
+            rank(mine).is_some_and(|m| rank(theirs).is_none_or(|t| t < m))
         }
         // "Never run a repository's script hooks", trusted or not.
         "project_hooks" => {

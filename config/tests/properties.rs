@@ -454,11 +454,29 @@ fn model(docs: &[(Layer, &Value)]) -> Merged {
 /// A repository's document `p` with what it may not change of the user's
 /// `u` taken out: of an entry `u` defines, every key but its id and an
 /// `on_error: block` (an entry left with its id alone goes); an
-/// `environment` or `trunk` other than the user's, a `timeout` below it.
+/// `environment` or `trunk` other than the user's, a `timeout` below it,
+/// a value of another kind than the user's.
 fn untouched(u: &Value, p: &Value) -> Value {
     let mut p = p.clone();
     let user = |key: &str| u.get("settings").and_then(|s| s.get(key)).cloned();
+    let kind = |v: &Value| match v {
+        Value::Null => 0,
+        Value::Bool(_) => 1,
+        Value::Number(_) => 2,
+        Value::String(_) => 3,
+        Value::Array(_) => 4,
+        Value::Object(_) => 5,
+    };
     if let Some(s) = p.get_mut("settings").and_then(Value::as_object_mut) {
+        // A value of another kind than the user's is broken: as good as
+        // undoing the user's.
+        for key in ["environment", "trunk", "timeout"] {
+            if let (Some(mine), Some(theirs)) = (user(key), s.get(key))
+                && kind(&mine) != kind(theirs)
+            {
+                s.remove(key);
+            }
+        }
         for key in ["environment", "trunk"] {
             if let (Some(mine), Some(theirs)) = (user(key), s.get(key))
                 && mine.is_string()

@@ -435,7 +435,7 @@ impl<'a> Runner<'a> {
 
     /// The outcome of the answer `ahp hook` gives the agent.
     fn answered(&self, verdict: &Verdict, inbound: &Inbound, event: Event) -> Outcome {
-        let settings = self.cfg.hook_settings().unwrap_or_default();
+        let settings = self.cfg.hook_settings_checked().0;
         let (prompt, rewrite) = adapters::fallbacks(&settings, inbound, event);
         let caps = adapters::caps(inbound.agent, &inbound.native_event, event, inbound.camel);
         match adapters::Decision::from_verdict(verdict, caps, prompt, rewrite) {

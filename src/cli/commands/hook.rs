@@ -117,7 +117,7 @@ fn answer(
     })?
     .context("the dispatch gave no verdict")?;
     // Checked when the policy was compiled; defaults cannot be reached.
-    let settings = done.cfg.hook_settings().unwrap_or_default();
+    let settings = done.cfg.hook_settings_checked().0;
     known.fail_closed = Some(done.cfg.fail_closed().cloned());
     let verdict = &done.verdict;
     for d in &verdict.diagnostics {
