@@ -1397,3 +1397,58 @@ fn committed_python_bytecode_does_not_run_in_place_of_the_reviewed_source() {
     let out = sb.ahp().args(["trust", "--show"]).output().unwrap();
     assert!(stdout(&out).contains("status: trusted"), "{}", stdout(&out));
 }
+
+/// The budget covered Rules conditions only: a repository's
+/// PermissionChecker `dangerous_commands` or SecurityScanner `rules`
+/// compiled unbounded (25 s a call). And the repository's patterns spent
+/// the one budget before the user's were built, so the user's own block
+/// rule fell out and its call was allowed.
+#[test]
+fn the_regex_budget_covers_every_oracle_and_the_users_rules_keep_their_own() {
+    let sb = Sandbox::new();
+    sb.git_init();
+    sb.write_home(
+        ".ahp/hooks.yaml",
+        "hooks:\n  pre-tool-use:\n    - oracle: Rules\n      id: no-prod-deploy\n      config: {rules: [{condition: \"tool.input.command ~ 'deploy\\\\s+\\\\w+\\\\s+--prod'\", intensity: block, message: no prod deploys}]}\n",
+    );
+    let patterns: String = (0..350)
+        .map(|i| format!("          - pattern: '\\w+q{i}'\n"))
+        .collect();
+    sb.write(
+        ".ahp/hooks.yaml",
+        &format!(
+            "hooks:\n  pre-tool-use:\n    - oracle: PermissionChecker\n      id: repo-perm\n      config:\n        dangerous_commands:\n{patterns}"
+        ),
+    );
+    let out = sb.ahp().arg("validate").output().unwrap();
+    assert!(
+        stderr(&out).contains("hooks.pre-tool-use[repo-perm].config.dangerous_commands.")
+            && stderr(&out).contains("too costly"),
+        "{}",
+        stderr(&out)
+    );
+    // The user's rule, built after, still stands.
+    let out = sb
+        .ahp()
+        .args(["hook", "claude-code"])
+        .write_stdin(bash_command_payload(sb.root(), "deploy app --prod"))
+        .output()
+        .unwrap();
+    assert_eq!(decision(&out), "deny", "{}", stderr(&out));
+    assert!(reason(&out).contains("no prod deploys"), "{}", reason(&out));
+    let rules: String = (0..350)
+        .map(|i| format!("          - {{id: r{i}, pattern: '\\w+q{i}'}}\n"))
+        .collect();
+    sb.write(
+        ".ahp/hooks.yaml",
+        &format!(
+            "hooks:\n  pre-tool-use:\n    - oracle: SecurityScanner\n      id: repo-scan\n      config:\n        rules:\n{rules}"
+        ),
+    );
+    let out = sb.ahp().arg("validate").output().unwrap();
+    assert!(
+        stderr(&out).contains("[repo-scan].config.rules.") && stderr(&out).contains("too costly"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -764,26 +764,11 @@ impl LoadedConfig {
     /// `rules.*.modifications`, …) were set by the project layer: code from
     /// the repository, like project hooks.
     pub fn project_command_entries(&self, registry: &Registry) -> Vec<(Event, String)> {
-        // Whether any value under `n` was set by the project layer (or by a
-        // local layer that is the repository's, when `local`).
-        fn from_project(n: &Node, local: bool) -> bool {
-            match &n.value {
-                NodeValue::Map(m) if !m.is_empty() => m.iter().any(|(_, v)| from_project(v, local)),
-                NodeValue::Seq(items) if !items.is_empty() => {
-                    items.iter().any(|i| from_project(i, local))
-                }
-                _ => match n.origin.layer() {
-                    Layer::Project => true,
-                    Layer::Local => local,
-                    _ => false,
-                },
-            }
-        }
         // Whether a node at a dotted key path comes from the project, `*`
         // standing for every item of a list (or value of a map).
         fn from_project_at(n: &Node, path: &[&str], local: bool) -> bool {
             let Some((first, rest)) = path.split_first() else {
-                return from_project(n, local);
+                return set_by_repository(n, local);
             };
             match (&n.value, *first) {
                 (NodeValue::Seq(items), "*") => {
@@ -804,7 +789,9 @@ impl LoadedConfig {
                     return false;
                 };
                 if registry.writes_files(oracle)
-                    && e.node.get("oracle").is_some_and(|n| from_project(n, local))
+                    && e.node
+                        .get("oracle")
+                        .is_some_and(|n| set_by_repository(n, local))
                 {
                     return true;
                 }
@@ -2515,7 +2502,29 @@ impl LoadedConfig {
         self.shadow_layers.contains(&layer)
     }
 
+    /// Compiles one entry, its regexes charged to the repository's budget
+    /// when the repository set any of its values (its own entry, or a
+    /// builtin one it tuned), else to the user's: a repository's patterns
+    /// must not use up what the user's need (see
+    /// `ahp_engine::pattern::budgeted`).
     fn compile_entry(
+        &self,
+        me: &MergedEntry,
+        registry: &Registry,
+        fail_closed: bool,
+        warnings: &mut Vec<ConfigWarning>,
+    ) -> Result<Option<Entry>, Vec<ConfigError>> {
+        let payer = if set_by_repository(&me.node, self.local_is_repository_code) {
+            ahp_engine::pattern::Payer::Repository
+        } else {
+            ahp_engine::pattern::Payer::Trusted
+        };
+        ahp_engine::pattern::paid_by(payer, || {
+            self.compile_entry_paid(me, registry, fail_closed, warnings)
+        })
+    }
+
+    fn compile_entry_paid(
         &self,
         me: &MergedEntry,
         registry: &Registry,
@@ -2927,6 +2936,22 @@ fn millis(n: &Node, path: &str) -> Result<Duration, ConfigError> {
             "timeout must be between 1 and 3600000 milliseconds",
         )),
         _ => Err(type_error(n, path.into(), "a whole number of milliseconds")),
+    }
+}
+
+/// Whether any value under `n` was set by the project layer (or by a local
+/// layer that is the repository's, when `local`).
+fn set_by_repository(n: &Node, local: bool) -> bool {
+    match &n.value {
+        NodeValue::Map(m) if !m.is_empty() => m.iter().any(|(_, v)| set_by_repository(v, local)),
+        NodeValue::Seq(items) if !items.is_empty() => {
+            items.iter().any(|i| set_by_repository(i, local))
+        }
+        _ => match n.origin.layer() {
+            Layer::Project => true,
+            Layer::Local => local,
+            _ => false,
+        },
     }
 }
 

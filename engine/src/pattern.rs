@@ -46,21 +46,61 @@ const SIZE_LIMIT: usize = 1 << 20;
 /// at the bound to a third of the limit.
 const LAZY_MAX_COST: u64 = 8192;
 
-/// What the patterns built inside one [`budgeted`] call may cost together,
-/// in [`estimate`]'s units: some hundreds of milliseconds of compiling at
-/// worst, hundreds of `\w+` or thousands of ASCII patterns.
-const POLICY_MAX_COST: u64 = 1 << 25;
+/// What the patterns a repository's policy builds inside one [`budgeted`]
+/// call may cost together, in [`estimate`]'s units: some hundreds of
+/// milliseconds of compiling at worst, hundreds of `\w+` or thousands of
+/// ASCII patterns.
+const REPOSITORY_MAX_COST: u64 = 1 << 25;
+
+/// The same for the policy the user and the organisation wrote: theirs to
+/// make as large as they like, bounded only against a runaway.
+const TRUSTED_MAX_COST: u64 = 1 << 28;
+
+/// Whose policy a pattern belongs to, for [`budgeted`]: each has its own
+/// budget, so a repository's patterns cannot use up what the user's need.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Payer {
+    /// The builtin, managed and user layers.
+    Trusted,
+    /// A repository's policy, which applies without `ahp trust` (the
+    /// default: what no one vouched for).
+    Repository,
+}
+
+impl Payer {
+    fn index(self) -> usize {
+        match self {
+            Payer::Trusted => 0,
+            Payer::Repository => 1,
+        }
+    }
+
+    fn limit(self) -> u64 {
+        match self {
+            Payer::Trusted => TRUSTED_MAX_COST,
+            Payer::Repository => REPOSITORY_MAX_COST,
+        }
+    }
+}
+
+/// The budget of the current [`budgeted`] call.
+#[derive(Clone, Copy)]
+struct Budget {
+    payer: Payer,
+    spent: [u64; 2],
+}
 
 thread_local! {
     /// What the patterns built so far in the current [`budgeted`] call
     /// cost; `None` outside one.
-    static SPENT: Cell<Option<u64>> = const { Cell::new(None) };
+    static BUDGET: Cell<Option<Budget>> = const { Cell::new(None) };
 }
 
-/// Runs `f`, charging every [`Pattern`] it builds (on this thread) to one
+/// Runs `f`, charging every [`Pattern`] it builds (on this thread) to a
 /// budget: once the patterns together would cost more to compile than a
-/// hook call can spend, each further pattern is an error. A call nested in
-/// another shares the outer budget.
+/// hook call can spend, each further pattern is an error. Patterns are
+/// charged to the repository's budget unless [`paid_by`] says whose they
+/// are. A call nested in another shares the outer budget.
 ///
 /// ```
 /// use ahp_engine::pattern::{budgeted, Pattern};
@@ -76,31 +116,111 @@ pub fn budgeted<T>(f: impl FnOnce() -> T) -> T {
     struct Scope;
     impl Drop for Scope {
         fn drop(&mut self) {
-            SPENT.with(|s| s.set(None));
+            BUDGET.with(|s| s.set(None));
         }
     }
-    if SPENT.with(Cell::get).is_some() {
+    if BUDGET.with(Cell::get).is_some() {
         return f();
     }
-    SPENT.with(|s| s.set(Some(0)));
+    BUDGET.with(|s| {
+        s.set(Some(Budget {
+            payer: Payer::Repository,
+            spent: [0; 2],
+        }))
+    });
     let _scope = Scope;
     f()
 }
 
-/// Charges `cost` to the current budget, if any: false when it would go
-/// over, and then nothing is charged.
+/// Runs `f` with the patterns it builds charged to `payer`'s budget
+/// (inside a [`budgeted`] call; outside one, patterns are not charged).
+///
+/// ```
+/// use ahp_engine::pattern::{budgeted, paid_by, Pattern, Payer};
+/// budgeted(|| {
+///     let theirs: Vec<_> = (0..1000).map(|i| Pattern::new(&format!(r"\w+q{i}"))).collect();
+///     assert!(theirs[999].is_err());
+///     // The repository's patterns did not use up the user's budget.
+///     assert!(paid_by(Payer::Trusted, || Pattern::new(r"deploy\s+\w+")).is_ok());
+/// });
+/// ```
+pub fn paid_by<T>(payer: Payer, f: impl FnOnce() -> T) -> T {
+    /// Gives the budget back to whoever paid before, however `f` returns.
+    struct Restore(Payer);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            BUDGET.with(|s| {
+                if let Some(mut b) = s.get() {
+                    b.payer = self.0;
+                    s.set(Some(b));
+                }
+            });
+        }
+    }
+    let Some(before) = BUDGET.with(Cell::get) else {
+        return f();
+    };
+    BUDGET.with(|s| s.set(Some(Budget { payer, ..before })));
+    let _restore = Restore(before.payer);
+    f()
+}
+
+/// Charges `cost` to the current payer's budget, if any: false when it
+/// would go over, and then nothing is charged.
 fn charge(cost: u64) -> bool {
-    SPENT.with(|s| match s.get() {
+    BUDGET.with(|s| match s.get() {
         None => true,
-        Some(spent) => {
+        Some(mut b) => {
+            let spent = &mut b.spent[b.payer.index()];
             let total = spent.saturating_add(cost);
-            let fits = total <= POLICY_MAX_COST;
+            let fits = total <= b.payer.limit();
             if fits {
-                s.set(Some(total));
+                *spent = total;
+                s.set(Some(b));
             }
             fits
         }
     })
+}
+
+/// The error of a pattern past its payer's budget.
+fn over_budget(source: &str) -> MatcherError {
+    MatcherError(format!(
+        "regex `{source}`: the policy's regexes together are too costly to compile on \
+         every hook call, and this one goes past the limit; write fewer, or narrower \
+         ones (an ASCII class such as `(?-u:\\w)` or `[a-z0-9_]` in place of `\\w`, \
+         a repetition bound such as `{{1,20}}` only where it is needed)"
+    ))
+}
+
+/// Charges a policy regex that an oracle compiles itself (not through
+/// [`Pattern`]) to the current budget, as [`Pattern::new`] would: the same
+/// error past it. A source that does not parse costs nothing here; its
+/// compile reports it.
+///
+/// ```
+/// use ahp_engine::pattern::{budgeted, charge_regex};
+/// budgeted(|| {
+///     let last = (0..1000).map(|i| charge_regex(&format!(r"\w+q{i}"), false)).last().unwrap();
+///     assert!(last.unwrap_err().0.contains("too costly"));
+/// });
+/// ```
+pub fn charge_regex(source: &str, case_insensitive: bool) -> Result<(), MatcherError> {
+    if BUDGET.with(Cell::get).is_none() {
+        return Ok(());
+    }
+    let Ok(hir) = regex_syntax::ParserBuilder::new()
+        .case_insensitive(case_insensitive)
+        .build()
+        .parse(source)
+    else {
+        return Ok(());
+    };
+    if charge(estimate(&hir)) {
+        Ok(())
+    } else {
+        Err(over_budget(source))
+    }
 }
 
 /// A regex from a policy: syntax-checked when built, compiled on first use.
@@ -213,18 +333,14 @@ impl Pattern {
         let over = (literals.is_none() || cost > LAZY_MAX_COST) && !charge(cost);
         // One that could never fit is too big on its own: the regex
         // crate's error says so (and stops at its size limit).
-        if cost > LAZY_MAX_COST && (!over || cost > POLICY_MAX_COST) {
+        let limit = BUDGET.with(Cell::get).map_or(u64::MAX, |b| b.payer.limit());
+        if cost > LAZY_MAX_COST && (!over || cost > limit) {
             // Large enough that the size limit might bite: find out now.
             let re = compile(source).map_err(|e| invalid(&one_line(&e.to_string())))?;
             let _ = regex.set(Some(re));
         }
         if over {
-            return Err(MatcherError(format!(
-                "regex `{source}`: the policy's regexes together are too costly to compile on \
-                 every hook call, and this one goes past the limit; write fewer, or narrower \
-                 ones (an ASCII class such as `(?-u:\\w)` or `[a-z0-9_]` in place of `\\w`, \
-                 a repetition bound such as `{{1,20}}` only where it is needed)"
-            )));
+            return Err(over_budget(source));
         }
         Ok(Pattern(Arc::new(Inner {
             source: source.to_string(),

@@ -1335,9 +1335,15 @@ fn build_list(
             ));
         }
         let it = Compiled::new(&[]);
+        // A policy's own patterns count against its regex budget, as a
+        // Rules condition's do (a repository's apply untrusted).
+        ahp_engine::pattern::charge_regex(&p.pattern, !case_sensitive)
+            .map_err(|e| OracleConfigError::at(&at, e.0))?;
         let re = compile(&p.pattern, case_sensitive).map_err(|m| OracleConfigError::at(&at, m))?;
         let _ = it.re.set(Some(re));
         if let Some(u) = &p.unless {
+            ahp_engine::pattern::charge_regex(u, !case_sensitive)
+                .map_err(|e| OracleConfigError::at(format!("{at}.unless"), e.0))?;
             let re = compile(u, case_sensitive)
                 .map_err(|m| OracleConfigError::at(format!("{at}.unless"), m))?;
             let _ = it.unless.set(Some(re));

@@ -155,6 +155,9 @@ pub struct CommitMessageValidator {
 }
 
 fn compile(pattern: &str, key: &str) -> Result<Regex, OracleConfigError> {
+    // Counted against the policy's regex budget, as a Rules condition is.
+    ahp_engine::pattern::charge_regex(pattern, false)
+        .map_err(|e| OracleConfigError::at(key, e.0))?;
     RegexBuilder::new(pattern)
         .size_limit(REGEX_SIZE_LIMIT)
         .build()

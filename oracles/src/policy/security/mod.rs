@@ -1023,6 +1023,9 @@ fn custom_rule(rule: &CustomRule, key: &str) -> Result<Detector, OracleConfigErr
             r"`pattern` must not be empty, e.g. `pattern: '\binternal\.corp\b'`",
         ));
     }
+    // Counted against the policy's regex budget, as a Rules condition is.
+    ahp_engine::pattern::charge_regex(pattern, false)
+        .map_err(|e| OracleConfigError::at(join("pattern"), e.0))?;
     let re = regex::bytes::RegexBuilder::new(pattern)
         .size_limit(detectors::REGEX_SIZE_LIMIT)
         .build()
