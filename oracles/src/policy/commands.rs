@@ -2994,7 +2994,7 @@ fn git_setting_runs_code(key: &str, value: &str, global: bool) -> bool {
         // A file of settings (which can set any of these) from anywhere
         // but the user's own dotfiles: a file in the project is the
         // repository's, or the agent's to write (`[core] fsmonitor = …`).
-        "include.path" => !value.starts_with("~/") || shell_syntax || scratch,
+        "include.path" => !own_git_settings(value, global) || shell_syntax || scratch,
         // A folder of hooks from a scratch folder.
         "init.templatedir" => shell_syntax || scratch,
         k if k.starts_with("alias.") => value.starts_with('!') && global,
@@ -3010,10 +3010,26 @@ fn git_setting_runs_code(key: &str, value: &str, global: bool) -> bool {
             | ("browser" | "man" | "guitool", "cmd" | "path")
             | ("remote", "uploadpack" | "receivepack") => !plain_program,
             ("submodule", "update") => value.starts_with('!'),
-            ("includeif", "path") => !value.starts_with("~/") || shell_syntax || scratch,
+            ("includeif", "path") => !own_git_settings(value, global) || shell_syntax || scratch,
             _ => false,
         },
     }
+}
+
+/// Whether `value`, an included settings file, is one of the user's own
+/// git settings files (`~/.gitconfig.work`, `~/.config/git/work`; with
+/// `--global`, a name beside `~/.gitconfig`), not a file of a project
+/// under the home folder, which the repository or the agent can write.
+fn own_git_settings(value: &str, global: bool) -> bool {
+    let value = value.trim_matches(['"', '\'']);
+    if value.contains("..") {
+        return false;
+    }
+    let beside_gitconfig = |name: &str| name.starts_with(".gitconfig") && !name.contains('/');
+    value
+        .strip_prefix("~/")
+        .is_some_and(|rest| beside_gitconfig(rest) || rest.starts_with(".config/git/"))
+        || (global && beside_gitconfig(value))
 }
 
 /// Whether a `git -c KEY=VALUE …` sets, for this one command, a setting
