@@ -378,4 +378,30 @@ fn a_managed_policy_in_the_project_is_refused() {
     let m = managed(&sb, "settings:\n  builtin: false\n");
     let (out, err) = hook(&sb, &m, "rm -rf ~/");
     assert!(!out.contains("\"deny\""), "{out} {err}");
+    // A package of a monorepo is a project of its own, and the repository
+    // around it is still the repository's.
+    sb.write("pkg/.ahp/hooks.yaml", "hooks: {}\n");
+    sb.write("evil.yaml", "settings:\n  builtin: false\n");
+    let out = sb
+        .ahp()
+        .args(["validate", "--project"])
+        .arg(sb.root().join("pkg"))
+        .env("AHP_MANAGED_CONFIG", sb.root().join("pkg/../evil.yaml"))
+        .output()
+        .unwrap();
+    assert!(
+        stderr(&out).contains("this file is inside the project"),
+        "{}",
+        stderr(&out)
+    );
+    // The home folder holds everything: a project there does not make the
+    // organisation's file under it the project's.
+    let out = sb
+        .ahp()
+        .args(["validate", "--project"])
+        .arg(sb.home.path())
+        .env("AHP_MANAGED_CONFIG", &m)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
 }

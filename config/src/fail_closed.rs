@@ -89,7 +89,7 @@ pub fn fail_closed_from_layers(opts: &LoadOptions) -> Option<FailClosed> {
         // The user layer decides for the user, the managed one for the
         // organisation: either unreadable fails closed.
         let user = matches!(layer, Layer::User | Layer::Managed);
-        match read_layer_value(&path, layer, &opts.project_root) {
+        match read_layer_value(&path, layer, opts) {
             Ok(Some(true)) => return Some(FailClosed::Layer(path)),
             Ok(_) => {}
             Err(why) if user => {
@@ -106,15 +106,10 @@ pub fn fail_closed_from_layers(opts: &LoadOptions) -> Option<FailClosed> {
 
 /// `settings.fail_closed` of the file at `path` (`Ok(None)` when the file
 /// does not exist or does not say).
-fn read_layer_value(
-    path: &Path,
-    layer: Layer,
-    project_root: &Path,
-) -> Result<Option<bool>, String> {
+fn read_layer_value(path: &Path, layer: Layer, opts: &LoadOptions) -> Result<Option<bool>, String> {
     // Read as the loader reads a layer: a FIFO or a symlinked project
     // file is an error here too, never a read that blocks.
-    let Some(file) =
-        crate::layers::read_layer(layer, path, project_root).map_err(|e| e.to_string())?
+    let Some(file) = crate::layers::read_layer(layer, path, opts).map_err(|e| e.to_string())?
     else {
         return Ok(None);
     };

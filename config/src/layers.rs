@@ -177,10 +177,10 @@ impl LoadOptions {
 pub(crate) fn read_layer(
     layer: Layer,
     path: &Path,
-    project_root: &Path,
+    opts: &LoadOptions,
 ) -> Result<Option<Arc<SourceFile>>, ConfigError> {
     if layer == Layer::Managed && path != Path::new(MANAGED_CONFIG_PATH) {
-        check_managed_path(path, project_root)?;
+        check_managed_path(path, &opts.project_root, opts.home.as_deref())?;
     }
     // A repository's policy files are read only as the regular files that
     // `ahp trust` hashes, never through a link to bytes it does not see.
@@ -213,8 +213,14 @@ pub(crate) fn read_layer(
 /// not the repository's: an absolute path (a relative one resolves
 /// against whatever folder the agent runs in), outside the project (an
 /// agent's project settings can set the variable, and a path such as
-/// `/proc/self/cwd/…` is absolute too).
-fn check_managed_path(path: &Path, project_root: &Path) -> Result<(), ConfigError> {
+/// `/proc/self/cwd/…` is absolute too). The project is ahp's project root
+/// and the git work tree around it (a monorepo's package has a root of its
+/// own), unless that is the home folder or `/`, which hold everything.
+fn check_managed_path(
+    path: &Path,
+    project_root: &Path,
+    home: Option<&Path>,
+) -> Result<(), ConfigError> {
     let refuse = |why: &str| {
         Err(ConfigError::in_file(
             path,
@@ -230,8 +236,15 @@ fn check_managed_path(path: &Path, project_root: &Path) -> Result<(), ConfigErro
     }
     let resolve = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
     // The nearest folder that exists, for a file that does not (yet).
-    let existing = path.ancestors().find(|a| a.exists()).unwrap_or(path);
-    if resolve(existing).starts_with(resolve(project_root)) {
+    let file = resolve(path.ancestors().find(|a| a.exists()).unwrap_or(path));
+    let root = resolve(project_root);
+    let repository = root.ancestors().find(|d| d.join(".git").exists());
+    let everything = |d: &Path| d.parent().is_none() || home.is_some_and(|h| resolve(h) == d);
+    let inside = [Some(root.as_path()), repository]
+        .into_iter()
+        .flatten()
+        .any(|d| !everything(d) && file.starts_with(d));
+    if inside {
         return refuse("this file is inside the project");
     }
     Ok(())

@@ -646,7 +646,7 @@ impl LoadedConfig {
                 }
                 seen.push(id);
             }
-            match read_layer(layer, &path, &opts.project_root) {
+            match read_layer(layer, &path, opts) {
                 Ok(Some(f)) => files.push(f),
                 Ok(None) => {}
                 Err(e) => {
