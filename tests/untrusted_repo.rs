@@ -1230,10 +1230,34 @@ fn an_empty_nested_ahp_folder_does_not_move_the_project_root() {
             stdout(&out)
         );
     }
-    // A nested policy file is a project of its own, as before.
+    // A nested policy file is a project of its own, as before; the local
+    // layer it leaves out is named.
     sb.write("src/.ahp/hooks.yaml", "hooks: {}\n");
     let out = psql(&sb.root().join("src"));
     assert!(!stdout(&out).contains("my local rule"), "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains(".ahp/hooks.local.yaml: not read here:")
+            && stderr(&out).contains("has a policy of its own"),
+        "{}",
+        stderr(&out)
+    );
+    // Outside a repository, an `.ahp/` kept only for its log still marks
+    // the project.
+    let plain = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(plain.path().join(".ahp")).unwrap();
+    std::fs::create_dir_all(plain.path().join("src")).unwrap();
+    std::fs::write(plain.path().join(".ahp/signals.jsonl"), "").unwrap();
+    let out = sb
+        .ahp()
+        .arg("config")
+        .current_dir(plain.path().join("src"))
+        .output()
+        .unwrap();
+    assert!(
+        stdout(&out).contains(&format!("# project root: {}", plain.path().display())),
+        "{}",
+        stdout(&out)
+    );
 }
 
 /// Six hundred `\w{1,20}` conditions, 57 KB of valid policy, made every

@@ -76,8 +76,11 @@ pub fn managed_from_env() -> Option<PathBuf> {
     }
 }
 
-/// The nearest ancestor of `start` (itself included) that has `.git/` or
-/// a policy file in `.ahp/`; failing that, the nearest with `.ahp/`.
+/// The project `start` is in: inside a git repository, the nearest
+/// ancestor (itself included) with a policy file in `.ahp/`, else the
+/// repository's root.
+///
+/// Outside a repository, the nearest `.ahp/` of any kind marks it.
 ///
 /// A folder of a repository with an `.ahp/` but no policy in it (a
 /// committed `src/.ahp/.gitkeep`) is no project of its own: it would have
@@ -101,11 +104,35 @@ pub fn find_project_root(start: &Path) -> Option<PathBuf> {
             .iter()
             .any(|f| d.join(f).symlink_metadata().is_ok())
     };
-    start
+    match start.ancestors().find(|d| d.join(".git").exists()) {
+        // Inside a repository: its root, or a folder in it with a policy
+        // of its own (a monorepo's package).
+        Some(repository) => start
+            .ancestors()
+            .take_while(|d| *d != repository)
+            .find(|d| policy(d))
+            .unwrap_or(repository),
+        // Outside one, any `.ahp/` marks a project (one kept for its log).
+        None => start.ancestors().find(|d| d.join(".ahp").is_dir())?,
+    }
+    .to_path_buf()
+    .into()
+}
+
+/// The repository around `project_root` when the project is a folder in
+/// it with a policy of its own, and the repository's root has your
+/// git-ignored `.ahp/hooks.local.yaml`, which then does not apply: said,
+/// since a repository can commit such a folder.
+pub(crate) fn shadowed_local_layer(project_root: &Path) -> Option<PathBuf> {
+    if project_root.join(".git").exists() {
+        return None;
+    }
+    let repository = project_root
         .ancestors()
-        .find(|d| d.join(".git").exists() || policy(d))
-        .or_else(|| start.ancestors().find(|d| d.join(".ahp").is_dir()))
-        .map(Path::to_path_buf)
+        .skip(1)
+        .find(|d| d.join(".git").exists())?;
+    let local = repository.join(crate::trust::LOCAL_POLICY_FILE);
+    local.is_file().then_some(local)
 }
 
 impl LoadOptions {

@@ -680,6 +680,17 @@ impl LoadedConfig {
             &user_hooks,
         );
         cfg.warnings.append(&mut misnamed);
+        if let Some(local) = crate::layers::shadowed_local_layer(&opts.project_root) {
+            cfg.warnings.push(ConfigWarning {
+                location: local.display().to_string(),
+                message: format!(
+                    "not read here: {} has a policy of its own (.ahp/hooks.yaml), so it is the \
+                     project, not the repository around it; to apply these settings there too, \
+                     write them in its .ahp/hooks.local.yaml",
+                    crate::path_line(&opts.project_root)
+                ),
+            });
+        }
         errors.append(&mut cfg.errors);
         cfg.errors = errors;
         cfg.shared_tool_name = opts.shared_tool_name;

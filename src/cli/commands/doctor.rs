@@ -18,7 +18,7 @@ use std::time::Duration;
 /// Arguments of `ahp doctor`.
 #[derive(Debug, clap::Args)]
 pub struct DoctorArgs {
-    /// Project root (default: nearest ancestor with .git/ or a hooks file in .ahp/, else with .ahp/, else the current directory).
+    /// Project root (default: the repository root, or a folder in it with a hooks file in .ahp/; outside a repository, the nearest ancestor with .ahp/; else the current directory).
     #[arg(long, value_name = "DIR")]
     pub project: Option<PathBuf>,
     /// Output format: text (default) or json.

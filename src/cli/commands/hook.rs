@@ -33,7 +33,8 @@ pub struct HookArgs {
     #[arg(long, value_name = "NAME")]
     pub event: Option<String>,
     /// Project root (default: the agent's project directory — CLAUDE_PROJECT_DIR,
-    /// GEMINI_PROJECT_DIR — else the nearest ancestor of the payload's cwd with .git/ or a hooks file in .ahp/).
+    /// GEMINI_PROJECT_DIR — else found from the payload's cwd: the repository root, or a folder
+    /// in it with a hooks file in .ahp/; outside a repository, the nearest ancestor with .ahp/).
     #[arg(long, value_name = "DIR")]
     pub project: Option<PathBuf>,
     /// Append records to PATH instead of <project>/.ahp/signals.jsonl.

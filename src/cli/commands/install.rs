@@ -26,8 +26,9 @@ pub struct InstallArgs {
     /// Print the change as a unified diff and write nothing.
     #[arg(long)]
     pub dry_run: bool,
-    /// Project root for the project and local scopes (default: nearest ancestor with .git/
-    /// or a hooks file in .ahp/, else with .ahp/, else the current directory).
+    /// Project root for the project and local scopes (default: the repository
+    /// root, or a folder in it with a hooks file in .ahp/; outside a repository, the nearest
+    /// ancestor with .ahp/; else the current directory).
     #[arg(long, value_name = "DIR")]
     pub project: Option<PathBuf>,
     /// The ahp executable the agent runs: hooks call `CMD hook AGENT`, and uninstall

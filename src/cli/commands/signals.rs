@@ -36,7 +36,7 @@ pub(crate) struct Common {
     /// read once; a named log must exist and a glob must match.
     #[arg(long, value_name = "PATH")]
     log: Vec<PathBuf>,
-    /// Project root (default: nearest ancestor with .git/ or a hooks file in .ahp/, else with .ahp/, else the current directory).
+    /// Project root (default: the repository root, or a folder in it with a hooks file in .ahp/; outside a repository, the nearest ancestor with .ahp/; else the current directory).
     #[arg(long, value_name = "DIR")]
     project: Option<PathBuf>,
     /// Output format.
