@@ -1354,6 +1354,15 @@ fn a_folder_in_place_of_the_log_blocks_under_fail_closed_and_doctor_names_it() {
         "{}",
         stdout(&out)
     );
+    // `.ahp` itself a file: doctor said "ok".
+    std::fs::remove_dir_all(sb.root().join(".ahp")).unwrap();
+    std::fs::write(sb.root().join(".ahp"), "x\n").unwrap();
+    let out = sb.ahp().arg("doctor").output().unwrap();
+    assert!(
+        stdout(&out).contains("signals.jsonl cannot be reached"),
+        "{}",
+        stdout(&out)
+    );
 }
 
 /// A committed unchecked-hash `__pycache__/helper.cpython-3X.pyc` ran in

@@ -99,6 +99,20 @@ impl Stop {
     }
 }
 
+/// Whether the log could not be opened because the user may not write
+/// there (permissions, a read-only file system), not because of what is
+/// in its place.
+fn not_writable(e: &ahp_signals_log::LogError) -> bool {
+    matches!(
+        e,
+        ahp_signals_log::LogError::Open { error, .. }
+            if matches!(
+                error.kind(),
+                std::io::ErrorKind::PermissionDenied | std::io::ErrorKind::ReadOnlyFilesystem
+            )
+    )
+}
+
 /// The variable that names the environment (`intensity_by_environment`,
 /// `when: {environment: …}`) when the context does not; `settings.environment`
 /// comes after it.
@@ -346,8 +360,10 @@ pub(crate) fn dispatch(req: DispatchRequest<'_>) -> Result<Option<Dispatched>> {
             }
             // A repository can put a folder or a link where its log goes:
             // under fail_closed, a call ahp cannot record is one it does
-            // not let through.
-            Err(e) if !async_only && cfg.fail_closed().is_some() => {
+            // not let through. A project the user may not write (a
+            // read-only checkout) is no repository's doing: said, as
+            // without fail_closed.
+            Err(e) if !async_only && cfg.fail_closed().is_some() && !not_writable(&e) => {
                 return Err(anyhow!(
                     "the signal log cannot be written, and settings.fail_closed blocks a call \
                      ahp cannot record: {e} (remove what is in its place, or name another \

@@ -876,22 +876,31 @@ fn check_log(r: &mut Report, root: &Path) {
         Err(e) => return r.add("log", Level::Problem, format!("{e:#}")),
     };
     let shown = ahp_config::path_line(&path);
+    let in_place = |what: &str| {
+        format!(
+            "the signal log {shown} {what}, so no call is recorded (and under settings.fail_closed, every call is blocked); remove it, and add it to .gitignore if the repository holds it"
+        )
+    };
     let problem = match std::fs::symlink_metadata(&path) {
-        Ok(m) if m.file_type().is_symlink() => {
-            Some("is a symbolic link, which ahp does not write through")
-        }
-        Ok(m) if m.is_dir() => Some("is a folder"),
-        Ok(m) if !m.is_file() => Some("is not a regular file"),
-        _ => None,
+        Ok(m) if m.file_type().is_symlink() => Some(in_place(
+            "is a symbolic link, which ahp does not write through",
+        )),
+        Ok(m) if m.is_dir() => Some(in_place("is a folder")),
+        Ok(m) if !m.is_file() => Some(in_place("is not a regular file")),
+        // Opened to append nothing: what a hook call's write tries first.
+        Ok(_) => std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .err()
+            .map(|e| {
+                format!("the signal log {shown} cannot be written ({e}), so no call is recorded")
+            }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        // `.ahp` is a file, or a folder on the way cannot be read.
+        Err(e) => Some(in_place(&format!("cannot be reached ({e})"))),
     };
     match problem {
-        Some(what) => r.add(
-            "log",
-            Level::Problem,
-            format!(
-                "the signal log {shown} {what}, so no call is recorded (and under settings.fail_closed, every call is blocked); remove it, and add it to .gitignore if the repository holds it"
-            ),
-        ),
+        Some(message) => r.add("log", Level::Problem, message),
         None => r.add("log", Level::Ok, format!("signals are recorded in {shown}")),
     }
 }
