@@ -709,12 +709,30 @@ const RUNS_LATER: &[&str] = &[
     "**/.justfile",
     "**/Taskfile.yml",
     "**/Taskfile.yaml",
+    "**/taskfile.yml",
+    "**/taskfile.yaml",
+    "**/Taskfile.dist.yml",
+    "**/Taskfile.dist.yaml",
+    "**/taskfile.dist.yml",
+    "**/taskfile.dist.yaml",
     "**/.githooks/*",
     "**/lefthook.yml",
     "**/lefthook.yaml",
     "**/.lefthook.yml",
     "**/.lefthook.yaml",
     "**/lefthook-local.yml",
+    "**/lefthook-local.yaml",
+    "**/.lefthook-local.yml",
+    "**/.lefthook-local.yaml",
+    "**/lefthook.toml",
+    "**/lefthook.json",
+    "**/lefthook.jsonc",
+    "**/.lefthook.toml",
+    "**/.lefthook.json",
+    "**/.lefthook/**",
+    "**/.lefthook-local/**",
+    "**/.pnpmfile.cjs",
+    "**/.yarnrc",
     "**/.github/actions/**",
     "**/.circleci/config.yml",
     "**/Jenkinsfile",
@@ -739,16 +757,73 @@ const RUNS_LATER: &[&str] = &[
     "**/.devcontainer/*.json",
 ];
 /// Settings of a package manager's files that name a program it runs:
-/// (file name, key).
+/// (file name, key). Each is judged by [`runs_a_file`].
 const PROGRAM_SETTINGS: &[(&str, &str)] = &[
     (".npmrc", "script-shell"),
     (".npmrc", "node-options"),
     (".npmrc", "onload-script"),
+    (".npmrc", "git"),
     (".yarnrc.yml", "yarnPath"),
+    (".yarnrc", "yarn-path"),
     (".cargo/config.toml", "rustc-wrapper"),
     (".cargo/config.toml", "rustc-workspace-wrapper"),
     (".cargo/config.toml", "runner"),
+    (".cargo/config.toml", "rustc"),
+    (".cargo/config.toml", "linker"),
+    // Cargo reads `config` before `config.toml`.
+    (".cargo/config", "rustc-wrapper"),
+    (".cargo/config", "rustc-workspace-wrapper"),
+    (".cargo/config", "runner"),
+    (".cargo/config", "rustc"),
+    (".cargo/config", "linker"),
 ];
+
+/// The values `key` is set to in `text`, in any spelling of TOML, YAML or
+/// an ini file: `key = v`, `"key" = v`, `build.key = v`, `{ key = v }`,
+/// `key: v`.
+fn setting_values<'t>(text: &'t str, key: &str) -> Vec<&'t str> {
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let mut from = 0;
+        while let Some(at) = line[from..].find(key).map(|i| i + from) {
+            from = at + key.len();
+            let before = line[..at].chars().next_back();
+            if before.is_some_and(|c| !matches!(c, ' ' | '\t' | '.' | '{' | ',' | '"' | '\'')) {
+                continue;
+            }
+            let rest = line[from..].trim_start_matches(['"', '\'']).trim_start();
+            let Some(value) = rest.strip_prefix(['=', ':']) else {
+                continue;
+            };
+            let value = value.trim();
+            let end = value.find([',', '}', '#']).unwrap_or(value.len());
+            out.push(value[..end].trim().trim_matches(['"', '\'']));
+        }
+    }
+    out
+}
+
+/// Whether a program setting's `value` runs a file of the project (or any
+/// path) or shell text, rather than an installed program by name
+/// (`rustc-wrapper = "sccache"`, `runner = "probe-rs run --chip X"` are
+/// set-up): for `node-options`, whether it loads code (`--require`).
+fn runs_a_file(key: &str, value: &str) -> bool {
+    if key == "node-options" {
+        return [
+            "--require",
+            "-r ",
+            "--import",
+            "--loader",
+            "--experimental-loader",
+        ]
+        .iter()
+        .any(|o| value.contains(o));
+    }
+    let program = value.split_whitespace().next().unwrap_or("");
+    program.starts_with(['.', '/', '~', '$'])
+        || program.contains('/')
+        || value.contains([';', '|', '&', '`', '<', '>'])
+}
 
 const DEPENDENCY_FILES: &[&str] = &[
     "**/requirements*.txt",
@@ -1287,11 +1362,9 @@ fn written_content(input: &serde_json::Value, path: &str, how: &str) -> Vec<Sign
         if runs
             && let Some(setting) = PROGRAM_SETTINGS.iter().find(|(file, key)| {
                 path.ends_with(file)
-                    && text.lines().any(|l| {
-                        let l = l.trim_start();
-                        l.strip_prefix(key)
-                            .is_some_and(|rest| rest.trim_start().starts_with(['=', ':']))
-                    })
+                    && setting_values(text, key)
+                        .iter()
+                        .any(|v| runs_a_file(key, v))
             })
         {
             out.push(confirm(
