@@ -1409,6 +1409,8 @@ fn committed_python_bytecode_does_not_run_in_place_of_the_reviewed_source() {
     assert!(compiled.status.success(), "{}", stderr(&compiled));
     // What the reviewer reads.
     std::fs::write(scripts.join("helper.py"), "def go():\n    pass\n").unwrap();
+    // An image runs nothing by itself: not marked.
+    std::fs::write(dir.join("logo.png"), b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR").unwrap();
     let out = sb.ahp().args(["trust", "--show"]).output().unwrap();
     assert!(
         stdout(&out).contains("compiled, not source"),
@@ -1419,7 +1421,8 @@ fn committed_python_bytecode_does_not_run_in_place_of_the_reviewed_source() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(
         stderr(&out).contains("you are trusting 1 file(s) that are compiled")
-            && stderr(&out).contains("__pycache__/helper."),
+            && stderr(&out).contains("__pycache__/helper.")
+            && !stderr(&out).contains("logo.png"),
         "{}",
         stderr(&out)
     );

@@ -70,8 +70,10 @@ fn check_loads_as_reviewed(opts: &LoadOptions, registry: &Registry) -> Result<()
 const COMPILED: &str = "compiled, not source: review cannot read it";
 
 /// Whether `f` is compiled code (bytecode, a native library or program)
-/// rather than source a reviewer reads: a known extension, or a NUL byte
-/// in its first 8 KiB. A `.pyc` runs in place of the `.py` beside it.
+/// rather than source a reviewer reads: a known extension, or the magic
+/// bytes of an executable (ELF, Mach-O, PE, WebAssembly, an archive). A
+/// `.pyc` runs in place of the `.py` beside it. Other binary files (an
+/// image, UTF-16 text) run nothing by themselves.
 fn compiled(root: &Path, f: &ahp_config::trust::HookFile) -> bool {
     use std::io::Read;
     const EXTENSIONS: &[&str] = &[
@@ -88,10 +90,21 @@ fn compiled(root: &Path, f: &ahp_config::trust::HookFile) -> bool {
     {
         return true;
     }
+    const MAGIC: &[&[u8]] = &[
+        b"\x7fELF",
+        b"\xfe\xed\xfa\xce",
+        b"\xfe\xed\xfa\xcf",
+        b"\xce\xfa\xed\xfe",
+        b"\xcf\xfa\xed\xfe",
+        b"\xca\xfe\xba\xbe",
+        b"MZ",
+        b"\0asm",
+        b"!<arch>\n",
+    ];
     let mut head = Vec::new();
     std::fs::File::open(&path)
-        .and_then(|file| file.take(8 * 1024).read_to_end(&mut head))
-        .is_ok_and(|_| head.contains(&0))
+        .and_then(|file| file.take(8).read_to_end(&mut head))
+        .is_ok_and(|_| MAGIC.iter().any(|m| head.starts_with(m)))
 }
 
 fn trust_command(
