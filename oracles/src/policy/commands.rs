@@ -33,7 +33,7 @@
 //! | `system-disruption` | block | `shutdown`, `reboot`, `kill -1`, `crontab -r`, turning off SELinux, auditd, firewalls, Gatekeeper or backups, vacuuming the journal |
 //! | `credential-dump` | block | commands that print credentials: `gh auth token`, `gcloud auth print-access-token`, `aws configure export-credentials`, `security find-generic-password -w`, `docker-credential-* get`, `kubectl get secret -o …`, `gpg --export-secret-keys`, the cloud metadata endpoints, an environment search for secrets |
 //! | `reverse-shell` | block | a shell wired to the network: `/dev/tcp/…`, `nc -e`, `sh -i … \| nc` |
-//! | `guardrail-bypass` | block | an agent started without its permission checks (`--dangerously-skip-permissions`, `--yolo`, …) |
+//! | `guardrail-bypass` | block | an agent started without its permission checks (`--dangerously-skip-permissions`, `--yolo`, `gemini -y`, `codex -s danger-full-access`, `q chat --trust-all-tools`, `cursor-agent -f`, `copilot --allow-all-tools`, …; also under `npx`) |
 //! | `policy-bypass` | block | `ahp trust` (not `--show` or `--revoke`) and `ahp uninstall`: the user's own gates, not the agent's |
 //! | `secret-to-network` | block | a network tool given a secret-named variable (`-H "X: $API_KEY"`) or the output of `env` |
 //! | `insecure-registry` | prompt | a package manager pointed at a plain `http://` registry off this machine, `--trusted-host` |
@@ -1411,22 +1411,7 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
             {
                 add("credential-dump");
             }
-            "claude" | "codex" | "gemini" | "cursor-agent" | "aider" | "qwen" | "amp"
-            | "opencode"
-                if cmd.args.iter().any(|a| {
-                    matches!(
-                        a.as_str(),
-                        "--dangerously-skip-permissions"
-                            | "--yolo"
-                            | "--dangerously-bypass-approvals-and-sandbox"
-                            | "--full-auto"
-                            | "--approval-mode=yolo"
-                            | "--yes-always"
-                    ) || a.contains("bypassPermissions")
-                }) =>
-            {
-                add("guardrail-bypass");
-            }
+            _ if starts_agent_unguarded(cmd) => add("guardrail-bypass"),
             // The user's own gates: trusting a repository's hooks, taking
             // ahp out of the agent. Reading the status changes nothing.
             "ahp"
@@ -3013,6 +2998,98 @@ fn git_setting_runs_code(key: &str, value: &str, global: bool) -> bool {
             ("includeif", "path") => !own_git_settings(value, global) || shell_syntax || scratch,
             _ => false,
         },
+    }
+}
+
+/// The packages that start a coding agent under `npx`/`bunx`/`pnpm dlx`,
+/// with the agent's command name.
+const AGENT_PACKAGES: &[(&str, &str)] = &[
+    ("@anthropic-ai/claude-code", "claude"),
+    ("@openai/codex", "codex"),
+    ("@google/gemini-cli", "gemini"),
+    ("@qwen-code/qwen-code", "qwen"),
+    ("@github/copilot", "copilot"),
+    ("@sourcegraph/amp", "amp"),
+    ("opencode-ai", "opencode"),
+    ("@charmland/crush", "crush"),
+];
+
+/// Whether `cmd` starts a coding agent without its permission checks: the
+/// agent then runs every command it likes, and no hook of ahp's sees them
+/// (a nested agent has none installed). Each agent's own spellings, short
+/// ones included (`gemini -y`, `codex -s danger-full-access`, `q chat
+/// --trust-all-tools`, as the Nx s1ngularity malware ran it), also under
+/// `npx @google/gemini-cli …` (whose `npx -y` is npx's own).
+fn starts_agent_unguarded(cmd: &SimpleCommand) -> bool {
+    let (agent, args): (&str, &[String]) = match cmd.name.as_str() {
+        "npx" | "bunx" | "pnpx" | "pnpm" | "yarn" => {
+            let Some(i) = cmd.args.iter().position(|a| {
+                let package = a
+                    .rsplit_once('@')
+                    .filter(|(p, _)| !p.is_empty())
+                    .map_or(a.as_str(), |(p, _)| p);
+                AGENT_PACKAGES.iter().any(|(p, _)| *p == package)
+            }) else {
+                return false;
+            };
+            let package = cmd.args[i]
+                .rsplit_once('@')
+                .filter(|(p, _)| !p.is_empty())
+                .map_or(cmd.args[i].as_str(), |(p, _)| p);
+            let agent = AGENT_PACKAGES
+                .iter()
+                .find(|(p, _)| *p == package)
+                .map_or("", |(_, a)| a);
+            (agent, &cmd.args[i + 1..])
+        }
+        name => (name, &cmd.args[..]),
+    };
+    // A long option, exactly or with `=value`; or a short one alone or in
+    // a cluster (`-yp`).
+    let long = |names: &[&str]| {
+        args.iter().take_while(|a| *a != "--").any(|a| {
+            a.strip_prefix("--")
+                .is_some_and(|l| names.contains(&l.split('=').next().unwrap_or(l)))
+        })
+    };
+    let short = |c: char| {
+        args.iter().take_while(|a| *a != "--").any(|a| {
+            a.strip_prefix('-').is_some_and(|s| {
+                !s.starts_with('-')
+                    && !s.is_empty()
+                    && s.chars().all(|x| x.is_ascii_alphanumeric())
+                    && s.contains(c)
+            })
+        })
+    };
+    // `--approval-mode yolo`, `-s danger-full-access`, `-c sandbox_mode=…`.
+    let value_is = |options: &[&str], wanted: &[&str]| {
+        args.windows(2)
+            .any(|w| options.contains(&w[0].as_str()) && wanted.iter().any(|v| w[1].contains(v)))
+            || args.iter().any(|a| {
+                a.split_once('=').is_some_and(|(o, v)| {
+                    options.contains(&o) && wanted.iter().any(|w| v.contains(w))
+                })
+            })
+    };
+    let any_arg = |text: &str| args.iter().any(|a| a.contains(text));
+    match agent {
+        "claude" => long(&["dangerously-skip-permissions"]) || any_arg("bypassPermissions"),
+        "codex" => {
+            long(&["dangerously-bypass-approvals-and-sandbox", "yolo"])
+                || any_arg("danger-full-access")
+        }
+        "gemini" | "qwen" => {
+            long(&["yolo"]) || short('y') || value_is(&["--approval-mode"], &["yolo"])
+        }
+        "cursor-agent" => long(&["force"]) || short('f'),
+        "copilot" => long(&["allow-all-tools", "yolo"]),
+        "droid" => long(&["skip-permissions-unsafe"]),
+        "q" | "kiro-cli" => long(&["trust-all-tools"]),
+        "amp" => long(&["dangerously-allow-all"]),
+        "aider" => long(&["yes-always"]),
+        "opencode" | "crush" => long(&["yolo"]) || (agent == "crush" && short('y')),
+        _ => false,
     }
 }
 
