@@ -9,11 +9,11 @@
 //! |---|---|---|
 //! | `rm-recursive-system` | block | recursive `rm` of `/`, a system directory, the home directory, `/home`, or a glob of them (also after `cd /`), and `--no-preserve-root`; a forced `git clean` there (`cd ~ && git clean -fdx`, `git -C / clean -xdf`); `xargs rm -r` of what `ls` or a plain `find` lists there (`ls ~ \| xargs rm -rf`); `tar --remove-files` of them |
 //! | `rm-work-dir` | block | recursive `rm` of the agent's working directory, a folder above it or everything in it, however spelt (`../app`, `cd .. && rm -rf app`, `/srv/app/*`) |
-//! | `find-delete-system` | block | `find` with `-delete` or `-exec rm` from `/`, `~` or a system directory |
+//! | `find-delete-system` | block | `find` with `-delete`, `-exec rm`, or emptying each file (`-exec truncate`, `-exec cp /dev/null`) from `/`, `~` or a system directory |
 //! | `find-delete` | prompt | the same inside the project (`find . -name '*.go' -delete`) |
 //! | `perms-system` | block | `chmod`/`chown`/`chgrp` of `/`, a system directory or the home directory |
 //! | `setuid` | block | `chmod u+s`/`g+s`/`4755`, `setcap` |
-//! | `disk-write` | block | `dd of=/dev/…`, `mkfs*`, `wipefs`, `fdisk`, `parted`, `shred` or a redirection to a disk device |
+//! | `disk-write` | block | `dd of=/dev/…`, `mkfs*`, `wipefs`, `fdisk`, `parted`, `shred`, `sgdisk --zap-all`, `nvme format`, `cryptsetup luksErase`, `hdparm --security-erase`, `mdadm --zero-superblock`, `tee`/`cp` or a redirection to a disk device (`fdisk -l`, `parted … print` are free) |
 //! | `privilege-escalation` | block | `su`, `sudo -i`/`-s`/a shell, `pkexec`, `doas` or `run0` a shell (`run0` alone is one), `usermod -aG sudo`, `visudo`, `passwd` |
 //! | `persistence` | block | `crontab FILE`/`-`, `systemctl enable`/`link`, `launchctl load`/`bootstrap`, `update-rc.d`, `chkconfig … on` |
 //! | `container-escape` | block | `docker`/`podman run` with `--privileged`, host namespaces, `SYS_ADMIN`, or `/`, `/etc`, the docker socket or the home directory mounted; `nsenter` |
@@ -29,7 +29,7 @@
 //! | `git-config-code` | block | `git -c core.pager='sh -c …'`, `-c alias.x='!…'`, `-c core.hooksPath=/tmp/h`, `GIT_PAGER=…`, `GIT_SSH_COMMAND=…`: a program git runs, set for one command |
 //! | `project-delete` | prompt | recursive `rm` of the project's sources or `.git` (not of build output such as `target/`, `node_modules/`, `dist/`), or of a path built from an unset variable (`"$DIR/"*`) |
 //! | `cloud-destroy` | block | `kubectl delete` of namespaces, volumes or `--all`; `helm uninstall` in production; `terraform destroy -auto-approve`; `aws s3 rm --recursive`/`rb --force`, `aws … delete-*`/`terminate-*`, `gcloud … delete`, `az … delete`; `redis-cli FLUSHALL`; `dropDatabase()`; `rails db:drop` |
-//! | `local-reset` | prompt | `docker system prune --volumes`, `prisma migrate reset`, `docker volume prune` |
+//! | `local-reset` | prompt | `docker system prune --volumes`, `prisma migrate reset`, `docker volume prune`, a framework's database wipe (`artisan db:wipe`, `manage.py flush`, `typeorm schema:drop`, `alembic downgrade base`, …) |
 //! | `system-disruption` | block | `shutdown`, `reboot`, `kill -1`, `crontab -r`, turning off SELinux, auditd, firewalls, Gatekeeper or backups, vacuuming the journal |
 //! | `credential-dump` | block | commands that print credentials: `gh auth token`, `gcloud auth print-access-token`, `aws configure export-credentials`, `security find-generic-password -w`, `docker-credential-* get`, `kubectl get secret -o …`, `gpg --export-secret-keys`, the cloud metadata endpoints, an environment search for secrets |
 //! | `reverse-shell` | block | a shell wired to the network: `/dev/tcp/…`, `nc -e`, `sh -i … \| nc` |
@@ -332,28 +332,40 @@ pub fn deletes_system(path: &str) -> bool {
         ]
         .iter()
         .any(|t| rest == *t || rest.starts_with(&format!("{t}/")));
-        return !temp
-            && matches!(
-                first,
-                "etc"
-                    | "usr"
-                    | "var"
-                    | "boot"
-                    | "bin"
-                    | "sbin"
-                    | "lib"
-                    | "lib32"
-                    | "lib64"
-                    | "root"
-                    | "srv"
-                    | "snap"
-                    | "System"
-                    | "Library"
-                    | "private"
-                    | "opt"
-                    | "Applications"
-                    | "nix"
-            );
+        // A mounted drive itself (`/mnt/c`, the whole Windows drive under
+        // WSL; a backup disk): not what is inside it.
+        let parts: Vec<&str> = rest
+            .trim_end_matches("/*")
+            .split('/')
+            .filter(|p| !p.is_empty())
+            .collect();
+        let mount = matches!(
+            parts.as_slice(),
+            ["mnt" | "Volumes", _] | ["media", _] | ["media", _, _] | ["run", "media", _, _]
+        );
+        return mount
+            || !temp
+                && matches!(
+                    first,
+                    "etc"
+                        | "usr"
+                        | "var"
+                        | "boot"
+                        | "bin"
+                        | "sbin"
+                        | "lib"
+                        | "lib32"
+                        | "lib64"
+                        | "root"
+                        | "srv"
+                        | "snap"
+                        | "System"
+                        | "Library"
+                        | "private"
+                        | "opt"
+                        | "Applications"
+                        | "nix"
+                );
     }
     if let Some(rest) = path.strip_prefix("~/") {
         let rest = rest.trim_end_matches("/*").trim_end_matches('*');
@@ -920,6 +932,15 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
                 add("rm-work-dir");
             }
         }
+        // Before the program's own arm: `php`, `python` and `npx` have
+        // theirs.
+        if let Some(forced) = framework_database_wipe(cmd) {
+            add(if forced {
+                "cloud-destroy"
+            } else {
+                "local-reset"
+            });
+        }
         match name {
             "rm" | "srm" => {
                 let recursive =
@@ -987,7 +1008,20 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
                             c.depth > cmd.depth
                                 && matches!(c.name.as_str(), "rm" | "shred" | "unlink" | "srm")
                         });
-                if deletes {
+                // Emptying every file it finds loses them as surely
+                // (`-exec truncate -s0 {} +`, `-exec cp /dev/null {} \;`);
+                // judged only where it would be the whole home or a
+                // system tree: `find ./logs -exec truncate` is clean-up.
+                let empties = cmd
+                    .args
+                    .iter()
+                    .any(|a| a.starts_with("-exec") || a.starts_with("-ok"))
+                    && shell.commands.iter().any(|c| {
+                        c.depth > cmd.depth
+                            && (matches!(c.name.as_str(), "truncate" | "wipe")
+                                || c.name == "cp" && c.args.iter().any(|a| a == "/dev/null"))
+                    });
+                if deletes || empties {
                     let resolved: Vec<String> = cmd
                         .args
                         .iter()
@@ -1030,7 +1064,7 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
                         .any(|r| deletes_system(r) && (!by_name || is_system_or_home(r)))
                     {
                         add("find-delete-system");
-                    } else if !only_output {
+                    } else if deletes && !only_output {
                         add("find-delete");
                     }
                 }
@@ -1073,13 +1107,54 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
                     add("disk-write");
                 }
             }
+            // Listing a disk's partitions writes nothing.
+            "fdisk" | "sfdisk" if cmd.has_flag(Some('l'), &["list", "dump", "show-size"]) => {}
+            "parted"
+                if cmd.args.iter().any(|a| a == "print")
+                    && !cmd.args.iter().any(|a| {
+                        ["mk", "rm", "resize", "rescue", "set", "toggle", "name"]
+                            .iter()
+                            .any(|w| a.starts_with(w))
+                    }) => {}
             "wipefs" | "fdisk" | "sfdisk" | "parted" | "mkswap" | "mke2fs" | "diskutil"
-            | "shred"
+            | "shred" | "wipe"
                 if ops.iter().any(|o| is_device(o))
                     || name == "diskutil" && cmd.args.iter().any(|a| a.starts_with("erase")) =>
             {
                 add("disk-write");
             }
+            // Partition tables zapped, drives formatted or sanitised, an
+            // encrypted volume's keys erased: each on a device.
+            "sgdisk" | "gdisk" | "cgdisk" | "nvme" | "cryptsetup" | "hdparm" | "mdadm"
+                if ops.iter().any(|o| is_device(o))
+                    && match name {
+                        "nvme" => cmd
+                            .args
+                            .iter()
+                            .any(|a| matches!(a.as_str(), "format" | "sanitize")),
+                        "cryptsetup" => cmd.args.iter().any(|a| {
+                            matches!(
+                                a.as_str(),
+                                "luksErase" | "erase" | "luksFormat" | "reencrypt"
+                            )
+                        }),
+                        "hdparm" => cmd.args.iter().any(|a| {
+                            a.starts_with("--security-erase") || a == "--trim-sector-ranges"
+                        }),
+                        "mdadm" => cmd.args.iter().any(|a| a == "--zero-superblock"),
+                        _ => {
+                            cmd.has_flag(Some('Z'), &["zap-all"])
+                                || cmd.has_flag(Some('z'), &["zap"])
+                                || cmd.has_flag(Some('o'), &["clear"])
+                        }
+                    } =>
+            {
+                add("disk-write");
+            }
+            // A device as the file written (`tee /dev/sda`, `cp /dev/zero
+            // /dev/sda`).
+            "tee" if ops.iter().any(|o| is_device(o)) => add("disk-write"),
+            "cp" | "install" if ops.last().is_some_and(|o| is_device(o)) => add("disk-write"),
             n if n.starts_with("mkfs") && ops.iter().any(|o| is_device(o)) => add("disk-write"),
             "su" | "pkexec" | "visudo" | "sudoedit" => add("privilege-escalation"),
             "useradd" | "usermod"
@@ -2999,6 +3074,64 @@ fn git_setting_runs_code(key: &str, value: &str, global: bool) -> bool {
             _ => false,
         },
     }
+}
+
+/// Whether `cmd` drops or empties the database with a web framework's own
+/// command (`php artisan db:wipe`, `manage.py flush`, `typeorm
+/// schema:drop`, `sequelize db:drop`, `alembic downgrade base`, `mix
+/// ecto.drop`, …; also under `npx`), as `rails db:drop` does: `Some(true)`
+/// when it is told to go ahead in production too (`artisan … --force`).
+fn framework_database_wipe(cmd: &SimpleCommand) -> Option<bool> {
+    let base = |w: &str| w.rsplit('/').next().unwrap_or(w).to_string();
+    // The command and its words, past an interpreter or a package runner.
+    let mut words: Vec<String> = std::iter::once(cmd.name.clone())
+        .chain(cmd.args.iter().cloned())
+        .filter(|w| !w.starts_with('-'))
+        .map(|w| base(&w))
+        .collect();
+    while words.first().is_some_and(|w| {
+        matches!(
+            w.as_str(),
+            "php"
+                | "python"
+                | "python3"
+                | "npx"
+                | "bunx"
+                | "pnpx"
+                | "pnpm"
+                | "yarn"
+                | "dlx"
+                | "exec"
+                | "uv"
+                | "run"
+                | "poetry"
+                | "pipenv"
+                | "bundle"
+        )
+    }) {
+        words.remove(0);
+    }
+    let (program, rest) = words.split_first()?;
+    let has = |w: &str| rest.iter().any(|r| r == w);
+    let wipes = match program.as_str() {
+        "artisan" => [
+            "db:wipe",
+            "migrate:fresh",
+            "migrate:reset",
+            "migrate:refresh",
+        ]
+        .iter()
+        .any(|w| has(w)),
+        "manage.py" | "django-admin" => has("flush") || has("reset_db"),
+        "typeorm" | "typeorm-ts-node-commonjs" | "typeorm-ts-node-esm" => has("schema:drop"),
+        "sequelize" | "sequelize-cli" => has("db:drop") || has("db:migrate:undo:all"),
+        "alembic" => has("downgrade") && has("base"),
+        "knex" => has("migrate:rollback") && cmd.args.iter().any(|a| a == "--all"),
+        "mix" => has("ecto.drop") || has("ecto.reset"),
+        "drizzle-kit" => has("drop"),
+        _ => false,
+    };
+    wipes.then(|| program == "artisan" && cmd.args.iter().any(|a| a == "--force"))
 }
 
 /// The packages that start a coding agent under `npx`/`bunx`/`pnpm dlx`,
