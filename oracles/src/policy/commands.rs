@@ -31,7 +31,7 @@
 //! | `cloud-destroy` | block | `kubectl delete` of namespaces, volumes or `--all`; `helm uninstall` in production; `terraform destroy -auto-approve`; `aws s3 rm --recursive`/`rb --force`, `aws … delete-*`/`terminate-*`, `gcloud … delete`, `az … delete`; `redis-cli FLUSHALL`; `dropDatabase()`; `rails db:drop` |
 //! | `local-reset` | prompt | `docker system prune --volumes`, `prisma migrate reset`, `docker volume prune`, a framework's database wipe (`artisan db:wipe`, `manage.py flush`, `typeorm schema:drop`, `alembic downgrade base`, …) |
 //! | `system-disruption` | block | `shutdown`, `reboot`, `kill -1`, `crontab -r`, turning off SELinux, auditd, firewalls, Gatekeeper or backups, vacuuming the journal |
-//! | `credential-dump` | block | commands that print credentials: `gh auth token`, `gcloud auth print-access-token`, `aws configure export-credentials`, `security find-generic-password -w`, `docker-credential-* get`, `kubectl get secret -o …`, `gpg --export-secret-keys`, the cloud metadata endpoints, an environment search for secrets |
+//! | `credential-dump` | block | commands that print credentials: `gh auth token`, `gcloud auth print-access-token`, `aws configure export-credentials`, `security find-generic-password -w`, `docker-credential-* get`, `kubectl get secret -o …`, `gpg --export-secret-keys`, the cloud metadata endpoints (however their address is spelt: `http://2852039166/`, `[::ffff:a9fe:a9fe]`, `instance-data`), an environment search for secrets |
 //! | `reverse-shell` | block | a shell wired to the network: `/dev/tcp/…`, `nc -e`, `sh -i … \| nc` |
 //! | `guardrail-bypass` | block | an agent started without its permission checks (`--dangerously-skip-permissions`, `--yolo`, `gemini -y`, `codex -s danger-full-access`, `q chat --trust-all-tools`, `cursor-agent -f`, `copilot --allow-all-tools`, …; also under `npx`) |
 //! | `policy-bypass` | block | `ahp trust` (not `--show` or `--revoke`) and `ahp uninstall`: the user's own gates, not the agent's |
@@ -3927,12 +3927,120 @@ fn plain_http_remote(value: &str) -> bool {
     !matches!(host, "localhost" | "127.0.0.1" | "[" | "0.0.0.0") && !host.ends_with(".localhost")
 }
 
-/// Whether a word names a cloud metadata endpoint (AWS, GCP, Azure, ECS).
+/// Whether a word names a cloud metadata endpoint (AWS, GCP, Azure, ECS,
+/// Alibaba): the address written out anywhere in it, or a URL whose host
+/// is one however spelt (`http://2852039166/`, `0xa9fea9fe`, octal,
+/// `169.254.43518`, `[::ffff:a9fe:a9fe]`, `instance-data`).
+///
+/// ```
+/// use ahp_oracles::policy::commands::is_metadata_url;
+/// assert!(is_metadata_url("http://169.254.169.254/latest/meta-data/"));
+/// assert!(is_metadata_url("http://2852039166/latest/meta-data/"));
+/// assert!(is_metadata_url("http://0251.0376.0251.0376/"));
+/// assert!(is_metadata_url("http://[::ffff:a9fe:a9fe]/latest/"));
+/// assert!(is_metadata_url("http://metadata/computeMetadata/v1/"));
+/// assert!(!is_metadata_url("http://2130706433:8080/health")); // 127.0.0.1
+/// assert!(!is_metadata_url("http://metadata-service:8080/health"));
+/// ```
 pub fn is_metadata_url(word: &str) -> bool {
     word.contains("169.254.169.254")
         || word.contains("metadata.google.internal")
         || word.contains("169.254.170.2")
         || word.contains("fd00:ec2::254")
+        || url_host(word).is_some_and(|(host, path)| metadata_host(host, path))
+}
+
+/// The host and the path of a URL-like word: after a scheme, or a bare
+/// `2852039166/x` or `[::1]/x` as curl takes it.
+fn url_host(word: &str) -> Option<(&str, &str)> {
+    let rest = match word.split_once("://") {
+        Some((_, rest)) => rest,
+        None if word.starts_with(|c: char| c.is_ascii_digit() || c == '[') => word,
+        None => return None,
+    };
+    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let (authority, path) = rest.split_at(end);
+    let host_port = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    let host = if host_port.starts_with('[') {
+        &host_port[..host_port.find(']').map_or(host_port.len(), |i| i + 1)]
+    } else {
+        match host_port.rsplit_once(':') {
+            Some((h, port)) if port.bytes().all(|b| b.is_ascii_digit()) => h,
+            _ => host_port,
+        }
+    };
+    Some((host, path))
+}
+
+/// Whether `host` is a metadata endpoint's (see [`is_metadata_url`]).
+fn metadata_host(host: &str, path: &str) -> bool {
+    const ADDRESSES: &[[u8; 4]] = &[
+        [169, 254, 169, 254],
+        [169, 254, 170, 2],
+        [169, 254, 170, 23],
+        [100, 100, 100, 200],
+    ];
+    let host = host.trim_end_matches('.').to_ascii_lowercase();
+    if matches!(
+        host.as_str(),
+        "metadata.google.internal"
+            | "metadata.goog"
+            | "instance-data"
+            | "instance-data.ec2.internal"
+    ) {
+        return true;
+    }
+    // GCP's short name, as the metadata server answers to it.
+    if host == "metadata" {
+        return path.starts_with("/computeMetadata");
+    }
+    let v4 = match host.strip_prefix('[').and_then(|h| h.strip_suffix(']')) {
+        Some(v6) => match v6.parse::<std::net::Ipv6Addr>() {
+            Ok(a) if a.segments() == [0xfd00, 0xec2, 0, 0, 0, 0, 0, 0x254] => return true,
+            Ok(a) => a.to_ipv4_mapped().map(|v| v.octets()),
+            Err(_) => None,
+        },
+        None => inet_aton(&host),
+    };
+    v4.is_some_and(|a| ADDRESSES.contains(&a))
+}
+
+/// An IPv4 address as the C library's `inet_aton` reads it (and so curl,
+/// wget and browsers): one to four parts, each decimal, `0x` hex or
+/// `0`-led octal, the last filling the bytes left.
+fn inet_aton(host: &str) -> Option<[u8; 4]> {
+    let parts: Vec<&str> = host.split('.').collect();
+    if parts.is_empty() || parts.len() > 4 {
+        return None;
+    }
+    let number = |p: &str| -> Option<u64> {
+        if let Some(hex) = p.strip_prefix("0x").or_else(|| p.strip_prefix("0X")) {
+            u64::from_str_radix(hex, 16).ok()
+        } else if p.len() > 1 && p.starts_with('0') {
+            u64::from_str_radix(&p[1..], 8).ok()
+        } else if !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()) {
+            p.parse().ok()
+        } else {
+            None
+        }
+    };
+    let values = parts
+        .iter()
+        .map(|p| number(p))
+        .collect::<Option<Vec<u64>>>()?;
+    let (last, leading) = values.split_last()?;
+    if leading.iter().any(|v| *v > 255) {
+        return None;
+    }
+    let room = 8 * (4 - leading.len() as u32);
+    if room < 64 && *last >= 1u64 << room {
+        return None;
+    }
+    let mut value: u64 = *last;
+    for (i, v) in leading.iter().enumerate() {
+        value |= v << (24 - 8 * i as u32);
+    }
+    u32::try_from(value).ok().map(u32::to_be_bytes)
 }
 
 /// Whether setting `var` to `value` loads a library into `cmd`'s
