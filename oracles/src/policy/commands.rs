@@ -28,7 +28,7 @@
 //! | `git-hooks-skip` | prompt | `git commit --no-verify`/`-n`, `git push`/`merge`/`rebase`/`am --no-verify`, `-c core.hooksPath=/dev/null`, `HUSKY=0`, pre-commit's `SKIP=…`: the repository's hooks skipped (`git push -n` is a dry run); for good: `git config --unset core.hooksPath`, `pre-commit uninstall`, a hook file removed, emptied or made not executable (`chmod -x`) |
 //! | `git-config-code` | block | `git -c core.pager='sh -c …'`, `-c alias.x='!…'`, `-c core.hooksPath=/tmp/h`, `GIT_PAGER=…`, `GIT_SSH_COMMAND=…`: a program git runs, set for one command |
 //! | `project-delete` | prompt | recursive `rm` of the project's sources or `.git` (not of build output such as `target/`, `node_modules/`, `dist/`), or of a path built from an unset variable (`"$DIR/"*`) |
-//! | `cloud-destroy` | block | `kubectl delete` of namespaces, volumes or `--all`; `helm uninstall` in production; `terraform destroy -auto-approve`; `aws s3 rm --recursive`/`rb --force`, `aws … delete-*`/`terminate-*`, `gcloud … delete`, `az … delete`; `redis-cli FLUSHALL`; `dropDatabase()`; `rails db:drop` |
+//! | `cloud-destroy` | block | `kubectl delete` of namespaces, volumes or `--all`; `helm uninstall` in production; `terraform destroy -auto-approve`; `aws s3 rm --recursive`/`rb --force`, `aws … delete-*`/`terminate-*`, `gcloud … delete`, `az … delete`; `redis-cli -h HOST FLUSHALL` (also piped in or in an `EVAL`; a local server asks); `dropDatabase()`; `rails db:drop` |
 //! | `local-reset` | prompt | `docker system prune --volumes`, `prisma migrate reset`, `docker volume prune`, a framework's database wipe (`artisan db:wipe`, `manage.py flush`, `typeorm schema:drop`, `alembic downgrade base`, …) |
 //! | `system-disruption` | block | `shutdown`, `reboot`, `kill -1`, `crontab -r`, turning off SELinux, auditd, firewalls, Gatekeeper or backups, vacuuming the journal |
 //! | `credential-dump` | block | commands that print credentials: `gh auth token`, `gcloud auth print-access-token`, `aws configure export-credentials`, `security find-generic-password -w`, `docker-credential-* get`, `kubectl get secret -o …`, `gpg --export-secret-keys`, the cloud metadata endpoints (however their address is spelt: `http://2852039166/`, `[::ffff:a9fe:a9fe]`, `instance-data`), an environment search for secrets |
@@ -1845,12 +1845,41 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
             {
                 add("cloud-destroy")
             }
+            // Every key gone: on the command line, inside an `EVAL`, or
+            // fed on standard input (`echo FLUSHALL | redis-cli`). A
+            // server on this machine (no `-h`, or a local one: a test
+            // instance) asks; another one is refused.
             "redis-cli"
-                if cmd.args.iter().any(|a| {
-                    a.eq_ignore_ascii_case("flushall") || a.eq_ignore_ascii_case("flushdb")
-                }) =>
+                if cmd
+                    .args
+                    .iter()
+                    .chain(
+                        shell
+                            .upstream(cmd)
+                            .filter(|u| matches!(u.name.as_str(), "echo" | "printf"))
+                            .flat_map(|u| u.args.iter()),
+                    )
+                    .chain(
+                        cmd.redirects
+                            .iter()
+                            .filter(|r| r.op.starts_with("<<"))
+                            .map(|r| &r.target),
+                    )
+                    .any(|a| {
+                        let a = a.to_ascii_lowercase();
+                        a.contains("flushall") || a.contains("flushdb")
+                    }) =>
             {
-                add("cloud-destroy")
+                let host = cmd
+                    .args
+                    .windows(2)
+                    .find(|w| w[0] == "-h" || w[0] == "-u")
+                    .map(|w| w[1].as_str());
+                if host.is_none_or(on_this_machine) {
+                    add("local-reset")
+                } else {
+                    add("cloud-destroy")
+                }
             }
             "mongosh" | "mongo"
                 if cmd
