@@ -1051,13 +1051,11 @@ fn replay(
         let after = signalled(run.event, &verdict.entries, &left_out);
         let added: Vec<&String> = after.difference(&before).collect();
         let removed: Vec<&String> = before.difference(&after).collect();
-        for s in &added {
-            by_source.entry((*s).clone()).or_default().0 += 1;
-        }
-        for s in &removed {
-            by_source.entry((*s).clone()).or_default().1 += 1;
-        }
         let flipped = verdict.outcome != before_outcome;
+        if !flipped && added.is_empty() && removed.is_empty() {
+            return Ok(());
+        }
+        // What the log cannot reproduce is listed, not counted.
         let unsure = if signals.iter().any(|(_, _, escalated)| *escalated) {
             Some("escalated")
         } else if holds_mask(&run.context) {
@@ -1065,69 +1063,61 @@ fn replay(
         } else {
             None
         };
-        if let Some(why) = unsure
-            && (flipped || !added.is_empty() || !removed.is_empty())
-        {
+        if unsure.is_some() {
             not_reproducible += 1;
-            let input = run_input(&run.context);
-            if json {
-                lines.push(serde_json::json!({
-                    "event": run.event.as_str(), "correlation_id": run.correlation_id,
-                    "timestamp": run.timestamp, "input": input,
-                    "before": before_outcome.as_str(), "after": verdict.outcome.as_str(),
-                    "not_reproducible": why,
-                }));
-            } else {
-                let short: String = one_line(&run.correlation_id).chars().take(8).collect();
-                writeln!(
-                    out,
-                    "{:<20} {} ? {}  {input}  (not reproducible: {why})  ({short}…)",
-                    run.event.as_str(),
-                    before_outcome.as_str(),
-                    verdict.outcome.as_str()
-                )?;
-            }
-            return Ok(());
-        }
-        if flipped {
-            flips += 1;
-            *flip_counts
-                .entry((
-                    before_outcome.as_str().into(),
-                    verdict.outcome.as_str().into(),
-                ))
-                .or_default() += 1;
-        }
-        if flipped || !added.is_empty() || !removed.is_empty() {
+        } else {
             changed += 1;
-            let input = run_input(&run.context);
-            if json {
-                lines.push(serde_json::json!({
-                    "event": run.event.as_str(), "correlation_id": run.correlation_id,
-                    "timestamp": run.timestamp, "input": input,
-                    "issue_id": run.issue_id, "session_id": run.session_id,
-                    "before": before_outcome.as_str(),
-                    "after": verdict.outcome.as_str(), "added": added, "removed": removed,
-                }));
-            } else {
-                let short: String = one_line(&run.correlation_id).chars().take(8).collect();
-                let mut l = format!(
-                    "{:<20} {} → {}  {input}",
-                    run.event.as_str(),
-                    before_outcome.as_str(),
-                    verdict.outcome.as_str()
-                );
-                for a in &added {
-                    l.push_str(&format!("  +{}", one_line(a)));
-                }
-                for a in &removed {
-                    l.push_str(&format!("  -{}", one_line(a)));
-                }
-                if let Some(issue) = &run.issue_id {
-                    l.push_str(&format!("  [issue {}]", one_line(issue)));
-                }
-                writeln!(out, "{l}  ({short}…)")?;
+            for s in &added {
+                by_source.entry((*s).clone()).or_default().0 += 1;
             }
+            for s in &removed {
+                by_source.entry((*s).clone()).or_default().1 += 1;
+            }
+            if flipped {
+                flips += 1;
+                *flip_counts
+                    .entry((
+                        before_outcome.as_str().into(),
+                        verdict.outcome.as_str().into(),
+                    ))
+                    .or_default() += 1;
+            }
+        }
+        let input = run_input(&run.context);
+        if json {
+            let mut line = serde_json::json!({
+                "event": run.event.as_str(), "correlation_id": run.correlation_id,
+                "timestamp": run.timestamp, "input": input,
+                "issue_id": run.issue_id, "session_id": run.session_id,
+                "before": before_outcome.as_str(),
+                "after": verdict.outcome.as_str(), "added": added, "removed": removed,
+            });
+            if let Some(why) = unsure {
+                line["not_reproducible"] = why.into();
+            }
+            lines.push(line);
+        } else {
+            let short: String = one_line(&run.correlation_id).chars().take(8).collect();
+            let arrow = if unsure.is_some() { "?" } else { "→" };
+            let mut l = format!(
+                "{:<20} {} {arrow} {}  {input}",
+                run.event.as_str(),
+                before_outcome.as_str(),
+                verdict.outcome.as_str()
+            );
+            for a in &added {
+                l.push_str(&format!("  +{}", one_line(a)));
+            }
+            for a in &removed {
+                l.push_str(&format!("  -{}", one_line(a)));
+            }
+            if let Some(issue) = &run.issue_id {
+                l.push_str(&format!("  [issue {}]", one_line(issue)));
+            }
+            if let Some(why) = unsure {
+                l.push_str(&format!("  (not reproducible: {why})"));
+            }
+            writeln!(out, "{l}  ({short}…)")?;
         }
         Ok(())
     })?;
