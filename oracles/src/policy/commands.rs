@@ -28,7 +28,7 @@
 //! | `git-hooks-skip` | prompt | `git commit --no-verify`/`-n`, `git push`/`merge`/`rebase`/`am --no-verify`, `-c core.hooksPath=/dev/null`, `HUSKY=0`, pre-commit's `SKIP=…`: the repository's hooks skipped (`git push -n` is a dry run); for good: `git config --unset core.hooksPath`, `pre-commit uninstall`, a hook file removed, emptied or made not executable (`chmod -x`) |
 //! | `git-config-code` | block | `git -c core.pager='sh -c …'`, `-c alias.x='!…'`, `-c core.hooksPath=/tmp/h`, `GIT_PAGER=…`, `GIT_SSH_COMMAND=…`: a program git runs, set for one command |
 //! | `project-delete` | prompt | recursive `rm` of the project's sources or `.git` (not of build output such as `target/`, `node_modules/`, `dist/`), or of a path built from an unset variable (`"$DIR/"*`) |
-//! | `cloud-destroy` | block | `kubectl delete` of namespaces, volumes or `--all`; `helm uninstall` in production; `terraform destroy -auto-approve`; `aws s3 rm --recursive`/`rb --force`, `aws … delete-*`/`terminate-*`, `gcloud … delete`, `az … delete`; `redis-cli -h HOST FLUSHALL` (also piped in or in an `EVAL`; a local server asks); `dropDatabase()`; `rails db:drop` |
+//! | `cloud-destroy` | block | `kubectl delete` of namespaces, volumes or `--all`; `helm uninstall` in production; `terraform destroy -auto-approve`; `aws s3 rm --recursive`/`rb --force`, `aws … delete-*`/`terminate-*`, `gcloud … delete`, `az … delete`; `redis-cli -h HOST FLUSHALL` (also piped in or in an `EVAL`; a local server asks); an HTTP `DELETE` of every search index (`_all`, `*`); `dropDatabase()`; `rails db:drop` |
 //! | `local-reset` | prompt | `docker system prune --volumes`, `prisma migrate reset`, `docker volume prune`, a framework's database wipe (`artisan db:wipe`, `manage.py flush`, `typeorm schema:drop`, `alembic downgrade base`, …) |
 //! | `system-disruption` | block | `shutdown`, `reboot`, `kill -1`, `crontab -r`, turning off SELinux, auditd, firewalls, Gatekeeper or backups, vacuuming the journal |
 //! | `credential-dump` | block | commands that print credentials: `gh auth token`, `gcloud auth print-access-token`, `aws configure export-credentials`, `security find-generic-password -w`, `docker-credential-* get`, `kubectl get secret -o …`, `gpg --export-secret-keys`, the cloud metadata endpoints (however their address is spelt: `http://2852039166/`, `[::ffff:a9fe:a9fe]`, `instance-data`), an environment search for secrets |
@@ -339,10 +339,14 @@ pub fn deletes_system(path: &str) -> bool {
             .split('/')
             .filter(|p| !p.is_empty())
             .collect();
-        let mount = matches!(
-            parts.as_slice(),
-            ["mnt" | "Volumes", _] | ["media", _] | ["media", _, _] | ["run", "media", _, _]
-        );
+        // `/media/USER/LABEL` only for the user's own name: otherwise
+        // it is a folder in the drive mounted at `/media/LABEL`.
+        let me = std::env::var("USER").ok();
+        let mount = match parts.as_slice() {
+            ["mnt" | "Volumes", _] | ["media", _] | ["run", "media", _, _] => true,
+            ["media", user, _] => me.as_deref() == Some(*user),
+            _ => false,
+        };
         return mount
             || !temp
                 && matches!(
@@ -630,6 +634,10 @@ const HOME_CACHES: &[&str] = &[
     ".nuget/packages",
     ".ivy2",
     ".sbt",
+    // Virtual environments made by pipenv, poetry and virtualenvwrapper.
+    ".local/share/virtualenvs",
+    ".cache/pypoetry/virtualenvs",
+    ".virtualenvs",
 ];
 
 fn is_shell_or_interpreter(name: &str) -> bool {
@@ -913,7 +921,7 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
         // (`sh -c …`, `curl …` are no pager).
         if name == "git" && cmd.args.first().is_some_and(|a| a == "grep") {
             for pager in grep_pagers(cmd) {
-                if git_setting_runs_code("core.pager", &pager, false) {
+                if git_setting_runs_code("core.pager", &pager, false, None) {
                     add("git-config-code");
                 }
                 argv_run.push(pager);
@@ -940,6 +948,9 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
             } else {
                 "local-reset"
             });
+        }
+        if deletes_every_index(cmd) {
+            add("cloud-destroy");
         }
         match name {
             "rm" | "srm" => {
@@ -1059,10 +1070,16 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
                     // Compiled files by name under a project folder
                     // (`find ~/app -name '*.pyc' -delete`) are clean-up;
                     // under the whole home or a system tree they are not.
-                    if roots
-                        .iter()
-                        .any(|r| deletes_system(r) && (!by_name || is_system_or_home(r)))
-                    {
+                    // Emptying files is judged from `/` or the home
+                    // folder only: `find /var/log -exec truncate` is how
+                    // logs are cleared.
+                    let home_or_root =
+                        |r: &str| r == "/" || r == "~" || r.starts_with("~/") && deletes_system(r);
+                    if roots.iter().any(|r| {
+                        deletes_system(r)
+                            && (!by_name || is_system_or_home(r))
+                            && (deletes || home_or_root(r))
+                    }) {
                         add("find-delete-system");
                     } else if deletes && !only_output {
                         add("find-delete");
@@ -1730,7 +1747,8 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
                     add("install-from-url");
                 }
                 // `npm config set script-shell /tmp/x`: every later
-                // `npm run` goes through that program.
+                // `npm run` goes through that program; `yarn config set
+                // yarnPath ./x.cjs` runs in place of yarn.
                 let words: Vec<&str> = cmd.args.iter().map(String::as_str).collect();
                 if let Some(i) = words.windows(2).position(|w| w == ["config", "set"])
                     && let Some(key) = words[i + 2..].iter().find(|w| !w.starts_with('-'))
@@ -1738,7 +1756,12 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
                     let key = key.split('=').next().unwrap_or(key).to_ascii_lowercase();
                     if matches!(
                         key.as_str(),
-                        "script-shell" | "shell" | "node-options" | "git"
+                        "script-shell"
+                            | "shell"
+                            | "node-options"
+                            | "git"
+                            | "yarnpath"
+                            | "yarn-path"
                     ) {
                         add("persistence");
                     }
@@ -1866,16 +1889,32 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
                             .map(|r| &r.target),
                     )
                     .any(|a| {
-                        let a = a.to_ascii_lowercase();
-                        a.contains("flushall") || a.contains("flushdb")
+                        // A word of its own, not `flushall_count`.
+                        a.split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+                            .any(|w| {
+                                w.eq_ignore_ascii_case("flushall")
+                                    || w.eq_ignore_ascii_case("flushdb")
+                            })
                     }) =>
             {
+                // The last `-h` counts, as for redis-cli; `-u` is a URL. A
+                // name without a dot is this machine's network (a compose
+                // service): asked, not refused.
                 let host = cmd
                     .args
                     .windows(2)
+                    .rev()
                     .find(|w| w[0] == "-h" || w[0] == "-u")
-                    .map(|w| w[1].as_str());
-                if host.is_none_or(on_this_machine) {
+                    .map(|w| {
+                        if w[0] == "-u" {
+                            url_host(&w[1]).map_or(w[1].as_str(), |(h, _)| {
+                                h.rsplit_once('@').map_or(h, |(_, h)| h)
+                            })
+                        } else {
+                            w[1].as_str()
+                        }
+                    });
+                if host.is_none_or(|h| on_this_machine(h) || !h.contains('.')) {
                     add("local-reset")
                 } else {
                     add("cloud-destroy")
@@ -1950,7 +1989,8 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
                 add("git-discard");
             }
             "git"
-                if cmd.args.first().is_some_and(|a| a == "config") && git_config_runs_code(cmd) =>
+                if cmd.args.first().is_some_and(|a| a == "config")
+                    && git_config_runs_code(cmd, project()) =>
             {
                 add("persistence");
             }
@@ -2968,7 +3008,7 @@ fn moves_git_hooks(cmd: &SimpleCommand) -> bool {
 /// the user's own dotfiles, and templates from scratch folders. Read in
 /// git 2.46's form too (`git config set KEY
 /// VALUE`); a named file (`-f FILE`) counts as the user's own.
-fn git_config_runs_code(cmd: &SimpleCommand) -> bool {
+fn git_config_runs_code(cmd: &SimpleCommand, project: Option<&str>) -> bool {
     let mut global = false;
     let mut words: Vec<&str> = Vec::new();
     let mut args = cmd.args.iter().skip(1).map(String::as_str);
@@ -2994,13 +3034,13 @@ fn git_config_runs_code(cmd: &SimpleCommand) -> bool {
     let (Some(key), Some(value)) = (words.first(), words.get(1)) else {
         return false;
     };
-    git_setting_runs_code(key, value, global)
+    git_setting_runs_code(key, value, global, project)
 }
 
 /// Whether git runs code from the setting `key` = `value` (see
 /// [`git_config_runs_code`]); `global` when it holds beyond the repository
 /// (or for the command at hand: `git -c`).
-fn git_setting_runs_code(key: &str, value: &str, global: bool) -> bool {
+fn git_setting_runs_code(key: &str, value: &str, global: bool, project: Option<&str>) -> bool {
     let key = key.to_ascii_lowercase();
     let scratch = in_scratch(value);
     let shell_syntax = value.contains([';', '|', '&', '$', '`', '(', ')', '<', '>', '!']);
@@ -3083,7 +3123,7 @@ fn git_setting_runs_code(key: &str, value: &str, global: bool) -> bool {
         // A file of settings (which can set any of these) from anywhere
         // but the user's own dotfiles: a file in the project is the
         // repository's, or the agent's to write (`[core] fsmonitor = …`).
-        "include.path" => !own_git_settings(value, global) || shell_syntax || scratch,
+        "include.path" => !own_git_settings(value, global, project) || shell_syntax || scratch,
         // A folder of hooks from a scratch folder.
         "init.templatedir" => shell_syntax || scratch,
         k if k.starts_with("alias.") => value.starts_with('!') && global,
@@ -3099,7 +3139,9 @@ fn git_setting_runs_code(key: &str, value: &str, global: bool) -> bool {
             | ("browser" | "man" | "guitool", "cmd" | "path")
             | ("remote", "uploadpack" | "receivepack") => !plain_program,
             ("submodule", "update") => value.starts_with('!'),
-            ("includeif", "path") => !own_git_settings(value, global) || shell_syntax || scratch,
+            ("includeif", "path") => {
+                !own_git_settings(value, global, project) || shell_syntax || scratch
+            }
             _ => false,
         },
     }
@@ -3157,10 +3199,56 @@ fn framework_database_wipe(cmd: &SimpleCommand) -> Option<bool> {
         "alembic" => has("downgrade") && has("base"),
         "knex" => has("migrate:rollback") && cmd.args.iter().any(|a| a == "--all"),
         "mix" => has("ecto.drop") || has("ecto.reset"),
-        "drizzle-kit" => has("drop"),
         _ => false,
     };
     wipes.then(|| program == "artisan" && cmd.args.iter().any(|a| a == "--force"))
+}
+
+/// Whether an HTTP client deletes every index of a search cluster
+/// (Elasticsearch, OpenSearch): a DELETE of `_all`, `*` or a pattern with
+/// `*`, or a `_delete_by_query` of `match_all`. A DELETE of one named
+/// index, or of `/api/items/3`, is someone's everyday work.
+fn deletes_every_index(cmd: &SimpleCommand) -> bool {
+    if !matches!(cmd.name.as_str(), "curl" | "wget" | "http" | "https" | "xh") {
+        return false;
+    }
+    let args: Vec<&str> = cmd.args.iter().map(String::as_str).collect();
+    let delete = args.iter().any(|a| {
+        a.eq_ignore_ascii_case("-XDELETE")
+            || a.eq_ignore_ascii_case("--request=DELETE")
+            || a.eq_ignore_ascii_case("--method=DELETE")
+            // httpie and xh take the method as a word of its own.
+            || a.eq_ignore_ascii_case("DELETE") && matches!(cmd.name.as_str(), "http" | "https" | "xh")
+    }) || args
+        .windows(2)
+        .any(|w| matches!(w[0], "-X" | "--request" | "--method") && w[1].eq_ignore_ascii_case("DELETE"));
+    let match_all = args.iter().any(|a| a.contains("match_all"));
+    // A URL, or `localhost:9200/_all` as curl takes it without a scheme.
+    fn path_of(a: &str) -> Option<&str> {
+        if let Some((_, path)) = url_host(a) {
+            return Some(path);
+        }
+        let (host, _) = a.split_once('/')?;
+        // A host and port, or a variable holding the cluster's URL.
+        let host_like = !host.is_empty()
+            && !a.starts_with('-')
+            && (host.starts_with('$') && !host.contains(char::is_whitespace)
+                || host
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':'))
+                    && (host.contains(':') || host.contains('.') || host == "localhost"));
+        host_like.then(|| &a[host.len()..])
+    }
+    args.iter().filter_map(|a| path_of(a)).any(|path| {
+        let path = path.split(['?', '#']).next().unwrap_or(path);
+        let first = path.trim_start_matches('/').split('/').next().unwrap_or("");
+        let everything = first == "_all"
+            || first.contains('*')
+            || first.contains("%2A")
+            || first.contains("%2a");
+        delete && everything && !path.trim_start_matches('/').contains('/')
+            || path.ends_with("/_delete_by_query") && match_all
+    })
 }
 
 /// The packages that start a coding agent under `npx`/`bunx`/`pnpm dlx`,
@@ -3234,18 +3322,25 @@ fn starts_agent_unguarded(cmd: &SimpleCommand) -> bool {
                 })
             })
     };
-    let any_arg = |text: &str| args.iter().any(|a| a.contains(text));
+    // An option's value, not the prompt: `codex "explain
+    // danger-full-access"` asks about it.
     match agent {
-        "claude" => long(&["dangerously-skip-permissions"]) || any_arg("bypassPermissions"),
+        "claude" => {
+            long(&["dangerously-skip-permissions"])
+                || value_is(&["--permission-mode", "--settings"], &["bypassPermissions"])
+        }
         "codex" => {
             long(&["dangerously-bypass-approvals-and-sandbox", "yolo"])
-                || any_arg("danger-full-access")
+                || value_is(
+                    &["-s", "--sandbox", "-c", "--config"],
+                    &["danger-full-access"],
+                )
         }
         "gemini" | "qwen" => {
             long(&["yolo"]) || short('y') || value_is(&["--approval-mode"], &["yolo"])
         }
-        "cursor-agent" => long(&["force"]) || short('f'),
-        "copilot" => long(&["allow-all-tools", "yolo"]),
+        "cursor-agent" | "agent" => long(&["force", "yolo"]) || short('f'),
+        "copilot" => long(&["allow-all-tools", "allow-all", "yolo"]),
         "droid" => long(&["skip-permissions-unsafe"]),
         "q" | "kiro-cli" => long(&["trust-all-tools"]),
         "amp" => long(&["dangerously-allow-all"]),
@@ -3255,20 +3350,22 @@ fn starts_agent_unguarded(cmd: &SimpleCommand) -> bool {
     }
 }
 
-/// Whether `value`, an included settings file, is one of the user's own
-/// git settings files (`~/.gitconfig.work`, `~/.config/git/work`; with
-/// `--global`, a name beside `~/.gitconfig`), not a file of a project
-/// under the home folder, which the repository or the agent can write.
-fn own_git_settings(value: &str, global: bool) -> bool {
+/// Whether `value`, an included settings file, is the user's own: a file
+/// outside the project (`~/.gitconfig.work`, a dotfiles repository's
+/// `~/dotfiles/gitconfig`, `~/work/.gitconfig`; with `--global`, a name
+/// beside `~/.gitconfig`), not one the repository holds or the agent
+/// writes in it (`./tools/git.cfg`, `~/src/repo/x.cfg` when the project
+/// is `~/src/repo`), whose `[core] fsmonitor` every git command runs.
+fn own_git_settings(value: &str, global: bool, project: Option<&str>) -> bool {
     let value = value.trim_matches(['"', '\'']);
     if value.contains("..") {
         return false;
     }
-    let beside_gitconfig = |name: &str| name.starts_with(".gitconfig") && !name.contains('/');
-    value
-        .strip_prefix("~/")
-        .is_some_and(|rest| beside_gitconfig(rest) || rest.starts_with(".config/git/"))
-        || (global && beside_gitconfig(value))
+    if global && value.starts_with(".gitconfig") && !value.contains('/') {
+        return true;
+    }
+    let outside_any_project = value.starts_with("~/") || value.starts_with('/');
+    outside_any_project && within_work_dir(value, project) == value
 }
 
 /// Whether a `git -c KEY=VALUE …` sets, for this one command, a setting
@@ -3283,7 +3380,7 @@ fn git_inline_config_runs_code(cmd: &SimpleCommand) -> bool {
     }
     let runs = |key: &str, value: &str| {
         !(key.eq_ignore_ascii_case("core.hooksPath") && value == "/dev/null")
-            && git_setting_runs_code(key, value, true)
+            && git_setting_runs_code(key, value, true, None)
     };
     if cmd.env.get("GIT_ALLOW_PROTOCOL").is_some_and(|p| p.contains("ext"))
         || cmd.env.get("GIT_EXEC_PATH").is_some_and(|d| !system_folder(d))
@@ -3332,7 +3429,7 @@ fn git_inline_config_runs_code(cmd: &SimpleCommand) -> bool {
 }
 
 /// Whether a path is one of the system's program folders or in one.
-fn system_folder(path: &str) -> bool {
+pub(crate) fn system_folder(path: &str) -> bool {
     matches!(path, "/bin" | "/sbin")
         || ["/usr/", "/bin/", "/sbin/", "/opt/", "/snap/", "/nix/"]
             .iter()

@@ -783,7 +783,11 @@ const PROGRAM_SETTINGS: &[(&str, &str)] = &[
 /// `key: v`.
 fn setting_values<'t>(text: &'t str, key: &str) -> Vec<&'t str> {
     let mut out = Vec::new();
-    for line in text.lines() {
+    // Comments (`#`, and `;` in an ini file) say nothing.
+    for line in text
+        .lines()
+        .filter(|l| !l.trim_start().starts_with(['#', ';']))
+    {
         let mut from = 0;
         while let Some(at) = line[from..].find(key).map(|i| i + from) {
             from = at + key.len();
@@ -820,6 +824,13 @@ fn runs_a_file(key: &str, value: &str) -> bool {
         .any(|o| value.contains(o));
     }
     let program = value.split_whitespace().next().unwrap_or("");
+    // Yarn's own release, where `yarn set version` puts it; an installed
+    // program from a system folder (`/usr/bin/x86_64-linux-gnu-gcc`).
+    if key == "yarnPath" && program.starts_with(".yarn/releases/") && !program.contains("..")
+        || commands::system_folder(program) && !program.contains("..")
+    {
+        return value.contains([';', '|', '&', '`', '<', '>']);
+    }
     program.starts_with(['.', '/', '~', '$'])
         || program.contains('/')
         || value.contains([';', '|', '&', '`', '<', '>'])
