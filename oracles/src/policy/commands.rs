@@ -3161,24 +3161,26 @@ fn framework_database_wipe(cmd: &SimpleCommand) -> Option<bool> {
         .map(|w| base(&w))
         .collect();
     while words.first().is_some_and(|w| {
-        matches!(
-            w.as_str(),
-            "php"
-                | "python"
-                | "python3"
-                | "npx"
-                | "bunx"
-                | "pnpx"
-                | "pnpm"
-                | "yarn"
-                | "dlx"
-                | "exec"
-                | "uv"
-                | "run"
-                | "poetry"
-                | "pipenv"
-                | "bundle"
-        )
+        // Versioned interpreters (`python3.12`, `php8.3`), Laravel's Sail.
+        w.starts_with("python")
+            || w.starts_with("php")
+            || matches!(
+                w.as_str(),
+                "npx"
+                    | "bunx"
+                    | "pnpx"
+                    | "pnpm"
+                    | "npm"
+                    | "yarn"
+                    | "dlx"
+                    | "exec"
+                    | "uv"
+                    | "run"
+                    | "poetry"
+                    | "pipenv"
+                    | "bundle"
+                    | "sail"
+            )
     }) {
         words.remove(0);
     }
@@ -3193,7 +3195,8 @@ fn framework_database_wipe(cmd: &SimpleCommand) -> Option<bool> {
         ]
         .iter()
         .any(|w| has(w)),
-        "manage.py" | "django-admin" => has("flush") || has("reset_db"),
+        // `python -m django flush` too.
+        "manage.py" | "django-admin" | "django" => has("flush") || has("reset_db"),
         "typeorm" | "typeorm-ts-node-commonjs" | "typeorm-ts-node-esm" => has("schema:drop"),
         "sequelize" | "sequelize-cli" => has("db:drop") || has("db:migrate:undo:all"),
         "alembic" => has("downgrade") && has("base"),
@@ -4082,6 +4085,16 @@ fn url_host(word: &str) -> Option<(&str, &str)> {
     let rest = match word.split_once("://") {
         Some((_, rest)) => rest,
         None if word.starts_with(|c: char| c.is_ascii_digit() || c == '[') => word,
+        // `instance-data/latest/…`: curl takes a name and a path as http.
+        None if word.split_once('/').is_some_and(|(host, _)| {
+            host.starts_with(|c: char| c.is_ascii_alphanumeric())
+                && host
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':'))
+        }) =>
+        {
+            word
+        }
         None => return None,
     };
     let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
