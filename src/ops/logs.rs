@@ -146,6 +146,21 @@ fn wildcard(pattern: &str, name: &str) -> bool {
     p[i..].iter().all(|&c| c == '*')
 }
 
+/// Says on stderr which rotated segments a reader of the log (escalation,
+/// the stop-loop guard) counted without, and why: a damaged segment leaves
+/// its records out, not the reader.
+pub(crate) fn warn_counted_without(reader: &str, unreadable: &[ahp_signals_log::Unreadable]) {
+    for (path, why) in unreadable {
+        eprintln!(
+            "warning: {}",
+            crate::ops::output::terminal_safe(&format!(
+                "{reader} counts without the log segment {}, which cannot be read: {why}",
+                ahp_config::path_line(path)
+            ))
+        );
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

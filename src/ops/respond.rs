@@ -49,15 +49,7 @@ pub(crate) fn history_for(
             ahp_config::path_line(log)
         )
     })?;
-    for (path, why) in history.unreadable() {
-        eprintln!(
-            "warning: {}",
-            crate::ops::output::terminal_safe(&format!(
-                "escalation counts without the log segment {}, which cannot be read: {why}",
-                ahp_config::path_line(path)
-            ))
-        );
-    }
+    crate::ops::logs::warn_counted_without("escalation", history.unreadable());
     Ok(Some(Arc::new(history)))
 }
 

@@ -1907,9 +1907,7 @@ pub fn judge(shell: &Shell, except: &[String]) -> Vec<Hit> {
                     .find(|w| w[0] == "-h" || w[0] == "-u")
                     .map(|w| {
                         if w[0] == "-u" {
-                            url_host(&w[1]).map_or(w[1].as_str(), |(h, _)| {
-                                h.rsplit_once('@').map_or(h, |(_, h)| h)
-                            })
+                            url_host(&w[1]).map_or(w[1].as_str(), |(h, _)| h)
                         } else {
                             w[1].as_str()
                         }
@@ -3276,23 +3274,25 @@ const AGENT_PACKAGES: &[(&str, &str)] = &[
 fn starts_agent_unguarded(cmd: &SimpleCommand) -> bool {
     let (agent, args): (&str, &[String]) = match cmd.name.as_str() {
         "npx" | "bunx" | "pnpx" | "pnpm" | "yarn" => {
-            let Some(i) = cmd.args.iter().position(|a| {
+            // The package without its version (`@openai/codex@0.9`).
+            let agent_of = |a: &str| {
                 let package = a
                     .rsplit_once('@')
                     .filter(|(p, _)| !p.is_empty())
-                    .map_or(a.as_str(), |(p, _)| p);
-                AGENT_PACKAGES.iter().any(|(p, _)| *p == package)
-            }) else {
+                    .map_or(a, |(p, _)| p);
+                AGENT_PACKAGES
+                    .iter()
+                    .find(|(p, _)| *p == package)
+                    .map(|(_, agent)| *agent)
+            };
+            let Some((i, agent)) = cmd
+                .args
+                .iter()
+                .enumerate()
+                .find_map(|(i, a)| agent_of(a).map(|agent| (i, agent)))
+            else {
                 return false;
             };
-            let package = cmd.args[i]
-                .rsplit_once('@')
-                .filter(|(p, _)| !p.is_empty())
-                .map_or(cmd.args[i].as_str(), |(p, _)| p);
-            let agent = AGENT_PACKAGES
-                .iter()
-                .find(|(p, _)| *p == package)
-                .map_or("", |(_, a)| a);
             (agent, &cmd.args[i + 1..])
         }
         name => (name, &cmd.args[..]),

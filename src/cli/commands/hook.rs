@@ -309,15 +309,7 @@ impl StopGuard<'_> {
         }
         // A damaged old segment (a repository can commit one) leaves its
         // records out of the count, not the stop gate out of the call.
-        for (path, why) in reader.unreadable() {
-            eprintln!(
-                "warning: {}",
-                terminal_safe(&format!(
-                    "the stop-loop guard counts without the log segment {}, which cannot be read: {why}",
-                    ahp_config::path_line(path)
-                ))
-            );
-        }
+        crate::ops::logs::warn_counted_without("the stop-loop guard", reader.unreadable());
         if !this_run_recorded {
             return Ok(StopCount::Uncounted);
         }
